@@ -1,0 +1,1 @@
+"""The rating app: Flask studies served to crowd raters."""

@@ -1,0 +1,35 @@
+"""The ``lexgold`` command line: one group, commands registered from each area's ``cli`` module.
+
+Commands and files of SPEC section 5 are a public contract: names and columns do not change.
+"""
+
+from __future__ import annotations
+
+import click
+
+from lexgold import __version__
+from lexgold.cliutil import LexgoldGroup
+from lexgold.resources.cli import resources
+from lexgold.builder.cli import build, relations
+from lexgold.annotate.cli import serve, study
+from lexgold.process.cli import agree, process
+from lexgold.evaluate.cli import analogy, evaluate, sdt
+
+
+@click.group(cls=LexgoldGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="lexgold")
+def cli():
+    """Build word-pair gold standards the way SimLex-999, HyperLex and TR9856 were built.
+
+    \b
+    Example:
+        lexgold resources
+    """
+
+
+for command in (resources, build, relations, study, serve, agree, process, evaluate, analogy, sdt):
+    cli.add_command(command)
+
+
+def main():
+    cli(prog_name="lexgold")

@@ -1,0 +1,58 @@
+"""Pieces shared by every lexgold command: common options, written once, and error handling.
+
+A command stays thin (sqlite-utils style): it parses options, calls one library function, and
+lets :class:`LexgoldGroup` turn lexgold's input errors into a one-line ``Error: ...``.
+"""
+
+from __future__ import annotations
+
+import click
+
+from lexgold.errors import InputError
+from lexgold.resources.wordnet import WordNetNotFound
+
+#: errors that are the user's input, reported in one line without a traceback
+USER_ERRORS = (InputError, FileNotFoundError, WordNetNotFound, PermissionError, IsADirectoryError)
+
+
+class LexgoldGroup(click.Group):
+    """A click group that reports bad input as ``Error: <one line>`` and exit status 1."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except USER_ERRORS as err:
+            message = str(err)
+            if isinstance(err, OSError) and err.filename and str(err.filename) not in message:
+                message = f"{err.filename}: {err.strerror}"
+            raise click.ClickException(message) from None
+
+
+def seed_option(function):
+    return click.option("--seed", type=int, default=0, show_default=True,
+                        help="Seed of the random generator: same seed, same output.")(function)
+
+
+def usf_option(function):
+    return click.option("--usf", "usf_dir", type=click.Path(file_okay=False),
+                        help="Folder of USF Appendix A files (A-B.txt ... T-Z.txt); "
+                             "default: the copy shipped with lexgold.")(function)
+
+
+def wordnet_option(function):
+    return click.option("--wordnet", "wordnet_dir", type=click.Path(file_okay=False),
+                        envvar="LEXGOLD_WORDNET",
+                        help="WordNet 3.0 dict folder or NLTK data root "
+                             "(env LEXGOLD_WORDNET); default: found automatically.")(function)
+
+
+def out_option(function):
+    return click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
+                        help="Output folder (created if missing).")(function)
+
+
+def not_yet_available(issue: int):
+    """Body of a registered command whose implementation has not landed yet."""
+    raise click.ClickException(
+        f"`{click.get_current_context().command_path}` is not yet available in this version "
+        f"of lexgold (issue #{issue}).")

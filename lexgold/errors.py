@@ -1,0 +1,17 @@
+"""The one exception type lexgold raises for bad input: a one-line message naming the place."""
+
+
+class InputError(ValueError):
+    """Bad input data. ``str(err)`` is one line naming the file, row or field at fault."""
+
+    def __init__(self, message: str, *, path=None, line: int | None = None, field: str | None = None):
+        where = []
+        if path is not None:
+            where.append(str(path) + (f":{line}" if line is not None else ""))
+        elif line is not None:
+            where.append(f"line {line}")
+        if field is not None:
+            where.append(f"field {field!r}")
+        prefix = ", ".join(where)
+        super().__init__(f"{prefix}: {message}" if prefix else message)
+        self.path, self.line, self.field = path, line, field

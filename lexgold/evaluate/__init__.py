@@ -1,0 +1,1 @@
+"""Evaluation of word vectors against gold standards; analogies; the pseudo-synonym test."""

@@ -1,0 +1,1 @@
+"""Post-processing of raw ratings: calibration, exclusions, agreement, scaling, splits, release."""

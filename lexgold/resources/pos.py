@@ -1,0 +1,118 @@
+"""Part-of-speech tendency sources: word -> counts per coarse POS (N, V, A, other).
+
+SimLex-999 (Hill et al. 2015, section 3.1) keeps a word only if at least 75 % of its tags in a
+POS-tagged corpus (the BNC) fall on one POS. The tag counts come from one of three adapters,
+each returning the same frame: index ``word`` (lower case), integer columns ``N V A other``.
+
+- :func:`usf_pos_counts`: the POS columns of the USF norms (QPS/TPS), one tag per word.
+- :func:`penn_tag_counts`: per-word Penn Treebank tag counts of Lingua::EN::Tagger
+  (Debian ``liblingua-en-tagger-perl``, ``words.yml``), counted on the Penn Treebank.
+- :func:`tagged_corpus_counts`: any corpus in ``word/TAG`` format (Penn, Brown or BNC C5 tags).
+
+Proper-noun tags (Penn NNP/NNPS, C5 NP0) count as ``other``: once words are lower-cased,
+"Will" the name would otherwise count as a noun use of "will".
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+
+import pandas as pd
+
+from lexgold.errors import InputError
+
+COARSE = ("N", "V", "A", "other")
+LINGUA_WORDS = Path("/usr/share/perl5/Lingua/EN/Tagger/words.yml")
+#: USF's POS codes (QPS/TPS) -> coarse POS
+USF_POS = {"N": "N", "V": "V", "AJ": "A"}
+_PROPER = ("NNP", "NP0")
+_LINGUA_LINE = re.compile(r'^(?:"(?P<q>(?:[^"\\]|\\.)*)"|(?P<w>[^:{"]+)):\s*\{(?P<tags>[^}]*)\}\s*$')
+
+
+def coarse_pos(tag: str) -> str:
+    """Map a Penn, Brown or BNC C5 tag to N, V, A or other (ambiguity tags: the first)."""
+    tag = tag.upper().split("-")[0]
+    if tag.startswith(_PROPER):
+        return "other"
+    if tag.startswith("NN"):
+        return "N"
+    if tag.startswith(("VB", "VV", "VD", "VH")):
+        return "V"
+    if tag.startswith(("JJ", "AJ")):
+        return "A"
+    return "other"
+
+
+def _frame(counts: dict[str, Counter]) -> pd.DataFrame:
+    frame = pd.DataFrame.from_dict(counts, orient="index", columns=list(COARSE)).fillna(0)
+    frame = frame.astype("int64")
+    frame.index.name = "word"
+    return frame.sort_index()
+
+
+def usf_pos_counts(usf: pd.DataFrame) -> pd.DataFrame:
+    """One count per word for the POS the USF norms give it (cue QPS and target TPS)."""
+    words = pd.concat([
+        usf[["cue", "qps"]].set_axis(["word", "pos"], axis=1),
+        usf[["target", "tps"]].set_axis(["word", "pos"], axis=1),
+    ]).dropna().drop_duplicates("word")
+    counts: dict[str, Counter] = defaultdict(Counter)
+    for word, pos in zip(words["word"].str.lower(), words["pos"]):
+        counts[word][USF_POS.get(pos, "other")] += 1
+    return _frame(counts)
+
+
+def penn_tag_counts(path: str | Path = LINGUA_WORDS) -> pd.DataFrame:
+    """Per-word Penn tag counts from Lingua::EN::Tagger's ``words.yml`` (summed over case)."""
+    counts: dict[str, Counter] = defaultdict(Counter)
+    try:
+        lines = Path(path).read_text(encoding="utf-8", errors="strict").splitlines()
+    except FileNotFoundError:
+        raise InputError("not found; install Debian's liblingua-en-tagger-perl", path=path) from None
+    for number, line in enumerate(lines, start=1):
+        if number == 1 and line.startswith("---") or not line.strip():
+            continue
+        match = _LINGUA_LINE.match(line)
+        if match is None:
+            raise InputError("not a `word: { tag: count, ... }` line", path=path, line=number)
+        word = match["q"] if match["q"] is not None else match["w"].strip()
+        for item in match["tags"].split(","):
+            tag, _, count = item.partition(":")
+            if not count.strip().isdigit():
+                raise InputError(f"bad tag count {item.strip()!r}", path=path, line=number)
+            counts[word.lower()][coarse_pos(tag.strip())] += int(count)
+    return _frame(counts)
+
+
+def tagged_corpus_counts(paths: str | Path | Iterable[str | Path]) -> pd.DataFrame:
+    """Count coarse POS per word over corpus files of whitespace-separated ``word/TAG`` tokens.
+
+    Files are streamed line by line, so memory grows with the vocabulary, not the corpus.
+    """
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    counts: dict[str, Counter] = defaultdict(Counter)
+    for path in paths:
+        with open(path, encoding="utf-8") as lines:
+            for number, line in enumerate(lines, start=1):
+                for token in line.split():
+                    word, slash, tag = token.rpartition("/")
+                    if not slash or not word or not tag:
+                        raise InputError(f"token {token!r} is not word/TAG", path=path, line=number)
+                    counts[word.lower()][coarse_pos(tag)] += 1
+    return _frame(counts)
+
+
+def pos_tendency(counts: pd.DataFrame) -> pd.DataFrame:
+    """Each word's majority coarse POS and the share of its tags on that POS (0-1).
+
+    Returns a frame indexed by word with columns ``pos`` (N, V, A or other) and ``share``;
+    words with no tags at all are left out.
+    """
+    counts = counts[list(COARSE)]
+    total = counts.sum(axis=1)
+    counts = counts[total > 0]
+    return pd.DataFrame({"pos": counts.idxmax(axis=1), "share": counts.max(axis=1) / total[total > 0]})

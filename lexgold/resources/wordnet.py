@@ -1,0 +1,160 @@
+"""WordNet 3.0 through NLTK's reader, found without a network.
+
+Order of search:
+
+1. ``directory`` argument (the CLI's ``--wordnet DIR``), else the ``LEXGOLD_WORDNET``
+   environment variable. Either an NLTK data root (holding ``corpora/wordnet``) or a WordNet
+   ``dict`` folder (holding ``data.noun``), such as Debian's ``wordnet-base``.
+2. NLTK's own data path (``nltk.data.path``), when WordNet was installed there.
+3. Well-known WordNet dict folders (``/usr/share/wordnet`` from Debian's ``wordnet-base``, ...).
+
+A dict folder is turned into NLTK's layout ``<root>/corpora/wordnet/`` under lexgold's cache
+(``LEXGOLD_CACHE`` or ``~/.cache/lexgold``), adding the ``lexnames`` file NLTK needs. Files are
+copied, not linked: current NLTK refuses roots outside ``nltk.data.path`` and links that point
+outside the root.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import shutil
+import warnings
+from pathlib import Path
+
+import nltk
+from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+ENV_VAR = "LEXGOLD_WORDNET"
+KNOWN_DICT_DIRS = ("/usr/share/wordnet", "/usr/share/wordnet/dict", "/usr/local/WordNet-3.0/dict",
+                   "/usr/local/share/wordnet", "/opt/homebrew/share/wordnet")
+_DICT_FILES = ("data.noun", "data.verb", "data.adj", "data.adv", "index.noun", "index.verb",
+               "index.adj", "index.adv", "noun.exc", "verb.exc", "adj.exc", "adv.exc")
+_OPTIONAL_FILES = ("cntlist.rev", "index.sense", "lexnames", "LICENSE")
+
+#: The lexicographer files of WordNet 3.0, as in its ``lexnames`` file (see lexnames(5WN)):
+#: number, name, syntactic category (1 noun, 2 verb, 3 adjective, 4 adverb).
+LEXNAMES = (
+    ["adj.all", "adj.pert", "adv.all", "noun.Tops"]
+    + ["noun." + n for n in (
+        "act animal artifact attribute body cognition communication event feeling food group "
+        "location motive object person phenomenon plant possession process quantity relation "
+        "shape state substance time").split()]
+    + ["verb." + n for n in (
+        "body change cognition communication competition consumption contact creation emotion "
+        "motion perception possession social stative weather").split()]
+    + ["adj.ppl"]
+)
+_CATEGORY = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
+
+
+class WordNetNotFound(FileNotFoundError):
+    """No WordNet 3.0 could be found; the message says where lexgold looked."""
+
+
+def lexnames_text() -> str:
+    return "".join(f"{i:02d}\t{name}\t{_CATEGORY[name.split('.')[0]]}\n"
+                   for i, name in enumerate(LEXNAMES))
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("LEXGOLD_CACHE") or Path.home() / ".cache" / "lexgold")
+
+
+def _is_dict_dir(path: Path) -> bool:
+    return all((path / name).is_file() for name in _DICT_FILES)
+
+
+def nltk_layout(dict_dir: str | Path, root: str | Path | None = None) -> Path:
+    """Copy a WordNet dict folder into ``<root>/corpora/wordnet`` and return ``root``.
+
+    ``root`` defaults to a folder under the cache named by a hash of ``dict_dir``. A complete
+    earlier copy of the same files is reused.
+    """
+    dict_dir = Path(dict_dir).resolve()
+    if root is None:
+        key = hashlib.sha256(str(dict_dir).encode()).hexdigest()[:12]
+        root = cache_dir() / f"nltk_data-{key}"
+    root = Path(root)
+    target = root / "corpora" / "wordnet"
+    target.mkdir(parents=True, exist_ok=True)
+    for name in _DICT_FILES + _OPTIONAL_FILES:
+        source = dict_dir / name
+        if not source.is_file():
+            continue
+        copy = target / name
+        if not copy.is_file() or copy.stat().st_size != source.stat().st_size:
+            shutil.copyfile(source, copy.with_suffix(copy.suffix + ".part"))
+            os.replace(copy.with_suffix(copy.suffix + ".part"), copy)
+    if not (target / "lexnames").is_file():
+        (target / "lexnames").write_text(lexnames_text(), encoding="utf-8")
+    return root
+
+
+class WordNet30Reader(WordNetCorpusReader):
+    """NLTK's reader, minus the start-up mapping to the "wordnet" corpus.
+
+    NLTK maps the loaded WordNet to the version of a corpus named ``wordnet`` for the Open
+    Multilingual WordNet, which needs ``index.sense`` (not shipped by ``wordnet-base``; it is in
+    Debian's ``wordnet-sense-index``). lexgold reads WordNet 3.0 itself, so no mapping is needed.
+    """
+
+    def map_wn(self, version="wordnet"):
+        return None
+
+
+def _reader_from_root(root: Path) -> WordNetCorpusReader:
+    if str(root) not in nltk.data.path:
+        nltk.data.path.append(str(root))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "The multilingual functions", UserWarning)
+        return WordNet30Reader(nltk.data.find("corpora/wordnet", paths=[str(root)]), None)
+
+
+def locate_wordnet(directory: str | Path | None = None) -> tuple[str, Path]:
+    """Where WordNet will be loaded from: ``(kind, path)`` with kind ``nltk`` or ``dict``."""
+    explicit = directory or os.environ.get(ENV_VAR)
+    if explicit:
+        path = Path(explicit)
+        if (path / "corpora" / "wordnet").is_dir():
+            return "nltk", path
+        if (path / "wordnet").is_dir() and _is_dict_dir(path / "wordnet"):
+            return "dict", path / "wordnet"
+        if _is_dict_dir(path):
+            return "dict", path
+        raise WordNetNotFound(f"{path}: neither a WordNet dict folder (data.noun, index.noun, ...) "
+                              "nor an NLTK data root (corpora/wordnet)")
+    try:
+        found = nltk.data.find("corpora/wordnet")
+        return "nltk", Path(str(found)).parent.parent
+    except LookupError:
+        pass
+    for candidate in KNOWN_DICT_DIRS:
+        if _is_dict_dir(Path(candidate)):
+            return "dict", Path(candidate)
+    raise WordNetNotFound(
+        "WordNet 3.0 not found: looked in --wordnet/$" + ENV_VAR + ", nltk.data.path and "
+        + ", ".join(KNOWN_DICT_DIRS) + ". Install it with `apt-get install wordnet-base` "
+        "or pass --wordnet DIR.")
+
+
+@functools.lru_cache(maxsize=4)
+def _load(kind: str, path: str) -> WordNetCorpusReader:
+    root = Path(path) if kind == "nltk" else nltk_layout(path)
+    return _reader_from_root(root)
+
+
+def load_wordnet(directory: str | Path | None = None) -> WordNetCorpusReader:
+    """Return NLTK's WordNet reader over WordNet 3.0 (cached per location).
+
+    Parameters
+    ----------
+    directory : path, optional
+        A WordNet dict folder or an NLTK data root; default: search as in the module docstring.
+    """
+    kind, path = locate_wordnet(directory)
+    reader = _load(kind, str(Path(path).resolve()))
+    if not reader.get_version().startswith("3.0"):
+        raise WordNetNotFound(f"{path}: WordNet {reader.get_version()} found, lexgold needs 3.0")
+    return reader

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Set up everything the tests need, start PostgreSQL, and run the whole test suite.
+#   bash scripts/test.sh [pytest arguments]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh --test
+if [ -z "${LEXGOLD_TEST_POSTGRES_URL:-}" ] && [ "$(id -u)" = 0 ] && [ -d /usr/lib/postgresql ]; then
+    LEXGOLD_TEST_POSTGRES_URL=$(bash scripts/postgres.sh | tail -n 1)
+    export LEXGOLD_TEST_POSTGRES_URL
+fi
+# pytest exits 5 when it collected no test: that is a failure here, as any non-zero status.
+exec .venv/bin/python -m pytest "$@"
