@@ -14,6 +14,7 @@ from lexgold.builder.cli import build, relations
 from lexgold.annotate.cli import serve, study
 from lexgold.process.cli import agree, process
 from lexgold.evaluate.cli import analogy, evaluate, sdt
+from lexgold.languages.cli import translate
 
 
 @click.group(cls=LexgoldGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -27,7 +28,8 @@ def cli():
     """
 
 
-for command in (resources, build, relations, study, serve, agree, process, evaluate, analogy, sdt):
+for command in (resources, build, relations, study, serve, agree, process, evaluate, analogy, sdt,
+                translate):
     cli.add_command(command)
 
 

@@ -1,0 +1,1 @@
+"""New-language versions: translation workflow, language packs, cross-lingual sets."""

@@ -1,0 +1,58 @@
+"""Protocol files load, and the section checker names the key at fault."""
+
+import dataclasses
+from typing import Literal
+
+import pytest
+
+from lexgold.errors import InputError
+from lexgold.protocols import load_protocol, parse_section, protocol_path
+
+
+@dataclasses.dataclass
+class Inner:
+    size: int = 7
+
+
+@dataclasses.dataclass
+class Schema:
+    threshold: float = 0.75
+    mode: Literal["per_pos", "global"] = "per_pos"
+    quotas: dict[str, int] = dataclasses.field(default_factory=lambda: {"N": 600})
+    inner: Inner = dataclasses.field(default_factory=Inner)
+
+
+@pytest.mark.parametrize("name", ["simlex", "hyperlex", "tr9856"])
+def test_packaged_protocols_load(name):
+    protocol = load_protocol(name)
+    assert protocol["name"] in {"simlex999", "hyperlex", "tr9856"}
+    assert len(protocol["_sha256"]) == 64
+    assert protocol_path(name).is_file()
+
+
+def test_defaults_and_overrides():
+    protocol = {"_path": "p.toml", "build": {"threshold": 1, "inner": {"size": 6}}}
+    parsed = parse_section(Schema, protocol, "build")
+    assert parsed == Schema(threshold=1.0, inner=Inner(6))
+    assert parse_section(Schema, {}, "build") == Schema()
+
+
+@pytest.mark.parametrize("table,message", [
+    ({"treshold": 1}, r"p\.toml, field 'build\.treshold': unknown key; allowed: inner, mode"),
+    ({"threshold": "x"}, r"field 'build\.threshold': expected float, found 'x'"),
+    ({"mode": "pos"}, r"field 'build\.mode': expected one of 'per_pos', 'global', found 'pos'"),
+    ({"quotas": {"N": "6"}}, r"field 'build\.quotas\.N': expected int"),
+    ({"inner": {"size": True}}, r"field 'build\.inner\.size': expected int, found True"),
+])
+def test_bad_keys_named(table, message):
+    with pytest.raises(InputError, match=message):
+        parse_section(Schema, {"_path": "p.toml", "build": table}, "build")
+
+
+def test_missing_and_broken_files(tmp_path):
+    with pytest.raises(InputError, match="protocol file not found"):
+        load_protocol(tmp_path / "nope.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("name = \n")
+    with pytest.raises(InputError, match=r"bad\.toml: not a valid TOML protocol file"):
+        load_protocol(bad)
