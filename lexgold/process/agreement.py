@@ -1,0 +1,397 @@
+"""Inter-annotator agreement: IAA-1 (pairwise) and IAA-2 (against the mean of the others).
+
+SimLex-999 section 4.1 and HyperLex section 5 ("Inter-Annotator Agreement"):
+
+- IAA-1 is the mean Spearman rho over pairs of raters;
+- IAA-2 is the mean, over raters, of the Spearman rho between a rater and the mean of all
+  other raters.
+
+How raters who saw different tranches are pooled (both functions, ``pool`` argument):
+
+``pool="tranche"`` (default)
+    Raters are compared only with raters of their own tranche, on the items both rated (the
+    tranche's unique pairs plus the consistency pairs). IAA-1 is the mean over *all* such
+    within-tranche rater pairs of every tranche, each rater pair weighing the same (so tranches
+    with more raters weigh more). For IAA-2 "the other raters" are the other raters of the same
+    tranche; IAA-2 is the mean over all raters of all tranches.
+``pool="all"``
+    Tranches are ignored: every two raters are compared on the items they share (across
+    tranches these are the consistency pairs), and for IAA-2 the mean of the others on an item
+    is over every other rater of that item.
+
+In both, a correlation is computed only on at least ``min_overlap`` shared items; a rater pair
+(IAA-1) or a rater (IAA-2) with fewer is left out. A pair a rater answered twice (calibration
+repeat, duplicate) counts once with the mean of the answers; checkpoint rows never count.
+Undefined correlations (constant ratings, too little overlap) are left out of the means with an
+:class:`AgreementWarning`; when none is defined the result is NaN, never 0.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Callable, Literal
+
+import numpy as np
+import pandas as pd
+
+from lexgold.errors import InputError
+from lexgold.process.ratings import ITEM, answers, check_ratings
+
+Pool = Literal["tranche", "all"]
+POOLS = ("tranche", "all")
+#: fewest shared items on which a correlation is computed (both designs share >= 79)
+MIN_OVERLAP = 10
+
+
+class AgreementWarning(UserWarning):
+    """An agreement figure is undefined or rests on fewer correlations than the data has."""
+
+
+def iaa_pairwise(ratings: pd.DataFrame, *, pool: Pool = "tranche",
+                 min_overlap: int = MIN_OVERLAP) -> float:
+    """IAA-1: the mean pairwise Spearman rho between raters.
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        Long format (SPEC section 5): ``rater_id, tranche, word1, word2, rating``.
+    pool : {"tranche", "all"}
+        How tranches are pooled; see the module docstring.
+    min_overlap : int
+        Fewest shared items for a rater pair to be compared (at least 2).
+
+    Returns
+    -------
+    float
+        In [-1, 1], 1 is perfect agreement. NaN with an :class:`AgreementWarning` when no rater
+        pair has a defined correlation (one rater, constant ratings, too little overlap).
+
+    References
+    ----------
+    Hill, Reichart & Korhonen (2015), SimLex-999, section 4.1; Vulic et al. (2017), HyperLex,
+    section 5, IAA-1.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> ratings = pd.DataFrame({"rater_id": list("aaabbbccc"), "tranche": 1,
+    ...     "word1": list("xyzxyzxyz"), "word2": "w", "rating": [0, 3, 6, 1, 4, 5, 6, 3, 0]})
+    >>> round(iaa_pairwise(ratings, min_overlap=3), 4)   # (1 + -1 + -1) / 3
+    -0.3333
+    """
+    table = pairwise_correlations(ratings, pool=pool, min_overlap=min_overlap)
+    return _mean_or_nan(table["rho"], "IAA-1", "rater pair")
+
+
+def iaa_against_mean(ratings: pd.DataFrame, *, pool: Pool = "tranche",
+                     min_overlap: int = MIN_OVERLAP) -> float:
+    """IAA-2: the mean over raters of Spearman rho(rater, mean of the other raters).
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        Long format (SPEC section 5).
+    pool : {"tranche", "all"}
+        Who "the other raters" are; see the module docstring.
+    min_overlap : int
+        Fewest items, rated by the rater and by at least one other rater, for the rater to count.
+
+    Returns
+    -------
+    float
+        In [-1, 1], 1 is best. NaN with an :class:`AgreementWarning` when no rater has a defined
+        correlation.
+
+    References
+    ----------
+    Vulic et al. (2017), HyperLex, section 5, IAA-2; Hill et al. (2015), section 2.2 (WS-353).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> ratings = pd.DataFrame({"rater_id": list("aaabbbccc"), "tranche": 1,
+    ...     "word1": list("xyzxyzxyz"), "word2": "w", "rating": [0, 3, 6, 1, 4, 5, 2, 3, 4]})
+    >>> iaa_against_mean(ratings, min_overlap=3)
+    1.0
+    """
+    table = rater_against_mean(ratings, pool=pool, min_overlap=min_overlap)
+    return _mean_or_nan(table["rho"], "IAA-2", "rater")
+
+
+def pairwise_correlations(ratings: pd.DataFrame, *, pool: Pool = "tranche",
+                          min_overlap: int = MIN_OVERLAP) -> pd.DataFrame:
+    """Spearman rho of every compared rater pair (the terms of IAA-1).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``group, rater_a, rater_b, n, rho``: one row per rater pair of a group (tranche, or
+        ``"all"``) with at least ``min_overlap`` shared items; ``rho`` is NaN when one of the two
+        gave constant ratings on the shared items.
+    """
+    frames = []
+    for group, raters, rho, n in _group_correlations(ratings, pool, min_overlap):
+        upper_a, upper_b = np.triu_indices(len(raters), k=1)
+        keep = n[upper_a, upper_b] >= min_overlap
+        frames.append(pd.DataFrame({
+            "group": group, "rater_a": raters[upper_a[keep]], "rater_b": raters[upper_b[keep]],
+            "n": n[upper_a, upper_b][keep].astype(int), "rho": rho[upper_a, upper_b][keep]}))
+    if not frames:
+        return pd.DataFrame({"group": [], "rater_a": [], "rater_b": [], "n": [], "rho": []})
+    return pd.concat(frames, ignore_index=True)
+
+
+def rater_agreement(ratings: pd.DataFrame, *, pool: Pool = "tranche",
+                    min_overlap: int = MIN_OVERLAP) -> pd.DataFrame:
+    """Per-rater agreement figures, computed at once for every rater (vectorised).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per rater and group: ``rater_id, group, n_items, n_pairs`` (compared raters),
+        ``mean_rho`` (mean pairwise Spearman with the others: SimLex exclusion rule a),
+        ``rho_vs_mean`` (IAA-2 term), ``gain`` (IAA-1 without the rater minus IAA-1 with all:
+        SimLex exclusion rule b).
+
+    Notes
+    -----
+    The leave-one-out gain is not obtained by recomputing IAA-1 per rater. With S the sum and N
+    the number of defined pairwise correlations, and s_r, n_r those involving rater r,
+    IAA-1 without r is (S - s_r) / (N - n_r): one pass over the correlation matrices.
+    """
+    rows = []
+    for group, raters, rho, n in _group_correlations(ratings, pool, min_overlap):
+        defined = ~np.isnan(rho)
+        rows.append(pd.DataFrame({
+            "rater_id": raters, "group": group, "n_items": np.diag(n).astype(int),
+            "n_pairs": defined.sum(axis=1), "sum_rho": np.where(defined, rho, 0.0).sum(axis=1)}))
+    columns = ["rater_id", "group", "n_items", "n_pairs", "mean_rho", "rho_vs_mean", "gain"]
+    if not rows:
+        return pd.DataFrame(columns=columns)
+    table = pd.concat(rows, ignore_index=True)
+    total, count = table["sum_rho"].sum() / 2, table["n_pairs"].sum() / 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table["mean_rho"] = table["sum_rho"] / table["n_pairs"].where(table["n_pairs"] > 0)
+        without = (total - table["sum_rho"]) / (count - table["n_pairs"]).where(
+            count - table["n_pairs"] > 0)
+        table["gain"] = without - (total / count if count else np.nan)
+    against = rater_against_mean(ratings, pool=pool, min_overlap=min_overlap)
+    table = table.merge(against[["rater_id", "group", "rho"]], on=["rater_id", "group"],
+                        how="left").rename(columns={"rho": "rho_vs_mean"})
+    return table[columns]
+
+
+def rater_against_mean(ratings: pd.DataFrame, *, pool: Pool = "tranche",
+                       min_overlap: int = MIN_OVERLAP) -> pd.DataFrame:
+    """Spearman rho of each rater against the mean of the other raters (the terms of IAA-2).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``rater_id, group, n, rho`` for raters with at least ``min_overlap`` items that another
+        rater of the group also rated; ``rho`` NaN for constant ratings.
+
+    Notes
+    -----
+    Vectorised over the long format: with S_i and C_i the sum and count of ratings of item i in
+    the group, the mean of the others is (S_i - x_ri) / (C_i - 1); ranks are taken per rater
+    over its items with C_i >= 2, and rho is the Pearson correlation of the ranks.
+    """
+    frame = _items(ratings, pool)
+    keys = ["group", "item"]
+    grouped = frame.groupby(keys, sort=False)["rating"]
+    total, count = grouped.transform("sum"), grouped.transform("count")
+    frame = frame.assign(others=(total - frame["rating"]) / (count - 1))[count > 1]
+    by_rater = frame.groupby(["group", "rater_id"], sort=False)
+    frame = frame.assign(n=by_rater["rating"].transform("count"))
+    frame = frame[frame["n"] >= min_overlap]
+    by_rater = frame.groupby(["group", "rater_id"], sort=False)
+    x = by_rater["rating"].rank(method="average")
+    y = by_rater["others"].rank(method="average")
+    rho = _grouped_pearson(x, y, [frame["group"], frame["rater_id"]])
+    return rho.reset_index().rename(columns={0: "rho"})[["rater_id", "group", "n", "rho"]]
+
+
+def agreement_by_subset(ratings: pd.DataFrame, subset: pd.Series | str, *,
+                        pool: Pool = "tranche", min_overlap: int = MIN_OVERLAP) -> pd.DataFrame:
+    """IAA-1 and IAA-2 within each subset of pairs (POS, concreteness class, relation ...).
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        Long format (SPEC section 5).
+    subset : str or pandas.Series
+        A column of ``ratings`` (e.g. ``"pos"``), or a Series indexed by ``(word1, word2)``
+        giving each pair's subset label; pairs without a label are left out.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``subset, iaa1, iaa2, raters, pairs`` sorted by subset. Correlations are computed on the
+        subset's items only (SimLex Figure 4; HyperLex Table 5), so ``min_overlap`` applies per
+        subset.
+    """
+    frame = check_ratings(ratings)
+    if isinstance(subset, str):
+        if subset not in frame.columns:
+            raise InputError(f"no such column; columns: {', '.join(frame.columns)}",
+                             path="ratings", field=subset)
+        labels = frame[subset]
+    else:
+        labels = pd.Series(subset, name="subset")
+        labels.index = pd.MultiIndex.from_tuples(labels.index, names=ITEM)
+        labels = frame.join(labels.rename("_subset"), on=ITEM)["_subset"]
+    rows = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AgreementWarning)
+        for label, part in frame.groupby(labels.to_numpy(), sort=True, dropna=True):
+            rows.append({"subset": label,
+                         "iaa1": iaa_pairwise(part, pool=pool, min_overlap=min_overlap),
+                         "iaa2": iaa_against_mean(part, pool=pool, min_overlap=min_overlap),
+                         "raters": part["rater_id"].nunique(),
+                         "pairs": len(part[ITEM].drop_duplicates())})
+    return pd.DataFrame(rows, columns=["subset", "iaa1", "iaa2", "raters", "pairs"])
+
+
+def bootstrap_ci(ratings: pd.DataFrame, statistic: Callable[..., float], *,
+                 rng: np.random.Generator, n_boot: int = 1000, level: float = 0.95,
+                 **kwargs) -> tuple[float, float]:
+    """Percentile bootstrap confidence interval of an agreement statistic over pairs.
+
+    Pairs (items) are drawn with replacement, each drawn pair bringing all of its ratings; a
+    pair drawn twice counts as two items. ``statistic(resampled, **kwargs)`` is recomputed per
+    replicate; undefined replicates are dropped.
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        Long format (SPEC section 5).
+    statistic : callable
+        E.g. :func:`iaa_pairwise` or :func:`iaa_against_mean`.
+    rng : numpy.random.Generator
+        The only source of randomness.
+    n_boot : int
+        Number of replicates.
+    level : float
+        Coverage in (0, 1).
+
+    Returns
+    -------
+    (float, float)
+        Lower and upper bounds; NaN when fewer than two replicates are defined.
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise InputError(f"expected a numpy.random.Generator, found {type(rng).__name__}",
+                         field="rng")
+    if not 0 < level < 1 or n_boot < 1:
+        raise InputError(f"need 0 < level < 1 and n_boot >= 1, found {level}, {n_boot}",
+                         field="level")
+    frame = check_ratings(ratings)
+    frame = frame[frame["kind"] != "checkpoint"].reset_index(drop=True)
+    codes = frame.groupby(ITEM, sort=False).ngroup().to_numpy()
+    order = np.argsort(codes, kind="stable")
+    counts = np.bincount(codes)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    values = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AgreementWarning)
+        for _ in range(n_boot):
+            draws = rng.integers(0, len(counts), len(counts))
+            sizes = counts[draws]
+            offsets = np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+            rows = order[np.repeat(starts[draws], sizes) + offsets]
+            sample = frame.iloc[rows].assign(word1=np.repeat(np.arange(len(draws)), sizes)
+                                             .astype(str), word2="")
+            values.append(statistic(sample, **kwargs))
+    values = np.asarray(values, dtype=float)
+    values = values[~np.isnan(values)]
+    if len(values) < 2:
+        return (np.nan, np.nan)
+    tail = (1 - level) / 2
+    low, high = np.quantile(values, [tail, 1 - tail])
+    return (float(low), float(high))
+
+
+# -- private helpers -----------------------------------------------------------------------
+
+def _check_options(pool, min_overlap):
+    if pool not in POOLS:
+        raise InputError(f"expected one of {', '.join(POOLS)}, found {pool!r}", field="pool")
+    if isinstance(min_overlap, bool) or not isinstance(min_overlap, (int, np.integer)) \
+            or min_overlap < 2:
+        raise InputError(f"expected an integer >= 2, found {min_overlap!r}", field="min_overlap")
+
+
+def _items(ratings, pool):
+    """``group, rater_id, item, rating`` with one row per rater, group and item."""
+    _check_options(pool, 2)
+    frame = answers(check_ratings(ratings))
+    group = frame["tranche"] if pool == "tranche" else pd.Series("all", index=frame.index)
+    item = frame.groupby(ITEM, sort=False).ngroup()
+    out = pd.DataFrame({"group": group, "rater_id": frame["rater_id"], "item": item,
+                        "rating": frame["rating"]})
+    return out.groupby(["group", "rater_id", "item"], sort=False, as_index=False)["rating"].mean()
+
+
+def _group_correlations(ratings, pool, min_overlap):
+    """Yield ``group, raters, rho, n`` per group: Spearman matrix and shared-item counts."""
+    _check_options(pool, min_overlap)
+    frame = _items(ratings, pool)
+    for group, part in frame.groupby("group", sort=True):
+        matrix = part.pivot(index="item", columns="rater_id", values="rating")
+        if matrix.shape[1] < 2:
+            continue
+        rho, n = _spearman_matrix(matrix, min_overlap)
+        yield group, matrix.columns.to_numpy(), rho, n
+
+
+def _spearman_matrix(matrix: pd.DataFrame, min_overlap: int):
+    """Spearman rho between the columns of ``matrix`` (items x raters), NaN = not rated.
+
+    With no missing cell the ranks are taken once and correlated with ``np.corrcoef``; with
+    missing cells each pair is re-ranked on its shared items (pandas pairwise-complete rho).
+    """
+    values = matrix.to_numpy(dtype=float)
+    mask = ~np.isnan(values)
+    n = mask.T.astype(float) @ mask.astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if mask.all():
+            ranks = matrix.rank(method="average").to_numpy()
+            rho = np.corrcoef(ranks, rowvar=False)
+        else:
+            rho = matrix.corr(method="spearman", min_periods=min_overlap).to_numpy()
+    rho = np.array(rho, dtype=float)
+    rho[n < min_overlap] = np.nan
+    np.fill_diagonal(rho, np.nan)
+    return np.clip(rho, -1.0, 1.0), n
+
+
+def _grouped_pearson(x: pd.Series, y: pd.Series, keys) -> pd.DataFrame:
+    """Pearson r of x and y within groups: ``n`` and the correlation (NaN if one is constant)."""
+    parts = pd.DataFrame({"x": x, "y": y, "xx": x * x, "yy": y * y, "xy": x * y})
+    sums = parts.groupby(keys, sort=True).agg(["sum", "count"])
+    n = sums[("x", "count")]
+    sxx = sums[("xx", "sum")] - sums[("x", "sum")] ** 2 / n
+    syy = sums[("yy", "sum")] - sums[("y", "sum")] ** 2 / n
+    sxy = sums[("xy", "sum")] - sums[("x", "sum")] * sums[("y", "sum")] / n
+    tiny = 1e-9 * n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (sxy / np.sqrt(sxx * syy)).where((sxx > tiny) & (syy > tiny))
+    out = pd.DataFrame({"n": n.astype(int), 0: r.clip(-1, 1)})
+    out.index.names = ["group", "rater_id"]
+    return out
+
+
+def _mean_or_nan(values: pd.Series, name: str, unit: str) -> float:
+    defined = values.dropna()
+    if len(values) > len(defined):
+        warnings.warn(f"{name}: {len(values) - len(defined)} of {len(values)} {unit} "
+                      f"correlations undefined (constant ratings) and left out",
+                      AgreementWarning, stacklevel=3)
+    if defined.empty:
+        warnings.warn(f"{name} is undefined: no {unit} with a defined correlation on enough "
+                      f"shared items (one rater, constant ratings, or too little overlap)",
+                      AgreementWarning, stacklevel=3)
+        return float("nan")
+    return float(defined.mean())

@@ -1,0 +1,259 @@
+"""Rater exclusions: SimLex-999 section 3.6 rules (a)-(c) and HyperLex section 4.5 rules.
+
+Every rule is computed on the same (calibrated) ratings, independently of the others, and a rater
+may meet several. Rules, by the name used in ``exclusions.csv``:
+
+SimLex-999, section 3.6
+    ``low_agreement`` (a)  the rater's mean pairwise Spearman with the other raters of its tranche
+                           is more than ``sd_below`` SD (sample SD over all raters) below the mean
+                           of those means;
+    ``agreement_gain`` (b) the ``floor(gain_fraction * raters)`` raters whose removal raises IAA-1
+                           (pooled over tranches) most, i.e. 10 %;
+    ``checkpoint`` (c)     any checkpoint answered wrong (a checkpoint row with rating 0);
+    and no more than ``max_per_tranche`` (16) raters are excluded per tranche: when more meet a
+    rule, checkpoint failures go first, then the lowest mean pairwise Spearman; the others stay
+    in, listed with ``excluded = False`` and the reason in ``detail``.
+
+HyperLex, section 4.5 (the paper names the patterns; the criteria are lexgold's, as keys)
+    ``duplicate_inconsistency`` two answers to a duplicate pair (``kind == "duplicate"``; with no
+                           kind column, any pair answered twice) differ by more than
+                           ``duplicate_tolerance`` (0: "did not give equal ratings");
+    ``single_value``       one value makes up at least ``single_value_share`` of the rater's
+                           answers ("one single rating throughout");
+    ``two_value_alternation`` at least two values, the two commonest make up at least
+                           ``two_value_share`` of the answers, and the rater's Spearman against
+                           the mean of the others is below ``two_value_max_rho`` (alternating
+                           between two ratings without following the pairs);
+    ``random_consistency`` on the consistency set, the one-sided p-value of the rater's Spearman
+                           against the mean of all other raters exceeds
+                           ``random_consistency_alpha`` (ratings indistinguishable from random).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from lexgold.process.agreement import rater_against_mean, rater_agreement
+from lexgold.process.calibration import calibrate as apply_calibration
+from lexgold.process.config import ProcessConfig, process_config
+from lexgold.process.ratings import ITEM, check_ratings, consistency_items
+
+COLUMNS = ["rater_id", "rule", "detail", "tranche", "value", "threshold", "excluded"]
+
+
+def exclusion_table(ratings: pd.DataFrame, protocol: dict | str, *,
+                    calibrate: bool = True) -> pd.DataFrame:
+    """Which raters the protocol excludes, by which rule, with the figures behind it.
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        Long format (SPEC section 5).
+    protocol : dict or str
+        A loaded protocol (:func:`lexgold.protocols.load_protocol`), a short name (``simlex``,
+        ``hyperlex``, ``tr9856``) or a path; its ``[process.exclusions]`` table picks the rules.
+    calibrate : bool
+        Apply the protocol's calibration first (SimLex section 3.6 calibrates, then excludes);
+        pass False when the ratings are already calibrated.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``rater_id, rule, detail, tranche, value, threshold, excluded``: one row per rater and
+        rule met; ``excluded`` is False only for raters kept by the per-tranche cap. Empty (with
+        these columns) when nobody meets a rule.
+    """
+    config = protocol if isinstance(protocol, ProcessConfig) else process_config(protocol)
+    frame = check_ratings(ratings)
+    if calibrate and config.calibration.enabled:
+        frame = apply_calibration(frame, threshold=config.calibration.threshold,
+                                  shift=config.calibration.shift,
+                                  rating_min=config.release.rating_min,
+                                  rating_max=config.release.rating_max)
+    rules = config.exclusions
+    agreement = None
+    if {"low_agreement", "agreement_gain", "two_value_alternation"} & set(rules.rules):
+        agreement = rater_agreement(frame, pool=config.agreement.pool,
+                                    min_overlap=config.agreement.min_overlap)
+    found = []
+    for rule in rules.rules:
+        found.append(RULE_FUNCTIONS[rule](frame, config, agreement))
+    table = pd.concat([f for f in found if len(f)] or [_empty()], ignore_index=True)
+    table["tranche"] = table["rater_id"].map(_rater_tranche(frame))
+    table["excluded"] = True
+    return _cap(table, agreement, rules.max_per_tranche)[COLUMNS]
+
+
+def excluded_raters(table: pd.DataFrame) -> list[str]:
+    """The raters an :func:`exclusion_table` excludes, sorted."""
+    return sorted(table.loc[table["excluded"].astype(bool), "rater_id"].unique())
+
+
+# -- SimLex-999 section 3.6 --------------------------------------------------------------------
+
+def low_agreement(frame, config, agreement) -> pd.DataFrame:
+    """Rule (a): mean pairwise rho more than ``sd_below`` SD below the mean of the means."""
+    means = agreement.dropna(subset=["mean_rho"])
+    if len(means) < 2:
+        return _empty()
+    threshold = means["mean_rho"].mean() - config.exclusions.sd_below * means["mean_rho"].std()
+    hit = means[means["mean_rho"] < threshold]
+    return _rows(hit["rater_id"], "low_agreement", hit["mean_rho"], threshold,
+                 [f"mean pairwise Spearman {v:.3f} < {threshold:.3f} (mean - "
+                  f"{config.exclusions.sd_below:g} SD)" for v in hit["mean_rho"]])
+
+
+def agreement_gain(frame, config, agreement) -> pd.DataFrame:
+    """Rule (b): the ``gain_fraction`` of raters whose removal raises IAA-1 most."""
+    gains = agreement.dropna(subset=["gain"]).sort_values(["gain", "rater_id"],
+                                                         ascending=[False, True])
+    count = int(np.floor(config.exclusions.gain_fraction * len(gains) + 1e-9))
+    if count == 0:
+        return _empty()
+    hit = gains.head(count)
+    threshold = float(hit["gain"].iloc[-1])
+    return _rows(hit["rater_id"], "agreement_gain", hit["gain"], threshold,
+                 [f"IAA-1 rises by {v:+.4f} without this rater (top {count} of {len(gains)})"
+                  for v in hit["gain"]])
+
+
+def checkpoint(frame, config, agreement) -> pd.DataFrame:
+    """Rule (c): any checkpoint question answered wrong (rating 0 on a checkpoint row)."""
+    rows = frame[frame["kind"] == "checkpoint"]
+    wrong = (rows["rating"] == 0).groupby(rows["rater_id"]).agg(["sum", "count"])
+    hit = wrong[wrong["sum"] > 0]
+    return _rows(hit.index, "checkpoint", hit["sum"], 0,
+                 [f"{w} of {n} checkpoint questions wrong" for w, n in
+                  zip(hit["sum"], hit["count"])])
+
+
+# -- HyperLex section 4.5 ----------------------------------------------------------------------
+
+def duplicate_inconsistency(frame, config, agreement) -> pd.DataFrame:
+    """Unequal answers (beyond ``duplicate_tolerance``) to a pair shown twice."""
+    rated = frame[frame["kind"] != "checkpoint"]
+    if (rated["kind"] == "duplicate").any():
+        marked = rated.loc[rated["kind"] == "duplicate", ["rater_id", *ITEM]].drop_duplicates()
+        rated = rated.merge(marked, on=["rater_id", *ITEM])
+    spread = rated.groupby(["rater_id", *ITEM])["rating"].agg(["min", "max", "count"])
+    spread = spread[spread["count"] > 1]
+    spread["diff"] = spread["max"] - spread["min"]
+    per_rater = spread.groupby("rater_id")["diff"].agg(
+        unequal=lambda d: int((d > config.exclusions.duplicate_tolerance + 1e-9).sum()),
+        pairs="count", largest="max")
+    hit = per_rater[per_rater["unequal"] > 0]
+    return _rows(hit.index, "duplicate_inconsistency", hit["largest"],
+                 config.exclusions.duplicate_tolerance,
+                 [f"{u} of {p} duplicate pairs answered unequally (largest difference {d:g})"
+                  for u, p, d in zip(hit["unequal"], hit["pairs"], hit["largest"])])
+
+
+def single_value(frame, config, agreement) -> pd.DataFrame:
+    """One rating value makes up at least ``single_value_share`` of the answers."""
+    shares = _value_shares(frame)
+    hit = shares[shares["top1"] >= config.exclusions.single_value_share - 1e-9]
+    return _rows(hit.index, "single_value", hit["top1"], config.exclusions.single_value_share,
+                 [f"{s:.0%} of {n} answers are {v:g}" for s, n, v in
+                  zip(hit["top1"], hit["answers"], hit["value"])])
+
+
+def two_value_alternation(frame, config, agreement) -> pd.DataFrame:
+    """Two values cover ``two_value_share`` of the answers and rho vs the others is low."""
+    shares = _value_shares(frame)
+    rho = agreement.groupby("rater_id")["rho_vs_mean"].mean()
+    shares = shares.join(rho)
+    low = shares["rho_vs_mean"].isna() | (shares["rho_vs_mean"] < config.exclusions.two_value_max_rho)
+    hit = shares[(shares["distinct"] >= 2) & low &
+                 (shares["top2"] >= config.exclusions.two_value_share - 1e-9)]
+    return _rows(hit.index, "two_value_alternation", hit["rho_vs_mean"],
+                 config.exclusions.two_value_max_rho,
+                 [f"{s:.0%} of answers on two values; Spearman vs others' mean {r:.3f}"
+                  for s, r in zip(hit["top2"], hit["rho_vs_mean"])])
+
+
+def random_consistency(frame, config, agreement) -> pd.DataFrame:
+    """Consistency-set ratings no better than random: one-sided Spearman p > alpha."""
+    items = consistency_items(frame)
+    if len(items) < 3:
+        return _empty()
+    on_set = frame[frame["kind"] != "checkpoint"].merge(items, on=ITEM)
+    table = rater_against_mean(on_set, pool="all",
+                               min_overlap=min(config.agreement.min_overlap, len(items)))
+    table = table.dropna(subset=["rho"])
+    p = _spearman_p_greater(table["rho"].to_numpy(), table["n"].to_numpy())
+    alpha = config.exclusions.random_consistency_alpha
+    hit = table[p > alpha]
+    return _rows(hit["rater_id"], "random_consistency", p[p > alpha], alpha,
+                 [f"consistency set: Spearman vs others' mean {r:.3f} on {n} pairs, "
+                  f"one-sided p = {q:.3f}" for r, n, q in zip(hit["rho"], hit["n"], p[p > alpha])])
+
+
+RULE_FUNCTIONS = {"checkpoint": checkpoint, "low_agreement": low_agreement,
+                  "agreement_gain": agreement_gain,
+                  "duplicate_inconsistency": duplicate_inconsistency,
+                  "single_value": single_value, "two_value_alternation": two_value_alternation,
+                  "random_consistency": random_consistency}
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+def _spearman_p_greater(rho: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """One-sided p-value of rho > 0 (t approximation, as ``scipy.stats.spearmanr``)."""
+    dof = n - 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = rho * np.sqrt(dof / ((1.0 - rho) * (1.0 + rho)))
+    t = np.where(rho >= 1.0, np.inf, np.where(rho <= -1.0, -np.inf, t))
+    return stats.t.sf(t, dof)
+
+
+def _value_shares(frame) -> pd.DataFrame:
+    rated = frame[frame["kind"] != "checkpoint"]
+    counts = rated.groupby(["rater_id", "rating"]).size().rename("count").reset_index()
+    counts = counts.sort_values(["rater_id", "count"], ascending=[True, False])
+    totals = counts.groupby("rater_id")["count"]
+    first = counts.groupby("rater_id").head(1).set_index("rater_id")
+    top2 = counts.groupby("rater_id").head(2).groupby("rater_id")["count"].sum()
+    out = pd.DataFrame({"answers": totals.sum(), "distinct": totals.size()})
+    out["top1"] = first["count"] / out["answers"]
+    out["top2"] = top2 / out["answers"]
+    out["value"] = first["rating"]
+    return out
+
+
+def _rater_tranche(frame) -> pd.Series:
+    """A rater's tranche: the one most of its answers belong to."""
+    return frame.groupby("rater_id")["tranche"].agg(lambda t: t.mode().iloc[0])
+
+
+def _rows(raters, rule, values, threshold, details) -> pd.DataFrame:
+    return pd.DataFrame({"rater_id": list(raters), "rule": rule, "detail": list(details),
+                         "value": np.asarray(values, dtype=float), "threshold": float(threshold)})
+
+
+def _empty() -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype=object if c in ("rater_id", "rule", "detail",
+                                                            "tranche") else float)
+                         for c in COLUMNS if c not in ("tranche", "excluded")})
+
+
+def _cap(table: pd.DataFrame, agreement, cap: int) -> pd.DataFrame:
+    """Keep at most ``cap`` excluded raters per tranche (SimLex: 16); 0 means no cap."""
+    if cap <= 0 or table.empty:
+        return table
+    raters = table.groupby("rater_id").agg(tranche=("tranche", "first"),
+                                          checkpoint=("rule", lambda r: "checkpoint" in set(r)))
+    mean_rho = (agreement.groupby("rater_id")["mean_rho"].mean() if agreement is not None
+                else pd.Series(dtype=float))
+    raters["mean_rho"] = mean_rho.reindex(raters.index).fillna(-np.inf)
+    raters = raters.reset_index().sort_values(["tranche", "checkpoint", "mean_rho", "rater_id"],
+                                              ascending=[True, False, True, True])
+    raters["rank"] = raters.groupby("tranche").cumcount()
+    kept = set(raters.loc[raters["rank"] >= cap, "rater_id"])
+    table = table.copy()
+    capped = table["rater_id"].isin(kept)
+    table.loc[capped, "excluded"] = False
+    table.loc[capped, "detail"] = table.loc[capped, "detail"] + \
+        f"; kept: at most {cap} excluded per tranche"
+    return table
