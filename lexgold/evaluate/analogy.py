@@ -1,0 +1,252 @@
+"""Word analogies a : a* :: b : b*, solved with the functions and baselines of Linzen (2016).
+
+Linzen (2016), section 2. Every word of the vocabulary may be the answer, except that a, a*
+and b are excluded in every method but VANILLA (REVERSE methods exclude the words of the
+reversed problem, a*, a and b*). Cosines are over unit-length vectors, so the offset methods
+are argmax of sums of cosines (Levy & Goldberg 2014), as in word2vec's ``compute-accuracy`` and
+gensim's ``evaluate_word_analogies``.
+
+========================  ===================================================  ==========
+method                    x* = argmax over candidates of                       answer
+========================  ===================================================  ==========
+``VANILLA``               cos(x, a* - a + b), nothing excluded                 b*
+``ADD``                   cos(x, a* - a + b)                                   b*
+``ONLY-B``                cos(x, b)                                            b*
+``IGNORE-A``              cos(x, a* + b)                                       b*
+``ADD-OPPOSITE``          cos(x, -(a* - a) + b)                                b*
+``MULTIPLY``              cos'(x, a*) cos'(x, b) / (cos'(x, a) + eps),         b*
+                          cos' = (cos + 1) / 2, eps = 0.001 (3CosMul)
+``REVERSE(ADD)``          ADD on a* : a :: b* : _, i.e. cos(x, a - a* + b*)    b
+``REVERSE(ONLY-B)``       ONLY-B on the reverse problem, i.e. cos(x, b*)       b
+========================  ===================================================  ==========
+
+Questions with a word outside the vocabulary are skipped and counted. Under the 'lower' case
+policy the vocabulary is folded to lower case: a question word is looked up as its first
+(most frequent) case variant, a candidate is excluded when its folded form is one of the
+excluded words, and a guess is right when its folded form is the answer's (gensim's
+``case_insensitive=True``). Scores are batched matrix products over chunks of questions.
+
+References
+----------
+Linzen, T. (2016). Issues in evaluating semantic spaces using word analogies. RepEval.
+Levy, O. & Goldberg, Y. (2014). Linguistic regularities in sparse and explicit word
+representations. CoNLL, section 3 (3CosMul, eps = 0.001).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from lexgold.errors import InputError
+from lexgold.evaluate.vectors import Vectors, check_choice, fold
+
+METHODS = ("VANILLA", "ADD", "ONLY-B", "IGNORE-A", "ADD-OPPOSITE", "MULTIPLY", "REVERSE(ADD)",
+           "REVERSE(ONLY-B)")
+#: coefficients on (a, a*, b, b*) of the query, the excluded words, and the answer
+_LINEAR = {
+    "VANILLA": ((-1, 1, 1, 0), (), "b_star"),
+    "ADD": ((-1, 1, 1, 0), ("a", "a_star", "b"), "b_star"),
+    "ONLY-B": ((0, 0, 1, 0), ("a", "a_star", "b"), "b_star"),
+    "IGNORE-A": ((0, 1, 1, 0), ("a", "a_star", "b"), "b_star"),
+    "ADD-OPPOSITE": ((1, -1, 1, 0), ("a", "a_star", "b"), "b_star"),
+    "REVERSE(ADD)": ((1, -1, 0, 1), ("a", "a_star", "b_star"), "b"),
+    "REVERSE(ONLY-B)": ((0, 0, 0, 1), ("a", "a_star", "b_star"), "b"),
+}
+MULTIPLY_EPS = 0.001
+ROLES = ("a", "a_star", "b", "b_star")
+
+
+def read_questions(path) -> pd.DataFrame:
+    """Read a questions-words file: ``: category`` lines, then ``a a* b b*`` per line.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``category, a, a_star, b, b_star`` in file order.
+    """
+    path = Path(path)
+    rows, category = [], None
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if line.startswith(":"):
+            category = line[1:].strip()
+            continue
+        words = line.split()
+        if category is None:
+            raise InputError("question before the first ': category' line", path=path,
+                             line=number)
+        if len(words) != 4:
+            raise InputError(f"expected 4 words (a a* b b*), found {len(words)}", path=path,
+                             line=number)
+        rows.append((category, *words))
+    if not rows:
+        raise InputError("no analogy questions found", path=path)
+    return pd.DataFrame(rows, columns=["category", *ROLES])
+
+
+def _vocabulary(vectors: Vectors, case: str, restrict_vocab: int | None):
+    """Rows kept, key -> first row, and each row's first row with the same key."""
+    n = len(vectors) if restrict_vocab is None else min(restrict_vocab, len(vectors))
+    index: dict[str, int] = {}
+    group = np.empty(n, dtype=np.int64)
+    for row, word in enumerate(vectors.words[:n]):
+        group[row] = index.setdefault(fold(word, case), row)
+    return n, index, group
+
+
+def _variant_rows(group: np.ndarray):
+    """For each first row r, all rows of its key: ``rows[start[r]:start[r] + count[r]]``."""
+    order = np.argsort(group, kind="stable")
+    count = np.bincount(group, minlength=len(group))
+    start = np.concatenate([[0], np.cumsum(count)[:-1]])
+    return order, start, count
+
+
+def _exclusion_pairs(ids: np.ndarray, variants) -> tuple[np.ndarray, np.ndarray]:
+    """(question, row) pairs to exclude: every case variant of each excluded word."""
+    order, start, count = variants
+    q = np.repeat(np.arange(ids.shape[0]), ids.shape[1])
+    words = ids.ravel()
+    lengths = count[words]
+    q = np.repeat(q, lengths)
+    offsets = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return q, order[np.repeat(start[words], lengths) + offsets]
+
+
+def _needed_roles(method: str) -> tuple[str, ...]:
+    if method == "MULTIPLY":
+        return ("a", "a_star", "b")
+    return tuple(r for r, c in zip(ROLES, _LINEAR[method][0]) if c)
+
+
+def _block_scores(method: str, cosines: np.ndarray, pos: dict) -> np.ndarray:
+    """Scores of a block of vocabulary columns for every question (questions x block).
+
+    ``cosines`` holds cos(question word, vocabulary word) for the distinct question words;
+    with unit vectors, cos(x, sum_i c_i w_i) ranks x as sum_i c_i cos(x, w_i) does, since
+    the norm of the query is constant per question (Levy & Goldberg 2014, eq. 3-4).
+    """
+    if method == "MULTIPLY":
+        shifted = (cosines + 1) / 2
+        scores = np.take(shifted, pos["a_star"], axis=0)
+        scores *= np.take(shifted, pos["b"], axis=0)
+        scores /= np.take(shifted, pos["a"], axis=0) + MULTIPLY_EPS
+        return scores
+    scores = None
+    for role, c in zip(ROLES, _LINEAR[method][0]):
+        if not c:
+            continue
+        part = np.take(cosines, pos[role], axis=0)
+        if scores is None:
+            scores = part if c == 1 else c * part
+        elif c == 1:
+            scores += part
+        else:
+            scores -= part
+    return scores
+
+
+def _excluded_and_answer(method: str) -> tuple[tuple, str]:
+    if method == "MULTIPLY":
+        return ("a", "a_star", "b"), "b_star"
+    return _LINEAR[method][1], _LINEAR[method][2]
+
+
+def _guesses(method: str, unit: np.ndarray, ids: dict, variants, chunk_bytes: int) -> np.ndarray:
+    """Row of the best candidate for every question, over blocks of vocabulary columns.
+
+    Each block costs one matrix product (distinct question words x block) and the running
+    maximum is kept, so memory stays within ``chunk_bytes`` whatever the vocabulary size.
+    """
+    n_questions, n = len(ids["a"]), unit.shape[0]
+    words = np.unique(np.concatenate([ids[r] for r in _needed_roles(method)]))
+    pos = {r: np.searchsorted(words, ids[r]) for r in ROLES if np.isin(ids[r], words).all()}
+    excluded, _ = _excluded_and_answer(method)
+    q_excl, col_excl = (np.empty(0, int), np.empty(0, int))
+    if excluded:
+        q_excl, col_excl = _exclusion_pairs(np.stack([ids[r] for r in excluded], axis=1), variants)
+        order = np.argsort(col_excl, kind="stable")
+        q_excl, col_excl = q_excl[order], col_excl[order]
+    block = max(1, chunk_bytes // (4 * (2 * n_questions + len(words))))
+    best = np.full(n_questions, -np.inf, dtype=np.float32)
+    guess = np.zeros(n_questions, dtype=np.int64)
+    word_vectors = unit[words]
+    for first in range(0, n, block):
+        last = min(first + block, n)
+        scores = _block_scores(method, word_vectors @ unit[first:last].T, pos)
+        lo, hi = np.searchsorted(col_excl, [first, last])
+        scores[q_excl[lo:hi], col_excl[lo:hi] - first] = -np.inf
+        top = scores.argmax(axis=1)
+        value = scores[np.arange(n_questions), top]
+        better = value > best
+        best[better], guess[better] = value[better], top[better] + first
+    return guess
+
+
+def solve(questions: pd.DataFrame, vectors: Vectors, methods=METHODS, *, case: str = "lower",
+          restrict_vocab: int | None = None, chunk_bytes: int = 256 << 20) -> dict:
+    """Accuracy of each analogy method, per category and overall, with solve times.
+
+    Parameters
+    ----------
+    questions : pandas.DataFrame
+        From :func:`read_questions`.
+    vectors : Vectors
+    methods : sequence of str
+        Names from ``METHODS``.
+    case : {'lower', 'exact'}
+        Case policy (module docstring).
+    restrict_vocab : int, optional
+        Use only the first ``restrict_vocab`` words, as candidates and for lookup.
+    chunk_bytes : int
+        Memory bound of one block of scores.
+
+    Returns
+    -------
+    dict
+        ``{method: {category: accuracy, "all": accuracy}}`` (accuracy in [0, 1], higher is
+        better; NaN for a category with no covered question), ``seconds: {method: solve time}``
+        (loading and vocabulary lookup excluded), ``counts: {category: {questions, covered}}``.
+    """
+    for method in methods:
+        check_choice("method", method, METHODS)
+    check_choice("case", case, ("lower", "exact"))
+    n, index, group = _vocabulary(vectors, case, restrict_vocab)
+    distinct = pd.unique(questions[list(ROLES)].to_numpy().ravel())
+    lookup = {word: index.get(fold(word, case), -1) for word in distinct}
+    looked_up = {role: questions[role].map(lookup).to_numpy(dtype=np.int64) for role in ROLES}
+    covered = np.all([looked_up[r] >= 0 for r in ROLES], axis=0)
+    kept = questions[covered].reset_index(drop=True)
+    ids = {role: looked_up[role][covered] for role in ROLES}
+    unit = vectors.unit()[:n]
+    variants = _variant_rows(group)
+    result: dict = {"seconds": {}}
+    for method in methods:
+        start = time.perf_counter()
+        _, answer = _excluded_and_answer(method)
+        if len(kept):
+            guess = _guesses(method, unit, ids, variants, chunk_bytes)
+            correct = group[guess] == ids[answer]
+        else:
+            correct = np.zeros(0, dtype=bool)
+        result["seconds"][method] = time.perf_counter() - start
+        result[method] = _accuracy(kept["category"], correct, questions["category"])
+    totals = questions.groupby("category", sort=False).size()
+    hits = pd.Series(covered, index=questions.index).groupby(questions["category"],
+                                                             sort=False).sum()
+    result["counts"] = {c: {"questions": int(totals[c]), "covered": int(hits[c])}
+                        for c in totals.index}
+    result["counts"]["all"] = {"questions": int(len(questions)), "covered": int(covered.sum())}
+    return result
+
+
+def _accuracy(categories: pd.Series, correct: np.ndarray, all_categories: pd.Series) -> dict:
+    means = pd.Series(correct, dtype=float).groupby(categories.to_numpy(), sort=False).mean()
+    out = {c: float(means.get(c, np.nan)) for c in all_categories.unique()}
+    out["all"] = float(correct.mean()) if len(correct) else float("nan")
+    return out

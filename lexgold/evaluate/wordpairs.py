@@ -1,0 +1,268 @@
+"""Word-pair evaluation: cosine of the two vectors against the gold score.
+
+SPEC section 4; SimLex-999 (Hill et al. 2015, section 5: POS subsets, concreteness quartiles,
+the 333 most associated pairs), HyperLex (Vulic et al. 2017, per relation), TR9856 (Levy et al.
+2015, section 5.3: single- vs multi-word pairs, multi-word terms as the sum of their word
+vectors). Model scores are cosines; Spearman's rho and Pearson's r are computed over the pairs
+the out-of-vocabulary policy keeps, and ``pairs`` (total) and ``covered`` (pairs with every word
+found) are always reported.
+
+Out-of-vocabulary policies (a missing word of a term, or a missing single-word term):
+
+- ``drop`` (default): the pair is left out of the correlation;
+- ``mean``: the missing word gets the mean vector of the vocabulary;
+- ``zero``: the missing word gets the zero vector; a zero-length term vector has cosine 0.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from lexgold.evaluate.vectors import Vectors, check_choice, fold
+
+OOV_POLICIES = ("drop", "mean", "zero")
+
+
+def term_vectors(terms, vectors: Vectors, case: str = "lower", oov: str = "drop"):
+    """Vectors of (possibly multi-word) terms, and whether every word of each was found.
+
+    A term found as a whole (``new_york`` or ``new york`` in the vocabulary) uses its own row;
+    otherwise a term of several space-separated words is the sum of its word vectors
+    (TR9856 section 5). Missing words follow ``oov`` (module docstring).
+
+    Returns
+    -------
+    matrix : numpy.ndarray, (len(terms), d) float64
+    found : numpy.ndarray of bool
+    """
+    check_choice("oov", oov, OOV_POLICIES)
+    index = vectors.key_index(case)
+    filler = (vectors.matrix.mean(axis=0) if oov == "mean" else np.zeros(vectors.dim))
+    out = np.zeros((len(terms), vectors.dim))
+    found = np.ones(len(terms), dtype=bool)
+    for i, term in enumerate(terms):
+        key = fold(str(term), case)
+        row = index.get(key, index.get(key.replace(" ", "_")))
+        if row is not None:
+            out[i] = vectors.matrix[row]
+            continue
+        for word in key.split():
+            row = index.get(word)
+            if row is None:
+                found[i] = False
+                out[i] += filler
+            else:
+                out[i] += vectors.matrix[row]
+        if not key.split():
+            found[i] = False
+    return out, found
+
+
+def cosine_rows(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Row-wise cosine; 0 where either vector has length 0."""
+    norms = np.linalg.norm(left, axis=1) * np.linalg.norm(right, axis=1)
+    dots = np.einsum("ij,ij->i", left, right)
+    return np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
+
+
+def pair_scores(gold: pd.DataFrame, vectors: Vectors, case: str = "lower",
+                oov: str = "drop") -> pd.DataFrame:
+    """Gold and model score per pair: columns ``word1, word2, gold, model, found, used``.
+
+    ``found``: every word of both terms is in the vocabulary. ``used``: the pair enters the
+    correlation (``found`` under 'drop', every pair otherwise). ``model`` is NaN when unused.
+    """
+    left, found1 = term_vectors(gold["word1"].tolist(), vectors, case, oov)
+    right, found2 = term_vectors(gold["word2"].tolist(), vectors, case, oov)
+    found = found1 & found2
+    used = found if oov == "drop" else np.ones_like(found)
+    model = np.where(used, cosine_rows(left, right), np.nan)
+    return pd.DataFrame({"word1": gold["word1"].to_numpy(), "word2": gold["word2"].to_numpy(),
+                         "gold": gold["score"].to_numpy(dtype=float), "model": model,
+                         "found": found, "used": used}, index=gold.index)
+
+
+def correlations(scores: pd.DataFrame) -> dict:
+    """Spearman's rho and Pearson's r over the used pairs, with ``pairs`` and ``covered``.
+
+    Returns
+    -------
+    dict
+        ``spearman``, ``pearson`` (in [-1, 1], higher is better; NaN with a warning when fewer
+        than 3 pairs are used or a score is constant), ``pairs`` (all pairs), ``covered``
+        (pairs whose words were all found), ``used`` (pairs in the correlation).
+    """
+    used = scores[scores["used"]]
+    result = {"pairs": int(len(scores)), "covered": int(scores["found"].sum()),
+              "used": int(len(used)), "spearman": float("nan"), "pearson": float("nan")}
+    if len(used) < 3 or used["gold"].nunique() < 2 or used["model"].nunique() < 2:
+        warnings.warn(f"correlation undefined on {len(used)} pairs (too few or constant scores)",
+                      RuntimeWarning, stacklevel=2)
+        return result
+    result["spearman"] = float(stats.spearmanr(used["gold"], used["model"]).statistic)
+    result["pearson"] = float(stats.pearsonr(used["gold"], used["model"]).statistic)
+    return result
+
+
+def bootstrap_ci(scores: pd.DataFrame, rng: np.random.Generator, n_boot: int = 1000,
+                 level: float = 0.95) -> dict:
+    """Percentile bootstrap CIs of rho and r, resampling the used pairs with replacement.
+
+    Returns ``{'spearman': [low, high], 'pearson': [low, high]}``; resamples with a constant
+    score are skipped (NaN-safe percentiles).
+    """
+    used = scores[scores["used"]]
+    gold, model = used["gold"].to_numpy(), used["model"].to_numpy()
+    if len(used) < 3:
+        return {"spearman": [float("nan")] * 2, "pearson": [float("nan")] * 2}
+    draws = rng.integers(0, len(used), size=(n_boot, len(used)))
+    rank_g = stats.rankdata(gold[draws], axis=1)
+    rank_m = stats.rankdata(model[draws], axis=1)
+    tails = [100 * (1 - level) / 2, 100 * (1 + level) / 2]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = _rowwise_pearson(rank_g, rank_m)
+        r = _rowwise_pearson(gold[draws], model[draws])
+    return {"spearman": [float(v) for v in np.nanpercentile(rho, tails)],
+            "pearson": [float(v) for v in np.nanpercentile(r, tails)]}
+
+
+def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    x = x - x.mean(axis=1, keepdims=True)
+    y = y - y.mean(axis=1, keepdims=True)
+    return (x * y).sum(axis=1) / np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
+
+
+def subsets(gold: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Boolean masks of the evaluation subsets the gold standard's columns allow.
+
+    - ``pos=X`` per POS value (SimLex-999 section 5; HyperLex N/V);
+    - ``conc_q1`` / ``conc_q4``: the least / most concrete quartile of pairs ranked by
+      conc1 + conc2 (SimLex-999 section 5; ``n // 4`` pairs each, ties in file order);
+    - ``assoc333``: the 333 most associated pairs (SimAssoc333 column, else the top 333 by
+      Assoc(USF));
+    - ``relation=X`` per HyperLex relation (TYPE column);
+    - ``single-word`` / ``multi-word``: both terms single words, or at least one multi-word
+      term (TR9856 section 5.3), when the file has any multi-word term.
+    """
+    masks: dict[str, np.ndarray] = {}
+    for column, prefix in (("pos", "pos"), ("relation", "relation")):
+        if column in gold:
+            for value in sorted(gold[column].dropna().astype(str).unique()):
+                masks[f"{prefix}={value}"] = (gold[column].astype(str) == value).to_numpy()
+    if {"conc1", "conc2"} <= set(gold) and gold[["conc1", "conc2"]].notna().all(axis=None):
+        order = np.argsort((gold["conc1"] + gold["conc2"]).to_numpy(), kind="stable")
+        quarter = len(gold) // 4
+        for name, rows in (("conc_q1", order[:quarter]), ("conc_q4", order[len(order) - quarter:])):
+            mask = np.zeros(len(gold), dtype=bool)
+            mask[rows] = True
+            masks[name] = mask
+    if "assoc333" in gold and gold["assoc333"].notna().any():
+        masks["assoc333"] = (gold["assoc333"] == 1).to_numpy()
+    elif "assoc" in gold and gold["assoc"].notna().any():
+        top = np.argsort(-gold["assoc"].fillna(-np.inf).to_numpy(), kind="stable")[:333]
+        masks["assoc333"] = np.isin(np.arange(len(gold)), top)
+    multi = (gold["word1"].astype(str).str.strip().str.contains(r"\s")
+             | gold["word2"].astype(str).str.strip().str.contains(r"\s")).to_numpy()
+    if multi.any():
+        masks["single-word"], masks["multi-word"] = ~multi, multi
+    return masks
+
+
+def evaluate_pairs(gold: pd.DataFrame, vectors: Vectors, *, case: str = "lower",
+                   oov: str = "drop", rng: np.random.Generator | None = None,
+                   n_boot: int = 1000, level: float = 0.95) -> tuple[dict, pd.DataFrame]:
+    """Correlations overall and per subset, with bootstrap CIs when ``rng`` is given.
+
+    Returns
+    -------
+    result : dict
+        ``spearman, pearson, pairs, covered, used`` (overall), ``ci`` (when ``rng``),
+        ``subsets: {name: {spearman, pearson, pairs, covered, used}}``, ``oov``, ``case``.
+    scores : pandas.DataFrame
+        The per-pair frame of :func:`pair_scores`.
+    """
+    scores = pair_scores(gold, vectors, case, oov)
+    result = {**correlations(scores), "oov": oov, "case": case}
+    if rng is not None:
+        result["ci"] = {"level": level, **bootstrap_ci(scores, rng, n_boot, level)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result["subsets"] = {name: correlations(scores[mask])
+                             for name, mask in subsets(gold).items()}
+    return result, scores
+
+
+def worst_pairs(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per-pair table sorted worst first: rank of gold and model among the used pairs.
+
+    ``rank_diff`` = model rank - gold rank (percentile ranks, 0-1): positive means the model
+    finds the pair more similar than the raters did. Unused pairs come last.
+    """
+    out = scores.copy()
+    used = out["used"]
+    out["gold_rank"] = out.loc[used, "gold"].rank(pct=True)
+    out["model_rank"] = out.loc[used, "model"].rank(pct=True)
+    out["rank_diff"] = out["model_rank"] - out["gold_rank"]
+    return (out.assign(_key=out["rank_diff"].abs()).sort_values("_key", ascending=False,
+                                                                   na_position="last")
+            .drop(columns="_key"))
+
+
+def steiger_test(r_jk: float, r_jh: float, r_kh: float, n: int) -> dict:
+    """Steiger's Z for two dependent correlations sharing variable j (gold).
+
+    Tests H0: rho_jk = rho_jh, where k and h are two models scored on the same n pairs, with
+    Fisher's z and the pooled estimate r_bar = (r_jk + r_jh) / 2 (Steiger 1980, eq. 14)::
+
+        psi = r_kh (1 - 2 r_bar^2) - r_bar^2 (1 - 2 r_bar^2 - r_kh^2) / 2
+        s   = psi / (1 - r_bar^2)^2
+        Z   = (atanh r_jk - atanh r_jh) sqrt(n - 3) / sqrt(2 - 2 s)
+
+    Returns
+    -------
+    dict
+        ``z`` and the two-sided ``p`` (standard normal).
+
+    References
+    ----------
+    Steiger, J. H. (1980). Tests for comparing elements of a correlation matrix.
+    Psychological Bulletin, 87(2), 245-251.
+
+    Examples
+    --------
+    >>> round(steiger_test(0.5, 0.3, 0.6, 100)["z"], 4)
+    2.4674
+    """
+    if n <= 3:
+        return {"z": float("nan"), "p": float("nan")}
+    r_bar = (r_jk + r_jh) / 2
+    psi = r_kh * (1 - 2 * r_bar ** 2) - 0.5 * r_bar ** 2 * (1 - 2 * r_bar ** 2 - r_kh ** 2)
+    s = psi / (1 - r_bar ** 2) ** 2
+    z = (np.arctanh(r_jk) - np.arctanh(r_jh)) * np.sqrt(n - 3) / np.sqrt(2 - 2 * s)
+    return {"z": float(z), "p": float(2 * stats.norm.sf(abs(z)))}
+
+
+def compare_models(gold: pd.DataFrame, first: Vectors, second: Vectors, *, case: str = "lower",
+                   oov: str = "drop") -> dict:
+    """Steiger's test of Spearman (on ranks) and Pearson, on the pairs both models use."""
+    a = pair_scores(gold, first, case, oov)
+    b = pair_scores(gold, second, case, oov)
+    both = (a["used"] & b["used"]).to_numpy()
+    g, x, y = a["gold"][both].to_numpy(), a["model"][both].to_numpy(), b["model"][both].to_numpy()
+    n = int(both.sum())
+    out = {"pairs": int(len(gold)), "used": n}
+    for name, transform in (("spearman", stats.rankdata), ("pearson", np.asarray)):
+        if n < 4:
+            out[name] = {"first": float("nan"), "second": float("nan"), "z": float("nan"),
+                         "p": float("nan")}
+            continue
+        tg, tx, ty = transform(g), transform(x), transform(y)
+        r_jk, r_jh = np.corrcoef(tg, tx)[0, 1], np.corrcoef(tg, ty)[0, 1]
+        r_kh = np.corrcoef(tx, ty)[0, 1]
+        out[name] = {"first": float(r_jk), "second": float(r_jh), "between": float(r_kh),
+                     **steiger_test(r_jk, r_jh, r_kh, n)}
+    return out
