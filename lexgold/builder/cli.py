@@ -40,19 +40,37 @@ def hyperlex(usf_dir, wordnet_dir, seed, out_dir):
 
 
 @build.command()
-@click.option("--corpus", type=click.Path(exists=True), required=True, help="Corpus of topic articles.")
-@click.option("--topics", type=click.Path(exists=True, dir_okay=False), required=True,
-              help="Topics file with each topic's S_def terms.")
+@click.option("--corpus", type=click.Path(exists=True),
+              help="MediaWiki XML dump (.xml or .bz2) or folder of <title>.txt articles; "
+                   "default: gensim's shortened English Wikipedia dump (needs gensim).")
+@click.option("--topics", type=click.Path(exists=True, dir_okay=False),
+              help="Topics file (TOML) with each topic's S_def terms and articles; "
+                   "required with --corpus, default: the topics of the gensim sample.")
+@click.option("--protocol", default="tr9856", show_default=True,
+              help="Protocol file (or packaged name) whose [build] table sets the parameters.")
 @seed_option
 @out_option
-def tr9856(corpus, topics, seed, out_dir):
+def tr9856(corpus, topics, protocol, seed, out_dir):
     """TR9856 (Levy et al. 2015, section 3): hypergeometric topic lexicons and term pairs.
 
+    Counts the sentences containing each n-gram term (n = 1..3) in each topic's articles,
+    keeps the terms whose Bonferroni-corrected hypergeometric p is <= 0.05 (the topic
+    lexicon), and pairs S_def with S_top,n and S_misc,n, plus random S_top x S_misc pairs.
+    Writes lexicon.csv, pairs.csv and report.json to --out.
+
     \b
-    Example:
+    Examples:
+        lexgold build tr9856 --seed 1 --out tr-out
         lexgold build tr9856 --corpus wiki.xml.bz2 --topics topics.toml --out tr-out
     """
-    not_yet_available(3)
+    from lexgold.builder.tr9856 import build_tr9856
+
+    report = build_tr9856(corpus, topics, out_dir, seed=seed, protocol=protocol)
+    shortfalls = sum(len(t["shortfalls"]) for t in report["topics"].values())
+    click.echo(f"{len(report['topics'])} topics, {report['articles']} articles, "
+               f"{report['sentences']} sentences: {report['lexicon_terms']} lexicon terms, "
+               f"{report['pairs']} pairs -> {out_dir}"
+               + (f" ({shortfalls} shortfalls, see report.json)" if shortfalls else ""))
 
 
 @click.command()

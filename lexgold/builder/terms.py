@@ -1,0 +1,107 @@
+"""Sentences, tokens and n-gram terms for the TR9856 topic lexicons (Levy et al. 2015, section 3.2).
+
+The paper counts, for each n-gram term t (n = 1, 2, 3), the *sentences* that contain t. It does
+not say how sentences, tokens or terms were delimited (SPEC section 1.4, **Decision**); lexgold's
+choices, each a key of the ``[build]`` table of ``protocols/tr9856.toml``:
+
+- Sentences: NLTK's Punkt (Kiss & Strunk 2006), trained without supervision on the topic articles
+  themselves (``sentence_splitter = "punkt-trained"``), so that abbreviations such as "U.S." or
+  "e.g." learnt from the corpus do not end a sentence; no pretrained model is downloaded.
+  ``"punkt-untrained"`` uses Punkt's defaults. Each line of an article is split separately.
+- Tokens: NLTK's :class:`~nltk.tokenize.RegexpTokenizer` with ``token_pattern``, lower-cased
+  when ``lowercase`` is true.
+- Terms: every run of n consecutive tokens inside a sentence, for n in ``ngram_sizes``, that
+  neither starts nor ends with a stop word or with a token without a letter (a number). Stop
+  words may occur inside a term ("nation of islam"). The stop list is the Snowball English list
+  (``stop_words``; empty string for none).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from nltk.tokenize import RegexpTokenizer
+from nltk.tokenize.punkt import PunktSentenceTokenizer, PunktTrainer
+
+from lexgold.errors import InputError
+
+
+@dataclasses.dataclass(frozen=True)
+class TermOptions:
+    """How sentences are cut into n-gram terms (see the module docstring)."""
+
+    ngram_sizes: tuple[int, ...] = (1, 2, 3)
+    lowercase: bool = True
+    token_pattern: str = r"\w+(?:[-.]\w+)*"
+    stop_words: frozenset[str] = frozenset()
+
+    def tokenizer(self) -> RegexpTokenizer:
+        return RegexpTokenizer(self.token_pattern)
+
+
+def read_stop_words(path: str | Path) -> frozenset[str]:
+    """A stop list file: one word per line; blank lines and lines starting with ``#`` ignored."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as err:
+        raise InputError(f"stop list is not UTF-8 ({err.reason})", path=path) from None
+    return frozenset(w.strip() for w in lines if w.strip() and not w.lstrip().startswith("#"))
+
+
+class SentenceSplitter:
+    """Punkt sentence splitter, optionally trained on the corpus before use.
+
+    Call :meth:`train` with each article's text (streamed: Punkt keeps only frequency tables,
+    bounded by the vocabulary), then :meth:`split`.
+    """
+
+    def __init__(self, trained: bool = True):
+        self._trainer = PunktTrainer() if trained else None
+        self._tokenizer: PunktSentenceTokenizer | None = None
+
+    def train(self, text: str) -> None:
+        if self._trainer is not None:
+            self._trainer.train(text, finalize=False)
+
+    def split(self, text: str) -> Iterator[str]:
+        """Yield the sentences of ``text``; a line break always ends a sentence."""
+        if self._tokenizer is None:
+            if self._trainer is not None:
+                self._trainer.finalize_training()
+                self._tokenizer = PunktSentenceTokenizer(self._trainer.get_params())
+            else:
+                self._tokenizer = PunktSentenceTokenizer()
+        for line in text.splitlines():
+            if line.strip():
+                yield from self._tokenizer.tokenize(line)
+
+
+def tokens(sentence: str, options: TermOptions, tokenizer: RegexpTokenizer | None = None
+           ) -> list[str]:
+    """Tokens of one sentence (lower-cased if ``options.lowercase``)."""
+    found = (tokenizer or options.tokenizer()).tokenize(sentence)
+    return [t.lower() for t in found] if options.lowercase else found
+
+
+def sentence_terms(words: list[str], options: TermOptions) -> set[str]:
+    """The distinct n-gram terms of one tokenised sentence (space-joined).
+
+    >>> sorted(sentence_terms(["nation", "of", "islam"], TermOptions(stop_words=frozenset({"of"}))))
+    ['islam', 'nation', 'nation of islam']
+    """
+    edge = [w not in options.stop_words and any(c.isalpha() for c in w) for w in words]
+    found = set()
+    for n in options.ngram_sizes:
+        for i in range(len(words) - n + 1):
+            if edge[i] and edge[i + n - 1]:
+                found.add(" ".join(words[i:i + n]))
+    return found
+
+
+def normalise_terms(terms: Iterable[str], options: TermOptions) -> list[str]:
+    """Terms written by hand (S_def) tokenised and cased like corpus terms."""
+    tokenizer = options.tokenizer()
+    return [" ".join(tokens(term, options, tokenizer)) for term in terms]

@@ -1,0 +1,321 @@
+"""TR9856 builder: topic lexicons and the pairs to annotate (Levy et al. 2015, section 3).
+
+Steps, each in its own module:
+
+1. topics, their articles and S_def (section 3.1, 3.3): :mod:`lexgold.builder.tr9856_topics`;
+2. corpus reading (:mod:`lexgold.builder.corpus`), sentences and n-gram terms
+   (:mod:`lexgold.builder.terms`), the hypergeometric test with Bonferroni correction
+   (section 3.2): :mod:`lexgold.builder.tr9856_lexicon`;
+3. pair selection (section 3.3), here: S_top,n = the 10 n-terms with the smallest p,
+   S_misc,n = 10 other n-terms of the lexicon drawn at random, the pairs S_def x S_top,n and
+   S_def x S_misc,n for n = 1..3, and 60 x |S_def| pairs drawn at random from
+   (union of S_top,n) x (union of S_misc,m). Every pair carries its topic.
+
+:func:`build_tr9856` runs them and writes ``lexicon.csv``, ``pairs.csv`` and ``report.json``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+from importlib import metadata, resources
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+import lexgold
+from lexgold.builder.corpus import TextFolder, WikiDump, gensim_wiki_sample, open_corpus
+from lexgold.builder.terms import TermOptions, normalise_terms, read_stop_words
+from lexgold.builder.tr9856_lexicon import count_corpus, hypergeometric_lexicon, term_table
+from lexgold.builder.tr9856_topics import Topic, read_topics
+from lexgold.errors import InputError
+from lexgold.protocols import load_protocol, parse_section
+
+#: topics file grouping the articles of gensim's Wikipedia sample (the embedded default)
+DEFAULT_TOPICS = "tr9856_enwiki_sample_topics.toml"
+LEXICON_COLUMNS = ["topic", "term", "n", "x", "p", "p_bonferroni", "term_sentences"]
+PAIR_COLUMNS = ["topic", "term1", "term2", "source"]
+
+
+@dataclasses.dataclass
+class TR9856Build:
+    """The ``[build]`` table of ``protocols/tr9856.toml``; defaults are the paper's values."""
+
+    ngram_sizes: list[int] = dataclasses.field(default_factory=lambda: [1, 2, 3])
+    alpha: float = 0.05
+    top_terms_per_n: int = 10
+    misc_terms_per_n: int = 10
+    random_pairs_per_s_def: int = 60
+    exclude_s_def_terms: bool = True
+    sentence_splitter: Literal["punkt-trained", "punkt-untrained"] = "punkt-trained"
+    token_pattern: str = r"\w+(?:[-.]\w+)*"
+    lowercase: bool = True
+    stop_words: str = "tr9856_stopwords_snowball_english.txt"
+
+
+def load_build_config(protocol: dict) -> TR9856Build:
+    """Check the ``[build]`` table; a bad value raises :class:`InputError` naming its key."""
+    config = parse_section(TR9856Build, protocol, "build")
+    source = protocol.get("_path", "<protocol>")
+    if not config.ngram_sizes or any(n < 1 for n in config.ngram_sizes):
+        raise InputError("expected term lengths >= 1", path=source, field="build.ngram_sizes")
+    if not 0 < config.alpha <= 1:
+        raise InputError(f"expected 0 < alpha <= 1, found {config.alpha}", path=source,
+                         field="build.alpha")
+    for key in ("top_terms_per_n", "misc_terms_per_n", "random_pairs_per_s_def"):
+        if getattr(config, key) < 0:
+            raise InputError("expected a count >= 0", path=source, field=f"build.{key}")
+    try:
+        re.compile(config.token_pattern)
+    except re.error as err:
+        raise InputError(f"not a regular expression: {err}", path=source,
+                         field="build.token_pattern") from None
+    return config
+
+
+def stop_words_path(config: TR9856Build, protocol: dict) -> Path | None:
+    """The stop list file: relative names are looked up beside the protocol file, then among
+    lexgold's packaged protocol files. ``""`` means no stop list."""
+    if not config.stop_words:
+        return None
+    name = Path(config.stop_words)
+    candidates = [name] if name.is_absolute() else [
+        Path(protocol.get("_path", ".")).parent / name,
+        Path(str(resources.files("lexgold.protocols") / str(name)))]
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    raise InputError(f"stop list {config.stop_words!r} not found", path=protocol.get("_path"),
+                     field="build.stop_words")
+
+
+def select_terms(lexicon: pd.DataFrame, n: int, top: int, misc: int,
+                 rng: np.random.Generator) -> tuple[list[str], list[str]]:
+    """S_top,n and S_misc,n of one topic (section 3.3).
+
+    Parameters
+    ----------
+    lexicon : pandas.DataFrame
+        The topic's lexicon (columns ``term``, ``n``, ``p``), S_def terms already removed.
+    n : int
+        Term length.
+    top, misc : int
+        Sizes of S_top,n and S_misc,n (the paper: 10 and 10).
+    rng : numpy.random.Generator
+        Breaks ties in p at random (the paper does not say how) and draws S_misc,n.
+
+    Returns
+    -------
+    (list of str, list of str)
+        S_top,n by increasing p, and S_misc,n by increasing p. Either is shorter when the
+        lexicon has too few n-terms.
+    """
+    terms = lexicon[lexicon["n"] == n].sort_values("term", kind="stable")
+    terms = terms.assign(tie=rng.permutation(len(terms))).sort_values(["p", "tie"], kind="stable")
+    s_top = terms["term"].iloc[:top].tolist()
+    rest = terms.iloc[top:]
+    drawn = np.sort(rng.choice(len(rest), size=min(misc, len(rest)), replace=False))
+    return s_top, rest["term"].iloc[drawn].tolist()
+
+
+def topic_pairs(topic: str, s_def: list[str], s_top: dict[int, list[str]],
+                s_misc: dict[int, list[str]], random_pairs_per_s_def: int,
+                rng: np.random.Generator) -> pd.DataFrame:
+    """The pairs of one topic (section 3.3), columns :data:`PAIR_COLUMNS`.
+
+    ``source`` says which set a pair comes from: ``def-top-<n>`` (S_def x S_top,n),
+    ``def-misc-<n>`` (S_def x S_misc,n), or ``top-misc`` (60 x |S_def| pairs drawn without
+    replacement from the union of S_top,n times the union of S_misc,m; fewer when that product
+    is smaller).
+    """
+    rows = []
+    for n in sorted(s_top):
+        rows += [(topic, d, t, f"def-top-{n}") for d in s_def for t in s_top[n]]
+    for n in sorted(s_misc):
+        rows += [(topic, d, t, f"def-misc-{n}") for d in s_def for t in s_misc[n]]
+    tops = [t for n in sorted(s_top) for t in s_top[n]]
+    miscs = [t for n in sorted(s_misc) for t in s_misc[n]]
+    wanted = random_pairs_per_s_def * len(s_def)
+    drawn = np.sort(rng.choice(len(tops) * len(miscs), size=min(wanted, len(tops) * len(miscs)),
+                               replace=False))
+    rows += [(topic, tops[i // len(miscs)], miscs[i % len(miscs)], "top-misc") for i in drawn]
+    return pd.DataFrame(rows, columns=PAIR_COLUMNS)
+
+
+def topic_rng(seed: int, topic: str) -> np.random.Generator:
+    """A generator per topic, so adding or reordering topics leaves the others' draws alone."""
+    if seed < 0:
+        raise InputError(f"expected a seed >= 0, found {seed}", field="--seed")
+    return np.random.default_rng([seed, int.from_bytes(hashlib.sha256(topic.encode()).digest()[:8],
+                                                       "big")])
+
+
+def topic_articles(topics: list[Topic], corpus: WikiDump | TextFolder, topics_path: Path
+                   ) -> dict[str, list[str]]:
+    """Title -> keys of the topics listing it; a folder topic without ``articles`` takes its
+    sub-folder. A topic without any article is an :class:`InputError`."""
+    topics_of: dict[str, list[str]] = {}
+    for topic in topics:
+        titles = list(topic.articles)
+        if not titles and isinstance(corpus, TextFolder):
+            titles = corpus.titles_under(topic.key)
+        if not titles:
+            hint = (f"list them, or put .txt files in {corpus.path / topic.key}"
+                    if isinstance(corpus, TextFolder) else "list the article titles")
+            raise InputError(f"topic has no articles: {hint}", path=topics_path,
+                             field=f"topics.{topic.key}.articles")
+        for title in titles:
+            topics_of.setdefault(title, []).append(topic.key)
+    return topics_of
+
+
+def check_found(topics: list[Topic], topics_of: dict[str, list[str]], found: set[str],
+                corpus: WikiDump | TextFolder, topics_path: Path) -> None:
+    """Every listed article must be in the corpus: a typo must not shrink a topic silently."""
+    for title, keys in topics_of.items():
+        if title not in found:
+            redirect = corpus.redirects.get(title)
+            hint = f" (it redirects to {redirect!r}: list that title)" if redirect else ""
+            raise InputError(f"article {title!r} not found in {corpus.path}{hint}",
+                             path=topics_path, field=f"topics.{keys[0]}.articles")
+
+
+def sample_topic(topic: Topic, lexicon: pd.DataFrame, config: TR9856Build,
+                 options: TermOptions, seed: int) -> tuple[pd.DataFrame, dict]:
+    """Section 3.3 for one topic: S_top,n, S_misc,n and the pairs; also the topic's report."""
+    s_def = list(dict.fromkeys(normalise_terms(topic.s_def, options)))
+    if config.exclude_s_def_terms:
+        lexicon = lexicon[~lexicon["term"].isin(s_def)]
+    rng = topic_rng(seed, topic.key)
+    s_top, s_misc, shortfalls = {}, {}, []
+    for n in sorted(set(config.ngram_sizes)):
+        s_top[n], s_misc[n] = select_terms(lexicon, n, config.top_terms_per_n,
+                                           config.misc_terms_per_n, rng)
+        for name, got, wanted in (("S_top", s_top[n], config.top_terms_per_n),
+                                  ("S_misc", s_misc[n], config.misc_terms_per_n)):
+            if len(got) < wanted:
+                shortfalls.append(f"{name},{n}: {len(got)} of {wanted} terms")
+    pairs = topic_pairs(topic.key, s_def, s_top, s_misc, config.random_pairs_per_s_def, rng)
+    random_wanted = config.random_pairs_per_s_def * len(s_def)
+    random_got = int((pairs["source"] == "top-misc").sum())
+    if random_got < random_wanted:
+        shortfalls.append(f"top-misc: {random_got} of {random_wanted} pairs")
+    report = {"s_def": s_def, "s_top": {str(n): t for n, t in s_top.items()},
+              "s_misc": {str(n): t for n, t in s_misc.items()},
+              "pairs": {k: int(v) for k, v in pairs["source"].value_counts(sort=False).items()},
+              "shortfalls": shortfalls}
+    return pairs, report
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def manifest(protocol: dict, corpus: WikiDump | TextFolder, topics_path: Path,
+             stop_path: Path | None, seed: int) -> dict:
+    """What a run depended on: lexgold and library versions, checksums of every input, seed."""
+    libraries = {name: metadata.version(name)
+                 for name in ("nltk", "scipy", "numpy", "pandas", "mwparserfromhell")}
+    inputs = {"corpus": {"path": str(corpus.path), "sha256": corpus.sha256},
+              "topics": {"path": str(topics_path), "sha256": _sha256(topics_path)}}
+    if stop_path is not None:
+        inputs["stop_words"] = {"path": stop_path.name, "sha256": _sha256(stop_path)}
+    return {"lexgold_version": lexgold.__version__, "seed": seed,
+            "protocol": {"path": Path(protocol["_path"]).name, "sha256": protocol["_sha256"]},
+            "inputs": inputs, "libraries": libraries}
+
+
+def build_tr9856(corpus: str | Path | None, topics: str | Path | None, out_dir: str | Path, *,
+                 seed: int = 0, protocol: str | Path = "tr9856",
+                 show_progress: bool | None = None) -> dict:
+    """Build TR9856 topic lexicons and pairs; write ``lexicon.csv``, ``pairs.csv``, ``report.json``.
+
+    Parameters
+    ----------
+    corpus : path-like or None
+        A MediaWiki XML dump (``.xml``/``.bz2``) or a folder of ``<title>.txt`` articles.
+        None: gensim's shortened English Wikipedia dump (needs gensim installed).
+    topics : path-like or None
+        Topics file (see :mod:`lexgold.builder.tr9856_topics`). None only with the default
+        corpus: the packaged topics grouping that dump's articles.
+    out_dir : path-like
+        Output folder, created if missing.
+    seed : int
+        Seed of the draws of S_misc,n, of the random pairs and of ties in p.
+    protocol : str or path-like
+        Protocol file or packaged name; its ``[build]`` table sets every parameter.
+
+    Returns
+    -------
+    dict
+        The report written to ``report.json``.
+
+    References
+    ----------
+    Levy, Ein-Dor, Hummel, Rinott & Slonim (2015), TR9856: A multi-word term relatedness
+    benchmark, ACL, section 3.
+    """
+    if corpus is None:
+        corpus = gensim_wiki_sample()
+        topics = DEFAULT_TOPICS if topics is None else topics
+    if topics is None:
+        raise InputError("a topics file is required with --corpus", field="--topics")
+    protocol_data = load_protocol(protocol)
+    config = load_build_config(protocol_data)
+    stop_path = stop_words_path(config, protocol_data)
+    options = TermOptions(tuple(sorted(set(config.ngram_sizes))), config.lowercase,
+                          config.token_pattern,
+                          read_stop_words(stop_path) if stop_path else frozenset())
+    topics_path = Path(topics)
+    if not topics_path.is_file() and str(topics) == DEFAULT_TOPICS:
+        topics_path = Path(str(resources.files("lexgold.protocols") / DEFAULT_TOPICS))
+    topic_list = read_topics(topics_path)
+    reader = open_corpus(corpus)
+    topics_of = topic_articles(topic_list, reader, topics_path)
+    counts, found = count_corpus(reader, topics_of, options, show_progress=show_progress,
+                                 train_punkt=config.sentence_splitter == "punkt-trained")
+    check_found(topic_list, topics_of, found, reader, topics_path)
+    tested = hypergeometric_lexicon(term_table(counts), config.alpha, config.ngram_sizes)
+    return _write(topic_list, tested, counts, config, options, seed, Path(out_dir),
+                  manifest(protocol_data, reader, topics_path, stop_path, seed))
+
+
+def _write(topic_list, tested, counts, config, options, seed, out_dir: Path, run: dict) -> dict:
+    lexicon = tested[tested["in_lexicon"]]
+    order = {t.key: i for i, t in enumerate(topic_list)}
+    lexicon = lexicon.assign(order=lexicon["topic"].map(order)).sort_values(
+        ["order", "p", "n", "term"], kind="stable")
+    pairs, topic_reports = [], {}
+    for topic in topic_list:
+        topic_lexicon = lexicon[lexicon["topic"] == topic.key]
+        topic_pairs_frame, sampled = sample_topic(topic, topic_lexicon, config, options, seed)
+        pairs.append(topic_pairs_frame)
+        topic_tested = tested[tested["topic"] == topic.key]
+        topic_reports[topic.key] = {
+            "articles": counts.topic_articles.get(topic.key, 0),
+            "sentences": counts.topic_sentences.get(topic.key, 0),
+            "terms_tested": len(topic_tested),
+            "lexicon": {str(n): int((topic_lexicon["n"] == n).sum())
+                        for n in sorted(set(config.ngram_sizes))},
+            **sampled}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    lexicon[LEXICON_COLUMNS].to_csv(out_dir / "lexicon.csv", index=False, lineterminator="\n")
+    pairs_frame = pd.concat(pairs, ignore_index=True) if pairs else pd.DataFrame(
+        columns=PAIR_COLUMNS)
+    pairs_frame.to_csv(out_dir / "pairs.csv", index=False, lineterminator="\n")
+    report = {"builder": "tr9856", "paper": "Levy et al. 2015, section 3",
+              "manifest": run, "config": dataclasses.asdict(config),
+              "articles": counts.articles, "sentences": counts.sentences,
+              "lexicon_terms": len(lexicon), "pairs": len(pairs_frame),
+              "topics": topic_reports}
+    (out_dir / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n",
+                                         encoding="utf-8")
+    return report

@@ -1,0 +1,216 @@
+"""TR9856 topic lexicons: the hypergeometric test per topic and term (Levy et al. 2015, section 3.2).
+
+"Given the number of sentences in the union of articles identified for all topics [N]; the number
+of sentences in the articles identified for a specific topic [K]; the total number of sentences
+that include a particular term, t [n_t]; and the number of sentences within the topic articles,
+that include t, denoted x; we use the HG test to assess the probability p, to observe >= x
+occurrences of t within sentences selected at random out of the total population of sentences."
+Terms with n = 1, 2, 3 whose Bonferroni-corrected p is <= 0.05 form the topic lexicon.
+
+Counting streams over the corpus: memory holds one counter per topic over the terms seen, so it
+is bounded by the vocabulary of n-gram terms, not by the size of the corpus. Articles are read
+once from the corpus; their plain text is spooled to a temporary file while Punkt learns the
+corpus' abbreviations, then split into sentences and counted.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import tempfile
+from collections import Counter
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+from scipy.stats import hypergeom
+from tqdm.auto import tqdm
+
+from lexgold.builder.corpus import Article, TextFolder, WikiDump
+from lexgold.builder.terms import SentenceSplitter, TermOptions, sentence_terms, tokens
+
+#: columns of a term table, one row per (topic, term) with x >= 1
+TERM_COLUMNS = ["topic", "term", "n", "x", "term_sentences", "topic_sentences", "sentences"]
+
+
+@dataclasses.dataclass
+class SentenceCounts:
+    """Sentence-level document frequencies (section 3.2).
+
+    Attributes
+    ----------
+    sentences : int
+        N, sentences in the union of all topics' articles (an article counted once).
+    topic_sentences : dict
+        K per topic: sentences in the topic's articles.
+    term_sentences : Counter
+        n_t per term: sentences of the union containing the term.
+    topic_term_sentences : dict of Counter
+        x per topic and term: sentences of the topic's articles containing the term.
+    articles : int
+        Articles counted.
+    topic_articles : dict
+        Articles counted per topic.
+    """
+
+    sentences: int = 0
+    topic_sentences: dict[str, int] = dataclasses.field(default_factory=dict)
+    term_sentences: Counter = dataclasses.field(default_factory=Counter)
+    topic_term_sentences: dict[str, Counter] = dataclasses.field(default_factory=dict)
+    articles: int = 0
+    topic_articles: dict[str, int] = dataclasses.field(default_factory=dict)
+
+
+def count_sentences(articles: Iterable[Article], topics_of: dict[str, list[str]],
+                    splitter: SentenceSplitter, options: TermOptions, *,
+                    progress: tqdm | None = None) -> SentenceCounts:
+    """Count N, K, n_t and x over already-read articles (each title at most once).
+
+    Parameters
+    ----------
+    articles : iterable of Article
+        The topic articles; an article whose title is in no topic is ignored.
+    topics_of : dict
+        Title -> keys of the topics that list the article.
+    splitter : SentenceSplitter
+        Trained (or untrained) Punkt splitter.
+    options : TermOptions
+        Tokenisation and term extraction.
+    """
+    counts = SentenceCounts()
+    keys = sorted({k for ks in topics_of.values() for k in ks})
+    counts.topic_sentences = dict.fromkeys(keys, 0)
+    counts.topic_articles = dict.fromkeys(keys, 0)
+    counts.topic_term_sentences = {k: Counter() for k in keys}
+    tokenizer = options.tokenizer()
+    for article in articles:
+        topic_keys = topics_of.get(article.title, [])
+        if not topic_keys:
+            continue
+        counts.articles += 1
+        for key in topic_keys:
+            counts.topic_articles[key] += 1
+        for sentence in splitter.split(article.text):
+            terms = sentence_terms(tokens(sentence, options, tokenizer), options)
+            counts.sentences += 1
+            counts.term_sentences.update(terms)
+            for key in topic_keys:
+                counts.topic_sentences[key] += 1
+                counts.topic_term_sentences[key].update(terms)
+        if progress is not None:
+            progress.update(1)
+    return counts
+
+
+def count_corpus(corpus: WikiDump | TextFolder, topics_of: dict[str, list[str]],
+                 options: TermOptions, *, train_punkt: bool = True,
+                 show_progress: bool | None = None) -> tuple[SentenceCounts, set[str]]:
+    """Read the topic articles from ``corpus`` once and count their sentences and terms.
+
+    Returns the counts and the set of titles found. Pass 1 streams the corpus, strips markup,
+    trains Punkt and spools the text to a temporary file; pass 2 reads the spool and counts.
+    ``show_progress=None`` shows tqdm bars only on a terminal.
+    """
+    splitter = SentenceSplitter(trained=train_punkt)
+    found: set[str] = set()
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
+        with tqdm(total=corpus.size, unit=corpus.unit, unit_scale=corpus.unit == "B",
+                  desc="reading corpus", disable=_disable(show_progress)) as bar:
+            for article in corpus.articles(set(topics_of), on_read=bar.update):
+                if article.title in found:
+                    continue  # a dump may repeat a page; count the first copy only
+                found.add(article.title)
+                splitter.train(article.text)
+                spool.write(json.dumps([article.title, article.text]) + "\n")
+        spool.seek(0)
+        spooled = (Article(*json.loads(line)) for line in spool)
+        with tqdm(total=len(found), unit="article", desc="counting terms",
+                  disable=_disable(show_progress)) as bar:
+            counts = count_sentences(spooled, topics_of, splitter, options, progress=bar)
+    return counts, found
+
+
+def _disable(show_progress: bool | None) -> bool | None:
+    return None if show_progress is None else not show_progress
+
+
+def term_table(counts: SentenceCounts) -> pd.DataFrame:
+    """One row per topic and term occurring in the topic (x >= 1), columns :data:`TERM_COLUMNS`.
+
+    Rows are in topic key order, then term order, so the table does not depend on the corpus
+    order or on hash seeds.
+    """
+    frames = []
+    for key in sorted(counts.topic_term_sentences):
+        x = counts.topic_term_sentences[key]
+        terms = sorted(x)
+        frames.append(pd.DataFrame({
+            "topic": key, "term": terms,
+            "n": np.array([t.count(" ") + 1 for t in terms], dtype=np.int64),
+            "x": np.array([x[t] for t in terms], dtype=np.int64),
+            "term_sentences": np.array([counts.term_sentences[t] for t in terms], dtype=np.int64),
+            "topic_sentences": counts.topic_sentences[key], "sentences": counts.sentences}))
+    if not frames:
+        return pd.DataFrame({c: pd.Series(dtype=object if c in ("topic", "term") else np.int64)
+                             for c in TERM_COLUMNS})
+    return pd.concat(frames, ignore_index=True)[TERM_COLUMNS]
+
+
+def hypergeometric_p(x, term_sentences, topic_sentences, sentences) -> np.ndarray:
+    """p = P(X >= x), X ~ Hypergeometric(N sentences, K topic sentences, n_t draws).
+
+    The chance of seeing at least ``x`` topic sentences among ``n_t`` sentences containing the
+    term, were the term spread at random over all ``N`` sentences (section 3.2).
+
+    Parameters
+    ----------
+    x, term_sentences, topic_sentences, sentences : array-like of int
+        x, n_t, K and N as in the paper.
+
+    Returns
+    -------
+    numpy.ndarray
+        p in [0, 1]; smaller means more topical.
+
+    Examples
+    --------
+    A term in 2 of 4 sentences, both in a topic of 2 sentences: p = 1 / C(4, 2).
+
+    >>> float(hypergeometric_p(2, 2, 2, 4)[0]) == 1 / 6
+    True
+    """
+    x = np.atleast_1d(np.asarray(x, dtype=np.int64))
+    return np.clip(hypergeom.sf(x - 1, sentences, topic_sentences, term_sentences), 0.0, 1.0)
+
+
+def hypergeometric_lexicon(terms: pd.DataFrame, alpha: float = 0.05,
+                           ngram_sizes: Iterable[int] = (1, 2, 3)) -> pd.DataFrame:
+    """The HG test for every row of a term table, Bonferroni-corrected within each topic.
+
+    Parameters
+    ----------
+    terms : pandas.DataFrame
+        A :func:`term_table` (columns :data:`TERM_COLUMNS`).
+    alpha : float
+        Keep terms with corrected p <= alpha (the paper: 0.05).
+    ngram_sizes : iterable of int
+        Term lengths tested (the paper: 1, 2, 3); other rows are dropped first.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The input rows tested, plus ``p``, ``p_bonferroni`` = min(1, p * m) where m is the
+        number of terms tested for that topic (all lengths together), and ``in_lexicon``.
+
+    Notes
+    -----
+    A term is tested for a topic when it occurs in at least one of the topic's sentences
+    (x >= 1): for x = 0, p = 1 and the test is not informative (**Decision**, SPEC 1.4).
+    """
+    tested = terms[terms["n"].isin(list(ngram_sizes)) & (terms["x"] >= 1)].copy()
+    tested["p"] = hypergeometric_p(tested["x"], tested["term_sentences"],
+                                   tested["topic_sentences"], tested["sentences"])
+    m = tested.groupby("topic")["term"].transform("size").to_numpy()
+    tested["p_bonferroni"] = np.minimum(1.0, tested["p"].to_numpy() * m)
+    tested["in_lexicon"] = tested["p_bonferroni"] <= alpha
+    return tested.reset_index(drop=True)
