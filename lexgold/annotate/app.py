@@ -1,0 +1,143 @@
+"""The Flask application factory of the rating site (one study per database).
+
+Nothing is built at import time: ``create_app({"DATABASE_URL": ...})`` opens the study, and
+registers three blueprints: the rater flow, the admin view and the ratings export.
+Security: CSRF on every form (flask-wtf), signed HttpOnly SameSite session cookies (Secure when
+served beyond loopback or asked for), a strict Content-Security-Policy with
+``frame-ancestors 'none'``, ``nosniff``, no referrer (platform IDs stay out of other sites'
+logs), and ``no-store`` caching so a completion code never sits in a cache.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import timedelta
+
+from flask import Flask, g, render_template
+from flask_wtf.csrf import CSRFError, CSRFProtect
+from sqlalchemy import select
+from sqlalchemy.orm import sessionmaker
+
+from lexgold.annotate import models as m
+from lexgold.annotate.db import is_current, make_engine, session_factory
+from lexgold.annotate.flow import Rejected
+from lexgold.annotate.schema import StudyConfig, config_from_dict
+from lexgold.errors import InputError
+
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+       "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+
+
+@dataclass
+class StudyState:
+    """What the views need of the (immutable) study, loaded once."""
+
+    sessions: sessionmaker
+    config: StudyConfig
+    name: str
+    seed: int
+    completion_code: str
+    screenout_code: str
+    protocol_text: str
+
+
+def create_app(config: dict | None = None) -> Flask:
+    """Build the app for the study in ``config["DATABASE_URL"]``.
+
+    Other keys: ``ADMIN_PASSWORD_HASH`` (werkzeug hash; default from the environment variable
+    ``LEXGOLD_ADMIN_PASSWORD_HASH``; no hash = admin disabled), ``SECRET_KEY`` (default: the
+    study's own), ``SESSION_COOKIE_SECURE``, ``TESTING``, ``WTF_CSRF_ENABLED``.
+    """
+    app = Flask(__name__)
+    app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",
+                      SESSION_COOKIE_SECURE=True, PERMANENT_SESSION_LIFETIME=timedelta(days=14),
+                      WTF_CSRF_TIME_LIMIT=None, MAX_CONTENT_LENGTH=256 * 1024,
+                      ADMIN_PASSWORD_HASH=os.environ.get("LEXGOLD_ADMIN_PASSWORD_HASH"))
+    app.config.update(config or {})
+    if not app.config.get("DATABASE_URL"):
+        raise InputError("no study database given", field="DATABASE_URL")
+    engine = make_engine(app.config["DATABASE_URL"])
+    if not is_current(engine):
+        raise InputError("not a lexgold study database at the current schema "
+                         "(create it with `lexgold study create`)", field="db")
+    sessions = session_factory(engine)
+    with sessions() as session:
+        study = session.scalars(select(m.Study)).first()
+        if study is None:
+            raise InputError("the database holds no study", field="db")
+        state = StudyState(sessions, config_from_dict(study.config), study.name, study.seed,
+                           study.completion_code, study.screenout_code, study.protocol_text)
+        if not app.config.get("SECRET_KEY"):
+            app.config["SECRET_KEY"] = study.secret_key
+    app.extensions["lexgold"] = state
+    app.extensions["lexgold_engine"] = engine
+    CSRFProtect(app)
+    _register(app)
+    return app
+
+
+def _register(app: Flask) -> None:
+    from lexgold.annotate.views_admin import admin
+    from lexgold.annotate.views_export import export
+    from lexgold.annotate.views_rater import rater
+
+    app.register_blueprint(rater)
+    app.register_blueprint(admin)
+    app.register_blueprint(export)
+
+    @app.context_processor
+    def _study():
+        return {"study": state(), "texts": state().config.texts}
+
+    @app.teardown_appcontext
+    def _close(_exc):
+        session = g.pop("db", None)
+        if session is not None:
+            session.close()
+
+    @app.after_request
+    def _headers(response):
+        response.headers["Content-Security-Policy"] = CSP
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["X-Frame-Options"] = "DENY"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        if not response.headers.get("Cache-Control"):
+            response.headers["Cache-Control"] = "no-store"
+        return response
+
+    @app.errorhandler(Rejected)
+    def _rejected(err):
+        status = 409 if err.text in ("expired_text", "full_text") else 400
+        return message_page(err.text), status
+
+    @app.errorhandler(CSRFError)
+    def _csrf(_err):
+        return message_page("error_invalid"), 400
+
+    @app.errorhandler(404)
+    def _missing(_err):
+        return message_page("error_invalid"), 404
+
+    @app.errorhandler(405)
+    def _method(_err):
+        return message_page("error_invalid"), 405
+
+
+def state() -> StudyState:
+    from flask import current_app
+    return current_app.extensions["lexgold"]
+
+
+def db():
+    """The request's database session (closed at the end of the request)."""
+    if "db" not in g:
+        g.db = state().sessions()
+    return g.db
+
+
+def message_page(text: str, heading: str | None = None, **values) -> str:
+    """A page showing one text of ``[study.texts]`` (filled with ``values``)."""
+    texts = state().config.texts
+    body = getattr(texts, text).format(**values) if values else getattr(texts, text)
+    return render_template("message.html", heading=heading or texts.error_heading, body=body)

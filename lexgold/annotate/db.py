@@ -1,0 +1,91 @@
+"""The database lifecycle in one place: URLs, engines, sessions, migrations.
+
+SQLite runs in WAL mode with a busy timeout, and every transaction starts with ``BEGIN
+IMMEDIATE`` so that concurrent writers queue instead of failing on a read-to-write upgrade.
+PostgreSQL is used as is (READ COMMITTED; claims and submissions rely on conditional UPDATEs
+and unique constraints, which are safe there). The schema is made only by Alembic.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+from sqlalchemy.orm import Session, sessionmaker
+
+from lexgold.errors import InputError
+
+MIGRATIONS = Path(__file__).resolve().parents[1] / "migrations"
+
+
+def database_url(study: str | Path) -> str:
+    """A database URL from a URL or a path to a SQLite file (``study.sqlite``)."""
+    text = str(study)
+    if "://" in text:
+        try:
+            make_url(text)
+        except ArgumentError:
+            raise InputError("not a valid database URL", field="db") from None
+        return text
+    return f"sqlite:///{Path(text).resolve()}"
+
+
+def make_engine(url: str) -> Engine:
+    """An engine; SQLite gets WAL, a 30 s busy timeout and BEGIN IMMEDIATE transactions."""
+    if not url.startswith("sqlite"):
+        return create_engine(url, pool_pre_ping=True)
+    engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection, _record):
+        dbapi_connection.isolation_level = None   # we issue BEGIN ourselves
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection):
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine
+
+
+def session_factory(engine: Engine) -> sessionmaker[Session]:
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+def _alembic_config(engine: Engine) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
+    return config
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    """Apply the Alembic revisions up to ``revision`` (the only way the schema is made)."""
+    config = _alembic_config(engine)
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, revision)
+
+
+def downgrade(engine: Engine, revision: str) -> None:
+    config = _alembic_config(engine)
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, revision)
+
+
+def is_current(engine: Engine) -> bool:
+    """True when the database is at the newest revision."""
+    head = ScriptDirectory.from_config(_alembic_config(engine)).get_current_head()
+    with engine.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision() == head

@@ -1,0 +1,246 @@
+"""The tranche designer: a pair set and a ``[study]`` table in, tranches of groups out.
+
+SimLex-999 (Hill et al. 2015, section 3.4): a consistency set (14 N, 4 V, 2 A) shown in every
+tranche; groups of 7 (the last 6), POS-pure and batched by POS; from the second group on the
+first pair repeats the previous group's last pair (calibration) and the second is a consistency
+pair; checkpoints before the first group of each POS. HyperLex (Vulic et al. 2017, section 4.4):
+79 showings per tranche, 50 unique + 20 consistency + 9 duplicates, equal N/V counts per tranche.
+TR9856 (Levy et al. 2015, section 3.4): binary labels, pairs grouped by topic.
+
+The papers' own figures do not add up (999 - 20 = 979 unique pairs are not 10 x 99; 2,596 are
+not 45 x 50), so the layout is generated from the parameters: unique pairs of each batch are
+spread evenly over the tranches, each batch gets the fewest groups of at most
+``group_size_max``, and every constraint the generator could not satisfy is listed in
+``report["unmet"]``. The design is computed once and stored, so every rater of a tranche sees
+the same groups in the same order.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from lexgold.annotate.schema import StudyConfig
+
+
+@dataclass
+class Step:
+    """One page of a tranche: a group of items or a checkpoint question."""
+
+    kind: str                      # "group" or "checkpoint"
+    batch: str                     # part of speech or topic
+    items: list[tuple[int, str]] = field(default_factory=list)  # (pair row, item kind)
+    checkpoint: int | None = None  # index into config.checkpoints
+
+
+@dataclass
+class Design:
+    tranches: list[list[Step]]
+    consistency: list[int]
+    report: dict
+
+
+def design_study(pairs: pd.DataFrame, config: StudyConfig, rng: np.random.Generator) -> Design:
+    """Lay out tranches, groups and checkpoints for a study.
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        From :func:`lexgold.annotate.pairs.read_pairs` (``word1, word2, pos, topic,
+        consistency``).
+    config : StudyConfig
+        The protocol's ``[study]`` table.
+    rng : numpy.random.Generator
+        The only source of randomness (choice of consistency pairs, order, duplicates).
+
+    Returns
+    -------
+    Design
+        ``tranches`` (list of steps per tranche), the consistency pair rows, and ``report``
+        with per-tranche counts and ``unmet``: every constraint that could not be met.
+    """
+    unmet: list[str] = []
+    key = "pos" if config.group_by == "pos" else "topic"
+    batches = _batch_order(pairs[key], config, unmet)
+    consistency = _consistency(pairs, config, rng, unmet) if key == "pos" else []
+    unique = pairs.index.difference(consistency)
+    n_tranches = config.tranches or max(1, math.ceil(len(unique) / config.unique_per_tranche))
+    shares = _spread(pairs.loc[unique, key], batches, n_tranches, rng)
+    cons_by_batch = {b: [i for i in consistency if pairs.at[i, key] == b] for b in batches}
+    dup_target = _split_duplicates(shares, config.duplicates_per_tranche)
+    tranches = []
+    for t in range(n_tranches):
+        steps, previous_last = [], None
+        for b_index, batch in enumerate(batches):
+            if not shares[t][batch] and not cons_by_batch[batch]:
+                continue
+            cal_first = (config.calibration_repeat and config.calibration_across_batches
+                         and previous_last is not None)
+            groups = _batch_groups(shares[t][batch], list(cons_by_batch[batch]),
+                                   dup_target[t][batch], config, rng, unmet,
+                                   f"tranche {t + 1}, batch {batch}")
+            if cal_first:
+                groups[0].insert(0, (previous_last, "calibration"))
+            check = _checkpoint_for(batch, config) if key == "pos" else None
+            if check is not None:
+                steps.append(Step("checkpoint", batch, checkpoint=check))
+            steps.extend(Step("group", batch, items=g) for g in groups)
+            previous_last = groups[-1][-1][0]
+        tranches.append(steps)
+    report = _report(tranches, pairs, config, consistency, key, unmet)
+    return Design(tranches, list(consistency), report)
+
+
+def _batch_order(values: pd.Series, config: StudyConfig, unmet: list[str]) -> list[str]:
+    present = sorted(set(values))
+    if config.group_by == "topic":
+        return present
+    order = [p for p in config.pos_order if p in present]
+    others = [p for p in present if p not in config.pos_order]
+    if others:
+        unmet.append(f"parts of speech {', '.join(others)} are not in pos_order; "
+                     "shown after the others")
+    return order + others
+
+
+def _consistency(pairs, config, rng, unmet) -> list[int]:
+    flagged = list(pairs.index[pairs["consistency"]])
+    if flagged:
+        return flagged
+    chosen = []
+    for pos, wanted in config.consistency.items():
+        pool = pairs.index[pairs["pos"] == pos].to_numpy()
+        if len(pool) < wanted:
+            unmet.append(f"consistency set: {wanted} {pos} pairs wanted, only {len(pool)} exist")
+        take = min(wanted, max(len(pool) - 1, 0))
+        chosen.extend(int(i) for i in rng.choice(pool, size=take, replace=False))
+    return sorted(chosen)
+
+
+def _spread(keys: pd.Series, batches, n_tranches, rng) -> list[dict[str, list[int]]]:
+    """Unique pairs of each batch shuffled and dealt into near-equal parts, one per tranche.
+
+    The tranches that get one pair more rotate from batch to batch so tranche totals stay
+    within one pair of each other per batch (HyperLex: equal N/V counts per tranche)."""
+    shares = [{b: [] for b in batches} for _ in range(n_tranches)]
+    offset = 0
+    for batch in batches:
+        rows = keys.index[keys == batch].to_numpy()
+        rows = rows[rng.permutation(len(rows))]
+        for j, part in enumerate(np.array_split(rows, n_tranches)):
+            shares[(j + offset) % n_tranches][batch] = [int(i) for i in part]
+        offset += len(rows) % n_tranches
+    return shares
+
+
+def _split_duplicates(shares, per_tranche: int) -> list[dict[str, int]]:
+    """Duplicates of a tranche shared among its batches in proportion to their unique pairs."""
+    out = []
+    for share in shares:
+        sizes = {b: len(v) for b, v in share.items()}
+        total = sum(sizes.values()) or 1
+        exact = {b: per_tranche * n / total for b, n in sizes.items()}
+        counts = {b: int(math.floor(x)) for b, x in exact.items()}
+        left = per_tranche - sum(counts.values())
+        for b in sorted(exact, key=lambda b: counts[b] - exact[b])[:left]:
+            counts[b] += 1
+        out.append(counts)
+    return out
+
+
+def _batch_groups(unique, consistency, n_dup, config, rng, unmet, where):
+    """Groups of one POS (or topic) batch of one tranche; see the module docstring."""
+    cal = 1 if config.calibration_repeat else 0
+    content = len(unique) + len(consistency) + n_dup
+    n_groups = max(1, math.ceil((content - cal) / (config.group_size_max - cal)))
+    total = content + cal * (n_groups - 1)
+    sizes = [total // n_groups + (1 if g < total % n_groups else 0) for g in range(n_groups)]
+    dup_slots = _dup_slots(n_groups, n_dup, unmet, where)
+    order = [(i, "unique") for i in unique]
+    second = []
+    if config.consistency_second:
+        second, extra = consistency[:n_groups], consistency[n_groups:]
+        if len(second) < n_groups and consistency:
+            unmet.append(f"{where}: {n_groups - len(second)} groups have no consistency pair")
+    else:
+        extra = consistency
+    for i in extra:
+        order.insert(int(rng.integers(0, len(order) + 1)), (i, "consistency"))
+    groups, cursor = [], 0
+    for g in range(n_groups):
+        items = [(groups[-1][-1][0], "calibration")] if cal and g else []
+        if g < len(second):
+            items.append((second[g], "consistency"))
+        room = sizes[g] - len(items) - dup_slots[g]
+        items.extend(order[cursor:cursor + room])
+        cursor += room
+        groups.append(items)
+    _place_duplicates(groups, dup_slots, rng, unmet, where)
+    for g, items in enumerate(groups):
+        if not config.group_size_min <= len(items) <= config.group_size_max:
+            unmet.append(f"{where}: group {g + 1} has {len(items)} pairs "
+                         f"(wanted {config.group_size_min}-{config.group_size_max})")
+    return groups
+
+
+def _dup_slots(n_groups, n_dup, unmet, where) -> list[int]:
+    """Duplicate showings go to groups 2.. (a duplicate must follow its first showing)."""
+    slots = [0] * n_groups
+    if n_dup and n_groups < 2:
+        unmet.append(f"{where}: {n_dup} duplicates need at least two groups; none placed")
+        return slots
+    for k in range(n_dup):
+        slots[n_groups - 1 - k % (n_groups - 1)] += 1
+    return slots
+
+
+def _place_duplicates(groups, dup_slots, rng, unmet, where):
+    used = set()
+    for g, count in enumerate(dup_slots):
+        for _ in range(count):
+            candidates = [i for h in range(g) for i, kind in groups[h][:-1]
+                          if kind == "unique" and i not in used]
+            if not candidates:
+                unmet.append(f"{where}: no earlier unique pair left to duplicate in group {g + 1}")
+                continue
+            pair = candidates[int(rng.integers(len(candidates)))]
+            used.add(pair)
+            low = 1 if groups[g] and groups[g][0][1] == "calibration" else 0
+            position = int(rng.integers(low, max(low, len(groups[g]) - 1) + 1))
+            groups[g].insert(min(position, max(len(groups[g]) - 1, low)), (pair, "duplicate"))
+
+
+def _checkpoint_for(batch: str, config: StudyConfig) -> int | None:
+    for index, check in enumerate(config.checkpoints):
+        if check.before == batch:
+            return index
+    return None
+
+
+def _report(tranches, pairs, config, consistency, key, unmet) -> dict:
+    rows = []
+    for t, steps in enumerate(tranches):
+        kinds: dict[str, int] = {}
+        per_batch: dict[str, int] = {}
+        for step in steps:
+            for i, kind in step.items:
+                kinds[kind] = kinds.get(kind, 0) + 1
+                per_batch[step.batch] = per_batch.get(step.batch, 0) + 1
+        groups = [len(s.items) for s in steps if s.kind == "group"]
+        rows.append({"tranche": t + 1, "showings": sum(groups), "groups": len(groups),
+                     "checkpoints": sum(s.kind == "checkpoint" for s in steps),
+                     "kinds": kinds, f"showings_per_{key}": per_batch,
+                     "group_sizes": groups})
+    counts = sorted({r["kinds"].get("unique", 0) for r in rows})
+    if key == "pos" and counts != [config.unique_per_tranche]:
+        unmet.append(f"unique pairs per tranche: {counts[0]}-{counts[-1]} "
+                     f"(the paper's layout has {config.unique_per_tranche})")
+    if key == "pos" and config.checkpoints:
+        missing = sorted(set(pairs["pos"]) - {c.before for c in config.checkpoints})
+        if missing:
+            unmet.append(f"no checkpoint defined for {', '.join(missing)}")
+    return {"pairs": int(len(pairs)), "consistency": len(consistency),
+            "tranches": len(tranches), "per_tranche": rows, "unmet": unmet}

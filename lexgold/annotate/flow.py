@@ -1,0 +1,263 @@
+"""The rater flow as functions over a database session (the views stay thin).
+
+Entry (Prolific / MTurk parameters or an anonymous link) -> consent and native-speaker
+confirmation -> instruction pages -> qualification (HyperLex section 4.4) -> a claimed tranche
+slot -> its steps (checkpoints, SimLex section 3.4, and groups of pairs) -> completion.
+
+Every write is one transaction guarded by a conditional UPDATE or a unique constraint, so a
+double click, a reload or a retry stores one answer and never loses an accepted one.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+import numpy as np
+from sqlalchemy import and_, case, func, or_, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from lexgold.annotate import models as m
+from lexgold.annotate.schema import StudyConfig
+
+ID_PATTERN = re.compile(r"^[A-Za-z0-9_\-]{1,100}$")
+PLATFORMS = {"prolific": ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID"),
+             "mturk": ("workerId", "hitId", "assignmentId")}
+MAX_RESPONSE_MS = 24 * 3600 * 1000
+
+
+class Rejected(Exception):
+    """A request the flow refuses; ``text`` names the message in ``[study.texts]``."""
+
+    def __init__(self, text: str = "error_invalid", detail: str = ""):
+        super().__init__(detail or text)
+        self.text, self.detail = text, detail
+
+
+@dataclass
+class Entry:
+    platform: str
+    external_id: str | None
+    external_study: str = ""
+    external_session: str = ""
+
+
+def parse_entry(args) -> Entry:
+    """Platform parameters of the entry URL, checked (letters, digits, ``_``, ``-``)."""
+    for platform, (pid, study, session) in PLATFORMS.items():
+        if pid in args:
+            values = [args.get(key, "") for key in (pid, study, session)]
+            for key, value in zip((pid, study, session), values):
+                if value and not ID_PATTERN.match(value) or key == pid and not value:
+                    raise Rejected("error_invalid", f"bad {key} parameter")
+            return Entry(platform, values[0], values[1], values[2])
+    return Entry("anonymous", None)
+
+
+def enrol(session: Session, entry: Entry, native_speaker: bool) -> m.Rater:
+    """The rater for ``entry`` (a returning platform ID resumes its rater), after consent."""
+    if entry.external_id is not None:
+        found = session.scalars(select(m.Rater).where(
+            m.Rater.platform == entry.platform,
+            m.Rater.external_id == entry.external_id)).first()
+        if found is not None:
+            return found
+    rater = m.Rater(public_id=secrets.token_urlsafe(12), platform=entry.platform,
+                    external_id=entry.external_id, external_study=entry.external_study,
+                    external_session=entry.external_session, native_speaker=native_speaker)
+    session.add(rater)
+    try:
+        session.commit()
+    except IntegrityError:   # the same platform ID enrolled concurrently
+        session.rollback()
+        return enrol(session, entry, native_speaker)
+    return rater
+
+
+def advance_instructions(session: Session, rater: m.Rater, page: int, config: StudyConfig,
+                         now=None) -> None:
+    """Page ``page`` of the instructions was read; a repeated POST is ignored."""
+    if rater.stage != "instructions" or page < rater.instructions_page:
+        return
+    if page != rater.instructions_page:
+        raise Rejected("error_invalid", "instructions page out of order")
+    done = session.execute(update(m.Rater).where(
+        m.Rater.id == rater.id, m.Rater.instructions_page == page,
+        m.Rater.stage == "instructions").values(instructions_page=page + 1)).rowcount
+    if done and page + 1 >= len(config.texts.instructions):
+        if config.qualification is not None:
+            session.execute(update(m.Rater).where(m.Rater.id == rater.id)
+                            .values(stage="qualification"))
+        else:
+            _claim(session, rater.id, config, now or m.utcnow())
+    session.commit()
+    session.refresh(rater)
+
+
+def answer_qualification(session: Session, rater: m.Rater, choice: int, config: StudyConfig,
+                         now=None) -> None:
+    """HyperLex section 4.4: a wrong answer ends the study; no rating is collected."""
+    qual = config.qualification
+    if rater.stage != "qualification":
+        return
+    if qual is None or not 0 <= choice < len(qual.options):
+        raise Rejected("error_invalid", "qualification choice out of range")
+    if session.execute(update(m.Rater).where(
+            m.Rater.id == rater.id, m.Rater.stage == "qualification")
+            .values(qualification_choice=choice, stage="screened_out")).rowcount:
+        if choice == qual.answer:
+            _claim(session, rater.id, config, now or m.utcnow())
+    session.commit()
+    session.refresh(rater)
+
+
+def _claim(session: Session, rater_id: int, config: StudyConfig, now) -> m.Slot | None:
+    """Give the rater a slot of the tranche with the fewest completed-or-active raters.
+
+    The slot is taken by a conditional UPDATE (free, or active with an expired claim), so two
+    concurrent claims can never take the same slot and no tranche gets more than its target.
+    """
+    expires = now + timedelta(seconds=config.claim_timeout_s)
+    free = or_(m.Slot.status == "free", and_(m.Slot.status == "active", m.Slot.expires_at <= now))
+    for _ in range(50):
+        taken = func.sum(case((free, 0), else_=1))
+        ranked = session.execute(
+            select(m.Slot.tranche_id, taken.label("taken"), func.min(m.Slot.number))
+            .join(m.Tranche, m.Slot.tranche_id == m.Tranche.id)
+            .group_by(m.Slot.tranche_id, m.Tranche.number)
+            .having(func.sum(case((free, 1), else_=0)) > 0)
+            .order_by(taken, m.Tranche.number).limit(1)).first()
+        if ranked is None:
+            session.execute(update(m.Rater).where(m.Rater.id == rater_id).values(stage="full"))
+            return None
+        slot_id = session.scalar(select(m.Slot.id).where(m.Slot.tranche_id == ranked[0], free)
+                                 .order_by(m.Slot.number).limit(1))
+        if slot_id is None:
+            continue
+        won = session.execute(update(m.Slot).where(m.Slot.id == slot_id, free).values(
+            status="active", rater_id=rater_id, claimed_at=now, expires_at=expires,
+            step=0)).rowcount
+        if won:
+            session.execute(update(m.Rater).where(m.Rater.id == rater_id)
+                            .values(stage="rating", slot_id=slot_id))
+            return session.get(m.Slot, slot_id)
+    raise Rejected("error_invalid", "could not claim a tranche; please reload")
+
+
+def current_slot(session: Session, rater: m.Rater) -> m.Slot:
+    """The rater's slot; :class:`Rejected` (``expired_text``) if it went to someone else."""
+    slot = session.get(m.Slot, rater.slot_id) if rater.slot_id is not None else None
+    if slot is None or slot.rater_id != rater.id:
+        raise Rejected("expired_text", "claim expired and given to another rater")
+    return slot
+
+
+def step_content(session: Session, slot: m.Slot):
+    """The step the slot is at, its items with their pairs, and the step count."""
+    tranche = session.get(m.Tranche, slot.tranche_id)
+    step = session.scalars(select(m.Step).where(m.Step.tranche_id == slot.tranche_id,
+                                                m.Step.position == slot.step)).one()
+    items = session.execute(select(m.Item, m.Pair).join(m.Pair, m.Item.pair_id == m.Pair.id)
+                            .where(m.Item.step_id == step.id).order_by(m.Item.position)).all()
+    return step, items, tranche.n_steps
+
+
+def start_value(config: StudyConfig, study_seed: int, rater_id: int, item_id: int) -> int | None:
+    """Where a slider starts (recorded with the answer); ``None`` for binary questions."""
+    if config.task == "binary":
+        return None
+    if config.slider_start == "random":
+        rng = np.random.default_rng([study_seed, rater_id, item_id])
+        return int(rng.integers(config.scale_min, config.scale_max + 1))
+    return int(config.slider_start)
+
+
+def option_order(n: int, rater_id: int, step_id: int) -> list[int]:
+    """Checkpoint options in an order fixed per rater and step (the answer is not always first)."""
+    return [int(i) for i in np.random.default_rng([rater_id, step_id]).permutation(n)]
+
+
+def submit_step(session: Session, rater: m.Rater, position: int, form, config: StudyConfig,
+                study_seed: int, now=None) -> str:
+    """Store the answers of step ``position``; returns ``stored`` or ``repeat``.
+
+    A step already submitted (double click, reload, retry) is a ``repeat`` and stores nothing.
+    Raises :class:`Rejected` for a step out of order, unknown or foreign item ids, values out
+    of range (``error_invalid``) or unanswered items (``error_incomplete``).
+    """
+    now = now or m.utcnow()
+    slot = current_slot(session, rater)
+    if slot.status == "completed" or position < slot.step:
+        return "repeat"
+    if position != slot.step:
+        raise Rejected("error_invalid", "step out of order")
+    step, items, n_steps = step_content(session, slot)
+    if step.kind == "checkpoint":
+        rows = [_checkpoint_answer(form, step, rater, slot, config, now)]
+    else:
+        rows = _group_answers(form, items, rater, slot, config, study_seed, now)
+    try:
+        moved = session.execute(update(m.Slot).where(
+            m.Slot.id == slot.id, m.Slot.rater_id == rater.id, m.Slot.step == position)
+            .values(step=position + 1,
+                    expires_at=now + timedelta(seconds=config.claim_timeout_s))).rowcount
+        if not moved:
+            session.rollback()
+            return "repeat"
+        session.add_all(rows)
+        if position + 1 >= n_steps:
+            session.execute(update(m.Slot).where(m.Slot.id == slot.id)
+                            .values(status="completed", completed_at=now))
+            session.execute(update(m.Rater).where(m.Rater.id == rater.id)
+                            .values(stage="done", completed_at=now))
+        session.commit()
+    except IntegrityError:
+        session.rollback()
+        return "repeat"
+    session.expire_all()
+    return "stored"
+
+
+def _group_answers(form, items, rater, slot, config, study_seed, now) -> list[m.Answer]:
+    expected = {item.id for item, _ in items}
+    sent = {_int(key[1:]) for key in form.keys() if re.fullmatch(r"[rt]\d+", key)}
+    if sent - expected:
+        raise Rejected("error_invalid", "answer for an item not on this page")
+    low, high = (0, 1) if config.task == "binary" else (config.scale_min, config.scale_max)
+    rows = []
+    for item, _ in items:
+        raw = form.get(f"r{item.id}", "").strip()
+        if raw == "":
+            raise Rejected("error_incomplete")
+        rating = _int(raw)
+        if rating is None or not low <= rating <= high:
+            raise Rejected("error_invalid", f"rating {raw!r} outside {low}..{high}")
+        ms = _int(form.get(f"t{item.id}", ""))
+        rows.append(m.Answer(rater_id=rater.id, item_id=item.id, slot_id=slot.id, rating=rating,
+                             start_value=start_value(config, study_seed, rater.id, item.id),
+                             response_ms=ms if ms is not None and 0 <= ms <= MAX_RESPONSE_MS
+                             else None, answered_at=now))
+    return rows
+
+
+def _checkpoint_answer(form, step, rater, slot, config, now) -> m.CheckpointAnswer:
+    check = config.checkpoints[step.checkpoint]
+    raw = form.get("choice", "").strip()
+    if raw == "":
+        raise Rejected("error_incomplete")
+    choice = _int(raw)
+    if choice is None or not 0 <= choice < len(check.options):
+        raise Rejected("error_invalid", f"checkpoint choice {raw!r} out of range")
+    ms = _int(form.get("t", ""))
+    return m.CheckpointAnswer(rater_id=rater.id, step_id=step.id, slot_id=slot.id, choice=choice,
+                              correct=choice == check.answer, answered_at=now,
+                              response_ms=ms if ms is not None and 0 <= ms <= MAX_RESPONSE_MS
+                              else None)
+
+
+def _int(text) -> int | None:
+    text = str(text).strip()
+    return int(text) if re.fullmatch(r"-?\d{1,9}", text) else None

@@ -1,0 +1,146 @@
+"""Database models of a rating study (SQLAlchemy 2 typed ORM). One study per database.
+
+The schema is created and changed only by the Alembic revisions in ``lexgold/migrations``;
+these classes must match them (a test compares the two).
+
+- ``Study``: the protocol (full text and parsed ``[study]`` table), design report, codes.
+- ``Pair`` -> ``Tranche`` -> ``Step`` (a page: group or checkpoint) -> ``Item`` (a showing of
+  a pair, with its kind: unique/consistency/calibration/duplicate).
+- ``Slot``: one of a tranche's ``raters_per_tranche`` places. Claiming a slot is a conditional
+  UPDATE, so no race hands out more places than the target; a claim expires after
+  ``claim_timeout_s`` and the slot can then be given to another rater.
+- ``Rater``, ``Answer`` (one per rater and item, unique), ``CheckpointAnswer``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlalchemy import (JSON, Boolean, DateTime, ForeignKey, Integer, String, Text,
+                        UniqueConstraint)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+def utcnow() -> datetime:
+    """Naive UTC (stored the same way on SQLite and PostgreSQL)."""
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Study(Base):
+    __tablename__ = "study"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    protocol_name: Mapped[str] = mapped_column(String(200))
+    protocol_text: Mapped[str] = mapped_column(Text)
+    protocol_sha256: Mapped[str] = mapped_column(String(64))
+    pairs_sha256: Mapped[str] = mapped_column(String(64))
+    config: Mapped[dict] = mapped_column(JSON)
+    report: Mapped[dict] = mapped_column(JSON)
+    seed: Mapped[int] = mapped_column(Integer)
+    secret_key: Mapped[str] = mapped_column(String(128))
+    completion_code: Mapped[str] = mapped_column(String(100))
+    screenout_code: Mapped[str] = mapped_column(String(100))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Pair(Base):
+    __tablename__ = "pair"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    word1: Mapped[str] = mapped_column(String(300))
+    word2: Mapped[str] = mapped_column(String(300))
+    pos: Mapped[str] = mapped_column(String(20), default="")
+    topic: Mapped[str] = mapped_column(String(500), default="")
+    consistency: Mapped[bool] = mapped_column(Boolean, default=False)
+    extra: Mapped[dict] = mapped_column(JSON, default=dict)
+
+
+class Tranche(Base):
+    __tablename__ = "tranche"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, unique=True)
+    n_steps: Mapped[int] = mapped_column(Integer)
+
+
+class Step(Base):
+    __tablename__ = "step"
+    __table_args__ = (UniqueConstraint("tranche_id", "position"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tranche_id: Mapped[int] = mapped_column(ForeignKey("tranche.id"), index=True)
+    position: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(20))          # group / checkpoint
+    batch: Mapped[str] = mapped_column(String(500))        # POS or topic
+    checkpoint: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+
+class Item(Base):
+    __tablename__ = "item"
+    __table_args__ = (UniqueConstraint("step_id", "position"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    step_id: Mapped[int] = mapped_column(ForeignKey("step.id"), index=True)
+    tranche_id: Mapped[int] = mapped_column(ForeignKey("tranche.id"), index=True)
+    position: Mapped[int] = mapped_column(Integer)
+    pair_id: Mapped[int] = mapped_column(ForeignKey("pair.id"))
+    kind: Mapped[str] = mapped_column(String(20))
+
+
+class Slot(Base):
+    __tablename__ = "slot"
+    __table_args__ = (UniqueConstraint("tranche_id", "number"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tranche_id: Mapped[int] = mapped_column(ForeignKey("tranche.id"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(20), default="free")  # free/active/completed
+    rater_id: Mapped[int | None] = mapped_column(ForeignKey("rater.id"), nullable=True)
+    claimed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    expires_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    step: Mapped[int] = mapped_column(Integer, default=0)
+    completed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class Rater(Base):
+    __tablename__ = "rater"
+    __table_args__ = (UniqueConstraint("platform", "external_id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    public_id: Mapped[str] = mapped_column(String(64), unique=True)
+    platform: Mapped[str] = mapped_column(String(20))      # prolific / mturk / anonymous
+    external_id: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    external_study: Mapped[str] = mapped_column(String(100), default="")
+    external_session: Mapped[str] = mapped_column(String(100), default="")
+    stage: Mapped[str] = mapped_column(String(20), default="instructions")
+    instructions_page: Mapped[int] = mapped_column(Integer, default=0)
+    native_speaker: Mapped[bool] = mapped_column(Boolean, default=False)
+    qualification_choice: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: the rater's current slot (no foreign key: slot.rater_id already points back)
+    slot_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    completed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class Answer(Base):
+    __tablename__ = "answer"
+    __table_args__ = (UniqueConstraint("rater_id", "item_id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    rater_id: Mapped[int] = mapped_column(ForeignKey("rater.id"), index=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("item.id"))
+    slot_id: Mapped[int] = mapped_column(ForeignKey("slot.id"))
+    rating: Mapped[int] = mapped_column(Integer)
+    start_value: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    response_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    answered_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class CheckpointAnswer(Base):
+    __tablename__ = "checkpoint_answer"
+    __table_args__ = (UniqueConstraint("rater_id", "step_id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    rater_id: Mapped[int] = mapped_column(ForeignKey("rater.id"), index=True)
+    step_id: Mapped[int] = mapped_column(ForeignKey("step.id"))
+    slot_id: Mapped[int] = mapped_column(ForeignKey("slot.id"))
+    choice: Mapped[int] = mapped_column(Integer)
+    correct: Mapped[bool] = mapped_column(Boolean)
+    response_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    answered_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

@@ -1,0 +1,94 @@
+"""Reading the pair set a study rates: the builders' ``pairs.csv`` files (SPEC section 5).
+
+Accepted: SimLex (word1, word2, pos, cohort, conc1, conc2, conc_class, fsg), HyperLex
+(word1, word2, pos, relation), TR9856 (topic, term1, term2, source) and a minimal
+(word1, word2, pos) file. An optional ``consistency`` column (1/0, true/false) marks the pairs
+to show in every tranche (HyperLex: "20 manually chosen pairs", section 4.4).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from lexgold.errors import InputError
+
+TRUE = {"1", "true", "yes", "y"}
+FALSE = {"0", "false", "no", "n", ""}
+
+
+def read_pairs(path: str | Path, *, group_by: str = "pos") -> pd.DataFrame:
+    """Read and check a pair set.
+
+    Parameters
+    ----------
+    path : str or Path
+        UTF-8 CSV with a header.
+    group_by : {"pos", "topic"}
+        ``pos`` needs a ``pos`` column; ``topic`` (TR9856) needs ``topic``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``word1, word2, pos, topic, consistency`` (bool) and ``extra`` (dict of the
+        other columns, kept with the pair); TR9856's term1/term2 become word1/word2.
+
+    Raises
+    ------
+    InputError
+        Naming the file, the line (header = line 1) and the field at fault.
+    """
+    path = Path(path)
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", path=path) from None
+    except pd.errors.EmptyDataError:
+        raise InputError("empty file: expected a header with word1, word2, pos", path=path) from None
+    except pd.errors.ParserError as err:
+        raise InputError(f"not a valid CSV file: {str(err).strip()}", path=path) from None
+    return check_pairs(frame, source=path, group_by=group_by)
+
+
+def check_pairs(frame: pd.DataFrame, *, source=None, group_by: str = "pos") -> pd.DataFrame:
+    """Check a pair-set frame (see :func:`read_pairs`) and return the normalised copy."""
+    frame = frame.rename(columns={"term1": "word1", "term2": "word2"})
+    required = ["word1", "word2"] + (["pos"] if group_by == "pos" else ["topic"])
+    for column in required:
+        if column not in frame.columns:
+            raise InputError(f"missing column; the header needs {', '.join(required)}",
+                             path=source, field=column)
+    if frame.empty:
+        raise InputError("no pairs", path=source)
+    out = pd.DataFrame({
+        "word1": frame["word1"].astype(str).str.strip(),
+        "word2": frame["word2"].astype(str).str.strip(),
+        "pos": frame["pos"].astype(str).str.strip().str.upper() if "pos" in frame else "",
+        "topic": frame["topic"].astype(str).str.strip() if "topic" in frame else "",
+    })
+    for column in ("word1", "word2") + (("pos",) if group_by == "pos" else ("topic",)):
+        empty = out.index[out[column] == ""]
+        if len(empty):
+            raise InputError("empty value", path=source, line=int(empty[0]) + 2, field=column)
+    out["consistency"] = _flags(frame, source)
+    key = out[["topic", "word1", "word2"]].apply(tuple, axis=1)
+    dup = key.duplicated()
+    if dup.any():
+        raise InputError("pair listed twice", path=source, line=int(dup.idxmax()) + 2,
+                         field="word1")
+    known = {"word1", "word2", "pos", "topic", "consistency"}
+    extra = [c for c in frame.columns if c not in known]
+    out["extra"] = frame[extra].to_dict("records") if extra else [{} for _ in range(len(out))]
+    return out.reset_index(drop=True)
+
+
+def _flags(frame, source) -> pd.Series:
+    if "consistency" not in frame.columns:
+        return pd.Series(False, index=frame.index)
+    values = frame["consistency"].astype(str).str.strip().str.lower()
+    bad = values.index[~values.isin(TRUE | FALSE)]
+    if len(bad):
+        raise InputError(f"expected 1/0 or true/false, found {frame['consistency'][bad[0]]!r}",
+                         path=source, line=int(bad[0]) + 2, field="consistency")
+    return values.isin(TRUE)

@@ -1,0 +1,204 @@
+"""The ``[study]`` table of a protocol file: questionnaire layout and every rater-facing text.
+
+A new language or a new study is a new protocol file, not new code: all wording shown to raters
+(consent, native-speaker confirmation, instruction pages, question templates, checkpoint and
+qualification items, buttons, completion text) lives here, with the text direction so that
+right-to-left scripts render correctly. Defaults are the SimLex-999 values (Hill et al. 2015,
+sections 3.2-3.5); ``hyperlex.toml`` and ``tr9856.toml`` set their papers' values explicitly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Literal
+
+from lexgold.errors import InputError
+from lexgold.protocols import load_protocol, parse_section
+
+SIMLEX_INSTRUCTIONS = [
+    "Two words are synonyms if they have very similar meanings. Synonyms represent the same "
+    "type or category of thing. Here are some examples of synonym pairs: cup / mug, "
+    "glasses / spectacles, envy / jealousy.\n\n"
+    "In practice, word pairs that are not exactly synonymous may still be very similar. "
+    "Cat / dog are quite similar, and so are drizzle / rain, but gem / jewel are more similar.\n\n"
+    "Some words are associated but not similar: car / petrol and cup / coffee go together, but "
+    "a cup is not similar to coffee. Such pairs should get a low rating.\n\n"
+    "You will rate how similar the two words of each pair are by moving a slider from 0 (not "
+    "similar at all) to 6 (very similar). If you are unsure, think back to the synonym "
+    "examples and ask how close the two words are to being synonyms.",
+]
+
+
+@dataclass
+class Texts:
+    """Every text a rater sees. ``{word1}``, ``{word2}``, ``{topic}``, ``{current}``,
+    ``{total}`` and ``{code}`` are filled in where noted."""
+
+    title: str = "Word similarity study"
+    consent_heading: str = "Before you start"
+    consent_text: str = ("You are invited to rate how similar pairs of English words are. The "
+                         "task takes about 15 minutes. Your answers are stored anonymously and "
+                         "used for research only. You may stop at any time.")
+    consent_label: str = "I agree to take part in this study."
+    native_speaker_label: str = ("I confirm that I am a native speaker of English. I understand "
+                                 "that work will be rejected if the pattern of my responses "
+                                 "indicates otherwise.")
+    start_button: str = "Start"
+    next_button: str = "Next"
+    submit_button: str = "Submit and continue"
+    instructions_heading: str = "Instructions"
+    instructions: list[str] = field(default_factory=lambda: list(SIMLEX_INSTRUCTIONS))
+    #: the question above each slider; ``{word1}``/``{word2}`` (and ``{topic}``)
+    question: str = "How similar are {word1} and {word2}?"
+    #: per part of speech, overrides ``question`` (HyperLex: "Is TO {word1} a type of ...")
+    question_by_pos: dict[str, str] = field(default_factory=dict)
+    scale_min_label: str = "not similar"
+    scale_max_label: str = "very similar"
+    binary_yes_label: str = "related"
+    binary_no_label: str = "unrelated"
+    topic_label: str = "Topic: {topic}"
+    calibration_note: str = ("You rated this pair on the previous page: please give it the same "
+                             "rating again.")
+    untouched_hint: str = "Move or click every slider, even to keep its starting value."
+    checkpoint_heading: str = "Check question"
+    checkpoint_prompt: str = "Which of these pairs is the most similar?"
+    qualification_heading: str = "Qualification question"
+    progress: str = "Page {current} of {total}"
+    error_incomplete: str = "Please answer every pair before you continue."
+    error_invalid: str = "This answer could not be accepted. Please reload the page."
+    error_no_consent: str = "Please tick both boxes to take part."
+    completion_heading: str = "Thank you!"
+    completion_text: str = "You have finished the study. Your completion code is: {code}"
+    screened_out_heading: str = "Thank you for your interest"
+    screened_out_text: str = ("Your answer to the qualification question was not correct, so "
+                              "the study ends here and no answers were kept. Your code is: {code}")
+    expired_text: str = ("Your session expired and your place was given to another "
+                         "participant. Thank you for your time.")
+    full_text: str = "This study has all the participants it needs. Thank you for your interest."
+    error_heading: str = "Something went wrong"
+
+
+@dataclass
+class Checkpoint:
+    """A multiple-choice check (SimLex section 3.2): pick the most similar of associated pairs.
+
+    Shown before the first group of part of speech ``before`` (section 3.4)."""
+
+    before: str = "N"
+    options: list[list[str]] = field(default_factory=list)
+    answer: int = 0
+
+
+@dataclass
+class Qualification:
+    """HyperLex section 4.4: one question after the guidelines; a wrong answer ends the study."""
+
+    prompt: str = ""
+    options: list[str] = field(default_factory=list)
+    answer: int = 0
+
+
+@dataclass
+class StudyConfig:
+    """Schema of ``[study]``. Counts are per tranche unless the name says otherwise."""
+
+    #: ``slider`` (SimLex, HyperLex: integer scale) or ``binary`` (TR9856 related/unrelated)
+    task: Literal["slider", "binary"] = "slider"
+    language: str = ""
+    direction: Literal["ltr", "rtl"] = "ltr"
+    scale_min: int = 0
+    scale_max: int = 6
+    #: where every slider starts: an integer on the scale, or ``random`` (recorded per answer)
+    slider_start: int | Literal["random"] = 3
+    #: how words are shown: SimLex lower case, HyperLex upper case ("Is TO RUN a type of ...")
+    word_case: Literal["as-is", "lower", "upper"] = "lower"
+    #: number of tranches; 0 = as many as ``unique_per_tranche`` gives
+    tranches: int = 10
+    #: the paper's nominal count of unique pairs per tranche, reported against the actual one
+    unique_per_tranche: int = 99
+    #: consistency pairs shown in every tranche, per part of speech (SimLex: 14 N, 4 V, 2 A)
+    consistency: dict[str, int] = field(default_factory=lambda: {"N": 14, "V": 4, "A": 2})
+    #: pairs shown twice to the same rater (HyperLex: 9 per tranche)
+    duplicates_per_tranche: int = 0
+    #: order of the part-of-speech batches; ``topic`` groups by topic instead (TR9856)
+    pos_order: list[str] = field(default_factory=lambda: ["N", "A", "V"])
+    group_by: Literal["pos", "topic"] = "pos"
+    group_size_max: int = 7
+    group_size_min: int = 6
+    #: repeat the previous group's last pair first (calibration, SimLex section 3.4)
+    calibration_repeat: bool = True
+    #: Decision: the repeat stays inside a part-of-speech batch so groups stay POS-pure
+    calibration_across_batches: bool = False
+    #: put a consistency pair second in each group (SimLex) rather than at random places
+    consistency_second: bool = True
+    raters_per_tranche: int = 50
+    #: an unfinished claim on a tranche slot may be given to another rater after this long
+    claim_timeout_s: int = 3600
+    texts: Texts = field(default_factory=Texts)
+    checkpoints: list[Checkpoint] = field(default_factory=list)
+    qualification: Qualification | None = None
+
+
+def load_study_config(protocol: dict | str) -> StudyConfig:
+    """Parse and check the ``[study]`` table of a protocol (a dict or a name/path).
+
+    Raises
+    ------
+    InputError
+        Unknown key, wrong type, or an inconsistent value (naming the key).
+    """
+    if not isinstance(protocol, dict):
+        protocol = load_protocol(protocol)
+    config = parse_section(StudyConfig, protocol, "study")
+    if not config.language:
+        config.language = str(protocol.get("language", "en"))
+    _validate(config, protocol.get("_path", "<protocol>"))
+    return config
+
+
+def _validate(config: StudyConfig, source) -> None:
+    def fail(key, message):
+        raise InputError(message, path=source, field=f"study.{key}")
+
+    if config.scale_min >= config.scale_max:
+        fail("scale_max", "must be greater than scale_min")
+    if isinstance(config.slider_start, int) and not (
+            config.scale_min <= config.slider_start <= config.scale_max):
+        fail("slider_start", "must lie on the scale (scale_min..scale_max) or be 'random'")
+    if config.tranches < 0:
+        fail("tranches", "must be 0 (automatic) or more")
+    for key in ("unique_per_tranche", "group_size_max", "raters_per_tranche", "claim_timeout_s"):
+        if getattr(config, key) < 1:
+            fail(key, "must be at least 1")
+    if config.group_size_min > config.group_size_max:
+        fail("group_size_min", "must not exceed group_size_max")
+    for i, check in enumerate(config.checkpoints):
+        if len(check.options) < 2 or any(len(o) != 2 for o in check.options):
+            fail(f"checkpoints[{i}].options", "expected at least two [word1, word2] pairs")
+        if not 0 <= check.answer < len(check.options):
+            fail(f"checkpoints[{i}].answer", "must index one of the options (0-based)")
+    qual = config.qualification
+    if qual is not None and (len(qual.options) < 2 or not 0 <= qual.answer < len(qual.options)):
+        fail("qualification", "needs at least two options and an answer indexing one (0-based)")
+    for name in ("question", "completion_text", "screened_out_text", "progress"):
+        try:
+            getattr(config.texts, name).format(word1="", word2="", topic="", current=1,
+                                               total=1, code="")
+        except (KeyError, IndexError, ValueError) as err:
+            fail(f"texts.{name}", f"bad placeholder {err}")
+
+
+def config_to_dict(config: StudyConfig) -> dict:
+    """Plain dict (for storing the parsed design next to the study)."""
+    return dataclasses.asdict(config)
+
+
+def config_from_dict(data: dict) -> StudyConfig:
+    """Inverse of :func:`config_to_dict` (values were checked when the study was created)."""
+    data = dict(data)
+    data["texts"] = Texts(**data["texts"])
+    data["checkpoints"] = [Checkpoint(**c) for c in data["checkpoints"]]
+    if data["qualification"] is not None:
+        data["qualification"] = Qualification(**data["qualification"])
+    return StudyConfig(**data)

@@ -1,0 +1,54 @@
+// lexgold rating site. Sliders show no answer until touched (click, drag, keys, touch); the
+// value and the response time go into hidden fields; a form is sent once (double clicks).
+"use strict";
+(function () {
+  var loaded = Date.now();
+
+  function touch(slider) {
+    var box = slider.closest("fieldset");
+    slider.classList.remove("untouched");
+    box.querySelector(".rating-value").value = slider.value;
+    box.querySelector("output").textContent = slider.value;
+    box.querySelector(".rt").value = String(Date.now() - loaded);
+    update(slider.form);
+  }
+
+  function update(form) {
+    var button = form.querySelector("button[type=submit]");
+    var left = form.querySelectorAll(".slider.untouched").length;
+    if (button) { button.disabled = left > 0; }
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll(".slider").forEach(function (slider) {
+      ["input", "change", "pointerdown", "click", "touchstart"].forEach(function (name) {
+        slider.addEventListener(name, function () { touch(slider); }, { passive: true });
+      });
+      slider.addEventListener("keydown", function (event) {
+        if (["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "PageUp",
+             "PageDown", " ", "Enter"].indexOf(event.key) >= 0) {
+          setTimeout(function () { touch(slider); }, 0);
+        }
+      });
+    });
+    document.querySelectorAll("form.rating input[type=radio]").forEach(function (radio) {
+      radio.addEventListener("change", function () {
+        radio.closest("fieldset").querySelector(".rt").value = String(Date.now() - loaded);
+      });
+    });
+    document.querySelectorAll("form.timed input[type=radio]").forEach(function (radio) {
+      radio.addEventListener("change", function () {
+        radio.form.querySelector("input[name=t]").value = String(Date.now() - loaded);
+      });
+    });
+    document.querySelectorAll("form.rating").forEach(update);
+    document.querySelectorAll("form.once").forEach(function (form) {
+      form.addEventListener("submit", function (event) {
+        if (form.dataset.sent) { event.preventDefault(); return; }
+        form.dataset.sent = "1";
+        var button = form.querySelector("button[type=submit]");
+        setTimeout(function () { if (button) { button.disabled = true; } }, 0);
+      });
+    });
+  });
+})();

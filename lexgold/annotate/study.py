@@ -1,0 +1,156 @@
+"""Creating a study in a database, and reading it back: progress and the ratings export.
+
+``create_study`` reads a protocol and a pair set, runs the tranche designer and stores the
+design, so every rater of a tranche sees the same groups. ``export_ratings`` writes the long
+format of SPEC section 5 (``rater_id, tranche, word1, word2, rating, pos, kind, answered_at``;
+plus ``topic`` for topic studies and ``start_value``, ``response_ms``), which
+``lexgold agree`` and ``lexgold process`` read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from lexgold.annotate import models as m
+from lexgold.annotate.db import make_engine, session_factory, upgrade
+from lexgold.annotate.design import design_study
+from lexgold.annotate.pairs import read_pairs
+from lexgold.annotate.schema import config_to_dict, load_study_config
+from lexgold.errors import InputError
+from lexgold.protocols import load_protocol
+
+EXPORT_COLUMNS = ["rater_id", "tranche", "word1", "word2", "rating", "pos", "kind",
+                  "answered_at"]
+
+
+def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int = 0,
+                 name: str | None = None, completion_code: str | None = None,
+                 screenout_code: str | None = None) -> dict:
+    """Design a study and store it in the (new or empty) database at ``url``.
+
+    Returns
+    -------
+    dict
+        The design report (see :func:`lexgold.annotate.design.design_study`) plus ``slots``.
+
+    Raises
+    ------
+    InputError
+        Bad protocol or pair file, or a database that already holds a study.
+    """
+    spec = load_protocol(protocol)
+    config = load_study_config(spec)
+    frame = read_pairs(pairs, group_by=config.group_by)
+    design = design_study(frame, config, np.random.default_rng(seed))
+    engine = make_engine(url)
+    upgrade(engine)
+    with session_factory(engine)() as session, session.begin():
+        if session.scalar(select(func.count()).select_from(m.Study)):
+            raise InputError("this database already holds a study; use a new --db", field="db")
+        session.add(m.Study(
+            name=name or str(spec.get("name", Path(spec["_path"]).stem)),
+            protocol_name=str(spec.get("name", "")),
+            protocol_text=Path(spec["_path"]).read_text(encoding="utf-8"),
+            protocol_sha256=spec["_sha256"],
+            pairs_sha256=hashlib.sha256(Path(pairs).read_bytes()).hexdigest(),
+            config=config_to_dict(config), report=design.report, seed=seed,
+            secret_key=secrets.token_hex(32),
+            completion_code=completion_code or secrets.token_hex(4).upper(),
+            screenout_code=screenout_code or secrets.token_hex(4).upper()))
+        _store_design(session, frame, design, set(design.consistency), config.raters_per_tranche)
+    engine.dispose()
+    return {**design.report, "slots": config.raters_per_tranche * len(design.tranches)}
+
+
+def _store_design(session: Session, frame, design, consistency, raters_per_tranche):
+    pair_rows = [m.Pair(word1=r.word1, word2=r.word2, pos=r.pos, topic=r.topic,
+                        consistency=i in consistency, extra=r.extra)
+                 for i, r in enumerate(frame.itertuples(index=False))]
+    session.add_all(pair_rows)
+    session.flush()
+    for number, steps in enumerate(design.tranches, start=1):
+        tranche = m.Tranche(number=number, n_steps=len(steps))
+        session.add(tranche)
+        session.flush()
+        step_rows = [m.Step(tranche_id=tranche.id, position=p, kind=s.kind, batch=s.batch,
+                            checkpoint=s.checkpoint) for p, s in enumerate(steps)]
+        session.add_all(step_rows)
+        session.flush()
+        session.add_all(m.Item(step_id=row.id, tranche_id=tranche.id, position=k,
+                               pair_id=pair_rows[i].id, kind=kind)
+                        for row, s in zip(step_rows, steps) for k, (i, kind) in enumerate(s.items))
+        session.add_all(m.Slot(tranche_id=tranche.id, number=k)
+                        for k in range(1, raters_per_tranche + 1))
+
+
+def export_ratings(session: Session, *, complete_only: bool = False) -> pd.DataFrame:
+    """Every stored answer in the long format (one row per answer, checkpoints included).
+
+    Checkpoint rows carry 1 (correct) or 0 (wrong) in ``rating`` and the chosen pair in
+    ``word1, word2``. With ``complete_only`` only raters who finished their tranche are kept.
+    """
+    study = session.scalars(select(m.Study)).one()
+    rated = session.execute(
+        select(m.Rater.public_id, m.Tranche.number, m.Pair.word1, m.Pair.word2, m.Answer.rating,
+               m.Pair.pos, m.Item.kind, m.Answer.answered_at, m.Pair.topic,
+               m.Answer.start_value, m.Answer.response_ms, m.Rater.completed_at)
+        .join(m.Rater, m.Answer.rater_id == m.Rater.id)
+        .join(m.Item, m.Answer.item_id == m.Item.id)
+        .join(m.Tranche, m.Item.tranche_id == m.Tranche.id)
+        .join(m.Pair, m.Item.pair_id == m.Pair.id)
+        .order_by(m.Answer.id)).all()
+    columns = EXPORT_COLUMNS + ["topic", "start_value", "response_ms", "completed_at"]
+    frame = pd.DataFrame(rated, columns=columns)
+    checks = _checkpoint_rows(session, study)
+    frame = pd.concat([frame, pd.DataFrame(checks, columns=columns)], ignore_index=True)
+    if complete_only:
+        frame = frame[frame["completed_at"].notna()]
+    frame = frame.drop(columns="completed_at")
+    if not (frame["topic"] != "").any() and study.config["group_by"] != "topic":
+        frame = frame.drop(columns="topic")
+    frame["answered_at"] = pd.to_datetime(frame["answered_at"]).dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+    for column in ("start_value", "response_ms"):
+        frame[column] = frame[column].astype("Int64")
+    frame["rating"] = frame["rating"].astype(int)
+    return frame.sort_values(["tranche", "rater_id", "answered_at"], kind="stable",
+                             ignore_index=True)
+
+
+def _checkpoint_rows(session: Session, study) -> list[tuple]:
+    checkpoints = study.config["checkpoints"]
+    rows = session.execute(
+        select(m.Rater.public_id, m.Tranche.number, m.Step.checkpoint, m.Step.batch,
+               m.CheckpointAnswer.choice, m.CheckpointAnswer.correct,
+               m.CheckpointAnswer.answered_at, m.CheckpointAnswer.response_ms,
+               m.Rater.completed_at)
+        .join(m.Rater, m.CheckpointAnswer.rater_id == m.Rater.id)
+        .join(m.Step, m.CheckpointAnswer.step_id == m.Step.id)
+        .join(m.Tranche, m.Step.tranche_id == m.Tranche.id)).all()
+    out = []
+    for rater, tranche, index, batch, choice, correct, at, ms, done in rows:
+        word1, word2 = checkpoints[index]["options"][choice]
+        out.append((rater, tranche, word1, word2, int(correct), batch, "checkpoint", at, "",
+                    None, ms, done))
+    return out
+
+
+def progress(session: Session, now=None) -> pd.DataFrame:
+    """Per tranche: target raters, completed, active (unexpired claims), expired claims."""
+    now = now or m.utcnow()
+    slots = pd.DataFrame(session.execute(
+        select(m.Tranche.number, m.Slot.status, m.Slot.expires_at)
+        .join(m.Tranche, m.Slot.tranche_id == m.Tranche.id)).all(),
+        columns=["tranche", "status", "expires_at"])
+    active = slots["status"] == "active"
+    live = active & (slots["expires_at"] > now)
+    slots = slots.assign(target=1, completed=slots["status"] == "completed", active=live,
+                         expired=active & ~live)
+    table = slots.groupby("tranche")[["target", "completed", "active", "expired"]].sum()
+    return table.astype(int).reset_index()

@@ -1,0 +1,103 @@
+"""Admin blueprint: password login, progress per tranche, raters, live agreement, exclusions.
+
+The password is checked against a werkzeug hash from the configuration or the environment
+(``LEXGOLD_ADMIN_PASSWORD_HASH``); it is never stored in the repository or the study.
+Agreement (IAA-1, IAA-2) and the exclusions preview come from :mod:`lexgold.process`.
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+import warnings
+
+import pandas as pd
+from flask import (Blueprint, current_app, redirect, render_template, request, session,
+                   url_for)
+from sqlalchemy import func, select
+from werkzeug.security import check_password_hash
+
+from lexgold.annotate import models as m
+from lexgold.annotate.app import db, state
+from lexgold.annotate.study import export_ratings, progress
+
+admin = Blueprint("admin", __name__, url_prefix="/admin")
+
+
+def admin_required(view):
+    @functools.wraps(view)
+    def wrapped(*args, **kwargs):
+        if not session.get("admin"):
+            return redirect(url_for("admin.login"))
+        return view(*args, **kwargs)
+    return wrapped
+
+
+@admin.route("/login", methods=["GET", "POST"])
+def login():
+    stored = current_app.config.get("ADMIN_PASSWORD_HASH")
+    if not stored:
+        return render_template("admin_login.html", error="The admin view is disabled: start the "
+                               "server with LEXGOLD_ADMIN_PASSWORD set."), 403
+    if request.method == "GET":
+        return render_template("admin_login.html", error=None)
+    if check_password_hash(stored, request.form.get("password", "")):
+        session["admin"] = True
+        return redirect(url_for("admin.overview"))
+    return render_template("admin_login.html", error="Wrong password."), 401
+
+
+@admin.post("/logout")
+def logout():
+    session.pop("admin", None)
+    return redirect(url_for("admin.login"))
+
+
+@admin.get("/")
+@admin_required
+def overview():
+    ratings = export_ratings(db())
+    table = progress(db())
+    agreement = _agreement(ratings)
+    table = table.merge(agreement, on="tranche", how="left")
+    raters = db().execute(select(m.Rater.stage, func.count()).group_by(m.Rater.stage)).all()
+    return render_template("admin.html", name=state().name, progress=table.to_dict("records"),
+                           stages=dict(raters), exclusions=_exclusions(ratings),
+                           n_answers=len(ratings))
+
+
+def _agreement(ratings: pd.DataFrame) -> pd.DataFrame:
+    """IAA-1 and IAA-2 per tranche (HyperLex section 5), NaN where undefined."""
+    rows = []
+    try:
+        from lexgold.process.agreement import iaa_against_mean, iaa_pairwise
+    except ImportError:
+        return pd.DataFrame(columns=["tranche", "iaa1", "iaa2"])
+    rated = ratings[ratings["kind"] != "checkpoint"] if len(ratings) else ratings
+    for tranche, frame in rated.groupby("tranche"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rows.append({"tranche": tranche, "iaa1": iaa_pairwise(frame),
+                         "iaa2": iaa_against_mean(frame)})
+    return pd.DataFrame(rows, columns=["tranche", "iaa1", "iaa2"])
+
+
+def _exclusions(ratings: pd.DataFrame) -> list[dict] | str:
+    """The protocol's exclusion rules applied to the ratings so far (a preview)."""
+    if ratings.empty:
+        return []
+    try:
+        from lexgold.process.exclusions import exclusion_table
+    except ImportError:
+        return "not available in this version"
+    protocol = tomllib.loads(state().protocol_text)
+    protocol["_path"] = "<study protocol>"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            table = exclusion_table(ratings, protocol)
+        except ValueError as err:   # too few ratings for a rule yet: say so
+            return f"not yet computable: {err}"
+    return table.to_dict("records")
+
+

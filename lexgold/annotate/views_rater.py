@@ -1,0 +1,141 @@
+"""Rater flow blueprint: entry, consent, instructions, qualification, steps, completion.
+
+Views stay short: they read the rater from the signed session cookie, call one function of
+:mod:`lexgold.annotate.flow` and redirect to ``/task``, which always shows where the rater is
+(so reloads and returns resume exactly there).
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, redirect, render_template, request, session, url_for
+from sqlalchemy import select
+
+from lexgold.annotate import flow
+from lexgold.annotate import models as m
+from lexgold.annotate.app import db, message_page, state
+
+rater = Blueprint("rater", __name__)
+
+
+def _current_rater() -> m.Rater | None:
+    public_id = session.get("rater")
+    if not public_id:
+        return None
+    return db().scalars(select(m.Rater).where(m.Rater.public_id == public_id)).first()
+
+
+def _show_word(word: str) -> str:
+    case = state().config.word_case
+    return word.upper() if case == "upper" else word.lower() if case == "lower" else word
+
+
+@rater.get("/")
+def entry():
+    entry = flow.parse_entry(request.args)
+    if entry.external_id is not None:
+        known = db().scalars(select(m.Rater).where(
+            m.Rater.platform == entry.platform, m.Rater.external_id == entry.external_id)).first()
+        if known is not None:
+            session["rater"] = known.public_id
+            session.permanent = True
+            return redirect(url_for("rater.task"))
+    elif _current_rater() is not None:
+        return redirect(url_for("rater.task"))
+    session["entry"] = vars(entry)
+    preview = request.args.get("assignmentId") == "ASSIGNMENT_ID_NOT_AVAILABLE"
+    return render_template("consent.html", preview=preview, error=None)
+
+
+@rater.post("/consent")
+def consent():
+    if _current_rater() is not None:
+        return redirect(url_for("rater.task"))
+    if not (request.form.get("consent") == "yes" and request.form.get("native") == "yes"):
+        return render_template("consent.html", preview=False,
+                               error=state().config.texts.error_no_consent), 400
+    entry = flow.Entry(**session.get("entry", vars(flow.Entry("anonymous", None))))
+    new = flow.enrol(db(), entry, native_speaker=True)
+    session["rater"] = new.public_id
+    session.permanent = True
+    return redirect(url_for("rater.task"))
+
+
+@rater.get("/task")
+def task():
+    current = _current_rater()
+    if current is None:
+        return redirect(url_for("rater.entry"))
+    texts, study = state().config.texts, state()
+    if current.stage == "instructions":
+        page = min(current.instructions_page, len(texts.instructions) - 1)
+        return render_template("instructions.html", page=page, n_pages=len(texts.instructions),
+                               paragraphs=texts.instructions[page].split("\n\n"))
+    if current.stage == "qualification":
+        return render_template("qualification.html", qualification=study.config.qualification)
+    if current.stage == "screened_out":
+        return message_page("screened_out_text", texts.screened_out_heading,
+                            code=study.screenout_code)
+    if current.stage == "full":
+        return message_page("full_text")
+    if current.stage == "done":
+        return message_page("completion_text", texts.completion_heading,
+                            code=study.completion_code)
+    return _step_page(current)
+
+
+def _step_page(current: m.Rater):
+    slot = flow.current_slot(db(), current)
+    step, items, n_steps = flow.step_content(db(), slot)
+    config, texts = state().config, state().config.texts
+    progress = texts.progress.format(current=slot.step + 1, total=n_steps)
+    if step.kind == "checkpoint":
+        check = config.checkpoints[step.checkpoint]
+        options = [(i, [_show_word(w) for w in check.options[i]])
+                   for i in flow.option_order(len(check.options), current.id, step.id)]
+        return render_template("checkpoint.html", position=slot.step, options=options,
+                               progress=progress)
+    shown = []
+    for item, pair in items:
+        template = texts.question_by_pos.get(pair.pos, texts.question)
+        shown.append({"id": item.id, "kind": item.kind, "topic": pair.topic,
+                      "question": template.format(word1=_show_word(pair.word1),
+                                                  word2=_show_word(pair.word2), topic=pair.topic),
+                      "start": flow.start_value(config, state().seed, current.id, item.id)})
+    return render_template("group.html", items=shown, position=slot.step, progress=progress,
+                           topic=shown[0]["topic"] if config.group_by == "topic" else "")
+
+
+@rater.post("/instructions")
+def instructions():
+    current = _current_rater()
+    if current is None:
+        return redirect(url_for("rater.entry"))
+    page = flow._int(request.form.get("page", ""))
+    if page is None:
+        raise flow.Rejected("error_invalid", "bad page")
+    flow.advance_instructions(db(), current, page, state().config)
+    return redirect(url_for("rater.task"))
+
+
+@rater.post("/qualification")
+def qualification():
+    current = _current_rater()
+    if current is None:
+        return redirect(url_for("rater.entry"))
+    choice = flow._int(request.form.get("choice", ""))
+    if choice is None:
+        raise flow.Rejected("error_incomplete")
+    flow.answer_qualification(db(), current, choice, state().config)
+    return redirect(url_for("rater.task"))
+
+
+@rater.post("/step")
+def step():
+    current = _current_rater()
+    if current is None:
+        return redirect(url_for("rater.entry"))
+    position = flow._int(request.form.get("position", ""))
+    if position is None:
+        raise flow.Rejected("error_invalid", "bad position")
+    flow.submit_step(db(), current, position, request.form, state().config, state().seed)
+    return redirect(url_for("rater.task"))
