@@ -1,45 +1,197 @@
-"""``lexgold evaluate``, ``lexgold analogy`` and ``lexgold sdt`` (issue #6)."""
+"""``lexgold evaluate``, ``lexgold analogy`` and ``lexgold sdt`` (issue #6): thin commands."""
+
+from __future__ import annotations
+
+import json
+import math
 
 import click
+import numpy as np
 
-from lexgold.cliutil import not_yet_available
+from lexgold.cliutil import seed_option, usf_option
+
+VECTOR_FORMATS = ("auto", "word2vec", "glove", "word2vec-bin", "gensim")
+
+
+def _clean(value):
+    """JSON-safe copy: NaN and infinities become null."""
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    if isinstance(value, (float, np.floating)):
+        return None if not math.isfinite(value) else float(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
+
+
+def _fmt(value) -> str:
+    return "nan" if value is None or not math.isfinite(value) else f"{value:.4f}"
+
+
+def vectors_options(function):
+    function = click.option("--vectors-format", type=click.Choice(VECTOR_FORMATS), default="auto",
+                            show_default=True, help="Layout of the vector file.")(function)
+    function = click.option("--case", type=click.Choice(["lower", "exact"]), default="lower",
+                            show_default=True,
+                            help="lower: fold words and vocabulary to lower case (first, most "
+                                 "frequent variant wins); exact: match as written.")(function)
+    return click.option("--vectors", type=click.Path(exists=True, dir_okay=False), required=True,
+                        help="word2vec text/binary, GloVe/fastText text, or gensim "
+                             "KeyedVectors file.")(function)
 
 
 @click.command()
-@click.option("--gold", type=click.Path(exists=True, dir_okay=False), required=True)
-@click.option("--vectors", type=click.Path(exists=True, dir_okay=False), required=True)
-@click.option("--json", "as_json", is_flag=True)
-def evaluate(gold, vectors, as_json):
+@click.option("--gold", type=click.Path(exists=True, dir_okay=False), required=True,
+              help="Gold standard: lexgold gold.csv or a published file.")
+@click.option("--gold-format", default="auto", show_default=True,
+              type=click.Choice(["auto", "simlex", "hyperlex", "tr9856", "ws353", "simverb",
+                                 "men", "rg65", "plain"]))
+@vectors_options
+@click.option("--oov", type=click.Choice(["drop", "mean", "zero"]), default="drop",
+              show_default=True, help="Out-of-vocabulary words: drop the pair, use the mean "
+                                      "vector, or the zero vector (cosine 0).")
+@click.option("--bootstrap", "n_boot", type=int, default=1000, show_default=True,
+              help="Bootstrap resamples for 95%% CIs (0: none).")
+@click.option("--compare", type=click.Path(exists=True, dir_okay=False),
+              help="A second vector file: Steiger's test of the difference on the same pairs.")
+@click.option("--binary/--no-binary", default=None,
+              help="TR9856 binary task (>= 0.8 vs <= 0.2, 10-fold CV threshold); "
+                   "default: on for TR9856 files.")
+@click.option("--per-pair", type=click.Path(dir_okay=False),
+              help="Write a per-pair CSV, worst-modelled pairs first.")
+@seed_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def evaluate(gold, gold_format, vectors, case, vectors_format, oov, n_boot, compare, binary,
+             per_pair, seed, as_json):
     """Spearman and Pearson of vector cosines against a gold standard, overall and per subset.
 
+    Coverage is always reported: `pairs` in the gold standard, `covered` with every word in
+    the vocabulary. Multi-word terms are the sum of their word vectors.
+
     \b
     Example:
-        lexgold evaluate --gold SimLex-999.txt --vectors vectors.txt
+        lexgold evaluate --gold SimLex-999.txt --vectors vectors.txt --json
     """
-    not_yet_available(6)
+    from lexgold.evaluate.gold import read_gold
+    from lexgold.evaluate.report import evaluate_files
+
+    result, scores = evaluate_files(read_gold(gold, gold_format), gold, vectors,
+                                    vectors_format=vectors_format, case=case, oov=oov,
+                                    n_boot=n_boot, seed=seed, compare=compare, binary=binary)
+    if per_pair:
+        from lexgold.evaluate.wordpairs import worst_pairs
+        worst_pairs(scores).to_csv(per_pair, index=False)
+    if as_json:
+        click.echo(json.dumps(_clean(result), indent=2))
+        return
+    click.echo(f"{result['gold']} ({result['format']}) vs {result['vectors']}")
+    click.echo(f"pairs {result['pairs']}, covered {result['covered']}, used {result['used']} "
+               f"(oov={oov}, case={case})")
+    ci = result.get("ci", {})
+    for name in ("spearman", "pearson"):
+        bounds = ci.get(name)
+        extra = f"  95% CI [{_fmt(bounds[0])}, {_fmt(bounds[1])}]" if bounds else ""
+        click.echo(f"{name:9s} {_fmt(result[name])}{extra}")
+    for name, sub in result["subsets"].items():
+        click.echo(f"  {name:22s} rho {_fmt(sub['spearman'])}  r {_fmt(sub['pearson'])}  "
+                   f"covered {sub['covered']}/{sub['pairs']}")
+    if "binary" in result:
+        b = result["binary"]
+        click.echo(f"binary task: mean error {_fmt(b['error'])} over {b['folds']} folds "
+                   f"({b['positives']} related, {b['negatives']} unrelated)")
+    if "compare" in result:
+        for name in ("spearman", "pearson"):
+            c = result["compare"][name]
+            click.echo(f"Steiger {name}: {_fmt(c['first'])} vs {_fmt(c['second'])}, "
+                       f"z {_fmt(c['z'])}, p {_fmt(c['p'])} on {result['compare']['used']} pairs")
 
 
 @click.command()
-@click.option("--questions", type=click.Path(exists=True, dir_okay=False), required=True)
-@click.option("--vectors", type=click.Path(exists=True, dir_okay=False), required=True)
-@click.option("--json", "as_json", is_flag=True)
-def analogy(questions, vectors, as_json):
+@click.option("--questions", type=click.Path(exists=True, dir_okay=False), required=True,
+              help="questions-words format: ': category' lines, then 'a a* b b*'.")
+@vectors_options
+@click.option("--method", "methods", multiple=True,
+              type=click.Choice(["VANILLA", "ADD", "ONLY-B", "IGNORE-A", "ADD-OPPOSITE",
+                                 "MULTIPLY", "REVERSE(ADD)", "REVERSE(ONLY-B)"]),
+              help="Method to run (repeat; default: all eight).")
+@click.option("--restrict-vocab", type=int, help="Use only the first N words of the file.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def analogy(questions, vectors, case, vectors_format, methods, restrict_vocab, as_json):
     """Analogy accuracy per method and category (Linzen 2016).
 
+    Questions with an out-of-vocabulary word are skipped and counted (`counts`).
+    Solve seconds exclude loading.
+
     \b
     Example:
-        lexgold analogy --questions questions-words.txt --vectors vectors.txt
+        lexgold analogy --questions questions-words.txt --vectors vectors.txt --method ADD
     """
-    not_yet_available(6)
+    from lexgold.evaluate.analogy import METHODS, read_questions, solve
+    from lexgold.evaluate.vectors import read_vectors
+
+    result = solve(read_questions(questions), read_vectors(vectors, vectors_format),
+                   methods or METHODS, case=case, restrict_vocab=restrict_vocab)
+    if as_json:
+        click.echo(json.dumps(_clean(result), indent=2))
+        return
+    chosen = methods or METHODS
+    click.echo(f"{'category':32s} {'covered':>13s} " + " ".join(f"{m:>15s}" for m in chosen))
+    for category, count in result["counts"].items():
+        cells = " ".join(f"{_fmt(result[m][category]):>15s}" for m in chosen)
+        click.echo(f"{category:32s} {count['covered']:>6d}/{count['questions']:<6d} {cells}")
+    click.echo(f"{'seconds':32s} {'':13s} "
+               + " ".join(f"{result['seconds'][m]:>15.3f}" for m in chosen))
 
 
 @click.command()
-@click.option("--corpus", type=click.Path(exists=True), required=True)
-def sdt(corpus):
+@click.option("--corpus", type=click.Path(exists=True, dir_okay=False), required=True,
+              help="Plain text, one sentence (or document) per line.")
+@click.option("--doc-size", type=int, default=10, show_default=True,
+              help="Lines per LSA document (the paper's best: 10 sentences).")
+@click.option("--trainer", default="lsa", show_default=True,
+              help="lsa, random (chance baseline), or package.module:function.")
+@click.option("--dim", type=int, default=300, show_default=True, help="Semantic dimensions.")
+@click.option("--min-count", type=int, default=10, show_default=True,
+              help="Vocabulary: words seen at least this often (split words always kept).")
+@click.option("--freq-min", type=int, default=40, show_default=True,
+              help="Split words have count > freq-min ...")
+@click.option("--freq-max", type=int, default=400, show_default=True, help="... and < freq-max.")
+@click.option("--n-words", type=int, default=500, show_default=True, help="Words to split.")
+@click.option("--stopwords", type=click.Path(exists=True, dir_okay=False),
+              help="File of stop words (one per line) dropped from the corpus.")
+@click.option("--median-rank", is_flag=True,
+              help="Also train on the original corpus and report the median rank of the "
+                   "first three USF associates.")
+@usf_option
+@click.option("--per-word", type=click.Path(dir_okay=False), help="Write per-word AUCs (CSV).")
+@seed_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def sdt(corpus, doc_size, trainer, dim, min_count, freq_min, freq_max, n_words, stopwords,
+        median_rank, usf_dir, per_word, seed, as_json):
     """Pseudo-synonym same-different test, SDT-rho (Fourtassi & Dupoux 2014).
 
     \b
     Example:
-        lexgold sdt --corpus lee_background.cor
+        lexgold sdt --corpus lee_background.cor --doc-size 1 --dim 100 --freq-min 10 --json
     """
-    not_yet_available(6)
+    from lexgold.evaluate.report import sdt_files
+
+    result = sdt_files(corpus, seed=seed, doc_size=doc_size, trainer=trainer, dim=dim,
+                       min_count=min_count, freq_min=freq_min, freq_max=freq_max,
+                       n_words=n_words, stopwords=stopwords, median_rank=median_rank,
+                       usf_dir=usf_dir)
+    table = result.pop("per_word")
+    if per_word:
+        table.to_csv(per_word, index=False)
+    if as_json:
+        click.echo(json.dumps(_clean(result), indent=2))
+        return
+    click.echo(f"SDT-rho {_fmt(result['sdt_rho'])} ({result['scored']} of {result['words']} "
+               f"words with {freq_min} < count < {freq_max}; vocabulary {result['vocabulary']})")
+    if "median_rank" in result:
+        m = result["median_rank"]
+        click.echo(f"median rank of associates 1-3: "
+                   + ", ".join(_fmt(v) for v in m["median_ranks"])
+                   + f"; Median Rank {_fmt(m['median_rank'])} over {m['overlap']} cues")

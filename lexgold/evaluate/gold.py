@@ -17,7 +17,7 @@ format          layout (delimiter: tab, comma, semicolon or spaces, detected)
 ``plain``       ``word1 word2 score``, ``#`` comment lines, optional header
 ==============  ==========================================================================
 
-With ``format="auto"`` a header row picks the format by its column names (SimLex999,
+A first row without any number is a header. With ``format="auto"`` a header row picks the format by its column names (SimLex999,
 AVG_SCORE, term1/term2, Human (mean)); headerless files are SimVerb when they have five fields
 with a POS in the third, MEN lemma form when every word ends in ``-n/-v/-j``, plain otherwise.
 """
@@ -81,9 +81,11 @@ def read_gold(path, format: str = "auto") -> pd.DataFrame:
         raise InputError("no word pairs found", path=path)
     header = None
     first_fields = rows[0][1]
-    if len(first_fields) < 3 or not _is_number(first_fields[2]):
+    if not any(_is_number(f) for f in first_fields):
         header = [_normalise(f) for f in first_fields]
         rows = rows[1:]
+        if not rows:
+            raise InputError("no word pairs found after the header", path=path)
     if format == "auto":
         format = _detect(header, rows)
     frame = _frame(path, header, rows, format)

@@ -1,0 +1,181 @@
+"""Word-pair evaluation: correlations against scipy and gensim, OOV/case policies, subsets,
+bootstrap, Steiger's test, and the TR9856 binary task."""
+
+from pathlib import Path
+
+import gensim
+import numpy as np
+import pandas as pd
+import pytest
+from gensim.models import Word2Vec
+from scipy import stats
+
+from lexgold.evaluate.gold import read_gold
+from lexgold.evaluate.tr9856_binary import best_threshold, binary_task
+from lexgold.evaluate.vectors import Vectors
+from lexgold.evaluate.wordpairs import (bootstrap_ci, compare_models, correlations,
+                                        evaluate_pairs, pair_scores, steiger_test, subsets,
+                                        worst_pairs)
+
+DATA = Path(gensim.__file__).parent / "test" / "test_data"
+
+
+@pytest.fixture(scope="module")
+def lee_models():
+    sentences = [line.lower().split() for line in (DATA / "lee_background.cor").open()]
+    models = [Word2Vec(sentences, vector_size=30, min_count=3, seed=seed, workers=1, epochs=3,
+                       window=w).wv for seed, w in ((1, 5), (2, 2))]
+    return [(kv, Vectors(list(kv.index_to_key), kv.vectors.copy())) for kv in models]
+
+
+@pytest.mark.parametrize("gold_file", ["wordsim353.tsv", "simlex999.txt"])
+def test_spearman_equals_independent_scipy_and_gensim(lee_models, gold_file):
+    kv, vectors = lee_models[0]
+    gold = read_gold(DATA / gold_file)
+    result, scores = evaluate_pairs(gold, vectors)
+    # independent: look words up in gensim, cosine with numpy, correlate with scipy
+    covered = [(w1, w2, s) for w1, w2, s in gold[["word1", "word2", "score"]].itertuples(index=False)
+               if w1.lower() in kv.key_to_index and w2.lower() in kv.key_to_index]
+    vec = {w: kv[w].astype(np.float64) for w in kv.index_to_key}
+    cos = [float(np.dot(vec[a.lower()], vec[b.lower()])
+                 / np.linalg.norm(vec[a.lower()]) / np.linalg.norm(vec[b.lower()]))
+           for a, b, _ in covered]
+    assert result["covered"] == len(covered) and result["pairs"] == len(gold)
+    assert result["spearman"] == pytest.approx(stats.spearmanr([s for *_, s in covered], cos)[0],
+                                               abs=1e-9)
+    assert result["pearson"] == pytest.approx(stats.pearsonr([s for *_, s in covered], cos)[0],
+                                              abs=1e-6)
+    pearson, spearman, oov_percent = kv.evaluate_word_pairs(str(DATA / gold_file),
+                                                            restrict_vocab=len(kv))
+    assert result["spearman"] == pytest.approx(spearman.statistic, abs=1e-6)
+    assert 100 * (1 - result["covered"] / result["pairs"]) == pytest.approx(oov_percent)
+
+
+def _toy():
+    vectors = Vectors(["cat", "dog", "new", "york", "car"],
+                      np.array([[1, 0], [1, 1], [0, 1], [1, -1], [-1, 0]], dtype=np.float32))
+    gold = pd.DataFrame({"word1": ["cat", "cat", "New York", "cat", "zebra"],
+                         "word2": ["dog", "car", "dog", "new", "cat"],
+                         "score": [8.0, 1.0, 3.0, 5.0, 6.0]})
+    return vectors, gold
+
+
+def test_multiword_sum_and_oov_policies():
+    vectors, gold = _toy()
+    drop = pair_scores(gold, vectors, oov="drop")
+    # cos(cat, dog) = 1/sqrt(2); "New York" = new + york = (1, 0) -> cos with dog = 1/sqrt(2)
+    assert drop["model"].tolist()[:4] == pytest.approx([2 ** -0.5, -1.0, 2 ** -0.5, 0.0])
+    assert drop["found"].tolist() == [True, True, True, True, False]
+    assert np.isnan(drop["model"].iloc[4])
+    zero = pair_scores(gold, vectors, oov="zero")
+    assert zero["model"].iloc[4] == 0.0 and zero["used"].all()
+    mean = pair_scores(gold, vectors, oov="mean")
+    m = vectors.matrix.mean(axis=0)                    # (0.4, 0.2); cos with cat (1, 0)
+    assert mean["model"].iloc[4] == pytest.approx(0.4 / np.hypot(0.4, 0.2))
+    result = correlations(zero)
+    assert (result["pairs"], result["covered"], result["used"]) == (5, 4, 5)
+
+
+def test_case_policy():
+    vectors = Vectors(["Paris", "paris", "france"],
+                      np.array([[1, 0], [0, 1], [1, 0.1]], dtype=np.float32))
+    gold = pd.DataFrame({"word1": ["paris"], "word2": ["france"], "score": [9.0]})
+    lower = pair_scores(gold, vectors, case="lower")   # first variant, "Paris", is used
+    exact = pair_scores(gold, vectors, case="exact")
+    assert lower["model"].iloc[0] == pytest.approx(1 / np.hypot(1, 0.1))
+    assert exact["model"].iloc[0] == pytest.approx(0.1 / np.hypot(1, 0.1))
+
+
+def test_constant_scores_warn_and_give_nan():
+    scores = pd.DataFrame({"gold": [1.0, 2.0, 3.0], "model": [0.5, 0.5, 0.5],
+                           "found": True, "used": True})
+    with pytest.warns(RuntimeWarning, match="undefined"):
+        result = correlations(scores)
+    assert np.isnan(result["spearman"]) and np.isnan(result["pearson"])
+
+
+def test_subsets_concreteness_quartiles_assoc_pos_relation_multiword():
+    gold = pd.DataFrame({"word1": list("abcdefgh"), "word2": ["x y", *"ijklmno"],
+                         "score": range(8), "pos": list("NNNNVVAA"),
+                         "conc1": [1, 5, 2, 4, 3, 1, 5, 2], "conc2": [1, 5, 3, 4, 1, 2, 4, 2],
+                         "assoc": [0.1, 0.9, 0.5, 0.3, 0.8, 0.2, 0.7, 0.4],
+                         "relation": ["syn", "ant", "syn", "cohyp", "syn", "ant", "mero", "syn"]})
+    masks = subsets(gold)
+    # sums: 2 10 5 8 4 3 9 4 -> bottom two: a (2), f (3); top two: b (10), g (9)
+    assert gold["word1"][masks["conc_q1"]].tolist() == ["a", "f"]
+    assert gold["word1"][masks["conc_q4"]].tolist() == ["b", "g"]
+    assert masks["assoc333"].all()                    # fewer than 333 pairs: all of them
+    assert masks["pos=V"].tolist() == [False] * 4 + [True, True, False, False]
+    assert masks["relation=syn"].sum() == 4
+    assert masks["multi-word"].tolist() == [True] + [False] * 7
+    top = subsets(pd.DataFrame({"word1": ["a"] * 400, "word2": ["b"] * 400, "score": 1.0,
+                                "assoc": np.arange(400.0)}))["assoc333"]
+    assert top.sum() == 333 and not top[:67].any() and top[67:].all()
+
+
+def test_bootstrap_ci_reproducible_and_contains_estimate(lee_models):
+    _, vectors = lee_models[0]
+    scores = pair_scores(read_gold(DATA / "wordsim353.tsv"), vectors)
+    rho = correlations(scores)["spearman"]
+    ci = bootstrap_ci(scores, np.random.default_rng(3), n_boot=500)
+    assert ci == bootstrap_ci(scores, np.random.default_rng(3), n_boot=500)
+    assert ci != bootstrap_ci(scores, np.random.default_rng(4), n_boot=500)
+    assert ci["spearman"][0] < rho < ci["spearman"][1]
+    assert ci["spearman"][1] - ci["spearman"][0] < 0.6
+
+
+def test_steiger_against_hand_computed_value():
+    # Steiger (1980) eq. 14 by hand: r_jk = .5, r_jh = .3, r_kh = .6, n = 100
+    # r_bar = .4, psi = .6 (1 - .32) - .5 * .16 (1 - .32 - .36) = .408 - .0256 = .3824
+    # s = .3824 / .84^2 = .541950, sqrt(2 - 2 s) = .957131
+    # z_jk - z_jh = .549306 - .309520 = .239786; Z = .239786 * sqrt(97) / .957131 = 2.46740
+    result = steiger_test(0.5, 0.3, 0.6, 100)
+    assert result["z"] == pytest.approx(2.46740, abs=1e-4)
+    assert result["p"] == pytest.approx(2 * (1 - stats.norm.cdf(2.46740)), abs=1e-4)
+    assert steiger_test(0.3, 0.5, 0.6, 100)["z"] == pytest.approx(-result["z"])
+
+
+def test_compare_models_on_the_same_pairs(lee_models):
+    gold = read_gold(DATA / "wordsim353.tsv")
+    first, second = lee_models[0][1], lee_models[1][1]
+    out = compare_models(gold, first, second)
+    a, b = pair_scores(gold, first), pair_scores(gold, second)
+    both = a["used"] & b["used"]
+    assert out["used"] == both.sum()
+    assert out["spearman"]["first"] == pytest.approx(stats.spearmanr(a["gold"][both],
+                                                                     a["model"][both])[0])
+    assert out["spearman"]["between"] == pytest.approx(stats.spearmanr(a["model"][both],
+                                                                       b["model"][both])[0])
+    assert 0 <= out["spearman"]["p"] <= 1
+
+
+def test_worst_pairs_sorted_by_rank_disagreement():
+    scores = pd.DataFrame({"word1": list("abcd"), "word2": list("efgh"),
+                           "gold": [1.0, 2.0, 3.0, 4.0], "model": [0.1, 0.2, 0.9, np.nan],
+                           "found": [True, True, True, False], "used": [True, True, True, False]})
+    worst = worst_pairs(scores)
+    assert worst["word1"].tolist()[-1] == "d"
+    assert worst["rank_diff"].abs().iloc[0] >= worst["rank_diff"].abs().iloc[1]
+
+
+def test_best_threshold_hand_case():
+    threshold, errors = best_threshold(np.array([0.3, 0.1, 0.9, 0.2]),
+                                       np.array([True, False, True, False]))
+    assert (threshold, errors) == (pytest.approx(0.25), 0)
+    # one unavoidable error: positive at 0.1 below a negative at 0.2
+    threshold, errors = best_threshold(np.array([0.1, 0.2, 0.8, 0.9]),
+                                       np.array([True, False, True, True]))
+    assert errors == 1
+
+
+def test_binary_task_tr9856_bands_and_errors():
+    rng = np.random.default_rng(0)
+    gold = rng.uniform(0, 1, 2000)
+    labels = gold >= 0.8
+    separable = binary_task(gold, gold, np.random.default_rng(1))
+    assert separable["error"] == 0
+    assert separable["positives"] == labels.sum()
+    assert separable["negatives"] == (gold <= 0.2).sum()
+    noise = binary_task(gold, rng.uniform(0, 1, 2000), np.random.default_rng(1))
+    assert 0.35 < noise["error"] <= 0.6
+    assert len(noise["fold_errors"]) == 10
