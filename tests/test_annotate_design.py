@@ -1,0 +1,181 @@
+"""The [study] schema, the pair-set reader and the tranche designer (SPEC section 2)."""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lexgold.annotate.design import design_study
+from lexgold.annotate.pairs import check_pairs, read_pairs
+from lexgold.annotate.schema import StudyConfig, load_study_config
+from lexgold.errors import InputError
+from lexgold.protocols import load_protocol
+
+
+def frame(counts: dict[str, int]) -> pd.DataFrame:
+    rows = [{"word1": f"{pos.lower()}{i}a", "word2": f"{pos.lower()}{i}b", "pos": pos}
+            for pos, n in counts.items() for i in range(n)]
+    return check_pairs(pd.DataFrame(rows))
+
+
+# -- schema -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["simlex", "hyperlex", "tr9856"])
+def test_packaged_protocols_parse(name):
+    config = load_study_config(name)
+    assert config.language == "en" and config.direction == "ltr"
+    assert config.texts.instructions and all(config.texts.instructions)
+
+
+def test_paper_values():
+    simlex, hyperlex = load_study_config("simlex"), load_study_config("hyperlex")
+    assert simlex.consistency == {"N": 14, "V": 4, "A": 2} and simlex.tranches == 10
+    assert [c.options[c.answer] for c in simlex.checkpoints][0] == ["bread", "toast"]
+    assert hyperlex.duplicates_per_tranche == 9 and hyperlex.qualification is not None
+    assert hyperlex.texts.question_by_pos["V"].format(word1="RUN", word2="MOVE") == \
+        "Is TO RUN a type of TO MOVE?"
+    assert load_study_config("tr9856").task == "binary"
+
+
+def test_unknown_key_and_bad_value_name_the_key(tmp_path):
+    path = tmp_path / "p.toml"
+    path.write_text('name = "x"\n[study]\ngroup_size = 7\n')
+    with pytest.raises(InputError, match=r"field 'study.group_size'.*unknown key"):
+        load_study_config(load_protocol(path))
+    path.write_text('name = "x"\n[study]\nslider_start = 9\n')
+    with pytest.raises(InputError, match=r"study.slider_start"):
+        load_study_config(load_protocol(path))
+    path.write_text('name = "x"\n[study]\ndirection = "down"\n')
+    with pytest.raises(InputError, match=r"study.direction.*'ltr', 'rtl'"):
+        load_study_config(load_protocol(path))
+    path.write_text('name = "x"\n[study.texts]\nquestion = "{word3}"\n')
+    with pytest.raises(InputError, match=r"study.texts.question.*placeholder"):
+        load_study_config(load_protocol(path))
+
+
+def test_rtl_language_file(tmp_path):
+    path = tmp_path / "he.toml"
+    path.write_text('name = "x"\nlanguage = "he"\n[study]\ndirection = "rtl"\n'
+                    '[study.texts]\nquestion = "עד כמה דומות {word1} ו-{word2}?"\n')
+    config = load_study_config(load_protocol(path))
+    assert (config.language, config.direction) == ("he", "rtl")
+    assert config.texts.question.format(word1="כלב", word2="חתול").startswith("עד כמה")
+
+
+# -- pair sets --------------------------------------------------------------------------------
+
+def test_reads_builder_files(tmp_path):
+    simlex = tmp_path / "s.csv"
+    simlex.write_text("word1,word2,pos,cohort,conc1,conc2,conc_class,fsg\n"
+                      "old,new,a,associated,2.1,2.0,C3,0.5\n")
+    got = read_pairs(simlex)
+    assert got.loc[0, ["word1", "word2", "pos"]].tolist() == ["old", "new", "A"]
+    assert got.loc[0, "extra"]["conc_class"] == "C3"
+    tr = tmp_path / "t.csv"
+    tr.write_text("topic,term1,term2,source\nSport,doping,performance enhancing drugs,top\n")
+    got = read_pairs(tr, group_by="topic")
+    assert got.loc[0, ["topic", "word1", "word2"]].tolist() == [
+        "Sport", "doping", "performance enhancing drugs"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("word1,word2\ncat,dog\n", r"field 'pos': missing column"),
+    ("word1,word2,pos\ncat,dog,N\n,dog,N\n", r":3, field 'word1': empty value"),
+    ("word1,word2,pos\ncat,dog,N\ncat,dog,N\n", r":3, field 'word1': pair listed twice"),
+    ("word1,word2,pos,consistency\ncat,dog,N,maybe\n", r":2, field 'consistency'"),
+    ("", r"empty file"),
+])
+def test_bad_pair_files_one_line_errors(tmp_path, text, message):
+    path = tmp_path / "bad.csv"
+    path.write_text(text)
+    with pytest.raises(InputError, match=message) as err:
+        read_pairs(path)
+    assert "\n" not in str(err.value) and str(path) in str(err.value)
+
+
+# -- designer ---------------------------------------------------------------------------------
+
+def test_simlex_group_layout_hand_computed():
+    """3 N consistency + 11 N unique, one tranche, groups of at most 7 with a calibration
+    repeat: 14 pairs + 2 repeats = 16 showings in ceil(13 / 6) = 3 groups of 6, 5, 5."""
+    config = StudyConfig(tranches=1, consistency={"N": 3}, checkpoints=[])
+    design = design_study(frame({"N": 14}), config, np.random.default_rng(0))
+    groups = [s.items for s in design.tranches[0]]
+    assert [len(g) for g in groups] == [6, 5, 5]
+    assert groups[0][0][1] == "consistency"
+    for previous, group in zip(groups, groups[1:]):
+        assert group[0] == (previous[-1][0], "calibration")
+        assert group[1][1] == "consistency"
+    kinds = [k for g in groups for _, k in g]
+    assert kinds.count("unique") == 11 and kinds.count("calibration") == 2
+
+
+def test_simlex_paper_sized_layout():
+    """999 pairs, 10 tranches: every tranche has the 20 consistency pairs once, 19-21 POS-pure
+    groups of 6-7 (65-66 N, 21-22 V, 10-11 A unique pairs in the fewest groups of at most 7),
+    and the 979 unique pairs are all shown exactly once."""
+    pairs = frame({"N": 666, "V": 222, "A": 111})
+    config = load_study_config("simlex")
+    design = design_study(pairs, config, np.random.default_rng(1))
+    seen = []
+    for steps in design.tranches:
+        groups = [s for s in steps if s.kind == "group"]
+        assert 19 <= len(groups) <= 21
+        assert all(6 <= len(g.items) <= 7 for g in groups)
+        assert all(len({pairs.at[i, "pos"] for i, _ in g.items}) == 1 for g in groups)
+        cons = [i for g in groups for i, k in g.items if k == "consistency"]
+        assert sorted(cons) == sorted(design.consistency)
+        assert [s.batch for s in steps if s.kind == "checkpoint"] == ["N", "A", "V"]
+        assert steps[0].kind == "checkpoint"
+        seen += [i for g in groups for i, k in g.items if k == "unique"]
+    assert sorted(seen) == sorted(set(range(999)) - set(design.consistency))
+    assert any("unique pairs per tranche: 97-98" in m for m in design.report["unmet"])
+
+
+def test_same_seed_same_design_and_other_seed_differs():
+    pairs, config = frame({"N": 80, "V": 30}), StudyConfig(tranches=2, checkpoints=[],
+                                                           consistency={"N": 4, "V": 2})
+    a = design_study(pairs, config, np.random.default_rng(5))
+    b = design_study(pairs, config, np.random.default_rng(5))
+    c = design_study(pairs, config, np.random.default_rng(6))
+    assert a.tranches == b.tranches and a.tranches != c.tranches
+
+
+def test_hyperlex_duplicates_and_pos_balance():
+    pairs = frame({"N": 2163, "V": 453})
+    config = load_study_config("hyperlex")
+    design = design_study(pairs, config, np.random.default_rng(2))
+    n_counts, v_counts = set(), set()
+    for steps in design.tranches:
+        shown = [(i, k, g) for g, s in enumerate(steps) for i, k in s.items]
+        dups = [(i, g) for i, k, g in shown if k == "duplicate"]
+        assert len(dups) == 9
+        for pair, group in dups:   # first shown as a unique pair in an earlier group
+            assert any(i == pair and k == "unique" and g < group for i, k, g in shown)
+        assert all(s.items[-1][1] != "duplicate" for s in steps)
+        unique = [i for i, k, _ in shown if k == "unique"]
+        n_counts.add(sum(pairs.at[i, "pos"] == "N" for i in unique))
+        v_counts.add(sum(pairs.at[i, "pos"] == "V" for i in unique))
+    assert max(n_counts) - min(n_counts) <= 1 and max(v_counts) - min(v_counts) <= 1
+    assert any("(the paper's layout has 50)" in m for m in design.report["unmet"])
+
+
+def test_topic_layout_groups_by_topic():
+    rows = [{"topic": f"T{t}", "word1": f"a{t}{i}", "word2": f"b{t}{i}"}
+            for t in range(3) for i in range(25)]
+    pairs = check_pairs(pd.DataFrame(rows), group_by="topic")
+    design = design_study(pairs, load_study_config("tr9856"), np.random.default_rng(0))
+    assert len(design.tranches) == 1 and design.consistency == []
+    for step in design.tranches[0]:
+        assert len({pairs.at[i, "topic"] for i, _ in step.items}) == 1
+        assert len(step.items) <= 10 and {k for _, k in step.items} == {"unique"}
+
+
+def test_reports_what_it_cannot_satisfy():
+    config = StudyConfig(tranches=1, consistency={"N": 14, "V": 4}, checkpoints=[],
+                         duplicates_per_tranche=2)
+    design = design_study(frame({"N": 10, "V": 3}), config, np.random.default_rng(0))
+    unmet = " | ".join(design.report["unmet"])
+    assert re.search(r"consistency set: 4 V pairs wanted, only 3 exist", unmet)
+    assert re.search(r"14 N pairs wanted, only 10", unmet)
