@@ -5,6 +5,21 @@ import click
 from lexgold.cliutil import not_yet_available, out_option, seed_option, usf_option, wordnet_option
 
 
+def protocol_option(default):
+    return click.option("--protocol", "protocol", default=default, show_default=True,
+                        help="Protocol file whose [build] table sets every threshold and quota "
+                             "(or a packaged name: simlex, hyperlex).")
+
+
+def concreteness_option(function):
+    function = click.option("--brysbaert", "brysbaert", type=click.Path(exists=True),
+                            help="Brysbaert et al. 2014 concreteness file (default: the copy "
+                                 "shipped with lexgold).")(function)
+    return click.option("--concreteness", type=click.Choice(["usf", "brysbaert"]),
+                        help="Concreteness source (overrides build.concreteness.source): USF "
+                             "QCON/TCON (1-7) or Brysbaert et al. 2014 (1-5).")(function)
+
+
 @click.group()
 def build():
     """Build a candidate pool and sample pairs following a published protocol."""
@@ -12,16 +27,37 @@ def build():
 
 @build.command()
 @usf_option
+@wordnet_option
+@protocol_option("simlex")
+@concreteness_option
+@click.option("--pos-source", type=click.Choice(["usf", "penn", "corpus"]),
+              help="POS tendency source (overrides build.pos.source): USF QPS/TPS columns, "
+                   "Penn tag counts of Lingua::EN::Tagger, or a word/TAG corpus.")
+@click.option("--tagged-corpus", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="A word/TAG corpus file for the POS tendency (repeatable; implies "
+                   "--pos-source corpus).")
 @seed_option
 @out_option
-def simlex(usf_dir, seed, out_dir):
+def simlex(usf_dir, wordnet_dir, protocol, concreteness, brysbaert, pos_source, tagged_corpus,
+           seed, out_dir):
     """SimLex-999 (Hill et al. 2015, section 3.1): USF stratification by POS and concreteness.
+
+    Writes pool.csv (every USF pair and random pairing, with the reason it was or was not a
+    candidate), pairs.csv (the 999-pair sample) and report.json (pool and class sizes, quota
+    shortfalls, run manifest) into --out.
 
     \b
     Example:
         lexgold build simlex --seed 1 --out simlex-out
+        lexgold build simlex --concreteness brysbaert --pos-source penn --out simlex-b
     """
-    not_yet_available(3)
+    from lexgold.builder.simlex import run_simlex
+
+    report = run_simlex(out_dir, protocol=protocol, usf_dir=usf_dir, wordnet_dir=wordnet_dir,
+                        brysbaert=brysbaert, seed=seed, concreteness=concreteness,
+                        pos_source=pos_source, tagged_corpus=tagged_corpus)
+    click.echo(f"{report['pairs']} pairs ({', '.join(f'{k} {v}' for k, v in report['pairs_by_pos'].items())}); "
+               f"quota shortfall: {report['quota_shortfall']}; written to {out_dir}")
 
 
 @build.command()
@@ -77,11 +113,19 @@ def tr9856(corpus, topics, protocol, seed, out_dir):
 @click.argument("in_csv", type=click.Path(exists=True, dir_okay=False))
 @click.option("--out", "out_csv", type=click.Path(dir_okay=False), required=True)
 @wordnet_option
-def relations(in_csv, out_csv, wordnet_dir):
+@click.option("--hyp-max", type=int, default=4, show_default=True,
+              help="hyp-N / rhyp-N paths of this length or longer share one label.")
+def relations(in_csv, out_csv, wordnet_dir, hyp_max):
     """Label word pairs (word1, word2, pos N/V) with their WordNet relation (HyperLex section 4.1).
+
+    Writes IN plus a `relation` column: hyp-1..hyp-4, rhyp-1..rhyp-4, syn, ant, mero, cohyp or
+    no-rel (precedence in that order after hyp/rhyp).
 
     \b
     Example:
         lexgold relations pairs.csv --out labelled.csv
     """
-    not_yet_available(3)
+    from lexgold.builder.relations import label_csv
+
+    counts = label_csv(in_csv, out_csv, wordnet_dir=wordnet_dir, hyp_max=hyp_max)
+    click.echo(", ".join(f"{k} {v}" for k, v in counts.items()) + f"; written to {out_csv}")

@@ -1,0 +1,224 @@
+"""Pieces the SimLex-999 and HyperLex builders share: word filters, concreteness and POS
+sources, random stratified draws, the run manifest and the output files (SPEC section 5).
+
+Outputs are deterministic: a run with the same inputs, protocol and seed writes the same bytes
+(CSV with ``\\n`` line ends, JSON with sorted keys, no clock time anywhere).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from lexgold import __version__
+from lexgold.errors import InputError
+from lexgold.resources import (penn_tag_counts, pos_tendency, read_brysbaert,
+                               tagged_corpus_counts, usf_pos_counts)
+from lexgold.resources._files import resource_files
+from lexgold.resources.pos import LINGUA_WORDS
+from lexgold.resources.wordnet import locate_wordnet
+
+MULTI_WORD = re.compile(r"[\s_\-]")
+
+
+@dataclasses.dataclass
+class Scale:
+    """A concreteness rating scale: its range and the concrete/abstract threshold on it."""
+
+    scale: list[float]
+    threshold: float
+
+
+@dataclasses.dataclass
+class PosKeys:
+    """POS tendency (SimLex-999 section 3.1): tag source and the minimum share of one POS."""
+
+    source: str = "usf"              # usf | penn | corpus
+    min_tendency: float = 0.75       # a word's share of tags on its majority POS (0-1)
+    corpus: list[str] = dataclasses.field(default_factory=list)  # word/TAG files (source corpus)
+    penn_file: str = str(LINGUA_WORDS)
+
+
+# -- words ------------------------------------------------------------------------------------
+def lower_words(series: pd.Series) -> pd.Series:
+    """USF spells words in capitals; outputs use lower case like the published data sets."""
+    return series.astype("string").str.strip().str.lower()
+
+
+def word_problem(words: pd.Series, pattern: str) -> pd.Series:
+    """Per word: ``multi-word`` (space, hyphen, underscore), ``pattern`` (fails the protocol's
+    ``word_pattern``, e.g. digits or apostrophes) or ``""``."""
+    multi = words.str.contains(MULTI_WORD, regex=True).fillna(True)
+    fails = ~words.str.fullmatch(pattern).fillna(False).astype(bool)
+    return pd.Series(np.select([multi, fails], ["multi-word", "pattern"], ""), index=words.index)
+
+
+def proper_noun_detector(wordnet) -> Callable[[str], bool]:
+    """A test for words that are capitalised, i.e. named entities, in WordNet.
+
+    USF prints every word in capitals, so the papers' "capital letter" (SimLex-999) and "named
+    entity" (HyperLex) filters are recovered from WordNet: a word counts as a proper noun when
+    every one of its synsets (any POS) holds it only as a capitalised lemma (mexico, europe,
+    christmas), never when one sense is a common word (china, turkey).
+    """
+    cache: dict[str, bool] = {}
+
+    def is_proper(word: str) -> bool:
+        found = cache.get(word)
+        if found is None:
+            key = word.replace(" ", "_")
+            senses = wordnet.synsets(key)
+            found = bool(senses) and all(
+                any(l.name().lower() == key and l.name()[:1].isupper() for l in s.lemmas())
+                and not any(l.name() == key for l in s.lemmas())
+                for s in senses)
+            cache[word] = found
+        return found
+
+    return is_proper
+
+
+# -- concreteness -----------------------------------------------------------------------------
+def usf_concreteness(usf: pd.DataFrame) -> pd.Series:
+    """Word (lower case) -> USF concreteness (QCON for cues, TCON for targets; 1-7)."""
+    both = pd.concat([
+        pd.DataFrame({"word": lower_words(usf["cue"]), "conc": usf["qcon"]}),
+        pd.DataFrame({"word": lower_words(usf["target"]), "conc": usf["tcon"]}),
+    ]).dropna()
+    return both.drop_duplicates("word").set_index("word")["conc"].astype(float)
+
+
+def brysbaert_concreteness(path=None) -> pd.Series:
+    """Word (lower case) -> Brysbaert et al. (2014) mean concreteness (1-5), words only."""
+    frame = read_brysbaert(path)
+    frame = frame[~frame["bigram"]]
+    return (frame.assign(word=lower_words(frame["word"])).drop_duplicates("word")
+            .set_index("word")["conc_m"].astype(float))
+
+
+def concreteness_table(source: str, usf: pd.DataFrame, scale: Scale, brysbaert=None) -> pd.Series:
+    """Concreteness per word from ``source`` (``usf`` or ``brysbaert``), checked against its scale."""
+    if source == "usf":
+        table = usf_concreteness(usf)
+    elif source == "brysbaert":
+        table = brysbaert_concreteness(brysbaert)
+    else:
+        raise InputError(f"unknown concreteness source {source!r}; allowed: usf, brysbaert",
+                         field="build.concreteness.source")
+    low, high = scale.scale
+    outside = table[(table < low) | (table > high)]
+    if len(outside):
+        raise InputError(f"rating {outside.iloc[0]} of {outside.index[0]!r} is outside the "
+                         f"protocol's scale {scale.scale}", field=f"build.concreteness.{source}.scale")
+    return table
+
+
+# -- POS ----------------------------------------------------------------------------------------
+def pos_table(keys: PosKeys, usf: pd.DataFrame, base: Path) -> pd.DataFrame:
+    """Word -> (pos, share) from the selected tag source (SimLex-999 section 3.1)."""
+    if keys.source == "usf":
+        counts = usf_pos_counts(usf)
+    elif keys.source == "penn":
+        counts = penn_tag_counts(keys.penn_file)
+    elif keys.source == "corpus":
+        if not keys.corpus:
+            raise InputError("pos source 'corpus' needs word/TAG files", field="build.pos.corpus")
+        counts = tagged_corpus_counts([resolve(base, p) for p in keys.corpus])
+    else:
+        raise InputError(f"unknown POS source {keys.source!r}; allowed: usf, penn, corpus",
+                         field="build.pos.source")
+    return pos_tendency(counts)
+
+
+def resolve(base: Path, path: str | Path) -> Path:
+    """A path from a protocol file: absolute, or relative to the protocol file's folder."""
+    path = Path(path).expanduser()
+    return path if path.is_absolute() else base / path
+
+
+# -- sampling ---------------------------------------------------------------------------------
+def split_quota(quota: int, strata: list[str], rng: np.random.Generator) -> dict[str, int]:
+    """Spread ``quota`` equally over ``strata``; the remainder goes to strata drawn at random.
+
+    The papers stratify "equally" over four classes, but 66, 22 and 11 do not divide by 4.
+    """
+    share, rest = divmod(quota, len(strata))
+    extra = set(rng.choice(len(strata), size=rest, replace=False).tolist()) if rest else set()
+    return {s: share + (i in extra) for i, s in enumerate(strata)}
+
+
+def draw(pool: pd.DataFrame, quota: int, rng: np.random.Generator, taken: set) -> pd.DataFrame:
+    """Draw up to ``quota`` rows at random, never two rows of the same unordered word pair.
+
+    ``taken`` holds the unordered pairs drawn so far (updated in place).
+    """
+    order = rng.permutation(len(pool))
+    chosen = []
+    for i in order:
+        if len(chosen) == quota:
+            break
+        key = frozenset((pool["word1"].iat[i], pool["word2"].iat[i]))
+        if key not in taken:
+            taken.add(key)
+            chosen.append(i)
+    return pool.iloc[chosen]
+
+
+# -- run records ------------------------------------------------------------------------------
+def sha256_file(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def usf_checksums(usf_dir) -> list[dict]:
+    return [{"file": f.name, "sha256": f.sha256(), "expected_sha256": f.expected_sha256}
+            for f in resource_files("usf_appendix_a", usf_dir)]
+
+
+def brysbaert_checksums(path) -> list[dict]:
+    directory = Path(path).parent if path and Path(path).is_file() else path
+    return [{"file": f.name, "sha256": f.sha256(), "expected_sha256": f.expected_sha256}
+            for f in resource_files("brysbaert_concreteness", directory)]
+
+
+def wordnet_checksums(wordnet_dir) -> list[dict]:
+    kind, where = locate_wordnet(wordnet_dir)
+    folder = Path(where) / "corpora" / "wordnet" if kind == "nltk" else Path(where)
+    return [{"file": name, "sha256": sha256_file(folder / name)}
+            for name in ("data.noun", "data.verb", "data.adj", "data.adv")
+            if (folder / name).is_file()]
+
+
+def files_checksums(paths: Iterable[str | Path]) -> list[dict]:
+    return [{"file": Path(p).name, "sha256": sha256_file(p)} for p in paths]
+
+
+def manifest(protocol: dict, seed: int, settings, resources: dict) -> dict:
+    """What a run was made from: protocol file hash, effective settings, resources, seed."""
+    return {
+        "lexgold_version": __version__,
+        "protocol": {"name": protocol.get("name"), "file": Path(protocol["_path"]).name,
+                     "sha256": protocol["_sha256"]},
+        "settings": dataclasses.asdict(settings),
+        "seed": seed,
+        "resources": resources,
+    }
+
+
+def write_csv(frame: pd.DataFrame, path: Path) -> None:
+    frame.to_csv(path, index=False, lineterminator="\n", encoding="utf-8")
+
+
+def write_json(data: dict, path: Path) -> None:
+    path.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n",
+                    encoding="utf-8")

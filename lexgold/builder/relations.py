@@ -1,0 +1,321 @@
+"""WordNet lexical relations of word pairs, as HyperLex labels its candidate pools.
+
+Vulic et al. (2017), section 4.1 ("Lexical Relations"), SPEC section 1.2. Each (X, Y) pair of
+one POS gets one label; any sense pair counts:
+
+==========  ================================================================================
+hyp-N       X is a hyponym of Y; N = shortest hypernym path over all sense pairs
+            (cathedral / building is hyp-3); N >= ``hyp_max`` is written ``hyp-{hyp_max}``
+rhyp-N      the reverse: X is a hypernym of Y
+syn         X and Y share a synset (author / writer)
+ant         a lemma X of one of X's synsets has a WordNet antonym in one of Y's synsets
+            (beginning / end, to unite / to divide)
+mero        X is a part of Y: one of Y's synsets is a holonym of one of X's (finger / hand,
+            letter / alphabet); nouns only
+cohyp       X and Y share a direct hypernym (peach / pear)
+no-rel      none of these
+==========  ================================================================================
+
+Precedence when several hold (SPEC 1.2, Decision): hyp-N / rhyp-N (the shorter path; hyp on
+a tie) > syn > ant > mero > cohyp. Hypernym paths follow both ``hypernyms()`` and
+``instance_hypernyms()``.
+
+Speed: the hypernym closure of a synset (ancestor -> shortest distance) is computed once and
+cached, as are each word's synsets, direct hypernyms, holonyms and antonyms; a pair is then a
+few dictionary look-ups. :func:`reference_relation` is the straightforward per-pair NLTK
+version, kept to check the fast one (``bench/bench_relations.py``, the tests).
+
+The reader is NLTK's ``WordNetCorpusReader`` or anything that mimics the few methods used:
+
+- ``reader.synsets(word, pos)`` with pos ``"n"`` or ``"v"``
+- ``Synset.hypernyms()``, ``Synset.instance_hypernyms()``
+- ``Synset.part_holonyms()``, ``Synset.member_holonyms()``, ``Synset.substance_holonyms()``
+  (those named in ``mero_holonyms``)
+- ``Synset.lemmas()``, ``Lemma.name()``, ``Lemma.antonyms()``, ``Lemma.synset()``
+
+Synsets must be hashable and compare equal when they are the same synset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import pandas as pd
+
+from lexgold.errors import InputError
+
+#: relation names as written in files, in precedence order after hyp-N / rhyp-N
+RELATIONS = ("hyp-1", "hyp-2", "hyp-3", "hyp-4", "rhyp-1", "rhyp-2", "rhyp-3", "rhyp-4",
+             "syn", "ant", "mero", "cohyp", "no-rel")
+HOLONYM_KINDS = ("part", "member", "substance")
+WORDNET_POS = {"N": "n", "V": "v"}
+
+
+def relation_names(hyp_max: int = 4) -> tuple[str, ...]:
+    """All relation labels for a given hyp-N cap, in a fixed order (hyp, rhyp, syn ... no-rel)."""
+    return (tuple(f"hyp-{n}" for n in range(1, hyp_max + 1))
+            + tuple(f"rhyp-{n}" for n in range(1, hyp_max + 1))
+            + ("syn", "ant", "mero", "cohyp", "no-rel"))
+
+
+def _lemma_key(word: str) -> str:
+    return word.strip().lower().replace(" ", "_")
+
+
+class RelationLabeller:
+    """Label word pairs with their WordNet relation, caching per synset and per word.
+
+    Parameters
+    ----------
+    reader : WordNet reader
+        NLTK's ``WordNetCorpusReader`` or an adapter with the methods listed in the module
+        docstring.
+    hyp_max : int, default 4
+        hyp-N / rhyp-N paths of this length or longer share one label (the paper's hyp>=4).
+    mero_holonyms : sequence of str, default ("part", "member", "substance")
+        Holonym pointers that count as X part of Y. letter / alphabet, the paper's example, is
+        a *member* holonym in WordNet 3.0, finger / hand a *part* holonym.
+
+    Examples
+    --------
+    >>> from lexgold.resources import load_wordnet
+    >>> labeller = RelationLabeller(load_wordnet())          # doctest: +SKIP
+    >>> labeller.relation("cathedral", "building", "N")     # doctest: +SKIP
+    'hyp-3'
+    """
+
+    def __init__(self, reader, hyp_max: int = 4, mero_holonyms: Sequence[str] = HOLONYM_KINDS):
+        if hyp_max < 1:
+            raise InputError(f"hyp_max must be >= 1, found {hyp_max}", field="hyp_max")
+        unknown = sorted(set(mero_holonyms) - set(HOLONYM_KINDS))
+        if unknown:
+            raise InputError(f"unknown holonym kind {unknown[0]!r}; allowed: "
+                             f"{', '.join(HOLONYM_KINDS)}", field="mero_holonyms")
+        self.reader = reader
+        self.hyp_max = hyp_max
+        self.mero_holonyms = tuple(mero_holonyms)
+        self._synsets: dict[tuple[str, str], tuple] = {}
+        self._ancestors: dict = {}
+        self._parents: dict = {}
+        self._word_facts: dict[tuple[str, str], tuple] = {}
+
+    # -- cached WordNet facts ---------------------------------------------------------------
+    def synsets(self, word: str, pos: str) -> tuple:
+        key = (_lemma_key(word), pos)
+        found = self._synsets.get(key)
+        if found is None:
+            found = tuple(self.reader.synsets(key[0], WORDNET_POS[pos]))
+            self._synsets[key] = found
+        return found
+
+    def parents(self, synset) -> tuple:
+        found = self._parents.get(synset)
+        if found is None:
+            found = tuple(synset.hypernyms()) + tuple(synset.instance_hypernyms())
+            self._parents[synset] = found
+        return found
+
+    def ancestors(self, synset) -> dict:
+        """Every hypernym of ``synset`` (transitively) -> its shortest distance; itself at 0."""
+        found = self._ancestors.get(synset)
+        if found is not None:
+            return found
+        stack, order = [synset], []
+        while stack:  # iterative post-order: deep noun hierarchies exceed no recursion limit
+            node = stack.pop()
+            if node in self._ancestors:
+                continue
+            order.append(node)
+            stack.extend(p for p in self.parents(node) if p not in self._ancestors)
+        for node in reversed(order):
+            if node in self._ancestors:
+                continue
+            distances = {node: 0}
+            for parent in self.parents(node):
+                for ancestor, distance in self._ancestors[parent].items():
+                    if distance + 1 < distances.get(ancestor, 1 << 30):
+                        distances[ancestor] = distance + 1
+            self._ancestors[node] = distances
+        return self._ancestors[synset]
+
+    def word_facts(self, word: str, pos: str) -> tuple:
+        """Cached facts of a word: (synsets, hypernym distances, direct hypernyms, holonyms,
+        antonym synsets). The hypernym distances merge the closures of all the word's senses:
+        ancestor -> shortest distance >= 1 from any sense."""
+        key = (_lemma_key(word), pos)
+        found = self._word_facts.get(key)
+        if found is None:
+            senses = self.synsets(word, pos)
+            above: dict = {}
+            for sense in senses:
+                for ancestor, distance in self.ancestors(sense).items():
+                    if distance and distance < above.get(ancestor, 1 << 30):
+                        above[ancestor] = distance
+            hypernyms = {p for s in senses for p in self.parents(s)}
+            holonyms = set()
+            if pos == "N":
+                for sense in senses:
+                    for kind in self.mero_holonyms:
+                        holonyms.update(getattr(sense, f"{kind}_holonyms")())
+            found = (frozenset(senses), above, frozenset(hypernyms), frozenset(holonyms),
+                     frozenset(self._antonyms(key[0], senses)))
+            self._word_facts[key] = found
+        return found
+
+    @staticmethod
+    def _antonyms(name: str, senses: Iterable) -> set:
+        lemmas = [lemma for sense in senses for lemma in sense.lemmas()]
+        own = [lemma for lemma in lemmas if lemma.name().lower() == name]
+        # an inflected form ("endings") matches no lemma name: then all lemmas of its senses count
+        return {antonym.synset() for lemma in (own or lemmas) for antonym in lemma.antonyms()}
+
+    # -- labelling -------------------------------------------------------------------------
+    @staticmethod
+    def _distance(above: dict, targets: frozenset) -> int | None:
+        """Shortest distance from the word whose closure is ``above`` up to any of ``targets``."""
+        found = [above[t] for t in targets if t in above]
+        return min(found) if found else None
+
+    def relation(self, word1: str, word2: str, pos: str) -> str:
+        """The relation label of (word1, word2) with POS ``"N"`` or ``"V"``."""
+        if pos not in WORDNET_POS:
+            raise InputError(f"pos must be N or V, found {pos!r}", field="pos")
+        set_x, above_x, hyper_x, holo_x, ant_x = self.word_facts(word1, pos)
+        set_y, above_y, hyper_y, _, _ = self.word_facts(word2, pos)
+        if not set_x or not set_y:
+            return "no-rel"
+        down = self._distance(above_x, set_y)
+        up = self._distance(above_y, set_x)
+        if down is not None and (up is None or down <= up):
+            return f"hyp-{min(down, self.hyp_max)}"
+        if up is not None:
+            return f"rhyp-{min(up, self.hyp_max)}"
+        if set_x & set_y:
+            return "syn"
+        if ant_x & set_y:
+            return "ant"
+        if holo_x & set_y:
+            return "mero"
+        if hyper_x & hyper_y:
+            return "cohyp"
+        return "no-rel"
+
+
+def label_relations(pairs: pd.DataFrame, reader=None, *, labeller: RelationLabeller | None = None,
+                    hyp_max: int = 4, mero_holonyms: Sequence[str] = HOLONYM_KINDS) -> pd.Series:
+    """WordNet relation of every row of a (word1, word2, pos) frame (HyperLex section 4.1).
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        Columns ``word1``, ``word2``, ``pos`` (``N`` or ``V``; case-insensitive).
+    reader : WordNet reader, optional
+        See the module docstring for the methods used. Not needed when ``labeller`` is given.
+    labeller : RelationLabeller, optional
+        Reuse the caches of an earlier call.
+    hyp_max, mero_holonyms
+        As :class:`RelationLabeller`.
+
+    Returns
+    -------
+    pandas.Series
+        One label per row (same index), from :func:`relation_names`.
+
+    Raises
+    ------
+    InputError
+        A missing column or a POS other than N / V (naming the row).
+    """
+    missing = [c for c in ("word1", "word2", "pos") if c not in pairs.columns]
+    if missing:
+        raise InputError(f"missing column {missing[0]!r}; need word1, word2, pos", field=missing[0])
+    pos = pairs["pos"].astype(str).str.strip().str.upper()
+    bad = ~pos.isin(list(WORDNET_POS))
+    if bad.any():
+        row = int(bad.to_numpy().nonzero()[0][0])
+        raise InputError(f"pos must be N or V, found {pairs['pos'].iloc[row]!r} (data row {row + 1})",
+                         field="pos")
+    if labeller is None:
+        labeller = RelationLabeller(reader, hyp_max=hyp_max, mero_holonyms=mero_holonyms)
+    labels = [labeller.relation(str(a), str(b), p)
+              for a, b, p in zip(pairs["word1"], pairs["word2"], pos)]
+    return pd.Series(labels, index=pairs.index, name="relation", dtype="object")
+
+
+def reference_relation(reader, word1: str, word2: str, pos: str, hyp_max: int = 4,
+                       mero_holonyms: Sequence[str] = HOLONYM_KINDS) -> str:
+    """The same label computed the straightforward way: NLTK calls per pair, nothing cached.
+
+    Used to check :class:`RelationLabeller` and as the baseline of ``bench/bench_relations.py``.
+    """
+    tag = WORDNET_POS[pos]
+    x = reader.synsets(_lemma_key(word1), tag)
+    y = reader.synsets(_lemma_key(word2), tag)
+    if not x or not y:
+        return "no-rel"
+
+    def shortest(lower, upper):
+        best = None
+        for low in lower:
+            for ancestor, distance in low.hypernym_distances():
+                if distance and ancestor in upper and (best is None or distance < best):
+                    best = distance
+        return best
+
+    down, up = shortest(x, y), shortest(y, x)
+    if down is not None and (up is None or down <= up):
+        return f"hyp-{min(down, hyp_max)}"
+    if up is not None:
+        return f"rhyp-{min(up, hyp_max)}"
+    if set(x) & set(y):
+        return "syn"
+    name = _lemma_key(word1)
+    lemmas = [lemma for s in x for lemma in s.lemmas()]
+    own = [lemma for lemma in lemmas if lemma.name().lower() == name] or lemmas
+    if any(a.synset() in y for lemma in own for a in lemma.antonyms()):
+        return "ant"
+    if pos == "N" and any(h in y for s in x for kind in mero_holonyms
+                          for h in getattr(s, f"{kind}_holonyms")()):
+        return "mero"
+    if any(set(s.hypernyms() + s.instance_hypernyms())
+           & set(t.hypernyms() + t.instance_hypernyms()) for s in x for t in y):
+        return "cohyp"
+    return "no-rel"
+
+
+def label_csv(in_csv, out_csv, *, wordnet_dir=None, hyp_max: int = 4) -> dict[str, int]:
+    """``lexgold relations``: read a word1, word2, pos CSV, write it back with ``relation``.
+
+    Returns the number of pairs per relation. Bad input raises :class:`InputError` naming the
+    file and the row (a data row's line number counts the header as line 1).
+    """
+    from lexgold.resources import load_wordnet
+
+    try:
+        frame = pd.read_csv(in_csv, dtype=str, keep_default_na=False, encoding="utf-8")
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
+        raise InputError(f"not a readable CSV file: {str(err).splitlines()[0]}", path=in_csv) from None
+    missing = [c for c in ("word1", "word2", "pos") if c not in frame.columns]
+    if missing:
+        raise InputError("missing column; need word1, word2, pos", path=in_csv, line=1,
+                         field=missing[0])
+    empty = (frame["word1"].str.strip() == "") | (frame["word2"].str.strip() == "")
+    if empty.any():
+        row = int(empty.to_numpy().nonzero()[0][0])
+        raise InputError("empty word", path=in_csv, line=row + 2,
+                         field="word1" if frame["word1"].iat[row].strip() == "" else "word2")
+    try:
+        labels = label_relations(frame, load_wordnet(wordnet_dir), hyp_max=hyp_max)
+    except InputError as err:
+        line = None
+        if err.field == "pos":
+            bad = ~frame["pos"].str.strip().str.upper().isin(list(WORDNET_POS))
+            line = int(bad.to_numpy().nonzero()[0][0]) + 2
+            message = f"pos must be N or V, found {frame['pos'].iloc[line - 2]!r}"
+        else:
+            message = str(err)
+        raise InputError(message, path=in_csv, line=line, field=err.field) from None
+    frame["relation"] = labels
+    frame.to_csv(out_csv, index=False, lineterminator="\n", encoding="utf-8")
+    return {name: int((labels == name).sum()) for name in relation_names(hyp_max)
+            if (labels == name).any()}

@@ -1,0 +1,330 @@
+"""SimLex-999 candidate pool and stratified sample (Hill, Reichart & Korhonen 2015, section 3.1).
+
+SPEC section 1.1. Steps, each a function below:
+
+1. :func:`associated_pool` -- every USF cue-target pair, lower-cased, with the reason it is not a
+   candidate (multi-word item, capital letter, POS tendency below 75 %, mixed POS, no
+   concreteness rating), its POS, concreteness and USF strength.
+2. :func:`assign_classes` -- concreteness classes C1-C4 from the first item's rating c1 and the
+   difference d = |c1 - c2| against the median m of d over the candidate pool (per POS):
+   C1 c1 > t and d <= m; C2 c1 > t, c2 < c1, d > m; C3 c1 <= t and d <= m;
+   C4 c1 <= t, c2 > c1, d > m (t = 4 on USF's 1-7 scale).
+3. :func:`sample_cohort` -- 600 N / 200 V / 100 A associated pairs, equally over C1-C4.
+4. :func:`unassociated_pool` -- the words of the sampled pairs paired up at random; pairs found
+   anywhere in USF (either direction) are dropped, both words must have been normed as cues.
+5. :func:`sample_cohort` again -- 66 N / 22 V / 11 A unassociated pairs, equally over C1-C4.
+
+:func:`build_simlex` runs them over frames; :func:`run_simlex` adds the I/O (``pool.csv``,
+``pairs.csv``, ``report.json``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from lexgold.builder import common
+from lexgold.builder.common import PosKeys, Scale
+from lexgold.errors import InputError
+from lexgold.protocols import load_protocol, parse_section
+from lexgold.resources import load_wordnet, read_usf
+
+CLASSES = ["C1", "C2", "C3", "C4"]
+POS = ["N", "V", "A"]
+POOL_COLUMNS = ["word1", "word2", "pos", "cohort", "conc1", "conc2", "conc_diff", "conc_class",
+                "fsg", "bsg", "n_participants", "excluded", "sampled"]
+PAIR_COLUMNS = ["word1", "word2", "pos", "cohort", "conc1", "conc2", "conc_class", "fsg"]
+
+
+@dataclasses.dataclass
+class SimLexConcreteness:
+    source: str = "usf"                  # usf (QCON/TCON, 1-7) | brysbaert (1-5)
+    median_scope: str = "pos"            # Decision: median of d per POS pool | global
+    usf: Scale = dataclasses.field(default_factory=lambda: Scale([1.0, 7.0], 4.0))
+    brysbaert: Scale = dataclasses.field(default_factory=lambda: Scale([1.0, 5.0], 3.0))
+
+    def active(self) -> Scale:
+        return getattr(self, self.source)
+
+
+@dataclasses.dataclass
+class SimLexBuild:
+    """The ``[build]`` table of a SimLex-style protocol; defaults are the paper's values."""
+
+    word_pattern: str = "[a-z]+"         # Decision: single words of letters only
+    proper_nouns: str = "wordnet"        # "capital letter" test: wordnet | none
+    pos: PosKeys = dataclasses.field(default_factory=PosKeys)
+    concreteness: SimLexConcreteness = dataclasses.field(default_factory=SimLexConcreteness)
+    associated: dict[str, int] = dataclasses.field(
+        default_factory=lambda: {"N": 600, "V": 200, "A": 100})
+    unassociated: dict[str, int] = dataclasses.field(
+        default_factory=lambda: {"N": 66, "V": 22, "A": 11})
+    pairing_rounds: int = 1              # random pairings of the sampled words (paper: one)
+
+
+def check_settings(settings: SimLexBuild, source: str = "<protocol>") -> SimLexBuild:
+    """Values the type check cannot catch: named choices, POS keys, non-negative quotas."""
+    choices = {"proper_nouns": (settings.proper_nouns, ("wordnet", "none")),
+               "pos.source": (settings.pos.source, ("usf", "penn", "corpus")),
+               "concreteness.source": (settings.concreteness.source, ("usf", "brysbaert")),
+               "concreteness.median_scope": (settings.concreteness.median_scope, ("pos", "global"))}
+    for key, (value, allowed) in choices.items():
+        if value not in allowed:
+            raise InputError(f"expected one of {', '.join(allowed)}, found {value!r}",
+                             path=source, field=f"build.{key}")
+    for cohort in ("associated", "unassociated"):
+        for pos, quota in getattr(settings, cohort).items():
+            if pos not in POS or quota < 0:
+                raise InputError(f"expected a POS among {', '.join(POS)} with a quota >= 0, "
+                                 f"found {pos} = {quota}", path=source, field=f"build.{cohort}.{pos}")
+    if not 0 < settings.pos.min_tendency <= 1:
+        raise InputError("expected a share in (0, 1]", path=source, field="build.pos.min_tendency")
+    return settings
+
+
+# -- step 1 ------------------------------------------------------------------------------------
+def associated_pool(usf: pd.DataFrame, pos: pd.DataFrame, conc: pd.Series, settings: SimLexBuild,
+                    is_proper=None) -> pd.DataFrame:
+    """Every USF pair with its POS, concreteness, strength and the first reason it is excluded.
+
+    Parameters
+    ----------
+    usf : DataFrame from :func:`lexgold.resources.read_usf`
+    pos : DataFrame, index word, columns ``pos`` and ``share`` (:func:`pos_tendency`)
+    conc : Series, word -> concreteness
+    settings : SimLexBuild
+    is_proper : callable, optional
+        word -> bool, the "capital letter" test (:func:`common.proper_noun_detector`).
+    """
+    w1, w2 = common.lower_words(usf["cue"]), common.lower_words(usf["target"])
+    frame = pd.DataFrame({"word1": w1, "word2": w2, "fsg": usf["fsg"], "bsg": usf["bsg"],
+                          "n_participants": usf["n_participants"]})
+    reason = pd.Series("", index=frame.index, dtype=object)
+
+    def mark(mask, why):
+        reason[(reason == "") & mask.fillna(True).astype(bool)] = why
+
+    for column in ("word1", "word2"):
+        problem = common.word_problem(frame[column], settings.word_pattern)
+        for why in ("multi-word", "pattern"):
+            mark(problem == why, why)
+    mark(w1 == w2, "same-word")
+    tag1, tag2 = w1.map(pos["pos"]), w2.map(pos["pos"])
+    share1, share2 = w1.map(pos["share"]), w2.map(pos["share"])
+    mark(tag1.isna() | tag2.isna(), "no-pos")
+    mark((share1 < settings.pos.min_tendency) | (share2 < settings.pos.min_tendency), "pos-tendency")
+    mark(~tag1.isin(POS) | ~tag2.isin(POS), "pos-not-nva")
+    mark(tag1 != tag2, "mixed-pos")
+    frame["pos"] = np.where(tag1 == tag2, tag1, tag1.fillna("?") + "/" + tag2.fillna("?"))
+    frame["conc1"], frame["conc2"] = w1.map(conc), w2.map(conc)
+    mark(frame["conc1"].isna() | frame["conc2"].isna(), "no-concreteness")
+    if is_proper is not None:  # last: the WordNet look-up is the slow test
+        open_rows = reason == ""
+        words = pd.unique(pd.concat([w1[open_rows], w2[open_rows]]))
+        proper = {w for w in words if is_proper(w)}
+        mark(w1.isin(proper) | w2.isin(proper), "capital-letter")
+    frame["excluded"] = reason
+    frame["cohort"] = "associated"
+    return frame
+
+
+# -- step 2 ------------------------------------------------------------------------------------
+def assign_classes(frame: pd.DataFrame, threshold: float, median_scope: str = "pos") -> tuple[pd.DataFrame, dict]:
+    """Add ``conc_diff`` and ``conc_class`` (C1-C4) to the candidate rows (``excluded == ""``).
+
+    Returns the frame (rows in no class get ``excluded = "no-class"``) and the median of d used
+    per POS. Boundaries follow the paper: "below-median" is d <= m, "greater" is d > m.
+    """
+    frame = frame.copy()
+    frame["conc_diff"] = (frame["conc1"] - frame["conc2"]).abs()
+    frame["conc_class"] = ""
+    candidate = frame["excluded"] == ""
+    medians = {}
+    scopes = [("all", candidate)] if median_scope == "global" else [
+        (p, candidate & (frame["pos"] == p)) for p in POS]
+    for name, rows in scopes:
+        if not rows.any():
+            continue
+        m = float(frame.loc[rows, "conc_diff"].median())
+        medians[name] = round(m, 6)
+        c1, c2, d = frame["conc1"], frame["conc2"], frame["conc_diff"]
+        concrete = c1 > threshold
+        classes = np.select(
+            [concrete & (d <= m), concrete & (c2 < c1) & (d > m),
+             ~concrete & (d <= m), ~concrete & (c2 > c1) & (d > m)], CLASSES, "")
+        frame.loc[rows, "conc_class"] = classes[rows.to_numpy()]
+    frame.loc[candidate & (frame["conc_class"] == ""), "excluded"] = "no-class"
+    return frame, medians
+
+
+# -- steps 3 and 5 -------------------------------------------------------------------------------
+def sample_cohort(pool: pd.DataFrame, quotas: dict[str, int], rng: np.random.Generator,
+                  taken: set | None = None) -> tuple[pd.DataFrame, list[dict]]:
+    """Draw each POS quota equally over C1-C4 from the candidate rows of ``pool``.
+
+    Returns the sample and one record per (POS, class): pool size, quota, sampled, shortfall.
+    A class with too few candidates gives all it has; the shortfall is reported, not filled
+    from other classes (the paper asks for equal representation).
+    """
+    taken = set() if taken is None else taken
+    candidates = pool[pool["excluded"] == ""]
+    parts, records = [], []
+    for pos in POS:
+        quota = quotas.get(pos, 0)
+        per_class = common.split_quota(quota, CLASSES, rng)
+        for cls in CLASSES:
+            stratum = candidates[(candidates["pos"] == pos) & (candidates["conc_class"] == cls)]
+            chosen = common.draw(stratum.sort_values(["word1", "word2"]), per_class[cls], rng, taken)
+            parts.append(chosen)
+            records.append({"cohort": str(pool["cohort"].iat[0]) if len(pool) else "", "pos": pos,
+                            "conc_class": cls, "pool": len(stratum), "quota": per_class[cls],
+                            "sampled": len(chosen), "shortfall": per_class[cls] - len(chosen)})
+    sample = pd.concat(parts) if parts else pool.iloc[:0]
+    return sample, records
+
+
+# -- step 4 ------------------------------------------------------------------------------------
+def unassociated_pool(sample: pd.DataFrame, usf: pd.DataFrame, conc: pd.Series,
+                      rng: np.random.Generator, rounds: int = 1) -> pd.DataFrame:
+    """Pair up the words of the associated sample at random, per POS (section 3.1).
+
+    Each round shuffles the word tokens of one POS and pairs neighbours. Excluded (first reason):
+    ``same-word``, ``duplicate``, ``in-usf`` (the pair is in USF in either direction, any
+    pair of the full norms), ``not-normed`` (a word was never a USF cue), ``no-concreteness``.
+    """
+    cues = set(common.lower_words(usf["cue"]))
+    in_usf = set(zip(common.lower_words(usf["cue"]), common.lower_words(usf["target"])))
+    rows = []
+    for pos in POS:
+        tokens = np.array(list(sample.loc[sample["pos"] == pos, ["word1", "word2"]].to_numpy().ravel()),
+                          dtype=object)
+        for _ in range(rounds):
+            shuffled = tokens[rng.permutation(len(tokens))]
+            for a, b in zip(shuffled[0::2], shuffled[1::2]):
+                rows.append((a, b, pos))
+    frame = pd.DataFrame(rows, columns=["word1", "word2", "pos"])
+    reason = pd.Series("", index=frame.index, dtype=object)
+    seen = set()
+    for i, (a, b) in enumerate(zip(frame["word1"], frame["word2"])):
+        key = frozenset((a, b))
+        if a == b:
+            reason.iat[i] = "same-word"
+        elif key in seen:
+            reason.iat[i] = "duplicate"
+        elif (a, b) in in_usf or (b, a) in in_usf:
+            reason.iat[i] = "in-usf"
+        elif a not in cues or b not in cues:
+            reason.iat[i] = "not-normed"
+        seen.add(key)
+    frame["conc1"], frame["conc2"] = frame["word1"].map(conc), frame["word2"].map(conc)
+    reason[(reason == "") & (frame["conc1"].isna() | frame["conc2"].isna())] = "no-concreteness"
+    frame["excluded"] = reason
+    frame["cohort"] = "unassociated"
+    frame["fsg"] = frame["bsg"] = np.nan
+    frame["n_participants"] = pd.array([pd.NA] * len(frame), dtype="Int64")
+    return frame
+
+
+# -- the whole protocol ----------------------------------------------------------------------------
+def build_simlex(usf: pd.DataFrame, pos: pd.DataFrame, conc: pd.Series, settings: SimLexBuild,
+                 rng: np.random.Generator, is_proper=None) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """Pool, sample and report of SimLex-999 section 3.1 over in-memory resources.
+
+    Returns
+    -------
+    pool : DataFrame, every USF pair and every random pairing, columns :data:`POOL_COLUMNS`
+    pairs : DataFrame, the sample (:data:`PAIR_COLUMNS`), associated cohort first
+    report : dict with pool sizes per exclusion reason, class sizes, quotas and shortfalls
+    """
+    threshold = settings.concreteness.active().threshold
+    scope = settings.concreteness.median_scope
+    assoc = associated_pool(usf, pos, conc, settings, is_proper)
+    assoc, assoc_medians = assign_classes(assoc, threshold, scope)
+    taken: set = set()
+    assoc_sample, assoc_records = sample_cohort(assoc, settings.associated, rng, taken)
+    unassoc = unassociated_pool(assoc_sample, usf, conc, rng, settings.pairing_rounds)
+    unassoc, unassoc_medians = assign_classes(unassoc, threshold, scope)
+    unassoc_sample, unassoc_records = sample_cohort(unassoc, settings.unassociated, rng, taken)
+    for frame, sample in ((assoc, assoc_sample), (unassoc, unassoc_sample)):
+        frame["sampled"] = frame.index.isin(sample.index)
+    pool = pd.concat([assoc, unassoc], ignore_index=True)[POOL_COLUMNS]
+    pairs = pd.concat([assoc_sample, unassoc_sample], ignore_index=True)[PAIR_COLUMNS]
+    report = {
+        "cohorts": {
+            "associated": _cohort_report(assoc, assoc_medians, assoc_records),
+            "unassociated": _cohort_report(unassoc, unassoc_medians, unassoc_records),
+        },
+        "pairs": len(pairs),
+        "pairs_by_pos": {p: int((pairs["pos"] == p).sum()) for p in POS},
+    }
+    report["quota_shortfall"] = sum(r["shortfall"] for c in report["cohorts"].values()
+                                    for r in c["strata"])
+    return pool, pairs, report
+
+
+def _cohort_report(frame: pd.DataFrame, medians: dict, records: list[dict]) -> dict:
+    candidates = frame[frame["excluded"] == ""]
+    shortfalls = [f"{r['pos']} {r['conc_class']}: {r['sampled']} of {r['quota']} "
+                  f"(short by {r['shortfall']})" for r in records if r["shortfall"] > 0]
+    return {
+        "rows": len(frame),
+        "excluded": {k: int(v) for k, v in frame.loc[frame["excluded"] != "", "excluded"]
+                     .value_counts().sort_index().items()},
+        "candidates_by_pos": {p: int((candidates["pos"] == p).sum()) for p in POS},
+        "classes": {p: {c: int(((candidates["pos"] == p) & (candidates["conc_class"] == c)).sum())
+                        for c in CLASSES} for p in POS},
+        "median_conc_diff": medians,
+        "strata": [{k: (int(v) if isinstance(v, (int, np.integer)) else v) for k, v in r.items()}
+                   for r in records],
+        "shortfalls": shortfalls or "none: every quota met",
+    }
+
+
+def load_settings(protocol: dict, *, concreteness: str | None = None, pos_source: str | None = None,
+                  tagged_corpus: tuple[str, ...] = ()) -> SimLexBuild:
+    """The checked ``[build]`` table with command-line overrides applied."""
+    settings = parse_section(SimLexBuild, protocol, "build")
+    if concreteness:
+        settings.concreteness.source = concreteness
+    if tagged_corpus:
+        settings.pos.source, settings.pos.corpus = "corpus", [str(Path(p).resolve()) for p in tagged_corpus]
+    if pos_source:
+        settings.pos.source = pos_source
+    return check_settings(settings, protocol.get("_path", "<protocol>"))
+
+
+def run_simlex(out_dir, *, protocol="simlex", usf_dir=None, wordnet_dir=None, brysbaert=None,
+               seed: int = 0, concreteness: str | None = None, pos_source: str | None = None,
+               tagged_corpus: tuple[str, ...] = ()) -> dict:
+    """``lexgold build simlex``: read the resources, build, write pool.csv, pairs.csv, report.json."""
+    protocol = load_protocol(protocol)
+    settings = load_settings(protocol, concreteness=concreteness, pos_source=pos_source,
+                             tagged_corpus=tagged_corpus)
+    base = Path(protocol["_path"]).parent
+    usf = read_usf(usf_dir)
+    pos = common.pos_table(settings.pos, usf, base)
+    source = settings.concreteness.source
+    conc = common.concreteness_table(source, usf, settings.concreteness.active(), brysbaert)
+    is_proper = None
+    resources = {"usf_appendix_a": common.usf_checksums(usf_dir)}
+    if settings.proper_nouns == "wordnet":
+        is_proper = common.proper_noun_detector(load_wordnet(wordnet_dir))
+        resources["wordnet"] = common.wordnet_checksums(wordnet_dir)
+    if source == "brysbaert":
+        resources["brysbaert_concreteness"] = common.brysbaert_checksums(brysbaert)
+    if settings.pos.source == "penn":
+        resources["pos_penn"] = common.files_checksums([settings.pos.penn_file])
+    elif settings.pos.source == "corpus":
+        resources["pos_corpus"] = common.files_checksums(
+            [common.resolve(base, p) for p in settings.pos.corpus])
+    pool, pairs, report = build_simlex(usf, pos, conc, settings, np.random.default_rng(seed), is_proper)
+    report["manifest"] = common.manifest(protocol, seed, settings, resources)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    common.write_csv(pool, out / "pool.csv")
+    common.write_csv(pairs, out / "pairs.csv")
+    common.write_json(report, out / "report.json")
+    return report
