@@ -65,7 +65,8 @@ def session_factory(engine: Engine) -> sessionmaker[Session]:
 def _alembic_config(engine: Engine) -> Config:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
+    config.set_main_option("sqlalchemy.url",
+                           engine.url.render_as_string(hide_password=False).replace("%", "%%"))
     return config
 
 
