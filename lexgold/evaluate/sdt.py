@@ -249,8 +249,9 @@ def median_associate_rank(vectors: Vectors, usf: pd.DataFrame, n_associates: int
     frame = frame.assign(order=frame.groupby("cue").cumcount())
     frame = frame[frame["order"] < n_associates]
     targets = np.full((len(cues), n_associates), -1, dtype=np.int64)
-    targets[frame["cue"].map(position).to_numpy(), frame["order"].to_numpy()] = \
-        frame["target"].map(position).to_numpy()
+    targets[frame["cue"].map(position).to_numpy(dtype=np.int64),
+            frame["order"].to_numpy(dtype=np.int64)] = \
+        frame["target"].map(position).to_numpy(dtype=np.int64)
     unit = vectors.unit()[[index[w] for w in cues]]
     ranks = np.full(targets.shape, np.nan)
     for first in range(0, len(cues), chunk):
