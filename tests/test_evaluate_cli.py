@@ -1,0 +1,126 @@
+"""The evaluate, analogy and sdt commands: JSON contract of SPEC section 5, errors in one line."""
+
+import json
+from pathlib import Path
+
+import gensim
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from gensim.models import Word2Vec
+from scipy import stats
+
+from lexgold.cli import cli
+
+DATA = Path(gensim.__file__).parent / "test" / "test_data"
+
+
+@pytest.fixture(scope="module")
+def vector_files(tmp_path_factory):
+    sentences = [line.lower().split() for line in (DATA / "lee_background.cor").open()]
+    folder = tmp_path_factory.mktemp("vectors")
+    paths = []
+    for seed, binary in ((1, False), (2, True)):
+        kv = Word2Vec(sentences, vector_size=30, min_count=3, seed=seed, workers=1, epochs=3).wv
+        path = folder / f"lee{seed}.{'bin' if binary else 'txt'}"
+        kv.save_word2vec_format(str(path), binary=binary)
+        paths.append((path, kv))
+    return paths
+
+
+def _run(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def test_evaluate_json_contract_and_scipy_equality(vector_files, tmp_path):
+    path, kv = vector_files[0]
+    out = _run("evaluate", "--gold", DATA / "wordsim353.tsv", "--vectors", path, "--json",
+               "--per-pair", tmp_path / "pairs.csv", "--bootstrap", "200")
+    assert out.exit_code == 0, out.output
+    result = json.loads(out.output)
+    assert {"spearman", "pearson", "pairs", "covered"} <= set(result)
+    pairs = pd.read_csv(tmp_path / "pairs.csv")
+    used = pairs[pairs["used"]]
+    assert len(used) == result["covered"] and result["pairs"] == 353
+    assert result["spearman"] == pytest.approx(stats.spearmanr(used["gold"], used["model"])[0])
+    assert result["ci"]["spearman"][0] < result["spearman"] < result["ci"]["spearman"][1]
+    assert used["rank_diff"].abs().is_monotonic_decreasing
+
+
+def test_evaluate_text_output_and_compare(vector_files):
+    (first, _), (second, _) = vector_files
+    out = _run("evaluate", "--gold", DATA / "simlex999.txt", "--vectors", first,
+               "--compare", second, "--bootstrap", "0")
+    assert out.exit_code == 0, out.output
+    assert "pairs 999, covered" in out.output
+    assert "Steiger spearman:" in out.output
+
+
+def test_evaluate_tr9856_binary_and_multiword(vector_files, tmp_path):
+    """A TR9856-format file made from WS-353 (scores rescaled to 0-1), with a multi-word term."""
+    path, _ = vector_files[0]
+    ws = pd.read_csv(DATA / "wordsim353.tsv", sep="\t", comment="#", header=None,
+                     names=["term1", "term2", "score"])
+    ws["score"] = ws["score"] / 10
+    ws["topic"] = "ws353"
+    ws.loc[0, "term1"] = "new york"
+    gold = tmp_path / "tr.csv"
+    ws.to_csv(gold, index=False)
+    out = _run("evaluate", "--gold", gold, "--vectors", path, "--json", "--bootstrap", "0",
+               "--per-pair", tmp_path / "pairs.csv")
+    assert out.exit_code == 0, out.output
+    result = json.loads(out.output)
+    assert result["format"] == "tr9856"
+    used = pd.read_csv(tmp_path / "pairs.csv").query("used")
+    assert result["binary"]["positives"] == (used["gold"] >= 0.8).sum() > 0
+    assert result["binary"]["negatives"] == (used["gold"] <= 0.2).sum()
+    assert 0 <= result["binary"]["error"] <= 1
+    assert result["subsets"]["multi-word"]["pairs"] == 1
+
+
+def test_evaluate_bad_gold_is_one_line_error(vector_files, tmp_path):
+    gold = tmp_path / "gold.txt"
+    gold.write_text("cat dog 3\ncat mouse high\n")
+    out = _run("evaluate", "--gold", gold, "--vectors", vector_files[0][0])
+    assert out.exit_code == 1
+    assert out.output.strip().splitlines() == [
+        f"Error: {gold}:2, field 'score': score 'high' is not a number"]
+
+
+def test_analogy_json_contract(vector_files):
+    path, _ = vector_files[1]
+    out = _run("analogy", "--questions", DATA / "questions-words.txt", "--vectors", path,
+               "--json")
+    assert out.exit_code == 0, out.output
+    result = json.loads(out.output)
+    methods = ["VANILLA", "ADD", "ONLY-B", "IGNORE-A", "ADD-OPPOSITE", "MULTIPLY",
+               "REVERSE(ADD)", "REVERSE(ONLY-B)"]
+    assert set(result["seconds"]) == set(methods)
+    for method in methods:
+        assert "all" in result[method] and "family" in result[method]
+    assert result["counts"]["all"]["questions"] == 19544
+
+
+def test_analogy_text_one_method(vector_files):
+    out = _run("analogy", "--questions", DATA / "questions-words.txt", "--vectors",
+               vector_files[0][0], "--method", "ADD", "--method", "ONLY-B")
+    assert out.exit_code == 0, out.output
+    assert "ADD" in out.output and "MULTIPLY" not in out.output
+    assert out.output.splitlines()[-2].startswith("all")
+
+
+def test_sdt_json(tmp_path):
+    out = _run("sdt", "--corpus", DATA / "lee_background.cor", "--doc-size", "1", "--dim", "50",
+               "--min-count", "3", "--freq-min", "10", "--n-words", "100", "--json",
+               "--per-word", tmp_path / "words.csv")
+    assert out.exit_code == 0, out.output
+    result = json.loads(out.output)
+    assert result["sdt_rho"] > 0.7 and result["scored"] == 100
+    assert len(pd.read_csv(tmp_path / "words.csv")) == 100
+
+
+def test_sdt_bad_trainer():
+    out = _run("sdt", "--corpus", DATA / "lee_background.cor", "--trainer", "bert")
+    assert out.exit_code == 1
+    assert "trainer must be one of lsa, random or module:function; got 'bert'" in out.output
