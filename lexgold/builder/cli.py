@@ -63,16 +63,39 @@ def simlex(usf_dir, wordnet_dir, protocol, concreteness, brysbaert, pos_source, 
 @build.command()
 @usf_option
 @wordnet_option
+@protocol_option("hyperlex")
+@concreteness_option
+@click.option("--checked", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="A filled checking sheet (repeatable: one per checker). Verdicts are added "
+                   "to checks.csv in --out.")
+@click.option("--no-check", is_flag=True,
+              help="Skip the human check: accept every drawn pair as WordNet labels it.")
 @seed_option
 @out_option
-def hyperlex(usf_dir, wordnet_dir, seed, out_dir):
+def hyperlex(usf_dir, wordnet_dir, protocol, concreteness, brysbaert, checked, no_check, seed,
+             out_dir):
     """HyperLex (Vulic et al. 2017, section 4): WordNet relation pools over USF pairs.
+
+    The first run writes pool.csv, report.json and check-round-1.csv, the sheet of drawn pairs
+    for checkers (fill `agree` yes/no and `checker`). Run again with the same --seed and --out
+    and the filled sheets: pairs a majority agreed with go to pairs.csv, rejected ones are
+    replaced by new random pairs of their pool, and the next sheet is written, until every
+    quota is met (step 1, then step 2: reversed hyp-N and no-rel pairs).
 
     \b
     Example:
-        lexgold build hyperlex --seed 1 --out hyperlex-out
+        lexgold build hyperlex --seed 1 --out hl
+        lexgold build hyperlex --seed 1 --out hl --checked alice.csv --checked bob.csv --checked carol.csv
+        lexgold build hyperlex --seed 1 --out hl-draft --no-check
     """
-    not_yet_available(3)
+    from lexgold.builder.hyperlex import run_hyperlex
+
+    report = run_hyperlex(out_dir, protocol=protocol, usf_dir=usf_dir, wordnet_dir=wordnet_dir,
+                          brysbaert=brysbaert, seed=seed, checked=checked, no_check=no_check,
+                          concreteness=concreteness)
+    sheet = (report.get("human_check") or {}).get("sheet")
+    click.echo(f"{report['pairs']} pairs accepted ({', '.join(f'{k} {v}' for k, v in report['pairs_by_pos'].items())}); "
+               f"{report['status']}; written to {out_dir}" + (f"; next sheet: {sheet}" if sheet else ""))
 
 
 @build.command()
