@@ -33,6 +33,7 @@ from typing import Callable, Literal
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from lexgold.errors import InputError
 from lexgold.process.ratings import ITEM, answers, check_ratings
@@ -286,6 +287,42 @@ def bootstrap_ci(ratings: pd.DataFrame, statistic: Callable[..., float], *,
     if not 0 < level < 1 or n_boot < 1:
         raise InputError(f"need 0 < level < 1 and n_boot >= 1, found {level}, {n_boot}",
                          field="level")
+    dense = {iaa_pairwise: _iaa1_dense, iaa_against_mean: _iaa2_dense}.get(statistic)
+    pool, min_overlap = kwargs.get("pool", "tranche"), kwargs.get("min_overlap", MIN_OVERLAP)
+    _check_options(pool, min_overlap)
+    if dense is None:
+        return _bootstrap_frames(ratings, statistic, rng, n_boot, level, kwargs)
+    items = _items(ratings, pool)
+    n_items = int(items["item"].max()) + 1 if len(items) else 0
+    groups = []
+    for _, part in items.groupby("group", sort=True):
+        matrix = part.pivot(index="item", columns="rater_id", values="rating")
+        where = np.full(n_items, -1)
+        where[matrix.index.to_numpy()] = np.arange(len(matrix))
+        groups.append((where, matrix.to_numpy(dtype=float)))
+    values = []
+    for _ in range(n_boot):
+        draws = rng.integers(0, n_items, n_items)
+        sample = []
+        for where, matrix in groups:
+            rows = where[draws]
+            sample.append(matrix[rows[rows >= 0]])
+        values.append(dense(sample, min_overlap))
+    return _percentile_interval(values, level)
+
+
+def _percentile_interval(values, level):
+    values = np.asarray(values, dtype=float)
+    values = values[~np.isnan(values)]
+    if len(values) < 2:
+        return (np.nan, np.nan)
+    tail = (1 - level) / 2
+    low, high = np.quantile(values, [tail, 1 - tail])
+    return (float(low), float(high))
+
+
+def _bootstrap_frames(ratings, statistic, rng, n_boot, level, kwargs):
+    """Bootstrap of any statistic over long-format frames (slower; used for other callables)."""
     frame = check_ratings(ratings)
     frame = frame[frame["kind"] != "checkpoint"].reset_index(drop=True)
     codes = frame.groupby(ITEM, sort=False).ngroup().to_numpy()
@@ -301,15 +338,50 @@ def bootstrap_ci(ratings: pd.DataFrame, statistic: Callable[..., float], *,
             offsets = np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
             rows = order[np.repeat(starts[draws], sizes) + offsets]
             sample = frame.iloc[rows].assign(word1=np.repeat(np.arange(len(draws)), sizes)
-                                             .astype(str), word2="")
+                                             .astype(str), word2="*")
             values.append(statistic(sample, **kwargs))
-    values = np.asarray(values, dtype=float)
+    return _percentile_interval(values, level)
+
+
+def _iaa1_dense(matrices, min_overlap) -> float:
+    """IAA-1 over dense items x raters matrices (NaN = not rated); NaN if undefined."""
+    total, count = 0.0, 0
+    for matrix in matrices:
+        if matrix.shape[1] < 2:
+            continue
+        rho, _ = _spearman_matrix(pd.DataFrame(matrix), min_overlap)
+        upper = rho[np.triu_indices(matrix.shape[1], k=1)]
+        upper = upper[~np.isnan(upper)]
+        total, count = total + upper.sum(), count + len(upper)
+    return total / count if count else np.nan
+
+
+def _iaa2_dense(matrices, min_overlap) -> float:
+    """IAA-2 over dense items x raters matrices: rank-correlate each column with the
+    leave-one-out row means, ranks taken over the column's valid cells."""
+    values = []
+    for matrix in matrices:
+        mask = ~np.isnan(matrix)
+        count = mask.sum(axis=1, keepdims=True)
+        total = np.nansum(matrix, axis=1, keepdims=True)
+        valid = mask & (count > 1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            others = (total - matrix) / (count - 1)
+        x = stats.rankdata(np.where(valid, matrix, np.nan), axis=0, nan_policy="omit")
+        y = stats.rankdata(np.where(valid, others, np.nan), axis=0, nan_policy="omit")
+        n = valid.sum(axis=0)
+        x, y = np.where(valid, x, 0.0), np.where(valid, y, 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mx, my = x.sum(axis=0) / n, y.sum(axis=0) / n
+            sxy = (x * y).sum(axis=0) - n * mx * my
+            sxx = (x * x).sum(axis=0) - n * mx * mx
+            syy = (y * y).sum(axis=0) - n * my * my
+            r = sxy / np.sqrt(sxx * syy)
+        r[(n < min_overlap) | (sxx <= 1e-9 * n) | (syy <= 1e-9 * n)] = np.nan
+        values.append(r)
+    values = np.concatenate(values) if values else np.array([])
     values = values[~np.isnan(values)]
-    if len(values) < 2:
-        return (np.nan, np.nan)
-    tail = (1 - level) / 2
-    low, high = np.quantile(values, [tail, 1 - tail])
-    return (float(low), float(high))
+    return float(values.mean()) if len(values) else np.nan
 
 
 # -- private helpers -----------------------------------------------------------------------

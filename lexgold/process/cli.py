@@ -1,32 +1,150 @@
-"""``lexgold agree`` and ``lexgold process`` (issue #5)."""
+"""``lexgold agree``, ``lexgold process`` and ``lexgold simulate`` (issue #5)."""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from pathlib import Path
 
 import click
 
-from lexgold.cliutil import not_yet_available
+from lexgold.cliutil import out_option, seed_option, usf_option
+
+PROTOCOLS = ["simlex", "hyperlex", "tr9856"]
+
+
+def _number(value):
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
 
 
 @click.command()
 @click.argument("ratings", type=click.Path(exists=True, dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="JSON with keys iaa1, iaa2, raters, pairs.")
-def agree(ratings, as_json):
+@click.option("--pool", type=click.Choice(["tranche", "all"]), default="tranche",
+              show_default=True,
+              help="tranche: raters compared within their tranche; all: on any shared pairs.")
+@click.option("--min-overlap", type=click.IntRange(min=2), default=10, show_default=True,
+              help="Fewest shared pairs for a correlation.")
+def agree(ratings, as_json, pool, min_overlap):
     """Print IAA-1 and IAA-2 of a long-format ratings file.
+
+    IAA-1 is the mean pairwise Spearman rho between raters; IAA-2 the mean Spearman rho of each
+    rater against the mean of the other raters (HyperLex section 5). Checkpoint rows are
+    ignored; no calibration or exclusion is applied (see `lexgold process`). An undefined
+    figure (one rater, constant ratings) prints as n/a (null in JSON).
 
     \b
     Example:
         lexgold agree ratings.csv --json
     """
-    not_yet_available(5)
+    from lexgold.process.agreement import AgreementWarning, iaa_against_mean, iaa_pairwise
+    from lexgold.process.ratings import ITEM, read_ratings
+
+    frame = read_ratings(ratings)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", AgreementWarning)
+        iaa1 = iaa_pairwise(frame, pool=pool, min_overlap=min_overlap)
+        iaa2 = iaa_against_mean(frame, pool=pool, min_overlap=min_overlap)
+    rated = frame[frame["kind"] != "checkpoint"]
+    result = {"iaa1": _number(iaa1), "iaa2": _number(iaa2),
+              "raters": int(rated["rater_id"].nunique()),
+              "pairs": int(len(rated[ITEM].drop_duplicates()))}
+    for warning in caught:
+        click.echo(f"Warning: {warning.message}", err=True)
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    show = lambda v: "n/a" if v is None else f"{v:.3f}"  # noqa: E731
+    click.echo(f"IAA-1 (mean pairwise Spearman):     {show(result['iaa1'])}")
+    click.echo(f"IAA-2 (rater vs mean of the others): {show(result['iaa2'])}")
+    click.echo(f"raters: {result['raters']}  pairs: {result['pairs']}")
 
 
 @click.command()
 @click.argument("ratings", type=click.Path(exists=True, dir_okay=False))
-@click.option("--protocol", type=click.Choice(["simlex", "hyperlex", "tr9856"]), required=True)
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True)
-def process(ratings, protocol, out_dir):
+@click.option("--protocol", required=True,
+              help="simlex, hyperlex, tr9856, or the path of a protocol file.")
+@out_option
+@click.option("--pairs", "pairs_path", type=click.Path(exists=True, dir_okay=False),
+              help="The builder's pairs.csv: POS, concreteness (conc1, conc2), fsg, relation, "
+                   "topic of each pair for gold.csv and per-subset agreement.")
+@usf_option
+@seed_option
+@click.option("--no-plots", is_flag=True, help="Skip the PNG plots of report.md.")
+def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, no_plots):
     """Turn raw ratings into a released gold standard with its reliability report.
+
+    Calibrates, excludes raters, averages and rescales per pair, measures agreement, and
+    writes gold.csv (the published file's columns), exclusions.csv, report.json and report.md
+    (with plots) to --out; HyperLex also gets splits.csv (random and lexical splits).
 
     \b
     Example:
-        lexgold process ratings.csv --protocol simlex --out gold
+        lexgold process ratings.csv --protocol simlex --pairs out/pairs.csv --out gold
     """
-    not_yet_available(5)
+    from lexgold.process.pipeline import run
+
+    report = run(ratings, protocol, out_dir, pairs_path=pairs_path, seed=seed, usf_dir=usf_dir,
+                 plots=not no_plots)
+    counts, final = report["counts"], report["agreement"]["final"]
+    show = lambda v: "n/a" if v is None else f"{v:.3f}"  # noqa: E731
+    click.echo(f"{counts['released_pairs']} pairs released from "
+               f"{counts['stages']['final']['raters']} of {counts['stages']['raw']['raters']} "
+               f"raters ({counts['calibrated_raters']} calibrated, "
+               f"{counts['excluded_raters']} excluded)")
+    click.echo(f"IAA-1 {show(final['iaa1'])}  IAA-2 {show(final['iaa2'])}")
+    click.echo(f"wrote {', '.join(report['files'])} to {out_dir}")
+
+
+@click.command()
+@click.option("--protocol", type=click.Choice(PROTOCOLS), required=True,
+              help="Study layout to simulate.")
+@click.option("--pairs", "pairs_path", type=click.Path(exists=True, dir_okay=False),
+              help="pairs.csv (word1, word2[, pos] or term1, term2); default: a random sample "
+                   "of same-POS normed pairs from the shipped USF norms.")
+@click.option("--n-pairs", type=click.IntRange(min=2), default=999, show_default=True,
+              help="Pairs drawn from USF when --pairs is not given.")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False), required=True,
+              help="Ratings CSV to write (long format).")
+@click.option("--truth", "truth_path", type=click.Path(dir_okay=False),
+              help="Also write the true scores and each rater's type to this CSV (and .raters.csv).")
+@click.option("--raters-per-tranche", type=click.IntRange(min=1), help="Default per protocol.")
+@click.option("--spammers", type=click.FloatRange(0, 1), default=0.1, show_default=True,
+              help="Share of spamming raters.")
+@click.option("--noise-sd", type=click.FloatRange(min=0), default=1.0, show_default=True)
+@click.option("--bias-sd", type=click.FloatRange(min=0), default=0.7, show_default=True)
+@seed_option
+def simulate(protocol, pairs_path, n_pairs, out_path, truth_path, raters_per_tranche, spammers,
+             noise_sd, bias_sd, seed):
+    """Simulate raters answering a rating study; write long-format ratings.
+
+    Honest raters answer the true score plus a personal bias and noise; spammers answer at
+    random, with one value, or alternating two values. The study layout (consistency set,
+    tranches, calibration repeats, duplicates, checkpoints) follows the protocol's paper.
+
+    \b
+    Example:
+        lexgold simulate --pairs out/pairs.csv --protocol simlex --out ratings.csv --seed 1
+    """
+    import numpy as np
+
+    from lexgold.process.release import read_pairs
+    from lexgold.process.simulate import design_for, simulate_ratings, usf_pairs
+
+    rng = np.random.default_rng(seed)
+    pairs = read_pairs(pairs_path) if pairs_path else usf_pairs(n_pairs, rng=rng)
+    design = design_for(protocol, raters_per_tranche=raters_per_tranche)
+    ratings, raters = simulate_ratings(pairs, design, rng=rng, noise_sd=noise_sd,
+                                       bias_sd=bias_sd, spammers=spammers)
+    if "topic" in pairs.columns:
+        ratings = ratings.merge(pairs[["word1", "word2", "topic"]].drop_duplicates(
+            ["word1", "word2"]), on=["word1", "word2"], how="left")
+    Path(out_path).parent.mkdir(parents=True, exist_ok=True)
+    ratings.to_csv(out_path, index=False)
+    if truth_path:
+        truth = pairs[["word1", "word2"]].assign(truth=raters.attrs["truth"])
+        truth.to_csv(truth_path, index=False)
+        raters.to_csv(Path(truth_path).with_suffix(".raters.csv"), index=False)
+    click.echo(f"wrote {len(ratings)} ratings by {len(raters)} raters "
+               f"({int(raters['spammer'].sum())} spammers) on {len(pairs)} pairs to {out_path}")

@@ -87,9 +87,20 @@ def check_ratings(ratings: pd.DataFrame, *, source: str | Path | None = None) ->
         raise InputError(f"missing column; required: {', '.join(REQUIRED)}", path=where,
                          line=1 if source is not None else None, field=missing[0])
     frame = ratings.copy()
+    if "kind" not in frame.columns:
+        frame["kind"] = "unique"
+    frame["kind"] = frame["kind"].fillna("").astype(str).str.strip().replace("", "unique")
+    bad = ~frame["kind"].isin(KINDS)
+    if bad.any():
+        first = frame.index[bad.to_numpy()][0]
+        _fail(f"expected one of {', '.join(KINDS)}, found {frame.loc[first, 'kind']!r}",
+              frame, bad, "kind", source)
+    checkpoint = (frame["kind"] == "checkpoint").to_numpy()
     for column in ("rater_id", "tranche", "word1", "word2"):
         frame[column] = frame[column].astype(str).str.strip()
-        bad = frame[column].isin(["", "nan", "None"]) | ratings[column].isna().to_numpy()
+        bad = frame[column].isin(["", "nan", "None", "<NA>"]) | ratings[column].isna().to_numpy()
+        if column in ("word1", "word2"):
+            bad &= ~checkpoint        # a checkpoint row need not name a pair
         if bad.any():
             _fail("empty value", frame, bad, column, source)
     values = pd.to_numeric(frame["rating"], errors="coerce")
@@ -99,14 +110,6 @@ def check_ratings(ratings: pd.DataFrame, *, source: str | Path | None = None) ->
         _fail(f"expected a number, found {ratings.loc[first, 'rating']!r}", frame, bad,
               "rating", source)
     frame["rating"] = values.astype(float)
-    if "kind" not in frame.columns:
-        frame["kind"] = "unique"
-    frame["kind"] = frame["kind"].fillna("").astype(str).str.strip().replace("", "unique")
-    bad = ~frame["kind"].isin(KINDS)
-    if bad.any():
-        first = frame.index[bad.to_numpy()][0]
-        _fail(f"expected one of {', '.join(KINDS)}, found {frame.loc[first, 'kind']!r}",
-              frame, bad, "kind", source)
     return frame
 
 

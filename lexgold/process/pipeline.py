@@ -1,0 +1,235 @@
+"""One post-processing run: ratings in, released gold standard and reliability report out.
+
+Order of the steps (SimLex-999 section 3.6; HyperLex sections 4.5, 5; TR9856 section 4):
+
+1. check the long-format ratings (:mod:`ratings`);
+2. calibrate biased raters on the consistency set, if the protocol does (:mod:`calibration`);
+3. compute every exclusion rule on the calibrated ratings and drop the excluded raters
+   (:mod:`exclusions`);
+4. mean, SD and linearly scaled score per pair (:mod:`scaling`);
+5. IAA-1/IAA-2 at each stage, per subset, bootstrap intervals (:mod:`agreement`); TR9856
+   split-half and transitivity (:mod:`splithalf`);
+6. random and lexical splits, if the protocol asks (:mod:`splits`);
+7. write ``gold.csv``, ``exclusions.csv``, ``report.json``, ``report.md`` and plots.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from lexgold.process import agreement as iaa
+from lexgold.process.calibration import calibrate, calibration_shifts
+from lexgold.process.config import ProcessConfig, process_config
+from lexgold.process.exclusions import exclusion_table, excluded_raters
+from lexgold.process.ratings import ITEM, check_ratings, read_ratings
+from lexgold.process.release import concreteness_quartile, gold_table, read_pairs
+from lexgold.process.scaling import pair_scores
+from lexgold.process.splithalf import split_half, transitivity
+from lexgold.process.splits import lexical_split, random_split, score_interval
+from lexgold.protocols import load_protocol
+
+
+@dataclass
+class ProcessResult:
+    gold: pd.DataFrame          # the released table
+    scores: pd.DataFrame        # pair_scores of the accepted raters (+ subset columns)
+    exclusions: pd.DataFrame    # exclusion_table
+    agreement: pd.DataFrame     # rater_agreement of the calibrated ratings
+    splits: pd.DataFrame | None
+    report: dict
+
+
+def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.random.Generator,
+                    pairs: pd.DataFrame | None = None, usf: pd.DataFrame | None = None,
+                    brysbaert: pd.DataFrame | None = None) -> ProcessResult:
+    """Run steps 1-6 in memory; see the module docstring. ``rng`` drives bootstrap and splits."""
+    protocol = protocol if isinstance(protocol, dict) else load_protocol(protocol)
+    config = process_config(protocol)
+    raw = check_ratings(ratings)
+    calibrated, shifted = raw, 0
+    if config.calibration.enabled:
+        shifts = calibration_shifts(raw, threshold=config.calibration.threshold,
+                                    shift=config.calibration.shift)
+        shifted = int((shifts["shift"] != 0).sum())
+        calibrated = calibrate(raw, threshold=config.calibration.threshold,
+                               shift=config.calibration.shift,
+                               rating_min=config.release.rating_min,
+                               rating_max=config.release.rating_max)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", iaa.AgreementWarning)
+        exclusions = exclusion_table(calibrated, config, calibrate=False)
+        per_rater = iaa.rater_agreement(calibrated, pool=config.agreement.pool,
+                                        min_overlap=config.agreement.min_overlap)
+    dropped = set(excluded_raters(exclusions))
+    final = calibrated[~calibrated["rater_id"].isin(dropped)]
+    release = config.release
+    scores = pair_scores(final, rating_range=(release.rating_min, release.rating_max),
+                         score_range=(release.score_min, release.score_max))
+    scores = _with_subsets(scores, final, pairs, release.format)
+    sources = {"pairs": pairs, "decimals": release.decimals}
+    if release.format == "simlex":
+        sources.update(usf=usf, brysbaert=brysbaert)
+    gold = gold_table(scores, release.format, **sources)
+    report = {"protocol": protocol.get("name", "?"), "protocol_file": protocol.get("_path", ""),
+              "protocol_sha256": protocol.get("_sha256", ""), "config": asdict(config),
+              "counts": _counts(raw, calibrated, final, scores, exclusions, shifted),
+              "agreement": _agreement(raw, calibrated, final, scores, config, rng)}
+    if config.split_half.enabled:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", iaa.AgreementWarning)
+            report["split_half"] = split_half(final, annotators=config.split_half.annotators)
+        report["transitivity"] = transitivity(
+            scores, bins=config.split_half.transitivity_bins,
+            score_range=(release.score_min, release.score_max))
+    splits = None
+    if config.splits.enabled:
+        splits, report["splits"] = _splits(scores, config, rng)
+    return ProcessResult(gold, scores, exclusions, per_rater, splits, _clean(report))
+
+
+def run(ratings_path: str | Path, protocol: str, out_dir: str | Path, *,
+        pairs_path: str | Path | None = None, seed: int = 0, usf_dir: str | Path | None = None,
+        plots: bool = True) -> dict:
+    """``lexgold process``: read, process, write ``gold.csv``, ``exclusions.csv``,
+    ``report.json``, ``report.md`` (+ plots) and ``splits.csv`` when the protocol splits."""
+    from lexgold.resources import read_brysbaert, read_usf
+
+    ratings = read_ratings(ratings_path)
+    loaded = load_protocol(protocol)
+    pairs = read_pairs(pairs_path) if pairs_path else None
+    is_simlex = process_config(loaded).release.format == "simlex"
+    usf = read_usf(usf_dir) if is_simlex else None
+    brysbaert = read_brysbaert() if is_simlex else None
+    result = process_ratings(ratings, loaded, rng=np.random.default_rng(seed), pairs=pairs,
+                             usf=usf, brysbaert=brysbaert)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    result.gold.to_csv(out / "gold.csv", index=False)
+    table = result.exclusions.rename(columns={"rater_id": "rater"})
+    table.to_csv(out / "exclusions.csv", index=False)
+    files = ["gold.csv", "exclusions.csv", "report.json", "report.md"]
+    if result.splits is not None:
+        result.splits.to_csv(out / "splits.csv", index=False)
+        files.append("splits.csv")
+    images = _plots(result, loaded, out) if plots else []
+    report = {**result.report, "ratings_file": str(ratings_path), "seed": seed,
+              "pairs_file": str(pairs_path) if pairs_path else None, "files": files + images}
+    (out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    from lexgold.process.report import write_markdown
+    write_markdown(report, result.gold, out / "report.md", images)
+    return report
+
+
+# -- steps ------------------------------------------------------------------------------------
+
+def _with_subsets(scores, final, pairs, format) -> pd.DataFrame:
+    """Attach subset labels (pos, conc_class, relation, topic, concQ) to the pair scores."""
+    if "topic" in final.columns and "topic" not in scores.columns:
+        topic = final.groupby(ITEM)["topic"].first()
+        scores = scores.join(topic, on=ITEM)
+    if pairs is not None:
+        extra = [c for c in ("pos", "conc_class", "relation", "topic", "conc1", "conc2")
+                 if c in pairs.columns and c not in scores.columns]
+        if extra:
+            table = pairs.drop_duplicates(ITEM)[ITEM + extra]
+            scores = scores.merge(table, on=ITEM, how="left")
+    if {"conc1", "conc2"} <= set(scores.columns):
+        scores["concQ"] = concreteness_quartile(scores["conc1"] + scores["conc2"])
+    return scores
+
+
+def _counts(raw, calibrated, final, scores, exclusions, shifted) -> dict:
+    def stage(frame):
+        rated = frame[frame["kind"] != "checkpoint"]
+        return {"raters": int(frame["rater_id"].nunique()), "ratings": int(len(rated)),
+                "pairs": int(len(rated[ITEM].drop_duplicates()))}
+    excluded = exclusions[exclusions["excluded"].astype(bool)]
+    return {"stages": {"raw": stage(raw), "calibrated": stage(calibrated), "final": stage(final)},
+            "calibrated_raters": shifted,
+            "excluded_raters": int(excluded["rater_id"].nunique()),
+            "excluded_by_rule": {k: int(v) for k, v in excluded["rule"].value_counts().items()},
+            "kept_by_cap": int(exclusions.loc[~exclusions["excluded"].astype(bool),
+                                              "rater_id"].nunique()),
+            "released_pairs": int(len(scores)),
+            "min_raters_per_pair": int(scores["n"].min()) if len(scores) else 0}
+
+
+def _agreement(raw, calibrated, final, scores, config, rng) -> dict:
+    options = {"pool": config.agreement.pool, "min_overlap": config.agreement.min_overlap}
+    out = {"pool": config.agreement.pool, "min_overlap": config.agreement.min_overlap,
+           "bootstrap": config.agreement.bootstrap, "ci_level": config.agreement.ci_level}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", iaa.AgreementWarning)
+        for name, frame in (("raw", raw), ("calibrated", calibrated), ("final", final)):
+            out[name] = {"iaa1": iaa.iaa_pairwise(frame, **options),
+                         "iaa2": iaa.iaa_against_mean(frame, **options)}
+        if config.agreement.bootstrap > 0:
+            for key, statistic in (("iaa1_ci", iaa.iaa_pairwise), ("iaa2_ci", iaa.iaa_against_mean)):
+                out["final"][key] = list(iaa.bootstrap_ci(
+                    final, statistic, rng=rng, n_boot=config.agreement.bootstrap,
+                    level=config.agreement.ci_level, **options))
+        out["by_subset"] = {}
+        for column in ("pos", "conc_class", "concQ", "relation", "topic"):
+            if column in scores.columns and scores[column].replace("", np.nan).notna().any():
+                labels = scores.set_index(ITEM)[column].replace("", np.nan).dropna()
+                labels.index = list(labels.index)
+                table = iaa.agreement_by_subset(final, labels.astype(str), **options)
+                out["by_subset"][column] = table.to_dict(orient="records")
+    return out
+
+
+def _splits(scores, config, rng):
+    split = config.splits
+    fractions = (split.train, split.dev, split.test)
+    table = scores[ITEM].copy()
+    table["random"] = random_split(scores["score"], rng=rng, fractions=fractions,
+                                   intervals=split.intervals)
+    table["lexical"] = lexical_split(scores, rng=rng, fractions=fractions)
+    interval = score_interval(scores["score"], split.intervals)
+    summary = {}
+    for kind in ("random", "lexical"):
+        counts = pd.crosstab(table[kind], interval)
+        summary[kind] = {part: {"pairs": int(counts.loc[part].sum()),
+                                "per_interval": [int(counts.loc[part].get(i, 0))
+                                                 for i in range(len(split.intervals) - 1)]}
+                         for part in ("train", "dev", "test") if part in counts.index}
+    summary["lexical"]["dropped"] = int((table["lexical"] == "").sum())
+    return table, summary
+
+
+def _plots(result, protocol, out) -> list[str]:
+    from lexgold.process.report import plot_rater_agreement, plot_scores_by_subset
+
+    config = process_config(protocol)
+    subset = next((c for c in ("pos", "relation", "topic") if c in result.scores.columns
+                   and result.scores[c].replace("", np.nan).notna().any()), "")
+    plot_scores_by_subset(result.scores, subset, out / "ratings_by_subset.png",
+                          (config.release.score_min, config.release.score_max))
+    table = result.agreement
+    threshold = None
+    means = table["mean_rho"].dropna()
+    if len(means) > 1:
+        threshold = float(means.mean() - config.exclusions.sd_below * means.std())
+    plot_rater_agreement(table, set(excluded_raters(result.exclusions)), threshold,
+                         out / "rater_agreement.png")
+    return ["ratings_by_subset.png", "rater_agreement.png"]
+
+
+def _clean(value):
+    """JSON-safe: NaN -> None, numpy scalars -> Python."""
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return None if math.isnan(value) else float(value)
+    return value

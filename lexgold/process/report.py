@@ -1,0 +1,109 @@
+"""The human-readable report of a run: ``report.md`` with two matplotlib plots.
+
+- ``ratings_by_subset.png``: distribution of the released scores per subset (POS by default);
+- ``rater_agreement.png``: each rater's mean pairwise Spearman (SimLex rule a) with the
+  exclusion threshold marked and excluded raters in another colour.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+
+def plot_scores_by_subset(scores: pd.DataFrame, subset: str, path: Path,
+                          score_range: tuple[float, float]) -> None:
+    """Histogram of released scores, one panel per subset value."""
+    groups = sorted(scores[subset].fillna("").astype(str).unique()) if subset in scores else [""]
+    figure, axes = plt.subplots(1, len(groups), figsize=(3.2 * len(groups) + 1, 2.8),
+                                squeeze=False, sharey=True)
+    for axis, label in zip(axes[0], groups):
+        part = scores if subset not in scores else scores[scores[subset].fillna("") == label]
+        axis.hist(part["score"].dropna(), bins=12, range=score_range, color="#4477aa")
+        axis.set_title(f"{subset} = {label} ({len(part)} pairs)" if label else
+                       f"all ({len(part)} pairs)", fontsize=9)
+        axis.set_xlabel("score")
+    axes[0][0].set_ylabel("pairs")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
+def plot_rater_agreement(agreement: pd.DataFrame, excluded: set, threshold: float | None,
+                         path: Path) -> None:
+    """Each rater's mean pairwise Spearman, sorted, with the rule-(a) threshold marked."""
+    table = agreement.dropna(subset=["mean_rho"]).sort_values("mean_rho").reset_index(drop=True)
+    figure, axis = plt.subplots(figsize=(7, 3))
+    colours = ["#cc3311" if r in excluded else "#4477aa" for r in table["rater_id"]]
+    axis.scatter(range(len(table)), table["mean_rho"], s=6, c=colours)
+    if threshold is not None and not math.isnan(threshold):
+        axis.axhline(threshold, color="#cc3311", linestyle="--", linewidth=1,
+                     label=f"rule (a) threshold {threshold:.3f}")
+        axis.legend(loc="lower right", fontsize=8)
+    axis.set_xlabel("raters, sorted (red: excluded)")
+    axis.set_ylabel("mean pairwise Spearman")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
+def _fmt(value) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def write_markdown(report: dict, gold: pd.DataFrame, path: Path, images: list[str]) -> None:
+    """``report.md``: counts per stage, agreement figures, exclusions, plots, gold head."""
+    agreement, counts = report["agreement"], report["counts"]
+    lines = [f"# {report['protocol']} gold standard: post-processing report", "",
+             f"Protocol file `{report['protocol_file']}` (sha256 {report['protocol_sha256'][:12]})."
+             , "", "## Counts per stage", "", "| stage | raters | ratings | pairs |",
+             "| --- | --- | --- | --- |"]
+    for stage, row in counts["stages"].items():
+        lines.append(f"| {stage} | {row['raters']} | {row['ratings']} | {row['pairs']} |")
+    lines += ["", f"Calibrated raters: {counts['calibrated_raters']}. Excluded raters: "
+              f"{counts['excluded_raters']} ({json.dumps(counts['excluded_by_rule'])}).", "",
+              "## Agreement (Spearman)", "", "| stage | IAA-1 | IAA-2 |", "| --- | --- | --- |"]
+    for stage in ("raw", "calibrated", "final"):
+        lines.append(f"| {stage} | {_fmt(agreement[stage]['iaa1'])} | "
+                     f"{_fmt(agreement[stage]['iaa2'])} |")
+    final = agreement["final"]
+    if final.get("iaa1_ci"):
+        level = agreement["ci_level"]
+        lines += ["", f"{level:.0%} bootstrap intervals over pairs ({agreement['bootstrap']} "
+                  f"replicates): IAA-1 {_fmt(final['iaa1_ci'][0])}-{_fmt(final['iaa1_ci'][1])}, "
+                  f"IAA-2 {_fmt(final['iaa2_ci'][0])}-{_fmt(final['iaa2_ci'][1])}."]
+    for name, rows in agreement.get("by_subset", {}).items():
+        lines += ["", f"### By {name}", "", "| subset | IAA-1 | IAA-2 | raters | pairs |",
+                  "| --- | --- | --- | --- | --- |"]
+        lines += [f"| {r['subset']} | {_fmt(r['iaa1'])} | {_fmt(r['iaa2'])} | {r['raters']} | "
+                  f"{r['pairs']} |" for r in rows]
+    if "split_half" in report:
+        half = report["split_half"]
+        lines += ["", "## Split-half (TR9856 section 4)", "",
+                  f"Mean Pearson over {half['splits']} splits: {_fmt(half['r'])} "
+                  f"(Spearman-Brown {_fmt(half['spearman_brown'])}) on {half['pairs']} pairs."]
+    if "transitivity" in report:
+        lines += ["", f"Transitivity: Spearman(R2, |R3-R1|) = "
+                  f"{_fmt(report['transitivity']['spearman'])} over "
+                  f"{report['transitivity']['points']} triplet points."]
+    lines += ["", "## Plots", ""] + [f"![{name}]({name})" for name in images]
+    lines += ["", "## Gold standard (first rows)", "", gold.head(10).to_markdown(index=False)
+              if _has_tabulate() else "```\n" + gold.head(10).to_string(index=False) + "\n```"]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _has_tabulate() -> bool:
+    try:
+        import tabulate  # noqa: F401
+    except ImportError:
+        return False
+    return True

@@ -1,0 +1,60 @@
+"""Per-pair scores: mean and SD of the accepted ratings, mapped linearly to the released scale.
+
+SimLex-999 section 3.6 ("we computed average (mean) scores for each pair, and transformed all
+scores linearly from the interval [0, 6] to the interval [0, 10]"); HyperLex section 4.5 (the
+same); TR9856 section 4 (mean of binary labels, kept on [0, 1]).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from lexgold.errors import InputError
+from lexgold.process.ratings import ITEM, answers, check_ratings
+
+
+def linear_scale(values, *, source: tuple[float, float] = (0.0, 6.0),
+                 target: tuple[float, float] = (0.0, 10.0)):
+    """Map values linearly from the interval ``source`` onto ``target``.
+
+    Examples
+    --------
+    >>> linear_scale([0, 3, 6]).tolist()
+    [0.0, 5.0, 10.0]
+    """
+    (a, b), (c, d) = source, target
+    if not b > a or not d > c:
+        raise InputError(f"need increasing intervals, found {source} -> {target}", field="scale")
+    return c + (np.asarray(values, dtype=float) - a) * (d - c) / (b - a)
+
+
+def pair_scores(ratings: pd.DataFrame, *, rating_range: tuple[float, float] = (0.0, 6.0),
+                score_range: tuple[float, float] = (0.0, 10.0)) -> pd.DataFrame:
+    """Mean, SD and scaled score of every pair over the raters who rated it.
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        Long format (SPEC section 5) of the accepted raters. A pair answered twice by one rater
+        (calibration repeat, duplicate) counts once for that rater, with the mean of the answers.
+    rating_range, score_range : (float, float)
+        The slider's interval and the released one (SimLex/HyperLex: 0-6 -> 0-10).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``word1, word2, [pos], n`` (raters), ``mean`` (rating scale), ``sd`` (sample SD on the
+        rating scale, ddof=1; NaN for one rater), ``score`` (mean mapped to ``score_range``),
+        ``scores`` (the raters' answers, in rater order), in order of first appearance.
+    """
+    frame = answers(check_ratings(ratings))
+    frame = frame.sort_values("rater_id", kind="stable")
+    grouped = frame.groupby(ITEM, sort=False)["rating"]
+    out = grouped.agg(n="count", mean="mean", sd=lambda r: r.std(ddof=1)).reset_index()
+    out["scores"] = grouped.agg(list).to_numpy()
+    if "pos" in frame.columns:
+        out.insert(2, "pos", frame.groupby(ITEM, sort=False)["pos"].first().to_numpy())
+    out["score"] = linear_scale(out["mean"], source=rating_range, target=score_range)
+    order = answers(check_ratings(ratings))[ITEM].drop_duplicates()
+    return order.merge(out, on=ITEM, how="left")

@@ -1,0 +1,136 @@
+"""TR9856 section 4 reliability: split-half agreement and the transitivity analysis."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from lexgold.process.agreement import AgreementWarning
+from lexgold.process.ratings import ITEM, answers, check_ratings
+
+
+def split_half(ratings: pd.DataFrame, *, annotators: int = 10) -> dict:
+    """Mean Pearson r between the group means of all splits of ``annotators`` raters in halves.
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        Long format (SPEC section 5); TR9856 labels are 0/1.
+    annotators : int
+        Size of the rater set (TR9856: 10, split 5/5).
+
+    Returns
+    -------
+    dict
+        ``r`` (mean Pearson over splits; best 1), ``spearman_brown`` (2r / (1 + r), the
+        reliability of the mean of all ``annotators``), ``splits`` (number of distinct splits,
+        126 for 10 raters), ``pairs`` and ``raters`` (the rater set used). NaN figures with an
+        :class:`AgreementWarning` when no pair was rated by exactly ``annotators`` raters or the
+        group means are constant.
+
+    Notes
+    -----
+    As in TR9856 section 4, the pairs used are the largest subset "for which the same 10
+    annotators labeled all pairs": pairs are grouped by the exact set of raters who rated them
+    and the largest group with ``annotators`` raters is taken. A split and its mirror image are
+    the same split, so 10 raters give C(10, 5) / 2 = 126 splits; all are computed at once as
+    matrix products.
+
+    References
+    ----------
+    Levy et al. (2015), TR9856, section 4 (published mean r = 0.80).
+    """
+    if annotators < 2 or annotators % 2:
+        raise ValueError(f"annotators must be even and >= 2, found {annotators}")
+    frame = answers(check_ratings(ratings))
+    raters_of = frame.groupby(ITEM)["rater_id"].agg(lambda r: tuple(sorted(r)))
+    raters_of = raters_of[raters_of.map(len) == annotators]
+    empty = {"r": np.nan, "spearman_brown": np.nan, "splits": 0, "pairs": 0, "raters": []}
+    if raters_of.empty:
+        warnings.warn(f"split-half undefined: no pair rated by exactly {annotators} raters",
+                      AgreementWarning, stacklevel=2)
+        return empty
+    chosen = raters_of.value_counts().index[0]
+    items = raters_of[raters_of == chosen].index
+    matrix = frame.set_index(ITEM).loc[items].pivot_table(
+        index=ITEM, columns="rater_id", values="rating")[list(chosen)].to_numpy()
+    half = annotators // 2
+    groups = [g for g in itertools.combinations(range(annotators), half) if 0 in g]
+    member = np.zeros((len(groups), annotators))
+    for row, group in enumerate(groups):
+        member[row, list(group)] = 1.0
+    first = matrix @ member.T / half
+    second = matrix @ (1.0 - member).T / half
+    r = _columnwise_pearson(first, second)
+    if np.isnan(r).all():
+        warnings.warn("split-half undefined: group means are constant", AgreementWarning,
+                      stacklevel=2)
+        return {**empty, "pairs": len(items), "raters": list(chosen)}
+    mean_r = float(np.nanmean(r))
+    return {"r": mean_r, "spearman_brown": 2 * mean_r / (1 + mean_r), "splits": len(groups),
+            "pairs": int(len(items)), "raters": list(chosen)}
+
+
+def _columnwise_pearson(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a = a - a.mean(axis=0)
+    b = b - b.mean(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (a * b).sum(axis=0) / np.sqrt((a * a).sum(axis=0) * (b * b).sum(axis=0))
+
+
+def transitivity_points(gold: pd.DataFrame, *, score: str = "score") -> pd.DataFrame:
+    """All (R2, |R3 - R1|) points of triplets (a, b), (b, c), (a, c) present in ``gold``.
+
+    Pairs are unordered (relatedness is symmetric). For a triangle of three terms each of its
+    three pairs plays R2 once, the other two being R1 and R3, so a triangle gives three points.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``a, b, c, r1, r2, r3, diff`` with ``diff = |r3 - r1|``.
+
+    References
+    ----------
+    Levy et al. (2015), TR9856, section 4.1 and Figure 1.
+    """
+    edges = gold[["word1", "word2", score]].rename(columns={score: "s"})
+    swapped = edges.rename(columns={"word1": "word2", "word2": "word1"})
+    both = pd.concat([edges, swapped], ignore_index=True)
+    both = both[both["word1"] != both["word2"]]
+    both = both.groupby(["word1", "word2"], as_index=False)["s"].mean()
+    # (b, a) with score r1 joined to (b, c) with score r2; b < c so each pair is R2 once
+    paths = both.rename(columns={"word1": "b", "word2": "a", "s": "r1"}).merge(
+        both[both["word1"] < both["word2"]].rename(
+            columns={"word1": "b", "word2": "c", "s": "r2"}), on="b")
+    paths = paths[paths["a"] != paths["c"]]
+    closed = paths.merge(both.rename(columns={"word1": "a", "word2": "c", "s": "r3"}),
+                         on=["a", "c"])
+    closed = closed.assign(diff=(closed["r3"] - closed["r1"]).abs())
+    return closed[["a", "b", "c", "r1", "r2", "r3", "diff"]].reset_index(drop=True)
+
+
+def transitivity(gold: pd.DataFrame, *, score: str = "score", bins: int = 10,
+                 score_range: tuple[float, float] = (0.0, 1.0)) -> dict:
+    """Mean |R3 - R1| per bin of R2, and its Spearman rho with R2 (should be negative).
+
+    Returns
+    -------
+    dict
+        ``bins``: list of ``{"r2_low", "r2_high", "mean_abs_diff", "points"}``; ``spearman``:
+        rho between R2 and |R3 - R1| over all points (NaN when undefined); ``points``.
+    """
+    points = transitivity_points(gold, score=score)
+    edges = np.linspace(score_range[0], score_range[1], bins + 1)
+    index = np.clip(np.searchsorted(edges, points["r2"], side="right") - 1, 0, bins - 1)
+    table = points.groupby(index)["diff"].agg(["mean", "count"])
+    rows = [{"r2_low": float(edges[i]), "r2_high": float(edges[i + 1]),
+             "mean_abs_diff": float(table["mean"].get(i, np.nan)),
+             "points": int(table["count"].get(i, 0))} for i in range(bins)]
+    rho = np.nan
+    if len(points) > 2 and points["r2"].nunique() > 1 and points["diff"].nunique() > 1:
+        rho = float(stats.spearmanr(points["r2"], points["diff"]).statistic)
+    return {"bins": rows, "spearman": rho, "points": int(len(points))}
