@@ -1,0 +1,206 @@
+"""Headless Debian Chromium (Playwright) through real tranches served by waitress.
+
+A full SimLex tranche (sliders set by keyboard, by mouse click and left deliberately at their
+start value; checkpoints), a HyperLex tranche with a failed and a passed qualification, and a
+TR9856 tranche (related / unrelated). The stored answers must equal what was clicked.
+"""
+
+import threading
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from lexgold.annotate import models as m
+from lexgold.annotate.db import database_url
+from lexgold.annotate.study import create_study
+from test_annotate_app import make_app, protocol_variant, tr9856_pair_file, usf_pair_file
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+expect = pytest.importorskip("playwright.sync_api").expect
+
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS,
+                                             headless=True)
+        yield browser
+        browser.close()
+
+
+class Site:
+    """A study served by waitress on 127.0.0.1 and a free port, in a thread."""
+
+    def __init__(self, url):
+        from waitress.server import create_server
+        self.app = make_app(url)
+        self.server = create_server(self.app, host="127.0.0.1", port=0, threads=4)
+        self.base = f"http://127.0.0.1:{self.server.effective_port}/"
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+
+    def stored(self):
+        with self.app.extensions["lexgold"].sessions() as session:
+            ratings = dict(session.execute(select(m.Answer.item_id, m.Answer.rating)).all())
+            checks = session.execute(select(m.CheckpointAnswer.choice,
+                                            m.CheckpointAnswer.correct)).all()
+        return ratings, checks
+
+    def close(self):
+        self.server.close()
+        self.app.extensions["lexgold_engine"].dispose()
+
+
+def start(page, url):
+    page.goto(url)
+    page.check("input[name=consent]")
+    page.check("input[name=native]")
+    submit_and_wait(page)
+    while page.locator("input[name=page]").count():
+        submit_and_wait(page)
+
+
+def submit_and_wait(page, selector="button[type=submit]"):
+    with page.expect_navigation():
+        page.click(selector)
+
+
+def set_slider(page, slider, value, how, scale_max=6):
+    """Move a slider to ``value`` by keyboard, mouse click, or keep its start (Space key)."""
+    if how == "keyboard":
+        slider.focus()
+        page.keyboard.press("Home")
+        for _ in range(value):
+            page.keyboard.press("ArrowRight")
+    elif how == "click":
+        slider.scroll_into_view_if_needed()
+        box = slider.bounding_box()
+        thumb = 16
+        x = box["x"] + thumb / 2 + (box["width"] - thumb) * value / scale_max
+        page.mouse.click(x, box["y"] + box["height"] / 2)
+    else:
+        slider.focus()
+        page.keyboard.press(" ")
+
+
+def rate_slider_page(page, plan, code):
+    """Rate every slider of a group page; returns {item_id: value}. Checks the UI on the way."""
+    assert code not in page.content()
+    boxes = page.locator("fieldset.pair")
+    submit = page.locator("#submit")
+    page.wait_for_load_state()
+    chosen = {}
+    for k in range(boxes.count()):
+        expect(submit).to_be_disabled()          # not before every slider was touched
+        box = boxes.nth(k)
+        item = int(box.get_attribute("data-item"))
+        slider = box.locator("input[type=range]")
+        assert "untouched" in slider.get_attribute("class")
+        assert box.locator("output").inner_text() == "–"
+        value, how = plan(item, k)
+        if how == "start":
+            value = int(slider.get_attribute("value"))
+        set_slider(page, slider, value, how)
+        expect(box.locator("output")).to_have_text(str(value))
+        chosen[item] = value
+    expect(submit).to_be_enabled()
+    submit_and_wait(page, "#submit")
+    return chosen
+
+
+def test_full_simlex_tranche(browser, tmp_path, usf):
+    pairs = usf_pair_file(usf, tmp_path / "pairs.csv")
+    protocol = protocol_variant(tmp_path, "simlex", tranches=2, raters_per_tranche=2)
+    url = database_url(tmp_path / "b.sqlite")
+    create_study(protocol, pairs, url, completion_code="SIMLEX-DONE")
+    site = Site(url)
+    try:
+        page = browser.new_page()
+        start(page, site.base + "?PROLIFIC_PID=browser1&STUDY_ID=s1&SESSION_ID=x1")
+        ways = ["keyboard", "click", "start"]
+        clicked, picks, calibration_notes = {}, [], 0
+        while not page.locator("#message").count():
+            if page.locator("input[name=choice]").count():
+                assert "SIMLEX-DONE" not in page.content()
+                labels = page.locator("label").all_inner_texts()
+                right = next(i for i, t in enumerate(labels)
+                             if any(w in t for w in ("toast", "chilly", "purchase")))
+                wrong = len(picks) == 1              # the adjective checkpoint answered wrong
+                pick = (right + 1) % len(labels) if wrong else right
+                page.locator("input[name=choice]").nth(pick).check()
+                picks.append(not wrong)
+                submit_and_wait(page)
+                continue
+            calibration_notes += page.locator("fieldset.calibration .note").count()
+            clicked.update(rate_slider_page(
+                page, lambda item, k: ((item + k) % 7, ways[k % 3]), "SIMLEX-DONE"))
+        assert "SIMLEX-DONE" in page.inner_text("#message")
+        ratings, checks = site.stored()
+        assert ratings == clicked and len(clicked) > 100
+        assert [c.correct for c in checks] == picks == [True, False, True]
+        assert calibration_notes >= 15
+    finally:
+        site.close()
+
+
+def test_hyperlex_tranche_with_failed_and_passed_qualification(browser, tmp_path, usf):
+    pairs = usf_pair_file(usf, tmp_path / "h.csv", (("N", "N", 60), ("V", "V", 20)))
+    protocol = protocol_variant(tmp_path, "hyperlex", tranches=1, raters_per_tranche=2)
+    url = database_url(tmp_path / "h.sqlite")
+    create_study(protocol, pairs, url, completion_code="HL-DONE", screenout_code="HL-OUT")
+    site = Site(url)
+    try:
+        failed = browser.new_context().new_page()
+        start(failed, site.base + "?workerId=W1&assignmentId=A1&hitId=H1")
+        failed.locator("input[name=choice]").nth(0).check()        # TYRE / CAR: wrong
+        submit_and_wait(failed)
+        assert "HL-OUT" in failed.inner_text("#message")
+        assert "HL-DONE" not in failed.content()
+        assert site.stored() == ({}, [])
+        passed = browser.new_context().new_page()
+        start(passed, site.base + "?workerId=W2&assignmentId=A2&hitId=H2")
+        passed.get_by_label("DOG / ANIMAL").check()
+        submit_and_wait(passed)
+        clicked = {}
+        verbs = 0
+        while not passed.locator("#message").count():
+            verbs += passed.get_by_text("a type of TO ").count()
+            clicked.update(rate_slider_page(passed, lambda item, k: (item % 7, "keyboard"),
+                                            "HL-DONE"))
+        assert "HL-DONE" in passed.inner_text("#message")
+        assert site.stored()[0] == clicked and verbs > 0
+    finally:
+        site.close()
+
+
+def test_tr9856_tranche(browser, tmp_path, usf):
+    pairs = tr9856_pair_file(usf, tmp_path / "t.csv")
+    url = database_url(tmp_path / "t.sqlite")
+    create_study("tr9856", pairs, url, completion_code="TR-DONE")
+    site = Site(url)
+    try:
+        page = browser.new_page()
+        start(page, site.base)
+        clicked = {}
+        while not page.locator("#message").count():
+            assert page.locator("h2.topic").inner_text().startswith("Topic: ")
+            boxes = page.locator("fieldset.pair")
+            for k in range(boxes.count()):
+                box = boxes.nth(k)
+                item = int(box.get_attribute("data-item"))
+                label = "related" if item % 3 else "unrelated"
+                box.get_by_label(label, exact=True).check()
+                clicked[item] = int(label == "related")
+            submit_and_wait(page, "#submit")
+        assert "TR-DONE" in page.inner_text("#message")
+        assert site.stored()[0] == clicked and set(clicked.values()) == {0, 1}
+    finally:
+        site.close()
