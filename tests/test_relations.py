@@ -1,0 +1,190 @@
+"""The WordNet relation labeller (HyperLex section 4.1) and ``lexgold relations``.
+
+Expected labels were checked by hand in WordNet 3.0 (paths noted beside each case).
+"""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from lexgold.builder.relations import (RelationLabeller, label_relations, reference_relation,
+                                       relation_names)
+from lexgold.cli import cli
+from lexgold.errors import InputError
+
+
+@pytest.fixture(scope="module")
+def labeller(wordnet):
+    return RelationLabeller(wordnet)
+
+
+@pytest.mark.parametrize("word1,word2,pos,expected", [
+    # the paper's examples (section 4.1)
+    ("cathedral", "building", "N", "hyp-3"),   # cathedral.n.01 > church.n.02 > place_of_worship > building.n.01
+    ("building", "cathedral", "N", "rhyp-3"),
+    ("finger", "hand", "N", "mero"),           # hand.n.01 is a part holonym of finger.n.01
+    ("letter", "alphabet", "N", "mero"),       # alphabet.n.01 is a member holonym of letter.n.02
+    ("heel", "boot", "N", "mero"),
+    ("author", "writer", "N", "syn"),          # both lemmas of writer.n.01
+    ("foe", "enemy", "N", "syn"),
+    ("beginning", "end", "N", "ant"),          # beginning.n.02 <-> end.n.02
+    ("peace", "war", "N", "ant"),
+    ("unite", "divide", "V", "ant"),           # unite.v.01 <-> divide.v.01
+    ("peach", "pear", "N", "cohyp"),           # peach.n.03 and pear.n.01 under edible_fruit.n.01
+    ("ponder", "think", "V", "hyp-1"),
+    ("silly", "child", "N", "hyp-1"),          # the WordNet oddity the paper mentions (silly.n.01)
+    # dog and elephant are "instances of the category animal", but share no *direct* hypernym
+    # (canine / domestic_animal vs pachyderm / proboscidean): the paper's rule gives no-rel
+    ("dog", "elephant", "N", "no-rel"),
+    ("chimney", "swan", "N", "no-rel"),
+    ("car", "vehicle", "N", "hyp-2"),          # car.n.02 (railcar) > wheeled_vehicle > vehicle
+    ("motorcycle", "vehicle", "N", "hyp-4"),   # 4 steps via motor_vehicle, self-propelled, wheeled
+    ("allegiance", "loyalty", "N", "hyp-1"),   # also share commitment.n.02: hyp wins over syn
+    ("notaword", "dog", "N", "no-rel"),
+])
+def test_hand_checked_examples(labeller, wordnet, word1, word2, pos, expected):
+    assert labeller.relation(word1, word2, pos) == expected
+    assert reference_relation(wordnet, word1, word2, pos) == expected
+
+
+def test_hyp_max_groups_longer_paths(wordnet):
+    assert RelationLabeller(wordnet, hyp_max=3).relation("motorcycle", "vehicle", "N") == "hyp-3"
+    assert RelationLabeller(wordnet, hyp_max=5).relation("motorcycle", "vehicle", "N") == "hyp-4"
+    assert relation_names(2) == ("hyp-1", "hyp-2", "rhyp-1", "rhyp-2", "syn", "ant", "mero",
+                                 "cohyp", "no-rel")
+
+
+def test_holonym_kinds_are_a_parameter(wordnet):
+    assert RelationLabeller(wordnet, mero_holonyms=["part"]).relation("letter", "alphabet", "N") != "mero"
+    with pytest.raises(InputError, match="unknown holonym kind 'whole'"):
+        RelationLabeller(wordnet, mero_holonyms=["whole"])
+
+
+# -- a tiny WordNet stand-in: the adapter contract and the precedence rule ---------------------
+class Lemma:
+    def __init__(self, name, synset):
+        self._name, self._synset, self.opposites = name, synset, []
+
+    def name(self):
+        return self._name
+
+    def synset(self):
+        return self._synset
+
+    def antonyms(self):
+        return self.opposites
+
+
+class Synset:
+    def __init__(self, name, parents=(), lemmas=(), parts_of=()):
+        self.label, self.parents, self.parts_of = name, list(parents), list(parts_of)
+        self._lemmas = [Lemma(n, self) for n in lemmas]
+
+    def hypernyms(self):
+        return self.parents
+
+    def instance_hypernyms(self):
+        return []
+
+    def part_holonyms(self):
+        return self.parts_of
+
+    def member_holonyms(self):
+        return []
+
+    def substance_holonyms(self):
+        return []
+
+    def lemmas(self):
+        return self._lemmas
+
+    def hypernym_distances(self, distance=0):  # used by the NLTK-style reference only
+        found = {(self, distance)}
+        for parent in self.parents:
+            found |= parent.hypernym_distances(distance + 1)
+        return found
+
+
+class TinyWordNet:
+    """thing > animal > {dog, cat}; 'pet' shares a sense with 'dog' and one under 'cat'."""
+
+    def __init__(self):
+        thing = Synset("thing", lemmas=["thing"])
+        animal = Synset("animal", [thing], ["animal"])
+        dog = Synset("dog", [animal], ["dog", "pet"])
+        cat = Synset("cat", [animal], ["cat"])
+        kitten = Synset("kitten", [cat], ["pet", "kitten"])
+        tail = Synset("tail", [thing], ["tail"], parts_of=[dog])
+        hot, cold = Synset("hot", [], ["hot"]), Synset("cold", [], ["cold"])
+        hot.lemmas()[0].opposites = [cold.lemmas()[0]]
+        self.index = {"thing": [thing], "animal": [animal], "dog": [dog], "cat": [cat],
+                      "pet": [dog, kitten], "kitten": [kitten], "tail": [tail], "hot": [hot],
+                      "cold": [cold]}
+
+    def synsets(self, word, pos):
+        return self.index.get(word, [])
+
+
+@pytest.mark.parametrize("word1,word2,expected", [
+    ("dog", "thing", "hyp-2"), ("thing", "dog", "rhyp-2"), ("dog", "cat", "cohyp"),
+    ("tail", "dog", "mero"), ("hot", "cold", "ant"), ("cold", "hot", "no-rel"),
+    ("pet", "dog", "syn"),       # pet shares dog's synset; no hypernym path links them
+    # pet's kitten sense is a hyponym of cat; its dog sense is a cohyponym of cat: hyp-N first
+    ("pet", "cat", "hyp-1"),
+    ("pet", "animal", "hyp-1"),  # shortest over senses: dog > animal (1), kitten > cat > animal (2)
+])
+def test_precedence_on_a_stand_in_reader(word1, word2, expected):
+    tiny = TinyWordNet()
+    assert RelationLabeller(tiny).relation(word1, word2, "N") == expected
+    assert reference_relation(tiny, word1, word2, "N") == expected
+
+
+def test_fast_labeller_equals_the_per_pair_loop_on_usf(usf, wordnet):
+    """On a random sample of USF N/N and V/V pairs, both implementations agree everywhere."""
+    same = (usf["qps"] == usf["tps"]) & usf["qps"].isin(["N", "V"])
+    pairs = pd.DataFrame({"word1": usf["cue"][same].str.lower(), "word2": usf["target"][same].str.lower(),
+                          "pos": usf["qps"][same]})
+    sample = pairs.iloc[np.random.default_rng(7).choice(len(pairs), 1500, replace=False)]
+    fast = label_relations(sample, wordnet)
+    slow = [reference_relation(wordnet, a, b, p) for a, b, p in sample.itertuples(index=False)]
+    assert list(fast) == slow
+    assert fast.nunique() >= 8  # the sample exercises most relations
+
+
+def test_label_relations_checks_its_input(wordnet):
+    with pytest.raises(InputError, match="missing column 'pos'"):
+        label_relations(pd.DataFrame({"word1": ["a"], "word2": ["b"]}), wordnet)
+    with pytest.raises(InputError, match=r"pos must be N or V, found 'A' \(data row 2\)"):
+        label_relations(pd.DataFrame({"word1": ["a", "b"], "word2": ["b", "c"], "pos": ["N", "A"]}),
+                        wordnet)
+
+
+def test_relations_command(tmp_path):
+    source = tmp_path / "in.csv"
+    source.write_text("word1,word2,pos,note\ncathedral,building,N,x\nunite,divide,v,y\n"
+                      "chimney,swan,N,z\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["relations", str(source), "--out", str(tmp_path / "out.csv")])
+    assert result.exit_code == 0, result.output
+    out = pd.read_csv(tmp_path / "out.csv")
+    assert list(out.columns) == ["word1", "word2", "pos", "note", "relation"]
+    assert list(out["relation"]) == ["hyp-3", "ant", "no-rel"]
+    assert "hyp-3 1, ant 1, no-rel 1" in result.output
+
+
+@pytest.mark.parametrize("text,message", [
+    ("word1,word2\na,b\n", r"in\.csv:1, field 'pos': missing column"),
+    ("word1,word2,pos\na,b,N\nc,d,ADJ\n", r"in\.csv:3, field 'pos': pos must be N or V, found 'ADJ'"),
+    ("word1,word2,pos\na,,N\n", r"in\.csv:2, field 'word2': empty word"),
+])
+def test_relations_command_bad_input(tmp_path, text, message):
+    source = tmp_path / "in.csv"
+    source.write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(cli, ["relations", str(source), "--out", str(tmp_path / "o.csv")])
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: ")
+    assert len(result.output.strip().splitlines()) == 1
+    assert re.search(message, result.output), result.output
+    assert not (tmp_path / "o.csv").exists()
