@@ -1,0 +1,216 @@
+"""IAA-1 / IAA-2 against hand-computed cases and brute force with scipy (SPEC 3.1, 3.2)."""
+
+import itertools
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from lexgold.errors import InputError
+from lexgold.process import agreement as agr
+from lexgold.process.agreement import (AgreementWarning, agreement_by_subset, bootstrap_ci,
+                                       iaa_against_mean, iaa_pairwise, pairwise_correlations,
+                                       rater_agreement)
+
+
+def frame(table: dict, tranche=1) -> pd.DataFrame:
+    """{rater: [ratings of items x0, x1, ...]} -> long format."""
+    rows = [(r, tranche, f"x{i}", "w", v) for r, values in table.items()
+            for i, v in enumerate(values) if v is not None]
+    return pd.DataFrame(rows, columns=["rater_id", "tranche", "word1", "word2", "rating"])
+
+
+def random_study(seed=0, tranches=3, raters=6, shared=5, unique=8, missing=0.0):
+    """Ratings of a tranche design: shared consistency items + unique items per tranche."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for t in range(tranches):
+        items = [f"c{i}" for i in range(shared)] + [f"u{t}_{i}" for i in range(unique)]
+        for r in range(raters):
+            for item in items:
+                if rng.random() >= missing:
+                    rows.append((f"t{t}r{r}", t, item, "w", float(rng.integers(0, 7))))
+    return pd.DataFrame(rows, columns=["rater_id", "tranche", "word1", "word2", "rating"])
+
+
+def brute_pairwise(ratings, pool, min_overlap):
+    """IAA-1 by loops and scipy.stats.spearmanr on each pair's shared items."""
+    wide = ratings.groupby(["tranche" if pool == "tranche" else "word2", "rater_id",
+                            "word1"])["rating"].mean()
+    values = []
+    for _, part in wide.groupby(level=0):
+        table = part.droplevel(0).unstack("rater_id")
+        for a, b in itertools.combinations(table.columns, 2):
+            both = table[[a, b]].dropna()
+            if len(both) >= min_overlap and both[a].nunique() > 1 and both[b].nunique() > 1:
+                values.append(stats.spearmanr(both[a], both[b]).statistic)
+    return np.mean(values)
+
+
+def brute_against_mean(ratings, pool, min_overlap):
+    key = "tranche" if pool == "tranche" else "word2"
+    values = []
+    for _, part in ratings.groupby(key):
+        table = part.groupby(["word1", "rater_id"])["rating"].mean().unstack()
+        for rater in table.columns:
+            others = table.drop(columns=rater).mean(axis=1)
+            both = pd.DataFrame({"x": table[rater], "o": others}).dropna()
+            if len(both) >= min_overlap and both["x"].nunique() > 1 and both["o"].nunique() > 1:
+                values.append(stats.spearmanr(both["x"], both["o"]).statistic)
+    return np.mean(values)
+
+
+def test_hand_computed_three_raters():
+    ratings = frame({"a": [0, 3, 6], "b": [1, 4, 5], "c": [6, 3, 0]})
+    # rho(a,b) = 1, rho(a,c) = -1, rho(b,c) = -1
+    assert iaa_pairwise(ratings, min_overlap=3) == pytest.approx(-1 / 3)
+    # a vs mean(b, c) = [3.5, 3.5, 2.5]; c vs mean(a, b) = [0.5, 3.5, 5.5]; b vs mean(a, c)
+    # = [3, 3, 3] is constant: undefined, left out with a warning
+    expected = np.mean([stats.spearmanr([0, 3, 6], [3.5, 3.5, 2.5]).statistic,
+                        stats.spearmanr([6, 3, 0], [0.5, 3.5, 5.5]).statistic])
+    assert expected == pytest.approx((-np.sqrt(3) / 2 - 1) / 2)
+    with pytest.warns(AgreementWarning, match="1 of 3"):
+        assert iaa_against_mean(ratings, min_overlap=3) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("pool", ["tranche", "all"])
+@pytest.mark.parametrize("missing", [0.0, 0.2])
+def test_against_scipy_brute_force(pool, missing):
+    ratings = random_study(seed=3, missing=missing)
+    assert iaa_pairwise(ratings, pool=pool, min_overlap=4) == pytest.approx(
+        brute_pairwise(ratings, pool, 4))
+    assert iaa_against_mean(ratings, pool=pool, min_overlap=4) == pytest.approx(
+        brute_against_mean(ratings, pool, 4))
+
+
+def test_pool_all_compares_across_tranches_on_shared_items_only():
+    ratings = random_study(seed=5, tranches=2, raters=2, shared=5, unique=6)
+    table = pairwise_correlations(ratings, pool="all", min_overlap=5)
+    cross = table[table["rater_a"].str[:2] != table["rater_b"].str[:2]]
+    assert len(cross) == 4 and (cross["n"] == 5).all()
+    # raising min_overlap above the shared set drops the cross-tranche pairs
+    table = pairwise_correlations(ratings, pool="all", min_overlap=6)
+    assert (table["rater_a"].str[:2] == table["rater_b"].str[:2]).all()
+
+
+def test_row_and_rater_order_do_not_matter():
+    ratings = random_study(seed=7, missing=0.1)
+    shuffled = ratings.sample(frac=1.0, random_state=1)
+    renamed = shuffled.assign(rater_id="z" + shuffled["rater_id"].str[::-1])
+    for statistic in (iaa_pairwise, iaa_against_mean):
+        base = statistic(ratings, min_overlap=4)
+        assert statistic(shuffled, min_overlap=4) == pytest.approx(base)
+        assert statistic(renamed, min_overlap=4) == pytest.approx(base)
+
+
+@pytest.mark.parametrize("statistic", [iaa_pairwise, iaa_against_mean])
+def test_perfect_agreement_is_one(statistic):
+    values = [0, 2, 2, 5, 6, 1]
+    ratings = frame({r: values for r in "abcd"})
+    assert statistic(ratings, min_overlap=3) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("statistic", [iaa_pairwise, iaa_against_mean])
+def test_one_rater_or_constant_ratings_warn_and_give_nan(statistic):
+    with pytest.warns(AgreementWarning):
+        assert np.isnan(statistic(frame({"a": [0, 3, 6, 2]}), min_overlap=3))
+    with pytest.warns(AgreementWarning):
+        assert np.isnan(statistic(frame({"a": [3, 3, 3], "b": [3, 3, 3]}), min_overlap=3))
+
+
+def test_constant_rater_is_left_out_with_a_warning():
+    ratings = frame({"a": [0, 3, 6], "b": [1, 4, 5], "c": [2, 2, 2]})
+    with pytest.warns(AgreementWarning, match="undefined"):
+        assert iaa_pairwise(ratings, min_overlap=3) == pytest.approx(1.0)
+
+
+def test_min_overlap_leaves_out_pairs():
+    ratings = frame({"a": [0, 3, 6, 1], "b": [1, 4, 5, None], "c": [6, 3, 0, 2]})
+    table = pairwise_correlations(ratings, min_overlap=4)
+    assert set(zip(table["rater_a"], table["rater_b"])) == {("a", "c")}
+
+
+def test_checkpoints_and_repeats():
+    ratings = frame({"a": [0, 3, 6], "b": [1, 4, 5]})
+    extra = pd.DataFrame({"rater_id": ["a", "a"], "tranche": 1, "word1": ["x2", "check"],
+                          "word2": ["w", ""], "rating": [2.0, 0.0],
+                          "kind": ["calibration", "checkpoint"]})
+    ratings = pd.concat([ratings.assign(kind="unique"), extra], ignore_index=True)
+    # a's x2 becomes (6 + 2) / 2 = 4: still the largest, rho stays 1; the checkpoint is ignored
+    assert iaa_pairwise(ratings, min_overlap=3) == pytest.approx(1.0)
+
+
+def test_leave_one_out_gain_matches_recomputation():
+    ratings = random_study(seed=11, tranches=2, raters=5, missing=0.1)
+    table = rater_agreement(ratings, min_overlap=4)
+    full = iaa_pairwise(ratings, min_overlap=4)
+    for row in table.itertuples():
+        without = iaa_pairwise(ratings[ratings["rater_id"] != row.rater_id], min_overlap=4)
+        assert row.gain == pytest.approx(without - full)
+    pairs = pairwise_correlations(ratings, min_overlap=4)
+    a = pairs[(pairs["rater_a"] == "t0r0") | (pairs["rater_b"] == "t0r0")]["rho"].mean()
+    assert table.set_index("rater_id").loc["t0r0", "mean_rho"] == pytest.approx(a)
+
+
+def test_by_subset_equals_agreement_on_the_subset():
+    ratings = random_study(seed=2)
+    ratings["pos"] = np.where(ratings["word1"].str[-1].astype(int) % 2 == 0, "N", "V")
+    table = agreement_by_subset(ratings, "pos", min_overlap=3).set_index("subset")
+    for pos in ("N", "V"):
+        part = ratings[ratings["pos"] == pos]
+        assert table.loc[pos, "iaa1"] == pytest.approx(iaa_pairwise(part, min_overlap=3))
+        assert table.loc[pos, "iaa2"] == pytest.approx(iaa_against_mean(part, min_overlap=3))
+    labels = pd.Series({("c0", "w"): "first", ("c1", "w"): "first", ("c2", "w"): "first"})
+    table = agreement_by_subset(ratings, labels, min_overlap=3)
+    assert table["subset"].tolist() == ["first"] and table["pairs"].tolist() == [3]
+
+
+def test_bootstrap_is_seeded_and_matches_the_generic_path():
+    ratings = random_study(seed=4, missing=0.1)
+    first = bootstrap_ci(ratings, iaa_pairwise, rng=np.random.default_rng(1), n_boot=60,
+                         min_overlap=4)
+    again = bootstrap_ci(ratings, iaa_pairwise, rng=np.random.default_rng(1), n_boot=60,
+                         min_overlap=4)
+    generic = bootstrap_ci(ratings, lambda f, **k: iaa_pairwise(f, **k),
+                           rng=np.random.default_rng(1), n_boot=60, min_overlap=4)
+    assert first == again
+    assert first == pytest.approx(generic)
+    two = bootstrap_ci(ratings, iaa_against_mean, rng=np.random.default_rng(1), n_boot=60,
+                       min_overlap=4)
+    two_generic = bootstrap_ci(ratings, lambda f, **k: iaa_against_mean(f, **k),
+                               rng=np.random.default_rng(1), n_boot=60, min_overlap=4)
+    assert two == pytest.approx(two_generic)
+    assert first[0] < first[1]
+
+
+def test_bootstrap_needs_a_generator():
+    with pytest.raises(InputError, match="Generator"):
+        bootstrap_ci(frame({"a": [1, 2, 3]}), iaa_pairwise, rng=1)
+
+
+def test_bad_options_and_input():
+    ratings = frame({"a": [0, 3, 6], "b": [1, 4, 5]})
+    with pytest.raises(InputError, match="pool"):
+        iaa_pairwise(ratings, pool="everything")
+    with pytest.raises(InputError, match="min_overlap"):
+        iaa_pairwise(ratings, min_overlap=1)
+    with pytest.raises(InputError, match="rating"):
+        iaa_pairwise(ratings.assign(rating=["x", 1, 2, 3, 4, 5]))
+    with pytest.raises(InputError, match="tranche"):
+        iaa_pairwise(ratings.drop(columns="tranche"))
+    with pytest.raises(InputError, match="kind"):
+        iaa_pairwise(ratings.assign(kind="bogus"))
+
+
+def test_dense_helpers_equal_public_functions():
+    ratings = random_study(seed=9, missing=0.15)
+    items = agr._items(ratings, "tranche")
+    matrices = [p.pivot(index="item", columns="rater_id", values="rating").to_numpy(float)
+                for _, p in items.groupby("group")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AgreementWarning)
+        assert agr._iaa1_dense(matrices, 4) == pytest.approx(iaa_pairwise(ratings, min_overlap=4))
+        assert agr._iaa2_dense(matrices, 4) == pytest.approx(
+            iaa_against_mean(ratings, min_overlap=4))

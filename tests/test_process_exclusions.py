@@ -1,0 +1,192 @@
+"""Calibration (SimLex 3.6 worked example) and every exclusion rule on hand-built raters."""
+
+import copy
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lexgold.errors import InputError
+from lexgold.process.calibration import calibrate, calibration_shifts
+from lexgold.process.exclusions import exclusion_table, excluded_raters
+from lexgold.protocols import load_protocol
+
+TRUTH = [0, 1, 1, 2, 3, 3, 4, 5, 5, 6, 2, 4]
+
+
+def long(table: dict, tranche=1, kind="unique") -> pd.DataFrame:
+    rows = [(r, tranche, f"x{i}", "w", float(v), kind) for r, values in table.items()
+            for i, v in enumerate(values)]
+    return pd.DataFrame(rows, columns=["rater_id", "tranche", "word1", "word2", "rating", "kind"])
+
+
+def protocol_with(name, **exclusions):
+    protocol = copy.deepcopy(load_protocol(name))
+    protocol["process"]["exclusions"].update(exclusions)
+    return protocol
+
+
+# -- calibration -----------------------------------------------------------------------------
+
+def test_calibration_worked_example():
+    """Consistency means a 1, b 4, c 5 -> population 10/3; a up by one, c down, b stays."""
+    ratings = pd.DataFrame({
+        "rater_id": list("aaaabbbccc"), "tranche": 1,
+        "word1": list("xyzu") + list("xyz") * 2, "word2": "w",
+        "kind": ["consistency"] * 3 + ["unique"] + ["consistency"] * 6,
+        "rating": [0, 1, 2, 6, 3, 4, 5, 4, 5, 6]})
+    shifts = calibration_shifts(ratings).set_index("rater_id")
+    assert shifts["population_mean"].iloc[0] == pytest.approx(10 / 3)
+    assert shifts["shift"].to_dict() == {"a": 1.0, "b": 0.0, "c": -1.0}
+    out = calibrate(ratings)
+    assert out["rating"].tolist() == [1, 2, 3, 6, 3, 4, 5, 3, 4, 5]   # a's 6 stays at 6
+    assert out["rating_raw"].tolist() == ratings["rating"].tolist()
+
+
+def test_calibration_keeps_zero_when_shifting_down_and_ignores_checkpoints():
+    ratings = pd.DataFrame({
+        "rater_id": list("aaabbbb"), "tranche": 1, "word1": list("xyzxyzq"), "word2": "w",
+        "kind": ["consistency"] * 6 + ["checkpoint"], "rating": [6, 6, 0, 1, 1, 1, 1]})
+    # means: a 4, b 1, population 2.5 -> a down (its 0 stays), b up; checkpoint untouched
+    assert calibrate(ratings)["rating"].tolist() == [5, 5, 0, 2, 2, 2, 1]
+
+
+def test_consistency_set_defaults_to_items_in_every_tranche():
+    one = long({"a": [0, 1, 2], "b": [3, 4, 5]}, tranche=1)
+    two = long({"c": [6, 6, 6]}, tranche=2).replace({"x0": "x0", "x1": "y1", "x2": "y2"})
+    ratings = pd.concat([one, two], ignore_index=True)
+    shifts = calibration_shifts(ratings).set_index("rater_id")
+    # only x0 is in both tranches: means a 0, b 3, c 6 -> population 3
+    assert shifts["consistency_mean"].to_dict() == {"a": 0.0, "b": 3.0, "c": 6.0}
+    assert shifts["shift"].to_dict() == {"a": 1.0, "b": 0.0, "c": -1.0}
+
+
+# -- SimLex rules ----------------------------------------------------------------------------
+
+def simlex_study(contrarian=True, raters=9):
+    rng = np.random.default_rng(0)
+    table = {f"r{i}": np.clip(np.array(TRUTH) + rng.integers(-1, 2, len(TRUTH)), 0, 6)
+             for i in range(raters)}
+    if contrarian:
+        table["bad"] = 6 - np.array(TRUTH)
+    return long(table)
+
+
+def test_low_agreement_and_gain_single_out_the_contrarian():
+    ratings = simlex_study()
+    protocol = protocol_with("simlex", max_per_tranche=0)
+    table = exclusion_table(ratings, protocol)
+    low = table[table["rule"] == "low_agreement"]
+    assert low["rater_id"].tolist() == ["bad"]
+    gain = table[table["rule"] == "agreement_gain"]
+    assert gain["rater_id"].tolist() == ["bad"]       # floor(0.1 * 10) = 1 rater
+    assert gain["value"].iloc[0] > 0
+    assert excluded_raters(table) == ["bad"]
+
+
+def test_rule_a_threshold_is_mean_minus_one_sample_sd():
+    ratings = simlex_study()
+    from lexgold.process.agreement import rater_agreement
+    means = rater_agreement(ratings, min_overlap=10)["mean_rho"]
+    table = exclusion_table(ratings, "simlex")
+    threshold = table.loc[table["rule"] == "low_agreement", "threshold"].iloc[0]
+    assert threshold == pytest.approx(means.mean() - means.std(ddof=1))
+
+
+def test_checkpoint_rule():
+    ratings = simlex_study(contrarian=False)
+    checks = pd.DataFrame({"rater_id": ["r0", "r0", "r1"], "tranche": 1,
+                           "word1": ["check1", "check2", "check1"], "word2": "",
+                           "rating": [1.0, 0.0, 1.0], "kind": "checkpoint"})
+    table = exclusion_table(pd.concat([ratings, checks]), protocol_with(
+        "simlex", rules=["checkpoint"]))
+    assert table["rater_id"].tolist() == ["r0"]
+    assert table["detail"].iloc[0] == "1 of 2 checkpoint questions wrong"
+
+
+def test_per_tranche_cap_keeps_checkpoint_failures_first():
+    ratings = simlex_study()
+    checks = pd.DataFrame({"rater_id": ["r3"], "tranche": 1, "word1": ["check1"], "word2": "",
+                           "rating": [0.0], "kind": "checkpoint"})
+    table = exclusion_table(pd.concat([ratings, checks]), protocol_with("simlex",
+                                                                        max_per_tranche=1))
+    assert excluded_raters(table) == ["r3"]
+    kept = table[~table["excluded"]]
+    assert set(kept["rater_id"]) == {"bad"}
+    assert kept["detail"].str.contains("at most 1 excluded per tranche").all()
+
+
+def test_cap_counts_per_tranche():
+    first = simlex_study()
+    second = simlex_study().assign(tranche=2, rater_id=lambda f: "s" + f["rater_id"])
+    table = exclusion_table(pd.concat([first, second]),
+                            protocol_with("simlex", max_per_tranche=1, rules=["low_agreement"]))
+    assert sorted(excluded_raters(table)) == ["bad", "sbad"]
+
+
+# -- HyperLex rules --------------------------------------------------------------------------
+
+def hyperlex_study():
+    rng = np.random.default_rng(1)
+    table = {f"r{i}": np.clip(np.array(TRUTH) + rng.integers(-1, 2, len(TRUTH)), 0, 6)
+             for i in range(8)}
+    table["single"] = [4] * len(TRUTH)
+    table["alternate"] = [0, 6] * (len(TRUTH) // 2)
+    table["honest_two"] = [0 if v < 3 else 6 for v in TRUTH]    # two values, but follows the pairs
+    return long(table, kind="consistency")
+
+
+def test_single_value_and_two_value_alternation():
+    table = exclusion_table(hyperlex_study(), protocol_with(
+        "hyperlex", rules=["single_value", "two_value_alternation"]))
+    assert table.loc[table["rule"] == "single_value", "rater_id"].tolist() == ["single"]
+    assert table.loc[table["rule"] == "two_value_alternation", "rater_id"].tolist() == \
+        ["alternate"]
+
+
+def test_random_consistency_flags_ratings_unrelated_to_the_others():
+    ratings = hyperlex_study()
+    shuffled = np.random.default_rng(5).permutation(TRUTH)
+    noise = long({"noise": shuffled}, kind="consistency")
+    table = exclusion_table(pd.concat([ratings, noise]), protocol_with(
+        "hyperlex", rules=["random_consistency"]))
+    flagged = set(table["rater_id"])
+    assert "noise" in flagged and "alternate" in flagged
+    assert not flagged & {f"r{i}" for i in range(8)} and "honest_two" not in flagged
+    assert (table["value"] > 0.05).all()
+
+
+def test_duplicate_inconsistency_with_tolerance():
+    ratings = hyperlex_study()
+    dup = pd.DataFrame({"rater_id": ["r0", "r1", "r2"], "tranche": 1, "word1": "x0",
+                        "word2": "w", "kind": "duplicate", "rating": [np.nan] * 3})
+    first = ratings.set_index(["rater_id", "word1"])["rating"]
+    dup["rating"] = [first[("r0", "x0")], first[("r1", "x0")] + 1, first[("r2", "x0")] + 2]
+    dup["rating"] = dup["rating"].clip(0, 6)
+    dup.loc[2, "rating"] = 6.0 if first[("r2", "x0")] <= 3 else 0.0
+    both = pd.concat([ratings, dup], ignore_index=True)
+    strict = exclusion_table(both, protocol_with("hyperlex", rules=["duplicate_inconsistency"]))
+    assert sorted(strict["rater_id"]) == ["r1", "r2"]
+    loose = exclusion_table(both, protocol_with("hyperlex", rules=["duplicate_inconsistency"],
+                                                duplicate_tolerance=1.0))
+    assert loose["rater_id"].tolist() == ["r2"]
+
+
+def test_hyperlex_protocol_by_name_runs_every_rule():
+    table = exclusion_table(hyperlex_study(), "hyperlex")
+    assert {"single", "alternate"} <= set(excluded_raters(table))
+    assert list(table.columns[:3]) == ["rater_id", "rule", "detail"]
+
+
+def test_no_rules_gives_an_empty_table_with_columns():
+    table = exclusion_table(hyperlex_study(), "tr9856")
+    assert table.empty and list(table.columns[:3]) == ["rater_id", "rule", "detail"]
+
+
+def test_unknown_rule_is_an_input_error():
+    with pytest.raises(InputError, match="unknown rule 'bogus'"):
+        exclusion_table(hyperlex_study(), protocol_with("hyperlex", rules=["bogus"]))
+    protocol = copy.deepcopy(load_protocol("simlex"))
+    protocol["process"]["exclusions"]["sd_bellow"] = 1
+    with pytest.raises(InputError, match="sd_bellow"):
+        exclusion_table(hyperlex_study(), protocol)
