@@ -236,7 +236,7 @@ def _report(tranches, pairs, config, consistency, key, unmet) -> dict:
                      "group_sizes": groups})
     counts = sorted({r["kinds"].get("unique", 0) for r in rows})
     if key == "pos" and counts != [config.unique_per_tranche]:
-        unmet.append(f"unique pairs per tranche: {counts[0]}-{counts[-1]} "
+        unmet.insert(0, f"unique pairs per tranche: {counts[0]}-{counts[-1]} "
                      f"(the paper's layout has {config.unique_per_tranche})")
     if key == "pos" and config.checkpoints:
         missing = sorted(set(pairs["pos"]) - {c.before for c in config.checkpoints})
