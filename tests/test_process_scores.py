@@ -1,0 +1,207 @@
+"""Per-pair scores, scaling, splits, split-half and transitivity, released formats."""
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings, strategies as st
+from scipy import stats
+
+from lexgold.errors import InputError
+from lexgold.process.agreement import AgreementWarning
+from lexgold.process.release import (HYPERLEX_COLUMNS, SIMLEX_COLUMNS, TR9856_COLUMNS,
+                                     concreteness_quartile, gold_table, read_pairs)
+from lexgold.process.scaling import linear_scale, pair_scores
+from lexgold.process.splithalf import split_half, transitivity, transitivity_points
+from lexgold.process.splits import lexical_split, random_split, score_interval
+
+
+# -- scaling -----------------------------------------------------------------------------------
+
+def test_linear_scale():
+    assert linear_scale([0, 1.5, 6]).tolist() == [0.0, 2.5, 10.0]
+    assert linear_scale([0, 1], source=(0, 1), target=(0, 1)).tolist() == [0.0, 1.0]
+    with pytest.raises(InputError):
+        linear_scale([1], source=(6, 0))
+
+
+def test_pair_scores_mean_sd_and_repeats():
+    ratings = pd.DataFrame({
+        "rater_id": ["a", "a", "b", "c", "a", "b"], "tranche": 1,
+        "word1": ["x", "x", "x", "x", "y", "y"], "word2": "w",
+        "kind": ["unique", "calibration", "unique", "unique", "unique", "unique"],
+        "rating": [2, 4, 6, 0, 5, 6]})
+    scores = pair_scores(ratings).set_index("word1")
+    # a's two answers to x count once, as 3: x = mean(3, 6, 0)
+    assert scores.loc["x", "n"] == 3
+    assert scores.loc["x", "mean"] == pytest.approx(3.0)
+    assert scores.loc["x", "sd"] == pytest.approx(np.std([3, 6, 0], ddof=1))
+    assert scores.loc["x", "score"] == pytest.approx(5.0)
+    assert scores.loc["y", "scores"] == [5.0, 6.0]
+    assert list(scores.index) == ["x", "y"]
+
+
+# -- splits ------------------------------------------------------------------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(min_value=1, max_value=400), seed=st.integers(0, 2**32 - 1))
+def test_random_split_proportions_within_one_pair(n, seed):
+    rng = np.random.default_rng(seed)
+    scores = rng.uniform(0, 10, n)
+    labels = random_split(scores, rng=rng)
+    for part, share in (("train", 0.70), ("dev", 0.05), ("test", 0.25)):
+        assert abs((labels == part).sum() - share * n) <= 1
+
+
+def test_random_split_is_stratified_and_seeded():
+    scores = np.random.default_rng(0).uniform(0, 10, 1000)
+    labels = random_split(scores, rng=np.random.default_rng(3))
+    assert (labels == random_split(scores, rng=np.random.default_rng(3))).all()
+    interval = score_interval(scores, [0, 2, 4, 6, 8, 10])
+    for i in range(5):
+        inside = labels[interval == i]
+        assert abs((inside == "train").sum() - 0.7 * len(inside)) <= 2
+        assert abs((inside == "test").sum() - 0.25 * len(inside)) <= 2
+
+
+def test_score_interval_closes_the_last_interval():
+    assert score_interval([0, 1.99, 2, 9.99, 10], [0, 2, 4, 6, 8, 10]).tolist() == [0, 0, 1, 4, 4]
+
+
+def test_lexical_split_shares_no_word():
+    rng = np.random.default_rng(1)
+    words = [f"w{i}" for i in range(120)]
+    pairs = pd.DataFrame({"word1": rng.choice(words, 900), "word2": rng.choice(words, 900)})
+    labels = lexical_split(pairs, rng=np.random.default_rng(2))
+    vocab = {}
+    for part in ("train", "dev", "test"):
+        kept = pairs[labels == part]
+        vocab[part] = set(kept["word1"]) | set(kept["word2"])
+    assert not vocab["train"] & vocab["test"]
+    assert not vocab["train"] & vocab["dev"] and not vocab["dev"] & vocab["test"]
+    cross = pairs[labels == ""]
+    assert len(cross) > 0
+    counts = pd.Series(labels[labels != ""]).value_counts(normalize=True)
+    assert counts["train"] > counts["test"] > counts["dev"]
+
+
+def test_split_fractions_are_checked():
+    with pytest.raises(InputError, match="fractions"):
+        random_split([1.0], rng=np.random.default_rng(), fractions=(0.5, 0.5, 0.5))
+
+
+# -- split-half and transitivity (TR9856 section 4) --------------------------------------------
+
+def binary_study(seed=0, pairs=40, raters=10, extra_pairs=5):
+    rng = np.random.default_rng(seed)
+    truth = rng.uniform(0, 1, pairs)
+    rows = [(f"r{r}", 1, f"p{i}", "q", float(rng.random() < truth[i]))
+            for i in range(pairs) for r in range(raters)]
+    rows += [(f"r{r}", 2, f"e{i}", "q", 1.0) for i in range(extra_pairs) for r in range(3)]
+    return pd.DataFrame(rows, columns=["rater_id", "tranche", "word1", "word2", "rating"])
+
+
+def test_split_half_against_scipy_over_all_splits():
+    ratings = binary_study()
+    result = split_half(ratings)
+    table = ratings[ratings["tranche"] == 1].pivot(index="word1", columns="rater_id",
+                                                   values="rating")
+    values = []
+    for group in itertools.combinations(table.columns, 5):
+        if "r0" not in group:
+            continue
+        rest = [c for c in table.columns if c not in group]
+        values.append(stats.pearsonr(table[list(group)].mean(axis=1),
+                                     table[rest].mean(axis=1)).statistic)
+    assert len(values) == 126 == result["splits"]
+    assert result["r"] == pytest.approx(np.mean(values))
+    assert result["spearman_brown"] == pytest.approx(2 * result["r"] / (1 + result["r"]))
+    assert result["pairs"] == 40 and len(result["raters"]) == 10
+
+
+def test_split_half_undefined_without_a_full_rater_set():
+    with pytest.warns(AgreementWarning):
+        assert np.isnan(split_half(binary_study(raters=6))["r"])
+
+
+def test_split_half_perfect_agreement_is_one():
+    ratings = binary_study(raters=4)
+    same = ratings.assign(rating=ratings["word1"].str[1:].astype(int) % 3)
+    assert split_half(same, annotators=4)["r"] == pytest.approx(1.0)
+
+
+def test_transitivity_hand_computed():
+    gold = pd.DataFrame({"word1": ["a", "b", "a", "x"], "word2": ["b", "c", "c", "y"],
+                         "score": [0.9, 0.8, 0.6, 0.5]})
+    points = transitivity_points(gold)
+    # triangle a-b-c gives three points, one per pair as R2
+    got = sorted(zip(points["r2"], points["diff"].round(6)))
+    assert got == [(0.6, round(abs(0.9 - 0.8), 6)), (0.8, round(abs(0.9 - 0.6), 6)),
+                   (0.9, round(abs(0.8 - 0.6), 6))]
+    result = transitivity(gold, bins=2)
+    assert result["points"] == 3
+    assert result["bins"][1]["points"] == 3 and result["bins"][0]["points"] == 0
+    assert result["spearman"] == pytest.approx(
+        stats.spearmanr([0.6, 0.8, 0.9], [0.1, 0.3, 0.2]).statistic)
+
+
+# -- released formats --------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def scores():
+    ratings = pd.DataFrame({
+        "rater_id": list("aabbcc"), "tranche": 1, "word1": ["old", "cat"] * 3,
+        "word2": ["new", "dog"] * 3, "pos": ["A", "N"] * 3, "rating": [1, 4, 2, 5, 0, 6]})
+    return pair_scores(ratings)
+
+
+def test_simlex_gold_with_real_usf_and_brysbaert(scores, usf, brysbaert):
+    gold = gold_table(scores, "simlex", usf=usf, brysbaert=brysbaert)
+    assert list(gold.columns) == SIMLEX_COLUMNS
+    row = gold.set_index("word1").loc["cat"]
+    assert row["SimLex999"] == pytest.approx(linear_scale([5.0])[0], abs=0.01)
+    fsg = usf[(usf["cue"] == "CAT") & (usf["target"] == "DOG")]["fsg"].iloc[0]
+    assert row["Assoc(USF)"] == pytest.approx(fsg, abs=1e-4)
+    conc = brysbaert.set_index("word")["conc_m"]
+    assert row["conc(w1)"] == pytest.approx(conc["cat"], abs=0.01)
+    assert row["SD(SimLex)"] == pytest.approx(1.0)
+    assert gold["SimAssoc333"].tolist() == [1, 1]     # fewer than 333 pairs: all
+
+
+def test_simlex_gold_prefers_pairs_file_and_leaves_unknowns_empty(scores, tmp_path):
+    path = tmp_path / "pairs.csv"
+    path.write_text("word1,word2,pos,conc1,conc2,fsg\nold,new,A,2.5,3.0,0.4\ncat,dog,N,,,\n")
+    gold = gold_table(scores, "simlex", pairs=read_pairs(path))
+    old = gold.set_index("word1").loc["old"]
+    assert (old["conc(w1)"], old["conc(w2)"], old["Assoc(USF)"]) == (2.5, 3.0, 0.4)
+    cat = gold.set_index("word1").loc["cat"]
+    assert np.isnan(cat["conc(w1)"]) and pd.isna(cat["concQ"]) and cat["Assoc(USF)"] == 0.0
+
+
+def test_concreteness_quartiles():
+    q = concreteness_quartile(pd.Series([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, np.nan]))
+    assert q.tolist()[:8] == [1, 1, 2, 2, 3, 3, 4, 4] and pd.isna(q.iloc[8])
+
+
+def test_hyperlex_and_tr9856_layouts(scores):
+    pairs = pd.DataFrame({"word1": ["cat"], "word2": ["dog"], "relation": ["cohyp"],
+                          "topic": ["pets"]})
+    hyper = gold_table(scores, "hyperlex", pairs=pairs)
+    assert list(hyper.columns) == HYPERLEX_COLUMNS
+    cat = hyper.set_index("WORD1").loc["cat"]
+    assert cat["TYPE"] == "cohyp" and cat["SCORES.."] == "4 5 6"
+    assert cat["AVG_SCORE"] == 5.0 and cat["AVG_SCORE_0_10"] == pytest.approx(8.33)
+    tr = gold_table(scores, "tr9856", pairs=pairs)
+    assert list(tr.columns) == TR9856_COLUMNS
+    assert tr["topic"].tolist() == ["", "pets"]
+
+
+def test_read_pairs_errors(tmp_path):
+    path = tmp_path / "pairs.csv"
+    path.write_text("a,b\nx,y\n")
+    with pytest.raises(InputError, match="word1"):
+        read_pairs(path)
+    path.write_text("term1,term2,conc1\nx,y,high\n")
+    with pytest.raises(InputError, match=r"pairs.csv:2.*conc1"):
+        read_pairs(path)
