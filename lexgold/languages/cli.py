@@ -134,3 +134,65 @@ def simulate_adjudication(sheet, prefer, output):
     from lexgold.languages.simulate import adjudicate_sheet
     filled = adjudicate_sheet(sheet_files.read_table(sheet, ("pair_id", "decision")), prefer)
     click.echo(f"wrote {sheet_files.write_table(filled, Path(output or sheet), True)}")
+
+
+def _language_files(values, option) -> dict[str, Path]:
+    out = {}
+    for value in values:
+        lang, sep, path = value.partition("=")
+        if not sep or not lang or not path:
+            raise click.BadParameter(f"expected LANG=PATH, found {value!r}", param_hint=option)
+        if lang in out:
+            raise click.BadParameter(f"language {lang!r} given twice", param_hint=option)
+        out[lang] = Path(path)
+    return out
+
+
+@click.command()
+@click.option("--gold", "golds", multiple=True, required=True, metavar="LANG=PATH",
+              help="A monolingual gold standard (gold.csv of `lexgold process`, or any CSV with "
+                   "word1, word2, score); two or more.")
+@click.option("--aligned", "aligned_files", multiple=True, metavar="LANG=PATH",
+              help="The language's aligned.csv (`lexgold translate adjudicate`), giving pair "
+                   "ids to a gold file without a pair_id column.")
+@click.option("--protocol", default="simlex", show_default=True,
+              help="Protocol whose [crosslingual] table is used (simlex, hyperlex, tr9856 or a "
+                   "file).")
+@click.option("--max-score-difference", type=float,
+              help="Override the protocol's max_score_difference.")
+@out_option
+def crosslingual(golds, aligned_files, protocol, max_score_difference, out_dir):
+    """Build cross-lingual sets for every pair of languages from aligned gold standards.
+
+    Writes OUT/<lang1>-<lang2>.csv for every language pair and OUT/report.json with the
+    counts (aligned, dropped because the monolingual scores disagree, kept).
+
+    \b
+    Example:
+        lexgold crosslingual --gold it=it/gold.csv --aligned it=it/aligned.csv \\
+            --gold he=he/gold.csv --aligned he=he/aligned.csv --out xling
+    """
+    from lexgold.languages.crosslingual import CrosslingualConfig, all_crosslingual, gold_scores
+    from lexgold.protocols import load_protocol, parse_section
+    gold_paths = _language_files(golds, "--gold")
+    aligned_paths = _language_files(aligned_files, "--aligned")
+    unknown = sorted(set(aligned_paths) - set(gold_paths))
+    if unknown:
+        raise click.BadParameter(f"no --gold for language {unknown[0]!r}", param_hint="--aligned")
+    config = parse_section(CrosslingualConfig, load_protocol(protocol), "crosslingual")
+    threshold = config.max_score_difference if max_score_difference is None else max_score_difference
+    scores = {}
+    for lang, path in gold_paths.items():
+        aligned = (sheet_files.read_table(aligned_paths[lang], ("pair_id", "word1", "word2"))
+                   if lang in aligned_paths else None)
+        scores[lang] = gold_scores(sheet_files.read_table(path), aligned, str(path))
+    sets, report = all_crosslingual(scores, threshold)
+    out = Path(out_dir)
+    for (lang1, lang2), pairs in sets.items():
+        sheet_files.write_table(pairs, out / f"{lang1}-{lang2}.csv")
+        counts = report[f"{lang1}-{lang2}"]
+        click.echo(f"{lang1}-{lang2}: {counts['pairs']} cross-lingual pairs from "
+                   f"{counts['kept']} of {counts['aligned']} aligned concept pairs "
+                   f"({counts['dropped_disagreement']} dropped: scores differ by more than "
+                   f"{threshold:g})")
+    sheet_files.write_json(report | {"protocol": str(protocol)}, out / "report.json")
