@@ -139,7 +139,8 @@ def assign_classes(frame: pd.DataFrame, threshold: float, median_scope: str = "p
     per POS. Boundaries follow the paper: "below-median" is d <= m, "greater" is d > m.
     """
     frame = frame.copy()
-    frame["conc_diff"] = (frame["conc1"] - frame["conc2"]).abs()
+    # ratings have two decimals: round away float noise so that d == m counts as d <= m
+    frame["conc_diff"] = (frame["conc1"] - frame["conc2"]).abs().round(6)
     frame["conc_class"] = ""
     candidate = frame["excluded"] == ""
     medians = {}
