@@ -387,6 +387,24 @@ def test_bad_protocol_value_names_the_key(tmp_path):
     assert "field 'build.stop_word'" in result.output and result.exit_code == 1
 
 
+def test_out_must_be_a_folder(tmp_path):
+    corpus, topics = _hand_corpus(tmp_path)
+    (tmp_path / "out").write_text("")
+    result = _run(["build", "tr9856", "--corpus", str(corpus), "--topics", str(topics),
+                   "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2 and "is a file" in result.output  # click's check
+    with pytest.raises(InputError, match="field '--out': exists and is not a folder"):
+        build_tr9856(corpus, topics, tmp_path / "out")  # the library's own check
+
+
+@pytest.mark.parametrize("module", ["corpus", "terms", "tr9856_lexicon"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+    failed, attempted = doctest.testmod(importlib.import_module(f"lexgold.builder.{module}"))
+    assert attempted > 0 and failed == 0
+
+
 def test_protocol_keys_change_the_build(tmp_path):
     corpus, topics = _hand_corpus(tmp_path)
     protocol = tmp_path / "p.toml"

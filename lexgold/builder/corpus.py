@@ -103,9 +103,7 @@ def strip_wiki(wikitext: str) -> str:
     'The moon  orbits.'
     """
     code = mwparserfromhell.parse(wikitext)
-    for node in list(code.nodes):
-        if _is_dropped(node):
-            code.remove(node)
+    code.nodes = [node for node in code.nodes if not _is_dropped(node)]  # top level, one pass
     text = code.strip_code(normalize=True, collapse=True)
     return "\n".join(line.strip() for line in text.splitlines() if _is_prose_line(line))
 

@@ -263,6 +263,8 @@ def build_tr9856(corpus: str | Path | None, topics: str | Path | None, out_dir: 
     Levy, Ein-Dor, Hummel, Rinott & Slonim (2015), TR9856: A multi-word term relatedness
     benchmark, ACL, section 3.
     """
+    if Path(out_dir).exists() and not Path(out_dir).is_dir():
+        raise InputError("exists and is not a folder", path=out_dir, field="--out")
     if corpus is None:
         corpus = gensim_wiki_sample()
         topics = DEFAULT_TOPICS if topics is None else topics

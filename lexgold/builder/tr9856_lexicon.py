@@ -179,8 +179,15 @@ def hypergeometric_p(x, term_sentences, topic_sentences, sentences) -> np.ndarra
     >>> float(hypergeometric_p(2, 2, 2, 4)[0]) == 1 / 6
     True
     """
-    x = np.atleast_1d(np.asarray(x, dtype=np.int64))
-    return np.clip(hypergeom.sf(x - 1, sentences, topic_sentences, term_sentences), 0.0, 1.0)
+    cases = np.broadcast_arrays(*(np.atleast_1d(np.asarray(v, dtype=np.int64))
+                                  for v in (x, term_sentences, topic_sentences, sentences)))
+    if cases[0].size == 0:
+        return np.zeros(0)
+    # many terms share (x, n_t, K, N), e.g. x = n_t = 1: compute each distinct case once
+    unique, inverse = np.unique(np.stack(cases, axis=1), axis=0, return_inverse=True)
+    x_u, n_u, k_u, total_u = unique.T
+    p = hypergeom.sf(x_u - 1, total_u, k_u, n_u)
+    return np.clip(p, 0.0, 1.0)[inverse.reshape(-1)]
 
 
 def hypergeometric_lexicon(terms: pd.DataFrame, alpha: float = 0.05,
