@@ -339,13 +339,18 @@ def test_admin_login_and_export_round_trip(tmp_path, simlex_pairs):
     for k in range(3):
         client = app.test_client()
         enter(client)
-        raters.append(rate_all(client, rating=lambda i, k=k: (i * (k + 1)) % 7)[0])
+        raters.append(rate_all(client, rating=lambda i, k=k: (i * (k + 1)) % 7,
+                               choice=lambda html, k=k: 0 if k == 0 else 1)[0])
     admin = app.test_client()
     assert admin.get("/admin/ratings.csv").status_code == 302
     assert admin.post("/admin/login", data={"password": "wrong"}).status_code == 401
     assert admin.post("/admin/login", data={"password": "s3cret"}).status_code == 302
     overview = admin.get("/admin/").get_data(as_text=True)
     assert "IAA-1" in overview and "Exclusions preview" in overview
+    assert overview.count("<td>done</td>") == 3
+    with app.extensions["lexgold"].sessions() as session:        # rater 0 failed checkpoints
+        first = session.scalar(select(m.Rater.public_id).order_by(m.Rater.id))
+    assert f"<td>{first}</td><td>checkpoint</td>" in overview
     csv = admin.get("/admin/ratings.csv")
     assert csv.status_code == 200 and csv.mimetype == "text/csv"
     path = tmp_path / "ratings.csv"

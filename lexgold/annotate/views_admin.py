@@ -60,10 +60,20 @@ def overview():
     table = progress(db())
     agreement = _agreement(ratings)
     table = table.merge(agreement, on="tranche", how="left")
-    raters = db().execute(select(m.Rater.stage, func.count()).group_by(m.Rater.stage)).all()
+    stages = db().execute(select(m.Rater.stage, func.count()).group_by(m.Rater.stage)).all()
     return render_template("admin.html", name=state().name, progress=table.to_dict("records"),
-                           stages=dict(raters), exclusions=_exclusions(ratings),
-                           n_answers=len(ratings))
+                           stages=dict(stages), exclusions=_exclusions(ratings),
+                           n_answers=len(ratings), raters=_raters())
+
+
+def _raters(limit: int = 1000) -> list:
+    """The newest raters: platform, stage, tranche and pages done (a claim lost shows no slot)."""
+    return db().execute(
+        select(m.Rater.public_id, m.Rater.platform, m.Rater.external_id, m.Rater.stage,
+               m.Tranche.number, m.Slot.step, m.Rater.created_at, m.Rater.completed_at)
+        .outerjoin(m.Slot, (m.Slot.id == m.Rater.slot_id) & (m.Slot.rater_id == m.Rater.id))
+        .outerjoin(m.Tranche, m.Tranche.id == m.Slot.tranche_id)
+        .order_by(m.Rater.id.desc()).limit(limit)).all()
 
 
 def _agreement(ratings: pd.DataFrame) -> pd.DataFrame:
