@@ -196,3 +196,83 @@ def crosslingual(golds, aligned_files, protocol, max_score_difference, out_dir):
                    f"({counts['dropped_disagreement']} dropped: scores differ by more than "
                    f"{threshold:g})")
     sheet_files.write_json(report | {"protocol": str(protocol)}, out / "report.json")
+
+
+@click.group()
+def pack():
+    """Language packs: a folder per language with translated protocols and resource adapters.
+
+    \b
+    Example:
+        lexgold pack show it
+    """
+
+
+@pack.command("show")
+@click.argument("name")
+@click.option("--check/--no-check", default=True, show_default=True,
+              help="Load the pack's wordnet and norms to check they are there.")
+def pack_show(name, check):
+    """Show a pack's language, protocol files and resources (a shipped code or a folder).
+
+    \b
+    Example:
+        lexgold pack show he
+    """
+    from lexgold.languages.packs import load_pack
+    found = load_pack(name)
+    click.echo(f"language   {found.language} ({found.language_name})  {found.path}")
+    for key, path in found.protocols.items():
+        click.echo(f"protocol   {key:<10} {path}")
+    click.echo(f"wordnet    {found.resources.wordnet}")
+    if check:
+        reader = found.wordnet()
+        info = reader.info() if hasattr(reader, "info") else {"version": reader.get_version()}
+        click.echo("           " + ", ".join(f"{k}={v}" for k, v in info.items()
+                                             if k not in ("path", "hypernym_cycles_broken")))
+    for label, spec in (("norms", found.resources.association_norms),
+                        ("concrete", found.resources.concreteness)):
+        click.echo(f"{label:<10} {spec.path if spec else '(none)'}")
+    if check and found.resources.association_norms:
+        click.echo(f"           {len(found.association_norms())} cue-response pairs")
+
+
+@pack.command("hyperlex")
+@click.argument("name")
+@click.option("--aligned", type=click.Path(exists=True, dir_okay=False),
+              help="aligned.csv of translated USF pairs (lexgold translate adjudicate).")
+@click.option("--norms", "use_norms", is_flag=True,
+              help="Start from the pack's own association norms instead.")
+@click.option("--usf", "usf_dir", type=click.Path(file_okay=False),
+              help="USF Appendix A folder for --aligned; default: the shipped copy.")
+@seed_option
+@out_option
+def pack_hyperlex(name, aligned, use_norms, usf_dir, seed, out_dir):
+    """Build a HyperLex-style candidate pool and sample with the pack's wordnet.
+
+    Writes pool.csv, pairs.csv and report.json (the builder's layout) to --out. The human
+    check of drawn pairs is skipped: use the pairs as candidates for it.
+
+    \b
+    Example:
+        lexgold pack hyperlex it --aligned it/aligned.csv --out it-hyperlex
+    """
+    from lexgold.languages import pools
+    from lexgold.languages.packs import load_pack
+    if bool(aligned) == use_norms:
+        raise click.UsageError("give either --aligned FILE or --norms")
+    found = load_pack(name)
+    if aligned:
+        from lexgold.resources import read_usf
+        usf_like = pools.usf_like_from_aligned(sheet_files.read_table(aligned), read_usf(usf_dir))
+    else:
+        usf_like = pools.usf_like_from_norms(found.association_norms(), found.wordnet(),
+                                             found.concreteness())
+    pool, pairs, report = pools.build_pack_hyperlex(found, usf_like, seed)
+    out = Path(out_dir)
+    sheet_files.write_table(pool, out / "pool.csv")
+    sheet_files.write_table(pairs, out / "pairs.csv")
+    sheet_files.write_json(report, out / "report.json")
+    counts = report["pool"]["candidates"]
+    click.echo(f"pool: {sum(sum(v.values()) for v in counts.values())} candidates "
+               f"{counts}; sampled pairs: {len(pairs)} -> {out / 'pairs.csv'}")

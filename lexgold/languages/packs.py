@@ -1,0 +1,159 @@
+"""Language packs: a folder per language, no code change for a new one.
+
+A pack is a folder (shipped ones under ``lexgold/protocols/<lang>/``, or any folder the user
+names) holding
+
+- ``pack.toml``: ``language``, ``language_name``, ``protocols`` (the study files of the pack)
+  and a ``[resources]`` table naming the adapters to use: ``wordnet`` (``multiwordnet:<lang>``,
+  ``lmf:<file>`` or ``princeton``), optional ``[resources.association_norms]`` (a
+  cue-response-count table, :func:`lexgold.languages.norms.read_association_norms`) and
+  ``[resources.concreteness]`` (a word-rating table, :func:`read_concreteness`);
+- one complete protocol file per study type (``hyperlex.toml``, ``simlex999.toml``, ...) whose
+  ``[study]`` table carries the translated instructions, question templates, checkpoint and
+  qualification items, native-speaker wording and the text direction (``rtl`` for Hebrew,
+  Arabic, ...). Every lexgold command takes such a file wherever it takes ``--protocol``.
+
+Relative paths in ``pack.toml`` are relative to the pack folder.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from importlib import resources
+from pathlib import Path
+
+import pandas as pd
+
+from lexgold.errors import InputError
+from lexgold.protocols import parse_section
+
+PACKAGED = resources.files("lexgold.protocols")
+
+
+@dataclasses.dataclass
+class AssociationSpec:
+    path: str = ""
+    cue: str = "cue"
+    response: str = "response"
+    count: str = "R1"
+    total: str = "N"
+    lowercase: bool = False
+
+
+@dataclasses.dataclass
+class ConcretenessSpec:
+    path: str = ""
+    word: str = "Word"
+    rating: str = "Conc.M"
+    scale: list[float] = dataclasses.field(default_factory=lambda: [1.0, 5.0])
+
+
+@dataclasses.dataclass
+class PackResources:
+    wordnet: str = "princeton"
+    association_norms: AssociationSpec | None = None
+    concreteness: ConcretenessSpec | None = None
+
+
+@dataclasses.dataclass
+class Pack:
+    """A loaded language pack (see the module docstring)."""
+
+    path: Path
+    language: str
+    language_name: str
+    protocols: dict[str, Path]
+    resources: PackResources
+
+    def protocol(self, name: str) -> Path:
+        """The pack's protocol file for ``name`` (``hyperlex``, ``simlex999``/``simlex``, ...)."""
+        key = {"simlex": "simlex999"}.get(name, name)
+        if key not in self.protocols:
+            raise InputError(f"pack {self.language!r} has no {name} protocol; it has: "
+                             + ", ".join(self.protocols), path=self.path / "pack.toml",
+                             field="protocols")
+        return self.protocols[key]
+
+    def wordnet(self):
+        """The NLTK-like reader named by ``[resources] wordnet``."""
+        from lexgold.languages.wordnets import load_wordnet_adapter
+        spec = self.resources.wordnet
+        if spec.startswith("lmf:"):
+            spec = "lmf:" + str(self._resolve(spec[4:], "resources.wordnet"))
+        return load_wordnet_adapter(spec)
+
+    def association_norms(self) -> pd.DataFrame:
+        """The pack's association norms (USF-style strengths)."""
+        from lexgold.languages.norms import read_association_norms
+        spec = self.resources.association_norms
+        if spec is None:
+            raise InputError("the pack names no association norms", path=self.path / "pack.toml",
+                             field="resources.association_norms")
+        return read_association_norms(self._resolve(spec.path, "resources.association_norms.path"),
+                                      cue=spec.cue, response=spec.response, count=spec.count,
+                                      total=spec.total or None, lowercase=spec.lowercase)
+
+    def concreteness(self) -> pd.DataFrame | None:
+        """The pack's concreteness norms (``word, conc_m``), or None when it names none."""
+        from lexgold.languages.norms import read_concreteness
+        spec = self.resources.concreteness
+        if spec is None:
+            return None
+        return read_concreteness(self._resolve(spec.path, "resources.concreteness.path"),
+                                 word=spec.word, rating=spec.rating, scale=tuple(spec.scale))
+
+    def _resolve(self, value: str, field: str) -> Path:
+        path = Path(value)
+        path = path if path.is_absolute() else self.path / path
+        if not path.is_file():
+            raise InputError("file named by the pack not found", path=path, field=field)
+        return path
+
+
+def pack_dir(name_or_path: str | Path) -> Path:
+    """A shipped pack by language code (``it``, ``he``) or any folder holding ``pack.toml``."""
+    path = Path(name_or_path)
+    if (path / "pack.toml").is_file():
+        return path
+    shipped = Path(str(PACKAGED / str(name_or_path)))
+    if (shipped / "pack.toml").is_file():
+        return shipped
+    names = sorted(p.name for p in Path(str(PACKAGED)).iterdir() if (p / "pack.toml").is_file())
+    raise InputError(f"no language pack here (a folder with pack.toml); shipped packs: "
+                     f"{', '.join(names)}", path=path)
+
+
+def load_pack(name_or_path: str | Path) -> Pack:
+    """Read and check a pack's ``pack.toml``; protocol files must exist."""
+    folder = pack_dir(name_or_path)
+    source = folder / "pack.toml"
+    try:
+        data = tomllib.loads(source.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise InputError(f"not a valid TOML file: {err}", path=source) from None
+    unknown = sorted(set(data) - {"language", "language_name", "protocols", "resources"})
+    if unknown:
+        raise InputError("unknown key; allowed: language, language_name, protocols, resources",
+                         path=source, field=unknown[0])
+    language = data.get("language")
+    if not isinstance(language, str) or not language:
+        raise InputError("a pack needs a language code", path=source, field="language")
+    listed = data.get("protocols", [])
+    if not isinstance(listed, list) or not all(isinstance(p, str) for p in listed):
+        raise InputError(f"expected a list of file names, found {listed!r}", path=source,
+                         field="protocols")
+    protocols = {}
+    for name in listed:
+        path = folder / name
+        if not path.is_file():
+            raise InputError("protocol file listed in the pack not found", path=path,
+                             field="protocols")
+        protocols[Path(name).stem] = path
+    found = parse_section(PackResources, {"_path": str(source), **data}, "resources")
+    return Pack(folder, language, str(data.get("language_name", language)), protocols, found)
+
+
+def shipped_packs() -> list[str]:
+    """Language codes of the packs shipped with lexgold."""
+    return sorted(p.name for p in Path(str(PACKAGED)).iterdir() if (p / "pack.toml").is_file())
