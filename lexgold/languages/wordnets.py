@@ -538,11 +538,12 @@ def load_lmf(path: str | Path, lexicon: str | None = None) -> LMFReader:
     path = Path(path)
     if not path.is_file():
         raise InputError("WN-LMF file not found", path=path)
+    (cache_dir() / "wn").mkdir(parents=True, exist_ok=True)
     wn.config.data_directory = cache_dir() / "wn"
     try:
         lexicons = _lmf_lexicons(path)
     except Exception as err:
-        raise InputError(f"not a WN-LMF file: {err}", path=path) from None
+        raise InputError(f"not a WN-LMF file ({type(err).__name__}: {err})", path=path) from None
     known = {f"{lex.id}:{lex.version}" for lex in wn.lexicons()}
     if not set(lexicons) <= known:
         wn.add(path, progress_handler=None)
