@@ -12,9 +12,9 @@ from lexgold.cliutil import LexgoldGroup
 from lexgold.resources.cli import resources
 from lexgold.builder.cli import build, relations
 from lexgold.annotate.cli import serve, study
-from lexgold.process.cli import agree, process
+from lexgold.process.cli import agree, process, simulate
 from lexgold.evaluate.cli import analogy, evaluate, sdt
-from lexgold.languages.cli import translate
+from lexgold.languages.cli import crosslingual, pack, translate
 
 
 @click.group(cls=LexgoldGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -28,8 +28,8 @@ def cli():
     """
 
 
-for command in (resources, build, relations, study, serve, agree, process, evaluate, analogy, sdt,
-                translate):
+for command in (resources, build, relations, study, serve, agree, process, simulate, evaluate,
+                analogy, sdt, translate, crosslingual, pack):
     cli.add_command(command)
 
 
