@@ -206,9 +206,7 @@ def test_bad_options_and_input():
 
 def test_dense_helpers_equal_public_functions():
     ratings = random_study(seed=9, missing=0.15)
-    items = agr._items(ratings, "tranche")
-    matrices = [p.pivot(index="item", columns="rater_id", values="rating").to_numpy(float)
-                for _, p in items.groupby("group")]
+    matrices = [group.matrix for group in agr._matrices(ratings, "tranche")]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AgreementWarning)
         assert agr._iaa1_dense(matrices, 4) == pytest.approx(iaa_pairwise(ratings, min_overlap=4))

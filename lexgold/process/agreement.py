@@ -29,6 +29,7 @@ Undefined correlations (constant ratings, too little overlap) are left out of th
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from typing import Callable, Literal
 
 import numpy as np
@@ -36,7 +37,7 @@ import pandas as pd
 from scipy import stats
 
 from lexgold.errors import InputError
-from lexgold.process.ratings import ITEM, answers, check_ratings
+from lexgold.process.ratings import ITEM, check_ratings
 
 Pool = Literal["tranche", "all"]
 POOLS = ("tranche", "all")
@@ -161,7 +162,8 @@ def rater_agreement(ratings: pd.DataFrame, *, pool: Pool = "tranche",
     IAA-1 without r is (S - s_r) / (N - n_r): one pass over the correlation matrices.
     """
     rows = []
-    for group, raters, rho, n in _group_correlations(ratings, pool, min_overlap):
+    groups = _matrices(ratings, pool)
+    for group, raters, rho, n in _group_correlations(ratings, pool, min_overlap, groups):
         defined = ~np.isnan(rho)
         rows.append(pd.DataFrame({
             "rater_id": raters, "group": group, "n_items": np.diag(n).astype(int),
@@ -176,14 +178,14 @@ def rater_agreement(ratings: pd.DataFrame, *, pool: Pool = "tranche",
         without = (total - table["sum_rho"]) / (count - table["n_pairs"]).where(
             count - table["n_pairs"] > 0)
         table["gain"] = without - (total / count if count else np.nan)
-    against = rater_against_mean(ratings, pool=pool, min_overlap=min_overlap)
+    against = rater_against_mean(ratings, pool=pool, min_overlap=min_overlap, _groups=groups)
     table = table.merge(against[["rater_id", "group", "rho"]], on=["rater_id", "group"],
                         how="left").rename(columns={"rho": "rho_vs_mean"})
     return table[columns]
 
 
 def rater_against_mean(ratings: pd.DataFrame, *, pool: Pool = "tranche",
-                       min_overlap: int = MIN_OVERLAP) -> pd.DataFrame:
+                       min_overlap: int = MIN_OVERLAP, _groups=None) -> pd.DataFrame:
     """Spearman rho of each rater against the mean of the other raters (the terms of IAA-2).
 
     Returns
@@ -194,23 +196,20 @@ def rater_against_mean(ratings: pd.DataFrame, *, pool: Pool = "tranche",
 
     Notes
     -----
-    Vectorised over the long format: with S_i and C_i the sum and count of ratings of item i in
-    the group, the mean of the others is (S_i - x_ri) / (C_i - 1); ranks are taken per rater
-    over its items with C_i >= 2, and rho is the Pearson correlation of the ranks.
+    Vectorised per group over the items x raters matrix: with S_i and C_i the sum and count of
+    ratings of item i, the mean of the others is (S_i - x_ri) / (C_i - 1); ranks are taken per
+    rater over its items with C_i >= 2, and rho is the Pearson correlation of the ranks.
     """
-    frame = _items(ratings, pool)
-    keys = ["group", "item"]
-    grouped = frame.groupby(keys, sort=False)["rating"]
-    total, count = grouped.transform("sum"), grouped.transform("count")
-    frame = frame.assign(others=(total - frame["rating"]) / (count - 1))[count > 1]
-    by_rater = frame.groupby(["group", "rater_id"], sort=False)
-    frame = frame.assign(n=by_rater["rating"].transform("count"))
-    frame = frame[frame["n"] >= min_overlap]
-    by_rater = frame.groupby(["group", "rater_id"], sort=False)
-    x = by_rater["rating"].rank(method="average")
-    y = by_rater["others"].rank(method="average")
-    rho = _grouped_pearson(x, y, [frame["group"], frame["rater_id"]])
-    return rho.reset_index().rename(columns={0: "rho"})[["rater_id", "group", "n", "rho"]]
+    _check_options(pool, min_overlap)
+    frames = []
+    for group in _groups if _groups is not None else _matrices(ratings, pool):
+        rho, n = _against_mean_columns(group.matrix, min_overlap)
+        keep = n >= min_overlap
+        frames.append(pd.DataFrame({"rater_id": group.raters[keep], "group": group.key,
+                                    "n": n[keep].astype(int), "rho": rho[keep]}))
+    if not frames:
+        return pd.DataFrame({"rater_id": [], "group": [], "n": [], "rho": []})
+    return pd.concat(frames, ignore_index=True)
 
 
 def agreement_by_subset(ratings: pd.DataFrame, subset: pd.Series | str, *,
@@ -292,14 +291,13 @@ def bootstrap_ci(ratings: pd.DataFrame, statistic: Callable[..., float], *,
     _check_options(pool, min_overlap)
     if dense is None:
         return _bootstrap_frames(ratings, statistic, rng, n_boot, level, kwargs)
-    items = _items(ratings, pool)
-    n_items = int(items["item"].max()) + 1 if len(items) else 0
+    matrices = _matrices(ratings, pool)
+    n_items = max((int(g.items.max()) + 1 for g in matrices if len(g.items)), default=0)
     groups = []
-    for _, part in items.groupby("group", sort=True):
-        matrix = part.pivot(index="item", columns="rater_id", values="rating")
+    for group in matrices:
         where = np.full(n_items, -1)
-        where[matrix.index.to_numpy()] = np.arange(len(matrix))
-        groups.append((where, matrix.to_numpy(dtype=float)))
+        where[group.items] = np.arange(len(group.items))
+        groups.append((where, group.matrix))
     values = []
     for _ in range(n_boot):
         draws = rng.integers(0, n_items, n_items)
@@ -349,7 +347,7 @@ def _iaa1_dense(matrices, min_overlap) -> float:
     for matrix in matrices:
         if matrix.shape[1] < 2:
             continue
-        rho, _ = _spearman_matrix(pd.DataFrame(matrix), min_overlap)
+        rho, _ = _spearman_matrix(matrix, min_overlap)
         upper = rho[np.triu_indices(matrix.shape[1], k=1)]
         upper = upper[~np.isnan(upper)]
         total, count = total + upper.sum(), count + len(upper)
@@ -357,31 +355,38 @@ def _iaa1_dense(matrices, min_overlap) -> float:
 
 
 def _iaa2_dense(matrices, min_overlap) -> float:
-    """IAA-2 over dense items x raters matrices: rank-correlate each column with the
-    leave-one-out row means, ranks taken over the column's valid cells."""
-    values = []
-    for matrix in matrices:
-        mask = ~np.isnan(matrix)
-        count = mask.sum(axis=1, keepdims=True)
-        total = np.nansum(matrix, axis=1, keepdims=True)
-        valid = mask & (count > 1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            others = (total - matrix) / (count - 1)
-        x = stats.rankdata(np.where(valid, matrix, np.nan), axis=0, nan_policy="omit")
-        y = stats.rankdata(np.where(valid, others, np.nan), axis=0, nan_policy="omit")
-        n = valid.sum(axis=0)
-        x, y = np.where(valid, x, 0.0), np.where(valid, y, 0.0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mx, my = x.sum(axis=0) / n, y.sum(axis=0) / n
-            sxy = (x * y).sum(axis=0) - n * mx * my
-            sxx = (x * x).sum(axis=0) - n * mx * mx
-            syy = (y * y).sum(axis=0) - n * my * my
-            r = sxy / np.sqrt(sxx * syy)
-        r[(n < min_overlap) | (sxx <= 1e-9 * n) | (syy <= 1e-9 * n)] = np.nan
-        values.append(r)
+    """IAA-2 over dense items x raters matrices; NaN if undefined."""
+    values = [r[n >= min_overlap] for r, n in
+              (_against_mean_columns(m, min_overlap) for m in matrices)]
     values = np.concatenate(values) if values else np.array([])
     values = values[~np.isnan(values)]
     return float(values.mean()) if len(values) else np.nan
+
+
+def _against_mean_columns(matrix: np.ndarray, min_overlap: int):
+    """Per column of ``matrix`` (items x raters, NaN = not rated): Spearman rho against the
+    leave-one-out row means, over the column's items another rater also rated; and that count."""
+    mask = ~np.isnan(matrix)
+    count = mask.sum(axis=1, keepdims=True)
+    total = np.where(mask, matrix, 0.0).sum(axis=1, keepdims=True)
+    valid = mask & (count > 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        others = (total - matrix) / (count - 1)
+    if valid.all():
+        x, y = stats.rankdata(matrix, axis=0), stats.rankdata(others, axis=0)
+    else:
+        x = stats.rankdata(np.where(valid, matrix, np.nan), axis=0, nan_policy="omit")
+        y = stats.rankdata(np.where(valid, others, np.nan), axis=0, nan_policy="omit")
+        x, y = np.where(valid, x, 0.0), np.where(valid, y, 0.0)
+    n = valid.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mx, my = x.sum(axis=0) / n, y.sum(axis=0) / n
+        sxy = (x * y).sum(axis=0) - n * mx * my
+        sxx = (x * x).sum(axis=0) - n * mx * mx
+        syy = (y * y).sum(axis=0) - n * my * my
+        r = sxy / np.sqrt(sxx * syy)
+    r[(n < max(min_overlap, 2)) | (sxx <= 1e-9 * n) | (syy <= 1e-9 * n)] = np.nan
+    return np.clip(r, -1.0, 1.0), n
 
 
 # -- private helpers -----------------------------------------------------------------------
@@ -394,65 +399,91 @@ def _check_options(pool, min_overlap):
         raise InputError(f"expected an integer >= 2, found {min_overlap!r}", field="min_overlap")
 
 
-def _items(ratings, pool):
-    """``group, rater_id, item, rating`` with one row per rater, group and item."""
+#: largest items x raters matrix of one group (pool="all" on a very large study is refused)
+MAX_CELLS = 60_000_000
+
+
+@dataclass
+class _Group:
+    key: object
+    raters: np.ndarray       # rater ids, one per column
+    items: np.ndarray        # global item codes, one per row
+    matrix: np.ndarray       # items x raters ratings, NaN = not rated
+
+
+def _matrices(ratings, pool) -> list[_Group]:
+    """One dense items x raters matrix per group (tranche, or all raters), sorted by group.
+
+    A rater's answers to one item (calibration repeat, duplicate) are averaged; checkpoint rows
+    are dropped. Item codes are shared across groups (the consistency pairs).
+    """
     _check_options(pool, 2)
-    frame = answers(check_ratings(ratings))
-    group = frame["tranche"] if pool == "tranche" else pd.Series("all", index=frame.index)
-    item = frame.groupby(ITEM, sort=False).ngroup()
-    out = pd.DataFrame({"group": group, "rater_id": frame["rater_id"], "item": item,
-                        "rating": frame["rating"]})
-    return out.groupby(["group", "rater_id", "item"], sort=False, as_index=False)["rating"].mean()
+    frame = check_ratings(ratings)
+    frame = frame[frame["kind"] != "checkpoint"]
+    item = _item_codes(frame)
+    rater, rater_ids = pd.factorize(frame["rater_id"])
+    if pool == "tranche":
+        group, group_keys = pd.factorize(frame["tranche"])
+    else:
+        group, group_keys = np.zeros(len(frame), dtype=np.intp), np.array(["all"], dtype=object)
+    rating = frame["rating"].to_numpy(dtype=float)
+    order = np.argsort(group, kind="stable")
+    bounds = np.flatnonzero(np.diff(group[order])) + 1
+    out = []
+    for rows in np.split(order, bounds) if len(order) else []:
+        raters, column = np.unique(rater[rows], return_inverse=True)
+        items, row = np.unique(item[rows], return_inverse=True)
+        if len(items) * len(raters) > MAX_CELLS:
+            raise InputError(f"{len(raters)} raters x {len(items)} pairs in one group is too "
+                             f"large to compare every pair of raters; use pool='tranche'",
+                             field="pool")
+        cell = row * len(raters) + column
+        size = len(items) * len(raters)
+        sums = np.bincount(cell, weights=rating[rows], minlength=size)
+        counts = np.bincount(cell, minlength=size)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            matrix = (sums / counts).reshape(len(items), len(raters))
+        out.append(_Group(group_keys[group[rows[0]]], np.asarray(rater_ids)[raters], items,
+                          matrix))
+    return sorted(out, key=lambda g: str(g.key))
 
 
-def _group_correlations(ratings, pool, min_overlap):
+def _item_codes(frame) -> np.ndarray:
+    first, _ = pd.factorize(frame["word1"])
+    second, uniques = pd.factorize(frame["word2"])
+    codes, _ = pd.factorize(first.astype(np.int64) * (len(uniques) + 1) + second)
+    return codes
+
+
+def _group_correlations(ratings, pool, min_overlap, groups=None):
     """Yield ``group, raters, rho, n`` per group: Spearman matrix and shared-item counts."""
     _check_options(pool, min_overlap)
-    frame = _items(ratings, pool)
-    for group, part in frame.groupby("group", sort=True):
-        matrix = part.pivot(index="item", columns="rater_id", values="rating")
-        if matrix.shape[1] < 2:
+    for group in groups if groups is not None else _matrices(ratings, pool):
+        if group.matrix.shape[1] < 2:
             continue
-        rho, n = _spearman_matrix(matrix, min_overlap)
-        yield group, matrix.columns.to_numpy(), rho, n
+        rho, n = _spearman_matrix(group.matrix, min_overlap)
+        yield group.key, group.raters, rho, n
 
 
-def _spearman_matrix(matrix: pd.DataFrame, min_overlap: int):
+def _spearman_matrix(matrix: np.ndarray, min_overlap: int):
     """Spearman rho between the columns of ``matrix`` (items x raters), NaN = not rated.
 
     With no missing cell the ranks are taken once and correlated with ``np.corrcoef``; with
     missing cells each pair is re-ranked on its shared items (pandas pairwise-complete rho).
     """
-    values = matrix.to_numpy(dtype=float)
-    mask = ~np.isnan(values)
+    mask = ~np.isnan(matrix)
     n = mask.T.astype(float) @ mask.astype(float)
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         if mask.all():
-            ranks = matrix.rank(method="average").to_numpy()
-            rho = np.corrcoef(ranks, rowvar=False)
+            rho = np.corrcoef(stats.rankdata(matrix, axis=0), rowvar=False)
         else:
-            rho = matrix.corr(method="spearman", min_periods=min_overlap).to_numpy()
-    rho = np.array(rho, dtype=float)
+            rho = pd.DataFrame(matrix).corr(method="spearman",
+                                            min_periods=min_overlap).to_numpy()
+    rho = np.array(rho, dtype=float).reshape(matrix.shape[1], matrix.shape[1])
     rho[n < min_overlap] = np.nan
     np.fill_diagonal(rho, np.nan)
     return np.clip(rho, -1.0, 1.0), n
-
-
-def _grouped_pearson(x: pd.Series, y: pd.Series, keys) -> pd.DataFrame:
-    """Pearson r of x and y within groups: ``n`` and the correlation (NaN if one is constant)."""
-    parts = pd.DataFrame({"x": x, "y": y, "xx": x * x, "yy": y * y, "xy": x * y})
-    sums = parts.groupby(keys, sort=True).agg(["sum", "count"])
-    n = sums[("x", "count")]
-    sxx = sums[("xx", "sum")] - sums[("x", "sum")] ** 2 / n
-    syy = sums[("yy", "sum")] - sums[("y", "sum")] ** 2 / n
-    sxy = sums[("xy", "sum")] - sums[("x", "sum")] * sums[("y", "sum")] / n
-    tiny = 1e-9 * n
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = (sxy / np.sqrt(sxx * syy)).where((sxx > tiny) & (syy > tiny))
-    out = pd.DataFrame({"n": n.astype(int), 0: r.clip(-1, 1)})
-    out.index.names = ["group", "rater_id"]
-    return out
 
 
 def _mean_or_nan(values: pd.Series, name: str, unit: str) -> float:

@@ -89,7 +89,8 @@ def check_ratings(ratings: pd.DataFrame, *, source: str | Path | None = None) ->
     frame = ratings.copy()
     if "kind" not in frame.columns:
         frame["kind"] = "unique"
-    frame["kind"] = frame["kind"].fillna("").astype(str).str.strip().replace("", "unique")
+    kind = _stripped(frame["kind"])
+    frame["kind"] = kind.where(kind != "", "unique")
     bad = ~frame["kind"].isin(KINDS)
     if bad.any():
         first = frame.index[bad.to_numpy()][0]
@@ -97,7 +98,7 @@ def check_ratings(ratings: pd.DataFrame, *, source: str | Path | None = None) ->
               frame, bad, "kind", source)
     checkpoint = (frame["kind"] == "checkpoint").to_numpy()
     for column in ("rater_id", "tranche", "word1", "word2"):
-        frame[column] = frame[column].astype(str).str.strip()
+        frame[column] = _stripped(frame[column])
         bad = frame[column].isin(["", "nan", "None", "<NA>"]) | ratings[column].isna().to_numpy()
         if column in ("word1", "word2"):
             bad &= ~checkpoint        # a checkpoint row need not name a pair
@@ -111,6 +112,13 @@ def check_ratings(ratings: pd.DataFrame, *, source: str | Path | None = None) ->
               "rating", source)
     frame["rating"] = values.astype(float)
     return frame
+
+
+def _stripped(column: pd.Series) -> pd.Series:
+    """``str`` values without surrounding blanks; the work is done once per distinct value."""
+    codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    cleaned = np.append(pd.Index(uniques).astype(str).str.strip().to_numpy(dtype=object), "")
+    return pd.Series(cleaned[codes], index=column.index, dtype=object)
 
 
 def _fail(message, frame, bad, column, source):
