@@ -143,12 +143,14 @@ def serve(study_db, host, port, threads, secure_cookies, check):
             password = secrets.token_urlsafe(12)
             click.echo(f"admin password (this run only): {password}")
         password_hash = generate_password_hash(password)
+    secure = (not loopback) if secure_cookies is None else secure_cookies
     app = create_app({"DATABASE_URL": database_url(study_db), "ADMIN_PASSWORD_HASH": password_hash,
-                      "SESSION_COOKIE_SECURE": (not loopback) if secure_cookies is None
-                      else secure_cookies})
+                      "SESSION_COOKIE_SECURE": secure})
     server = create_server(app, host=host, port=port, threads=threads)
     url = f"http://{'localhost' if host in ('0.0.0.0', '::') else host}:{server.effective_port}/"
     click.echo(f"serving {study_db} at {url} (admin: {url}admin/)")
+    if secure:
+        click.echo("session cookies are Secure: serve behind HTTPS (or --no-secure-cookies)")
     if check:
         _check(server, url)
         return

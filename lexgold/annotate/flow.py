@@ -147,6 +147,16 @@ def _claim(session: Session, rater_id: int, config: StudyConfig, now) -> m.Slot 
     raise Rejected("error_invalid", "could not claim a tranche; please reload")
 
 
+def retry_claim(session: Session, rater: m.Rater, config: StudyConfig, now=None) -> None:
+    """A rater turned away because the study was full tries again (claims may have expired)."""
+    if rater.stage != "full":
+        return
+    session.execute(update(m.Rater).where(m.Rater.id == rater.id).values(stage="rating"))
+    _claim(session, rater.id, config, now or m.utcnow())
+    session.commit()
+    session.refresh(rater)
+
+
 def current_slot(session: Session, rater: m.Rater) -> m.Slot:
     """The rater's slot; :class:`Rejected` (``expired_text``) if it went to someone else."""
     slot = session.get(m.Slot, rater.slot_id) if rater.slot_id is not None else None
@@ -223,7 +233,7 @@ def submit_step(session: Session, rater: m.Rater, position: int, form, config: S
 
 def _group_answers(form, items, rater, slot, config, study_seed, now) -> list[m.Answer]:
     expected = {item.id for item, _ in items}
-    sent = {_int(key[1:]) for key in form.keys() if re.fullmatch(r"[rt]\d+", key)}
+    sent = {parse_int(key[1:]) for key in form.keys() if re.fullmatch(r"[rt]\d+", key)}
     if sent - expected:
         raise Rejected("error_invalid", "answer for an item not on this page")
     low, high = (0, 1) if config.task == "binary" else (config.scale_min, config.scale_max)
@@ -232,10 +242,10 @@ def _group_answers(form, items, rater, slot, config, study_seed, now) -> list[m.
         raw = form.get(f"r{item.id}", "").strip()
         if raw == "":
             raise Rejected("error_incomplete")
-        rating = _int(raw)
+        rating = parse_int(raw)
         if rating is None or not low <= rating <= high:
             raise Rejected("error_invalid", f"rating {raw!r} outside {low}..{high}")
-        ms = _int(form.get(f"t{item.id}", ""))
+        ms = parse_int(form.get(f"t{item.id}", ""))
         rows.append(m.Answer(rater_id=rater.id, item_id=item.id, slot_id=slot.id, rating=rating,
                              start_value=start_value(config, study_seed, rater.id, item.id),
                              response_ms=ms if ms is not None and 0 <= ms <= MAX_RESPONSE_MS
@@ -248,16 +258,17 @@ def _checkpoint_answer(form, step, rater, slot, config, now) -> m.CheckpointAnsw
     raw = form.get("choice", "").strip()
     if raw == "":
         raise Rejected("error_incomplete")
-    choice = _int(raw)
+    choice = parse_int(raw)
     if choice is None or not 0 <= choice < len(check.options):
         raise Rejected("error_invalid", f"checkpoint choice {raw!r} out of range")
-    ms = _int(form.get("t", ""))
+    ms = parse_int(form.get("t", ""))
     return m.CheckpointAnswer(rater_id=rater.id, step_id=step.id, slot_id=slot.id, choice=choice,
                               correct=choice == check.answer, answered_at=now,
                               response_ms=ms if ms is not None and 0 <= ms <= MAX_RESPONSE_MS
                               else None)
 
 
-def _int(text) -> int | None:
+def parse_int(text) -> int | None:
+    """An integer of at most 9 digits from a form field, else ``None``."""
     text = str(text).strip()
     return int(text) if re.fullmatch(r"-?\d{1,9}", text) else None

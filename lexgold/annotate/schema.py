@@ -173,6 +173,8 @@ def _validate(config: StudyConfig, source) -> None:
             fail(key, "must be at least 1")
     if config.group_size_min > config.group_size_max:
         fail("group_size_min", "must not exceed group_size_max")
+    if not config.texts.instructions:
+        fail("texts.instructions", "needs at least one page")
     for i, check in enumerate(config.checkpoints):
         if len(check.options) < 2 or any(len(o) != 2 for o in check.options):
             fail(f"checkpoints[{i}].options", "expected at least two [word1, word2] pairs")

@@ -76,7 +76,9 @@ def task():
         return message_page("screened_out_text", texts.screened_out_heading,
                             code=study.screenout_code)
     if current.stage == "full":
-        return message_page("full_text")
+        flow.retry_claim(db(), current, study.config)
+        if current.stage == "full":
+            return message_page("full_text")
     if current.stage == "done":
         return message_page("completion_text", texts.completion_heading,
                             code=study.completion_code)
@@ -110,7 +112,7 @@ def instructions():
     current = _current_rater()
     if current is None:
         return redirect(url_for("rater.entry"))
-    page = flow._int(request.form.get("page", ""))
+    page = flow.parse_int(request.form.get("page", ""))
     if page is None:
         raise flow.Rejected("error_invalid", "bad page")
     flow.advance_instructions(db(), current, page, state().config)
@@ -122,7 +124,7 @@ def qualification():
     current = _current_rater()
     if current is None:
         return redirect(url_for("rater.entry"))
-    choice = flow._int(request.form.get("choice", ""))
+    choice = flow.parse_int(request.form.get("choice", ""))
     if choice is None:
         raise flow.Rejected("error_incomplete")
     flow.answer_qualification(db(), current, choice, state().config)
@@ -134,7 +136,9 @@ def step():
     current = _current_rater()
     if current is None:
         return redirect(url_for("rater.entry"))
-    position = flow._int(request.form.get("position", ""))
+    if current.stage != "rating":
+        return redirect(url_for("rater.task"))
+    position = flow.parse_int(request.form.get("position", ""))
     if position is None:
         raise flow.Rejected("error_invalid", "bad position")
     flow.submit_step(db(), current, position, request.form, state().config, state().seed)
