@@ -408,7 +408,8 @@ def test_docstring_examples(module):
 def test_protocol_keys_change_the_build(tmp_path):
     corpus, topics = _hand_corpus(tmp_path)
     protocol = tmp_path / "p.toml"
-    protocol.write_text('name = "x"\n[build]\nstop_words = ""\nngram_sizes = [1]\n')
+    protocol.write_text('name = "x"\n[build]\nstop_words = ""\nngram_sizes = [1]\n'
+                        'punkt_train_chars = 30\n')
     build_tr9856(corpus, topics, tmp_path / "out", protocol=protocol)
     lexicon = pd.read_csv(tmp_path / "out" / "lexicon.csv")
     # no stop list: "the" and "is" are terms now, but in every sentence (p = 1)

@@ -52,6 +52,7 @@ class TR9856Build:
     random_pairs_per_s_def: int = 60
     exclude_s_def_terms: bool = True
     sentence_splitter: Literal["punkt-trained", "punkt-untrained"] = "punkt-trained"
+    punkt_train_chars: int = 10_000_000
     token_pattern: str = r"\w+(?:[-.]\w+)*"
     lowercase: bool = True
     stop_words: str = "tr9856_stopwords_snowball_english.txt"
@@ -66,7 +67,8 @@ def load_build_config(protocol: dict) -> TR9856Build:
     if not 0 < config.alpha <= 1:
         raise InputError(f"expected 0 < alpha <= 1, found {config.alpha}", path=source,
                          field="build.alpha")
-    for key in ("top_terms_per_n", "misc_terms_per_n", "random_pairs_per_s_def"):
+    for key in ("top_terms_per_n", "misc_terms_per_n", "random_pairs_per_s_def",
+                "punkt_train_chars"):
         if getattr(config, key) < 0:
             raise InputError("expected a count >= 0", path=source, field=f"build.{key}")
     try:
@@ -283,7 +285,8 @@ def build_tr9856(corpus: str | Path | None, topics: str | Path | None, out_dir: 
     reader = open_corpus(corpus)
     topics_of = topic_articles(topic_list, reader, topics_path)
     counts, found = count_corpus(reader, topics_of, options, show_progress=show_progress,
-                                 train_punkt=config.sentence_splitter == "punkt-trained")
+                                 train_punkt=config.sentence_splitter == "punkt-trained",
+                                 punkt_train_chars=config.punkt_train_chars)
     check_found(topic_list, topics_of, found, reader, topics_path)
     tested = hypergeometric_lexicon(term_table(counts), config.alpha, config.ngram_sizes)
     return _write(topic_list, tested, counts, config, options, seed, Path(out_dir),

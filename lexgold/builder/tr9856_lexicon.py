@@ -104,15 +104,18 @@ def count_sentences(articles: Iterable[Article], topics_of: dict[str, list[str]]
 
 def count_corpus(corpus: WikiDump | TextFolder, topics_of: dict[str, list[str]],
                  options: TermOptions, *, train_punkt: bool = True,
+                 punkt_train_chars: int = 0,
                  show_progress: bool | None = None) -> tuple[SentenceCounts, set[str]]:
     """Read the topic articles from ``corpus`` once and count their sentences and terms.
 
     Returns the counts and the set of titles found. Pass 1 streams the corpus, strips markup,
-    trains Punkt and spools the text to a temporary file; pass 2 reads the spool and counts.
+    trains Punkt (on the first ``punkt_train_chars`` characters of the articles, in corpus
+    order; 0 = all) and spools the text to a temporary file; pass 2 reads the spool and counts.
     ``show_progress=None`` shows tqdm bars only on a terminal.
     """
     splitter = SentenceSplitter(trained=train_punkt)
     found: set[str] = set()
+    train_budget = punkt_train_chars if punkt_train_chars > 0 else float("inf")
     with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
         with tqdm(total=corpus.size, unit=corpus.unit, unit_scale=corpus.unit == "B",
                   desc="reading corpus", disable=_disable(show_progress)) as bar:
@@ -120,7 +123,9 @@ def count_corpus(corpus: WikiDump | TextFolder, topics_of: dict[str, list[str]],
                 if article.title in found:
                     continue  # a dump may repeat a page; count the first copy only
                 found.add(article.title)
-                splitter.train(article.text)
+                if train_budget > 0:
+                    splitter.train(article.text[:int(min(train_budget, len(article.text)))])
+                    train_budget -= len(article.text)
                 spool.write(json.dumps([article.title, article.text]) + "\n")
         spool.seek(0)
         spooled = (Article(*json.loads(line)) for line in spool)
