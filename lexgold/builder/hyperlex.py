@@ -56,14 +56,26 @@ class HyperLexConcreteness:
     source: str = "usf"
     usf: GroupScale = dataclasses.field(default_factory=lambda: GroupScale([1.0, 7.0], 4.0, 1.0))
     brysbaert: GroupScale = dataclasses.field(
-        default_factory=lambda: GroupScale([1.0, 5.0], 3.0, 2.0 / 3.0))
+        default_factory=lambda: GroupScale([1.0, 5.0], 3.0, 0.6667))
 
     def active(self) -> GroupScale:
         return getattr(self, self.source)
 
 
-def _quotas(**by_pos) -> dataclasses.Field:
-    return dataclasses.field(default_factory=lambda: {k: dict(v) for k, v in by_pos.items()})
+#: Decision (see hyperlex.toml): the released data set's per-relation totals, split N:V
+STEP1_QUOTAS = {
+    "N": {"hyp-1": 311, "hyp-2": 235, "hyp-3": 234, "hyp-4": 196, "cohyp": 236, "mero": 241,
+          "syn": 157, "ant": 79},
+    "V": {"hyp-1": 73, "hyp-2": 55, "hyp-3": 55, "hyp-4": 46, "cohyp": 56, "syn": 37, "ant": 19},
+}
+STEP2_QUOTAS = {
+    "N": {"rhyp-1": 79, "rhyp-2": 59, "rhyp-3": 61, "rhyp-4": 40, "no-rel": 235},
+    "V": {"rhyp-1": 19, "rhyp-2": 14, "rhyp-3": 14, "rhyp-4": 10, "no-rel": 55},
+}
+
+
+def _quotas(table: dict) -> dataclasses.Field:
+    return dataclasses.field(default_factory=lambda: {k: dict(v) for k, v in table.items()})
 
 
 @dataclasses.dataclass
@@ -78,8 +90,8 @@ class HyperLexBuild:
     hyp_max: int = 4
     mero_holonyms: list[str] = dataclasses.field(default_factory=lambda: list(HOLONYM_KINDS))
     min_checkers: int = 3
-    step1: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
-    step2: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
+    step1: dict[str, dict[str, int]] = _quotas(STEP1_QUOTAS)   # per POS and relation
+    step2: dict[str, dict[str, int]] = _quotas(STEP2_QUOTAS)
     concreteness: HyperLexConcreteness = dataclasses.field(default_factory=HyperLexConcreteness)
 
 

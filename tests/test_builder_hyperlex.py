@@ -1,0 +1,311 @@
+"""HyperLex builder (Vulic et al. 2017, sections 4.1-4.2, 5) on the real USF norms and WordNet."""
+
+import dataclasses
+import json
+import re
+from importlib import resources
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from lexgold.builder import checking, common
+from lexgold.builder.hyperlex import (GroupScale, HyperLexBuild, NoRelPool, Resources,
+                                      build_hyperlex, candidate_pool, concreteness_groups,
+                                      load_settings, read_word_list, run_hyperlex)
+from lexgold.builder.relations import RelationLabeller
+from lexgold.cli import cli
+from lexgold.errors import InputError
+from lexgold.protocols import load_protocol
+
+OFFENSIVE = str(resources.files("lexgold.protocols") / "offensive_en.txt")
+TINY = f"""name = "tiny-hyperlex"
+[build]
+offensive_lists = ["{OFFENSIVE}"]
+min_checkers = 3
+[build.step1.N]
+hyp-1 = 3
+cohyp = 2
+[build.step1.V]
+syn = 2
+[build.step2.N]
+rhyp-1 = 2
+no-rel = 2
+"""
+
+
+@pytest.fixture(scope="module")
+def settings():
+    return load_settings(load_protocol("hyperlex"))
+
+
+@pytest.fixture(scope="module")
+def res(usf, wordnet, settings):
+    return Resources(usf, RelationLabeller(wordnet), common.usf_concreteness(usf),
+                     read_word_list(OFFENSIVE), common.proper_noun_detector(wordnet))
+
+
+@pytest.fixture(scope="module")
+def pool(res, settings):
+    return candidate_pool(res.usf, settings, res.labeller, res.offensive, res.is_proper)
+
+
+@pytest.fixture(scope="module")
+def draft(tmp_path_factory):
+    """A full build without the human check (every drawn pair accepted), through the CLI."""
+    out = tmp_path_factory.mktemp("hyperlex") / "draft"
+    result = CliRunner().invoke(cli, ["build", "hyperlex", "--seed", "5", "--no-check", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def usf_pairs(usf):
+    return set(zip(usf["cue"].str.lower(), usf["target"].str.lower()))
+
+
+def test_packaged_quotas_are_the_schema_defaults(settings):
+    assert dataclasses.asdict(settings) == dataclasses.asdict(HyperLexBuild())
+    total = {pos: sum(settings.step1[pos].values()) + sum(settings.step2[pos].values())
+             for pos in ("N", "V")}
+    assert total == {"N": 2163, "V": 453}  # the paper's 2,616 pairs
+
+
+def test_pool_filters(pool, usf, res):
+    candidates = pool[pool["excluded"] == ""]
+    rows = usf.loc[candidates.index]
+    assert (rows["qps"] == rows["tps"]).all() and set(rows["qps"]) == {"N", "V"}
+    assert (rows["n_participants"] >= 3).all()  # "two or fewer participants" dropped
+    words = pd.concat([candidates["word1"], candidates["word2"]])
+    assert words.str.fullmatch("[a-z]+").all()
+    assert not words.isin(res.offensive).any()
+    assert not words.isin(["europe", "florida", "christmas"]).any()  # named entities
+    assert "no-rel" not in set(candidates["relation"])
+    assert not candidates["relation"].str.startswith("rhyp").any()
+    keys = [frozenset(p) for p in zip(candidates["word1"], candidates["word2"])]
+    assert len(set(keys)) == len(keys)  # one of (X, Y) / (Y, X)
+    few = pool.loc[(usf["n_participants"] <= 2).fillna(False).astype(bool)]
+    assert set(few["excluded"]) <= {"pos", "few-participants"}
+
+
+def test_pool_relations_and_reversal(pool, res):
+    candidates = pool[pool["excluded"] == ""]
+    sample = candidates.sample(300, random_state=1)
+    assert all(res.labeller.relation(a, b, p) == r for a, b, p, r in
+               zip(sample["word1"], sample["word2"], sample["pos"], sample["relation"]))
+    flipped = pool[pool["reversed"]]
+    assert len(flipped) and flipped["usf_relation"].str.startswith("rhyp-").all()
+    assert (flipped["relation"] == flipped["usf_relation"].str[1:]).all()
+    usf = res.usf.loc[flipped.index]
+    assert (flipped["word1"] == usf["target"].str.lower()).all()
+    # the reason order of the paper: pairs of other POS never reach the relation labeller
+    assert (pool.loc[pool["excluded"] == "pos", "usf_relation"] == "").all()
+
+
+def test_offensive_words_dropped_but_the_list_is_a_parameter(pool, usf, settings, res):
+    offensive = pool[pool["excluded"] == "offensive"]
+    assert len(offensive) > 0
+    assert (offensive["word1"].isin(res.offensive) | offensive["word2"].isin(res.offensive)).all()
+    kept = candidate_pool(usf, settings, res.labeller, set(), res.is_proper)
+    assert "offensive" not in set(kept["excluded"])
+
+
+def test_no_check_build_meets_quotas_where_pools_allow(draft, settings):
+    report = json.loads((draft / "report.json").read_text())
+    pairs = pd.read_csv(draft / "pairs.csv", keep_default_na=False)
+    for record in report["step1"] + report["step2"]:
+        pool_size = record["pool"] if isinstance(record["pool"], int) else 10 ** 9
+        assert record["accepted"] == min(record["quota"], pool_size), record
+        assert record["shortfall"] == record["quota"] - record["accepted"]
+    counts = pairs.groupby(["pos", "relation"]).size()
+    for step in (settings.step1, settings.step2):
+        for pos, quotas in step.items():
+            for relation, quota in quotas.items():
+                assert counts.get((pos, relation), 0) <= quota
+    assert report["quota_shortfall"] == sum(r["shortfall"] for r in report["step1"] + report["step2"])
+    assert report["pairs"] == len(pairs) == 2616 - report["quota_shortfall"]
+    assert (pairs["check"] == "unchecked").all()
+    assert pairs[["word1", "word2"]].stack().str.fullmatch("[a-z]+").all()
+
+
+def test_step2_pairs(draft, res, usf_pairs):
+    pairs = pd.read_csv(draft / "pairs.csv", keep_default_na=False)
+    step1 = pairs[pairs["step"] == 1]
+    hyp = set(zip(step1["word1"], step1["word2"], step1["pos"], step1["relation"]))
+    for row in pairs[pairs["relation"].str.startswith("rhyp-")].itertuples():
+        assert (row.word2, row.word1, row.pos, row.relation[1:]) in hyp
+        # rhyp-N, or hyp-N when WordNet also has an equally short path the other way round
+        assert res.labeller.relation(row.word1, row.word2, row.pos) in {row.relation, row.relation[1:]}
+    cues = set(res.usf["cue"].str.lower())
+    no_rel = pairs[pairs["relation"] == "no-rel"]
+    assert len(no_rel) == 290
+    for row in no_rel.itertuples():
+        words = set(step1.loc[step1["pos"] == row.pos, "word1"]) | set(step1.loc[step1["pos"] == row.pos, "word2"])
+        assert {row.word1, row.word2} <= words  # Cartesian product of step-1 words
+        assert (row.word1, row.word2) not in usf_pairs and (row.word2, row.word1) not in usf_pairs
+        assert row.word1 in cues and row.word2 in cues
+        assert res.labeller.relation(row.word1, row.word2, row.pos) == "no-rel"
+
+
+def test_same_seed_same_bytes(draft, tmp_path):
+    run_hyperlex(tmp_path, seed=5, no_check=True)
+    for name in ("pool.csv", "pairs.csv", "report.json"):
+        assert (tmp_path / name).read_bytes() == (draft / name).read_bytes(), name
+    manifest = json.loads((draft / "report.json").read_text())["manifest"]
+    assert manifest["seed"] == 5 and manifest["protocol"]["file"] == "hyperlex.toml"
+    assert {"usf_appendix_a", "wordnet", "offensive_lists"} <= set(manifest["resources"])
+    assert manifest["resources"]["offensive_lists"][0]["file"] == "offensive_en.txt"
+
+
+def test_concreteness_groups_by_hand():
+    conc1 = pd.Series([5.0, 2.0, 4.5, 6.0, None, 4.0])
+    conc2 = pd.Series([6.5, 3.9, 3.8, 2.0, 5.0, 3.0])
+    groups = concreteness_groups(conc1, conc2, GroupScale([1.0, 7.0], 4.0, 1.0))
+    # both >= 4 | both < 4 | mixed, 0.7 apart | mixed, 4 apart | missing | 4.0 counts as concrete
+    assert list(groups) == ["G1", "G2", "G3", "G4", "", "G3"]
+
+
+# -- the human check -----------------------------------------------------------------------------
+def _tiny(tmp_path):
+    path = tmp_path / "tiny.toml"
+    path.write_text(TINY, encoding="utf-8")
+    return path
+
+
+def _fill(sheet: pd.DataFrame, path, checker, answers):
+    filled = sheet.copy()
+    filled["checker"], filled["agree"] = checker, answers
+    filled.to_csv(path, index=False)
+    return path
+
+
+def test_check_rounds_replace_rejected_pairs(tmp_path, res, pool, usf_pairs):
+    tiny = load_settings(load_protocol(_tiny(tmp_path)))
+    empty = checking.read_sheets([])
+    _, pairs, to_check, report = build_hyperlex(res, tiny, 9, empty, pool)
+    assert len(pairs) == 0 and list(to_check["step"]) == [1] * 7
+    assert report["status"].startswith("awaiting the human check of 7 pairs (step 1)")
+    sheet = checking.sheet(to_check, 1, {})
+    assert list(sheet.columns) == checking.SHEET_COLUMNS
+    rejected = tuple(to_check.iloc[0][["word1", "word2", "pos", "relation"]])
+    # pair 0: 2 of 3 say no -> rejected; pair 6: only 2 checkers so far -> still to check
+    files = [_fill(sheet, tmp_path / "a.csv", "alice", ["no"] + ["yes"] * 6),
+             _fill(sheet, tmp_path / "b.csv", "bob", ["no"] + ["yes"] * 6),
+             _fill(sheet, tmp_path / "c.csv", "carol", ["yes"] * 6 + [""])]
+    verdicts = checking.read_sheets(files)
+    _, pairs, to_check, report = build_hyperlex(res, tiny, 9, verdicts, pool)
+    assert len(pairs) == 5 and rejected not in set(zip(pairs.word1, pairs.word2, pairs.pos, pairs.relation))
+    assert len(to_check) == 2 and set(to_check["step"]) == {1}
+    waiting = tuple(sheet.iloc[6][["word1", "word2", "pos", "relation"]])
+    keys = [tuple(k) for k in to_check[["word1", "word2", "pos", "relation"]].to_numpy()]
+    assert waiting in keys  # judged by two checkers only: asked again
+    (replacement,) = [k for k in keys if k != waiting]
+    assert replacement[2:] == rejected[2:] and replacement != rejected  # same pool, new pair
+    assert report["step2"] == "waits until every step-1 pair is checked"
+    # round 2: everyone agrees with the rest -> step 1 settled, step 2 drawn
+    sheet2 = checking.sheet(to_check, 2, checking.votes(verdicts))
+    assert sorted(sheet2["votes_so_far"]) == ["", "2 of 2 agree"]
+    new = sheet2["votes_so_far"] == ""
+    more = [_fill(sheet2[new], tmp_path / f"{n}2.csv", n, ["yes"]) for n in ("alice", "bob")]
+    more.append(_fill(sheet2, tmp_path / "carol2.csv", "carol", ["yes", "yes"]))
+    verdicts = checking.merge_verdicts(verdicts, checking.read_sheets(more))
+    _, pairs, to_check, report = build_hyperlex(res, tiny, 9, verdicts, pool)
+    assert len(pairs) == 7 and set(to_check["step"]) == {2}
+    assert sorted(to_check["relation"]) == ["no-rel", "no-rel", "rhyp-1", "rhyp-1"]
+    hyp = set(zip(pairs.word1, pairs.word2))
+    for row in to_check.itertuples():
+        if row.relation == "rhyp-1":
+            assert (row.word2, row.word1) in hyp
+        else:
+            assert (row.word1, row.word2) not in usf_pairs and (row.word2, row.word1) not in usf_pairs
+    sheet3 = checking.sheet(to_check, 3, {})
+    last = [_fill(sheet3, tmp_path / f"{n}3.csv", n, ["yes"] * 4) for n in ("alice", "bob", "carol")]
+    verdicts = checking.merge_verdicts(verdicts, checking.read_sheets(last))
+    _, pairs, to_check, report = build_hyperlex(res, tiny, 9, verdicts, pool)
+    assert report["status"] == "complete" and len(to_check) == 0
+    assert len(pairs) == 11 and (pairs["check"] == "3 of 3 agree").all()
+    assert report["human_check"]["checkers"] == ["alice", "bob", "carol"]
+
+
+def test_majority_rule():
+    rows = [("x", "y", "N", "syn", c, a, 1, "s") for c, a in
+            [("a", True), ("b", True), ("c", False), ("d", False)]]
+    verdicts = pd.DataFrame(rows, columns=checking.VERDICT_COLUMNS)
+    assert checking.tally(verdicts, 4) == {("x", "y", "N", "syn"): "rejected"}  # a tie rejects
+    assert checking.tally(verdicts, 5) == {}  # not enough checkers yet
+    assert checking.tally(verdicts.iloc[:3], 3) == {("x", "y", "N", "syn"): "accepted"}
+
+
+def test_sheet_errors_name_file_line_field(tmp_path):
+    sheet = tmp_path / "s.csv"
+    sheet.write_text("word1,word2,pos,relation,agree,checker\nx,y,N,syn,yes,a\nx,z,N,syn,maybe,a\n")
+    with pytest.raises(InputError, match=r"s\.csv:3, field 'agree': expected yes or no, found 'maybe'"):
+        checking.read_sheets([sheet])
+    sheet.write_text("word1,word2,pos,agree\nx,y,N,yes\n")
+    with pytest.raises(InputError, match=r"s\.csv:1, field 'relation': missing column"):
+        checking.read_sheets([sheet])
+    sheet.write_text("word1,word2,pos,relation,agree,checker\nx,y,N,syn,yes,a\n")
+    with pytest.raises(InputError, match=r"s\.csv:2: x / y \(N, syn\) is not a pair this build drew"):
+        checking.read_sheets([sheet], known=lambda *key: False)
+    other = tmp_path / "t.csv"
+    other.write_text("word1,word2,pos,relation,agree,checker\nx,y,N,syn,no,a\n")
+    with pytest.raises(InputError, match=r"t\.csv:2, field 'agree': a judged x / y \(syn\) both ways"):
+        checking.read_sheets([sheet, other])
+    again = checking.read_sheets([sheet, sheet])  # the same verdict twice counts once
+    assert len(again) == 1 and again["checker"].tolist() == ["a"]
+
+
+def test_check_workflow_through_the_command_line(tmp_path):
+    protocol, out = _tiny(tmp_path), tmp_path / "out"
+    runner = CliRunner()
+    first = runner.invoke(cli, ["build", "hyperlex", "--protocol", str(protocol), "--seed", "2",
+                                "--out", str(out)])
+    assert first.exit_code == 0, first.output
+    assert "next sheet: check-round-1.csv" in first.output
+    sheet = pd.read_csv(out / "check-round-1.csv", dtype=str, keep_default_na=False)
+    assert len(sheet) == 7 and sheet["question"].str.contains("is a type of|two kinds|mean the same").all()
+    verb = sheet[sheet["pos"] == "V"].iloc[0]
+    assert verb["question"].startswith(f"'to {verb['word1']}'")
+    names = []
+    for name in ("ann", "ben", "cy"):  # checker column left blank: the file name is used
+        path = tmp_path / f"{name}.csv"
+        sheet.assign(agree="yes").to_csv(path, index=False)
+        names += ["--checked", str(path)]
+    second = runner.invoke(cli, ["build", "hyperlex", "--protocol", str(protocol), "--seed", "2",
+                                 "--out", str(out), *names])
+    assert second.exit_code == 0, second.output
+    assert not (out / "check-round-1.csv").exists() and (out / "check-round-2.csv").exists()
+    assert len(pd.read_csv(out / "checks.csv")) == 21
+    assert len(pd.read_csv(out / "pairs.csv")) == 7
+    step2 = pd.read_csv(out / "check-round-2.csv")
+    assert set(step2["step"]) == {2} and set(step2["round"]) == {2}
+    report = json.loads((out / "report.json").read_text())
+    assert report["human_check"]["checkers"] == ["ann", "ben", "cy"]
+    bad = tmp_path / "bad.csv"
+    sheet.assign(agree="perhaps").to_csv(bad, index=False)
+    third = runner.invoke(cli, ["build", "hyperlex", "--protocol", str(protocol), "--seed", "2",
+                                "--out", str(out), "--checked", str(bad)])
+    assert third.exit_code == 1
+    assert re.match(r"Error: .*bad\.csv:2, field 'agree': expected yes or no", third.output)
+    assert len(pd.read_csv(out / "checks.csv")) == 21  # nothing recorded lost
+
+
+@pytest.mark.parametrize("table,message", [
+    ("[build.step1.N]\nrhyp-1 = 3\n", r"field 'build\.step1\.N\.rhyp-1': expected a quota"),
+    ("[build.step2.A]\nno-rel = 3\n", r"field 'build\.step2\.A\.no-rel'"),
+    ("[build]\nnamed_entities = \"spacy\"\n", r"field 'build\.named_entities': expected one of"),
+    ("[build]\nmin_participant = 3\n", r"field 'build\.min_participant': unknown key"),
+])
+def test_bad_protocol_keys(tmp_path, table, message):
+    path = tmp_path / "p.toml"
+    path.write_text('name = "p"\n' + table, encoding="utf-8")
+    with pytest.raises(InputError, match=message):
+        load_settings(load_protocol(path))
+
+
+def test_no_rel_pool_reasons(res):
+    pool = NoRelPool(res.usf, res.labeller)
+    assert pool.reason("dog", "cat", "N") == "in-usf"
+    assert pool.reason("cathedral", "building", "N") == "in-usf"
+    assert pool.reason("church", "building", "N") == "wordnet-hyp-2"  # both USF cues, not a USF pair
+    assert pool.reason("chimney", "swan", "N") == ""
