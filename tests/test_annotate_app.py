@@ -456,3 +456,21 @@ def test_postgres_flow_and_concurrent_claims(pg_url, simlex_pairs, tmp_path):
     posted, _, last = rate_all(client)
     assert "PG-OK" in last
     app.extensions["lexgold_engine"].dispose()
+
+
+def test_right_to_left_protocol_and_mturk_preview(tmp_path, simlex_pairs):
+    protocol = protocol_variant(tmp_path, "simlex", direction='"rtl"',
+                                question='"עד כמה דומות המילים {word1} ו-{word2}?"')
+    url = database_url(tmp_path / "rtl.sqlite")
+    create_study(protocol, simlex_pairs, url)
+    app = make_app(url)
+    preview = app.test_client().get("/?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=H")
+    html = preview.get_data(as_text=True)
+    assert '<html lang="en" dir="rtl">' in html
+    assert re.search(r'<button type="submit"\s+disabled>', html)      # preview: cannot start
+    client = app.test_client()
+    enter(client)
+    client.post("/step", data={"position": 0, "choice": 1})
+    assert "עד כמה דומות המילים" in page(client)[0]
+    with app.extensions["lexgold"].sessions() as session:
+        assert session.scalar(select(func.count()).select_from(m.Rater)) == 1
