@@ -88,17 +88,19 @@ def test_report_counts_and_gold_layout(simlex_run):
     assert {r["subset"] for r in result.report["agreement"]["by_subset"]["pos"]} <= {"N", "V", "A"}
 
 
-def test_hyperlex_spammers_excluded(pairs):
+def test_hyperlex_spammers_excluded(pairs, usf):
     ratings, raters, _ = simulated(pairs, "hyperlex", 2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AgreementWarning)
-        result = process_ratings(ratings, "hyperlex", rng=np.random.default_rng(0))
+        result = process_ratings(ratings, "hyperlex", rng=np.random.default_rng(0), usf=usf)
     excluded = set(result.exclusions.loc[result.exclusions["excluded"], "rater_id"])
     spam = set(raters.loc[raters["spammer"], "rater_id"])
     assert len(excluded & spam) / len(spam) >= 0.8
     assert len(excluded - spam) <= 0.1 * len(raters)
     assert set(result.splits["random"]) == {"train", "dev", "test"}
     assert list(result.gold.columns[:4]) == ["WORD1", "WORD2", "POS", "TYPE"]
+    groups = {r["subset"] for r in result.report["agreement"]["by_subset"]["conc_group"]}
+    assert groups <= {"G1", "G2", "G3", "G4"} and "G1" in groups
 
 
 # -- commands ----------------------------------------------------------------------------------

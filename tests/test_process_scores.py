@@ -172,11 +172,14 @@ def test_simlex_gold_with_real_usf_and_brysbaert(scores, usf, brysbaert):
 def test_simlex_gold_prefers_pairs_file_and_leaves_unknowns_empty(scores, tmp_path):
     path = tmp_path / "pairs.csv"
     path.write_text("word1,word2,pos,conc1,conc2,fsg\nold,new,A,2.5,3.0,0.4\ncat,dog,N,,,\n")
-    gold = gold_table(scores, "simlex", pairs=read_pairs(path))
+    gold = gold_table(scores, "simlex", pairs=read_pairs(path), conc_source="pairs")
     old = gold.set_index("word1").loc["old"]
     assert (old["conc(w1)"], old["conc(w2)"], old["Assoc(USF)"]) == (2.5, 3.0, 0.4)
     cat = gold.set_index("word1").loc["cat"]
     assert np.isnan(cat["conc(w1)"]) and pd.isna(cat["concQ"]) and cat["Assoc(USF)"] == 0.0
+    default = gold_table(scores, "simlex", pairs=read_pairs(path))
+    assert default["conc(w1)"].isna().all()      # brysbaert (not passed): pairs' conc not used
+    assert default.set_index("word1").loc["old", "Assoc(USF)"] == 0.4
 
 
 def test_concreteness_quartiles():

@@ -69,6 +69,8 @@ class ReleaseConfig:
     format: Literal["simlex", "hyperlex", "tr9856"] = "simlex"
     #: decimals of released scores
     decimals: int = 2
+    #: SimLex conc(w1)/conc(w2): "brysbaert" (1-5, as published) or "pairs" (builder's conc1/2)
+    conc_source: Literal["brysbaert", "pairs"] = "brysbaert"
 
 
 @dataclass

@@ -26,10 +26,11 @@ import pandas as pd
 
 from lexgold.process import agreement as iaa
 from lexgold.process.calibration import calibrate, calibration_shifts
-from lexgold.process.config import ProcessConfig, process_config
+from lexgold.process.config import process_config
 from lexgold.process.exclusions import exclusion_table, excluded_raters
 from lexgold.process.ratings import ITEM, check_ratings, read_ratings
-from lexgold.process.release import concreteness_quartile, gold_table, read_pairs
+from lexgold.process.release import (concreteness_group, concreteness_quartile, gold_table,
+                                    read_pairs, usf_concreteness)
 from lexgold.process.scaling import pair_scores
 from lexgold.process.splithalf import split_half, transitivity
 from lexgold.process.splits import lexical_split, random_split, score_interval
@@ -72,10 +73,10 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
     release = config.release
     scores = pair_scores(final, rating_range=(release.rating_min, release.rating_max),
                          score_range=(release.score_min, release.score_max))
-    scores = _with_subsets(scores, final, pairs, release.format)
+    scores = _with_subsets(scores, final, pairs, release.format, usf)
     sources = {"pairs": pairs, "decimals": release.decimals}
     if release.format == "simlex":
-        sources.update(usf=usf, brysbaert=brysbaert)
+        sources.update(usf=usf, brysbaert=brysbaert, conc_source=release.conc_source)
     gold = gold_table(scores, release.format, **sources)
     report = {"protocol": protocol.get("name", "?"), "protocol_file": protocol.get("_path", ""),
               "protocol_sha256": protocol.get("_sha256", ""), "config": asdict(config),
@@ -104,9 +105,9 @@ def run(ratings_path: str | Path, protocol: str, out_dir: str | Path, *,
     ratings = read_ratings(ratings_path)
     loaded = load_protocol(protocol)
     pairs = read_pairs(pairs_path) if pairs_path else None
-    is_simlex = process_config(loaded).release.format == "simlex"
-    usf = read_usf(usf_dir) if is_simlex else None
-    brysbaert = read_brysbaert() if is_simlex else None
+    format = process_config(loaded).release.format
+    usf = read_usf(usf_dir) if format in ("simlex", "hyperlex") else None
+    brysbaert = read_brysbaert() if format == "simlex" else None
     result = process_ratings(ratings, loaded, rng=np.random.default_rng(seed), pairs=pairs,
                              usf=usf, brysbaert=brysbaert)
     out = Path(out_dir)
@@ -129,8 +130,8 @@ def run(ratings_path: str | Path, protocol: str, out_dir: str | Path, *,
 
 # -- steps ------------------------------------------------------------------------------------
 
-def _with_subsets(scores, final, pairs, format) -> pd.DataFrame:
-    """Attach subset labels (pos, conc_class, relation, topic, concQ) to the pair scores."""
+def _with_subsets(scores, final, pairs, format, usf=None) -> pd.DataFrame:
+    """Attach subset labels (pos, conc_class, relation, topic, concQ, conc_group) to scores."""
     if "topic" in final.columns and "topic" not in scores.columns:
         topic = final.groupby(ITEM)["topic"].first()
         scores = scores.join(topic, on=ITEM)
@@ -140,8 +141,12 @@ def _with_subsets(scores, final, pairs, format) -> pd.DataFrame:
         if extra:
             table = pairs.drop_duplicates(ITEM)[ITEM + extra]
             scores = scores.merge(table, on=ITEM, how="left")
-    if {"conc1", "conc2"} <= set(scores.columns):
+    if {"conc1", "conc2"} <= set(scores.columns) and format == "simlex":
         scores["concQ"] = concreteness_quartile(scores["conc1"] + scores["conc2"])
+    if format == "hyperlex" and usf is not None:      # HyperLex section 5: G1-G4, USF 1-7
+        conc = usf_concreteness(usf)
+        scores["conc_group"] = concreteness_group(
+            scores["word1"].str.lower().map(conc), scores["word2"].str.lower().map(conc)).values
     return scores
 
 
@@ -176,7 +181,7 @@ def _agreement(raw, calibrated, final, scores, config, rng) -> dict:
                     final, statistic, rng=rng, n_boot=config.agreement.bootstrap,
                     level=config.agreement.ci_level, **options))
         out["by_subset"] = {}
-        for column in ("pos", "conc_class", "concQ", "relation", "topic"):
+        for column in ("pos", "conc_class", "concQ", "relation", "conc_group", "topic"):
             if column in scores.columns and scores[column].replace("", np.nan).notna().any():
                 labels = scores.set_index(ITEM)[column].replace("", np.nan).dropna()
                 labels.index = list(labels.index)

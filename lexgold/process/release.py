@@ -10,10 +10,12 @@ tr9856      term1 term2 score topic
 
 Where the SimLex metadata comes from (Hill et al. 2015, section 3.1 and the release's README):
 
-- ``conc(w1)``, ``conc(w2)``: the ``conc1``/``conc2`` columns of the builder's ``pairs.csv``
-  when given (``--pairs``); otherwise Brysbaert et al. (2014) concreteness (1-5, the scale of
-  the published file) from the copy shipped with lexgold. A word with no rating gets an empty
-  cell, and so does the pair's ``concQ``.
+- ``conc(w1)``, ``conc(w2)``: with ``conc_source = "brysbaert"`` (the default, key
+  ``[process.release] conc_source``) Brysbaert et al. (2014) concreteness, 1-5, the scale of the
+  published file, from the copy shipped with lexgold; with ``"pairs"`` the ``conc1``/``conc2``
+  columns of the builder's ``pairs.csv`` (``--pairs``; USF 1-7 when the builder used USF),
+  falling back to Brysbaert for pairs it lacks. A word with no rating gets an empty cell, and
+  so does the pair's ``concQ``.
 - ``concQ``: the quartile (1 = most abstract ... 4 = most concrete) of conc(w1) + conc(w2) over
   the released pairs that have both.
 - ``Assoc(USF)``: the ``fsg`` column of ``pairs.csv`` when given, otherwise the USF forward
@@ -81,9 +83,34 @@ def concreteness_quartile(total: pd.Series) -> pd.Series:
     return out.astype("Int64")
 
 
+def usf_concreteness(usf: pd.DataFrame) -> pd.Series:
+    """Word (lower case) -> USF concreteness (1-7), from the cue and target columns."""
+    cues = pd.Series(usf["qcon"].to_numpy(dtype=float), index=usf["cue"].str.lower())
+    targets = pd.Series(usf["tcon"].to_numpy(dtype=float), index=usf["target"].str.lower())
+    both = pd.concat([cues, targets]).dropna()
+    return both[~both.index.duplicated()]
+
+
+def concreteness_group(conc1, conc2, *, threshold: float = 4.0) -> pd.Series:
+    """HyperLex section 5 groups: G1 both concrete (>= threshold), G2 both abstract, G3 one of
+    each with difference <= 1, G4 one of each with difference > 1; empty when a rating is missing.
+
+    Examples
+    --------
+    >>> concreteness_group([5, 2, 4.5, 6, None], [6, 3, 3.8, 2, 5]).tolist()
+    ['G1', 'G2', 'G3', 'G4', '']
+    """
+    a = pd.Series(conc1, dtype=float).reset_index(drop=True)
+    b = pd.Series(conc2, dtype=float).reset_index(drop=True)
+    high_a, high_b = a >= threshold, b >= threshold
+    mixed = np.where((a - b).abs() <= 1, "G3", "G4")
+    group = np.where(high_a & high_b, "G1", np.where(~high_a & ~high_b, "G2", mixed))
+    return pd.Series(np.where(a.isna() | b.isna(), "", group))
+
+
 def simlex_gold(scores: pd.DataFrame, *, pairs: pd.DataFrame | None = None,
                 usf: pd.DataFrame | None = None, brysbaert: pd.DataFrame | None = None,
-                decimals: int = 2) -> pd.DataFrame:
+                decimals: int = 2, conc_source: str = "brysbaert") -> pd.DataFrame:
     """SimLex-999.txt layout from :func:`lexgold.process.scaling.pair_scores` output.
 
     ``usf`` and ``brysbaert`` are the frames of :func:`lexgold.resources.read_usf` and
@@ -92,7 +119,10 @@ def simlex_gold(scores: pd.DataFrame, *, pairs: pd.DataFrame | None = None,
     out = scores[["word1", "word2"]].copy()
     out["POS"] = _column(scores, pairs, "pos")
     out["SimLex999"] = scores["score"].round(decimals)
-    conc = _from_pairs(scores, pairs, ["conc1", "conc2"])
+    if conc_source not in ("brysbaert", "pairs"):
+        raise InputError(f"expected brysbaert or pairs, found {conc_source!r}",
+                         field="conc_source")
+    conc = _from_pairs(scores, pairs if conc_source == "pairs" else None, ["conc1", "conc2"])
     if brysbaert is not None:
         lookup = brysbaert.assign(key=brysbaert["word"].str.lower()).drop_duplicates(
             "key").set_index("key")["conc_m"]
