@@ -127,12 +127,13 @@ def _needed_roles(method: str) -> tuple[str, ...]:
 def _block_scores(method: str, cosines: np.ndarray, pos: dict) -> np.ndarray:
     """Scores of a block of vocabulary columns for every question (questions x block).
 
-    ``cosines`` holds cos(question word, vocabulary word) for the distinct question words;
+    ``cosines`` holds cos(question word, vocabulary word) for the distinct question words
+    (for MULTIPLY, already shifted to (cos + 1) / 2);
     with unit vectors, cos(x, sum_i c_i w_i) ranks x as sum_i c_i cos(x, w_i) does, since
     the norm of the query is constant per question (Levy & Goldberg 2014, eq. 3-4).
     """
-    if method == "MULTIPLY":
-        shifted = (cosines + 1) / 2
+    if method == "MULTIPLY":                      # cosines already shifted to [0, 1]
+        shifted = cosines
         scores = np.take(shifted, pos["a_star"], axis=0)
         scores *= np.take(shifted, pos["b"], axis=0)
         scores /= np.take(shifted, pos["a"], axis=0) + MULTIPLY_EPS
@@ -157,34 +158,46 @@ def _excluded_and_answer(method: str) -> tuple[tuple, str]:
     return _LINEAR[method][1], _LINEAR[method][2]
 
 
-def _guesses(method: str, unit: np.ndarray, ids: dict, variants, chunk_bytes: int) -> np.ndarray:
+def _guesses(method: str, unit: np.ndarray, ids: dict, variants, chunk_bytes: int,
+             tile: int = 1 << 18) -> np.ndarray:
     """Row of the best candidate for every question, over blocks of vocabulary columns.
 
-    Each block costs one matrix product (distinct question words x block) and the running
-    maximum is kept, so memory stays within ``chunk_bytes`` whatever the vocabulary size.
+    Each column block costs one matrix product (distinct question words x block), bounded by
+    ``chunk_bytes``; the scores are then formed and reduced in tiles of about ``tile`` floats
+    (questions x columns) that stay in cache, keeping a running maximum per question.
     """
     n_questions, n = len(ids["a"]), unit.shape[0]
     words = np.unique(np.concatenate([ids[r] for r in _needed_roles(method)]))
-    pos = {r: np.searchsorted(words, ids[r]) for r in ROLES if np.isin(ids[r], words).all()}
+    pos = {r: np.searchsorted(words, ids[r]) for r in _needed_roles(method)}
     excluded, _ = _excluded_and_answer(method)
-    q_excl, col_excl = (np.empty(0, int), np.empty(0, int))
+    q_excl, col_excl = np.empty(0, np.int64), np.empty(0, np.int64)
     if excluded:
         q_excl, col_excl = _exclusion_pairs(np.stack([ids[r] for r in excluded], axis=1), variants)
-        order = np.argsort(col_excl, kind="stable")
-        q_excl, col_excl = q_excl[order], col_excl[order]
-    block = max(1, chunk_bytes // (4 * (2 * n_questions + len(words))))
+    order = np.lexsort((col_excl, q_excl))           # by question, then column
+    q_excl, col_excl = q_excl[order], col_excl[order]
+    block = int(max(1, min(n, chunk_bytes // (4 * len(words)))))
     best = np.full(n_questions, -np.inf, dtype=np.float32)
     guess = np.zeros(n_questions, dtype=np.int64)
     word_vectors = unit[words]
     for first in range(0, n, block):
         last = min(first + block, n)
-        scores = _block_scores(method, word_vectors @ unit[first:last].T, pos)
-        lo, hi = np.searchsorted(col_excl, [first, last])
-        scores[q_excl[lo:hi], col_excl[lo:hi] - first] = -np.inf
-        top = scores.argmax(axis=1)
-        value = scores[np.arange(n_questions), top]
-        better = value > best
-        best[better], guess[better] = value[better], top[better] + first
+        cosines = word_vectors @ unit[first:last].T
+        if method == "MULTIPLY":
+            cosines += 1
+            cosines /= 2
+        in_block = (col_excl >= first) & (col_excl < last)
+        qb, cb = q_excl[in_block], col_excl[in_block] - first
+        step = max(1, tile // (last - first))
+        for q0 in range(0, n_questions, step):
+            q1 = min(q0 + step, n_questions)
+            scores = _block_scores(method, cosines, {r: p[q0:q1] for r, p in pos.items()})
+            lo, hi = np.searchsorted(qb, [q0, q1])
+            scores[qb[lo:hi] - q0, cb[lo:hi]] = -np.inf
+            top = scores.argmax(axis=1)
+            value = scores[np.arange(q1 - q0), top]
+            better = value > best[q0:q1]
+            best[q0:q1][better] = value[better]
+            guess[q0:q1][better] = top[better] + first
     return guess
 
 
