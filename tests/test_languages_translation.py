@@ -195,3 +195,19 @@ def test_cli_import_reports_blank_cell(tmp_path):
                        str(tmp_path / "it_B.csv"), "--out", str(tmp_path / "it")])
     assert result.exit_code == 1
     assert f"Error: {tmp_path / 'it_A.csv'}:2, field 'translation1': translation missing" in result.output
+
+
+def test_export_reads_released_layouts_and_pairs_without_pos(tmp_path):
+    hyperlex = tmp_path / "hyperlex.csv"
+    pd.DataFrame({"WORD1": ["dog"], "WORD2": ["animal"], "POS": ["N"]}).to_csv(hyperlex, index=False)
+    tr9856 = tmp_path / "tr.csv"
+    pd.DataFrame({"topic": ["Zoos"], "term1": ["wild animals"], "term2": ["zoo"]}).to_csv(
+        tr9856, index=False)
+    run = CliRunner().invoke
+    for path, protocol, question in ((hyperlex, "hyperlex", "Is dog a type of animal?"),
+                                     (tr9856, "tr9856", "Are wild animals and zoo related?")):
+        out = tmp_path / protocol
+        result = run(cli, ["translate", "export", "--pairs", str(path), "--lang", "it",
+                           "--protocol", protocol, "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        assert read_table(out / "it_A.csv")["question"].tolist() == [question]

@@ -47,6 +47,11 @@ translator does the same sheet independently: do not consult each other.
 """
 
 
+#: other spellings of the pair columns (released SimLex, HyperLex and TR9856 layouts)
+PAIR_COLUMN_ALIASES = {"WORD1": "word1", "WORD2": "word2", "POS": "pos", "term1": "word1",
+                       "term2": "word2"}
+
+
 def read_table(path: str | Path, required: tuple[str, ...] = ()) -> pd.DataFrame:
     """Read a CSV as text cells; check that ``required`` columns are present."""
     path = Path(path)
@@ -96,8 +101,14 @@ def export_sheets(pairs_path, lang: str, out_dir, translators=("A", "B"),
     if not lang or "_" in lang or "/" in lang:
         raise InputError(f"language code {lang!r} must be non-empty without '_' or '/'",
                          field="lang")
-    pairs = translation.assign_pair_ids(read_table(pairs_path, ("word1", "word2", "pos")),
-                                        str(pairs_path))
+    table = read_table(pairs_path).rename(columns=PAIR_COLUMN_ALIASES)
+    for column in ("word1", "word2"):
+        if column not in table.columns:
+            raise InputError("missing column (needs word1, word2, optional pos)",
+                             path=pairs_path, field=column)
+    if "pos" not in table.columns:  # TR9856 terms carry no POS
+        table["pos"] = ""
+    pairs = translation.assign_pair_ids(table, str(pairs_path))
     out = Path(out_dir)
     written = [write_table(pairs, out / "source.csv")]
     for label in translators:

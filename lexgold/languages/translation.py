@@ -82,14 +82,16 @@ def assign_pair_ids(pairs: pd.DataFrame, source: str = "<pairs>") -> pd.DataFram
     """
     missing = [c for c in ("word1", "word2", "pos") if c not in pairs.columns]
     if missing:
-        raise InputError(f"missing column; pairs need word1, word2, pos", path=source,
-                         field=missing[0])
+        raise InputError("missing column; pairs need word1, word2, pos (may be empty)",
+                         path=source, field=missing[0])
     out = pairs.copy()
-    for column in ("word1", "word2", "pos"):
+    out["pos"] = out["pos"].fillna("")
+    for column in ("word1", "word2"):
         blank = out[column].isna() | (out[column].astype(str).str.strip() == "")
         if blank.any():
             raise InputError("empty value", path=source, line=int(blank.to_numpy().argmax()) + 2,
                              field=column)
+    for column in ("word1", "word2", "pos"):
         out[column] = out[column].astype(str).str.strip()
     if "pair_id" not in out.columns:
         keys = (out["word1"].str.lower() + "\t" + out["word2"].str.lower() + "\t"

