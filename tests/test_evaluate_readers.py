@@ -5,6 +5,7 @@ from pathlib import Path
 
 import gensim
 import numpy as np
+import pandas as pd
 import pytest
 from gensim.models import KeyedVectors, Word2Vec
 
@@ -135,3 +136,24 @@ def test_bad_gold_score_names_line_and_field(tmp_path):
     path.write_text("a\tb\tscore\ncat\tdog\t3\n")
     with pytest.raises(InputError, match=r"gold.txt:1: header has no column for word1, word2"):
         read_gold(path)
+
+
+def test_lexgold_process_gold_csv(tmp_path):
+    """``lexgold process`` writes gold.csv as CSV with the published column names; cells
+    it cannot fill (no concreteness source) are empty."""
+    simlex = pd.DataFrame({"word1": ["old", "smart"], "word2": ["new", "intelligent"],
+                           "POS": ["A", "A"], "SimLex999": [1.58, 9.2],
+                           "conc(w1)": [np.nan, 1.75], "conc(w2)": [np.nan, 2.46],
+                           "concQ": [np.nan, 1], "Assoc(USF)": [7.25, 0.0],
+                           "SimAssoc333": [1, 0], "SD(SimLex)": [0.41, 0.67]})
+    simlex.to_csv(tmp_path / "gold.csv", index=False)
+    gold = read_gold(tmp_path / "gold.csv")
+    assert gold.attrs["format"] == "simlex"
+    assert gold["score"].tolist() == [1.58, 9.2] and np.isnan(gold.loc[0, "conc1"])
+    hyperlex = pd.DataFrame({"WORD1": ["dog"], "WORD2": ["animal"], "POS": ["N"],
+                             "TYPE": ["hyp-1"], "AVG_SCORE": [5.5], "AVG_SCORE_0_10": [9.17],
+                             "STD": [0.5], "SCORES..": ["6 5 6 5"]})
+    hyperlex.to_csv(tmp_path / "gold_h.csv", index=False)
+    gold = read_gold(tmp_path / "gold_h.csv")
+    assert gold.attrs["format"] == "hyperlex"
+    assert gold.loc[0, ["word1", "relation", "score"]].tolist() == ["dog", "hyp-1", 5.5]
