@@ -53,7 +53,7 @@ def vectors_options(function):
               show_default=True, help="Out-of-vocabulary words: drop the pair, use the mean "
                                       "vector, or the zero vector (cosine 0).")
 @click.option("--bootstrap", "n_boot", type=int, default=1000, show_default=True,
-              help="Bootstrap resamples for 95%% CIs (0: none).")
+              help="Bootstrap resamples for 95 percent CIs (0: none).")
 @click.option("--compare", type=click.Path(exists=True, dir_okay=False),
               help="A second vector file: Steiger's test of the difference on the same pairs.")
 @click.option("--binary/--no-binary", default=None,
