@@ -414,3 +414,11 @@ def test_protocol_keys_change_the_build(tmp_path):
     lexicon = pd.read_csv(tmp_path / "out" / "lexicon.csv")
     # no stop list: "the" and "is" are terms now, but in every sentence (p = 1)
     assert sorted(lexicon[lexicon["topic"] == "physics"]["term"]) == ["quark"]
+
+
+def test_negative_seed_is_refused_before_reading(tmp_path):
+    corpus, topics = _hand_corpus(tmp_path)
+    result = _run(["build", "tr9856", "--corpus", str(corpus), "--topics", str(topics),
+                   "--seed", "-1", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1
+    assert result.output.strip() == "Error: field '--seed': expected a seed >= 0, found -1"

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections import Counter
 import json
 import re
 from importlib import metadata, resources
@@ -171,7 +172,9 @@ def topic_articles(topics: list[Topic], corpus: WikiDump | TextFolder, topics_pa
             raise InputError(f"topic has no articles: {hint}", path=topics_path,
                              field=f"topics.{topic.key}.articles")
         for title in titles:
-            topics_of.setdefault(title, []).append(topic.key)
+            keys = topics_of.setdefault(title, [])
+            if topic.key not in keys:  # "apollo 11" and "Apollo 11" are one article
+                keys.append(topic.key)
     return topics_of
 
 
@@ -208,7 +211,7 @@ def sample_topic(topic: Topic, lexicon: pd.DataFrame, config: TR9856Build,
         shortfalls.append(f"top-misc: {random_got} of {random_wanted} pairs")
     report = {"s_def": s_def, "s_top": {str(n): t for n, t in s_top.items()},
               "s_misc": {str(n): t for n, t in s_misc.items()},
-              "pairs": {k: int(v) for k, v in pairs["source"].value_counts(sort=False).items()},
+              "pairs": {k: int(v) for k, v in Counter(pairs["source"]).items()},
               "shortfalls": shortfalls}
     return pairs, report
 
@@ -267,6 +270,7 @@ def build_tr9856(corpus: str | Path | None, topics: str | Path | None, out_dir: 
     """
     if Path(out_dir).exists() and not Path(out_dir).is_dir():
         raise InputError("exists and is not a folder", path=out_dir, field="--out")
+    topic_rng(seed, "")  # a bad seed fails before the corpus is read
     if corpus is None:
         corpus = gensim_wiki_sample()
         topics = DEFAULT_TOPICS if topics is None else topics
