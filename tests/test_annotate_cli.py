@@ -2,6 +2,7 @@
 
 import json
 import re
+import sqlite3
 
 import pandas as pd
 import pytest
@@ -66,13 +67,34 @@ def test_create_errors_are_one_line(tmp_path, pairs):
     assert again.exit_code == 1 and "already holds a study" in again.output
 
 
-def test_serve_refuses_a_non_study_database(tmp_path):
-    result = CliRunner().invoke(cli, ["serve", str(tmp_path / "none.sqlite"), "--check"])
+@pytest.mark.parametrize("command", [["serve", "--check"], ["study", "report"],
+                                     ["study", "export", "--out", "x.csv"]])
+def test_missing_or_foreign_database_one_line_error(tmp_path, command):
+    missing = tmp_path / "none.sqlite"
+    result = CliRunner().invoke(cli, [command[0], *command[1:2], str(missing), *command[2:]]
+                                if command[0] == "study" else ["serve", str(missing), "--check"])
+    assert result.exit_code == 1
+    assert result.output == f"Error: {missing}: no such study database (create it with " \
+                            "`lexgold study create`)\n"
+    foreign = tmp_path / "other.sqlite"
+    sqlite3.connect(foreign).execute("CREATE TABLE t (x)").connection.commit()
+    args = [command[0], *command[1:2], str(foreign), *command[2:]] if command[0] == "study" \
+        else ["serve", str(foreign), "--check"]
+    result = CliRunner().invoke(cli, args)
     assert result.exit_code == 1 and "not a lexgold study database" in result.output
+    assert len(result.output.splitlines()) == 1
+
+
+def test_upgrade_is_idempotent(tmp_path, pairs):
+    db = tmp_path / "u.sqlite"
+    CliRunner().invoke(cli, ["study", "create", "--protocol", "simlex", "--pairs", str(pairs),
+                             "--db", str(db)])
+    result = CliRunner().invoke(cli, ["study", "upgrade", str(db)])
+    assert result.exit_code == 0 and "schema up to date" in result.output
 
 
 @pytest.mark.parametrize("command", [["study", "create"], ["study", "report"],
-                                     ["study", "export"], ["serve"]])
+                                     ["study", "export"], ["study", "upgrade"], ["serve"]])
 def test_help_has_an_example(command):
     result = CliRunner().invoke(cli, [*command, "--help"])
     assert result.exit_code == 0 and "Example:" in result.output

@@ -77,10 +77,10 @@ def report(study_db):
     from sqlalchemy import select
 
     from lexgold.annotate import models as m
-    from lexgold.annotate.db import database_url, make_engine, session_factory
+    from lexgold.annotate.db import open_study, session_factory
     from lexgold.annotate.study import progress
 
-    engine = make_engine(database_url(study_db))
+    engine = open_study(study_db)
     with session_factory(engine)() as session:
         design = session.scalars(select(m.Study)).one().report
         table = progress(session).to_dict("records")
@@ -99,15 +99,32 @@ def export_command(study_db, out_file, complete_only):
     Example:
         lexgold study export study.sqlite --out ratings.csv
     """
-    from lexgold.annotate.db import database_url, make_engine, session_factory
+    from lexgold.annotate.db import open_study, session_factory
     from lexgold.annotate.study import export_ratings
 
-    engine = make_engine(database_url(study_db))
+    engine = open_study(study_db)
     with session_factory(engine)() as session:
         frame = export_ratings(session, complete_only=complete_only)
     Path(out_file).parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(out_file, index=False)
     click.echo(f"{len(frame)} answers of {frame['rater_id'].nunique()} raters -> {out_file}")
+
+
+@study.command("upgrade")
+@click.argument("study_db")
+def upgrade_command(study_db):
+    """Bring a study database made by an older lexgold to the current schema (Alembic).
+
+    \b
+    Example:
+        lexgold study upgrade study.sqlite
+    """
+    from lexgold.annotate.db import database_url, make_engine, upgrade
+
+    engine = make_engine(database_url(study_db, must_exist=True))
+    upgrade(engine)
+    engine.dispose()
+    click.echo(f"{study_db}: schema up to date")
 
 
 @click.command()
@@ -133,8 +150,10 @@ def serve(study_db, host, port, threads, secure_cookies, check):
     from werkzeug.security import generate_password_hash
 
     from lexgold.annotate.app import create_app
-    from lexgold.annotate.db import database_url
+    from lexgold.annotate.db import database_url, open_study
 
+    open_study(study_db).dispose()          # one-line error for a missing / foreign database
+    db_url = database_url(study_db)
     loopback = host in ("127.0.0.1", "localhost", "::1")
     password_hash = os.environ.get("LEXGOLD_ADMIN_PASSWORD_HASH")
     if not password_hash:
@@ -144,7 +163,7 @@ def serve(study_db, host, port, threads, secure_cookies, check):
             click.echo(f"admin password (this run only): {password}")
         password_hash = generate_password_hash(password)
     secure = (not loopback) if secure_cookies is None else secure_cookies
-    app = create_app({"DATABASE_URL": database_url(study_db), "ADMIN_PASSWORD_HASH": password_hash,
+    app = create_app({"DATABASE_URL": db_url, "ADMIN_PASSWORD_HASH": password_hash,
                       "SESSION_COOKIE_SECURE": secure})
     server = create_server(app, host=host, port=port, threads=threads)
     url = f"http://{'localhost' if host in ('0.0.0.0', '::') else host}:{server.effective_port}/"
@@ -158,15 +177,23 @@ def serve(study_db, host, port, threads, secure_cookies, check):
 
 
 def _check(server, url: str) -> None:
-    thread = threading.Thread(target=server.run, daemon=True)
+    """Serve from this thread until one fetch of the entry page (in another) is done."""
+    from waitress import wasyncore
+
+    result = {}
+
+    def fetch():
+        try:
+            with urllib.request.urlopen(url, timeout=30) as response:
+                result["status"] = response.status
+        except OSError as err:
+            result["error"] = str(err)
+
+    thread = threading.Thread(target=fetch, daemon=True)
     thread.start()
-    try:
-        with urllib.request.urlopen(url, timeout=30) as response:
-            status = response.status
-    finally:
-        server.close()
-    if status != 200:
-        raise click.ClickException(f"entry page answered HTTP {status}")
-    click.echo(f"entry page OK (HTTP {status})")
-
-
+    while thread.is_alive():
+        wasyncore.loop(timeout=0.1, map=server._map, count=1)
+    server.close()
+    if result.get("status") != 200:
+        raise click.ClickException(f"entry page failed: {result}")
+    click.echo(f"entry page OK (HTTP {result['status']})")

@@ -24,8 +24,11 @@ from lexgold.errors import InputError
 MIGRATIONS = Path(__file__).resolve().parents[1] / "migrations"
 
 
-def database_url(study: str | Path) -> str:
-    """A database URL from a URL or a path to a SQLite file (``study.sqlite``)."""
+def database_url(study: str | Path, *, must_exist: bool = False) -> str:
+    """A database URL from a URL or a path to a SQLite file (``study.sqlite``).
+
+    With ``must_exist`` a SQLite file that is not there is an :class:`InputError` (rather than
+    silently creating an empty database)."""
     text = str(study)
     if "://" in text:
         try:
@@ -33,7 +36,23 @@ def database_url(study: str | Path) -> str:
         except ArgumentError:
             raise InputError("not a valid database URL", field="db") from None
         return text
-    return f"sqlite:///{Path(text).resolve()}"
+    path = Path(text)
+    if must_exist and not path.is_file():
+        raise InputError("no such study database (create it with `lexgold study create`)",
+                         path=path)
+    if not path.parent.is_dir():
+        raise InputError("folder does not exist", path=path.parent)
+    return f"sqlite:///{path.resolve()}"
+
+
+def open_study(study: str | Path) -> Engine:
+    """An engine on an existing study database at the current schema, else InputError."""
+    engine = make_engine(database_url(study, must_exist=True))
+    if not is_current(engine):
+        engine.dispose()
+        raise InputError("not a lexgold study database at the current schema (create it with "
+                         "`lexgold study create`, or run `lexgold study upgrade`)", path=study)
+    return engine
 
 
 def make_engine(url: str) -> Engine:
