@@ -230,9 +230,10 @@ def solve(questions: pd.DataFrame, vectors: Vectors, methods=METHODS, *, case: s
         check_choice("method", method, METHODS)
     check_choice("case", case, ("lower", "exact"))
     n, index, group = _vocabulary(vectors, case, restrict_vocab)
-    distinct = pd.unique(questions[list(ROLES)].to_numpy().ravel())
-    lookup = {word: index.get(fold(word, case), -1) for word in distinct}
-    looked_up = {role: questions[role].map(lookup).to_numpy(dtype=np.int64) for role in ROLES}
+    codes, distinct = pd.factorize(questions[list(ROLES)].to_numpy().ravel())
+    rows = np.array([index.get(fold(word, case), -1) for word in distinct], dtype=np.int64)
+    table = rows[codes].reshape(-1, len(ROLES))
+    looked_up = {role: table[:, i] for i, role in enumerate(ROLES)}
     covered = np.all([looked_up[r] >= 0 for r in ROLES], axis=0)
     kept = questions[covered].reset_index(drop=True)
     ids = {role: looked_up[role][covered] for role in ROLES}
