@@ -29,8 +29,8 @@ from lexgold.process.calibration import calibrate, calibration_shifts
 from lexgold.process.config import process_config
 from lexgold.process.exclusions import exclusion_table, excluded_raters
 from lexgold.process.ratings import ITEM, check_ratings, read_ratings
-from lexgold.process.release import (concreteness_group, concreteness_quartile, gold_table,
-                                    read_pairs, usf_concreteness)
+from lexgold.process.release import (concreteness_group, gold_table, read_pairs,
+                                    usf_concreteness)
 from lexgold.process.scaling import pair_scores
 from lexgold.process.splithalf import split_half, transitivity
 from lexgold.process.splits import lexical_split, random_split, score_interval
@@ -74,10 +74,16 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
     scores = pair_scores(final, rating_range=(release.rating_min, release.rating_max),
                          score_range=(release.score_min, release.score_max))
     scores = _with_subsets(scores, final, pairs, release.format, usf)
+    if pairs is not None:                 # release in the order of the pairs file
+        order = pairs.drop_duplicates(ITEM)[ITEM].reset_index(drop=True).reset_index()
+        scores = scores.merge(order, on=ITEM, how="left").sort_values(
+            "index", kind="stable").drop(columns="index").reset_index(drop=True)
     sources = {"pairs": pairs, "decimals": release.decimals}
     if release.format == "simlex":
         sources.update(usf=usf, brysbaert=brysbaert, conc_source=release.conc_source)
     gold = gold_table(scores, release.format, **sources)
+    if "concQ" in gold.columns:           # the released quartiles, for per-subset agreement
+        scores["concQ"] = gold["concQ"].array
     report = {"protocol": protocol.get("name", "?"), "protocol_file": protocol.get("_path", ""),
               "protocol_sha256": protocol.get("_sha256", ""), "config": asdict(config),
               "counts": _counts(raw, calibrated, final, scores, exclusions, shifted),
@@ -141,8 +147,6 @@ def _with_subsets(scores, final, pairs, format, usf=None) -> pd.DataFrame:
         if extra:
             table = pairs.drop_duplicates(ITEM)[ITEM + extra]
             scores = scores.merge(table, on=ITEM, how="left")
-    if {"conc1", "conc2"} <= set(scores.columns) and format == "simlex":
-        scores["concQ"] = concreteness_quartile(scores["conc1"] + scores["conc2"])
     if format == "hyperlex" and usf is not None:      # HyperLex section 5: G1-G4, USF 1-7
         conc = usf_concreteness(usf)
         scores["conc_group"] = concreteness_group(
