@@ -382,6 +382,14 @@ def test_security_headers_and_csrf(tmp_path, simlex_pairs):
     assert cookie.http_only and cookie.same_site == "Lax"
 
 
+def test_admin_login_locks_after_repeated_failures(simlex_study):
+    client = simlex_study.test_client()
+    codes = [client.post("/admin/login", data={"password": f"guess{k}"}).status_code
+             for k in range(11)]
+    assert codes == [401] * 10 + [429]
+    assert client.post("/admin/login", data={"password": "s3cret"}).status_code == 429
+
+
 def test_admin_is_disabled_without_a_password(tmp_path, simlex_pairs):
     url = database_url(tmp_path / "a.sqlite")
     create_study("simlex", simlex_pairs, url)

@@ -44,8 +44,14 @@ class Site:
         self.app = make_app(url)
         self.server = create_server(self.app, host="127.0.0.1", port=0, threads=4)
         self.base = f"http://127.0.0.1:{self.server.effective_port}/"
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
         self.thread.start()
+
+    def _serve(self):
+        from waitress import wasyncore
+        while not self.stop.is_set():
+            wasyncore.loop(timeout=0.1, map=self.server._map, count=1)
 
     def stored(self):
         with self.app.extensions["lexgold"].sessions() as session:
@@ -55,6 +61,8 @@ class Site:
         return ratings, checks
 
     def close(self):
+        self.stop.set()
+        self.thread.join()
         self.server.close()
         self.app.extensions["lexgold_engine"].dispose()
 

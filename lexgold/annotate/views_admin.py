@@ -8,6 +8,7 @@ Agreement (IAA-1, IAA-2) and the exclusions preview come from :mod:`lexgold.proc
 from __future__ import annotations
 
 import functools
+import time
 import tomllib
 import warnings
 
@@ -22,6 +23,8 @@ from lexgold.annotate.app import db, state
 from lexgold.annotate.study import export_ratings, progress
 
 admin = Blueprint("admin", __name__, url_prefix="/admin")
+#: failed logins (from anyone) tolerated within LOCKOUT_S before the login refuses to check
+MAX_FAILURES, LOCKOUT_S = 10, 300.0
 
 
 def admin_required(view):
@@ -41,9 +44,16 @@ def login():
                                "server with LEXGOLD_ADMIN_PASSWORD set."), 403
     if request.method == "GET":
         return render_template("admin_login.html", error=None)
+    failures = current_app.extensions.setdefault("lexgold_login_failures", [])
+    now = time.monotonic()
+    failures[:] = [t for t in failures if now - t < LOCKOUT_S]
+    if len(failures) >= MAX_FAILURES:
+        return render_template("admin_login.html", error="Too many failed attempts; try again "
+                               "in a few minutes."), 429
     if check_password_hash(stored, request.form.get("password", "")):
         session["admin"] = True
         return redirect(url_for("admin.overview"))
+    failures.append(now)
     return render_template("admin_login.html", error="Wrong password."), 401
 
 
