@@ -118,7 +118,7 @@ def tr9856(corpus, topics, protocol, seed, out_dir):
     Writes lexicon.csv, pairs.csv and report.json to --out.
 
     \b
-    Examples:
+    Example:
         lexgold build tr9856 --seed 1 --out tr-out
         lexgold build tr9856 --corpus wiki.xml.bz2 --topics topics.toml --out tr-out
     """
