@@ -190,3 +190,9 @@ def test_unknown_rule_is_an_input_error():
     protocol["process"]["exclusions"]["sd_bellow"] = 1
     with pytest.raises(InputError, match="sd_bellow"):
         exclusion_table(hyperlex_study(), protocol)
+
+
+def test_two_value_rule_needs_a_computable_correlation():
+    few = long({"a": [1, 2, 1], "b": [2, 1, 2]})
+    table = exclusion_table(few, protocol_with("hyperlex", rules=["two_value_alternation"]))
+    assert table.empty

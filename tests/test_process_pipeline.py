@@ -171,3 +171,37 @@ def test_agree_undefined_prints_na(tmp_path):
 @pytest.mark.parametrize("command", [agree, process, simulate])
 def test_commands_have_help_with_an_example(command):
     assert "Example:" in command.help
+
+
+def test_process_hyperlex_writes_splits_and_rejects_unknown_protocol(tmp_path, pairs):
+    ratings, _, _ = simulated(pairs, "hyperlex", 4)
+    ratings.to_csv(tmp_path / "ratings.csv", index=False)
+    out = tmp_path / "gold"
+    result = invoke("process", str(tmp_path / "ratings.csv"), "--protocol", "hyperlex",
+                    "--out", str(out), "--no-plots")
+    assert result.exit_code == 0, result.output
+    splits = pd.read_csv(out / "splits.csv", keep_default_na=False)
+    assert list(splits.columns) == ["word1", "word2", "random", "lexical"]
+    assert len(splits) == 300 and set(splits["random"]) == {"train", "dev", "test"}
+    report = (out / "report.md").read_text()
+    assert "| final |" in report and "IAA-1" in report
+    result = invoke("process", str(tmp_path / "ratings.csv"), "--protocol", "nosuch",
+                    "--out", str(out))
+    assert result.exit_code == 1 and "protocol file not found" in result.output
+
+
+def test_tr9856_pipeline_split_half_and_topics(pairs):
+    topics = pairs.assign(topic=np.where(np.arange(len(pairs)) % 2, "pets", "music"))
+    ratings, raters, _ = simulated(topics, "tr9856", 5)
+    ratings = ratings.merge(topics[["word1", "word2", "topic"]], on=["word1", "word2"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AgreementWarning)
+        result = process_ratings(ratings, "tr9856", rng=np.random.default_rng(0))
+    assert list(result.gold.columns) == ["term1", "term2", "score", "topic"]
+    assert set(result.gold["topic"]) == {"pets", "music"}
+    assert result.gold["score"].between(0, 1).all()
+    half = result.report["split_half"]
+    assert half["splits"] == 126 and half["pairs"] == 100 and 0 < half["r"] < 1
+    assert result.report["counts"]["excluded_raters"] == 0
+    assert {r["subset"] for r in result.report["agreement"]["by_subset"]["topic"]} == \
+        {"pets", "music"}

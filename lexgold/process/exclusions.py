@@ -23,7 +23,8 @@ HyperLex, section 4.5 (the paper names the patterns; the criteria are lexgold's,
     ``two_value_alternation`` at least two values, the two commonest make up at least
                            ``two_value_share`` of the answers, and the rater's Spearman against
                            the mean of the others is below ``two_value_max_rho`` (alternating
-                           between two ratings without following the pairs);
+                           between two ratings without following the pairs); not applied when
+                           that correlation cannot be computed (too few shared pairs);
     ``random_consistency`` on the consistency set, the one-sided p-value of the rater's Spearman
                            against the mean of all other raters exceeds
                            ``random_consistency_alpha`` (ratings indistinguishable from random).
@@ -164,7 +165,7 @@ def two_value_alternation(frame, config, agreement) -> pd.DataFrame:
     shares = _value_shares(frame)
     rho = agreement.groupby("rater_id")["rho_vs_mean"].mean()
     shares = shares.join(rho)
-    low = shares["rho_vs_mean"].isna() | (shares["rho_vs_mean"] < config.exclusions.two_value_max_rho)
+    low = shares["rho_vs_mean"] < config.exclusions.two_value_max_rho   # NaN: not computable
     hit = shares[(shares["distinct"] >= 2) & low &
                  (shares["top2"] >= config.exclusions.two_value_share - 1e-9)]
     return _rows(hit.index, "two_value_alternation", hit["rho_vs_mean"],
