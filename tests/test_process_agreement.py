@@ -157,7 +157,12 @@ def test_leave_one_out_gain_matches_recomputation():
 def test_by_subset_equals_agreement_on_the_subset():
     ratings = random_study(seed=2)
     ratings["pos"] = np.where(ratings["word1"].str[-1].astype(int) % 2 == 0, "N", "V")
-    table = agreement_by_subset(ratings, "pos", min_overlap=3).set_index("subset")
+    checks = pd.DataFrame({"rater_id": ["t0r0"], "tranche": 0, "word1": ["chosen"],
+                           "word2": ["pair"], "rating": [1.0], "pos": ["N"],
+                           "kind": ["checkpoint"]})
+    with_checks = pd.concat([ratings.assign(kind="unique"), checks], ignore_index=True)
+    table = agreement_by_subset(with_checks, "pos", min_overlap=3).set_index("subset")
+    assert table.loc["N", "pairs"] == ratings.loc[ratings["pos"] == "N", "word1"].nunique()
     for pos in ("N", "V"):
         part = ratings[ratings["pos"] == pos]
         assert table.loc[pos, "iaa1"] == pytest.approx(iaa_pairwise(part, min_overlap=3))

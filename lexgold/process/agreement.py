@@ -232,6 +232,7 @@ def agreement_by_subset(ratings: pd.DataFrame, subset: pd.Series | str, *,
         subset.
     """
     frame = check_ratings(ratings)
+    frame = frame[frame["kind"] != "checkpoint"]
     if isinstance(subset, str):
         if subset not in frame.columns:
             raise InputError(f"no such column; columns: {', '.join(frame.columns)}",
