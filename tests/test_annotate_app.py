@@ -482,3 +482,25 @@ def test_right_to_left_protocol_and_mturk_preview(tmp_path, simlex_pairs):
     assert "עד כמה דומות המילים" in page(client)[0]
     with app.extensions["lexgold"].sessions() as session:
         assert session.scalar(select(func.count()).select_from(m.Rater)) == 1
+
+
+def test_completion_url_and_revision_0002_keep_the_study(tmp_path, simlex_pairs):
+    protocol = protocol_variant(tmp_path, "simlex", tranches=1, raters_per_tranche=1)
+    url = database_url(tmp_path / "url.sqlite")
+    with pytest.raises(ValueError, match="completion-url"):
+        create_study(protocol, simlex_pairs, url, completion_url="javascript:alert(1)")
+    create_study(protocol, simlex_pairs, url, completion_code="CC7",
+                 completion_url="https://app.prolific.com/submissions/complete?cc={code}")
+    client = make_app(url).test_client()
+    enter(client)
+    last = rate_all(client)[2]
+    assert 'href="https://app.prolific.com/submissions/complete?cc=CC7"' in last
+    engine = make_engine(url)
+    downgrade(engine, "0001")                      # back to the first schema: study kept
+    with engine.connect() as connection:
+        assert connection.exec_driver_sql("SELECT completion_code FROM study").scalar() == "CC7"
+        assert connection.exec_driver_sql("SELECT count(*) FROM answer").scalar() > 100
+    upgrade(engine)
+    with engine.connect() as connection:
+        assert connection.exec_driver_sql("SELECT completion_url FROM study").scalar() == ""
+    engine.dispose()

@@ -39,6 +39,7 @@ class StudyState:
     seed: int
     completion_code: str
     screenout_code: str
+    completion_url: str
     protocol_text: str
 
 
@@ -67,7 +68,9 @@ def create_app(config: dict | None = None) -> Flask:
         if study is None:
             raise InputError("the database holds no study", field="db")
         state = StudyState(sessions, config_from_dict(study.config), study.name, study.seed,
-                           study.completion_code, study.screenout_code, study.protocol_text)
+                           study.completion_code, study.screenout_code,
+                           study.completion_url.replace("{code}", study.completion_code),
+                           study.protocol_text)
         if not app.config.get("SECRET_KEY"):
             app.config["SECRET_KEY"] = study.secret_key
     app.extensions["lexgold"] = state
@@ -136,8 +139,9 @@ def db():
     return g.db
 
 
-def message_page(text: str, heading: str | None = None, **values) -> str:
-    """A page showing one text of ``[study.texts]`` (filled with ``values``)."""
+def message_page(text: str, heading: str | None = None, link: str = "", **values) -> str:
+    """A page showing one text of ``[study.texts]`` (filled with ``values``) and a link."""
     texts = state().config.texts
     body = getattr(texts, text).format(**values) if values else getattr(texts, text)
-    return render_template("message.html", heading=heading or texts.error_heading, body=body)
+    return render_template("message.html", heading=heading or texts.error_heading, body=body,
+                           link=link)

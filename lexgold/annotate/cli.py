@@ -36,8 +36,12 @@ def study():
 @click.option("--name", help="Study name shown in the admin view (default: the protocol's).")
 @click.option("--completion-code", help="Code shown on completion (default: random).")
 @click.option("--screenout-code", help="Code shown to screened-out raters (default: random).")
+@click.option("--completion-url", default="",
+              help="Link shown on completion, {code} filled in (e.g. "
+                   "https://app.prolific.com/submissions/complete?cc={code}).")
 @click.option("--json", "as_json", is_flag=True, help="Print the full design report as JSON.")
-def create(protocol, pairs, db, seed, name, completion_code, screenout_code, as_json):
+def create(protocol, pairs, db, seed, name, completion_code, screenout_code, completion_url,
+           as_json):
     """Create a study from a protocol file and a pair set.
 
     Lays out tranches and groups (SPEC section 2), stores the design and prints what it could
@@ -51,7 +55,8 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, as_
     from lexgold.annotate.study import create_study
 
     report = create_study(protocol, pairs, database_url(db), seed=seed, name=name,
-                          completion_code=completion_code, screenout_code=screenout_code)
+                          completion_code=completion_code, screenout_code=screenout_code,
+                          completion_url=completion_url)
     if as_json:
         click.echo(json.dumps(report, indent=2))
         return

@@ -44,6 +44,8 @@ class Study(Base):
     secret_key: Mapped[str] = mapped_column(String(128))
     completion_code: Mapped[str] = mapped_column(String(100))
     screenout_code: Mapped[str] = mapped_column(String(100))
+    #: where a finished rater is sent back to, ``{code}`` filled in (revision 0002)
+    completion_url: Mapped[str] = mapped_column(String(500), default="", server_default="")
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
 

@@ -70,6 +70,7 @@ class Texts:
     error_no_consent: str = "Please tick both boxes to take part."
     completion_heading: str = "Thank you!"
     completion_text: str = "You have finished the study. Your completion code is: {code}"
+    completion_link: str = "Return to the study platform"
     screened_out_heading: str = "Thank you for your interest"
     screened_out_text: str = ("Your answer to the qualification question was not correct, so "
                               "the study ends here and no answers were kept. Your code is: {code}")

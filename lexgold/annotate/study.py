@@ -10,6 +10,7 @@ plus ``topic`` for topic studies and ``start_value``, ``response_ms``), which
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 from pathlib import Path
 
@@ -32,7 +33,7 @@ EXPORT_COLUMNS = ["rater_id", "tranche", "word1", "word2", "rating", "pos", "kin
 
 def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int = 0,
                  name: str | None = None, completion_code: str | None = None,
-                 screenout_code: str | None = None) -> dict:
+                 screenout_code: str | None = None, completion_url: str = "") -> dict:
     """Design a study and store it in the (new or empty) database at ``url``.
 
     Returns
@@ -45,6 +46,9 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
     InputError
         Bad protocol or pair file, or a database that already holds a study.
     """
+    if completion_url and not re.fullmatch(r"https?://[^\s\"'<>]+", completion_url):
+        raise InputError("expected an http(s) URL (with {code} where the code goes)",
+                         field="completion-url")
     spec = load_protocol(protocol)
     config = load_study_config(spec)
     frame = read_pairs(pairs, group_by=config.group_by)
@@ -63,7 +67,8 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
             config=config_to_dict(config), report=design.report, seed=seed,
             secret_key=secrets.token_hex(32),
             completion_code=completion_code or secrets.token_hex(4).upper(),
-            screenout_code=screenout_code or secrets.token_hex(4).upper()))
+            screenout_code=screenout_code or secrets.token_hex(4).upper(),
+            completion_url=completion_url))
         _store_design(session, frame, design, set(design.consistency), config.raters_per_tranche)
     engine.dispose()
     return {**design.report, "slots": config.raters_per_tranche * len(design.tranches)}

@@ -81,7 +81,7 @@ def task():
             return message_page("full_text")
     if current.stage == "done":
         return message_page("completion_text", texts.completion_heading,
-                            code=study.completion_code)
+                            link=study.completion_url, code=study.completion_code)
     return _step_page(current)
 
 
