@@ -443,6 +443,12 @@ def pg_url(postgres_url):
 def test_postgres_flow_and_concurrent_claims(pg_url, simlex_pairs, tmp_path):
     protocol = protocol_variant(tmp_path, "simlex", tranches=2, raters_per_tranche=3)
     create_study(protocol, simlex_pairs, pg_url, completion_code="PG-OK")
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+    engine = make_engine(pg_url)
+    with engine.connect() as connection:                         # migrations == models on PG
+        assert compare_metadata(MigrationContext.configure(connection), m.Base.metadata) == []
+    engine.dispose()
     got = run_concurrent_claims(pg_url, 12)
     taken = [g for g in got if g is not None]
     assert len(taken) == 6 and len(set(taken)) == 6
