@@ -186,9 +186,10 @@ def usf_checksums(usf_dir) -> list[dict]:
 
 
 def brysbaert_checksums(path) -> list[dict]:
-    directory = Path(path).parent if path and Path(path).is_file() else path
+    if path and Path(path).is_file():  # a user's file, under any name
+        return files_checksums([path])
     return [{"file": f.name, "sha256": f.sha256(), "expected_sha256": f.expected_sha256}
-            for f in resource_files("brysbaert_concreteness", directory)]
+            for f in resource_files("brysbaert_concreteness", path)]
 
 
 def wordnet_checksums(wordnet_dir) -> list[dict]:
