@@ -3,6 +3,7 @@
 import json
 import re
 import shutil
+import tomllib
 
 import numpy as np
 import pandas as pd
@@ -49,7 +50,8 @@ def test_pack_protocol_matches_english_except_language_keys(code, name):
             strip = lambda table: {k: v for k, v in table.items() if k not in STUDY_KEYS}
             assert strip(mine[key]) == strip(english[key])
         else:
-            assert mine.get(key) == english.get(key), key
+            assert mine.get(key) == english.get(key), (
+                f"{key}: the English protocol changed; run `lexgold pack rebase {code}`")
 
 
 @pytest.mark.parametrize("code,name", _packs())
@@ -74,6 +76,22 @@ def test_every_rater_facing_text_is_translated(code, name):
         assert mine.direction == "rtl"
         assert all(re.search("[\u05d0-\u05ea]", t) for t in
                    [mine.texts.question, mine.texts.title] + mine.texts.instructions)
+
+
+def test_rebase_keeps_the_translation_and_takes_the_rest_from_english(tmp_path):
+    from lexgold.languages.packs import english_base, rebase_protocol
+    shipped = load_pack("he").protocol("simlex")
+    copy = tmp_path / "simlex999.toml"
+    text = shipped.read_text(encoding="utf-8")
+    stale = re.sub(r"^decimals = 2$", "decimals = 3", text, count=1, flags=re.M)
+    assert stale != text
+    copy.write_text(stale, encoding="utf-8")
+    rebased = rebase_protocol(copy, english_base(copy))
+    assert rebased == text                    # back in step with the English protocol
+    mine = tomllib.loads(rebased)
+    assert mine["language"] == "he" and mine["study"]["direction"] == "rtl"
+    result = CliRunner().invoke(_cli(), ["pack", "rebase", "he", "--check"])
+    assert result.exit_code == 0 and "up to date" in result.output
 
 
 def test_pack_errors_name_the_file_and_key(tmp_path):

@@ -276,3 +276,33 @@ def pack_hyperlex(name, aligned, use_norms, usf_dir, seed, out_dir):
     counts = report["pool"]["candidates"]
     click.echo(f"pool: {sum(sum(v.values()) for v in counts.values())} candidates "
                f"{counts}; sampled pairs: {len(pairs)} -> {out / 'pairs.csv'}")
+
+
+@pack.command("rebase")
+@click.argument("name")
+@click.option("--check", is_flag=True, help="Only report which files would change (exit 1).")
+def pack_rebase(name, check):
+    """Rebuild a pack's protocol files on lexgold's current English protocols.
+
+    Keeps the pack's [study] table, name, language, header and [build] word_pattern and
+    offensive_lists; takes every other key from the English protocol of the same file name.
+
+    \b
+    Example:
+        lexgold pack rebase mypack --check
+    """
+    from lexgold.languages.packs import english_base, load_pack, rebase_protocol
+    changed = []
+    for path in load_pack(name).protocols.values():
+        text = rebase_protocol(path, english_base(path))
+        if text != path.read_text(encoding="utf-8"):
+            changed.append(path)
+            if not check:
+                path.write_text(text, encoding="utf-8")
+    verb = "out of date" if check else "rebased"
+    for path in changed:
+        click.echo(f"{verb}: {path}")
+    if not changed:
+        click.echo("up to date")
+    elif check:
+        raise SystemExit(1)

@@ -19,6 +19,7 @@ Relative paths in ``pack.toml`` are relative to the pack folder.
 from __future__ import annotations
 
 import dataclasses
+import re
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -157,3 +158,43 @@ def load_pack(name_or_path: str | Path) -> Pack:
 def shipped_packs() -> list[str]:
     """Language codes of the packs shipped with lexgold."""
     return sorted(p.name for p in Path(str(PACKAGED)).iterdir() if (p / "pack.toml").is_file())
+
+
+#: what a pack protocol file may set differently from the English protocol it translates
+TOP_LEVEL_KEYS = ("name", "language")
+BUILD_KEYS = ("word_pattern", "offensive_lists")
+
+
+def _study_block(text: str, source) -> str:
+    if "\n[study]\n" not in text or "\n[process]\n" not in text:
+        raise InputError("a protocol file needs a [study] table followed by [process]",
+                         path=source, field="study")
+    return "[study]\n" + text.split("\n[study]\n", 1)[1].split("\n[process]\n", 1)[0]
+
+
+def rebase_protocol(pack_file: str | Path, base_file: str | Path) -> str:
+    """The text of ``pack_file`` rebuilt on the current English protocol ``base_file``.
+
+    Everything comes from ``base_file`` except what a pack translates or adapts: the header
+    comment lines before the base's first line, the top-level ``name`` and ``language``, the
+    ``[build]`` keys ``word_pattern`` and ``offensive_lists``, and the whole ``[study]`` table.
+    Use it when lexgold's English protocols change (``lexgold pack rebase``).
+    """
+    pack_text = Path(pack_file).read_text(encoding="utf-8")
+    base_text = Path(base_file).read_text(encoding="utf-8")
+    head = base_text.split("\n[study]\n", 1)[0]
+    tail = "\n[process]\n" + base_text.split("\n[process]\n", 1)[1]
+    first_base_line = base_text.splitlines()[0]
+    header = pack_text.split(first_base_line, 1)[0] if first_base_line in pack_text else ""
+    for key in TOP_LEVEL_KEYS + BUILD_KEYS:
+        pattern = re.compile(rf"^{re.escape(key)} = .*$", re.M)
+        mine = pattern.search(pack_text.split("\n[study]\n", 1)[0])
+        if mine and pattern.search(head):
+            head = pattern.sub(lambda _: mine.group(0), head, count=1)
+    return header + head + "\n" + _study_block(pack_text, pack_file) + tail
+
+
+def english_base(pack_protocol: Path) -> Path:
+    """The shipped English protocol a pack's protocol file translates (by file name)."""
+    from lexgold.protocols import protocol_path
+    return protocol_path(pack_protocol.name)
