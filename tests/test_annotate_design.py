@@ -179,3 +179,10 @@ def test_reports_what_it_cannot_satisfy():
     unmet = " | ".join(design.report["unmet"])
     assert re.search(r"consistency set: 4 V pairs wanted, only 3 exist", unmet)
     assert re.search(r"14 N pairs wanted, only 10", unmet)
+
+
+def test_empty_tranches_are_dropped_and_reported():
+    config = StudyConfig(tranches=5, consistency={}, checkpoints=[])
+    design = design_study(frame({"N": 3}), config, np.random.default_rng(0))
+    assert len(design.tranches) == 3
+    assert "2 of 5 tranches got no pairs and were dropped" in design.report["unmet"]

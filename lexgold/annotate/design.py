@@ -89,7 +89,11 @@ def design_study(pairs: pd.DataFrame, config: StudyConfig, rng: np.random.Genera
                 steps.append(Step("checkpoint", batch, checkpoint=check))
             steps.extend(Step("group", batch, items=g) for g in groups)
             previous_last = groups[-1][-1][0]
-        tranches.append(steps)
+        if any(step.kind == "group" for step in steps):
+            tranches.append(steps)
+    if len(tranches) < n_tranches:
+        unmet.append(f"{n_tranches - len(tranches)} of {n_tranches} tranches got no pairs "
+                     "and were dropped")
     report = _report(tranches, pairs, config, consistency, key, unmet)
     return Design(tranches, list(consistency), report)
 
