@@ -21,7 +21,7 @@ import hashlib
 import importlib.util
 import io
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import mwparserfromhell
@@ -92,20 +92,47 @@ class _HashingReader(io.RawIOBase):
         return size or 0
 
 
-def strip_wiki(wikitext: str) -> str:
-    """Plain text of a MediaWiki article, keeping only running prose.
+def strip_wiki(wikitext: str, skip_sections: Iterable[str] = ()) -> str:
+    r"""Plain text of a MediaWiki article, keeping only running prose.
 
     Removes templates, footnotes (``<ref>``) and other non-prose tags, comments, headings,
     category / file / interlanguage links (any link whose target has a namespace prefix), and
-    keeps the visible text of ordinary links (``[[Moon|the moon]]`` -> ``the moon``).
+    keeps the visible text of ordinary links (``[[Moon|the moon]]`` -> ``the moon``). A section
+    whose heading is in ``skip_sections`` (case-insensitive) is dropped with its sub-sections.
 
     >>> strip_wiki("The [[Moon|moon]]<ref>cite</ref> {{convert|1|km}} orbits.[[Category:Moons]]")
     'The moon  orbits.'
+    >>> strip_wiki("Prose.\n== See also ==\n* [[Sun]]\n=== More ===\nx\n== Orbit ==\nOrbits.",
+    ...            skip_sections=["See also"])
+    'Prose.\nOrbits.'
     """
     code = mwparserfromhell.parse(wikitext)
-    code.nodes = [node for node in code.nodes if not _is_dropped(node)]  # top level, one pass
+    _prune(code, {" ".join(s.split()).lower() for s in skip_sections}, [0])
     text = code.strip_code(normalize=True, collapse=True)
     return "\n".join(line.strip() for line in text.splitlines() if _is_prose_line(line))
+
+
+def _prune(code, skip: set[str], skipping: list[int]) -> None:
+    """Drop non-prose nodes and skipped sections in one pass, in document order.
+
+    Unbalanced markup (an unclosed ``''``) makes the parser nest later text, headings included,
+    inside a tag, so tags are pruned recursively; ``skipping[0]`` is the level of the heading
+    being skipped (0: none).
+    """
+    kept = []
+    for node in code.nodes:
+        if isinstance(node, Heading):
+            title = " ".join(node.title.strip_code().split()).lower()
+            if not skipping[0] or node.level <= skipping[0]:
+                skipping[0] = node.level if title in skip else 0
+        elif _is_dropped(node):
+            continue
+        elif isinstance(node, Tag) and node.contents is not None:
+            _prune(node.contents, skip, skipping)
+            kept.append(node)
+        elif not skipping[0]:
+            kept.append(node)
+    code.nodes = kept
 
 
 def _is_dropped(node) -> bool:
@@ -142,8 +169,9 @@ class WikiDump:
 
     unit = "B"
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, skip_sections: Iterable[str] = ()):
         self.path = Path(path)
+        self.skip_sections = tuple(skip_sections)
         self.size = self.path.stat().st_size
         self.sha256: str | None = None
         self.redirects: dict[str, str] = {}
@@ -187,7 +215,7 @@ class WikiDump:
                               else text.partition("[[")[2].partition("]]")[0])
                     self.redirects[title] = normalise_title(target)
                 else:
-                    yield Article(title, strip_wiki(text))
+                    yield Article(title, strip_wiki(text, self.skip_sections))
             root.clear()  # keep memory flat: drop every finished page
 
 
@@ -240,9 +268,10 @@ class TextFolder:
         return sorted(t for t, f in self.files.items() if base in f.parents)
 
 
-def open_corpus(path: str | Path) -> WikiDump | TextFolder:
-    """A :class:`TextFolder` for a folder, else a :class:`WikiDump`."""
+def open_corpus(path: str | Path, skip_sections: Iterable[str] = ()) -> WikiDump | TextFolder:
+    """A :class:`TextFolder` for a folder, else a :class:`WikiDump` (``skip_sections``: see
+    :func:`strip_wiki`)."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(2, "No such file or directory", str(path))
-    return TextFolder(path) if path.is_dir() else WikiDump(path)
+    return TextFolder(path) if path.is_dir() else WikiDump(path, skip_sections)

@@ -40,6 +40,10 @@ from lexgold.protocols import load_protocol, parse_section
 DEFAULT_TOPICS = "tr9856_enwiki_sample_topics.toml"
 LEXICON_COLUMNS = ["topic", "term", "n", "x", "p", "p_bonferroni", "term_sentences"]
 PAIR_COLUMNS = ["topic", "term1", "term2", "source"]
+#: Wikipedia's standard appendix sections (Manual of Style, "Layout"): lists of references and
+#: links, not prose about the topic
+APPENDIX_SECTIONS = ("See also", "Notes", "Notes and references", "References", "Citations",
+                     "Sources", "Bibliography", "Further reading", "External links")
 
 
 @dataclasses.dataclass
@@ -57,6 +61,8 @@ class TR9856Build:
     token_pattern: str = r"\w+(?:[-.]\w+)*"
     lowercase: bool = True
     stop_words: str = "tr9856_stopwords_snowball_english.txt"
+    skip_wiki_sections: list[str] = dataclasses.field(default_factory=lambda: list(
+        APPENDIX_SECTIONS))
 
 
 def load_build_config(protocol: dict) -> TR9856Build:
@@ -286,7 +292,7 @@ def build_tr9856(corpus: str | Path | None, topics: str | Path | None, out_dir: 
     if not topics_path.is_file() and str(topics) == DEFAULT_TOPICS:
         topics_path = Path(str(resources.files("lexgold.protocols") / DEFAULT_TOPICS))
     topic_list = read_topics(topics_path)
-    reader = open_corpus(corpus)
+    reader = open_corpus(corpus, config.skip_wiki_sections)
     topics_of = topic_articles(topic_list, reader, topics_path)
     counts, found = count_corpus(reader, topics_of, options, show_progress=show_progress,
                                  train_punkt=config.sentence_splitter == "punkt-trained",
