@@ -255,6 +255,10 @@ def test_sheet_errors_name_file_line_field(tmp_path):
     assert len(again) == 1 and again["checker"].tolist() == ["a"]
 
 
+def report_sheet(out):
+    return json.loads((out / "report.json").read_text())["human_check"]["sheet"]
+
+
 def test_check_workflow_through_the_command_line(tmp_path):
     protocol, out = _tiny(tmp_path), tmp_path / "out"
     runner = CliRunner()
@@ -274,7 +278,8 @@ def test_check_workflow_through_the_command_line(tmp_path):
     second = runner.invoke(cli, ["build", "hyperlex", "--protocol", str(protocol), "--seed", "2",
                                  "--out", str(out), *names])
     assert second.exit_code == 0, second.output
-    assert not (out / "check-round-1.csv").exists() and (out / "check-round-2.csv").exists()
+    assert (out / "check-round-2.csv").exists()
+    assert report_sheet(out) == "check-round-2.csv"
     assert len(pd.read_csv(out / "checks.csv")) == 21
     assert len(pd.read_csv(out / "pairs.csv")) == 7
     step2 = pd.read_csv(out / "check-round-2.csv")

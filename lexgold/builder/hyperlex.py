@@ -445,7 +445,8 @@ def run_hyperlex(out_dir, *, protocol="hyperlex", usf_dir=None, wordnet_dir=None
 
     Files in ``out_dir``: ``pool.csv``, ``pairs.csv`` (accepted pairs), ``report.json``,
     ``checks.csv`` (every verdict so far) and, while pairs wait for a check,
-    ``check-round-R.csv`` (the sheet to fill next).
+    ``check-round-R.csv`` (the sheet to fill next; sheets of earlier rounds are left alone,
+    they may be the filled copies).
     """
     protocol = load_protocol(protocol)
     settings = load_settings(protocol, concreteness)
@@ -475,8 +476,6 @@ def run_hyperlex(out_dir, *, protocol="hyperlex", usf_dir=None, wordnet_dir=None
         resources["brysbaert_concreteness"] = common.brysbaert_checksums(brysbaert)
     report["manifest"] = common.manifest(protocol, seed, settings, resources)
     out.mkdir(parents=True, exist_ok=True)
-    for old in sorted(out.glob("check-round-*.csv")):
-        old.unlink()  # only the sheet of the current round is left to fill
     if verdicts is not None:
         round_ = int(verdicts["round"].max()) + 1 if len(verdicts) else 1
         if len(to_check):
