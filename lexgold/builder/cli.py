@@ -2,7 +2,7 @@
 
 import click
 
-from lexgold.cliutil import not_yet_available, out_option, seed_option, usf_option, wordnet_option
+from lexgold.cliutil import out_option, seed_option, usf_option, wordnet_option
 
 
 def protocol_option(default):
