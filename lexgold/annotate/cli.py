@@ -137,11 +137,13 @@ def upgrade_command(study_db):
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
 @click.option("--port", type=int, default=8000, show_default=True, help="Port (0: any free one).")
 @click.option("--threads", type=int, default=8, show_default=True, help="Waitress worker threads.")
+@click.option("--connection-limit", type=int, default=1000, show_default=True,
+              help="Open connections accepted at once (each rater's browser keeps one open).")
 @click.option("--secure-cookies/--no-secure-cookies", default=None,
               help="Secure session cookies (default: on unless serving on loopback).")
 @click.option("--check", is_flag=True,
               help="Start, fetch the entry page once, print the URL and status, and exit.")
-def serve(study_db, host, port, threads, secure_cookies, check):
+def serve(study_db, host, port, threads, connection_limit, secure_cookies, check):
     """Serve a study's rating site under waitress (a production WSGI server).
 
     The admin password comes from LEXGOLD_ADMIN_PASSWORD (or a werkzeug hash in
@@ -170,7 +172,8 @@ def serve(study_db, host, port, threads, secure_cookies, check):
     secure = (not loopback) if secure_cookies is None else secure_cookies
     app = create_app({"DATABASE_URL": db_url, "ADMIN_PASSWORD_HASH": password_hash,
                       "SESSION_COOKIE_SECURE": secure})
-    server = create_server(app, host=host, port=port, threads=threads)
+    server = create_server(app, host=host, port=port, threads=threads,
+                           connection_limit=connection_limit)
     url = f"http://{'localhost' if host in ('0.0.0.0', '::') else host}:{server.effective_port}/"
     click.echo(f"serving {study_db} at {url} (admin: {url}admin/)")
     if secure:
