@@ -9,12 +9,12 @@ import pytest
 from click.testing import CliRunner
 
 from lexgold.builder import common
-from lexgold.builder.simlex import (CLASSES, SimLexBuild, assign_classes, associated_pool,
+from lexgold.builder.simlex import (CLASSES, assign_classes, associated_pool,
                                     build_simlex, load_settings, run_simlex)
 from lexgold.cli import cli
 from lexgold.errors import InputError
 from lexgold.protocols import load_protocol
-from lexgold.resources import pos_tendency, read_usf, usf_pos_counts
+from lexgold.resources import pos_tendency, usf_pos_counts
 
 
 @pytest.fixture(scope="module")
