@@ -167,6 +167,10 @@ def test_by_subset_equals_agreement_on_the_subset():
         part = ratings[ratings["pos"] == pos]
         assert table.loc[pos, "iaa1"] == pytest.approx(iaa_pairwise(part, min_overlap=3))
         assert table.loc[pos, "iaa2"] == pytest.approx(iaa_against_mean(part, min_overlap=3))
+    boot = agreement_by_subset(ratings, "pos", min_overlap=3, rng=np.random.default_rng(0),
+                               n_boot=30).set_index("subset")
+    assert (boot["iaa1_low"] <= boot["iaa1_high"]).all()
+    assert boot[["iaa1", "iaa2"]].equals(table[["iaa1", "iaa2"]])
     labels = pd.Series({("c0", "w"): "first", ("c1", "w"): "first", ("c2", "w"): "first"})
     table = agreement_by_subset(ratings, labels, min_overlap=3)
     assert table["subset"].tolist() == ["first"] and table["pairs"].tolist() == [3]

@@ -178,13 +178,16 @@ def test_process_hyperlex_writes_splits_and_rejects_unknown_protocol(tmp_path, p
     ratings.to_csv(tmp_path / "ratings.csv", index=False)
     out = tmp_path / "gold"
     result = invoke("process", str(tmp_path / "ratings.csv"), "--protocol", "hyperlex",
-                    "--out", str(out), "--no-plots")
+                    "--out", str(out), "--no-plots", "--bootstrap", "0")
     assert result.exit_code == 0, result.output
     splits = pd.read_csv(out / "splits.csv", keep_default_na=False)
     assert list(splits.columns) == ["word1", "word2", "random", "lexical"]
     assert len(splits) == 300 and set(splits["random"]) == {"train", "dev", "test"}
     report = (out / "report.md").read_text()
     assert "| final |" in report and "IAA-1" in report
+    figures = json.loads((out / "report.json").read_text())
+    assert figures["config"]["agreement"]["bootstrap"] == 0
+    assert "iaa1_ci" not in figures["agreement"]["final"]
     result = invoke("process", str(tmp_path / "ratings.csv"), "--protocol", "nosuch",
                     "--out", str(out))
     assert result.exit_code == 1 and "protocol file not found" in result.output

@@ -213,7 +213,9 @@ def rater_against_mean(ratings: pd.DataFrame, *, pool: Pool = "tranche",
 
 
 def agreement_by_subset(ratings: pd.DataFrame, subset: pd.Series | str, *,
-                        pool: Pool = "tranche", min_overlap: int = MIN_OVERLAP) -> pd.DataFrame:
+                        pool: Pool = "tranche", min_overlap: int = MIN_OVERLAP,
+                        rng: np.random.Generator | None = None, n_boot: int = 0,
+                        level: float = 0.95) -> pd.DataFrame:
     """IAA-1 and IAA-2 within each subset of pairs (POS, concreteness class, relation ...).
 
     Parameters
@@ -223,13 +225,15 @@ def agreement_by_subset(ratings: pd.DataFrame, subset: pd.Series | str, *,
     subset : str or pandas.Series
         A column of ``ratings`` (e.g. ``"pos"``), or a Series indexed by ``(word1, word2)``
         giving each pair's subset label; pairs without a label are left out.
+    rng, n_boot, level : optional
+        With ``n_boot > 0``, bootstrap intervals per subset (see :func:`bootstrap_ci`).
 
     Returns
     -------
     pandas.DataFrame
-        ``subset, iaa1, iaa2, raters, pairs`` sorted by subset. Correlations are computed on the
-        subset's items only (SimLex Figure 4; HyperLex Table 5), so ``min_overlap`` applies per
-        subset.
+        ``subset, iaa1, iaa2, raters, pairs`` sorted by subset, plus ``iaa1_low, iaa1_high,
+        iaa2_low, iaa2_high`` with ``n_boot > 0``. Correlations are computed on the subset's
+        items only (SimLex Figure 4; HyperLex Table 5), so ``min_overlap`` applies per subset.
     """
     frame = check_ratings(ratings)
     frame = frame[frame["kind"] != "checkpoint"]
@@ -246,12 +250,21 @@ def agreement_by_subset(ratings: pd.DataFrame, subset: pd.Series | str, *,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AgreementWarning)
         for label, part in frame.groupby(labels.to_numpy(), sort=True, dropna=True):
-            rows.append({"subset": label,
-                         "iaa1": iaa_pairwise(part, pool=pool, min_overlap=min_overlap),
-                         "iaa2": iaa_against_mean(part, pool=pool, min_overlap=min_overlap),
-                         "raters": part["rater_id"].nunique(),
-                         "pairs": len(part[ITEM].drop_duplicates())})
-    return pd.DataFrame(rows, columns=["subset", "iaa1", "iaa2", "raters", "pairs"])
+            row = {"subset": label,
+                   "iaa1": iaa_pairwise(part, pool=pool, min_overlap=min_overlap),
+                   "iaa2": iaa_against_mean(part, pool=pool, min_overlap=min_overlap),
+                   "raters": part["rater_id"].nunique(),
+                   "pairs": len(part[ITEM].drop_duplicates())}
+            for name, statistic in (("iaa1", iaa_pairwise), ("iaa2", iaa_against_mean)):
+                if n_boot > 0:
+                    row[f"{name}_low"], row[f"{name}_high"] = bootstrap_ci(
+                        part, statistic, rng=rng, n_boot=n_boot, level=level, pool=pool,
+                        min_overlap=min_overlap)
+            rows.append(row)
+    columns = ["subset", "iaa1", "iaa2", "raters", "pairs"]
+    if n_boot > 0:
+        columns += ["iaa1_low", "iaa1_high", "iaa2_low", "iaa2_high"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def bootstrap_ci(ratings: pd.DataFrame, statistic: Callable[..., float], *,
@@ -260,8 +273,11 @@ def bootstrap_ci(ratings: pd.DataFrame, statistic: Callable[..., float], *,
     """Percentile bootstrap confidence interval of an agreement statistic over pairs.
 
     Pairs (items) are drawn with replacement, each drawn pair bringing all of its ratings; a
-    pair drawn twice counts as two items. ``statistic(resampled, **kwargs)`` is recomputed per
-    replicate; undefined replicates are dropped.
+    pair drawn twice counts as two items. The draw is stratified by design: pairs are grouped by
+    the set of tranches they appear in (each tranche's unique pairs; the consistency pairs) and
+    each stratum keeps its size, so every tranche keeps its number of pairs.
+    ``statistic(resampled, **kwargs)`` is recomputed per replicate; undefined replicates are
+    dropped.
 
     Parameters
     ----------
@@ -299,9 +315,13 @@ def bootstrap_ci(ratings: pd.DataFrame, statistic: Callable[..., float], *,
         where = np.full(n_items, -1)
         where[group.items] = np.arange(len(group.items))
         groups.append((where, group.matrix))
+    draw = _stratified_draw(
+        np.concatenate([g.items for g in matrices]) if matrices else np.array([], int),
+        np.concatenate([[str(g.key)] * len(g.items) for g in matrices]) if matrices
+        else np.array([], str), n_items)
     values = []
     for _ in range(n_boot):
-        draws = rng.integers(0, n_items, n_items)
+        draws = draw(rng)
         sample = []
         for where, matrix in groups:
             rows = where[draws]
@@ -320,6 +340,25 @@ def _percentile_interval(values, level):
     return (float(low), float(high))
 
 
+def _stratified_draw(items: np.ndarray, groups: np.ndarray, n_items: int):
+    """A function ``rng -> item codes``: items redrawn with replacement within their stratum,
+    a stratum being the set of groups (tranches) an item appears in."""
+    labels, group_index = np.unique(np.asarray(groups, dtype=str), return_inverse=True)
+    membership = np.zeros((n_items, max(len(labels), 1)), dtype=bool)
+    membership[items, group_index] = True
+    stratum = np.unique(membership, axis=0, return_inverse=True)[1].ravel()
+    order = np.argsort(stratum, kind="stable")
+    in_order = stratum[order]
+    sizes = np.bincount(stratum)
+    starts = np.cumsum(sizes) - sizes
+
+    def draw(rng: np.random.Generator) -> np.ndarray:
+        if n_items == 0:
+            return np.array([], dtype=int)
+        return order[starts[in_order] + rng.integers(0, sizes[in_order])]
+    return draw
+
+
 def _bootstrap_frames(ratings, statistic, rng, n_boot, level, kwargs):
     """Bootstrap of any statistic over long-format frames (slower; used for other callables)."""
     frame = check_ratings(ratings)
@@ -328,11 +367,14 @@ def _bootstrap_frames(ratings, statistic, rng, n_boot, level, kwargs):
     order = np.argsort(codes, kind="stable")
     counts = np.bincount(codes)
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    by = frame["tranche"] if kwargs.get("pool", "tranche") == "tranche" else "all"
+    draw = _stratified_draw(codes, np.broadcast_to(np.asarray(by, dtype=str), len(codes)),
+                            len(counts))
     values = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AgreementWarning)
         for _ in range(n_boot):
-            draws = rng.integers(0, len(counts), len(counts))
+            draws = draw(rng)
             sizes = counts[draws]
             offsets = np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
             rows = order[np.repeat(starts[draws], sizes) + offsets]

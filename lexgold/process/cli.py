@@ -71,8 +71,11 @@ def agree(ratings, as_json, pool, min_overlap):
                    "topic of each pair for gold.csv and per-subset agreement.")
 @usf_option
 @seed_option
+@click.option("--bootstrap", type=click.IntRange(min=0),
+              help="Bootstrap replicates for the confidence intervals (0 = none); default: "
+                   "the protocol's [process.agreement] bootstrap (200).")
 @click.option("--no-plots", is_flag=True, help="Skip the PNG plots of report.md.")
-def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, no_plots):
+def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no_plots):
     """Turn raw ratings into a released gold standard with its reliability report.
 
     Calibrates, excludes raters, averages and rescales per pair, measures agreement, and
@@ -86,7 +89,7 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, no_plots):
     from lexgold.process.pipeline import run
 
     report = run(ratings, protocol, out_dir, pairs_path=pairs_path, seed=seed, usf_dir=usf_dir,
-                 plots=not no_plots)
+                 plots=not no_plots, bootstrap=bootstrap)
     counts, final = report["counts"], report["agreement"]["final"]
     show = lambda v: "n/a" if v is None else f"{v:.3f}"  # noqa: E731
     click.echo(f"{counts['released_pairs']} pairs released from "

@@ -103,13 +103,15 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
 
 def run(ratings_path: str | Path, protocol: str, out_dir: str | Path, *,
         pairs_path: str | Path | None = None, seed: int = 0, usf_dir: str | Path | None = None,
-        plots: bool = True) -> dict:
+        plots: bool = True, bootstrap: int | None = None) -> dict:
     """``lexgold process``: read, process, write ``gold.csv``, ``exclusions.csv``,
     ``report.json``, ``report.md`` (+ plots) and ``splits.csv`` when the protocol splits."""
     from lexgold.resources import read_brysbaert, read_usf
 
     ratings = read_ratings(ratings_path)
     loaded = load_protocol(protocol)
+    if bootstrap is not None:             # command-line override of [process.agreement]
+        loaded.setdefault("process", {}).setdefault("agreement", {})["bootstrap"] = bootstrap
     pairs = read_pairs(pairs_path) if pairs_path else None
     format = process_config(loaded).release.format
     usf = read_usf(usf_dir) if format in ("simlex", "hyperlex") else None
@@ -189,7 +191,9 @@ def _agreement(raw, calibrated, final, scores, config, rng) -> dict:
             if column in scores.columns and scores[column].replace("", np.nan).notna().any():
                 labels = scores.set_index(ITEM)[column].replace("", np.nan).dropna()
                 labels.index = list(labels.index)
-                table = iaa.agreement_by_subset(final, labels.astype(str), **options)
+                table = iaa.agreement_by_subset(
+                    final, labels.astype(str), rng=rng, n_boot=config.agreement.bootstrap,
+                    level=config.agreement.ci_level, **options)
                 out["by_subset"][column] = table.to_dict(orient="records")
     return out
 

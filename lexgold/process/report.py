@@ -60,6 +60,12 @@ def _fmt(value) -> str:
     return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
+def _interval(row: dict, name: str) -> str:
+    if row.get(f"{name}_low") is None:
+        return ""
+    return f" ({_fmt(row[f'{name}_low'])}-{_fmt(row[f'{name}_high'])})"
+
+
 def write_markdown(report: dict, gold: pd.DataFrame, path: Path, images: list[str]) -> None:
     """``report.md``: counts per stage, agreement figures, exclusions, plots, gold head."""
     agreement, counts = report["agreement"], report["counts"]
@@ -84,8 +90,9 @@ def write_markdown(report: dict, gold: pd.DataFrame, path: Path, images: list[st
     for name, rows in agreement.get("by_subset", {}).items():
         lines += ["", f"### By {name}", "", "| subset | IAA-1 | IAA-2 | raters | pairs |",
                   "| --- | --- | --- | --- | --- |"]
-        lines += [f"| {r['subset']} | {_fmt(r['iaa1'])} | {_fmt(r['iaa2'])} | {r['raters']} | "
-                  f"{r['pairs']} |" for r in rows]
+        lines += [f"| {r['subset']} | {_fmt(r['iaa1'])}{_interval(r, 'iaa1')} | "
+                  f"{_fmt(r['iaa2'])}{_interval(r, 'iaa2')} | {r['raters']} | {r['pairs']} |"
+                  for r in rows]
     if "split_half" in report:
         half = report["split_half"]
         lines += ["", "## Split-half (TR9856 section 4)", "",
