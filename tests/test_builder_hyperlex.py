@@ -314,3 +314,16 @@ def test_no_rel_pool_reasons(res):
     assert pool.reason("cathedral", "building", "N") == "in-usf"
     assert pool.reason("church", "building", "N") == "wordnet-hyp-2"  # both USF cues, not a USF pair
     assert pool.reason("chimney", "swan", "N") == ""
+
+
+def test_duplicates_are_judged_among_kept_pairs(pool, usf):
+    """(X, Y) dropped for another reason leaves (Y, X) in; a kept pair's reverse is a duplicate."""
+    kept = pool[pool["excluded"] == ""]
+    kept_keys = {frozenset(p) for p in zip(kept["word1"], kept["word2"])}
+    duplicates = pool[pool["excluded"] == "duplicate"]
+    assert len(duplicates) > 0
+    assert all(frozenset(p) in kept_keys for p in zip(duplicates["word1"], duplicates["word2"]))
+    few = pool[pool["excluded"] == "few-participants"]
+    few_keys = {frozenset(p) for p in zip(few["word1"], few["word2"])}
+    rescued = [k for k in kept_keys if k in few_keys]
+    assert rescued  # pairs whose other order had too few participants are still candidates

@@ -171,7 +171,8 @@ def candidate_pool(usf: pd.DataFrame, settings: HyperLexBuild, labeller: Relatio
     mark(frame["relation"] == "no-rel", "no-rel")
     open_rows = reason == ""
     keys = pd.Series([frozenset(p) for p in zip(frame["word1"], frame["word2"])], index=frame.index)
-    mark(open_rows & keys.duplicated(), "duplicate")
+    # among the pairs still in: an excluded (X, Y) must not knock out its (Y, X)
+    mark(keys[open_rows].duplicated().reindex(frame.index, fill_value=False), "duplicate")
     frame["excluded"] = reason
     frame["pool"] = "step1"
     return frame[POOL_COLUMNS[:-1]]
