@@ -41,13 +41,14 @@ def plot_rater_agreement(agreement: pd.DataFrame, excluded: set, threshold: floa
     """Each rater's mean pairwise Spearman, sorted, with the rule-(a) threshold marked."""
     table = agreement.dropna(subset=["mean_rho"]).sort_values("mean_rho").reset_index(drop=True)
     figure, axis = plt.subplots(figsize=(7, 3))
-    colours = ["#cc3311" if r in excluded else "#4477aa" for r in table["rater_id"]]
-    axis.scatter(range(len(table)), table["mean_rho"], s=6, c=colours)
+    out = table["rater_id"].isin(excluded).to_numpy()
+    axis.scatter(table.index[~out], table["mean_rho"][~out], s=6, c="#4477aa", label="kept")
+    axis.scatter(table.index[out], table["mean_rho"][out], s=8, c="#cc3311", label="excluded")
     if threshold is not None and not math.isnan(threshold):
         axis.axhline(threshold, color="#cc3311", linestyle="--", linewidth=1,
                      label=f"rule (a) threshold {threshold:.3f}")
-        axis.legend(loc="lower right", fontsize=8)
-    axis.set_xlabel("raters, sorted (red: excluded)")
+    axis.legend(loc="lower right", fontsize=8)
+    axis.set_xlabel("raters, sorted by mean pairwise Spearman")
     axis.set_ylabel("mean pairwise Spearman")
     figure.tight_layout()
     figure.savefig(path, dpi=100)
