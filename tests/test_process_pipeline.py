@@ -208,3 +208,16 @@ def test_tr9856_pipeline_split_half_and_topics(pairs):
     assert result.report["counts"]["excluded_raters"] == 0
     assert {r["subset"] for r in result.report["agreement"]["by_subset"]["topic"]} == \
         {"pets", "music"}
+
+
+def test_simulate_without_pairs_samples_usf(tmp_path):
+    out = tmp_path / "r.csv"
+    result = invoke("simulate", "--protocol", "tr9856", "--n-pairs", "120", "--out", str(out),
+                    "--seed", "2", "--truth", str(tmp_path / "truth.csv"))
+    assert result.exit_code == 0, result.output
+    ratings = pd.read_csv(out)
+    assert ratings["rating"].isin([0, 1]).all()
+    assert ratings.groupby(["word1", "word2"])["rater_id"].nunique().eq(10).all()
+    truth = pd.read_csv(tmp_path / "truth.csv")
+    assert len(truth) == 120 and truth["truth"].between(0, 1).all()
+    assert (tmp_path / "truth.raters.csv").is_file()

@@ -208,3 +208,12 @@ def test_read_pairs_errors(tmp_path):
     path.write_text("term1,term2,conc1\nx,y,high\n")
     with pytest.raises(InputError, match=r"pairs.csv:2.*conc1"):
         read_pairs(path)
+
+
+def test_split_half_ignores_row_and_rater_order():
+    ratings = binary_study(seed=3)
+    base = split_half(ratings)
+    shuffled = ratings.sample(frac=1.0, random_state=2)
+    shuffled = shuffled.assign(rater_id="x" + shuffled["rater_id"].str[::-1])
+    again = split_half(shuffled)
+    assert again["r"] == pytest.approx(base["r"]) and again["pairs"] == base["pairs"]
