@@ -74,6 +74,11 @@ def test_cli_reports_bad_gold_in_one_line(tmp_path):
                                          f"es={bad}", "--out", str(tmp_path / "x")])
     assert result.exit_code == 1
     assert f"Error: {bad}, field 'score': a gold standard needs" in result.output
+    result = CliRunner().invoke(_cli(), ["crosslingual", "--gold", f"it={bad}", "--aligned",
+                                         f"it={tmp_path / 'no.csv'}", "--gold", f"es={bad}",
+                                         "--out", str(tmp_path / "x")])
+    assert result.exit_code == 1
+    assert f"Error: {tmp_path / 'no.csv'}: file not found" in result.output
 
 
 def _aligned_set(pairs, lang, seed):

@@ -55,6 +55,8 @@ PAIR_COLUMN_ALIASES = {"WORD1": "word1", "WORD2": "word2", "POS": "pos", "term1"
 def read_table(path: str | Path, required: tuple[str, ...] = ()) -> pd.DataFrame:
     """Read a CSV as text cells; check that ``required`` columns are present."""
     path = Path(path)
+    if not path.is_file():
+        raise InputError("file not found", path=path)
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
     except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as err:
