@@ -40,10 +40,11 @@ def run(corpus: str, topics: str, out: Path) -> dict:
 
 def folder_corpus(base: Path, copies: int) -> Path:
     """The default topics' articles as ``<topic>/<title> (copy i).txt`` files."""
+    from importlib import resources
+
     from lexgold.builder.corpus import WikiDump, gensim_wiki_sample
     from lexgold.builder.tr9856 import DEFAULT_TOPICS
     from lexgold.builder.tr9856_topics import read_topics
-    from importlib import resources
     topics = read_topics(Path(str(resources.files("lexgold.protocols") / DEFAULT_TOPICS)))
     texts = {a.title: a.text for a in WikiDump(gensim_wiki_sample()).articles(
         {t for topic in topics for t in topic.articles})}

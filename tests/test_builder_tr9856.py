@@ -14,8 +14,13 @@ from scipy.stats import hypergeom
 
 from lexgold.builder.corpus import TextFolder, WikiDump, gensim_wiki_sample, strip_wiki
 from lexgold.builder.terms import SentenceSplitter, TermOptions, read_stop_words, tokens
-from lexgold.builder.tr9856 import (build_tr9856, load_build_config, select_terms,
-                                    stop_words_path, topic_pairs)
+from lexgold.builder.tr9856 import (
+    build_tr9856,
+    load_build_config,
+    select_terms,
+    stop_words_path,
+    topic_pairs,
+)
 from lexgold.builder.tr9856_lexicon import hypergeometric_lexicon, hypergeometric_p
 from lexgold.cli import cli
 from lexgold.errors import InputError
@@ -214,7 +219,8 @@ def test_wiki_dump_reader_streams_wanted_articles_and_hashes_the_file(tmp_path, 
     path.write_bytes(data)
     dump = WikiDump(path)
     articles = list(dump.articles({"Moon", "Luna", "Talk:Moon"}))
-    assert [(a.title, a.text) for a in articles] == [("Moon", "The Moon orbits Earth.\nIt is bright.")]
+    assert [(a.title, a.text) for a in articles] == [
+        ("Moon", "The Moon orbits Earth.\nIt is bright.")]
     assert dump.redirects == {"Luna": "Moon"}
     assert dump.sha256 == hashlib.sha256(data).hexdigest()
 
@@ -223,7 +229,8 @@ def test_listed_redirect_is_named_in_the_error(tmp_path):
     (tmp_path / "dump.xml").write_text(_XML, encoding="utf-8")
     topics = tmp_path / "topics.toml"
     topics.write_text('[topics.moon]\ns_def = ["moon"]\narticles = ["Luna", "Sun"]\n')
-    with pytest.raises(InputError, match=r"topics\.moon\.articles.*'Luna' not found.*redirects to 'Moon'"):
+    with pytest.raises(InputError,
+                       match=r"topics\.moon\.articles.*'Luna' not found.*redirects to 'Moon'"):
         build_tr9856(tmp_path / "dump.xml", topics, tmp_path / "out")
 
 

@@ -67,7 +67,8 @@ def gensim_wiki_sample() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise FileNotFoundError("the default TR9856 corpus is gensim's Wikipedia sample: "
                                 "install gensim (pip install 'lexgold[gensim]') or pass --corpus")
-    path = Path(list(spec.submodule_search_locations)[0]) / "test" / "test_data" / GENSIM_WIKI_SAMPLE
+    package = Path(list(spec.submodule_search_locations)[0])
+    path = package / "test" / "test_data" / GENSIM_WIKI_SAMPLE
     if not path.is_file():
         raise FileNotFoundError(f"{path}: gensim's Wikipedia sample is missing; pass --corpus")
     return path

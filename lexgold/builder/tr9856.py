@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections import Counter
 import json
 import re
+from collections import Counter
 from importlib import metadata, resources
 from pathlib import Path
 from typing import Literal

@@ -1,4 +1,4 @@
-"""TR9856 topic lexicons: the hypergeometric test per topic and term (Levy et al. 2015, section 3.2).
+"""TR9856 topic lexicons: hypergeometric test per topic and term (Levy et al. 2015, section 3.2).
 
 "Given the number of sentences in the union of articles identified for all topics [N]; the number
 of sentences in the articles identified for a specific topic [K]; the total number of sentences
