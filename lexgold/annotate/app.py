@@ -17,6 +17,7 @@ from datetime import timedelta
 from flask import Flask, g, render_template
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from sqlalchemy import select
+from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import sessionmaker
 
 from lexgold.annotate import models as m
@@ -97,7 +98,10 @@ def _register(app: Flask) -> None:
     def _close(_exc):
         session = g.pop("db", None)
         if session is not None:
-            session.close()
+            try:
+                session.close()
+            except (OperationalError, InterfaceError):   # connection died: nothing to roll back
+                session.invalidate()
 
     @app.after_request
     def _headers(response):
@@ -113,6 +117,12 @@ def _register(app: Flask) -> None:
     def _rejected(err):
         status = 409 if err.text in ("expired_text", "full_text") else 400
         return message_page(err.text), status
+
+    @app.errorhandler(OperationalError)
+    @app.errorhandler(InterfaceError)
+    def _database_unavailable(_err):
+        """A dropped or locked database connection: nothing was stored; ask for a reload."""
+        return message_page("error_retry"), 503, {"Retry-After": "5"}
 
     @app.errorhandler(CSRFError)
     def _csrf(_err):

@@ -67,6 +67,8 @@ class Texts:
     progress: str = "Page {current} of {total}"
     error_incomplete: str = "Please answer every pair before you continue."
     error_invalid: str = "This answer could not be accepted. Please reload the page."
+    error_retry: str = ("The site is briefly unavailable. Please wait a few seconds and try again "
+                        "(reload the page); the answers you already sent are kept.")
     error_no_consent: str = "Please tick both boxes to take part."
     completion_heading: str = "Thank you!"
     completion_text: str = "You have finished the study. Your completion code is: {code}"
