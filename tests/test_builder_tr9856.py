@@ -350,6 +350,16 @@ def test_cli_builds_and_prints_a_summary(tmp_path):
     assert result.exit_code == 0, result.output
     assert "2 topics, 3 articles, 20 sentences: 4 lexicon terms, 4 pairs" in result.output
     assert json.loads((tmp_path / "out" / "report.json").read_text())["manifest"]["seed"] == 4
+    assert not (tmp_path / "out" / "terms.csv").exists()
+    result = _run(["build", "tr9856", "--corpus", str(corpus), "--topics", str(topics),
+                   "--all-terms", "--out", str(tmp_path / "all")])
+    terms = pd.read_csv(tmp_path / "all" / "terms.csv")
+    physics = terms[terms["topic"] == "physics"].set_index("term")
+    assert sorted(physics.index) == ["quark", "quark is small", "small"]
+    assert physics.loc["small", "p"] == 1.0 and not physics.loc["small", "in_lexicon"]
+    assert terms["in_lexicon"].sum() == 4
+    assert (tmp_path / "all" / "lexicon.csv").read_bytes() == (
+        tmp_path / "out" / "lexicon.csv").read_bytes()
     help_text = _run(["build", "tr9856", "--help"]).output
     assert "Example" in help_text and "--topics" in help_text
 
@@ -435,3 +445,14 @@ def test_negative_seed_is_refused_before_reading(tmp_path):
                    "--seed", "-1", "--out", str(tmp_path / "out")])
     assert result.exit_code == 1
     assert result.output.strip() == "Error: field '--seed': expected a seed >= 0, found -1"
+
+
+def test_default_corpus_without_gensim_says_what_to_do(tmp_path, monkeypatch):
+    import importlib.util
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "gensim" else find_spec(name, *a))
+    result = _run(["build", "tr9856", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1
+    assert "install gensim (pip install 'lexgold[gensim]') or pass --corpus" in result.output
+    assert len(result.output.strip().splitlines()) == 1

@@ -107,9 +107,11 @@ def hyperlex(usf_dir, wordnet_dir, protocol, concreteness, brysbaert, checked, n
                    "required with --corpus, default: the topics of the gensim sample.")
 @click.option("--protocol", default="tr9856", show_default=True,
               help="Protocol file (or packaged name) whose [build] table sets the parameters.")
+@click.option("--all-terms", is_flag=True,
+              help="Also write terms.csv: every term tested, kept in the lexicon or not.")
 @seed_option
 @out_option
-def tr9856(corpus, topics, protocol, seed, out_dir):
+def tr9856(corpus, topics, protocol, all_terms, seed, out_dir):
     """TR9856 (Levy et al. 2015, section 3): hypergeometric topic lexicons and term pairs.
 
     Counts the sentences containing each n-gram term (n = 1..3) in each topic's articles,
@@ -124,7 +126,8 @@ def tr9856(corpus, topics, protocol, seed, out_dir):
     """
     from lexgold.builder.tr9856 import build_tr9856
 
-    report = build_tr9856(corpus, topics, out_dir, seed=seed, protocol=protocol)
+    report = build_tr9856(corpus, topics, out_dir, seed=seed, protocol=protocol,
+                          all_terms=all_terms)
     shortfalls = sum(len(t["shortfalls"]) for t in report["topics"].values())
     click.echo(f"{len(report['topics'])} topics, {report['articles']} articles, "
                f"{report['sentences']} sentences: {report['lexicon_terms']} lexicon terms, "

@@ -245,7 +245,7 @@ def manifest(protocol: dict, corpus: WikiDump | TextFolder, topics_path: Path,
 
 
 def build_tr9856(corpus: str | Path | None, topics: str | Path | None, out_dir: str | Path, *,
-                 seed: int = 0, protocol: str | Path = "tr9856",
+                 seed: int = 0, protocol: str | Path = "tr9856", all_terms: bool = False,
                  show_progress: bool | None = None) -> dict:
     """Build TR9856 topic lexicons and pairs; write ``lexicon.csv``, ``pairs.csv``, ``report.json``.
 
@@ -263,6 +263,9 @@ def build_tr9856(corpus: str | Path | None, topics: str | Path | None, out_dir: 
         Seed of the draws of S_misc,n, of the random pairs and of ties in p.
     protocol : str or path-like
         Protocol file or packaged name; its ``[build]`` table sets every parameter.
+    all_terms : bool
+        Also write ``terms.csv``: every term tested, kept or not (columns of ``lexicon.csv``
+        plus ``topic_sentences`` K, ``sentences`` N and ``in_lexicon``), to audit the lexicon.
 
     Returns
     -------
@@ -299,6 +302,10 @@ def build_tr9856(corpus: str | Path | None, topics: str | Path | None, out_dir: 
                                  punkt_train_chars=config.punkt_train_chars)
     check_found(topic_list, topics_of, found, reader, topics_path)
     tested = hypergeometric_lexicon(term_table(counts), config.alpha, config.ngram_sizes)
+    if all_terms:
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        tested[LEXICON_COLUMNS + ["topic_sentences", "sentences", "in_lexicon"]].to_csv(
+            Path(out_dir) / "terms.csv", index=False, lineterminator="\n")
     return _write(topic_list, tested, counts, config, options, seed, Path(out_dir),
                   manifest(protocol_data, reader, topics_path, stop_path, seed))
 
