@@ -67,8 +67,9 @@ def select_words(documents, rng: np.random.Generator, *, freq_min: int = 40,
     Returns the sorted sample; fewer words than asked when the band is smaller.
     """
     counts = Counter(t for doc in documents for t in doc)
+    exclude = set(exclude)
     band = sorted(w for w, c in counts.items()
-                  if freq_min < c < freq_max and c >= 2 and w not in set(exclude))
+                  if freq_min < c < freq_max and c >= 2 and w not in exclude)
     if len(band) <= n_words:
         return band
     return sorted(rng.choice(band, size=n_words, replace=False).tolist())
@@ -121,7 +122,8 @@ def random_trainer(documents, rng: np.random.Generator, *, keep=(), dim: int = 3
                    min_count: int = 10) -> Vectors:
     """Chance baseline: a Gaussian random vector per term (SDT-rho about 0.5)."""
     counts = Counter(t for doc in documents for t in doc)
-    terms = sorted(t for t, c in counts.items() if c >= min_count or t in set(keep))
+    keep = set(keep)
+    terms = sorted(t for t, c in counts.items() if c >= min_count or t in keep)
     return Vectors(terms, rng.standard_normal((len(terms), dim)).astype(np.float32), "random")
 
 
