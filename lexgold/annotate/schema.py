@@ -69,6 +69,9 @@ class Texts:
     error_invalid: str = "This answer could not be accepted. Please reload the page."
     error_retry: str = ("The site is briefly unavailable. Please wait a few seconds and try again "
                         "(reload the page); the answers you already sent are kept.")
+    repeat_notice: str = ("That page had already been sent (from another tab or window, or "
+                          "before going back); the answers sent first were kept. This is where "
+                          "you are now.")
     error_no_consent: str = "Please tick both boxes to take part."
     completion_heading: str = "Thank you!"
     completion_text: str = "You have finished the study. Your completion code is: {code}"

@@ -7,7 +7,7 @@ Views stay short: they read the rater from the signed session cookie, call one f
 
 from __future__ import annotations
 
-from flask import Blueprint, redirect, render_template, request, session, url_for
+from flask import Blueprint, flash, redirect, render_template, request, session, url_for
 from sqlalchemy import select
 
 from lexgold.annotate import flow
@@ -141,5 +141,7 @@ def step():
     position = flow.parse_int(request.form.get("position", ""))
     if position is None:
         raise flow.Rejected("error_invalid", "bad position")
-    flow.submit_step(db(), current, position, request.form, state().config, state().seed)
+    if flow.submit_step(db(), current, position, request.form, state().config,
+                        state().seed) == "repeat":      # another tab, the back button, a retry
+        flash(state().config.texts.repeat_notice)
     return redirect(url_for("rater.task"))
