@@ -272,6 +272,7 @@ def test_wiki_sample_end_to_end(wiki_runs):
     assert list(lexicon.columns)[:6] == ["topic", "term", "n", "x", "p", "p_bonferroni"]
     assert list(pairs.columns) == ["topic", "term1", "term2", "source"]
     assert set(report["topics"]) == {"space", "foreign_aid", "anarchism", "appeals", "zoos"}
+    assert report["topics"]["space"]["definition"].startswith("Governments should fund")
     N = report["sentences"]
     sizes = [t["sentences"] for t in report["topics"].values()]
     assert max(sizes) < N < sum(sizes)  # "Agriculture" is in two topics, counted once in N

@@ -322,6 +322,7 @@ def _write(topic_list, tested, counts, config, options, seed, out_dir: Path, run
         pairs.append(topic_pairs_frame)
         topic_tested = tested[tested["topic"] == topic.key]
         topic_reports[topic.key] = {
+            "definition": topic.definition,
             "articles": counts.topic_articles.get(topic.key, 0),
             "sentences": counts.topic_sentences.get(topic.key, 0),
             "terms_tested": len(topic_tested),
