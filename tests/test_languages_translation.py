@@ -67,6 +67,7 @@ def test_agreement_flags_and_adjudication_hand_computed():
     assert wide.loc["run", "reasons"] == "disagree-pos"
     assert wide.loc["bank", "reasons"] == "disagree-word2;untranslatable"
     assert report["to_adjudicate"] == 4
+    assert report["inconsistent"] == {"A": 0, "B": 0}
     sheet = tr.adjudication_sheet(wide.reset_index())
     assert sheet["decision"].eq("").all()
     cup = sheet.set_index("word1").loc["cup"]
@@ -211,3 +212,17 @@ def test_export_reads_released_layouts_and_pairs_without_pos(tmp_path):
                            "--protocol", protocol, "--out", str(out)])
         assert result.exit_code == 0, result.output
         assert read_table(out / "it_A.csv")["question"].tolist() == [question]
+
+
+def test_translator_inconsistency_across_pairs_is_counted():
+    pairs = pd.DataFrame({"word1": ["bank", "bank", "car"], "word2": ["money", "river", "bus"],
+                          "pos": ["N", "N", "N"]})
+    a = _filled(pairs, "A", [("banca", "soldi"), ("riva", "fiume"), ("auto", "autobus")])
+    b = _filled(pairs, "B", [("banca", "soldi"), ("banca", "fiume"), ("Auto", "autobus")])
+    _, report = tr.compare_translations({"a.csv": a, "b.csv": b})
+    # A renders "bank" as banca and riva (two senses); B always as banca
+    assert report["inconsistent"] == {"A": 1, "B": 0}
+    repeated = a.copy()
+    repeated.loc[2, "pair_id"] = repeated.loc[1, "pair_id"]
+    with pytest.raises(InputError, match=r"it_A.csv:4, field 'pair_id': pair '.+' occurs twice"):
+        tr.check_sheet(repeated, "it_A.csv")

@@ -67,6 +67,8 @@ def import_sheets(sheets, out_dir):
     for key in ("words", "word_types", "pairs"):
         part = report[key]
         click.echo(f"{key:<11} agreed {part['agreed']}/{part['n']} ({part['rate']:.1%})")
+    click.echo("inconsistent " + ", ".join(f"{t}={n}" for t, n in report["inconsistent"].items())
+               + " (English words translated in more than one way across pairs)")
     flags = ", ".join(f"{k}={v}" for k, v in report["flags"].items())
     click.echo(f"flags       {flags}")
     click.echo(f"to adjudicate: {report['to_adjudicate']} pairs -> "

@@ -168,6 +168,10 @@ def check_sheet(sheet: pd.DataFrame, source: str) -> pd.DataFrame:
             raise InputError(f"translation missing (write {NONE_MARK} if the word has no "
                              "translation)", path=source, line=int(empty.to_numpy().argmax()) + 2,
                              field=column)
+    repeated = sheet["pair_id"].duplicated()
+    if repeated.any():
+        raise InputError(f"pair {sheet['pair_id'][repeated].iloc[0]!r} occurs twice", path=source,
+                         line=int(repeated.to_numpy().argmax()) + 2, field="pair_id")
     same = sheet["pos_translated"] == ""
     sheet.loc[same, "pos_translated"] = sheet.loc[same, "pos"]
     sheet["pos_translated"] = sheet["pos_translated"].str.upper()
@@ -208,7 +212,9 @@ def compare_translations(sheets: dict[str, pd.DataFrame]) -> tuple[pd.DataFrame,
         ``words`` (per word slot: n, agreed, rate), ``pairs`` (n, agreed, rate),
         ``word_types`` (per distinct English word and POS: n, agreed, rate: a word counts
         as agreed when every translator translated it the same way in every pair it occurs
-        in), ``flags`` (pairs with each flag), ``to_adjudicate``.
+        in), ``inconsistent`` (per translator: English word types translated in more than one
+        way across pairs; a word may rightly change with its pair's sense), ``flags`` (pairs
+        with each flag), ``to_adjudicate``.
 
     Notes
     -----
@@ -274,6 +280,7 @@ def _agreement_report(wide: pd.DataFrame, labels: list[str]) -> dict:
     ])
     types = slots.groupby([slots["word"].str.lower(), "pos"])["agree"].all()
     return {
+        "inconsistent": {t: _inconsistent(wide, t) for t in labels},
         "lang": wide["lang"].iloc[0] if len(wide) else None,
         "translators": labels,
         "words": _rate(int(slots["agree"].sum()), len(slots)),
@@ -283,6 +290,17 @@ def _agreement_report(wide: pd.DataFrame, labels: list[str]) -> dict:
                   ("multiword1", "multiword2", "collapsed", "pos_changed", "untranslatable")},
         "to_adjudicate": int((wide["reasons"] != "").sum()),
     }
+
+
+def _inconsistent(wide: pd.DataFrame, label: str) -> int:
+    """English (word, POS) types this translator rendered in more than one way across pairs."""
+    forms = pd.concat([
+        pd.DataFrame({"word": wide["word1"], "pos": wide["pos"],
+                      "form": wide[f"{label}_translation1"].map(normalise)}),
+        pd.DataFrame({"word": wide["word2"], "pos": wide["pos"],
+                      "form": wide[f"{label}_translation2"].map(normalise)}),
+    ])
+    return int((forms.groupby([forms["word"].str.lower(), "pos"])["form"].nunique() > 1).sum())
 
 
 def adjudication_sheet(wide: pd.DataFrame) -> pd.DataFrame:
