@@ -1,4 +1,4 @@
-"""The Hebrew pack in headless Chromium: right-to-left pages, Hebrew words in and out.
+"""Language packs in headless Chromium: the Hebrew pack right to left, the Italian HyperLex pack.
 
 A SimLex-style tranche of the shipped Hebrew pack (``lexgold/protocols/he``), over real Hebrew
 word pairs from Hebrew MultiWordNet (pointed, non-Latin script), served by waitress and rated
@@ -25,14 +25,14 @@ pytestmark = [pytest.mark.browser,
 HEBREW = re.compile("[\u05d0-\u05ea]")
 
 
-def hebrew_pairs(path, counts=(("n", "N", 144), ("v", "V", 44), ("a", "A", 22))):
-    """Hebrew MultiWordNet pairs: a lemma and its hypernym's lemma (N, V); two lemmas of one
-    adjective synset (A). Single words only, in the dump's order."""
+def wordnet_pairs(lang, path, counts):
+    """MultiWordNet pairs of ``lang``: a lemma and its hypernym's lemma (N, V); two lemmas of
+    one adjective synset (A). Single words only, in the dump's order."""
     from lexgold.languages.wordnets import load_multiwordnet
-    hebrew = load_multiwordnet("he")
+    reader = load_multiwordnet(lang)
     lemmas = collections.defaultdict(list)
-    for synset_id, lemma in hebrew._con.execute("SELECT id, lemma FROM lang_lemma ORDER BY rowid"):
-        if "_" not in lemma and " " not in lemma:
+    for synset_id, lemma in reader._con.execute("SELECT id, lemma FROM lang_lemma ORDER BY rowid"):
+        if "_" not in lemma and " " not in lemma and (lemma.isalpha() or HEBREW.search(lemma)):
             lemmas[synset_id].append(lemma)
     rows = []
     for letter, pos, n in counts:
@@ -44,26 +44,36 @@ def hebrew_pairs(path, counts=(("n", "N", 144), ("v", "V", 44), ("a", "A", 22)))
                 candidates = [(names[0], other) for other in names[1:]]
             else:
                 candidates = [(names[0], lemmas[h.name()][0]) for h in
-                              hebrew.synset(synset_id).hypernyms() if lemmas.get(h.name())]
+                              reader.synset(synset_id).hypernyms() if lemmas.get(h.name())]
             for a, b in candidates:
                 if a != b and frozenset((a, b)) not in seen:
                     seen.add(frozenset((a, b)))
                     found.append((a, b, pos))
         assert len(found) >= n, (pos, len(found))
         rows += found[:n]
-    pd.DataFrame(rows, columns=["word1", "word2", "pos"]).to_csv(path, index=False)
-    return pd.DataFrame(rows, columns=["word1", "word2", "pos"])
+    frame = pd.DataFrame(rows, columns=["word1", "word2", "pos"])
+    frame.to_csv(path, index=False)
+    return frame
+
+
+def hebrew_pairs(path):
+    return wordnet_pairs("he", path, (("n", "N", 144), ("v", "V", 44), ("a", "A", 22)))
+
+
+def pack_protocol(directory, code, name, **values):
+    """A shipped pack's protocol with a few [study] keys changed (as the app's tests do)."""
+    text = load_pack(code).protocol(name).read_text(encoding="utf-8")
+    for key, value in values.items():
+        text, n = re.subn(rf"^{key} = [^\n#]*", f"{key} = {value}", text, count=1, flags=re.M)
+        assert n == 1
+    path = directory / f"{name}-{code}.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def hebrew_protocol(directory):
-    """The shipped Hebrew pack's protocol with 2 tranches of 2 raters (as the app's tests)."""
-    text = load_pack("he").protocol("simlex").read_text(encoding="utf-8")
-    for key, value in (("tranches", 2), ("raters_per_tranche", 2)):
-        text, n = re.subn(rf"^{key} = [^\n#]*", f"{key} = {value}", text, count=1, flags=re.M)
-        assert n == 1
-    path = directory / "simlex999-he.toml"
-    path.write_text(text, encoding="utf-8")
-    return path
+    """The shipped Hebrew pack's protocol with 2 tranches of 2 raters."""
+    return pack_protocol(directory, "he", "simlex", tranches=2, raters_per_tranche=2)
 
 
 def test_hebrew_pack_renders_right_to_left_with_hebrew_words(browser, tmp_path):  # noqa: F811
@@ -140,5 +150,35 @@ def test_hebrew_slider_runs_right_to_left(browser, tmp_path):  # noqa: F811
         page.mouse.click(box["x"] + 3, box["y"] + box["height"] / 2)
         expect(output).to_have_text("6")
         page.screenshot(path=str(tmp_path / "hebrew.png"), full_page=True)
+    finally:
+        site.close()
+
+
+def test_italian_pack_hyperlex_qualification_and_questions(browser, tmp_path):  # noqa: F811
+    """The Italian HyperLex pack: Italian consent page, the translated qualification item, and
+    Italian questions over upper-case words (HyperLex's word case)."""
+    pairs = wordnet_pairs("it", tmp_path / "pairs.csv", (("n", "N", 60), ("v", "V", 20)))
+    url = database_url(tmp_path / "it.sqlite")
+    create_study(pack_protocol(tmp_path, "it", "hyperlex", tranches=1, raters_per_tranche=2),
+                 tmp_path / "pairs.csv", url, completion_code="IT-DONE", screenout_code="IT-OUT")
+    site = Site(url)
+    try:
+        page = browser.new_page()
+        page.goto(site.base + "?PROLIFIC_PID=it1&STUDY_ID=s1&SESSION_ID=x1")
+        assert page.evaluate("document.documentElement.lang") == "it"
+        assert page.evaluate("document.documentElement.dir") == "ltr"
+        assert "Prima di iniziare" in page.inner_text("body")
+        start(page, site.base + "?PROLIFIC_PID=it1&STUDY_ID=s1&SESSION_ID=x1")
+        assert "In quale di queste coppie" in page.inner_text("body")
+        page.get_by_label("CANE / ANIMALE").check()
+        submit_and_wait(page)
+        words = {w.upper() for w in set(pairs["word1"]) | set(pairs["word2"])}
+        boxes = page.locator("fieldset.pair").all_inner_texts()
+        questions = [re.search(r"(\S+) è un tipo di (\S+)\?", box) for box in boxes]
+        assert boxes and all(questions)
+        shown = {w for q in questions for w in q.groups()}
+        assert shown <= words and all(w.isupper() for w in shown)
+        text = page.inner_text("body")
+        assert "per niente" in text and "completamente" in text
     finally:
         site.close()
