@@ -391,11 +391,8 @@ class MultiWordNetReader(_Reader):
         return list(dict.fromkeys(ids))
 
     def _antonyms(self, synset_id, name):
-        if self.antonym_source == "own":
-            table = "lang_relation" if self._own_relations else "english_relation"
-            if self.language == "english":
-                table = "lang_relation"
-            rows = self._cache(f"SELECT id_target, w_target FROM {table} WHERE type = '!' "
+        if self.antonym_source == "own":  # English and Latin: their own lexical relations
+            rows = self._cache("SELECT id_target, w_target FROM lang_relation WHERE type = '!' "
                                "AND id_source = ? AND w_source = ?", (synset_id, name))
             return list(rows)
         if self.antonym_source == "none":
