@@ -142,6 +142,24 @@ def test_precedence_on_a_stand_in_reader(word1, word2, expected):
     assert reference_relation(tiny, word1, word2, "N") == expected
 
 
+def test_cyclic_hierarchy_terminates():
+    # wordnets other than Princeton's can hold hypernym cycles (MultiWordNet holds three)
+    a = Synset("a", lemmas=["alpha"])
+    b = Synset("b", [a], ["beta"])
+    c = Synset("c", [b], ["gamma"])
+    a.parents.append(c)  # a > c > b > a
+
+    class Cyclic:
+        def synsets(self, word, pos):
+            return {"alpha": [a], "beta": [b], "gamma": [c]}.get(word, [])
+
+    labeller = RelationLabeller(Cyclic())
+    assert labeller.ancestors(c) == {c: 0, b: 1, a: 2}
+    # both directions hold in a cycle; the shortest path wins: alpha's hypernym is gamma
+    assert labeller.relation("gamma", "alpha", "N") == "rhyp-1"
+    assert labeller.relation("alpha", "gamma", "N") == "hyp-1"
+
+
 def test_fast_labeller_equals_the_per_pair_loop_on_usf(usf, wordnet):
     """On a random sample of USF N/N and V/V pairs, both implementations agree everywhere."""
     same = (usf["qps"] == usf["tps"]) & usf["qps"].isin(["N", "V"])

@@ -120,22 +120,16 @@ class RelationLabeller:
         found = self._ancestors.get(synset)
         if found is not None:
             return found
-        stack, order = [synset], []
-        while stack:  # iterative post-order: deep noun hierarchies exceed no recursion limit
-            node = stack.pop()
-            if node in self._ancestors:
-                continue
-            order.append(node)
-            stack.extend(p for p in self.parents(node) if p not in self._ancestors)
-        for node in reversed(order):
-            if node in self._ancestors:
-                continue
-            distances = {node: 0}
-            for parent in self.parents(node):
-                for ancestor, distance in self._ancestors[parent].items():
-                    if distance + 1 < distances.get(ancestor, 1 << 30):
-                        distances[ancestor] = distance + 1
-            self._ancestors[node] = distances
+        distances, frontier = {synset: 0}, [synset]
+        while frontier:  # breadth first: shortest distances, and a cycle cannot loop forever
+            following = []
+            for node in frontier:
+                for parent in self.parents(node):
+                    if parent not in distances:
+                        distances[parent] = distances[node] + 1
+                        following.append(parent)
+            frontier = following
+        self._ancestors[synset] = distances
         return self._ancestors[synset]
 
     def word_facts(self, word: str, pos: str) -> tuple:
