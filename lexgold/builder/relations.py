@@ -277,14 +277,22 @@ def reference_relation(reader, word1: str, word2: str, pos: str, hyp_max: int = 
     return "no-rel"
 
 
+def _reader(wordnet):
+    """Princeton WordNet from a folder, or another wordnet named ``multiwordnet:<lang>`` /
+    ``lmf:<file>`` (adapters of :mod:`lexgold.languages.wordnets`)."""
+    if wordnet and str(wordnet).partition(":")[0] in ("multiwordnet", "lmf", "princeton"):
+        from lexgold.languages.wordnets import load_wordnet_adapter
+        return load_wordnet_adapter(wordnet)
+    from lexgold.resources import load_wordnet
+    return load_wordnet(wordnet)
+
+
 def label_csv(in_csv, out_csv, *, wordnet_dir=None, hyp_max: int = 4) -> dict[str, int]:
     """``lexgold relations``: read a word1, word2, pos CSV, write it back with ``relation``.
 
     Returns the number of pairs per relation. Bad input raises :class:`InputError` naming the
     file and the row (a data row's line number counts the header as line 1).
     """
-    from lexgold.resources import load_wordnet
-
     try:
         frame = pd.read_csv(in_csv, dtype=str, keep_default_na=False, encoding="utf-8")
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
@@ -299,7 +307,7 @@ def label_csv(in_csv, out_csv, *, wordnet_dir=None, hyp_max: int = 4) -> dict[st
         raise InputError("empty word", path=in_csv, line=row + 2,
                          field="word1" if frame["word1"].iat[row].strip() == "" else "word2")
     try:
-        labels = label_relations(frame, load_wordnet(wordnet_dir), hyp_max=hyp_max)
+        labels = label_relations(frame, _reader(wordnet_dir), hyp_max=hyp_max)
     except InputError as err:
         line = None
         if err.field == "pos":
