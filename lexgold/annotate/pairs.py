@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from lexgold.errors import InputError
+from lexgold.tables import read_text_table
 
 TRUE = {"1", "true", "yes", "y"}
 FALSE = {"0", "false", "no", "n", ""}
@@ -40,15 +41,7 @@ def read_pairs(path: str | Path, *, group_by: str = "pos") -> pd.DataFrame:
         Naming the file, the line (header = line 1) and the field at fault.
     """
     path = Path(path)
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", path=path) from None
-    except pd.errors.EmptyDataError:
-        raise InputError("empty file: expected a header with word1, word2, pos", path=path) from None
-    except pd.errors.ParserError as err:
-        raise InputError(f"not a valid CSV file: {str(err).strip()}", path=path) from None
-    return check_pairs(frame, source=path, group_by=group_by)
+    return check_pairs(read_text_table(path), source=path, group_by=group_by)
 
 
 def check_pairs(frame: pd.DataFrame, *, source=None, group_by: str = "pos") -> pd.DataFrame:

@@ -26,6 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from lexgold.errors import InputError
+from lexgold.tables import read_text_table
 
 SHEET_COLUMNS = ["round", "step", "word1", "word2", "pos", "relation", "question",
                  "votes_so_far", "agree", "checker", "comment"]
@@ -77,11 +78,8 @@ def read_sheets(paths, known=None) -> pd.DataFrame:
 
 
 def _read_sheet(path: Path, known) -> pd.DataFrame:
-    try:
-        sheet = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
-        raise InputError(f"not a readable CSV sheet: {str(err).splitlines()[0]}", path=path) from None
-    sheet.columns = [c.strip().lower() for c in sheet.columns]
+    sheet = read_text_table(path)
+    sheet.columns = [c.lower() for c in sheet.columns]
     for column in KEY + ["agree"]:
         if column not in sheet.columns:
             raise InputError("missing column of a checking sheet", path=path, line=1, field=column)

@@ -43,6 +43,7 @@ from collections.abc import Iterable, Sequence
 import pandas as pd
 
 from lexgold.errors import InputError
+from lexgold.tables import read_text_table
 
 #: relation names as written in files, in precedence order after hyp-N / rhyp-N
 RELATIONS = ("hyp-1", "hyp-2", "hyp-3", "hyp-4", "rhyp-1", "rhyp-2", "rhyp-3", "rhyp-4",
@@ -293,10 +294,7 @@ def label_csv(in_csv, out_csv, *, wordnet_dir=None, hyp_max: int = 4) -> dict[st
     Returns the number of pairs per relation. Bad input raises :class:`InputError` naming the
     file and the row (a data row's line number counts the header as line 1).
     """
-    try:
-        frame = pd.read_csv(in_csv, dtype=str, keep_default_na=False, encoding="utf-8")
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
-        raise InputError(f"not a readable CSV file: {str(err).splitlines()[0]}", path=in_csv) from None
+    frame = read_text_table(in_csv)
     missing = [c for c in ("word1", "word2", "pos") if c not in frame.columns]
     if missing:
         raise InputError("missing column; need word1, word2, pos", path=in_csv, line=1,

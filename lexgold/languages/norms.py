@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
+from lexgold.tables import read_text_table
 
 #: the Small World of Words strength file, the documented example
 SWOW_COLUMNS = {"cue": "cue", "response": "response", "count": "R1", "total": "N"}
@@ -49,12 +50,7 @@ def _read(path, sep):
         with open(path, encoding="utf-8-sig", errors="replace") as handle:
             header = handle.readline()
         sep = "\t" if "\t" in header else ";" if header.count(";") > header.count(",") else ","
-    try:
-        return pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False,
-                           encoding="utf-8-sig", quoting=0)
-    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as err:
-        raise InputError(f"not a readable UTF-8 table: {str(err).splitlines()[0]}",
-                         path=path) from None
+    return read_text_table(path, sep=sep)
 
 
 def _column(frame, name, path, role):

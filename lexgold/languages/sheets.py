@@ -26,6 +26,7 @@ import pandas as pd
 
 from lexgold.errors import InputError
 from lexgold.languages import translation
+from lexgold.tables import read_text_table
 
 GUIDELINES = """\
 Translating word pairs for a rating study (lexgold translate export)
@@ -55,14 +56,7 @@ PAIR_COLUMN_ALIASES = {"WORD1": "word1", "WORD2": "word2", "POS": "pos", "term1"
 def read_table(path: str | Path, required: tuple[str, ...] = ()) -> pd.DataFrame:
     """Read a CSV as text cells; check that ``required`` columns are present."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError("file not found", path=path)
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
-    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as err:
-        raise InputError(f"not a readable UTF-8 CSV file: {str(err).splitlines()[0]}",
-                         path=path) from None
-    frame.columns = [c.strip() for c in frame.columns]
+    frame = read_text_table(path)
     for column in required:
         if column not in frame.columns:
             raise InputError(f"missing column (needs {', '.join(required)})", path=path,

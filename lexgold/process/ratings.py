@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
+from lexgold.tables import read_text_table
 
 REQUIRED = ("rater_id", "tranche", "word1", "word2", "rating")
 OPTIONAL = ("pos", "kind", "answered_at")
@@ -45,16 +46,7 @@ def read_ratings(path: str | Path) -> pd.DataFrame:
         Naming the file, the line (header = line 1) and the field at fault.
     """
     path = Path(path)
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", path=path) from None
-    except pd.errors.EmptyDataError:
-        raise InputError("empty file: expected a header with " + ", ".join(REQUIRED),
-                         path=path) from None
-    except pd.errors.ParserError as err:
-        raise InputError(f"not a valid CSV file: {str(err).strip()}", path=path) from None
-    return check_ratings(frame, source=path)
+    return check_ratings(read_text_table(path), source=path)
 
 
 def check_ratings(ratings: pd.DataFrame, *, source: str | Path | None = None) -> pd.DataFrame:

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
+from lexgold.tables import read_text_table
 
 SIMLEX_COLUMNS = ["word1", "word2", "POS", "SimLex999", "conc(w1)", "conc(w2)", "concQ",
                   "Assoc(USF)", "SimAssoc333", "SD(SimLex)"]
@@ -53,11 +54,7 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
     Returns the frame with ``term1/term2`` renamed to ``word1/word2``; other columns as read.
     """
     path = Path(path)
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as err:
-        raise InputError(f"not a readable CSV file: {str(err).strip()}", path=path) from None
-    frame = frame.rename(columns={"term1": "word1", "term2": "word2"})
+    frame = read_text_table(path).rename(columns={"term1": "word1", "term2": "word2"})
     for column in ("word1", "word2"):
         if column not in frame.columns:
             raise InputError("missing column; need word1, word2 (or term1, term2)", path=path,

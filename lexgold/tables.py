@@ -1,0 +1,39 @@
+"""Reading the CSV files people hand to lexgold (pair sets, ratings, sheets, norms).
+
+One reader so that every command treats a spreadsheet export the same way: UTF-8 with or
+without a byte-order mark, every cell read as text (nothing silently turned into NaN or a
+number), header names stripped of spaces, and one-line errors naming the file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from lexgold.errors import InputError
+
+
+def read_text_table(path: str | Path, *, sep: str = ",") -> pd.DataFrame:
+    """Read a delimited UTF-8 file as a frame of strings.
+
+    Raises
+    ------
+    InputError
+        When the file is missing, empty, not UTF-8 or not parseable, naming the file.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("file not found", path=path)
+    try:
+        frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False,
+                            encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", path=path) from None
+    except pd.errors.EmptyDataError:
+        raise InputError("empty file: expected a header line", path=path) from None
+    except pd.errors.ParserError as err:
+        raise InputError(f"not a valid CSV file: {str(err).strip().splitlines()[0]}",
+                         path=path) from None
+    frame.columns = [str(c).strip() for c in frame.columns]
+    return frame
