@@ -118,7 +118,8 @@ class HttpRater:
         raise AssertionError("more pages than a tranche has")
 
 
-def sqlite_study(tmp_path, pairs, tranches=2, raters=3):
+def sqlite_study(tmp_path, pairs, tranches=6, raters=1):
+    """Six short tranches (~50 showings, ~9 pages) of one place each: fast enough for CI."""
     protocol = protocol_variant(tmp_path, "simlex", tranches=tranches,
                                 raters_per_tranche=raters)
     url = database_url(tmp_path / "fault.sqlite")
@@ -215,7 +216,7 @@ def terminate(admin, name) -> int:
 @pytest.mark.postgres
 def test_postgres_connections_dropped_between_and_during_requests(tmp_path, pairs, pg_app_url):
     url, name, admin = pg_app_url
-    protocol = protocol_variant(tmp_path, "simlex", tranches=2, raters_per_tranche=2)
+    protocol = protocol_variant(tmp_path, "simlex", tranches=4, raters_per_tranche=1)
     create_study(protocol, pairs, url, seed=4, completion_code="PG-FAULT")
     server = load_test.Server(url, tmp_path, threads=4)
     where = {"base": server.start()}
