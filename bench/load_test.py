@@ -187,7 +187,7 @@ def _csrf(html: str) -> str:
     return found.group(1) if found else ""
 
 
-def answer_form(html: str, rng: np.random.Generator, run: RaterRun):
+def answer_form(html: str, rng: np.random.Generator):
     """The form data for the page ``html`` (and what it answers), or None at the end."""
     position = re.search(r'name="position" value="(\d+)"', html)
     page = re.search(r'name="page" value="(\d+)"', html)
@@ -234,7 +234,7 @@ async def simulate_rater(base: str, run: RaterRun, rec: Recorder, rng: np.random
             if page is None:
                 run.outcome = "error"
                 return
-            form = answer_form(page.text, rng, run)
+            form = answer_form(page.text, rng)
             if form is None:
                 code = re.search(r"completion code is: (\S+?)<", page.text)
                 run.outcome, run.code = ("done", code.group(1)) if code else ("full", None)

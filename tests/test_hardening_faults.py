@@ -17,12 +17,12 @@ from pathlib import Path
 import httpx
 import numpy as np
 import pytest
-from sqlalchemy import create_engine, select, text, update
+from sqlalchemy import create_engine, select, text
 
 from lexgold.annotate import models as m
 from lexgold.annotate.db import database_url, make_engine, session_factory
 from lexgold.annotate.study import create_study
-from test_annotate_app import enter, make_app, page, protocol_variant, usf_pair_file
+from test_annotate_app import protocol_variant, usf_pair_file
 
 _spec = importlib.util.spec_from_file_location(
     "lexgold_load_test", Path(__file__).resolve().parents[1] / "bench" / "load_test.py")
@@ -98,7 +98,7 @@ class HttpRater:
                 self.enter()
                 continue
             self._settle(response.text)
-            form = load_test.answer_form(response.text, self.rng, self.run)
+            form = load_test.answer_form(response.text, self.rng)
             if form is None or stop_after is not None and done >= stop_after:
                 if form is None:
                     code = re.search(r"completion code is: (\S+?)<", response.text)
@@ -110,9 +110,7 @@ class HttpRater:
                 answered = ("group", int(data["position"]), answered[1])
             result = self._send("POST", path, data=data)
             if result is None:
-                self.pending = answered and answered
-                if answered is None:
-                    self.pending = None
+                self.pending = answered        # None for an instructions page
             elif result.status_code == 302 and answered:
                 self._accept(answered)
         raise AssertionError("more pages than a tranche has")

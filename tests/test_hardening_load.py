@@ -71,7 +71,7 @@ def rated(usf, tmp_path):
         run, rng = load_test.RaterRun(f"chk{k}"), np.random.default_rng(k)
         while True:
             html = page(client)[0]
-            found = load_test.answer_form(html, rng, run)
+            found = load_test.answer_form(html, rng)
             if found is None:
                 run.outcome, run.code = "done", "CHECK-OK"
                 break

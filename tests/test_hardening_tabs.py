@@ -5,7 +5,6 @@ the tabs are sent in, the answers stored are those accepted first, nothing is st
 the rater is told what happened (a notice, or a 4xx page with a clear message).
 """
 
-import re
 
 import pytest
 from sqlalchemy import select, update
