@@ -388,6 +388,11 @@ def test_admin_login_locks_after_repeated_failures(simlex_study):
              for k in range(11)]
     assert codes == [401] * 10 + [429]
     assert client.post("/admin/login", data={"password": "s3cret"}).status_code == 429
+    # the lock-out is per client address: a stranger's guesses do not lock the admin out
+    elsewhere = simlex_study.test_client()
+    response = elsewhere.post("/admin/login", data={"password": "s3cret"},
+                              environ_base={"REMOTE_ADDR": "192.0.2.7"})
+    assert response.status_code == 302
 
 
 def test_admin_is_disabled_without_a_password(tmp_path, simlex_pairs):

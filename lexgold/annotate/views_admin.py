@@ -23,7 +23,8 @@ from lexgold.annotate.app import db, state
 from lexgold.annotate.study import export_ratings, progress
 
 admin = Blueprint("admin", __name__, url_prefix="/admin")
-#: failed logins (from anyone) tolerated within LOCKOUT_S before the login refuses to check
+#: failed logins from one client address tolerated within LOCKOUT_S before the login refuses
+#: to check passwords from that address (others can still log in: no lock-out by strangers)
 MAX_FAILURES, LOCKOUT_S = 10, 300.0
 
 
@@ -44,16 +45,18 @@ def login():
                                "server with LEXGOLD_ADMIN_PASSWORD set."), 403
     if request.method == "GET":
         return render_template("admin_login.html", error=None)
-    failures = current_app.extensions.setdefault("lexgold_login_failures", [])
-    now = time.monotonic()
-    failures[:] = [t for t in failures if now - t < LOCKOUT_S]
+    by_address = current_app.extensions.setdefault("lexgold_login_failures", {})
+    now, address = time.monotonic(), request.remote_addr or "-"
+    for key in [k for k, times in by_address.items() if now - times[-1] >= LOCKOUT_S]:
+        del by_address[key]  # forget addresses whose last failure is old
+    failures = [t for t in by_address.get(address, []) if now - t < LOCKOUT_S]
     if len(failures) >= MAX_FAILURES:
         return render_template("admin_login.html", error="Too many failed attempts; try again "
                                "in a few minutes."), 429
     if check_password_hash(stored, request.form.get("password", "")):
         session["admin"] = True
         return redirect(url_for("admin.overview"))
-    failures.append(now)
+    by_address[address] = failures + [now]
     return render_template("admin_login.html", error="Wrong password."), 401
 
 
