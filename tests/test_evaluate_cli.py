@@ -4,7 +4,6 @@ import json
 from pathlib import Path
 
 import gensim
-import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner

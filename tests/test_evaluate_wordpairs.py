@@ -71,6 +71,7 @@ def test_multiword_sum_and_oov_policies():
     assert zero["model"].iloc[4] == 0.0 and zero["used"].all()
     mean = pair_scores(gold, vectors, oov="mean")
     m = vectors.matrix.mean(axis=0)                    # (0.4, 0.2); cos with cat (1, 0)
+    assert m == pytest.approx([0.4, 0.2])
     assert mean["model"].iloc[4] == pytest.approx(0.4 / np.hypot(0.4, 0.2))
     result = correlations(zero)
     assert (result["pairs"], result["covered"], result["used"]) == (5, 4, 5)

@@ -1,6 +1,5 @@
 """The resource readers on the real files as distributed."""
 
-import gzip
 import math
 
 import pandas as pd

@@ -192,6 +192,6 @@ def sdt(corpus, doc_size, trainer, dim, min_count, freq_min, freq_max, n_words, 
                f"words with {freq_min} < count < {freq_max}; vocabulary {result['vocabulary']})")
     if "median_rank" in result:
         m = result["median_rank"]
-        click.echo(f"median rank of associates 1-3: "
+        click.echo("median rank of associates 1-3: "
                    + ", ".join(_fmt(v) for v in m["median_ranks"])
                    + f"; Median Rank {_fmt(m['median_rank'])} over {m['overlap']} cues")

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import collections
 
-import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
