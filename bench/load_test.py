@@ -34,18 +34,18 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections import defaultdict
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
 import numpy as np
 import pandas as pd
-from sqlalchemy import create_engine, func, select, text
+from sqlalchemy import func, select
 
 from lexgold.annotate import models as m
-from lexgold.annotate.db import database_url, make_engine, session_factory
+from lexgold.annotate.db import database_url, make_engine, postgres_schema, session_factory
 from lexgold.annotate.study import create_study
 from lexgold.protocols import protocol_path
 
@@ -81,24 +81,6 @@ def protocol_file(path: Path, tranches: int, raters_per_tranche: int) -> Path:
         rest = re.sub(rf"^{key} = [^\n#]*", f"{key} = {value} ", rest, count=1, flags=re.M)
     path.write_text(head + "[study]\n" + rest, encoding="utf-8")
     return path
-
-
-def private_schema(url: str) -> tuple[str, str]:
-    """A fresh schema in the PostgreSQL database ``url``: (schema, URL using it)."""
-    schema = f"load_{uuid.uuid4().hex[:10]}"
-    engine = create_engine(url)
-    with engine.begin() as connection:
-        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-    engine.dispose()
-    sep = "&" if "?" in url else "?"
-    return schema, f"{url}{sep}options=-csearch_path%3D{schema}"
-
-
-def drop_schema(url: str, schema: str) -> None:
-    engine = create_engine(url)
-    with engine.begin() as connection:
-        connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    engine.dispose()
 
 
 # -- the server -------------------------------------------------------------------------------
@@ -439,27 +421,23 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="lexgold-load-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="lexgold-load-") as tmp, ExitStack() as stack:
         workdir = Path(tmp)
         url, schema = database_url(args.db or workdir / "load.sqlite"), None
-        if url.startswith("postgresql"):
-            schema, url = private_schema(url)
+        if url.startswith("postgresql"):  # a private schema, dropped when the run ends
+            schema, url = stack.enter_context(postgres_schema(url, "load"))
+        pairs = pair_file(workdir / "pairs.csv", args.tranches * 100 + 20, args.seed)
+        protocol = protocol_file(workdir / "load.toml", args.tranches,
+                                 args.raters_per_tranche)
+        create_study(protocol, pairs, url, seed=args.seed, completion_code="LOAD-DONE")
+        server = Server(url, workdir, args.threads)
+        base = server.start()
         try:
-            pairs = pair_file(workdir / "pairs.csv", args.tranches * 100 + 20, args.seed)
-            protocol = protocol_file(workdir / "load.toml", args.tranches,
-                                     args.raters_per_tranche)
-            create_study(protocol, pairs, url, seed=args.seed, completion_code="LOAD-DONE")
-            server = Server(url, workdir, args.threads)
-            base = server.start()
-            try:
-                runs, rec, seconds = asyncio.run(run_raters(
-                    base, args.raters, args.think_s, args.max_seconds, args.seed, args.ramp_s))
-            finally:
-                server.stop()
-            problems = check_database(url, runs)
+            runs, rec, seconds = asyncio.run(run_raters(
+                base, args.raters, args.think_s, args.max_seconds, args.seed, args.ramp_s))
         finally:
-            if schema:
-                drop_schema(args.db, schema)
+            server.stop()
+        problems = check_database(url, runs)
     summary = summarise(runs, rec, seconds)
     settings = {"backend": "PostgreSQL" if schema else "SQLite (WAL)", "threads": args.threads,
                 "think_s": args.think_s, "tranches": args.tranches,

@@ -6,18 +6,17 @@ tampered fields, balanced assignment under concurrency, admin and the export rou
 
 import re
 import threading
-import uuid
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from sqlalchemy import create_engine, func, select, text, update
+from sqlalchemy import func, select, update
 from werkzeug.security import generate_password_hash
 
 from lexgold.annotate import flow
 from lexgold.annotate import models as m
 from lexgold.annotate.app import create_app
-from lexgold.annotate.db import database_url, downgrade, make_engine, upgrade
+from lexgold.annotate.db import database_url, downgrade, make_engine, postgres_schema, upgrade
 from lexgold.annotate.schema import load_study_config
 from lexgold.annotate.study import create_study, export_ratings
 from lexgold.protocols import protocol_path
@@ -433,15 +432,8 @@ def test_migrations_match_models_and_downgrade(tmp_path):
 @pytest.fixture
 def pg_url(postgres_url):
     """A private schema on the shared test server, dropped afterwards."""
-    schema = f"annotate_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(postgres_url)
-    with admin.begin() as connection:
-        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-    sep = "&" if "?" in postgres_url else "?"
-    yield f"{postgres_url}{sep}options=-csearch_path%3D{schema}"
-    with admin.begin() as connection:
-        connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
+    with postgres_schema(postgres_url, "annotate") as (_, url):
+        yield url
 
 
 @pytest.mark.postgres

@@ -11,7 +11,6 @@ import re
 import sys
 import threading
 import time
-import uuid
 from pathlib import Path
 
 import httpx
@@ -20,7 +19,7 @@ import pytest
 from sqlalchemy import create_engine, select, text
 
 from lexgold.annotate import models as m
-from lexgold.annotate.db import database_url, make_engine, session_factory
+from lexgold.annotate.db import database_url, make_engine, postgres_schema, session_factory
 from lexgold.annotate.study import create_study
 from test_annotate_app import protocol_variant, usf_pair_file
 
@@ -191,16 +190,10 @@ def test_sigkill_mid_study_loses_nothing_and_raters_resume(tmp_path, pairs):
 @pytest.fixture
 def pg_app_url(postgres_url):
     """A private schema on the test server; the app's connections carry a unique name."""
-    schema = f"hardening_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(postgres_url)
-    with admin.begin() as connection:
-        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-    sep = "&" if "?" in postgres_url else "?"
-    yield (f"{postgres_url}{sep}options=-csearch_path%3D{schema}&application_name={schema}",
-           schema, admin)
-    with admin.begin() as connection:
-        connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
+    with postgres_schema(postgres_url, "hardening") as (schema, url):
+        admin = create_engine(postgres_url)
+        yield f"{url}&application_name={schema}", schema, admin
+        admin.dispose()
 
 
 def terminate(admin, name) -> int:

@@ -8,13 +8,16 @@ and unique constraints, which are safe there). The schema is made only by Alembi
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
@@ -22,6 +25,27 @@ from sqlalchemy.orm import Session, sessionmaker
 from lexgold.errors import InputError
 
 MIGRATIONS = Path(__file__).resolve().parents[1] / "migrations"
+
+
+@contextmanager
+def postgres_schema(url: str, prefix: str = "lexgold") -> Iterator[tuple[str, str]]:
+    """A fresh schema ``<prefix>_<random>`` in the PostgreSQL database ``url``, dropped on exit.
+
+    Yields ``(schema, url_using_it)``: the URL sets ``search_path`` so a study made through it
+    lives only in that schema. Tests and benchmarks use it to share one server without touching
+    each other's tables.
+    """
+    schema = f"{prefix}_{uuid.uuid4().hex[:10]}"
+    engine = create_engine(url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+        sep = "&" if "?" in url else "?"
+        yield schema, f"{url}{sep}options=-csearch_path%3D{schema}"
+    finally:
+        with engine.begin() as connection:
+            connection.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+        engine.dispose()
 
 
 def database_url(study: str | Path, *, must_exist: bool = False) -> str:
