@@ -280,6 +280,23 @@ def test_relations_command(tmp_path):
     assert "hyp-3 1, ant 1, no-rel 1" in result.output
 
 
+def test_relations_command_rule_options(tmp_path):
+    source = tmp_path / "in.csv"
+    source.write_text("word1,word2,pos\ncar,vehicle,N\nenemy,friend,N\ndepart,arrive,V\n",
+                      encoding="utf-8")
+    runner, out = CliRunner(), tmp_path / "out.csv"
+
+    def labels(*options):
+        result = runner.invoke(cli, ["relations", str(source), "--out", str(out), *options])
+        assert result.exit_code == 0, result.output
+        return pd.read_csv(out)["relation"].tolist()
+
+    assert labels() == ["hyp-4", "ant", "ant"]
+    assert labels("--sense-policy", "shortest-path", "--antonyms", "lemma") == ["hyp-2", "ant", "no-rel"]
+    result = runner.invoke(cli, ["relations", str(source), "--out", str(out), "--antonyms", "lemma,x"])
+    assert result.exit_code == 2 and "unknown antonym route 'x'" in result.output
+
+
 @pytest.mark.parametrize("text,message", [
     ("word1,word2\na,b\n", r"in\.csv:1, field 'pos': missing column"),
     ("word1,word2,pos\na,b,N\nc,d,ADJ\n", r"in\.csv:3, field 'pos': pos must be N or V, found 'ADJ'"),

