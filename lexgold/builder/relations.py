@@ -266,8 +266,13 @@ class RelationLabeller:
         if not set_x or not set_y:
             return "no-rel"
         if self.sense_policy == "first-sense":
-            label = _first_sense_label(self._first_related_sense(word1, pos, set_y),
-                                       self._first_related_sense(word2, pos, set_x), self.hyp_max)
+            # walk a word's senses only when the merged closures say a walk will find one
+            shared = bool(set_x & set_y)
+            down = shared or any(t in above_x for t in set_y)
+            up = shared or any(t in above_y for t in set_x)
+            label = _first_sense_label(down and self._first_related_sense(word1, pos, set_y),
+                                       up and self._first_related_sense(word2, pos, set_x),
+                                       self.hyp_max)
         else:
             label = self._hyp(self._distance(above_x, set_y), self._distance(above_y, set_x))
             if label is None and set_x & set_y:
