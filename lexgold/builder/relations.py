@@ -116,7 +116,7 @@ def antonym_synsets(name: str, senses: Iterable, routes: Sequence[str] = ("lemma
         for lemma in start:
             for form in getattr(lemma, "derivationally_related_forms", list)():
                 found.update(back.synset() for antonym in form.antonyms()
-                             for back in antonym.derivationally_related_forms())
+                             for back in antonym.derivationally_related_forms())  # same reader
     return found
 
 
@@ -270,9 +270,9 @@ class RelationLabeller:
             shared = bool(set_x & set_y)
             down = shared or any(t in above_x for t in set_y)
             up = shared or any(t in above_y for t in set_x)
-            label = _first_sense_label(down and self._first_related_sense(word1, pos, set_y),
-                                       up and self._first_related_sense(word2, pos, set_x),
-                                       self.hyp_max)
+            label = _first_sense_label(
+                self._first_related_sense(word1, pos, set_y) if down else None,
+                self._first_related_sense(word2, pos, set_x) if up else None, self.hyp_max)
         else:
             label = self._hyp(self._distance(above_x, set_y), self._distance(above_y, set_x))
             if label is None and set_x & set_y:
