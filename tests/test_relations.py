@@ -31,6 +31,12 @@ def labeller(wordnet):
     ("heel", "boot", "N", "mero"),
     ("author", "writer", "N", "syn"),          # both lemmas of writer.n.01
     ("foe", "enemy", "N", "syn"),
+    ("movement", "motion", "N", "syn"),
+    ("attorney", "lawyer", "N", "syn"),
+    ("biology", "science", "N", "hyp-3"),      # section 4.1's LE pair: biology.n.01 > life_science >
+                                               # natural_science > science.n.01
+    ("white", "black", "N", "ant"),            # section 4.3's antonym example
+    ("nun", "softball", "N", "no-rel"),
     ("beginning", "end", "N", "ant"),          # beginning.n.02 <-> end.n.02
     ("end", "beginning", "N", "ant"),
     ("peace", "war", "N", "ant"),
