@@ -131,6 +131,19 @@ def check_ratings(ratings: pd.DataFrame, *, source: str | Path | None = None) ->
     return frame
 
 
+def declare_scale(ratings: pd.DataFrame, scale: tuple[float, float]) -> pd.DataFrame:
+    """Declare ``scale`` (min, max) for the rows that declare none; others keep theirs."""
+    low, high = float(scale[0]), float(scale[1])
+    if not low < high:
+        raise InputError(f"need MIN < MAX, found {low:g} {high:g}", field="--scale")
+    frame = ratings.copy()
+    if "scale_min" not in frame.columns:
+        frame["scale_min"], frame["scale_max"] = np.nan, np.nan
+    missing = frame["scale_min"].isna()
+    frame.loc[missing, "scale_min"], frame.loc[missing, "scale_max"] = low, high
+    return frame
+
+
 def is_anonymous(ratings: pd.DataFrame) -> bool:
     """Whether any rating lacks rater identity (a ``rater_id`` starting with ``?``)."""
     return bool(ratings["rater_id"].astype(str).str.startswith(ANONYMOUS).any())
