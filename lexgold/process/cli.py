@@ -21,8 +21,10 @@ def _number(value):
 @click.command()
 @click.argument("ratings", type=click.Path(exists=True, dir_okay=False))
 @click.option("--json", "as_json", is_flag=True,
-              help="JSON with keys iaa1, iaa2, raters, pairs (and shared_pairs, by_tranche, "
-                   "split_half).")
+              help="JSON with keys iaa1, iaa2, raters, pairs (and split_half with --split-half).")
+@click.option("--detail", is_flag=True,
+              help="JSON also gets shared_pairs (pairs rated by more than one rater) and "
+                   "by_tranche (per-tranche IAA weighted by pairs).")
 @click.option("--pool", type=click.Choice(["tranche", "all"]), default="tranche",
               show_default=True,
               help="tranche: raters compared within their tranche; all: on any shared pairs.")
@@ -34,7 +36,7 @@ def _number(value):
 @click.option("--splits", type=click.IntRange(min=1), default=100, show_default=True,
               help="Random splits for --split-half.")
 @seed_option
-def agree(ratings, as_json, pool, min_overlap, split_half, splits, seed):
+def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed):
     """Print IAA-1 and IAA-2 of a long-format ratings file.
 
     IAA-1 is the mean pairwise Spearman rho between raters; IAA-2 the mean Spearman rho of each
@@ -60,7 +62,7 @@ def agree(ratings, as_json, pool, min_overlap, split_half, splits, seed):
     frame = read_ratings(ratings)
     anonymous = is_anonymous(frame)
     if not split_half:
-        require_raters(frame, "IAA-1 and IAA-2")
+        require_raters(frame, "IAA-1 and IAA-2", source=ratings)
     rated = frame[frame["kind"] != "checkpoint"]
     result = {"iaa1": None, "iaa2": None, "raters": None,
               "pairs": int(len(rated[ITEM].drop_duplicates()))}
@@ -84,7 +86,8 @@ def agree(ratings, as_json, pool, min_overlap, split_half, splits, seed):
     for warning in caught:
         click.echo(f"Warning: {warning.message}", err=True)
     if as_json:
-        click.echo(json.dumps(result))
+        extra = () if detail else ("shared_pairs", "by_tranche")
+        click.echo(json.dumps({k: v for k, v in result.items() if k not in extra}))
         return
     show = lambda v: "n/a" if v is None else f"{v:.3f}"  # noqa: E731
     if anonymous:
@@ -145,10 +148,14 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
                  plots=not no_plots, bootstrap=bootstrap, scale=tuple(scale) if scale else None)
     counts, final = report["counts"], report["agreement"]["final"]
     show = lambda v: "n/a" if v is None else f"{v:.3f}"  # noqa: E731
-    click.echo(f"{counts['released_pairs']} pairs released from "
-               f"{counts['stages']['final']['raters']} of {counts['stages']['raw']['raters']} "
-               f"raters ({counts['calibrated_raters']} calibrated, "
-               f"{counts['excluded_raters']} excluded)")
+    if "split_half_random" in report["agreement"]:
+        click.echo(f"{counts['released_pairs']} pairs released from "
+                   f"{counts['stages']['final']['ratings']} anonymous ratings")
+    else:
+        click.echo(f"{counts['released_pairs']} pairs released from "
+                   f"{counts['stages']['final']['raters']} of "
+                   f"{counts['stages']['raw']['raters']} raters ({counts['calibrated_raters']} "
+                   f"calibrated, {counts['excluded_raters']} excluded)")
     if "split_half_random" in report["agreement"]:
         half = report["agreement"]["split_half_random"]
         click.echo(f"ratings without rater identity: no IAA-1/IAA-2; split-half on random "
@@ -160,7 +167,7 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
         low, high = scale_entry["ratings"]
         click.echo(f"ratings declared on {a:g}-{b:g} rescaled linearly to {low:g}-{high:g}")
     if counts["pairs_listed_twice_merged"]:
-        click.echo(f"{counts['pairs_listed_twice_merged']} pairs listed twice in a source: "
+        click.echo(f"pairs listed twice in a source: {counts['pairs_listed_twice_merged']}, "
                    f"merged (each rater's mean of the listings)")
     click.echo(f"wrote {', '.join(report['files'])} to {out_dir}")
 

@@ -64,9 +64,10 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
     raw = on_scale(raw, *rating_range, source=source)
     anonymous = is_anonymous(raw)
     if anonymous and config.calibration.enabled:
-        require_raters(raw, "calibration (SimLex-999 section 3.6)")
+        require_raters(raw, "calibration (SimLex-999 section 3.6)", source=source)
     if anonymous and config.exclusions.rules:
-        require_raters(raw, f"rater exclusion ({', '.join(config.exclusions.rules)})")
+        require_raters(raw, f"rater exclusion ({', '.join(config.exclusions.rules)})",
+                       source=source)
     calibrated, shifted = raw, 0
     if config.calibration.enabled:
         shifts = calibration_shifts(raw, threshold=config.calibration.threshold,

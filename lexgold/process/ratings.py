@@ -149,19 +149,19 @@ def is_anonymous(ratings: pd.DataFrame) -> bool:
     return bool(ratings["rater_id"].astype(str).str.startswith(ANONYMOUS).any())
 
 
-def require_raters(ratings: pd.DataFrame, what: str) -> None:
+def require_raters(ratings: pd.DataFrame, what: str, *, source: str | Path | None = None) -> None:
     """Refuse a per-rater statistic on ratings without rater identity.
 
     Raises
     ------
     InputError
-        Naming the statistic and what is defined instead.
+        Naming the file, the statistic and what is defined instead.
     """
     if is_anonymous(ratings):
-        raise InputError(f"{what} needs rater identity, and these ratings have none (rater ids "
-                         f"starting with '?', e.g. SimVerb-3500's rating columns): means, SDs "
-                         f"and split-half on random halves are defined (lexgold agree "
-                         f"--split-half)", path="ratings", field="rater_id")
+        raise InputError(f"{what}: not defined for ratings without rater identity (rater ids "
+                         f"starting with '?', such as SimVerb-3500's rating columns); means, "
+                         f"SDs and split-half on random halves are (lexgold agree --split-half)",
+                         path=source if source is not None else "ratings", field="rater_id")
 
 
 def on_scale(ratings: pd.DataFrame, rating_min: float, rating_max: float, *,

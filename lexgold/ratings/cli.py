@@ -45,7 +45,7 @@ def import_(files, out_path, layout, tranche, scale):
         lexgold ratings import elias-men-ratings.txt marcos-men-ratings.txt \\
             --scale 1 7 --out men.csv
     """
-    from lexgold.ratings.importer import import_ratings, shared_pairs, summary
+    from lexgold.ratings.importer import import_ratings, summary
 
     frame, imported = import_ratings(list(files), layout=layout, tranche=tranche,
                                      scale=tuple(scale) if scale else None)
@@ -53,9 +53,19 @@ def import_(files, out_path, layout, tranche, scale):
         click.echo(summary(item, tuple(scale) if scale else None))
     Path(out_path).parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(out_path, index=False)
+    click.echo(written(frame, out_path))
+
+
+def written(frame, out_path) -> str:
+    """The closing line: ratings, raters (or anonymous ratings), pairs shared by raters."""
+    from lexgold.ratings.importer import shared_pairs
+    from lexgold.ratings.layouts import plural
+
     named = frame[~frame["rater_id"].astype(str).str.startswith("?")]
-    raters = named["rater_id"].nunique()
-    click.echo(f"wrote {len(frame)} ratings by {raters} raters"
-               + (f" and {len(frame) - len(named)} anonymous ratings" if len(named) < len(frame)
-                  else "")
-               + f" ({shared_pairs(named)} pairs rated by more than one rater) to {out_path}")
+    parts = []
+    if len(named):
+        parts.append(f"{plural(len(named), 'rating')} by {plural(named['rater_id'].nunique(), 'rater')} "
+                     f"({plural(shared_pairs(named), 'pair')} rated by more than one)")
+    if len(named) < len(frame):
+        parts.append(f"{plural(len(frame) - len(named), 'anonymous rating')}")
+    return f"wrote {' and '.join(parts)} to {out_path}"

@@ -17,7 +17,7 @@ import pandas as pd
 from lexgold.errors import InputError
 from lexgold.process.ratings import ITEM
 from lexgold.ratings.layouts import (COLUMNS, LABELS, Imported, common_tranche, detect_layout,
-                                     read_layout)
+                                     plural, read_layout)
 
 
 def import_ratings(paths: list[str | Path], *, layout: str | None = None,
@@ -87,14 +87,15 @@ def summary(item: Imported, scale: tuple[float, float] | None = None) -> str:
     """One line: file, layout, raters, pairs, ratings, scale seen, what was normalised."""
     frame = item.frame
     rated = frame[frame["kind"] != "checkpoint"]
-    raters = "anonymous raters" if item.layout == "anonymous" else \
-        f"{rated['rater_id'].nunique()} raters"
+    raters = ("no rater identity" if item.layout == "anonymous" else
+              plural(rated["rater_id"].nunique(), "rater"))
     seen = (f"scale seen {rated['rating'].min():g}-{rated['rating'].max():g}" if len(rated)
             else "no ratings")
     declared = (f" (declared {scale[0]:g}-{scale[1]:g})" if scale else
                 " (not declared: not rescaled)")
     line = (f"{item.path.name}: {LABELS[item.layout]}, {raters}, "
-            f"{len(rated[ITEM].drop_duplicates())} pairs, {len(rated)} ratings, {seen}"
+            f"{plural(len(rated[ITEM].drop_duplicates()), 'pair')}, "
+            f"{plural(len(rated), 'rating')}, {seen}"
             f"{declared}")
     if item.notes:
         line += "; " + "; ".join(item.notes)

@@ -92,12 +92,13 @@ class _Cleaner:
         return values
 
     def notes(self) -> list[str]:
-        phrases = {"crlf": "CRLF line ends on {} lines", "blank": "{} blank lines skipped",
-                   "nbsp": "non-breaking spaces in {} values",
-                   "blanks": "stray blanks around {} values",
-                   "trailing": "trailing delimiters on {} lines"}
-        return [phrase.format(self.counts[key]) for key, phrase in phrases.items()
-                if self.counts[key]]
+        phrases = {"crlf": "CRLF line ends on {}", "blank": "{} skipped",
+                   "nbsp": "non-breaking spaces in {}", "blanks": "stray blanks around {}",
+                   "trailing": "trailing delimiters on {}"}
+        units = {"crlf": "line", "blank": "blank line", "nbsp": "value", "blanks": "value",
+                 "trailing": "line"}
+        return [phrase.format(plural(self.counts[key], units[key]))
+                for key, phrase in phrases.items() if self.counts[key]]
 
 
 def read_lines(path: Path, cleaner: _Cleaner) -> list[tuple[int, str]]:
@@ -157,7 +158,7 @@ def read_layout(path: str | Path, layout: str, *, tranche: str | None = None) ->
     reader = {"wide": _wide, "per-rater": _per_rater, "anonymous": _anonymous,
               "long": _long, "potato": _potato}[layout]
     imported = reader(path, tranche) if layout == "per-rater" else reader(path)
-    imported.notes = _repeats(imported.frame) + imported.notes
+    imported.notes = _repeats(imported.frame, layout) + imported.notes
     return imported
 
 
@@ -329,19 +330,33 @@ def _records(records) -> pd.DataFrame:
     return frame
 
 
-def _repeats(frame: pd.DataFrame) -> list[str]:
-    """Mark the later listings of a pair listed twice in one file ``kind = duplicate``."""
-    if frame.empty or (frame["kind"] != "unique").any():
+def _repeats(frame: pd.DataFrame, layout: str) -> list[str]:
+    """Mark a rater's later answers to a pair listed twice in one file ``kind = duplicate``.
+
+    For anonymous ratings a pair's later listing (line) is the duplicate. lexgold's long CSV
+    is left as it is (its kinds say what a repeat is).
+    """
+    if frame.empty or layout == "long":
         return []
-    listing = frame.drop_duplicates(["_line"])[["_line", "word1", "word2"]]
-    later = listing[listing.duplicated(["word1", "word2"])]
-    if later.empty:
+    if layout == "anonymous":
+        listing = frame.drop_duplicates(["_line"])
+        later_lines = listing.loc[listing.duplicated(["word1", "word2"]), "_line"]
+        later = frame["_line"].isin(later_lines).to_numpy()
+    else:
+        later = frame.duplicated(["rater_id", "word1", "word2"]).to_numpy()
+    if not later.any():
         return []
-    frame.loc[frame["_line"].isin(later["_line"]), "kind"] = "duplicate"
-    shown = ", ".join(f"{w1}-{w2} (line {n})" for n, w1, w2 in later.head(3).itertuples(
-        index=False))
-    return [f"{len(later)} {'pair' if len(later) == 1 else 'pairs'} listed twice ({shown}): "
-            f"both listings kept, the later as kind=duplicate"]
+    frame.loc[later, "kind"] = "duplicate"
+    shown = frame[later].drop_duplicates(["word1", "word2"])
+    examples = ", ".join(f"{w1}-{w2} (line {n})" for w1, w2, n in shown[
+        ["word1", "word2", "_line"]].head(3).itertuples(index=False))
+    return [f"{plural(len(shown), 'pair')} listed twice ({examples}): both listings kept, "
+            f"the later as kind=duplicate"]
+
+
+def plural(n: int, noun: str) -> str:
+    """``1 pair``, ``2 pairs``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _delimiter(line: str) -> str | None:
