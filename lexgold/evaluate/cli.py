@@ -95,8 +95,10 @@ def evaluate(gold, gold_format, vectors, case, vectors_format, oov, n_boot, comp
         extra = f"  95% CI [{_fmt(bounds[0])}, {_fmt(bounds[1])}]" if bounds else ""
         click.echo(f"{name:9s} {_fmt(result[name])}{extra}")
     for name, sub in result["subsets"].items():
-        click.echo(f"  {name:22s} rho {_fmt(sub['spearman'])}  r {_fmt(sub['pearson'])}  "
-                   f"covered {sub['covered']}/{sub['pairs']}")
+        bounds = sub.get("ci", {}).get("spearman")
+        extra = f"  CI [{_fmt(bounds[0])}, {_fmt(bounds[1])}]" if bounds else ""
+        click.echo(f"  {name:22s} rho {_fmt(sub['spearman'])}{extra}  r {_fmt(sub['pearson'])}"
+                   f"  covered {sub['covered']}/{sub['pairs']}")
     if "binary" in result:
         b = result["binary"]
         click.echo(f"binary task: mean error {_fmt(b['error'])} over {b['folds']} folds "
