@@ -247,8 +247,8 @@ def test_simverb_anonymous_ratings(tmp_path):
     result = run("ratings", "import", tmp_path / "SimVerb-3500-ratings.txt", "--scale", 0, 10,
                  "--out", tmp_path / "sv.csv")
     assert result.exit_code == 0, result.output
-    assert "ratings without rater identity (anonymous), no rater identity, 20 pairs, 207 " \
-           "ratings" in result.output
+    assert "SimVerb-3500-ratings.txt: ratings without rater identity, 20 pairs, 207 ratings" \
+        in result.output
     assert "kept as anonymous ratings" in result.output
     refused = run("agree", tmp_path / "sv.csv")
     assert refused.exit_code == 1

@@ -87,13 +87,13 @@ def summary(item: Imported, scale: tuple[float, float] | None = None) -> str:
     """One line: file, layout, raters, pairs, ratings, scale seen, what was normalised."""
     frame = item.frame
     rated = frame[frame["kind"] != "checkpoint"]
-    raters = ("no rater identity" if item.layout == "anonymous" else
-              plural(rated["rater_id"].nunique(), "rater"))
+    raters = ("" if item.layout == "anonymous" else
+              plural(rated["rater_id"].nunique(), "rater") + ", ")
     seen = (f"scale seen {rated['rating'].min():g}-{rated['rating'].max():g}" if len(rated)
             else "no ratings")
     declared = (f" (declared {scale[0]:g}-{scale[1]:g})" if scale else
                 " (not declared: not rescaled)")
-    line = (f"{item.path.name}: {LABELS[item.layout]}, {raters}, "
+    line = (f"{item.path.name}: {LABELS[item.layout]}, {raters}"
             f"{plural(len(rated[ITEM].drop_duplicates()), 'pair')}, "
             f"{plural(len(rated), 'rating')}, {seen}"
             f"{declared}")

@@ -42,7 +42,7 @@ from lexgold.process.ratings import ANONYMOUS, read_ratings
 
 LAYOUTS = ("wide", "per-rater", "anonymous", "long", "potato")
 LABELS = {"wide": "one column per rater", "per-rater": "one file per rater",
-          "anonymous": "ratings without rater identity (anonymous)",
+          "anonymous": "ratings without rater identity",
           "long": "lexgold long CSV", "potato": "Potato JSON annotations"}
 #: columns of the written long file, in order (optional ones only when present)
 COLUMNS = ["rater_id", "tranche", "word1", "word2", "rating", "kind", "pos", "answered_at",
