@@ -366,3 +366,12 @@ def test_split_half_random_matches_the_mean_over_all_assignments():
     assert result["r"] == pytest.approx(expected, abs=0.03)
     again = split_half_random(frame, rng=np.random.default_rng(0), splits=4000)
     assert again == result
+
+
+def test_agree_on_a_published_layout_says_how_to_import_it(ws353):
+    folder, *_ = ws353
+    result = run("agree", folder / "set1.csv")
+    assert result.exit_code == 1
+    assert "set1.csv:1, field 'rater_id': missing column rater_id: this is one column per " \
+           "rater" in result.output
+    assert "lexgold ratings import set1.csv --out LONG.csv" in result.output

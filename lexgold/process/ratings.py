@@ -54,7 +54,30 @@ def read_ratings(path: str | Path) -> pd.DataFrame:
         Naming the file, the line (header = line 1) and the field at fault.
     """
     path = Path(path)
-    return check_ratings(read_text_table(path), source=path)
+    try:
+        frame = read_text_table(path)
+    except InputError:
+        if path.is_file():
+            _suggest_import(path)
+        raise
+    if "rater_id" not in frame.columns:
+        _suggest_import(path)
+    return check_ratings(frame, source=path)
+
+
+def _suggest_import(path: Path) -> None:
+    """A published layout handed to a long-format reader: say how to convert it."""
+    from lexgold.ratings.layouts import LABELS, detect_layout
+
+    try:
+        layout = detect_layout(path)
+    except InputError:
+        return
+    if layout != "long":
+        raise InputError(f"missing column rater_id: this is {LABELS[layout]} (a published "
+                         f"layout), not the long format; convert it with `lexgold ratings "
+                         f"import {path.name} --out LONG.csv`", path=path, line=1,
+                         field="rater_id")
 
 
 def check_ratings(ratings: pd.DataFrame, *, source: str | Path | None = None) -> pd.DataFrame:
