@@ -277,6 +277,16 @@ def test_potato_json_lines(tmp_path):
         ["u1", "car", "auto", 5.0, "unique"], ["u2", "car", "auto", 6.0, "unique"]]
 
 
+def test_potato_rater_from_its_output_folder(tmp_path):
+    folder = tmp_path / "annotation_output" / "rater7"
+    folder.mkdir(parents=True)
+    (folder / "annotated_instances.jsonl").write_text(json.dumps(
+        {"id": "3", "word1": "cup", "word2": "mug", "label_annotations": {"sim": {"5": "5"}}})
+        + "\n")
+    frame, _ = import_ratings([folder / "annotated_instances.jsonl"], layout="potato")
+    assert frame[["rater_id", "rating"]].values.tolist() == [["rater7", 5.0]]
+
+
 def test_long_csv_passes_through(tmp_path):
     (tmp_path / "long.csv").write_text("rater_id,tranche,word1,word2,rating,kind\n"
                                        "a,1,x,y,3,unique\na,1,x,y,4,calibration\n")

@@ -52,39 +52,20 @@ def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed)
     Example:
         lexgold agree ratings.csv --json
     """
-    import numpy as np
-
-    from lexgold.process.agreement import (AgreementWarning, iaa_against_mean, iaa_pairwise,
-                                           iaa_weighted_by_pairs)
-    from lexgold.process.ratings import ITEM, is_anonymous, read_ratings, require_raters
-    from lexgold.process.splithalf import split_half_random
+    from lexgold.process.agreement import AgreementWarning
+    from lexgold.process.ratings import is_anonymous, read_ratings, require_raters
 
     frame = read_ratings(ratings)
     anonymous = is_anonymous(frame)
     if not split_half:
         require_raters(frame, "IAA-1 and IAA-2", source=ratings)
-    rated = frame[frame["kind"] != "checkpoint"]
-    result = {"iaa1": None, "iaa2": None, "raters": None,
-              "pairs": int(len(rated[ITEM].drop_duplicates()))}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", AgreementWarning)
-        if not anonymous:
-            result.update(
-                iaa1=_number(iaa_pairwise(frame, pool=pool, min_overlap=min_overlap)),
-                iaa2=_number(iaa_against_mean(frame, pool=pool, min_overlap=min_overlap)),
-                raters=int(rated["rater_id"].nunique()))
-            per_pair = rated.groupby(ITEM)["rater_id"].nunique()
-            weighted = iaa_weighted_by_pairs(frame, min_overlap=min_overlap)
-            result["shared_pairs"] = int((per_pair > 1).sum())
-            result["by_tranche"] = {
-                "iaa1": _number(weighted["iaa1"]), "iaa2": _number(weighted["iaa2"]),
-                "tranches": [{k: _number(v) for k, v in row.items()}
-                             for row in weighted["tranches"]]}
-        if split_half:
-            half = split_half_random(frame, rng=np.random.default_rng(seed), splits=splits)
-            result["split_half"] = {k: _number(v) for k, v in half.items()}
+        result = _agreement_figures(frame, pool=pool, min_overlap=min_overlap,
+                                    splits=splits if split_half else 0, seed=seed)
     for warning in caught:
-        click.echo(f"Warning: {warning.message}", err=True)
+        if issubclass(warning.category, AgreementWarning):
+            click.echo(f"Warning: {warning.message}", err=True)
     if as_json:
         extra = () if detail else ("shared_pairs", "by_tranche")
         click.echo(json.dumps({k: v for k, v in result.items() if k not in extra}))
@@ -98,6 +79,8 @@ def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed)
         weighted = result["by_tranche"]
         parts = ", ".join(f"{row['tranche']}: {row['pairs']} pairs {show(row['iaa1'])} / "
                           f"{show(row['iaa2'])}" for row in weighted["tranches"])
+        if len(weighted["tranches"]) > 4:
+            parts = f"{len(weighted['tranches'])} tranches"
         click.echo(f"per tranche, weighted by pairs (pairs listed twice kept): IAA-1 "
                    f"{show(weighted['iaa1'])}  IAA-2 {show(weighted['iaa2'])}  ({parts})")
         click.echo(f"raters: {result['raters']}  pairs: {result['pairs']}  "
@@ -109,6 +92,35 @@ def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed)
                    f"Spearman-Brown {show(half['spearman_brown'])}")
     if anonymous:
         click.echo(f"pairs: {result['pairs']}")
+
+
+def _agreement_figures(frame, *, pool, min_overlap, splits, seed) -> dict:
+    """The figures of `lexgold agree`: pooled IAA, per tranche weighted by pairs, pairs rated by
+    more than one rater, and (``splits > 0``) split-half on random halves."""
+    import numpy as np
+
+    from lexgold.process.agreement import iaa_against_mean, iaa_pairwise, iaa_weighted_by_pairs
+    from lexgold.process.ratings import ITEM, is_anonymous
+    from lexgold.process.splithalf import split_half_random
+
+    rated = frame[frame["kind"] != "checkpoint"]
+    result = {"iaa1": None, "iaa2": None, "raters": None,
+              "pairs": int(len(rated[ITEM].drop_duplicates()))}
+    if not is_anonymous(frame):
+        options = {"pool": pool, "min_overlap": min_overlap}
+        weighted = iaa_weighted_by_pairs(frame, min_overlap=min_overlap)
+        result.update(
+            iaa1=_number(iaa_pairwise(frame, **options)),
+            iaa2=_number(iaa_against_mean(frame, **options)),
+            raters=int(rated["rater_id"].nunique()),
+            shared_pairs=int((rated.groupby(ITEM)["rater_id"].nunique() > 1).sum()),
+            by_tranche={"iaa1": _number(weighted["iaa1"]), "iaa2": _number(weighted["iaa2"]),
+                        "tranches": [{k: _number(v) for k, v in row.items()}
+                                     for row in weighted["tranches"]]})
+    if splits:
+        half = split_half_random(frame, rng=np.random.default_rng(seed), splits=splits)
+        result["split_half"] = {k: _number(v) for k, v in half.items()}
+    return result
 
 
 @click.command()

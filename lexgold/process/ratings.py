@@ -134,6 +134,12 @@ def check_ratings(ratings: pd.DataFrame, *, source: str | Path | None = None) ->
         _fail(f"expected a number, found {ratings.loc[first, 'rating']!r}", frame, bad,
               "rating", source)
     frame["rating"] = values.astype(float)
+    _check_scale_columns(frame, where, source)
+    return frame
+
+
+def _check_scale_columns(frame: pd.DataFrame, where, source) -> None:
+    """``scale_min, scale_max``: both or neither, numbers or empty, min < max (in place)."""
     if ("scale_min" in frame.columns) != ("scale_max" in frame.columns):
         raise InputError("scale_min and scale_max go together", path=where,
                          field="scale_min" if "scale_min" in frame.columns else "scale_max")
@@ -151,7 +157,6 @@ def check_ratings(ratings: pd.DataFrame, *, source: str | Path | None = None) ->
         if bad.any():
             _fail("need scale_min < scale_max, both given or both empty", frame, bad,
                   "scale_min", source)
-    return frame
 
 
 def declare_scale(ratings: pd.DataFrame, scale: tuple[float, float]) -> pd.DataFrame:

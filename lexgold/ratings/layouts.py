@@ -267,7 +267,8 @@ _POTATO_WORDS = (("word1", "word2"), ("term1", "term2"))
 
 
 def _potato(path: Path) -> Imported:
-    """One JSON object per annotation: a rater key (``user_id``, ``annotator``, ...), the
+    """One JSON object per annotation: a rater key (``user_id``, ``annotator``, ...; for
+    Potato's ``annotation_output/<user>/annotated_instances.jsonl`` the folder name), the
     words (``word1``/``word2``, top level or in ``instance``) and a number (``rating``, or the
     one number inside ``label_annotations``); optional ``tranche``."""
     cleaner = _Cleaner()
@@ -291,6 +292,8 @@ def _potato(path: Path) -> Imported:
         if not isinstance(obj, dict):
             raise InputError("expected a JSON object", path=path, line=number)
         rater = next((obj[k] for k in _POTATO_RATER if obj.get(k) not in (None, "")), None)
+        if rater is None and path.name == "annotated_instances.jsonl":
+            rater = path.parent.name          # Potato: annotation_output/<user>/annotated_...
         if rater is None:
             raise InputError(f"no rater key (one of {', '.join(_POTATO_RATER)})", path=path,
                              line=number)
