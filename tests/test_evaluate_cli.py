@@ -99,6 +99,12 @@ def test_analogy_json_contract(vector_files):
     for method in methods:
         assert "all" in result[method] and "family" in result[method]
     assert result["counts"]["all"]["questions"] == 19544
+    assert result["multiply"]["form"] == "shifted" and "3CosMul" in result["multiply"]["formula"]
+    literal = json.loads(_run("analogy", "--questions", DATA / "questions-words.txt", "--vectors",
+                              path, "--method", "MULTIPLY", "--multiply", "literal",
+                              "--json").output)
+    assert set(literal) == {"MULTIPLY", "seconds", "counts", "multiply"}
+    assert literal["multiply"]["form"] == "literal"
 
 
 def test_analogy_text_one_method(vector_files):
@@ -107,6 +113,9 @@ def test_analogy_text_one_method(vector_files):
     assert out.exit_code == 0, out.output
     assert "ADD" in out.output and "MULTIPLY" not in out.output
     assert out.output.splitlines()[-2].startswith("all")
+    out = _run("analogy", "--questions", DATA / "questions-words.txt", "--vectors",
+               vector_files[0][0], "--method", "MULTIPLY")
+    assert out.output.splitlines()[-1].startswith("MULTIPLY: 3CosMul (Levy & Goldberg 2014")
 
 
 def test_sdt_json(tmp_path):

@@ -118,12 +118,18 @@ def evaluate(gold, gold_format, vectors, case, vectors_format, oov, n_boot, comp
                                  "MULTIPLY", "REVERSE(ADD)", "REVERSE(ONLY-B)"]),
               help="Method to run (repeat; default: all eight).")
 @click.option("--restrict-vocab", type=int, help="Use only the first N words of the file.")
+@click.option("--multiply", type=click.Choice(["shifted", "literal"]), default="shifted",
+              show_default=True,
+              help="MULTIPLY as Levy & Goldberg's 3CosMul (cosines shifted to [0, 1], "
+                   "eps 0.001) or Linzen's Eq. 8 as printed (raw cosines).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def analogy(questions, vectors, case, vectors_format, methods, restrict_vocab, as_json):
+def analogy(questions, vectors, case, vectors_format, methods, restrict_vocab, multiply,
+            as_json):
     """Analogy accuracy per method and category (Linzen 2016).
 
     Questions with an out-of-vocabulary word are skipped and counted (`counts`).
-    Solve seconds exclude loading.
+    Solve seconds exclude loading. MULTIPLY is 3CosMul (Levy & Goldberg 2014), not Linzen's
+    Eq. 8 as printed, unless --multiply literal; the output says which.
 
     \b
     Example:
@@ -133,7 +139,8 @@ def analogy(questions, vectors, case, vectors_format, methods, restrict_vocab, a
     from lexgold.evaluate.vectors import read_vectors
 
     result = solve(read_questions(questions), read_vectors(vectors, vectors_format),
-                   methods or METHODS, case=case, restrict_vocab=restrict_vocab)
+                   methods or METHODS, case=case, restrict_vocab=restrict_vocab,
+                   multiply=multiply)
     if as_json:
         click.echo(json.dumps(_clean(result), indent=2))
         return
@@ -144,6 +151,8 @@ def analogy(questions, vectors, case, vectors_format, methods, restrict_vocab, a
         click.echo(f"{category:32s} {count['covered']:>6d}/{count['questions']:<6d} {cells}")
     click.echo(f"{'seconds':32s} {'':13s} "
                + " ".join(f"{result['seconds'][m]:>15.3f}" for m in chosen))
+    if "multiply" in result:
+        click.echo(f"MULTIPLY: {result['multiply']['formula']}")
 
 
 @click.command()
