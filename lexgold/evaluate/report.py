@@ -64,7 +64,8 @@ def sdt_stop_words(stopwords: str | None) -> tuple[str, frozenset[str]]:
     if stopwords in (None, "", "none"):
         return "none", frozenset()
     if stopwords == "snowball":
-        return stopwords, read_stop_words(Path(str(resources.files("lexgold.protocols") / SNOWBALL)))
+        packaged = Path(str(resources.files("lexgold.protocols") / SNOWBALL))
+        return stopwords, read_stop_words(packaged)
     if not Path(stopwords).is_file():
         raise InputError("stop list not found (a file, 'snowball' or 'none')", path=stopwords,
                          field="--stopwords")
