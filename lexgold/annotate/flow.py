@@ -21,6 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from lexgold.annotate import models as m
+from lexgold.annotate.recruit import top_up
 from lexgold.annotate.schema import StudyConfig
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_\-]{1,100}$")
@@ -228,6 +229,8 @@ def submit_step(session: Session, rater: m.Rater, position: int, form, config: S
         session.rollback()
         return "repeat"
     session.expire_all()
+    if position + 1 >= n_steps:   # HyperLex section 4.4: recruit until enough are accepted
+        top_up(session, config, slot.tranche_id)
     return "stored"
 
 

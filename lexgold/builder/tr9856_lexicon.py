@@ -161,6 +161,17 @@ def term_table(counts: SentenceCounts) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)[TERM_COLUMNS]
 
 
+def _distinct_cases(x, term_sentences, topic_sentences, sentences):
+    """The distinct (x, n_t, K, N) rows and the index of each input row among them."""
+    cases = np.broadcast_arrays(*(np.atleast_1d(np.asarray(v, dtype=np.int64))
+                                  for v in (x, term_sentences, topic_sentences, sentences)))
+    if cases[0].size == 0:
+        return np.zeros((0, 4), dtype=np.int64), np.zeros(0, dtype=np.int64)
+    # many terms share (x, n_t, K, N), e.g. x = n_t = 1: compute each distinct case once
+    unique, inverse = np.unique(np.stack(cases, axis=1), axis=0, return_inverse=True)
+    return unique, inverse.reshape(-1)
+
+
 def hypergeometric_p(x, term_sentences, topic_sentences, sentences) -> np.ndarray:
     """p = P(X >= x), X ~ Hypergeometric(N sentences, K topic sentences, n_t draws).
 
@@ -177,6 +188,11 @@ def hypergeometric_p(x, term_sentences, topic_sentences, sentences) -> np.ndarra
     numpy.ndarray
         p in [0, 1]; smaller means more topical.
 
+    Notes
+    -----
+    p underflows to 0.0 below about 1e-308, which a strongly topical term reaches (x = n_t =
+    300, K = 5,000, N = 100,000 gives p = e^-907): rank by :func:`hypergeometric_log_p`.
+
     Examples
     --------
     A term in 2 of 4 sentences, both in a topic of 2 sentences: p = 1 / C(4, 2).
@@ -184,15 +200,59 @@ def hypergeometric_p(x, term_sentences, topic_sentences, sentences) -> np.ndarra
     >>> float(hypergeometric_p(2, 2, 2, 4)[0]) == 1 / 6
     True
     """
-    cases = np.broadcast_arrays(*(np.atleast_1d(np.asarray(v, dtype=np.int64))
-                                  for v in (x, term_sentences, topic_sentences, sentences)))
-    if cases[0].size == 0:
+    unique, inverse = _distinct_cases(x, term_sentences, topic_sentences, sentences)
+    if len(unique) == 0:
         return np.zeros(0)
-    # many terms share (x, n_t, K, N), e.g. x = n_t = 1: compute each distinct case once
-    unique, inverse = np.unique(np.stack(cases, axis=1), axis=0, return_inverse=True)
     x_u, n_u, k_u, total_u = unique.T
     p = hypergeom.sf(x_u - 1, total_u, k_u, n_u)
-    return np.clip(p, 0.0, 1.0)[inverse.reshape(-1)]
+    return np.clip(p, 0.0, 1.0)[inverse]
+
+
+#: below this p, log(p) is taken from ``hypergeom.logsf`` (p is subnormal or 0.0 there)
+LOG_SF_BELOW = 1e-300
+
+
+def hypergeometric_log_p(x, term_sentences, topic_sentences, sentences) -> np.ndarray:
+    """log p (natural logarithm), p as in :func:`hypergeometric_p`, without underflow.
+
+    Parameters
+    ----------
+    x, term_sentences, topic_sentences, sentences : array-like of int
+        x, n_t, K and N as in the paper (section 3.2).
+
+    Returns
+    -------
+    numpy.ndarray
+        log p in (-inf, 0]; smaller means more topical. Finite wherever p > 0 mathematically
+        (x <= min(K, n_t)), also where p itself underflows to 0.0.
+
+    Notes
+    -----
+    ``log(hypergeom.sf)`` where p >= :data:`LOG_SF_BELOW` (accurate and fast);
+    ``hypergeom.logsf`` elsewhere (a sum of pmf terms in log space, slower, so only where
+    needed). Equal counts give equal values, so ties are exact.
+
+    Examples
+    --------
+    x = n_t: p = C(K, n_t) / C(N, n_t). For x = n_t = 300, K = 5,000, N = 100,000, p underflows
+    but log p does not:
+
+    >>> float(hypergeometric_p(300, 300, 5000, 100000)[0])
+    0.0
+    >>> round(float(hypergeometric_log_p(300, 300, 5000, 100000)[0]), 6)
+    -907.4254
+    """
+    unique, inverse = _distinct_cases(x, term_sentences, topic_sentences, sentences)
+    if len(unique) == 0:
+        return np.zeros(0)
+    x_u, n_u, k_u, total_u = unique.T
+    p = np.clip(hypergeom.sf(x_u - 1, total_u, k_u, n_u), 0.0, 1.0)
+    with np.errstate(divide="ignore"):
+        log_p = np.log(p)
+    tiny = p < LOG_SF_BELOW
+    if tiny.any():
+        log_p[tiny] = hypergeom.logsf(x_u[tiny] - 1, total_u[tiny], k_u[tiny], n_u[tiny])
+    return np.minimum(log_p, 0.0)[inverse]
 
 
 def hypergeometric_lexicon(terms: pd.DataFrame, alpha: float = 0.05,
@@ -211,17 +271,20 @@ def hypergeometric_lexicon(terms: pd.DataFrame, alpha: float = 0.05,
     Returns
     -------
     pandas.DataFrame
-        The input rows tested, plus ``p``, ``p_bonferroni`` = min(1, p * m) where m is the
+        The input rows tested, plus ``p``, ``log_p`` (natural log of p, finite where p
+        underflows to 0.0: rank by it), ``p_bonferroni`` = min(1, p * m) where m is the
         number of terms tested for that topic (all lengths together), and ``in_lexicon``.
 
     Notes
     -----
     A term is tested for a topic when it occurs in at least one of the topic's sentences
-    (x >= 1): for x = 0, p = 1 and the test is not informative (**Decision**, SPEC 1.4).
+    (x >= 1): for x = 0, p = 1 and the test is not informative (**Decision**).
     """
     tested = terms[terms["n"].isin(list(ngram_sizes)) & (terms["x"] >= 1)].copy()
-    tested["p"] = hypergeometric_p(tested["x"], tested["term_sentences"],
-                                   tested["topic_sentences"], tested["sentences"])
+    counts = (tested["x"], tested["term_sentences"], tested["topic_sentences"],
+              tested["sentences"])
+    tested["p"] = hypergeometric_p(*counts)
+    tested["log_p"] = hypergeometric_log_p(*counts)
     m = tested.groupby("topic")["term"].transform("size").to_numpy()
     tested["p_bonferroni"] = np.minimum(1.0, tested["p"].to_numpy() * m)
     tested["in_lexicon"] = tested["p_bonferroni"] <= alpha
