@@ -83,3 +83,74 @@ def test_blingfire_build_is_the_same_in_any_number_of_processes(one_process, tmp
 def test_unknown_splitter_is_named():
     with pytest.raises(InputError, match="build.sentence_splitter.*unknown sentence splitter"):
         SentenceSplitter("spacy")
+
+
+# --------------------------------------------------------------------------- multistream dumps
+
+@pytest.fixture(scope="module")
+def multistream(tmp_path_factory):
+    """gensim's Wikipedia sample cut into Wikipedia's multistream layout, 5 pages a stream."""
+    from lexgold.builder.corpus import gensim_wiki_sample
+    from lexgold.builder.multistream import write_multistream
+    base = tmp_path_factory.mktemp("multistream")
+    return write_multistream(gensim_wiki_sample(), base / "enwiki-sample-multistream.xml.bz2",
+                             pages_per_stream=5)
+
+
+def test_multistream_index_has_wikipedias_layout(multistream):
+    import bz2
+    dump, index = multistream
+    assert index.name == "enwiki-sample-multistream-index.txt.bz2"
+    lines = bz2.decompress(index.read_bytes()).decode("utf-8").splitlines()
+    offset, page_id, title = lines[0].split(":", 2)
+    assert int(offset) > 0 and page_id.isdigit() and title
+    with open(dump, "rb") as raw:           # every offset starts a bz2 stream of its own
+        for line in lines[:: 40]:
+            raw.seek(int(line.split(":", 1)[0]))
+            assert raw.read(3) == b"BZh"
+
+
+def test_multistream_gives_the_articles_of_the_whole_dump_reading_few_streams(multistream):
+    from lexgold.builder.corpus import WikiDump, gensim_wiki_sample, open_corpus
+    from lexgold.builder.multistream import MultistreamDump
+    dump, _ = multistream
+    wanted = {"Apollo 11", "Anarchism", "Agriculture", "Astronaut", "No such article"}
+    plain = list(WikiDump(gensim_wiki_sample()).articles(wanted))
+    reader = open_corpus(dump)
+    assert isinstance(reader, MultistreamDump)
+    seeked = list(reader.articles(wanted))
+    assert sorted(plain, key=lambda a: a.title) == sorted(seeked, key=lambda a: a.title)
+    assert {a.title for a in seeked} == wanted - {"No such article"}
+    assert reader.streams_read <= 4 < reader.streams
+    assert len(reader.sha256) == 64
+
+
+def test_tr9856_on_a_multistream_dump_equals_the_plain_dump(one_process, multistream, tmp_path):
+    import json
+    from lexgold.builder.corpus import gensim_wiki_sample
+    dump, _ = multistream
+    report = build_tr9856(dump, "tr9856_enwiki_sample_topics.toml", tmp_path / "ms", seed=1,
+                          show_progress=False)
+    plain = build_tr9856(gensim_wiki_sample(), "tr9856_enwiki_sample_topics.toml",
+                         tmp_path / "plain", seed=1, show_progress=False)
+    for name in ("lexicon.csv", "pairs.csv"):
+        assert (tmp_path / "ms" / name).read_bytes() == (tmp_path / "plain" / name).read_bytes()
+    assert report["sentences"] == plain["sentences"] and report["articles"] == plain["articles"]
+    assert json.loads((tmp_path / "ms" / "report.json").read_text())["manifest"]["inputs"][
+        "corpus"]["sha256"] != plain["manifest"]["inputs"]["corpus"]["sha256"]
+
+
+def test_multistream_errors_name_the_file(multistream, tmp_path):
+    import bz2
+    from lexgold.builder.multistream import MultistreamDump
+    dump, index = multistream
+    bad = tmp_path / "x-multistream.xml.bz2"
+    bad.write_bytes(dump.read_bytes())
+    with pytest.raises(InputError, match="multistream index not found"):
+        MultistreamDump(bad)
+    (tmp_path / "x-multistream-index.txt.bz2").write_bytes(bz2.compress(b"12:34:Apollo 11\n"))
+    with pytest.raises(InputError, match=r"x-multistream\.xml\.bz2.*no bz2 stream at byte 12"):
+        list(MultistreamDump(bad).articles({"Apollo 11"}))
+    (tmp_path / "x-multistream-index.txt.bz2").write_bytes(bz2.compress(b"oops\n"))
+    with pytest.raises(InputError, match=r"index\.txt\.bz2:1.*offset:page id:title"):
+        list(MultistreamDump(bad).articles({"Apollo 11"}))
