@@ -19,13 +19,13 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import re
 from collections import Counter
 from importlib import metadata, resources
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
+import regex
 import pandas as pd
 
 import lexgold
@@ -79,8 +79,8 @@ def load_build_config(protocol: dict) -> TR9856Build:
         if getattr(config, key) < 0:
             raise InputError("expected a count >= 0", path=source, field=f"build.{key}")
     try:
-        re.compile(config.token_pattern)
-    except re.error as err:
+        regex.compile(config.token_pattern)
+    except regex.error as err:
         raise InputError(f"not a regular expression: {err}", path=source,
                          field="build.token_pattern") from None
     return config
