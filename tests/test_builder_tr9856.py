@@ -297,7 +297,7 @@ def test_text_folder_rejects_duplicate_titles(tmp_path):
 
 
 def test_trained_punkt_keeps_abbreviations_learnt_from_the_corpus():
-    splitter = SentenceSplitter(trained=True)
+    splitter = SentenceSplitter("punkt-trained")
     text = " ".join(f"The U.S. Army met the U.S. Navy in round {i}. Then they left." for i in
                     range(60))
     splitter.train(text)
@@ -379,7 +379,7 @@ def test_wiki_sample_counts_agree_with_a_naive_recount(wiki_runs):
     dump = WikiDump(gensim_wiki_sample(),
                     load_build_config(load_protocol("tr9856")).skip_wiki_sections)
     texts = [a.text for a in dump.articles(set(topics))]
-    splitter = SentenceSplitter(trained=True)
+    splitter = SentenceSplitter("punkt-trained")
     for text in texts:
         splitter.train(text)
     options = TermOptions()

@@ -109,9 +109,12 @@ def hyperlex(usf_dir, wordnet_dir, protocol, concreteness, brysbaert, checked, n
               help="Protocol file (or packaged name) whose [build] table sets the parameters.")
 @click.option("--all-terms", is_flag=True,
               help="Also write terms.csv: every term tested, kept in the lexicon or not.")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes that split and count the articles; the output is the same "
+                   "for any number.")
 @seed_option
 @out_option
-def tr9856(corpus, topics, protocol, all_terms, seed, out_dir):
+def tr9856(corpus, topics, protocol, all_terms, workers, seed, out_dir):
     """TR9856 (Levy et al. 2015, section 3): hypergeometric topic lexicons and term pairs.
 
     Counts the sentences containing each n-gram term (n = 1..3) in each topic's articles,
@@ -122,12 +125,12 @@ def tr9856(corpus, topics, protocol, all_terms, seed, out_dir):
     \b
     Example:
         lexgold build tr9856 --seed 1 --out tr-out
-        lexgold build tr9856 --corpus wiki.xml.bz2 --topics topics.toml --out tr-out
+        lexgold build tr9856 --corpus wiki.xml.bz2 --topics topics.toml --workers 2 --out tr-out
     """
     from lexgold.builder.tr9856 import build_tr9856
 
     report = build_tr9856(corpus, topics, out_dir, seed=seed, protocol=protocol,
-                          all_terms=all_terms)
+                          all_terms=all_terms, workers=workers)
     shortfalls = sum(len(t["shortfalls"]) for t in report["topics"].values())
     click.echo(f"{len(report['topics'])} topics, {report['articles']} articles, "
                f"{report['sentences']} sentences: {report['lexicon_terms']} lexicon terms, "

@@ -20,13 +20,13 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import re
 from collections import Counter
 from importlib import metadata, resources
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
+import regex
 import pandas as pd
 
 import lexgold
@@ -58,7 +58,7 @@ class TR9856Build:
     misc_terms_per_n: int = 10
     random_pairs_per_s_def: int = 60
     exclude_s_def_terms: bool = True
-    sentence_splitter: Literal["punkt-trained", "punkt-untrained"] = "punkt-trained"
+    sentence_splitter: Literal["punkt-trained", "punkt-untrained", "blingfire"] = "punkt-trained"
     punkt_train_chars: int = 10_000_000
     token_pattern: str = r"\w+(?:[-.]\w+)*"
     lowercase: bool = True
@@ -81,8 +81,8 @@ def load_build_config(protocol: dict) -> TR9856Build:
         if getattr(config, key) < 0:
             raise InputError("expected a count >= 0", path=source, field=f"build.{key}")
     try:
-        re.compile(config.token_pattern)
-    except re.error as err:
+        regex.compile(config.token_pattern)
+    except regex.error as err:
         raise InputError(f"not a regular expression: {err}", path=source,
                          field="build.token_pattern") from None
     return config
@@ -255,7 +255,7 @@ def manifest(protocol: dict, corpus: WikiDump | TextFolder, topics_path: Path,
 
 def build_tr9856(corpus: str | Path | None, topics: str | Path | None, out_dir: str | Path, *,
                  seed: int = 0, protocol: str | Path = "tr9856", all_terms: bool = False,
-                 show_progress: bool | None = None) -> dict:
+                 workers: int = 1, show_progress: bool | None = None) -> dict:
     """Build TR9856 topic lexicons and pairs; write ``lexicon.csv``, ``pairs.csv``, ``report.json``.
 
     Parameters
@@ -275,6 +275,8 @@ def build_tr9856(corpus: str | Path | None, topics: str | Path | None, out_dir: 
     all_terms : bool
         Also write ``terms.csv``: every term tested, kept or not (columns of ``lexicon.csv``
         plus ``topic_sentences`` K, ``sentences`` N and ``in_lexicon``), to audit the lexicon.
+    workers : int
+        Processes that split and count the articles (the output does not depend on it).
 
     Returns
     -------
@@ -307,8 +309,8 @@ def build_tr9856(corpus: str | Path | None, topics: str | Path | None, out_dir: 
     reader = open_corpus(corpus, config.skip_wiki_sections)
     topics_of = topic_articles(topic_list, reader, topics_path)
     counts, found = count_corpus(reader, topics_of, options, show_progress=show_progress,
-                                 train_punkt=config.sentence_splitter == "punkt-trained",
-                                 punkt_train_chars=config.punkt_train_chars)
+                                 splitter=config.sentence_splitter,
+                                 punkt_train_chars=config.punkt_train_chars, workers=workers)
     check_found(topic_list, topics_of, found, reader, topics_path)
     tested = hypergeometric_lexicon(term_table(counts), config.alpha, config.ngram_sizes)
     if all_terms:
