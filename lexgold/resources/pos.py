@@ -1,12 +1,16 @@
 """Part-of-speech tendency sources: word -> counts per coarse POS (N, V, A, other).
 
 SimLex-999 (Hill et al. 2015, section 3.1) keeps a word only if at least 75 % of its tags in a
-POS-tagged corpus (the BNC) fall on one POS. The tag counts come from one of three adapters,
+POS-tagged corpus (the BNC) fall on one POS. The tag counts come from one of four adapters,
 each returning the same frame: index ``word`` (lower case), integer columns ``N V A other``.
+Frames of several sources add up (:func:`sum_counts`), as if their corpora were one.
 
-- :func:`usf_pos_counts`: the POS columns of the USF norms (QPS/TPS), one tag per word.
+- :func:`usf_pos_counts`: the POS columns of the USF norms (QPS/TPS), one tag per word. Every
+  word then has a 100 % tendency, so the 75 % rule can never drop a pair with this source.
 - :func:`penn_tag_counts`: per-word Penn Treebank tag counts of Lingua::EN::Tagger
   (Debian ``liblingua-en-tagger-perl``, ``words.yml``), counted on the Penn Treebank.
+- :func:`semcor_tag_counts`: per-lemma tag counts of the SemCor sense-tagged part of the Brown
+  corpus, as WordNet 3.0 ships them (``cntlist.rev``, Debian ``wordnet-base``).
 - :func:`tagged_corpus_counts`: any corpus in ``word/TAG`` format (Penn, Brown or BNC C5 tags).
 
 Proper-noun tags (Penn NNP/NNPS, C5 NP0) count as ``other``: once words are lower-cased,
@@ -85,6 +89,54 @@ def penn_tag_counts(path: str | Path = LINGUA_WORDS) -> pd.DataFrame:
                 raise InputError(f"bad tag count {item.strip()!r}", path=path, line=number)
             counts[word.lower()][coarse_pos(tag.strip())] += int(count)
     return _frame(counts)
+
+
+#: WordNet's synset type digit in a sense key -> coarse POS (5 is an adjective satellite)
+SENSE_KEY_POS = {"1": "N", "2": "V", "3": "A", "4": "other", "5": "A"}
+
+
+def semcor_tag_counts(path: str | Path) -> pd.DataFrame:
+    """Per-lemma tag counts of SemCor from WordNet's ``cntlist.rev`` (summed over senses).
+
+    Each line is ``sense_key sense_number tag_count``, the sense key ``lemma%type:...``: the
+    number of times the lemma was tagged with that sense, and so with that POS, in the
+    semantic concordance (Miller et al. 1993). Multi-word lemmas keep their underscores.
+    """
+    counts: dict[str, Counter] = defaultdict(Counter)
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise InputError("not found; install Debian's wordnet-base (it ships cntlist.rev)",
+                         path=path) from None
+    for number, line in enumerate(lines, start=1):
+        fields = line.split()
+        if not fields:
+            continue
+        lemma, _, rest = fields[0].partition("%")
+        if len(fields) != 3 or not lemma or rest[:1] not in SENSE_KEY_POS or not fields[2].isdigit():
+            raise InputError("not a `lemma%type:... sense_number tag_count` line", path=path,
+                             line=number)
+        counts[lemma.lower()][SENSE_KEY_POS[rest[0]]] += int(fields[2])
+    return _frame(counts)
+
+
+def sum_counts(frames: Iterable[pd.DataFrame]) -> pd.DataFrame:
+    """Tag counts of several sources added word by word (a word absent from one counts 0 there)."""
+    total = None
+    for frame in frames:
+        frame = frame[list(COARSE)]
+        total = frame if total is None else total.add(frame, fill_value=0)
+    if total is None:
+        raise ValueError("no tag counts to add up")
+    total = total.fillna(0).astype("int64")
+    total.index.name = "word"
+    return total.sort_index()
+
+
+def one_tag_per_word(counts: pd.DataFrame) -> bool:
+    """True when no word has tags on two coarse POS: a tendency rule over such counts is a no-op."""
+    counts = counts[list(COARSE)]
+    return bool(((counts > 0).sum(axis=1) <= 1).all())
 
 
 def tagged_corpus_counts(paths: str | Path | Iterable[str | Path]) -> pd.DataFrame:
