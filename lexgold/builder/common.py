@@ -23,7 +23,7 @@ from lexgold.resources import (one_tag_per_word, penn_tag_counts, pos_tendency,
                                read_brysbaert, semcor_tag_counts, sum_counts,
                                tagged_corpus_counts, usf_pos_counts)
 from lexgold.resources._files import resource_files
-from lexgold.resources.pos import LINGUA_WORDS
+from lexgold.resources.pos import COARSE, LINGUA_WORDS
 from lexgold.resources.wordnet import wordnet_file
 
 MULTI_WORD = re.compile(r"[\s_\-]")
@@ -49,6 +49,7 @@ class PosKeys:
 
     source: str | list[str] = dataclasses.field(default_factory=lambda: ["penn", "semcor"])
     min_tendency: float = 0.75       # a word's share of tags on its majority POS (0-1)
+    share_among: str = "nva"         # the share over the N, V, A tags ("nva") or all tags ("all")
     corpus: list[str] = dataclasses.field(default_factory=list)  # word/TAG files (source corpus)
     penn_file: str = str(LINGUA_WORDS)
 
@@ -179,7 +180,12 @@ def pos_counts(keys: PosKeys, usf: pd.DataFrame, base: Path | None, wordnet_dir=
 
 def pos_table(keys: PosKeys, usf: pd.DataFrame, base: Path | None, wordnet_dir=None) -> pd.DataFrame:
     """Word -> (pos, share) from the selected tag sources (SimLex-999 section 3.1)."""
-    return pos_tendency(pos_counts(keys, usf, base, wordnet_dir))
+    return tendency(pos_counts(keys, usf, base, wordnet_dir), keys)
+
+
+def tendency(counts: pd.DataFrame, keys: PosKeys) -> pd.DataFrame:
+    """:func:`lexgold.resources.pos_tendency` with the share taken as ``keys.share_among`` says."""
+    return pos_tendency(counts, ("N", "V", "A") if keys.share_among == "nva" else COARSE)
 
 
 def one_tag_warning(counts: pd.DataFrame, keys: PosKeys) -> str | None:

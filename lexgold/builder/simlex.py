@@ -33,7 +33,7 @@ from lexgold.builder import common
 from lexgold.builder.common import POS_SOURCES, PosKeys, Scale
 from lexgold.errors import InputError
 from lexgold.protocols import load_protocol, parse_section
-from lexgold.resources import load_wordnet, pos_tendency, read_usf
+from lexgold.resources import load_wordnet, read_usf
 from lexgold.resources.wordnet import wordnet_file
 
 CLASSES = ["C1", "C2", "C3", "C4"]
@@ -84,7 +84,8 @@ def check_settings(settings: SimLexBuild, source: str = "<protocol>") -> SimLexB
                "concreteness.source": (conc.source, CONC_SOURCES),
                "concreteness.fallback": (conc.fallback, CONC_SOURCES + ("none",)),
                "concreteness.median_scope": (conc.median_scope, ("pos", "global")),
-               "concreteness.class_direction": (conc.class_direction, ("any", "required"))}
+               "concreteness.class_direction": (conc.class_direction, ("any", "required")),
+               "pos.share_among": (settings.pos.share_among, ("nva", "all"))}
     pos_sources = common.pos_sources(settings.pos)
     if not pos_sources or len(set(pos_sources)) < len(pos_sources):
         raise InputError(f"expected one or more different sources, found {settings.pos.source!r}",
@@ -354,7 +355,7 @@ def run_simlex(out_dir, *, protocol="simlex", usf_dir=None, wordnet_dir=None, br
     base = Path(protocol["_path"]).parent
     usf = read_usf(usf_dir)
     counts = common.pos_counts(settings.pos, usf, base, wordnet_dir)
-    pos = pos_tendency(counts)
+    pos = common.tendency(counts, settings.pos)
     warning = common.one_tag_warning(counts, settings.pos)
     conc_keys = settings.concreteness
     scales = {"usf": conc_keys.usf, "brysbaert": conc_keys.brysbaert}

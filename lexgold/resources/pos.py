@@ -13,8 +13,9 @@ Frames of several sources add up (:func:`sum_counts`), as if their corpora were 
   corpus, as WordNet 3.0 ships them (``cntlist.rev``, Debian ``wordnet-base``).
 - :func:`tagged_corpus_counts`: any corpus in ``word/TAG`` format (Penn, Brown or BNC C5 tags).
 
-Proper-noun tags (Penn NNP/NNPS, C5 NP0) count as ``other``: once words are lower-cased,
-"Will" the name would otherwise count as a noun use of "will".
+Proper-noun tags (Penn NNP/NNPS, C5 NP0) are not counted: they tag names, not uses of the
+common word ("Will", "Palm Beach", "New York"), and SimLex-999 drops names by its own "capital
+letter" rule. Counted as ``other`` they would outvote the noun of "beach" in the Penn Treebank.
 """
 
 from __future__ import annotations
@@ -37,10 +38,11 @@ _LINGUA_LINE = re.compile(r'^(?:"(?P<q>(?:[^"\\]|\\.)*)"|(?P<w>[^:{"]+)):\s*\{(?
 
 
 def coarse_pos(tag: str) -> str:
-    """Map a Penn, Brown or BNC C5 tag to N, V, A or other (ambiguity tags: the first)."""
+    """Map a Penn, Brown or BNC C5 tag to N, V, A, other, or ``proper`` for a proper-noun tag,
+    which the counts leave out (ambiguity tags: the first)."""
     tag = tag.upper().split("-")[0]
     if tag.startswith(_PROPER):
-        return "other"
+        return "proper"
     if tag.startswith("NN"):
         return "N"
     if tag.startswith(("VB", "VV", "VD", "VH")):
@@ -87,7 +89,9 @@ def penn_tag_counts(path: str | Path = LINGUA_WORDS) -> pd.DataFrame:
             tag, _, count = item.partition(":")
             if not count.strip().isdigit():
                 raise InputError(f"bad tag count {item.strip()!r}", path=path, line=number)
-            counts[word.lower()][coarse_pos(tag.strip())] += int(count)
+            coarse = coarse_pos(tag.strip())
+            if coarse != "proper":
+                counts[word.lower()][coarse] += int(count)
     return _frame(counts)
 
 
@@ -154,17 +158,25 @@ def tagged_corpus_counts(paths: str | Path | Iterable[str | Path]) -> pd.DataFra
                     word, slash, tag = token.rpartition("/")
                     if not slash or not word or not tag:
                         raise InputError(f"token {token!r} is not word/TAG", path=path, line=number)
-                    counts[word.lower()][coarse_pos(tag)] += 1
+                    coarse = coarse_pos(tag)
+                    if coarse != "proper":
+                        counts[word.lower()][coarse] += 1
     return _frame(counts)
 
 
-def pos_tendency(counts: pd.DataFrame) -> pd.DataFrame:
-    """Each word's majority coarse POS and the share of its tags on that POS (0-1).
+def pos_tendency(counts: pd.DataFrame, share_among: Iterable[str] = COARSE) -> pd.DataFrame:
+    """Each word's majority coarse POS and its tendency towards one POS (0-1).
 
-    Returns a frame indexed by word with columns ``pos`` (N, V, A or other) and ``share``;
-    words with no tags at all are left out.
+    Returns a frame indexed by word with columns ``pos`` (the majority over all tags: N, V, A or
+    other) and ``share``: the largest count among ``share_among`` over their sum. With
+    ``share_among = ("N", "V", "A")`` the tendency is taken over "the three possible tags" of
+    SimLex-999 (section 3.1), so proper-noun and function-word tags do not lower it (the Penn
+    Treebank tags "new" NNP in New York, "cat" NNP in a ticker symbol); a word with none of
+    them has a NaN share. Words with no tags at all are left out.
     """
     counts = counts[list(COARSE)]
     total = counts.sum(axis=1)
     counts = counts[total > 0]
-    return pd.DataFrame({"pos": counts.idxmax(axis=1), "share": counts.max(axis=1) / total[total > 0]})
+    among = counts[list(share_among)]
+    share = among.max(axis=1) / among.sum(axis=1).replace(0, float("nan"))
+    return pd.DataFrame({"pos": counts.idxmax(axis=1), "share": share})
