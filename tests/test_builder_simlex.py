@@ -3,6 +3,7 @@
 import dataclasses
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -15,8 +16,8 @@ from lexgold.builder.simlex import (CLASSES, assign_classes, associated_pool,
 from lexgold.cli import cli
 from lexgold.errors import InputError
 from lexgold.protocols import load_protocol
-from lexgold.resources import (one_tag_per_word, penn_tag_counts, pos_tendency, semcor_tag_counts,
-                               sum_counts, usf_pos_counts)
+from lexgold.resources import (one_tag_per_word, penn_tag_counts, semcor_tag_counts, sum_counts,
+                               usf_pos_counts)
 from lexgold.resources.wordnet import wordnet_file
 
 
@@ -379,7 +380,6 @@ def test_simlex_own_pairs_survive_the_rules(built, usf):
     concreteness rating or to the classes, and at least 85 % are eligible or excluded only by the
     POS-tendency rule (the tag source being a stand-in for the BNC)."""
     gensim = pytest.importorskip("gensim")
-    from pathlib import Path
     path = Path(gensim.__file__).parent / "test" / "test_data" / "simlex999.txt"
     simlex = pd.read_csv(path, sep="\t", comment="#", header=None, usecols=[0, 1],
                          names=["word1", "word2"], keep_default_na=False)
