@@ -394,3 +394,18 @@ def test_simlex_own_pairs_survive_the_rules(built, usf):
     assert not {"no-concreteness", "no-class"} & set(status)
     kept = sum(s in ("", "pos-tendency") for s in status)
     assert kept >= 0.85 * len(found)
+
+
+def test_pos_sources_from_the_command_line(tmp_path):
+    protocol = load_protocol("simlex")
+    assert load_settings(protocol, pos_source=("semcor", "penn")).pos.source == ["semcor", "penn"]
+    assert load_settings(protocol, pos_source=("penn",)).pos.source == "penn"
+    assert load_settings(protocol, concreteness_fallback="none").concreteness.fallback == "none"
+    # any source in which no word has two tags makes the rule void, not only USF's columns
+    corpus = tmp_path / "one-tag.txt"
+    corpus.write_text("dog/NN cat/NN runs/VBZ dog/NNS\n", encoding="utf-8")
+    settings = load_settings(protocol, tagged_corpus=(str(corpus),))
+    counts = common.pos_counts(settings.pos, None, None)
+    assert "corpus gives every word a single tag" in common.one_tag_warning(counts, settings.pos)
+    corpus.write_text("dog/NN cat/NN runs/VBZ dog/VB\n", encoding="utf-8")
+    assert common.one_tag_warning(common.pos_counts(settings.pos, None, None), settings.pos) is None
