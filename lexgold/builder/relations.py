@@ -408,15 +408,45 @@ def _reader(wordnet):
     return load_wordnet(wordnet)
 
 
+#: how HyperLex's released files (hyperlex-all.txt, TYPE column) name the relations: the
+#: reversed hyponymy levels are ``r-hyp-N``; every other name is lexgold's own
+def published_name(label: str) -> str:
+    """HyperLex's released name of a lexgold relation label (``rhyp-2`` -> ``r-hyp-2``)."""
+    return "r-" + label[1:] if label.startswith("rhyp-") else label
+
+
+def _is_hyperlex_file(path) -> bool:
+    """A released HyperLex file: its first line is ``WORD1 WORD2 POS ...`` separated by blanks."""
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        first = handle.readline().lstrip("\ufeff")
+    return first.lower().split()[:3] == ["word1", "word2", "pos"] and "," not in first
+
+
+def read_pairs(in_csv) -> pd.DataFrame:
+    """The pairs to label: a CSV with ``word1, word2, pos``, or a released HyperLex file
+    (``WORD1 WORD2 POS TYPE ...``, whose TYPE is kept as ``published_type``)."""
+    if _is_hyperlex_file(in_csv):
+        from lexgold.evaluate.gold import read_gold
+        gold = read_gold(in_csv, format="hyperlex")
+        frame = gold[["word1", "word2", "pos"]].astype(str)
+        if "relation" in gold:
+            frame["published_type"] = gold["relation"].astype(str)
+        return frame
+    return read_text_table(in_csv)
+
+
 def label_csv(in_csv, out_csv, *, wordnet_dir=None, hyp_max: int = 4,
               sense_policy: str = "first-sense",
-              antonyms: Sequence[str] = DEFAULT_ANTONYMS) -> dict[str, int]:
-    """``lexgold relations``: read a word1, word2, pos CSV, write it back with ``relation``.
+              antonyms: Sequence[str] = DEFAULT_ANTONYMS, names: str = "lexgold") -> dict:
+    """``lexgold relations``: read the pairs (:func:`read_pairs`), write them with ``relation``.
 
-    Returns the number of pairs per relation. Bad input raises :class:`InputError` naming the
-    file and the row (a data row's line number counts the header as line 1).
+    ``names = "hyperlex"`` writes HyperLex's released names (:func:`published_name`). Returns
+    the number of pairs per relation, and, when the input is a HyperLex file with its TYPE
+    column, ``agreement``: the share of pairs whose label equals the published TYPE (levels of 4
+    or more compared as one). Bad input raises :class:`InputError` naming the file and the row
+    (a data row's line number counts the header as line 1).
     """
-    frame = read_text_table(in_csv)
+    frame = read_pairs(in_csv)
     missing = [c for c in ("word1", "word2", "pos") if c not in frame.columns]
     if missing:
         raise InputError("missing column; need word1, word2, pos", path=in_csv, line=1,
@@ -438,7 +468,11 @@ def label_csv(in_csv, out_csv, *, wordnet_dir=None, hyp_max: int = 4,
         else:
             message = str(err)
         raise InputError(message, path=in_csv, line=line, field=err.field) from None
-    frame["relation"] = labels
+    frame["relation"] = labels.map(published_name) if names == "hyperlex" else labels
     frame.to_csv(out_csv, index=False, lineterminator="\n", encoding="utf-8")
-    return {name: int((labels == name).sum()) for name in relation_names(hyp_max)
-            if (labels == name).any()}
+    counts = {name: int((labels == name).sum()) for name in relation_names(hyp_max)
+              if (labels == name).any()}
+    if "published_type" in frame:
+        published = frame["published_type"].str.strip().str.lower()
+        counts["agreement"] = float((labels.map(published_name) == published).mean())
+    return counts
