@@ -19,6 +19,7 @@ from flask_wtf.csrf import CSRFError, CSRFProtect
 from sqlalchemy import select
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import sessionmaker
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from lexgold.annotate import models as m
 from lexgold.annotate.db import is_current, make_engine, session_factory
@@ -47,7 +48,9 @@ class StudyState:
 def create_app(config: dict | None = None) -> Flask:
     """Build the app for the study in ``config["DATABASE_URL"]``.
 
-    Other keys: ``ADMIN_PASSWORD_HASH`` (werkzeug hash; default from the environment variable
+    Other keys: ``TRUSTED_PROXIES`` (number of reverse proxies in front whose
+    ``X-Forwarded-For``/``-Proto``/``-Host`` headers are believed; default 0: none, the client
+    address is the connection's), ``ADMIN_PASSWORD_HASH`` (werkzeug hash; default from the environment variable
     ``LEXGOLD_ADMIN_PASSWORD_HASH``; no hash = admin disabled), ``SECRET_KEY`` (default: the
     study's own), ``SESSION_COOKIE_SECURE``, ``TESTING``, ``WTF_CSRF_ENABLED``.
     """
@@ -76,6 +79,9 @@ def create_app(config: dict | None = None) -> Flask:
             app.config["SECRET_KEY"] = study.secret_key
     app.extensions["lexgold"] = state
     app.extensions["lexgold_engine"] = engine
+    proxies = int(app.config.get("TRUSTED_PROXIES") or 0)
+    if proxies > 0:     # only then is a forwarded client address believed
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)
     CSRFProtect(app)
     _register(app)
     return app

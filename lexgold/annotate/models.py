@@ -10,6 +10,8 @@ these classes must match them (a test compares the two).
   UPDATE, so no race hands out more places than the target; a claim expires after
   ``claim_timeout_s`` and the slot can then be given to another rater.
 - ``Rater``, ``Answer`` (one per rater and item, unique), ``CheckpointAnswer``.
+- ``Throttle``: attempts per key (e.g. failed admin logins of one client address) in a time
+  window, counted by atomic UPDATEs so that every server process shares them.
 """
 
 from __future__ import annotations
@@ -146,3 +148,12 @@ class CheckpointAnswer(Base):
     correct: Mapped[bool] = mapped_column(Boolean)
     response_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
     answered_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Throttle(Base):
+    """Attempts under ``key`` since ``window_start`` (revision 0003)."""
+
+    __tablename__ = "throttle"
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    window_start: Mapped[datetime] = mapped_column(DateTime)
+    count: Mapped[int] = mapped_column(Integer)

@@ -8,7 +8,6 @@ Agreement (IAA-1, IAA-2) and the exclusions preview come from :mod:`lexgold.proc
 from __future__ import annotations
 
 import functools
-import time
 import tomllib
 import warnings
 
@@ -19,12 +18,14 @@ from sqlalchemy import func, select
 from werkzeug.security import check_password_hash
 
 from lexgold.annotate import models as m
+from lexgold.annotate import throttle
 from lexgold.annotate.app import db, state
 from lexgold.annotate.study import export_ratings, progress
 
 admin = Blueprint("admin", __name__, url_prefix="/admin")
-#: failed logins from one client address tolerated within LOCKOUT_S before the login refuses
-#: to check passwords from that address (others can still log in: no lock-out by strangers)
+#: password checks allowed from one client address within LOCKOUT_S (a successful login resets
+#: the count); others can still log in: no lock-out by strangers. Behind a reverse proxy the
+#: client address is the proxy's unless ``lexgold serve --trusted-proxies N`` is given.
 MAX_FAILURES, LOCKOUT_S = 10, 300.0
 
 
@@ -45,18 +46,16 @@ def login():
                                "server with LEXGOLD_ADMIN_PASSWORD set."), 403
     if request.method == "GET":
         return render_template("admin_login.html", error=None)
-    by_address = current_app.extensions.setdefault("lexgold_login_failures", {})
-    now, address = time.monotonic(), request.remote_addr or "-"
-    for key in [k for k, times in by_address.items() if now - times[-1] >= LOCKOUT_S]:
-        del by_address[key]  # forget addresses whose last failure is old
-    failures = [t for t in by_address.get(address, []) if now - t < LOCKOUT_S]
-    if len(failures) >= MAX_FAILURES:
+    key = f"login:{request.remote_addr or '-'}"
+    # counted before the (slow) hash check, atomically in the database: parallel guesses
+    # cannot all see the old count, and every server process shares it
+    if not throttle.hit(db(), key, MAX_FAILURES, LOCKOUT_S):
         return render_template("admin_login.html", error="Too many failed attempts; try again "
                                "in a few minutes."), 429
     if check_password_hash(stored, request.form.get("password", "")):
+        throttle.clear(db(), key)
         session["admin"] = True
         return redirect(url_for("admin.overview"))
-    by_address[address] = failures + [now]
     return render_template("admin_login.html", error="Wrong password."), 401
 
 

@@ -1,0 +1,107 @@
+"""Security probes against the rating site, over HTTP against ``lexgold serve`` where they concern
+the server (docs/hardening.md, "Security probes", lists each with its result).
+
+Each test is the probe that found the weakness; it failed before the fix it names.
+"""
+
+import concurrent.futures
+import re
+
+import httpx
+import pytest
+
+from lexgold.annotate.db import database_url
+from lexgold.annotate.study import create_study
+from test_annotate_app import protocol_variant, usf_pair_file
+from test_hardening_faults import load_test
+
+CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+
+@pytest.fixture(scope="module")
+def pairs(usf, tmp_path_factory):
+    return usf_pair_file(usf, tmp_path_factory.mktemp("security-pairs") / "pairs.csv")
+
+
+def small_study(tmp_path, pairs, name="security", **create):
+    protocol = protocol_variant(tmp_path, "simlex", tranches=2, raters_per_tranche=2)
+    url = database_url(tmp_path / "security.sqlite")
+    create_study(protocol, pairs, url, seed=5, completion_code="SEC-OK", name=name, **create)
+    return url
+
+
+@pytest.fixture
+def serve(tmp_path):
+    """Start ``lexgold serve`` (own process) with extra arguments; stopped at the end."""
+    servers = []
+
+    def start(url, *args, password="admin-pw", threads=8):
+        server = load_test.Server(url, tmp_path, threads=threads, password=password, args=args)
+        servers.append(server)
+        return server, server.start()
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def login_form(client: httpx.Client) -> str:
+    return CSRF.search(client.get("/admin/login").text).group(1)
+
+
+def login(base, password="admin-pw", headers=None) -> httpx.Client:
+    client = httpx.Client(base_url=base, timeout=30, headers=headers or {})
+    token = login_form(client)
+    response = client.post("/admin/login", data={"csrf_token": token, "password": password})
+    assert response.status_code == 302, response.text
+    return client
+
+
+# -- 2. admin lock-out: atomic, per real client address --------------------------------------
+
+def test_parallel_password_guesses_check_at_most_the_allowed_number(tmp_path, pairs, serve):
+    """Before: the failure count was read before the ~100 ms hash check and written after it,
+    so parallel guesses got many more passwords checked than the limit allows."""
+    from lexgold.annotate.views_admin import MAX_FAILURES
+    _, base = serve(small_study(tmp_path, pairs), threads=8)
+    clients = []
+    for _ in range(16):
+        client = httpx.Client(base_url=base, timeout=60)
+        clients.append((client, login_form(client)))
+
+    def guess(k):
+        client, token = clients[k % len(clients)]
+        return client.post("/admin/login", data={"csrf_token": token,
+                                                 "password": f"wrong-{k}"}).status_code
+
+    with concurrent.futures.ThreadPoolExecutor(16) as pool:
+        statuses = list(pool.map(guess, range(48)))
+    assert set(statuses) <= {401, 429}
+    assert statuses.count(401) <= MAX_FAILURES
+    assert statuses.count(429) == 48 - statuses.count(401)
+
+
+def test_behind_a_trusted_proxy_a_strangers_guesses_do_not_lock_out_the_admin(
+        tmp_path, pairs, serve):
+    """Before: every client behind a reverse proxy had the proxy's address, so a stranger's
+    guesses locked the admin out; there was no way to trust the proxy's X-Forwarded-For."""
+    from lexgold.annotate.views_admin import MAX_FAILURES
+    _, base = serve(small_study(tmp_path, pairs), "--trusted-proxies", "1")
+    stranger = httpx.Client(base_url=base, timeout=30,
+                            headers={"X-Forwarded-For": "203.0.113.9"})
+    token = login_form(stranger)
+    statuses = [stranger.post("/admin/login", data={"csrf_token": token, "password": "x"})
+                .status_code for _ in range(MAX_FAILURES + 2)]
+    assert statuses[:MAX_FAILURES] == [401] * MAX_FAILURES and statuses[-1] == 429
+    login(base, headers={"X-Forwarded-For": "198.51.100.7"})       # the admin still gets in
+
+
+def test_without_trusted_proxies_a_forged_forwarded_for_is_ignored(tmp_path, pairs, serve):
+    from lexgold.annotate.views_admin import MAX_FAILURES
+    _, base = serve(small_study(tmp_path, pairs))
+    client = httpx.Client(base_url=base, timeout=30)
+    token = login_form(client)
+    statuses = [client.post("/admin/login", data={"csrf_token": token, "password": "x"},
+                            headers={"X-Forwarded-For": f"192.0.2.{k}"}).status_code
+                for k in range(MAX_FAILURES + 2)]
+    assert statuses[-1] == 429                  # a fresh forged address buys no new guesses
