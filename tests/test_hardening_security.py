@@ -105,3 +105,54 @@ def test_without_trusted_proxies_a_forged_forwarded_for_is_ignored(tmp_path, pai
                             headers={"X-Forwarded-For": f"192.0.2.{k}"}).status_code
                 for k in range(MAX_FAILURES + 2)]
     assert statuses[-1] == 429                  # a fresh forged address buys no new guesses
+
+
+# -- 3. admin sessions: revocable, not forgeable from the study file --------------------------
+
+def admin_page(base, cookie) -> int:
+    return httpx.get(base + "/admin/", cookies={"session": cookie}, timeout=30).status_code
+
+
+def test_a_copied_admin_cookie_dies_at_logout(tmp_path, pairs, serve):
+    _, base = serve(small_study(tmp_path, pairs))
+    client = login(base)
+    copied = client.cookies["session"]
+    assert admin_page(base, copied) == 200
+    token = CSRF.search(client.get("/admin/").text).group(1)
+    assert client.post("/admin/logout", data={"csrf_token": token}).status_code == 302
+    assert admin_page(base, copied) == 302           # before: still 200 after logout
+
+
+def test_a_password_change_revokes_admin_sessions(tmp_path, pairs, serve):
+    url = small_study(tmp_path, pairs)
+    server, base = serve(url)
+    copied = login(base).cookies["session"]
+    server.stop()
+    server.password = "a-new-password"
+    base = server.start()
+    assert admin_page(base, copied) == 302           # before: 200 (same study key signs it)
+    login(base, password="a-new-password")
+
+
+def test_the_study_file_alone_cannot_forge_an_admin_session(tmp_path, pairs, serve):
+    from flask import Flask
+    from flask.sessions import SecureCookieSessionInterface
+    from sqlalchemy import create_engine, text
+    url = small_study(tmp_path, pairs)
+    _, base = serve(url)
+    login(base)                                       # a live admin session exists
+    engine = create_engine(url)
+    with engine.connect() as connection:
+        key = connection.execute(text("SELECT secret_key FROM study")).scalar()
+        tables = [row[0] for row in connection.execute(
+            text("SELECT name FROM sqlite_master WHERE type = 'table'"))]
+        stored = [tuple(row) for table in tables for row in connection.execute(
+            text(f'SELECT * FROM "{table}"'))]
+    engine.dispose()
+    forger = Flask("forger")
+    forger.secret_key = key
+    sign = SecureCookieSessionInterface().get_signing_serializer(forger).dumps
+    guesses = [{"admin": True}, {"admin": 1}] + [
+        {"admin": value} for row in stored for value in row
+        if isinstance(value, str) and re.fullmatch(r"[\w-]{16,}", value)]   # token-like values
+    assert {admin_page(base, sign(guess)) for guess in guesses} == {302}

@@ -12,6 +12,8 @@ these classes must match them (a test compares the two).
 - ``Rater``, ``Answer`` (one per rater and item, unique), ``CheckpointAnswer``.
 - ``Throttle``: attempts per key (e.g. failed admin logins of one client address) in a time
   window, counted by atomic UPDATEs so that every server process shares them.
+- ``AdminSession``: a logged-in admin browser, known by the SHA-256 of its random token (the
+  cookie holds the token): deleted at logout, void when the admin password changes.
 """
 
 from __future__ import annotations
@@ -157,3 +159,15 @@ class Throttle(Base):
     key: Mapped[str] = mapped_column(String(200), primary_key=True)
     window_start: Mapped[datetime] = mapped_column(DateTime)
     count: Mapped[int] = mapped_column(Integer)
+
+
+class AdminSession(Base):
+    """A logged-in admin (revision 0004); only hashes are stored, so the file forges none."""
+
+    __tablename__ = "admin_session"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    #: SHA-256 of the password hash in force at login: another password voids the session
+    password_sha256: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(DateTime)

@@ -8,13 +8,16 @@ Agreement (IAA-1, IAA-2) and the exclusions preview come from :mod:`lexgold.proc
 from __future__ import annotations
 
 import functools
+import hashlib
+import secrets
 import tomllib
 import warnings
+from datetime import timedelta
 
 import pandas as pd
 from flask import (Blueprint, current_app, redirect, render_template, request, session,
                    url_for)
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 from werkzeug.security import check_password_hash
 
 from lexgold.annotate import models as m
@@ -27,15 +30,51 @@ admin = Blueprint("admin", __name__, url_prefix="/admin")
 #: the count); others can still log in: no lock-out by strangers. Behind a reverse proxy the
 #: client address is the proxy's unless ``lexgold serve --trusted-proxies N`` is given.
 MAX_FAILURES, LOCKOUT_S = 10, 300.0
+#: an admin login lasts this long at most (then log in again)
+ADMIN_SESSION_S = 12 * 3600
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _password_id() -> str:
+    """Fingerprint of the admin password hash in force (a new password voids old sessions)."""
+    return _sha256(current_app.config.get("ADMIN_PASSWORD_HASH") or "")
+
+
+def is_admin() -> bool:
+    """True when the session cookie's token names a live server-side admin session.
+
+    The signed cookie alone is not enough: the token must be on record (deleted at logout),
+    made under the current password and not expired. The record holds only the token's
+    SHA-256, so a copy of the study database cannot forge a session."""
+    token = session.get("admin")
+    if not isinstance(token, str) or not current_app.config.get("ADMIN_PASSWORD_HASH"):
+        return False
+    return db().scalar(select(m.AdminSession.id).where(
+        m.AdminSession.token_sha256 == _sha256(token),
+        m.AdminSession.password_sha256 == _password_id(),
+        m.AdminSession.expires_at > m.utcnow())) is not None
 
 
 def admin_required(view):
     @functools.wraps(view)
     def wrapped(*args, **kwargs):
-        if not session.get("admin"):
+        if not is_admin():
             return redirect(url_for("admin.login"))
         return view(*args, **kwargs)
     return wrapped
+
+
+def _start_admin_session() -> None:
+    token, now = secrets.token_urlsafe(32), m.utcnow()
+    db().execute(delete(m.AdminSession).where(
+        (m.AdminSession.expires_at <= now) | (m.AdminSession.password_sha256 != _password_id())))
+    db().add(m.AdminSession(token_sha256=_sha256(token), password_sha256=_password_id(),
+                            created_at=now, expires_at=now + timedelta(seconds=ADMIN_SESSION_S)))
+    db().commit()
+    session["admin"] = token
 
 
 @admin.route("/login", methods=["GET", "POST"])
@@ -54,14 +93,17 @@ def login():
                                "in a few minutes."), 429
     if check_password_hash(stored, request.form.get("password", "")):
         throttle.clear(db(), key)
-        session["admin"] = True
+        _start_admin_session()
         return redirect(url_for("admin.overview"))
     return render_template("admin_login.html", error="Wrong password."), 401
 
 
 @admin.post("/logout")
 def logout():
-    session.pop("admin", None)
+    token = session.pop("admin", None)
+    if isinstance(token, str):
+        db().execute(delete(m.AdminSession).where(m.AdminSession.token_sha256 == _sha256(token)))
+        db().commit()
     return redirect(url_for("admin.login"))
 
 
