@@ -156,3 +156,47 @@ def test_the_study_file_alone_cannot_forge_an_admin_session(tmp_path, pairs, ser
         {"admin": value} for row in stored for value in row
         if isinstance(value, str) and re.fullmatch(r"[\w-]{16,}", value)]   # token-like values
     assert {admin_page(base, sign(guess)) for guess in guesses} == {302}
+
+
+# -- 4. a platform ID alone is not a rater's credential ---------------------------------------
+
+def rater_client(base, query) -> httpx.Client:
+    """A browser that entered with ``query``, consented and read the instructions."""
+    client = httpx.Client(base_url=base, timeout=30)
+    token = CSRF.search(client.get("/" + query).text).group(1)
+    client.post("/consent", data={"csrf_token": token, "consent": "yes", "native": "yes"})
+    while 'name="page"' in (html := client.get("/task").text):
+        number = re.search(r'name="page" value="(\d+)"', html).group(1)
+        client.post("/instructions", data={"csrf_token": token, "page": number})
+    return client
+
+
+def test_another_browser_with_the_same_platform_id_does_not_resume_the_rater(
+        tmp_path, pairs, serve):
+    _, base = serve(small_study(tmp_path, pairs))
+    owner = rater_client(base, "?PROLIFIC_PID=victim01")
+    page = owner.get("/task").text
+    position = re.search(r'name="position" value="(\d+)"', page).group(1)
+    stranger = httpx.Client(base_url=base, timeout=30)
+    shown = stranger.get("/?PROLIFIC_PID=victim01").text
+    token = CSRF.search(shown).group(1)
+    assert 'name="position"' not in shown
+    task = stranger.get("/task")                # before: the victim's page, ready to submit
+    assert task.status_code == 302 or 'name="position"' not in task.text
+    sent = stranger.post("/step", data={"csrf_token": token, "position": position,
+                                         "choice": "0"})
+    assert sent.status_code == 302 and sent.headers["location"].rstrip("/") in ("", base)
+    assert owner.get("/task").text == page       # the owner's page did not move
+    # asked first: confirming moves the rater to this browser; the first one is let go
+    assert "another browser" in shown
+    assert stranger.post("/resume", data={"csrf_token": token}).status_code == 302
+    assert 'name="position"' in stranger.get("/task").text
+    assert owner.get("/task").status_code == 302
+
+
+def test_a_platform_id_with_a_trailing_newline_is_refused(tmp_path, pairs, serve):
+    """``$`` matched before a final newline: FUZZ0001%0A made a second rater."""
+    _, base = serve(small_study(tmp_path, pairs))
+    rater_client(base, "?PROLIFIC_PID=FUZZ0001")
+    response = httpx.get(base + "/?PROLIFIC_PID=FUZZ0001%0A", timeout=30)
+    assert response.status_code == 400

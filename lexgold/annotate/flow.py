@@ -10,6 +10,7 @@ double click, a reload or a retry stores one answer and never loses an accepted 
 
 from __future__ import annotations
 
+import hashlib
 import re
 import secrets
 from dataclasses import dataclass
@@ -23,7 +24,8 @@ from sqlalchemy.orm import Session
 from lexgold.annotate import models as m
 from lexgold.annotate.schema import StudyConfig
 
-ID_PATTERN = re.compile(r"^[A-Za-z0-9_\-]{1,100}$")
+#: platform IDs: letters, digits, ``_``, ``-`` (matched against the whole value: no newline)
+ID_PATTERN = re.compile(r"[A-Za-z0-9_\-]{1,100}")
 PLATFORMS = {"prolific": ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID"),
              "mturk": ("workerId", "hitId", "assignmentId")}
 MAX_RESPONSE_MS = 24 * 3600 * 1000
@@ -51,30 +53,53 @@ def parse_entry(args) -> Entry:
         if pid in args:
             values = [args.get(key, "") for key in (pid, study, session)]
             for key, value in zip((pid, study, session), values):
-                if value and not ID_PATTERN.match(value) or key == pid and not value:
+                if value and not ID_PATTERN.fullmatch(value) or key == pid and not value:
                     raise Rejected("error_invalid", f"bad {key} parameter")
             return Entry(platform, values[0], values[1], values[2])
     return Entry("anonymous", None)
 
 
-def enrol(session: Session, entry: Entry, native_speaker: bool) -> m.Rater:
-    """The rater for ``entry`` (a returning platform ID resumes its rater), after consent."""
-    if entry.external_id is not None:
-        found = session.scalars(select(m.Rater).where(
-            m.Rater.platform == entry.platform,
-            m.Rater.external_id == entry.external_id)).first()
-        if found is not None:
-            return found
+def browser_hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def find_rater(session: Session, entry: Entry) -> m.Rater | None:
+    """The rater already enrolled with the entry's platform ID, if any."""
+    if entry.external_id is None:
+        return None
+    return session.scalars(select(m.Rater).where(
+        m.Rater.platform == entry.platform, m.Rater.external_id == entry.external_id)).first()
+
+
+def enrol(session: Session, entry: Entry, native_speaker: bool) -> tuple[m.Rater | None, str]:
+    """A new rater for ``entry`` after consent, and the secret its browser keeps.
+
+    Returns ``(None, "")`` when the platform ID is already enrolled: resuming it from another
+    browser needs :func:`move_to_browser` (the rater is asked first)."""
+    if find_rater(session, entry) is not None:
+        return None, ""
+    secret = secrets.token_urlsafe(24)
     rater = m.Rater(public_id=secrets.token_urlsafe(12), platform=entry.platform,
                     external_id=entry.external_id, external_study=entry.external_study,
-                    external_session=entry.external_session, native_speaker=native_speaker)
+                    external_session=entry.external_session, native_speaker=native_speaker,
+                    browser_sha256=browser_hash(secret))
     session.add(rater)
     try:
         session.commit()
     except IntegrityError:   # the same platform ID enrolled concurrently
         session.rollback()
-        return enrol(session, entry, native_speaker)
-    return rater
+        return None, ""
+    return rater, secret
+
+
+def move_to_browser(session: Session, rater: m.Rater) -> str:
+    """Bind ``rater`` to a new browser (after asking); the secret for it. The old browser's
+    secret no longer matches, so only one browser at a time can answer as the rater."""
+    secret = secrets.token_urlsafe(24)
+    session.execute(update(m.Rater).where(m.Rater.id == rater.id).values(
+        browser_sha256=browser_hash(secret), browsers=m.Rater.browsers + 1))
+    session.commit()
+    return secret
 
 
 def advance_instructions(session: Session, rater: m.Rater, page: int, config: StudyConfig,

@@ -124,6 +124,10 @@ class Rater(Base):
     slot_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     completed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    #: SHA-256 of the secret held in the session of the browser the rater uses (revision 0005)
+    browser_sha256: Mapped[str] = mapped_column(String(64), default="", server_default="")
+    #: browsers the rater has used (more than 1: resumed elsewhere after being asked)
+    browsers: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
 
 
 class Answer(Base):

@@ -83,6 +83,13 @@ class Texts:
                          "participant. Thank you for your time.")
     full_text: str = "This study has all the participants it needs. Thank you for your interest."
     error_heading: str = "Something went wrong"
+    #: a platform ID already started in another browser: asked before it continues here
+    resume_heading: str = "Continue in this browser?"
+    resume_text: str = ("This participant ID has already started the study in another browser. "
+                        "If that was you, you can continue here; the other browser will then "
+                        "stop working. If it was not you, please close this page and contact "
+                        "the researcher.")
+    resume_button: str = "Continue here"
 
 
 @dataclass

@@ -18,10 +18,19 @@ rater = Blueprint("rater", __name__)
 
 
 def _current_rater() -> m.Rater | None:
-    public_id = session.get("rater")
-    if not public_id:
+    """The rater of this browser: its public ID and the browser secret must both match."""
+    public_id, secret = session.get("rater"), session.get("browser")
+    if not public_id or not isinstance(secret, str):
         return None
-    return db().scalars(select(m.Rater).where(m.Rater.public_id == public_id)).first()
+    return db().scalars(select(m.Rater).where(
+        m.Rater.public_id == public_id,
+        m.Rater.browser_sha256 == flow.browser_hash(secret))).first()
+
+
+def _bind(rater: m.Rater, secret: str) -> None:
+    session["rater"], session["browser"] = rater.public_id, secret
+    session.pop("resume", None)
+    session.permanent = True
 
 
 def _show_word(word: str) -> str:
@@ -33,17 +42,30 @@ def _show_word(word: str) -> str:
 def entry():
     entry = flow.parse_entry(request.args)
     if entry.external_id is not None:
-        known = db().scalars(select(m.Rater).where(
-            m.Rater.platform == entry.platform, m.Rater.external_id == entry.external_id)).first()
+        known = flow.find_rater(db(), entry)
         if known is not None:
-            session["rater"] = known.public_id
-            session.permanent = True
-            return redirect(url_for("rater.task"))
+            current = _current_rater()
+            if current is not None and current.id == known.id:
+                return redirect(url_for("rater.task"))
+            session["resume"] = known.public_id      # another browser: ask before resuming
+            return render_template("resume.html")
     elif _current_rater() is not None:
         return redirect(url_for("rater.task"))
     session["entry"] = vars(entry)
     preview = request.args.get("assignmentId") == "ASSIGNMENT_ID_NOT_AVAILABLE"
     return render_template("consent.html", preview=preview, error=None)
+
+
+@rater.post("/resume")
+def resume():
+    """Confirmed: continue here a rater begun in another browser (which is let go)."""
+    public_id = session.get("resume")
+    known = db().scalars(select(m.Rater).where(m.Rater.public_id == public_id)).first() \
+        if isinstance(public_id, str) else None
+    if known is None:
+        return redirect(url_for("rater.entry"))
+    _bind(known, flow.move_to_browser(db(), known))
+    return redirect(url_for("rater.task"))
 
 
 @rater.post("/consent")
@@ -54,9 +76,11 @@ def consent():
         return render_template("consent.html", preview=False,
                                error=state().config.texts.error_no_consent), 400
     entry = flow.Entry(**session.get("entry", vars(flow.Entry("anonymous", None))))
-    new = flow.enrol(db(), entry, native_speaker=True)
-    session["rater"] = new.public_id
-    session.permanent = True
+    new, secret = flow.enrol(db(), entry, native_speaker=True)
+    if new is None:      # enrolled meanwhile (another browser): ask before resuming it
+        session["resume"] = flow.find_rater(db(), entry).public_id
+        return render_template("resume.html")
+    _bind(new, secret)
     return redirect(url_for("rater.task"))
 
 
