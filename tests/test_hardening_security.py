@@ -200,3 +200,31 @@ def test_a_platform_id_with_a_trailing_newline_is_refused(tmp_path, pairs, serve
     rater_client(base, "?PROLIFIC_PID=FUZZ0001")
     response = httpx.get(base + "/?PROLIFIC_PID=FUZZ0001%0A", timeout=30)
     assert response.status_code == 400
+
+
+# -- 5. export file names: any study name -----------------------------------------------------
+
+def test_the_export_of_a_non_latin_study_name_is_served(tmp_path, pairs, serve):
+    from urllib.parse import unquote
+    name = "מחקר דמיון"
+    _, base = serve(small_study(tmp_path, pairs, name=name))
+    response = login(base).get("/admin/ratings.csv")          # before: HTTP 500
+    assert response.status_code == 200
+    disposition = response.headers["content-disposition"]
+    encoded = re.search(r"filename\*=UTF-8''(\S+)", disposition).group(1)
+    assert unquote(encoded) == f"{name}-ratings.csv"
+    assert re.search(r'filename="[ -~]+"', disposition)          # an ASCII fallback too
+
+
+def test_control_characters_in_a_study_name(tmp_path, pairs, serve):
+    from sqlalchemy import create_engine, text
+    with pytest.raises(ValueError, match="name"):
+        small_study(tmp_path, pairs, name="evil\r\nSet-Cookie: x=1")
+    url = small_study(tmp_path, pairs, name="old")
+    engine = create_engine(url)                    # a database written by an older version
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE study SET name = :n"), {"n": "evil\r\nX-Injected: 1"})
+    engine.dispose()
+    _, base = serve(url)
+    response = login(base).get("/admin/ratings.csv")          # before: HTTP 500
+    assert response.status_code == 200 and "x-injected" not in response.headers

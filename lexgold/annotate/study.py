@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -49,6 +50,9 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
     if completion_url and not re.fullmatch(r"https?://[^\s\"'<>]+", completion_url):
         raise InputError("expected an http(s) URL (with {code} where the code goes)",
                          field="completion-url")
+    if name is not None and any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in name):
+        raise InputError("control characters (line breaks, tabs, ...) are not allowed in a "
+                         "study name", field="name")
     spec = load_protocol(protocol)
     config = load_study_config(spec)
     frame = read_pairs(pairs, group_by=config.group_by)
