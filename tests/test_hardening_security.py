@@ -186,7 +186,8 @@ def test_another_browser_with_the_same_platform_id_does_not_resume_the_rater(
     sent = stranger.post("/step", data={"csrf_token": token, "position": position,
                                          "choice": "0"})
     assert sent.status_code == 302 and sent.headers["location"].rstrip("/") in ("", base)
-    assert owner.get("/task").text == page       # the owner's page did not move
+    assert re.search(r'name="position" value="(\d+)"', owner.get("/task").text).group(1) \
+        == position                                # the owner's page did not move
     # asked first: confirming moves the rater to this browser; the first one is let go
     assert "another browser" in shown
     assert stranger.post("/resume", data={"csrf_token": token}).status_code == 302
@@ -228,3 +229,51 @@ def test_control_characters_in_a_study_name(tmp_path, pairs, serve):
     _, base = serve(url)
     response = login(base).get("/admin/ratings.csv")          # before: HTTP 500
     assert response.status_code == 200 and "x-injected" not in response.headers
+
+
+# -- 6. database faults: reads without the write lock, faults logged, no read-only start ------
+
+def test_a_held_write_lock_stalls_no_page_view_and_a_refused_write_is_logged(
+        tmp_path, pairs, serve):
+    import sqlite3
+    url = small_study(tmp_path, pairs)
+    server, base = serve(url, threads=4)
+    rater = rater_client(base, "?PROLIFIC_PID=reader1")
+    admin = login(base)
+    page = rater.get("/task").text
+    token = CSRF.search(page).group(1)
+    holder = sqlite3.connect(tmp_path / "security.sqlite", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")      # another process holds the write lock (a backup...)
+    try:
+        views = [(client, path) for _ in range(3) for client, path in (
+            (rater, "/task"), (admin, "/admin/"), (rater, "/static/lexgold.css"))]
+        with concurrent.futures.ThreadPoolExecutor(len(views)) as pool:
+            # before: every view waited for the lock (30 s busy timeout), then 503
+            statuses = list(pool.map(lambda view: view[0].get(view[1], timeout=20).status_code,
+                                     views))
+        assert statuses == [200] * len(views)
+        refused = rater.post("/step", data={"csrf_token": token, "position": "0",
+                                             "choice": "0"}, timeout=60)
+        assert refused.status_code == 503 and "try again" in refused.text
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert re.search(r"database.*POST /step.*locked", server.log.read_text())   # logged
+    position = re.compile(r'name="position" value="(\d+)"')
+    assert position.search(rater.get("/task").text).group(1) == position.search(page).group(1)
+
+
+def test_serve_refuses_a_database_it_cannot_write(tmp_path, pairs):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    small_study(tmp_path, pairs)
+    read_only = f"sqlite:///file:{tmp_path / 'security.sqlite'}?mode=ro&uri=true"
+    done = subprocess.run([str(Path(sys.executable).with_name("lexgold")), "serve", read_only,
+                           "--port", "0", "--check"], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "LEXGOLD_ADMIN_PASSWORD": "x"})
+    assert done.returncode != 0                   # before: started, then 503 on every write
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error:") and "write" in lines[0]
+

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from datetime import timedelta
 
-from flask import Flask, g, render_template
+from flask import Flask, g, render_template, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from sqlalchemy import select
 from sqlalchemy.exc import InterfaceError, OperationalError
@@ -35,7 +35,8 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self';
 class StudyState:
     """What the views need of the (immutable) study, loaded once."""
 
-    sessions: sessionmaker
+    sessions: sessionmaker       # writing sessions (SQLite: BEGIN IMMEDIATE)
+    reads: sessionmaker          # read-only sessions (never wait for the write lock)
     config: StudyConfig
     name: str
     seed: int
@@ -50,9 +51,11 @@ def create_app(config: dict | None = None) -> Flask:
 
     Other keys: ``TRUSTED_PROXIES`` (number of reverse proxies in front whose
     ``X-Forwarded-For``/``-Proto``/``-Host`` headers are believed; default 0: none, the client
-    address is the connection's), ``ADMIN_PASSWORD_HASH`` (werkzeug hash; default from the environment variable
-    ``LEXGOLD_ADMIN_PASSWORD_HASH``; no hash = admin disabled), ``SECRET_KEY`` (default: the
-    study's own), ``SESSION_COOKIE_SECURE``, ``TESTING``, ``WTF_CSRF_ENABLED``.
+    address is the connection's), ``ADMIN_PASSWORD_HASH`` (werkzeug hash; default from the
+    environment variable ``LEXGOLD_ADMIN_PASSWORD_HASH``; no hash = admin disabled),
+    ``DATABASE_BUSY_TIMEOUT_S`` (how long a write waits for SQLite's lock, default 5),
+    ``SECRET_KEY`` (default: the study's own), ``SESSION_COOKIE_SECURE``, ``TESTING``,
+    ``WTF_CSRF_ENABLED``.
     """
     app = Flask(__name__)
     app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",
@@ -62,7 +65,9 @@ def create_app(config: dict | None = None) -> Flask:
     app.config.update(config or {})
     if not app.config.get("DATABASE_URL"):
         raise InputError("no study database given", field="DATABASE_URL")
-    engine = make_engine(app.config["DATABASE_URL"])
+    # a write waits this long for SQLite's lock before the request gets the 503 "retry" page
+    engine = make_engine(app.config["DATABASE_URL"],
+                         busy_timeout_s=float(app.config.get("DATABASE_BUSY_TIMEOUT_S", 5)))
     if not is_current(engine):
         raise InputError("not a lexgold study database at the current schema "
                          "(create it with `lexgold study create`)", field="db")
@@ -71,7 +76,8 @@ def create_app(config: dict | None = None) -> Flask:
         study = session.scalars(select(m.Study)).first()
         if study is None:
             raise InputError("the database holds no study", field="db")
-        state = StudyState(sessions, config_from_dict(study.config), study.name, study.seed,
+        state = StudyState(sessions, session_factory(engine, write=False),
+                           config_from_dict(study.config), study.name, study.seed,
                            study.completion_code, study.screenout_code,
                            study.completion_url.replace("{code}", study.completion_code),
                            study.protocol_text)
@@ -102,12 +108,13 @@ def _register(app: Flask) -> None:
 
     @app.teardown_appcontext
     def _close(_exc):
-        session = g.pop("db", None)
-        if session is not None:
-            try:
-                session.close()
-            except (OperationalError, InterfaceError):   # connection died: nothing to roll back
-                session.invalidate()
+        for name in ("db", "db_write"):
+            session = g.pop(name, None)
+            if session is not None:
+                try:
+                    session.close()
+                except (OperationalError, InterfaceError):   # connection died: no rollback
+                    session.invalidate()
 
     @app.after_request
     def _headers(response):
@@ -126,8 +133,11 @@ def _register(app: Flask) -> None:
 
     @app.errorhandler(OperationalError)
     @app.errorhandler(InterfaceError)
-    def _database_unavailable(_err):
+    def _database_unavailable(err):
         """A dropped or locked database connection: nothing was stored; ask for a reload."""
+        reason = str(getattr(err, "orig", None) or err).strip().splitlines()[0]
+        app.logger.error("database unavailable for %s %s: %s", request.method, request.path,
+                         reason)
         return message_page("error_retry"), 503, {"Retry-After": "5"}
 
     @app.errorhandler(CSRFError)
@@ -149,10 +159,21 @@ def state() -> StudyState:
 
 
 def db():
-    """The request's database session (closed at the end of the request)."""
+    """The request's database session (closed at the end of the request): a writing one for
+    POST, a read-only one (no write lock) for GET and HEAD."""
     if "db" not in g:
-        g.db = state().sessions()
+        reading = request.method in ("GET", "HEAD", "OPTIONS")
+        g.db = (state().reads if reading else state().sessions)()
     return g.db
+
+
+def write_db():
+    """A writing session for the rare write made while showing a page (GET)."""
+    if request.method not in ("GET", "HEAD", "OPTIONS"):
+        return db()
+    if "db_write" not in g:
+        g.db_write = state().sessions()
+    return g.db_write
 
 
 def message_page(text: str, heading: str | None = None, link: str = "", **values) -> str:

@@ -86,7 +86,7 @@ def report(study_db):
     from lexgold.annotate.study import progress
 
     engine = open_study(study_db)
-    with session_factory(engine)() as session:
+    with session_factory(engine, write=False)() as session:
         design = session.scalars(select(m.Study)).one().report
         table = progress(session).to_dict("records")
     click.echo(json.dumps({"design": design, "progress": table}, indent=2, default=int))
@@ -108,7 +108,7 @@ def export_command(study_db, out_file, complete_only):
     from lexgold.annotate.study import export_ratings
 
     engine = open_study(study_db)
-    with session_factory(engine)() as session:
+    with session_factory(engine, write=False)() as session:
         frame = export_ratings(session, complete_only=complete_only)
     Path(out_file).parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(out_file, index=False)
@@ -162,9 +162,13 @@ def serve(study_db, host, port, threads, connection_limit, trusted_proxies, secu
     from werkzeug.security import generate_password_hash
 
     from lexgold.annotate.app import create_app
-    from lexgold.annotate.db import database_url, open_study
+    from lexgold.annotate.db import check_writable, database_url, open_study
 
-    open_study(study_db).dispose()          # one-line error for a missing / foreign database
+    engine = open_study(study_db)           # one-line error for a missing / foreign database
+    try:
+        check_writable(engine)              # ... and for one it cannot write (read-only)
+    finally:
+        engine.dispose()
     db_url = database_url(study_db)
     loopback = host in ("127.0.0.1", "localhost", "::1")
     password_hash = os.environ.get("LEXGOLD_ADMIN_PASSWORD_HASH")

@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from lexgold.annotate import flow
 from lexgold.annotate import models as m
-from lexgold.annotate.app import db, message_page, state
+from lexgold.annotate.app import db, message_page, state, write_db
 
 rater = Blueprint("rater", __name__)
 
@@ -100,9 +100,11 @@ def task():
         return message_page("screened_out_text", texts.screened_out_heading,
                             code=study.screenout_code)
     if current.stage == "full":
-        flow.retry_claim(db(), current, study.config)
-        if current.stage == "full":
+        retried = write_db().get(m.Rater, current.id)
+        flow.retry_claim(write_db(), retried, study.config)
+        if retried.stage == "full":
             return message_page("full_text")
+        return redirect(url_for("rater.task"))      # claimed: show the page afresh
     if current.stage == "done":
         return message_page("completion_text", texts.completion_heading,
                             link=study.completion_url, code=study.completion_code)
