@@ -411,4 +411,4 @@ def test_security_headers_on_every_response(site, method, path):
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp
     assert response.headers["X-Content-Type-Options"] == "nosniff"
     assert response.headers["X-Frame-Options"] == "DENY"
-    assert response.headers["Referrer-Policy"] == "no-referrer"
+    assert response.headers["Referrer-Policy"] == "same-origin"

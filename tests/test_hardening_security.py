@@ -277,3 +277,46 @@ def test_serve_refuses_a_database_it_cannot_write(tmp_path, pairs):
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error:") and "write" in lines[0]
 
+
+# -- 7. forms over HTTPS: referrer policy and CSRF's strict referrer check together ------------
+
+def referer_sent(policy: str, page_url: str, target_url: str) -> dict:
+    """The Referer header a browser sends for a form POST under ``policy`` (W3C Referrer
+    Policy, section 3); both URLs here are https."""
+    same = page_url.split("/")[:3] == target_url.split("/")[:3]
+    origin = "/".join(page_url.split("/")[:3]) + "/"
+    full = {"unsafe-url": page_url, "no-referrer-when-downgrade": page_url,
+            "same-origin": page_url if same else None, "origin": origin,
+            "strict-origin": origin, "origin-when-cross-origin": page_url if same else origin,
+            "strict-origin-when-cross-origin": page_url if same else origin,
+            "no-referrer": None}[policy]
+    return {"Referer": full} if full else {}
+
+
+@pytest.mark.parametrize("proxied", [False, True])
+def test_forms_work_over_https_under_the_sites_own_referrer_policy(tmp_path, pairs, proxied):
+    """Before: Referrer-Policy: no-referrer suppressed the Referer that flask-wtf's strict
+    HTTPS check requires, so every form failed with 400 over https."""
+    from test_annotate_app import make_app
+    settings = {"WTF_CSRF_ENABLED": True, "SESSION_COOKIE_SECURE": True}
+    if proxied:                                  # TLS ends at a trusted reverse proxy
+        settings["TRUSTED_PROXIES"] = 1
+    app = make_app(small_study(tmp_path, pairs), **settings)
+    client = app.test_client()
+    site = "https://rate.example.org"
+    over = {"base_url": "http://rate.example.org",
+            "headers": {"X-Forwarded-Proto": "https"}} if proxied else {"base_url": site}
+    entry = client.get("/?PROLIFIC_PID=https1", **over)
+    policy = entry.headers["Referrer-Policy"]
+    token = CSRF.search(entry.get_data(as_text=True)).group(1)
+    form = {"csrf_token": token, "consent": "yes", "native": "yes"}
+    headers = {**over.get("headers", {}),
+               **referer_sent(policy, f"{site}/?PROLIFIC_PID=https1", f"{site}/consent")}
+    response = client.post("/consent", data=form, base_url=over["base_url"], headers=headers)
+    assert response.status_code == 302                       # before: 400
+    assert referer_sent(policy, f"{site}/?PROLIFIC_PID=x", "https://other.example/") == {}
+    forged = client.post("/consent", data=form, base_url=over["base_url"],
+                         headers={**over.get("headers", {}),
+                                  "Referer": "https://evil.example/"})
+    assert forged.status_code == 400                         # the strict check stays on
+

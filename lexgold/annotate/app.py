@@ -4,8 +4,8 @@ Nothing is built at import time: ``create_app({"DATABASE_URL": ...})`` opens the
 registers three blueprints: the rater flow, the admin view and the ratings export.
 Security: CSRF on every form (flask-wtf), signed HttpOnly SameSite session cookies (Secure when
 served beyond loopback or asked for), a strict Content-Security-Policy with
-``frame-ancestors 'none'``, ``nosniff``, no referrer (platform IDs stay out of other sites'
-logs), and ``no-store`` caching so a completion code never sits in a cache.
+``frame-ancestors 'none'``, ``nosniff``, referrers to the same origin only (platform IDs stay
+out of other sites' logs; over HTTPS the CSRF check wants the site's own Referer), and ``no-store`` caching so a completion code never sits in a cache.
 """
 
 from __future__ import annotations
@@ -121,7 +121,9 @@ def _register(app: Flask) -> None:
         response.headers["Content-Security-Policy"] = CSP
         response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["X-Frame-Options"] = "DENY"
-        response.headers["Referrer-Policy"] = "no-referrer"
+        # same-origin: the site's own form POSTs carry a Referer (flask-wtf's strict check
+        # over HTTPS needs it); other sites get none, so platform IDs stay out of their logs
+        response.headers["Referrer-Policy"] = "same-origin"
         if not response.headers.get("Cache-Control"):
             response.headers["Cache-Control"] = "no-store"
         return response
