@@ -104,7 +104,8 @@ def task():
         flow.retry_claim(write_db(), retried, study.config)
         if retried.stage == "full":
             return message_page("full_text")
-        return redirect(url_for("rater.task"))      # claimed: show the page afresh
+        db().rollback()                              # a fresh read that sees the claim
+        current = db().get(m.Rater, current.id, populate_existing=True)
     if current.stage == "done":
         return message_page("completion_text", texts.completion_heading,
                             link=study.completion_url, code=study.completion_code)
