@@ -320,3 +320,72 @@ def test_forms_work_over_https_under_the_sites_own_referrer_policy(tmp_path, pai
                                   "Referer": "https://evil.example/"})
     assert forged.status_code == 400                         # the strict check stays on
 
+
+# -- 9. lesser: spreadsheet formulas, foreign fields, Content-Type, the password in logs -----
+
+def answer_page(client, html, rating="3"):
+    """POST the page shown in ``html`` with every item answered; returns the response."""
+    token = CSRF.search(html).group(1)
+    position = re.search(r'name="position" value="(\d+)"', html).group(1)
+    data = {"csrf_token": token, "position": position, "choice": "0",
+            **{f"r{i}": rating for i in set(re.findall(r'name="r(\d+)"', html))}}
+    return client.post("/step", data=data)
+
+
+def test_the_web_export_escapes_spreadsheet_formulas_and_names_its_type_once(
+        tmp_path, pairs, serve):
+    import io
+
+    import pandas as pd
+    from sqlalchemy import create_engine, text
+    url = small_study(tmp_path, pairs)
+    engine = create_engine(url)
+    with engine.begin() as connection:           # words a hostile pair file could carry
+        connection.execute(text("UPDATE pair SET word1 = substr('=+-@', 1 + id % 4, 1) "
+                                "|| 'cmd|calc' || word1"))
+    engine.dispose()
+    _, base = serve(url)
+    rater = rater_client(base, "?PROLIFIC_PID=formula1")
+    for _ in range(3):
+        assert answer_page(rater, rater.get("/task").text).status_code == 302
+    response = login(base).get("/admin/ratings.csv")
+    assert response.headers["content-type"] == "text/csv; charset=utf-8"   # before: twice
+    frame = pd.read_csv(io.StringIO(response.text), dtype=str, keep_default_na=False)
+    rated = frame[frame["kind"] != "checkpoint"]
+    assert len(rated) > 0
+    for column in frame.columns:                 # OWASP: no cell starts a formula
+        assert not frame[column].str.match(r"[=+\-@\t\r]").any(), column
+    assert rated["word1"].str.match(r"'[=+\-@]cmd\|calc").all()
+
+
+def test_a_checkpoint_page_refuses_rating_fields(tmp_path, pairs, serve):
+    _, base = serve(small_study(tmp_path, pairs))
+    rater = rater_client(base, "?PROLIFIC_PID=foreign1")
+    html = rater.get("/task").text
+    assert 'name="choice"' in html               # the tranche opens with a checkpoint
+    token = CSRF.search(html).group(1)
+    position = re.search(r'name="position" value="(\d+)"', html).group(1)
+    response = rater.post("/step", data={"csrf_token": token, "position": position,
+                                         "choice": "0", "r1": "6"})
+    assert response.status_code == 400           # before: 302, the r1 field ignored
+    assert re.search(r'name="position" value="(\d+)"', rater.get("/task").text).group(1) \
+        == position
+
+
+def test_a_random_admin_password_is_not_written_to_the_server_log(tmp_path, pairs):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    small_study(tmp_path, pairs)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEXGOLD_ADMIN_PASSWORD")}
+    log = tmp_path / "serve.log"
+    with log.open("w") as out:                   # a log file, no terminal (own session)
+        done = subprocess.run([str(Path(sys.executable).with_name("lexgold")), "serve",
+                               str(tmp_path / "security.sqlite"), "--port", "0", "--check"],
+                              stdout=out, stderr=subprocess.STDOUT, env=env, timeout=120,
+                              start_new_session=True, stdin=subprocess.DEVNULL)
+    text = log.read_text()
+    assert done.returncode == 0, text
+    assert "admin password" not in text.lower()  # before: "admin password (this run only): ..."
+    assert "LEXGOLD_ADMIN_PASSWORD" in text      # says how to enable the admin view

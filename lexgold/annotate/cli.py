@@ -152,7 +152,8 @@ def serve(study_db, host, port, threads, connection_limit, trusted_proxies, secu
     """Serve a study's rating site under waitress (a production WSGI server).
 
     The admin password comes from LEXGOLD_ADMIN_PASSWORD (or a werkzeug hash in
-    LEXGOLD_ADMIN_PASSWORD_HASH); without either, a random one is printed at start.
+    LEXGOLD_ADMIN_PASSWORD_HASH); without either, a random one is shown on the terminal (never
+    in stdout or a log file; with no terminal the admin view stays off).
 
     \b
     Example:
@@ -176,8 +177,11 @@ def serve(study_db, host, port, threads, connection_limit, trusted_proxies, secu
         password = os.environ.get("LEXGOLD_ADMIN_PASSWORD")
         if not password:
             password = secrets.token_urlsafe(12)
-            click.echo(f"admin password (this run only): {password}")
-        password_hash = generate_password_hash(password)
+            if not _to_terminal(f"admin password (this run only): {password}"):
+                password = None          # no terminal: never into a log file
+                click.echo("admin view disabled (no terminal to show a random password on): "
+                           "set LEXGOLD_ADMIN_PASSWORD or LEXGOLD_ADMIN_PASSWORD_HASH")
+        password_hash = generate_password_hash(password) if password else None
     secure = (not loopback) if secure_cookies is None else secure_cookies
     app = create_app({"DATABASE_URL": db_url, "ADMIN_PASSWORD_HASH": password_hash,
                       "SESSION_COOKIE_SECURE": secure, "TRUSTED_PROXIES": trusted_proxies})
@@ -194,6 +198,16 @@ def serve(study_db, host, port, threads, connection_limit, trusted_proxies, secu
         _check(server, url)
         return
     server.run()
+
+
+def _to_terminal(line: str) -> bool:
+    """Write ``line`` to the controlling terminal only (not stdout: that may be a log file)."""
+    try:
+        with open("/dev/tty", "w", encoding="utf-8") as tty:
+            tty.write(line + "\n")
+        return True
+    except OSError:
+        return False
 
 
 def _check(server, url: str) -> None:

@@ -280,6 +280,8 @@ def _group_answers(form, items, rater, slot, config, study_seed, now) -> list[m.
 
 def _checkpoint_answer(form, step, rater, slot, config, now) -> m.CheckpointAnswer:
     check = config.checkpoints[step.checkpoint]
+    if any(re.fullmatch(r"r\d+", key) for key in form.keys()):
+        raise Rejected("error_invalid", "rating fields on a checkpoint page")
     raw = form.get("choice", "").strip()
     if raw == "":
         raise Rejected("error_incomplete")

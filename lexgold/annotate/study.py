@@ -132,6 +132,22 @@ def export_ratings(session: Session, *, complete_only: bool = False) -> pd.DataF
                              ignore_index=True)
 
 
+#: first characters that make a spreadsheet read a cell as a formula (OWASP "CSV Injection")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def escape_formulas(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy in which every text cell starting with ``= + - @``, tab or CR gets a leading
+    ``'`` (OWASP's advice against CSV injection), so a pair word such as ``=HYPERLINK(...)``
+    is shown as text, never run, when the export is opened in a spreadsheet."""
+    out = frame.copy()
+    for column in out.columns:
+        if not pd.api.types.is_numeric_dtype(out[column]):
+            out[column] = out[column].map(
+                lambda v: "'" + v if isinstance(v, str) and v.startswith(FORMULA_START) else v)
+    return out
+
+
 def _checkpoint_rows(session: Session, study) -> list[tuple]:
     checkpoints = study.config["checkpoints"]
     rows = session.execute(

@@ -1,4 +1,5 @@
-"""Export blueprint: the raw ratings in the long format of SPEC section 5 (admin only)."""
+"""Export blueprint: the raw ratings in the long format (admin only), as a download whose
+cells cannot start a spreadsheet formula (:func:`lexgold.annotate.study.escape_formulas`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from urllib.parse import quote
 from flask import Blueprint, Response, request
 
 from lexgold.annotate.app import db, state
-from lexgold.annotate.study import export_ratings
+from lexgold.annotate.study import escape_formulas, export_ratings
 from lexgold.annotate.views_admin import admin_required
 
 export = Blueprint("export", __name__, url_prefix="/admin")
@@ -19,8 +20,8 @@ export = Blueprint("export", __name__, url_prefix="/admin")
 def ratings_csv():
     complete = request.args.get("complete") == "1"
     frame = export_ratings(db(), complete_only=complete)
-    body = frame.to_csv(index=False)
-    return Response(body, mimetype="text/csv; charset=utf-8",
+    body = escape_formulas(frame).to_csv(index=False)     # a download opened in spreadsheets
+    return Response(body, content_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": attachment(f"{state().name}-ratings.csv")})
 
 
