@@ -389,3 +389,17 @@ def test_a_random_admin_password_is_not_written_to_the_server_log(tmp_path, pair
     assert done.returncode == 0, text
     assert "admin password" not in text.lower()  # before: "admin password (this run only): ..."
     assert "LEXGOLD_ADMIN_PASSWORD" in text      # says how to enable the admin view
+
+
+# -- 8. slow clients: idle and half-open connections are closed ------------------------------
+
+def test_a_half_open_connection_is_closed_after_the_channel_timeout(tmp_path, pairs, serve):
+    """Before: waitress's 120 s default (no option) let 1,000 half-open connections from one
+    client hold every place for two minutes at a time."""
+    import socket
+    _, base = serve(small_study(tmp_path, pairs), "--channel-timeout", "2")
+    host, port = base.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port))) as sock:
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: rater\r\n")     # the request never ends
+        sock.settimeout(90)
+        assert sock.recv(1024) == b""                          # closed by the server

@@ -139,6 +139,9 @@ def upgrade_command(study_db):
 @click.option("--threads", type=int, default=8, show_default=True, help="Waitress worker threads.")
 @click.option("--connection-limit", type=int, default=1000, show_default=True,
               help="Open connections accepted at once (each rater's browser keeps one open).")
+@click.option("--channel-timeout", type=click.IntRange(min=1), default=30, show_default=True,
+              help="Seconds after which an idle or half-sent connection is closed (behind a "
+                   "reverse proxy, keep it at or below the proxy's client timeouts).")
 @click.option("--trusted-proxies", type=click.IntRange(min=0), default=0, show_default=True,
               help="Reverse proxies in front of the server whose X-Forwarded-For/-Proto/-Host "
                    "headers are trusted (0: none; 1: one nginx/Caddy in front). Client "
@@ -147,8 +150,8 @@ def upgrade_command(study_db):
               help="Secure session cookies (default: on unless serving on loopback).")
 @click.option("--check", is_flag=True,
               help="Start, fetch the entry page once, print the URL and status, and exit.")
-def serve(study_db, host, port, threads, connection_limit, trusted_proxies, secure_cookies,
-          check):
+def serve(study_db, host, port, threads, connection_limit, channel_timeout, trusted_proxies,
+          secure_cookies, check):
     """Serve a study's rating site under waitress (a production WSGI server).
 
     The admin password comes from LEXGOLD_ADMIN_PASSWORD (or a werkzeug hash in
@@ -188,7 +191,8 @@ def serve(study_db, host, port, threads, connection_limit, trusted_proxies, secu
     # waitress drops X-Forwarded-* headers unless told otherwise; with trusted proxies the
     # app's ProxyFix reads them (only the last ``trusted_proxies`` hops are believed)
     server = create_server(app, host=host, port=port, threads=threads,
-                           connection_limit=connection_limit,
+                           connection_limit=connection_limit, channel_timeout=channel_timeout,
+                           cleanup_interval=min(30, max(1, channel_timeout // 2)),
                            clear_untrusted_proxy_headers=trusted_proxies == 0)
     url = f"http://{'localhost' if host in ('0.0.0.0', '::') else host}:{server.effective_port}/"
     click.echo(f"serving {study_db} at {url} (admin: {url}admin/)")
