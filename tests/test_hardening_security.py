@@ -23,8 +23,9 @@ def pairs(usf, tmp_path_factory):
     return usf_pair_file(usf, tmp_path_factory.mktemp("security-pairs") / "pairs.csv")
 
 
-def small_study(tmp_path, pairs, name="security", **create):
-    protocol = protocol_variant(tmp_path, "simlex", tranches=2, raters_per_tranche=2)
+def small_study(tmp_path, pairs, name="security", study=None, **create):
+    protocol = protocol_variant(tmp_path, "simlex", **{"tranches": 2, "raters_per_tranche": 2,
+                                                       **(study or {})})
     url = database_url(tmp_path / "security.sqlite")
     create_study(protocol, pairs, url, seed=5, completion_code="SEC-OK", name=name, **create)
     return url
@@ -403,3 +404,25 @@ def test_a_half_open_connection_is_closed_after_the_channel_timeout(tmp_path, pa
         sock.sendall(b"GET / HTTP/1.1\r\nHost: rater\r\n")     # the request never ends
         sock.settimeout(90)
         assert sock.recv(1024) == b""                          # closed by the server
+
+
+# -- 1. filling every place: accepted entries, rate limits, idle claims, flags ------------------
+
+PROLIFIC = "5f1e2d3c4b5a69788796a5b4"
+
+
+def test_a_prolific_study_refuses_other_links_and_made_up_ids(tmp_path, pairs, serve):
+    """Before: the anonymous link and any made-up PROLIFIC_PID entered a Prolific study."""
+    url = small_study(tmp_path, pairs, entries={"platforms": ["prolific"], "strict_ids": True})
+    _, base = serve(url)
+    for query in ("", "?PROLIFIC_PID=bot0001", "?workerId=A1B2C3D4E5F6G7&hitId=H&assignmentId=A",
+                  f"?PROLIFIC_PID={PROLIFIC}&STUDY_ID=x&SESSION_ID=y"):
+        response = httpx.get(base + "/" + query, timeout=30)
+        assert response.status_code == 403 and "not valid for this study" in response.text
+    client = httpx.Client(base_url=base, timeout=30)        # no entry page: POST directly
+    token = CSRF.search(client.get("/admin/login").text).group(1)
+    response = client.post("/consent", data={"csrf_token": token, "consent": "yes",
+                                             "native": "yes"})
+    assert response.status_code == 403
+    ok = f"?PROLIFIC_PID={PROLIFIC}&STUDY_ID={PROLIFIC[::-1]}&SESSION_ID={PROLIFIC}"
+    assert 'name="position"' in rater_client(base, ok).get("/task").text

@@ -44,6 +44,7 @@ class StudyState:
     screenout_code: str
     completion_url: str
     protocol_text: str
+    entries: dict | None = None     # accepted entry links (see flow.check_entry)
 
 
 def create_app(config: dict | None = None) -> Flask:
@@ -80,7 +81,7 @@ def create_app(config: dict | None = None) -> Flask:
                            config_from_dict(study.config), study.name, study.seed,
                            study.completion_code, study.screenout_code,
                            study.completion_url.replace("{code}", study.completion_code),
-                           study.protocol_text)
+                           study.protocol_text, study.entries)
         if not app.config.get("SECRET_KEY"):
             app.config["SECRET_KEY"] = study.secret_key
     app.extensions["lexgold"] = state
@@ -130,7 +131,8 @@ def _register(app: Flask) -> None:
 
     @app.errorhandler(Rejected)
     def _rejected(err):
-        status = 409 if err.text in ("expired_text", "full_text") else 400
+        status = 409 if err.text in ("expired_text", "full_text") else \
+            403 if err.text == "entry_refused" else 429 if err.text == "error_busy" else 400
         return message_page(err.text), status
 
     @app.errorhandler(OperationalError)

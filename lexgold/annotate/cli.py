@@ -39,9 +39,16 @@ def study():
 @click.option("--completion-url", default="",
               help="Link shown on completion, {code} filled in (e.g. "
                    "https://app.prolific.com/submissions/complete?cc={code}).")
+@click.option("--accept", "accept", multiple=True,
+              type=click.Choice(["prolific", "mturk", "anonymous"]),
+              help="Entry links the study accepts (repeat the option; default: all three). A "
+                   "Prolific study: --accept prolific --strict-ids.")
+@click.option("--strict-ids", is_flag=True,
+              help="Accept only IDs in the platform's own format (Prolific: 24 hex digits; "
+                   "MTurk: A + 9-20 capitals or digits).")
 @click.option("--json", "as_json", is_flag=True, help="Print the full design report as JSON.")
 def create(protocol, pairs, db, seed, name, completion_code, screenout_code, completion_url,
-           as_json):
+           accept, strict_ids, as_json):
     """Create a study from a protocol file and a pair set.
 
     Lays out tranches and groups (SPEC section 2), stores the design and prints what it could
@@ -56,7 +63,9 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
 
     report = create_study(protocol, pairs, database_url(db), seed=seed, name=name,
                           completion_code=completion_code, screenout_code=screenout_code,
-                          completion_url=completion_url)
+                          completion_url=completion_url,
+                          entries={"platforms": list(accept or ("prolific", "mturk", "anonymous")),
+                                   "strict_ids": strict_ids})
     if as_json:
         click.echo(json.dumps(report, indent=2))
         return

@@ -28,6 +28,14 @@ from lexgold.annotate.schema import StudyConfig
 ID_PATTERN = re.compile(r"[A-Za-z0-9_\-]{1,100}")
 PLATFORMS = {"prolific": ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID"),
              "mturk": ("workerId", "hitId", "assignmentId")}
+#: entry links a study accepts: platforms, ``anonymous`` (no platform ID), and the platform's
+#: own ID formats. Prolific IDs are 24 hexadecimal digits; MTurk worker IDs an ``A`` and
+#: 9-20 capitals or digits, HIT and assignment IDs 20-40 capitals or digits.
+ENTRY_KINDS = ("prolific", "mturk", "anonymous")
+STRICT_IDS = {"prolific": [re.compile(r"[0-9a-f]{24}")] * 3,
+              "mturk": [re.compile(r"A[A-Z0-9]{9,20}"), re.compile(r"[A-Z0-9]{20,40}"),
+                        re.compile(r"[A-Z0-9]{20,40}")]}
+MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
 MAX_RESPONSE_MS = 24 * 3600 * 1000
 
 
@@ -57,6 +65,22 @@ def parse_entry(args) -> Entry:
                     raise Rejected("error_invalid", f"bad {key} parameter")
             return Entry(platform, values[0], values[1], values[2])
     return Entry("anonymous", None)
+
+
+def check_entry(entry: Entry, entries: dict | None) -> None:
+    """:class:`Rejected` (``entry_refused``) unless the study accepts this entry link.
+
+    ``entries`` is the study's ``{"platforms": [...], "strict_ids": bool}``; ``None`` (a study
+    made before entries were declared) accepts every platform and the anonymous link."""
+    if entries is None:
+        return
+    if entry.platform not in entries.get("platforms", ENTRY_KINDS):
+        raise Rejected("entry_refused", f"{entry.platform} entry not accepted by this study")
+    if entries.get("strict_ids") and entry.platform in STRICT_IDS:
+        values = (entry.external_id, entry.external_study, entry.external_session)
+        for value, pattern in zip(values, STRICT_IDS[entry.platform]):
+            if value and value != MTURK_PREVIEW and not pattern.fullmatch(value):
+                raise Rejected("entry_refused", f"not a {entry.platform} ID: {value!r}")
 
 
 def browser_hash(secret: str) -> str:

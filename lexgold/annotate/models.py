@@ -21,7 +21,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from sqlalchemy import (JSON, Boolean, DateTime, ForeignKey, Integer, String, Text,
-                        UniqueConstraint)
+                        UniqueConstraint, false)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -50,6 +50,9 @@ class Study(Base):
     screenout_code: Mapped[str] = mapped_column(String(100))
     #: where a finished rater is sent back to, ``{code}`` filled in (revision 0002)
     completion_url: Mapped[str] = mapped_column(String(500), default="", server_default="")
+    #: accepted entry links (revision 0006): ``{"platforms": [...], "strict_ids": bool}``;
+    #: ``None`` (older studies): every platform and the anonymous link, any well-formed ID
+    entries: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
 
@@ -105,6 +108,8 @@ class Slot(Base):
     expires_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     step: Mapped[int] = mapped_column(Integer, default=0)
     completed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    #: when the current page was first given (claim or previous page accepted; revision 0006)
+    step_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
 
 
 class Rater(Base):
@@ -128,6 +133,10 @@ class Rater(Base):
     browser_sha256: Mapped[str] = mapped_column(String(64), default="", server_default="")
     #: browsers the rater has used (more than 1: resumed elsewhere after being asked)
     browsers: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    #: pages sent faster than ``min_seconds_per_pair`` allows (revision 0006)
+    fast_pages: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: the platform ID was found in the platform's participant list (``lexgold study confirm``)
+    confirmed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Answer(Base):

@@ -90,6 +90,12 @@ class Texts:
                         "stop working. If it was not you, please close this page and contact "
                         "the researcher.")
     resume_button: str = "Continue here"
+    #: an entry link the study does not accept (e.g. the anonymous link of a Prolific study)
+    entry_refused: str = ("This link is not valid for this study. Please start the study from "
+                          "the platform you were invited on.")
+    #: too many new participants or places from one connection in a short time
+    error_busy: str = ("Too many participants have started from this connection. Please try "
+                       "again later.")
 
 
 @dataclass

@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from lexgold.annotate import models as m
 from lexgold.annotate.db import make_engine, session_factory, upgrade
 from lexgold.annotate.design import design_study
+from lexgold.annotate.flow import ENTRY_KINDS
 from lexgold.annotate.pairs import read_pairs
 from lexgold.annotate.schema import config_to_dict, load_study_config
 from lexgold.errors import InputError
@@ -34,7 +35,8 @@ EXPORT_COLUMNS = ["rater_id", "tranche", "word1", "word2", "rating", "pos", "kin
 
 def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int = 0,
                  name: str | None = None, completion_code: str | None = None,
-                 screenout_code: str | None = None, completion_url: str = "") -> dict:
+                 screenout_code: str | None = None, completion_url: str = "",
+                 entries: dict | None = None) -> dict:
     """Design a study and store it in the (new or empty) database at ``url``.
 
     Returns
@@ -50,6 +52,11 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
     if completion_url and not re.fullmatch(r"https?://[^\s\"'<>]+", completion_url):
         raise InputError("expected an http(s) URL (with {code} where the code goes)",
                          field="completion-url")
+    if entries is None:
+        entries = {"platforms": list(ENTRY_KINDS), "strict_ids": False}
+    unknown = set(entries.get("platforms", [])) - set(ENTRY_KINDS)
+    if unknown or not entries.get("platforms"):
+        raise InputError(f"expected one or more of {', '.join(ENTRY_KINDS)}", field="accept")
     if name is not None and any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in name):
         raise InputError("control characters (line breaks, tabs, ...) are not allowed in a "
                          "study name", field="name")
@@ -72,7 +79,7 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
             secret_key=secrets.token_hex(32),
             completion_code=completion_code or secrets.token_hex(4).upper(),
             screenout_code=screenout_code or secrets.token_hex(4).upper(),
-            completion_url=completion_url))
+            completion_url=completion_url, entries=entries))
         _store_design(session, frame, design, set(design.consistency), config.raters_per_tranche)
     engine.dispose()
     return {**design.report, "slots": config.raters_per_tranche * len(design.tranches)}

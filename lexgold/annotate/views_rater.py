@@ -41,6 +41,7 @@ def _show_word(word: str) -> str:
 @rater.get("/")
 def entry():
     entry = flow.parse_entry(request.args)
+    flow.check_entry(entry, state().entries)
     if entry.external_id is not None:
         known = flow.find_rater(db(), entry)
         if known is not None:
@@ -76,6 +77,7 @@ def consent():
         return render_template("consent.html", preview=False,
                                error=state().config.texts.error_no_consent), 400
     entry = flow.Entry(**session.get("entry", vars(flow.Entry("anonymous", None))))
+    flow.check_entry(entry, state().entries)
     new, secret = flow.enrol(db(), entry, native_speaker=True)
     if new is None:      # enrolled meanwhile (another browser): ask before resuming it
         session["resume"] = flow.find_rater(db(), entry).public_id
