@@ -100,6 +100,7 @@ class Server:
         log = self.log = self.workdir / f"server-{time.monotonic_ns()}.log"
         command = [str(Path(sys.executable).with_name("lexgold")), "serve", self.url,
                    "--host", "127.0.0.1", "--port", "0", "--threads", str(self.threads),
+                   "--rate-limit", "0",          # every simulated rater comes from loopback
                    *self.args]
         env = {**os.environ, "LEXGOLD_ADMIN_PASSWORD": self.password}
         with log.open("wb") as out:

@@ -426,3 +426,21 @@ def test_a_prolific_study_refuses_other_links_and_made_up_ids(tmp_path, pairs, s
     assert response.status_code == 403
     ok = f"?PROLIFIC_PID={PROLIFIC}&STUDY_ID={PROLIFIC[::-1]}&SESSION_ID={PROLIFIC}"
     assert 'name="position"' in rater_client(base, ok).get("/task").text
+
+
+def test_new_raters_per_client_address_are_rate_limited(tmp_path, pairs, serve):
+    """Before: one client took all 30 places of a small study in 1.1 s (155 requests)."""
+    url = small_study(tmp_path, pairs, study={"raters_per_tranche": 10})
+    _, base = serve(url, "--rate-limit", "3", "--trusted-proxies", "1")
+    bot = {"X-Forwarded-For": "203.0.113.50"}
+    statuses = []
+    for k in range(5):
+        client = httpx.Client(base_url=base, timeout=30, headers=bot)
+        token = CSRF.search(client.get(f"/?PROLIFIC_PID=bot{k}").text).group(1)
+        statuses.append(client.post("/consent", data={"csrf_token": token, "consent": "yes",
+                                                      "native": "yes"}).status_code)
+    assert statuses == [302] * 3 + [429] * 2
+    other = httpx.Client(base_url=base, timeout=30, headers={"X-Forwarded-For": "198.51.100.9"})
+    token = CSRF.search(other.get("/?PROLIFIC_PID=person1").text).group(1)
+    assert other.post("/consent", data={"csrf_token": token, "consent": "yes",
+                                        "native": "yes"}).status_code == 302

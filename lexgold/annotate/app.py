@@ -54,6 +54,7 @@ def create_app(config: dict | None = None) -> Flask:
     ``X-Forwarded-For``/``-Proto``/``-Host`` headers are believed; default 0: none, the client
     address is the connection's), ``ADMIN_PASSWORD_HASH`` (werkzeug hash; default from the
     environment variable ``LEXGOLD_ADMIN_PASSWORD_HASH``; no hash = admin disabled),
+    ``RATE_LIMIT_PER_HOUR`` (new raters and claims per client address; default 0: none),
     ``DATABASE_BUSY_TIMEOUT_S`` (how long a write waits for SQLite's lock, default 5),
     ``SECRET_KEY`` (default: the study's own), ``SESSION_COOKIE_SECURE``, ``TESTING``,
     ``WTF_CSRF_ENABLED``.

@@ -151,6 +151,9 @@ def upgrade_command(study_db):
 @click.option("--channel-timeout", type=click.IntRange(min=1), default=30, show_default=True,
               help="Seconds after which an idle or half-sent connection is closed (behind a "
                    "reverse proxy, keep it at or below the proxy's client timeouts).")
+@click.option("--rate-limit", type=click.IntRange(min=0), default=30, show_default=True,
+              help="New participants, and tranche places claimed, per client address and hour "
+                   "(0: no limit). Behind a reverse proxy use --trusted-proxies.")
 @click.option("--trusted-proxies", type=click.IntRange(min=0), default=0, show_default=True,
               help="Reverse proxies in front of the server whose X-Forwarded-For/-Proto/-Host "
                    "headers are trusted (0: none; 1: one nginx/Caddy in front). Client "
@@ -159,8 +162,8 @@ def upgrade_command(study_db):
               help="Secure session cookies (default: on unless serving on loopback).")
 @click.option("--check", is_flag=True,
               help="Start, fetch the entry page once, print the URL and status, and exit.")
-def serve(study_db, host, port, threads, connection_limit, channel_timeout, trusted_proxies,
-          secure_cookies, check):
+def serve(study_db, host, port, threads, connection_limit, channel_timeout, rate_limit,
+          trusted_proxies, secure_cookies, check):
     """Serve a study's rating site under waitress (a production WSGI server).
 
     The admin password comes from LEXGOLD_ADMIN_PASSWORD (or a werkzeug hash in
@@ -196,7 +199,8 @@ def serve(study_db, host, port, threads, connection_limit, channel_timeout, trus
         password_hash = generate_password_hash(password) if password else None
     secure = (not loopback) if secure_cookies is None else secure_cookies
     app = create_app({"DATABASE_URL": db_url, "ADMIN_PASSWORD_HASH": password_hash,
-                      "SESSION_COOKIE_SECURE": secure, "TRUSTED_PROXIES": trusted_proxies})
+                      "SESSION_COOKIE_SECURE": secure, "TRUSTED_PROXIES": trusted_proxies,
+                      "RATE_LIMIT_PER_HOUR": rate_limit})
     # waitress drops X-Forwarded-* headers unless told otherwise; with trusted proxies the
     # app's ProxyFix reads them (only the last ``trusted_proxies`` hops are believed)
     server = create_server(app, host=host, port=port, threads=threads,

@@ -7,10 +7,11 @@ Views stay short: they read the rater from the signed session cookie, call one f
 
 from __future__ import annotations
 
-from flask import Blueprint, flash, redirect, render_template, request, session, url_for
+from flask import (Blueprint, current_app, flash, redirect, render_template, request, session,
+                   url_for)
 from sqlalchemy import select
 
-from lexgold.annotate import flow
+from lexgold.annotate import flow, throttle
 from lexgold.annotate import models as m
 from lexgold.annotate.app import db, message_page, state, write_db
 
@@ -25,6 +26,15 @@ def _current_rater() -> m.Rater | None:
     return db().scalars(select(m.Rater).where(
         m.Rater.public_id == public_id,
         m.Rater.browser_sha256 == flow.browser_hash(secret))).first()
+
+
+def _rate_limit(kind: str) -> None:
+    """At most ``RATE_LIMIT_PER_HOUR`` new raters (``kind="enrol"``) or tranche claims
+    (``"claim"``) per client address and hour, counted in the study database (shared by every
+    server process); 0 = no limit. Over it: 429 with the text ``error_busy``."""
+    limit = int(current_app.config.get("RATE_LIMIT_PER_HOUR") or 0)
+    if limit and not throttle.hit(db(), f"{kind}:{request.remote_addr or '-'}", limit, 3600):
+        raise flow.Rejected("error_busy", f"{kind} rate limit")
 
 
 def _bind(rater: m.Rater, secret: str) -> None:
@@ -78,6 +88,8 @@ def consent():
                                error=state().config.texts.error_no_consent), 400
     entry = flow.Entry(**session.get("entry", vars(flow.Entry("anonymous", None))))
     flow.check_entry(entry, state().entries)
+    if flow.find_rater(db(), entry) is None:
+        _rate_limit("enrol")
     new, secret = flow.enrol(db(), entry, native_speaker=True)
     if new is None:      # enrolled meanwhile (another browser): ask before resuming it
         session["resume"] = flow.find_rater(db(), entry).public_id
@@ -144,6 +156,10 @@ def instructions():
     page = flow.parse_int(request.form.get("page", ""))
     if page is None:
         raise flow.Rejected("error_invalid", "bad page")
+    if current.stage == "instructions" and page == current.instructions_page and \
+            page + 1 >= len(state().config.texts.instructions) and \
+            state().config.qualification is None:
+        _rate_limit("claim")                     # this page's "Next" claims a place
     flow.advance_instructions(db(), current, page, state().config)
     return redirect(url_for("rater.task"))
 
@@ -156,6 +172,8 @@ def qualification():
     choice = flow.parse_int(request.form.get("choice", ""))
     if choice is None:
         raise flow.Rejected("error_incomplete")
+    if current.stage == "qualification":
+        _rate_limit("claim")                     # a right answer claims a place
     flow.answer_qualification(db(), current, choice, state().config)
     return redirect(url_for("rater.task"))
 
