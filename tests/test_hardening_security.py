@@ -444,3 +444,69 @@ def test_new_raters_per_client_address_are_rate_limited(tmp_path, pairs, serve):
     token = CSRF.search(other.get("/?PROLIFIC_PID=person1").text).group(1)
     assert other.post("/consent", data={"csrf_token": token, "consent": "yes",
                                         "native": "yes"}).status_code == 302
+
+
+def study_with_keys(tmp_path, pairs, keys: str, **variant):
+    """A SimLex study whose protocol sets extra ``[study]`` keys (TOML lines)."""
+    protocol = protocol_variant(tmp_path, "simlex", **{"tranches": 2, "raters_per_tranche": 2,
+                                                       **variant})
+    text = protocol.read_text(encoding="utf-8").replace("[study]\n", f"[study]\n{keys}\n", 1)
+    protocol.write_text(text, encoding="utf-8")
+    url = database_url(tmp_path / "security.sqlite")
+    create_study(protocol, pairs, url, seed=5, completion_code="SEC-OK")
+    return url
+
+
+def test_a_claim_with_no_answer_is_released_after_the_first_answer_timeout(
+        tmp_path, pairs, serve):
+    """Before: each claim held a place for claim_timeout_s (3,600 s) without a single answer."""
+    import time
+    url = study_with_keys(tmp_path, pairs, "first_answer_timeout_s = 2", tranches=1,
+                          raters_per_tranche=1)
+    _, base = serve(url)
+    squatter = rater_client(base, "?PROLIFIC_PID=squatter")
+    assert 'name="position"' in squatter.get("/task").text       # holds the only place
+    waiting = rater_client(base, "?PROLIFIC_PID=waiting")
+    assert "all the participants" in waiting.get("/task").text
+    time.sleep(3)                                                 # no answer meanwhile
+    assert 'name="position"' in waiting.get("/task").text        # the place was released
+    assert squatter.get("/task").status_code == 409
+
+
+def test_the_export_marks_unconfirmed_platform_ids_and_too_fast_pages(tmp_path, pairs, serve):
+    """Before: nothing told a bot's ratings from a person's: made-up IDs finished with
+    constant ratings in ~25 POSTs and got the completion code."""
+    import io
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    import pandas as pd
+    url = study_with_keys(tmp_path, pairs, "min_seconds_per_pair = 0.5")
+    _, base = serve(url)
+    bot = rater_client(base, "?PROLIFIC_PID=madeup1")
+    person = rater_client(base, "?PROLIFIC_PID=realperson")
+    for _ in range(3):
+        assert answer_page(bot, bot.get("/task").text).status_code == 302
+    html = person.get("/task").text
+    assert 'name="choice"' in html                            # a checkpoint: one question
+    time.sleep(1.0)                                           # a person reads it
+    assert answer_page(person, html).status_code == 302
+    listed = tmp_path / "prolific_export.csv"
+    pd.DataFrame({"Participant id": ["realperson", "never-came"],
+                  "Status": ["AWAITING REVIEW", "RETURNED"]}).to_csv(listed, index=False)
+    done = subprocess.run([str(Path(sys.executable).with_name("lexgold")), "study", "confirm",
+                           str(tmp_path / "security.sqlite"), "--participants", str(listed)],
+                          capture_output=True, text=True, env=os.environ, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "1 raters confirmed; 1 IDs of the list never entered" in done.stdout
+    frame = pd.read_csv(io.StringIO(login(base).get("/admin/ratings.csv").text))
+    by_rater = frame.groupby("rater_id")[["platform_confirmed", "fast_pages"]].first()
+    assert sorted(by_rater["platform_confirmed"]) == [0, 1]
+    confirmed = by_rater[by_rater["platform_confirmed"] == 1].iloc[0]
+    unconfirmed = by_rater[by_rater["platform_confirmed"] == 0].iloc[0]
+    # the bot's two group pages (6-7 pairs: 3 s or more) at least; its checkpoint too unless
+    # the machine was slow
+    assert confirmed["fast_pages"] == 0 and unconfirmed["fast_pages"] >= 2

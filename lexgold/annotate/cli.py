@@ -124,6 +124,46 @@ def export_command(study_db, out_file, complete_only):
     click.echo(f"{len(frame)} answers of {frame['rater_id'].nunique()} raters -> {out_file}")
 
 
+#: the participant-ID column of each platform's own export
+PARTICIPANT_COLUMNS = {"prolific": ("Participant id", "participant_id", "PROLIFIC_PID"),
+                       "mturk": ("WorkerId", "workerId", "worker_id")}
+
+
+@study.command("confirm")
+@click.argument("study_db")
+@click.option("--participants", type=click.Path(exists=True, dir_okay=False), required=True,
+              help="The platform's participant list: Prolific's submissions export "
+                   "('Participant id') or MTurk's batch results ('WorkerId').")
+@click.option("--platform", type=click.Choice(["prolific", "mturk"]), default="prolific",
+              show_default=True)
+def confirm_command(study_db, participants, platform):
+    """Mark raters whose platform ID is in the platform's own participant list as confirmed.
+
+    The export's ``platform_confirmed`` column is 0 for every other rater (made-up IDs, bots,
+    the anonymous link): check them before paying or keeping their ratings.
+
+    \b
+    Example:
+        lexgold study confirm study.sqlite --participants prolific_export.csv
+    """
+    from lexgold.annotate.db import open_study, session_factory
+    from lexgold.annotate.study import confirm_raters
+    from lexgold.errors import InputError
+    from lexgold.tables import read_text_table
+
+    table = read_text_table(Path(participants))
+    column = next((c for c in PARTICIPANT_COLUMNS[platform] if c in table.columns), None)
+    if column is None:
+        raise InputError(f"no participant ID column (expected one of "
+                         f"{', '.join(PARTICIPANT_COLUMNS[platform])})", path=participants)
+    engine = open_study(study_db)
+    with session_factory(engine)() as session:
+        counts = confirm_raters(session, platform, table[column])
+    engine.dispose()
+    click.echo(f"{counts['confirmed']} raters confirmed; {counts['unknown_in_list']} IDs of the "
+               f"list never entered; {counts['unconfirmed_raters']} raters unconfirmed")
+
+
 @study.command("upgrade")
 @click.argument("study_db")
 def upgrade_command(study_db):

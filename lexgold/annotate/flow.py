@@ -169,7 +169,8 @@ def _claim(session: Session, rater_id: int, config: StudyConfig, now) -> m.Slot 
     The slot is taken by a conditional UPDATE (free, or active with an expired claim), so two
     concurrent claims can never take the same slot and no tranche gets more than its target.
     """
-    expires = now + timedelta(seconds=config.claim_timeout_s)
+    # until its first page is answered a claim lasts only first_answer_timeout_s
+    expires = now + timedelta(seconds=min(config.claim_timeout_s, config.first_answer_timeout_s))
     free = or_(m.Slot.status == "free", and_(m.Slot.status == "active", m.Slot.expires_at <= now))
     for _ in range(50):
         taken = func.sum(case((free, 0), else_=1))
@@ -188,7 +189,7 @@ def _claim(session: Session, rater_id: int, config: StudyConfig, now) -> m.Slot 
             continue
         won = session.execute(update(m.Slot).where(m.Slot.id == slot_id, free).values(
             status="active", rater_id=rater_id, claimed_at=now, expires_at=expires,
-            step=0)).rowcount
+            step=0, step_at=now)).rowcount
         if won:
             session.execute(update(m.Rater).where(m.Rater.id == rater_id)
                             .values(stage="rating", slot_id=slot_id))
@@ -258,15 +259,19 @@ def submit_step(session: Session, rater: m.Rater, position: int, form, config: S
         rows = [_checkpoint_answer(form, step, rater, slot, config, now)]
     else:
         rows = _group_answers(form, items, rater, slot, config, study_seed, now)
+    given = slot.step_at or slot.claimed_at or now       # when this page was given
     try:
         moved = session.execute(update(m.Slot).where(
             m.Slot.id == slot.id, m.Slot.rater_id == rater.id, m.Slot.step == position)
-            .values(step=position + 1,
+            .values(step=position + 1, step_at=now,
                     expires_at=now + timedelta(seconds=config.claim_timeout_s))).rowcount
         if not moved:
             session.rollback()
             return "repeat"
         session.add_all(rows)
+        if (now - given).total_seconds() < config.min_seconds_per_pair * len(rows):
+            session.execute(update(m.Rater).where(m.Rater.id == rater.id)
+                            .values(fast_pages=m.Rater.fast_pages + 1))
         if position + 1 >= n_steps:
             session.execute(update(m.Slot).where(m.Slot.id == slot.id)
                             .values(status="completed", completed_at=now))

@@ -154,6 +154,14 @@ class StudyConfig:
     raters_per_tranche: int = 50
     #: an unfinished claim on a tranche slot may be given to another rater after this long
     claim_timeout_s: int = 3600
+    #: Decision: a claim whose first page is not answered within this time is released (a
+    #: reader needs a minute or two for one page; a script that claims places and walks away
+    #: must not hold them for ``claim_timeout_s``)
+    first_answer_timeout_s: int = 600
+    #: Decision: a page sent sooner than this many seconds per pair (checkpoints count as one)
+    #: after it was given is counted in the rater's ``fast_pages`` (export column): SimLex-999
+    #: raters took 8-21 minutes for ~120 showings (section 3.5), over 4 s a pair; 0 = off
+    min_seconds_per_pair: float = 1.0
     texts: Texts = field(default_factory=Texts)
     checkpoints: list[Checkpoint] = field(default_factory=list)
     qualification: Qualification | None = None
@@ -187,9 +195,12 @@ def _validate(config: StudyConfig, source) -> None:
         fail("slider_start", "must lie on the scale (scale_min..scale_max) or be 'random'")
     if config.tranches < 0:
         fail("tranches", "must be 0 (automatic) or more")
-    for key in ("unique_per_tranche", "group_size_max", "raters_per_tranche", "claim_timeout_s"):
+    for key in ("unique_per_tranche", "group_size_max", "raters_per_tranche", "claim_timeout_s",
+                "first_answer_timeout_s"):
         if getattr(config, key) < 1:
             fail(key, "must be at least 1")
+    if config.min_seconds_per_pair < 0:
+        fail("min_seconds_per_pair", "must be 0 (off) or more")
     if config.group_size_min > config.group_size_max:
         fail("group_size_min", "must not exceed group_size_max")
     if not config.texts.instructions:

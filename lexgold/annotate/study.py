@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from lexgold.annotate import models as m
@@ -128,7 +128,8 @@ def export_ratings(session: Session, *, complete_only: bool = False) -> pd.DataF
     frame = pd.concat([frame, pd.DataFrame(checks, columns=columns)], ignore_index=True)
     if complete_only:
         frame = frame[frame["completed_at"].notna()]
-    frame = frame.drop(columns="completed_at")
+    frame = frame.drop(columns="completed_at").merge(_rater_checks(session), on="rater_id",
+                                                     how="left")
     if not (frame["topic"] != "").any() and study.config["group_by"] != "topic":
         frame = frame.drop(columns="topic")
     frame["answered_at"] = pd.to_datetime(frame["answered_at"]).dt.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -153,6 +154,38 @@ def escape_formulas(frame: pd.DataFrame) -> pd.DataFrame:
             out[column] = out[column].map(
                 lambda v: "'" + v if isinstance(v, str) and v.startswith(FORMULA_START) else v)
     return out
+
+
+#: per-rater columns of the export the researcher checks before paying or keeping a rater
+RATER_CHECKS = ["platform", "platform_confirmed", "fast_pages", "browsers"]
+
+
+def _rater_checks(session: Session) -> pd.DataFrame:
+    """``platform``; ``platform_confirmed`` 1 when the platform ID was found in the platform's
+    participant list (``lexgold study confirm``), else 0 (never for the anonymous link);
+    ``fast_pages`` (pages sent faster than ``min_seconds_per_pair``); ``browsers`` used."""
+    rows = session.execute(select(m.Rater.public_id, m.Rater.platform, m.Rater.confirmed,
+                                  m.Rater.fast_pages, m.Rater.browsers)).all()
+    frame = pd.DataFrame(rows, columns=["rater_id"] + RATER_CHECKS)
+    frame["platform_confirmed"] = frame["platform_confirmed"].astype(bool).astype(int)
+    return frame
+
+
+def confirm_raters(session: Session, platform: str, external_ids) -> dict:
+    """Mark the raters of ``platform`` whose IDs are in ``external_ids`` (the platform's own
+    participant list) as confirmed; returns counts (confirmed, unknown_in_list,
+    unconfirmed_raters)."""
+    ids = {str(i).strip() for i in external_ids if str(i).strip()}
+    raters = dict(session.execute(select(m.Rater.external_id, m.Rater.id)
+                                  .where(m.Rater.platform == platform)).all())
+    found = [raters[i] for i in ids if i in raters]
+    if found:
+        session.execute(update(m.Rater).where(m.Rater.id.in_(found)).values(confirmed=True))
+    session.commit()
+    unconfirmed = session.scalar(select(func.count()).select_from(m.Rater)
+                                 .where(m.Rater.confirmed.is_(False)))
+    return {"confirmed": len(found), "unknown_in_list": len(ids) - len(found),
+            "unconfirmed_raters": int(unconfirmed)}
 
 
 def _checkpoint_rows(session: Session, study) -> list[tuple]:
