@@ -5,7 +5,9 @@ registers three blueprints: the rater flow, the admin view and the ratings expor
 Security: CSRF on every form (flask-wtf), signed HttpOnly SameSite session cookies (Secure when
 served beyond loopback or asked for), a strict Content-Security-Policy with
 ``frame-ancestors 'none'``, ``nosniff``, referrers to the same origin only (platform IDs stay
-out of other sites' logs; over HTTPS the CSRF check wants the site's own Referer), and ``no-store`` caching so a completion code never sits in a cache.
+out of other sites' logs; over HTTPS the CSRF check wants the site's own Referer), and
+``no-store`` caching so a completion code never sits in a cache. Admin sessions live in the
+study database (:mod:`lexgold.annotate.views_admin`); raters are bound to their browser.
 """
 
 from __future__ import annotations
