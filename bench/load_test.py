@@ -88,15 +88,20 @@ def protocol_file(path: Path, tranches: int, raters_per_tranche: int) -> Path:
 class Server:
     """``lexgold serve`` in its own process on 127.0.0.1 (any free port), logs in ``workdir``."""
 
-    def __init__(self, url: str, workdir: Path, threads: int, password: str = "load-admin"):
+    def __init__(self, url: str, workdir: Path, threads: int, password: str = "load-admin",
+                 args: tuple[str, ...] = ()):
         self.url, self.workdir, self.threads, self.password = url, workdir, threads, password
+        self.args = tuple(args)
         self.process: subprocess.Popen | None = None
         self.base = ""
+        self.log: Path | None = None
 
     def start(self, timeout_s: float = 60) -> str:
-        log = self.workdir / f"server-{time.monotonic_ns()}.log"
+        log = self.log = self.workdir / f"server-{time.monotonic_ns()}.log"
         command = [str(Path(sys.executable).with_name("lexgold")), "serve", self.url,
-                   "--host", "127.0.0.1", "--port", "0", "--threads", str(self.threads)]
+                   "--host", "127.0.0.1", "--port", "0", "--threads", str(self.threads),
+                   "--rate-limit", "0",          # every simulated rater comes from loopback
+                   *self.args]
         env = {**os.environ, "LEXGOLD_ADMIN_PASSWORD": self.password}
         with log.open("wb") as out:
             self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,

@@ -158,8 +158,11 @@ def test_resume_after_reload_and_from_another_device(simlex_study):
     assert position == 3
     assert page(client)[1:3] == (3, ids)                      # a reload shows the same page
     other = simlex_study.test_client()                        # new browser, same Prolific ID
-    other.get("/?PROLIFIC_PID=resume1&STUDY_ID=s&SESSION_ID=x")
+    asked = other.get("/?PROLIFIC_PID=resume1&STUDY_ID=s&SESSION_ID=x").get_data(as_text=True)
+    assert "another browser" in asked and page(other)[1] is None   # asked first
+    assert other.post("/resume").status_code == 302
     assert page(other)[1:3] == (3, ids)
+    assert client.get("/task").status_code == 302             # the first browser is let go
 
 
 def test_double_submission_stores_one_answer(simlex_study):
@@ -256,7 +259,7 @@ def run_concurrent_claims(url: str, n_raters: int) -> list:
 
     def worker():
         with factory() as session:
-            rater = flow.enrol(session, flow.Entry("anonymous", None), True)
+            rater, _ = flow.enrol(session, flow.Entry("anonymous", None), True)
             barrier.wait()
             slot = flow._claim(session, rater.id, config, m.utcnow())
             session.commit()

@@ -98,3 +98,31 @@ def test_upgrade_is_idempotent(tmp_path, pairs):
 def test_help_has_an_example(command):
     result = CliRunner().invoke(cli, [*command, "--help"])
     assert result.exit_code == 0 and "Example:" in result.output
+
+
+def test_accept_and_confirm_options(tmp_path, pairs):
+    runner = CliRunner()
+    db = tmp_path / "study.sqlite"
+    result = runner.invoke(cli, ["study", "create", "--protocol", "simlex", "--pairs",
+                                 str(pairs), "--db", str(db), "--accept", "mturk",
+                                 "--strict-ids"])
+    assert result.exit_code == 0, result.output
+    with sqlite3.connect(db) as connection:
+        stored = json.loads(connection.execute("SELECT entries FROM study").fetchone()[0])
+    assert stored == {"platforms": ["mturk"], "strict_ids": True}
+    client = make_app(f"sqlite:///{db}").test_client()
+    assert client.get("/").status_code == 403                     # no anonymous link
+    enter(client, "?workerId=A1B2C3D4E5F6G7&hitId=" + "H" * 30 + "&assignmentId=" + "B" * 30)
+    listed = tmp_path / "batch.csv"
+    pd.DataFrame({"WorkerId": ["A1B2C3D4E5F6G7", "AZZZZZZZZZZZZ"]}).to_csv(listed, index=False)
+    result = runner.invoke(cli, ["study", "confirm", str(db), "--participants", str(listed),
+                                 "--platform", "mturk"])
+    assert result.exit_code == 0, result.output
+    assert "1 raters confirmed; 1 IDs of the list never entered; 0 raters unconfirmed" \
+        in result.output
+    wrong = tmp_path / "wrong.csv"
+    pd.DataFrame({"id": ["x"]}).to_csv(wrong, index=False)
+    result = runner.invoke(cli, ["study", "confirm", str(db), "--participants", str(wrong)])
+    assert result.exit_code != 0
+    assert result.output.strip().splitlines()[-1].startswith("Error:")
+    assert "Participant id" in result.output

@@ -385,9 +385,16 @@ def test_a_forged_rater_cookie_reads_nothing(site):
 
 
 def test_platform_id_of_another_rater_resumes_only_their_own_page(site):
-    """Knowing a Prolific ID is the platform's login; the page shows no earlier answers."""
+    """Another browser with a Prolific ID is asked before it continues; the page then shows
+    no earlier answers."""
+    first = enter_with_csrf(site["app"].test_client(), "?PROLIFIC_PID=resumer")
+    position, _, csrf, _ = current_form(first)
+    first.post("/step", data={"csrf_token": csrf, "position": position, "choice": 1})
     client = site["app"].test_client()
-    client.get("/?PROLIFIC_PID=parked")
+    asked = client.get("/?PROLIFIC_PID=resumer").get_data(as_text=True)
+    assert "another browser" in asked and client.get("/task").status_code == 302
+    token = re.search(r'name="csrf_token" value="([^"]+)"', asked).group(1)
+    client.post("/resume", data={"csrf_token": token})
     html = client.get("/task").get_data(as_text=True)
     assert 'name="position"' in html
     assert not re.search(r'name="r\d+" value="\d', html)       # no stored rating is echoed
@@ -461,4 +468,4 @@ def test_security_headers_on_every_response(site, method, path):
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp
     assert response.headers["X-Content-Type-Options"] == "nosniff"
     assert response.headers["X-Frame-Options"] == "DENY"
-    assert response.headers["Referrer-Policy"] == "no-referrer"
+    assert response.headers["Referrer-Policy"] == "same-origin"

@@ -123,6 +123,7 @@ def test_reassigned_claim_keeps_both_raters_answers_apart(app):
         assert "your place was given to another" in response.get_data(as_text=True)
     again = app.test_client()                                    # a fresh tab via the link
     again.get("/?PROLIFIC_PID=first")
+    again.post("/resume")                                        # "continue in this browser"
     assert again.get("/task").status_code == 409
     posted, _, last = _finish(second)
     assert "TABS-DONE" in last

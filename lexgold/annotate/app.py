@@ -4,8 +4,10 @@ Nothing is built at import time: ``create_app({"DATABASE_URL": ...})`` opens the
 registers three blueprints: the rater flow, the admin view and the ratings export.
 Security: CSRF on every form (flask-wtf), signed HttpOnly SameSite session cookies (Secure when
 served beyond loopback or asked for), a strict Content-Security-Policy with
-``frame-ancestors 'none'``, ``nosniff``, no referrer (platform IDs stay out of other sites'
-logs), and ``no-store`` caching so a completion code never sits in a cache.
+``frame-ancestors 'none'``, ``nosniff``, referrers to the same origin only (platform IDs stay
+out of other sites' logs; over HTTPS the CSRF check wants the site's own Referer), and
+``no-store`` caching so a completion code never sits in a cache. Admin sessions live in the
+study database (:mod:`lexgold.annotate.views_admin`); raters are bound to their browser.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ import os
 from dataclasses import dataclass
 from datetime import timedelta
 
-from flask import Flask, g, render_template
+from flask import Flask, g, render_template, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from sqlalchemy import select
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import sessionmaker
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from lexgold.annotate import models as m
 from lexgold.annotate.db import is_current, make_engine, session_factory
@@ -34,7 +37,8 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self';
 class StudyState:
     """What the views need of the (immutable) study, loaded once."""
 
-    sessions: sessionmaker
+    sessions: sessionmaker       # writing sessions (SQLite: BEGIN IMMEDIATE)
+    reads: sessionmaker          # read-only sessions (never wait for the write lock)
     config: StudyConfig
     name: str
     seed: int
@@ -42,14 +46,20 @@ class StudyState:
     screenout_code: str
     completion_url: str
     protocol_text: str
+    entries: dict | None = None     # accepted entry links (see flow.check_entry)
 
 
 def create_app(config: dict | None = None) -> Flask:
     """Build the app for the study in ``config["DATABASE_URL"]``.
 
-    Other keys: ``ADMIN_PASSWORD_HASH`` (werkzeug hash; default from the environment variable
-    ``LEXGOLD_ADMIN_PASSWORD_HASH``; no hash = admin disabled), ``SECRET_KEY`` (default: the
-    study's own), ``SESSION_COOKIE_SECURE``, ``TESTING``, ``WTF_CSRF_ENABLED``.
+    Other keys: ``TRUSTED_PROXIES`` (number of reverse proxies in front whose
+    ``X-Forwarded-For``/``-Proto``/``-Host`` headers are believed; default 0: none, the client
+    address is the connection's), ``ADMIN_PASSWORD_HASH`` (werkzeug hash; default from the
+    environment variable ``LEXGOLD_ADMIN_PASSWORD_HASH``; no hash = admin disabled),
+    ``RATE_LIMIT_PER_HOUR`` (new raters and claims per client address; default 0: none),
+    ``DATABASE_BUSY_TIMEOUT_S`` (how long a write waits for SQLite's lock, default 5),
+    ``SECRET_KEY`` (default: the study's own), ``SESSION_COOKIE_SECURE``, ``TESTING``,
+    ``WTF_CSRF_ENABLED``.
     """
     app = Flask(__name__)
     app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",
@@ -59,7 +69,9 @@ def create_app(config: dict | None = None) -> Flask:
     app.config.update(config or {})
     if not app.config.get("DATABASE_URL"):
         raise InputError("no study database given", field="DATABASE_URL")
-    engine = make_engine(app.config["DATABASE_URL"])
+    # a write waits this long for SQLite's lock before the request gets the 503 "retry" page
+    engine = make_engine(app.config["DATABASE_URL"],
+                         busy_timeout_s=float(app.config.get("DATABASE_BUSY_TIMEOUT_S", 5)))
     if not is_current(engine):
         raise InputError("not a lexgold study database at the current schema "
                          "(create it with `lexgold study create`)", field="db")
@@ -68,14 +80,18 @@ def create_app(config: dict | None = None) -> Flask:
         study = session.scalars(select(m.Study)).first()
         if study is None:
             raise InputError("the database holds no study", field="db")
-        state = StudyState(sessions, config_from_dict(study.config), study.name, study.seed,
+        state = StudyState(sessions, session_factory(engine, write=False),
+                           config_from_dict(study.config), study.name, study.seed,
                            study.completion_code, study.screenout_code,
                            study.completion_url.replace("{code}", study.completion_code),
-                           study.protocol_text)
+                           study.protocol_text, study.entries)
         if not app.config.get("SECRET_KEY"):
             app.config["SECRET_KEY"] = study.secret_key
     app.extensions["lexgold"] = state
     app.extensions["lexgold_engine"] = engine
+    proxies = int(app.config.get("TRUSTED_PROXIES") or 0)
+    if proxies > 0:     # only then is a forwarded client address believed
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)
     CSRFProtect(app)
     _register(app)
     return app
@@ -96,32 +112,39 @@ def _register(app: Flask) -> None:
 
     @app.teardown_appcontext
     def _close(_exc):
-        session = g.pop("db", None)
-        if session is not None:
-            try:
-                session.close()
-            except (OperationalError, InterfaceError):   # connection died: nothing to roll back
-                session.invalidate()
+        for name in ("db", "db_write"):
+            session = g.pop(name, None)
+            if session is not None:
+                try:
+                    session.close()
+                except (OperationalError, InterfaceError):   # connection died: no rollback
+                    session.invalidate()
 
     @app.after_request
     def _headers(response):
         response.headers["Content-Security-Policy"] = CSP
         response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["X-Frame-Options"] = "DENY"
-        response.headers["Referrer-Policy"] = "no-referrer"
+        # same-origin: the site's own form POSTs carry a Referer (flask-wtf's strict check
+        # over HTTPS needs it); other sites get none, so platform IDs stay out of their logs
+        response.headers["Referrer-Policy"] = "same-origin"
         if not response.headers.get("Cache-Control"):
             response.headers["Cache-Control"] = "no-store"
         return response
 
     @app.errorhandler(Rejected)
     def _rejected(err):
-        status = 409 if err.text in ("expired_text", "full_text") else 400
+        status = 409 if err.text in ("expired_text", "full_text") else \
+            403 if err.text == "entry_refused" else 429 if err.text == "error_busy" else 400
         return message_page(err.text), status
 
     @app.errorhandler(OperationalError)
     @app.errorhandler(InterfaceError)
-    def _database_unavailable(_err):
+    def _database_unavailable(err):
         """A dropped or locked database connection: nothing was stored; ask for a reload."""
+        reason = str(getattr(err, "orig", None) or err).strip().splitlines()[0]
+        app.logger.error("database unavailable for %s %s: %s", request.method, request.path,
+                         reason)
         return message_page("error_retry"), 503, {"Retry-After": "5"}
 
     @app.errorhandler(CSRFError)
@@ -143,10 +166,21 @@ def state() -> StudyState:
 
 
 def db():
-    """The request's database session (closed at the end of the request)."""
+    """The request's database session (closed at the end of the request): a writing one for
+    POST, a read-only one (no write lock) for GET and HEAD."""
     if "db" not in g:
-        g.db = state().sessions()
+        reading = request.method in ("GET", "HEAD", "OPTIONS")
+        g.db = (state().reads if reading else state().sessions)()
     return g.db
+
+
+def write_db():
+    """A writing session for the rare write made while showing a page (GET)."""
+    if request.method not in ("GET", "HEAD", "OPTIONS"):
+        return db()
+    if "db_write" not in g:
+        g.db_write = state().sessions()
+    return g.db_write
 
 
 def message_page(text: str, heading: str | None = None, link: str = "", **values) -> str:

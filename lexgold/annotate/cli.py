@@ -39,9 +39,16 @@ def study():
 @click.option("--completion-url", default="",
               help="Link shown on completion, {code} filled in (e.g. "
                    "https://app.prolific.com/submissions/complete?cc={code}).")
+@click.option("--accept", "accept", multiple=True,
+              type=click.Choice(["prolific", "mturk", "anonymous"]),
+              help="Entry links the study accepts (repeat the option; default: all three). A "
+                   "Prolific study: --accept prolific --strict-ids.")
+@click.option("--strict-ids", is_flag=True,
+              help="Accept only IDs in the platform's own format (Prolific: 24 hex digits; "
+                   "MTurk: A + 9-20 capitals or digits).")
 @click.option("--json", "as_json", is_flag=True, help="Print the full design report as JSON.")
 def create(protocol, pairs, db, seed, name, completion_code, screenout_code, completion_url,
-           as_json):
+           accept, strict_ids, as_json):
     """Create a study from a protocol file and a pair set.
 
     Lays out tranches and groups (SPEC section 2), stores the design and prints what it could
@@ -56,7 +63,9 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
 
     report = create_study(protocol, pairs, database_url(db), seed=seed, name=name,
                           completion_code=completion_code, screenout_code=screenout_code,
-                          completion_url=completion_url)
+                          completion_url=completion_url,
+                          entries={"platforms": list(accept or ("prolific", "mturk", "anonymous")),
+                                   "strict_ids": strict_ids})
     if as_json:
         click.echo(json.dumps(report, indent=2))
         return
@@ -92,7 +101,7 @@ def report(study_db):
     from lexgold.annotate.study import progress
 
     engine = open_study(study_db)
-    with session_factory(engine)() as session:
+    with session_factory(engine, write=False)() as session:
         stored = session.scalars(select(m.Study)).one()
         design, config = stored.report, config_from_dict(stored.config)
         table = progress(session)
@@ -158,11 +167,51 @@ def export_command(study_db, out_file, complete_only):
     from lexgold.annotate.study import export_ratings
 
     engine = open_study(study_db)
-    with session_factory(engine)() as session:
+    with session_factory(engine, write=False)() as session:
         frame = export_ratings(session, complete_only=complete_only)
     Path(out_file).parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(out_file, index=False)
     click.echo(f"{len(frame)} answers of {frame['rater_id'].nunique()} raters -> {out_file}")
+
+
+#: the participant-ID column of each platform's own export
+PARTICIPANT_COLUMNS = {"prolific": ("Participant id", "participant_id", "PROLIFIC_PID"),
+                       "mturk": ("WorkerId", "workerId", "worker_id")}
+
+
+@study.command("confirm")
+@click.argument("study_db")
+@click.option("--participants", type=click.Path(exists=True, dir_okay=False), required=True,
+              help="The platform's participant list: Prolific's submissions export "
+                   "('Participant id') or MTurk's batch results ('WorkerId').")
+@click.option("--platform", type=click.Choice(["prolific", "mturk"]), default="prolific",
+              show_default=True)
+def confirm_command(study_db, participants, platform):
+    """Mark raters whose platform ID is in the platform's own participant list as confirmed.
+
+    The export's ``platform_confirmed`` column is 0 for every other rater (made-up IDs, bots,
+    the anonymous link): check them before paying or keeping their ratings.
+
+    \b
+    Example:
+        lexgold study confirm study.sqlite --participants prolific_export.csv
+    """
+    from lexgold.annotate.db import open_study, session_factory
+    from lexgold.annotate.study import confirm_raters
+    from lexgold.errors import InputError
+    from lexgold.tables import read_text_table
+
+    table = read_text_table(Path(participants))
+    column = next((c for c in PARTICIPANT_COLUMNS[platform] if c in table.columns), None)
+    if column is None:
+        raise InputError(f"no participant ID column (expected one of "
+                         f"{', '.join(PARTICIPANT_COLUMNS[platform])})", path=participants)
+    engine = open_study(study_db)
+    with session_factory(engine)() as session:
+        counts = confirm_raters(session, platform, table[column])
+    engine.dispose()
+    click.echo(f"{counts['confirmed']} raters confirmed; {counts['unknown_in_list']} IDs of the "
+               f"list never entered; {counts['unconfirmed_raters']} raters unconfirmed")
 
 
 @study.command("upgrade")
@@ -189,15 +238,27 @@ def upgrade_command(study_db):
 @click.option("--threads", type=int, default=8, show_default=True, help="Waitress worker threads.")
 @click.option("--connection-limit", type=int, default=1000, show_default=True,
               help="Open connections accepted at once (each rater's browser keeps one open).")
+@click.option("--channel-timeout", type=click.IntRange(min=1), default=30, show_default=True,
+              help="Seconds after which an idle or half-sent connection is closed (behind a "
+                   "reverse proxy, keep it at or below the proxy's client timeouts).")
+@click.option("--rate-limit", type=click.IntRange(min=0), default=30, show_default=True,
+              help="New participants, and tranche places claimed, per client address and hour "
+                   "(0: no limit). Behind a reverse proxy use --trusted-proxies.")
+@click.option("--trusted-proxies", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Reverse proxies in front of the server whose X-Forwarded-For/-Proto/-Host "
+                   "headers are trusted (0: none; 1: one nginx/Caddy in front). Client "
+                   "addresses (login lock-out, rate limits) come from them.")
 @click.option("--secure-cookies/--no-secure-cookies", default=None,
               help="Secure session cookies (default: on unless serving on loopback).")
 @click.option("--check", is_flag=True,
               help="Start, fetch the entry page once, print the URL and status, and exit.")
-def serve(study_db, host, port, threads, connection_limit, secure_cookies, check):
+def serve(study_db, host, port, threads, connection_limit, channel_timeout, rate_limit,
+          trusted_proxies, secure_cookies, check):
     """Serve a study's rating site under waitress (a production WSGI server).
 
     The admin password comes from LEXGOLD_ADMIN_PASSWORD (or a werkzeug hash in
-    LEXGOLD_ADMIN_PASSWORD_HASH); without either, a random one is printed at start.
+    LEXGOLD_ADMIN_PASSWORD_HASH); without either, a random one is shown on the terminal (never
+    in stdout or a log file; with no terminal the admin view stays off).
 
     \b
     Example:
@@ -207,9 +268,13 @@ def serve(study_db, host, port, threads, connection_limit, secure_cookies, check
     from werkzeug.security import generate_password_hash
 
     from lexgold.annotate.app import create_app
-    from lexgold.annotate.db import database_url, open_study
+    from lexgold.annotate.db import check_writable, database_url, open_study
 
-    open_study(study_db).dispose()          # one-line error for a missing / foreign database
+    engine = open_study(study_db)           # one-line error for a missing / foreign database
+    try:
+        check_writable(engine)              # ... and for one it cannot write (read-only)
+    finally:
+        engine.dispose()
     db_url = database_url(study_db)
     loopback = host in ("127.0.0.1", "localhost", "::1")
     password_hash = os.environ.get("LEXGOLD_ADMIN_PASSWORD_HASH")
@@ -217,13 +282,21 @@ def serve(study_db, host, port, threads, connection_limit, secure_cookies, check
         password = os.environ.get("LEXGOLD_ADMIN_PASSWORD")
         if not password:
             password = secrets.token_urlsafe(12)
-            click.echo(f"admin password (this run only): {password}")
-        password_hash = generate_password_hash(password)
+            if not _to_terminal(f"admin password (this run only): {password}"):
+                password = None          # no terminal: never into a log file
+                click.echo("admin view disabled (no terminal to show a random password on): "
+                           "set LEXGOLD_ADMIN_PASSWORD or LEXGOLD_ADMIN_PASSWORD_HASH")
+        password_hash = generate_password_hash(password) if password else None
     secure = (not loopback) if secure_cookies is None else secure_cookies
     app = create_app({"DATABASE_URL": db_url, "ADMIN_PASSWORD_HASH": password_hash,
-                      "SESSION_COOKIE_SECURE": secure})
+                      "SESSION_COOKIE_SECURE": secure, "TRUSTED_PROXIES": trusted_proxies,
+                      "RATE_LIMIT_PER_HOUR": rate_limit})
+    # waitress drops X-Forwarded-* headers unless told otherwise; with trusted proxies the
+    # app's ProxyFix reads them (only the last ``trusted_proxies`` hops are believed)
     server = create_server(app, host=host, port=port, threads=threads,
-                           connection_limit=connection_limit)
+                           connection_limit=connection_limit, channel_timeout=channel_timeout,
+                           cleanup_interval=min(30, max(1, channel_timeout // 2)),
+                           clear_untrusted_proxy_headers=trusted_proxies == 0)
     url = f"http://{'localhost' if host in ('0.0.0.0', '::') else host}:{server.effective_port}/"
     click.echo(f"serving {study_db} at {url} (admin: {url}admin/)")
     if secure:
@@ -232,6 +305,16 @@ def serve(study_db, host, port, threads, connection_limit, secure_cookies, check
         _check(server, url)
         return
     server.run()
+
+
+def _to_terminal(line: str) -> bool:
+    """Write ``line`` to the controlling terminal only (not stdout: that may be a log file)."""
+    try:
+        with open("/dev/tty", "w", encoding="utf-8") as tty:
+            tty.write(line + "\n")
+        return True
+    except OSError:
+        return False
 
 
 def _check(server, url: str) -> None:

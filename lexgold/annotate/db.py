@@ -1,7 +1,10 @@
 """The database lifecycle in one place: URLs, engines, sessions, migrations.
 
-SQLite runs in WAL mode with a busy timeout, and every transaction starts with ``BEGIN
-IMMEDIATE`` so that concurrent writers queue instead of failing on a read-to-write upgrade.
+SQLite runs in WAL mode with a busy timeout. Transactions that write start with ``BEGIN
+IMMEDIATE`` (sessions from :func:`session_factory` with ``write=True``, the default) so that
+concurrent writers queue instead of failing on a read-to-write upgrade; read-only sessions
+(``write=False``) start a plain deferred ``BEGIN`` and never wait for the write lock (WAL
+readers are not blocked by a writer).
 PostgreSQL is used as is (READ COMMITTED; claims and submissions rely on conditional UPDATEs
 and unique constraints, which are safe there). The schema is made only by Alembic.
 """
@@ -19,7 +22,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from lexgold.errors import InputError
@@ -79,11 +82,12 @@ def open_study(study: str | Path) -> Engine:
     return engine
 
 
-def make_engine(url: str) -> Engine:
-    """An engine; SQLite gets WAL, a 30 s busy timeout and BEGIN IMMEDIATE transactions."""
+def make_engine(url: str, busy_timeout_s: float = 30) -> Engine:
+    """An engine; SQLite gets WAL and a busy timeout (how long a writer waits for the lock)."""
     if not url.startswith("sqlite"):
         return create_engine(url, pool_pre_ping=True)
-    engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+    engine = create_engine(url, connect_args={"timeout": busy_timeout_s,
+                                              "check_same_thread": False})
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection, _record):
@@ -91,18 +95,35 @@ def make_engine(url: str) -> Engine:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
         cursor.close()
 
     @event.listens_for(engine, "begin")
     def _begin(connection):
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        read_only = connection.get_execution_options().get("lexgold_read_only", False)
+        connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
     return engine
 
 
-def session_factory(engine: Engine) -> sessionmaker[Session]:
+def session_factory(engine: Engine, write: bool = True) -> sessionmaker[Session]:
+    """Sessions on ``engine``; ``write=False`` for requests that only read (no write lock)."""
+    if not write:
+        engine = engine.execution_options(lexgold_read_only=True)
     return sessionmaker(engine, expire_on_commit=False)
+
+
+def check_writable(engine: Engine) -> None:
+    """:class:`InputError` (one line) when the study database cannot be written: a read-only
+    file or user, or a lock held by another process for longer than the busy timeout."""
+    try:
+        with engine.connect() as connection:
+            transaction = connection.begin()
+            connection.execute(text("UPDATE study SET name = name"))
+            transaction.rollback()
+    except DBAPIError as err:
+        reason = str(err.orig or err).strip().splitlines()[0]
+        raise InputError(f"cannot write to the study database: {reason}", field="db") from None
 
 
 def _alembic_config(engine: Engine) -> Config:

@@ -10,6 +10,7 @@ double click, a reload or a retry stores one answer and never loses an accepted 
 
 from __future__ import annotations
 
+import hashlib
 import re
 import secrets
 from dataclasses import dataclass
@@ -24,9 +25,18 @@ from lexgold.annotate import models as m
 from lexgold.annotate.recruit import top_up
 from lexgold.annotate.schema import StudyConfig
 
-ID_PATTERN = re.compile(r"^[A-Za-z0-9_\-]{1,100}$")
+#: platform IDs: letters, digits, ``_``, ``-`` (matched against the whole value: no newline)
+ID_PATTERN = re.compile(r"[A-Za-z0-9_\-]{1,100}")
 PLATFORMS = {"prolific": ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID"),
              "mturk": ("workerId", "hitId", "assignmentId")}
+#: entry links a study accepts: platforms, ``anonymous`` (no platform ID), and the platform's
+#: own ID formats. Prolific IDs are 24 hexadecimal digits; MTurk worker IDs an ``A`` and
+#: 9-20 capitals or digits, HIT and assignment IDs 20-40 capitals or digits.
+ENTRY_KINDS = ("prolific", "mturk", "anonymous")
+STRICT_IDS = {"prolific": [re.compile(r"[0-9a-f]{24}")] * 3,
+              "mturk": [re.compile(r"A[A-Z0-9]{9,20}"), re.compile(r"[A-Z0-9]{20,40}"),
+                        re.compile(r"[A-Z0-9]{20,40}")]}
+MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
 MAX_RESPONSE_MS = 24 * 3600 * 1000
 
 
@@ -52,30 +62,69 @@ def parse_entry(args) -> Entry:
         if pid in args:
             values = [args.get(key, "") for key in (pid, study, session)]
             for key, value in zip((pid, study, session), values):
-                if value and not ID_PATTERN.match(value) or key == pid and not value:
+                if value and not ID_PATTERN.fullmatch(value) or key == pid and not value:
                     raise Rejected("error_invalid", f"bad {key} parameter")
             return Entry(platform, values[0], values[1], values[2])
     return Entry("anonymous", None)
 
 
-def enrol(session: Session, entry: Entry, native_speaker: bool) -> m.Rater:
-    """The rater for ``entry`` (a returning platform ID resumes its rater), after consent."""
-    if entry.external_id is not None:
-        found = session.scalars(select(m.Rater).where(
-            m.Rater.platform == entry.platform,
-            m.Rater.external_id == entry.external_id)).first()
-        if found is not None:
-            return found
+def check_entry(entry: Entry, entries: dict | None) -> None:
+    """:class:`Rejected` (``entry_refused``) unless the study accepts this entry link.
+
+    ``entries`` is the study's ``{"platforms": [...], "strict_ids": bool}``; ``None`` (a study
+    made before entries were declared) accepts every platform and the anonymous link."""
+    if entries is None:
+        return
+    if entry.platform not in entries.get("platforms", ENTRY_KINDS):
+        raise Rejected("entry_refused", f"{entry.platform} entry not accepted by this study")
+    if entries.get("strict_ids") and entry.platform in STRICT_IDS:
+        values = (entry.external_id, entry.external_study, entry.external_session)
+        for value, pattern in zip(values, STRICT_IDS[entry.platform]):
+            if value and value != MTURK_PREVIEW and not pattern.fullmatch(value):
+                raise Rejected("entry_refused", f"not a {entry.platform} ID: {value!r}")
+
+
+def browser_hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def find_rater(session: Session, entry: Entry) -> m.Rater | None:
+    """The rater already enrolled with the entry's platform ID, if any."""
+    if entry.external_id is None:
+        return None
+    return session.scalars(select(m.Rater).where(
+        m.Rater.platform == entry.platform, m.Rater.external_id == entry.external_id)).first()
+
+
+def enrol(session: Session, entry: Entry, native_speaker: bool) -> tuple[m.Rater | None, str]:
+    """A new rater for ``entry`` after consent, and the secret its browser keeps.
+
+    Returns ``(None, "")`` when the platform ID is already enrolled: resuming it from another
+    browser needs :func:`move_to_browser` (the rater is asked first)."""
+    if find_rater(session, entry) is not None:
+        return None, ""
+    secret = secrets.token_urlsafe(24)
     rater = m.Rater(public_id=secrets.token_urlsafe(12), platform=entry.platform,
                     external_id=entry.external_id, external_study=entry.external_study,
-                    external_session=entry.external_session, native_speaker=native_speaker)
+                    external_session=entry.external_session, native_speaker=native_speaker,
+                    browser_sha256=browser_hash(secret))
     session.add(rater)
     try:
         session.commit()
     except IntegrityError:   # the same platform ID enrolled concurrently
         session.rollback()
-        return enrol(session, entry, native_speaker)
-    return rater
+        return None, ""
+    return rater, secret
+
+
+def move_to_browser(session: Session, rater: m.Rater) -> str:
+    """Bind ``rater`` to a new browser (after asking); the secret for it. The old browser's
+    secret no longer matches, so only one browser at a time can answer as the rater."""
+    secret = secrets.token_urlsafe(24)
+    session.execute(update(m.Rater).where(m.Rater.id == rater.id).values(
+        browser_sha256=browser_hash(secret), browsers=m.Rater.browsers + 1))
+    session.commit()
+    return secret
 
 
 def advance_instructions(session: Session, rater: m.Rater, page: int, config: StudyConfig,
@@ -121,7 +170,8 @@ def _claim(session: Session, rater_id: int, config: StudyConfig, now) -> m.Slot 
     The slot is taken by a conditional UPDATE (free, or active with an expired claim), so two
     concurrent claims can never take the same slot and no tranche gets more than its target.
     """
-    expires = now + timedelta(seconds=config.claim_timeout_s)
+    # until its first page is answered a claim lasts only first_answer_timeout_s
+    expires = now + timedelta(seconds=min(config.claim_timeout_s, config.first_answer_timeout_s))
     free = or_(m.Slot.status == "free", and_(m.Slot.status == "active", m.Slot.expires_at <= now))
     for _ in range(50):
         taken = func.sum(case((free, 0), else_=1))
@@ -140,7 +190,7 @@ def _claim(session: Session, rater_id: int, config: StudyConfig, now) -> m.Slot 
             continue
         won = session.execute(update(m.Slot).where(m.Slot.id == slot_id, free).values(
             status="active", rater_id=rater_id, claimed_at=now, expires_at=expires,
-            step=0)).rowcount
+            step=0, step_at=now)).rowcount
         if won:
             session.execute(update(m.Rater).where(m.Rater.id == rater_id)
                             .values(stage="rating", slot_id=slot_id))
@@ -210,15 +260,19 @@ def submit_step(session: Session, rater: m.Rater, position: int, form, config: S
         rows = [_checkpoint_answer(form, step, rater, slot, config, now)]
     else:
         rows = _group_answers(form, items, rater, slot, config, study_seed, now)
+    given = slot.step_at or slot.claimed_at or now       # when this page was given
     try:
         moved = session.execute(update(m.Slot).where(
             m.Slot.id == slot.id, m.Slot.rater_id == rater.id, m.Slot.step == position)
-            .values(step=position + 1,
+            .values(step=position + 1, step_at=now,
                     expires_at=now + timedelta(seconds=config.claim_timeout_s))).rowcount
         if not moved:
             session.rollback()
             return "repeat"
         session.add_all(rows)
+        if (now - given).total_seconds() < config.min_seconds_per_pair * len(rows):
+            session.execute(update(m.Rater).where(m.Rater.id == rater.id)
+                            .values(fast_pages=m.Rater.fast_pages + 1))
         if position + 1 >= n_steps:
             session.execute(update(m.Slot).where(m.Slot.id == slot.id)
                             .values(status="completed", completed_at=now))
@@ -258,6 +312,8 @@ def _group_answers(form, items, rater, slot, config, study_seed, now) -> list[m.
 
 def _checkpoint_answer(form, step, rater, slot, config, now) -> m.CheckpointAnswer:
     check = config.checkpoints[step.checkpoint]
+    if any(re.fullmatch(r"r\d+", key) for key in form.keys()):
+        raise Rejected("error_invalid", "rating fields on a checkpoint page")
     raw = form.get("choice", "").strip()
     if raw == "":
         raise Rejected("error_incomplete")

@@ -10,6 +10,10 @@ these classes must match them (a test compares the two).
   UPDATE, so no race hands out more places than the target; a claim expires after
   ``claim_timeout_s`` and the slot can then be given to another rater.
 - ``Rater``, ``Answer`` (one per rater and item, unique), ``CheckpointAnswer``.
+- ``Throttle``: attempts per key (e.g. failed admin logins of one client address) in a time
+  window, counted by atomic UPDATEs so that every server process shares them.
+- ``AdminSession``: a logged-in admin browser, known by the SHA-256 of its random token (the
+  cookie holds the token): deleted at logout, void when the admin password changes.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from sqlalchemy import (JSON, Boolean, DateTime, ForeignKey, Integer, String, Text,
-                        UniqueConstraint)
+                        UniqueConstraint, false)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -46,6 +50,9 @@ class Study(Base):
     screenout_code: Mapped[str] = mapped_column(String(100))
     #: where a finished rater is sent back to, ``{code}`` filled in (revision 0002)
     completion_url: Mapped[str] = mapped_column(String(500), default="", server_default="")
+    #: accepted entry links (revision 0006): ``{"platforms": [...], "strict_ids": bool}``;
+    #: ``None`` (older studies): every platform and the anonymous link, any well-formed ID
+    entries: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
 
@@ -101,6 +108,8 @@ class Slot(Base):
     expires_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     step: Mapped[int] = mapped_column(Integer, default=0)
     completed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    #: when the current page was first given (claim or previous page accepted; revision 0006)
+    step_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
 
 
 class Rater(Base):
@@ -120,6 +129,14 @@ class Rater(Base):
     slot_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     completed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    #: SHA-256 of the secret held in the session of the browser the rater uses (revision 0005)
+    browser_sha256: Mapped[str] = mapped_column(String(64), default="", server_default="")
+    #: browsers the rater has used (more than 1: resumed elsewhere after being asked)
+    browsers: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    #: pages sent faster than ``min_seconds_per_pair`` allows (revision 0006)
+    fast_pages: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: the platform ID was found in the platform's participant list (``lexgold study confirm``)
+    confirmed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Answer(Base):
@@ -146,3 +163,24 @@ class CheckpointAnswer(Base):
     correct: Mapped[bool] = mapped_column(Boolean)
     response_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
     answered_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Throttle(Base):
+    """Attempts under ``key`` since ``window_start`` (revision 0003)."""
+
+    __tablename__ = "throttle"
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    window_start: Mapped[datetime] = mapped_column(DateTime)
+    count: Mapped[int] = mapped_column(Integer)
+
+
+class AdminSession(Base):
+    """A logged-in admin (revision 0004); only hashes are stored, so the file forges none."""
+
+    __tablename__ = "admin_session"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    #: SHA-256 of the password hash in force at login: another password voids the session
+    password_sha256: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(DateTime)

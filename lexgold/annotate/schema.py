@@ -83,6 +83,19 @@ class Texts:
                          "participant. Thank you for your time.")
     full_text: str = "This study has all the participants it needs. Thank you for your interest."
     error_heading: str = "Something went wrong"
+    #: a platform ID already started in another browser: asked before it continues here
+    resume_heading: str = "Continue in this browser?"
+    resume_text: str = ("This participant ID has already started the study in another browser. "
+                        "If that was you, you can continue here; the other browser will then "
+                        "stop working. If it was not you, please close this page and contact "
+                        "the researcher.")
+    resume_button: str = "Continue here"
+    #: an entry link the study does not accept (e.g. the anonymous link of a Prolific study)
+    entry_refused: str = ("This link is not valid for this study. Please start the study from "
+                          "the platform you were invited on.")
+    #: too many new participants or places from one connection in a short time
+    error_busy: str = ("Too many participants have started from this connection. Please try "
+                       "again later.")
 
 
 @dataclass
@@ -145,6 +158,14 @@ class StudyConfig:
     min_accepted_raters: int = 0
     #: an unfinished claim on a tranche slot may be given to another rater after this long
     claim_timeout_s: int = 3600
+    #: Decision: a claim whose first page is not answered within this time is released (a
+    #: reader needs a minute or two for one page; a script that claims places and walks away
+    #: must not hold them for ``claim_timeout_s``)
+    first_answer_timeout_s: int = 600
+    #: Decision: a page sent sooner than this many seconds per pair (checkpoints count as one)
+    #: after it was given is counted in the rater's ``fast_pages`` (export column): SimLex-999
+    #: raters took 8-21 minutes for ~120 showings (section 3.5), over 4 s a pair; 0 = off
+    min_seconds_per_pair: float = 1.0
     texts: Texts = field(default_factory=Texts)
     checkpoints: list[Checkpoint] = field(default_factory=list)
     qualification: Qualification | None = None
@@ -178,11 +199,14 @@ def _validate(config: StudyConfig, source) -> None:
         fail("slider_start", "must lie on the scale (scale_min..scale_max) or be 'random'")
     if config.tranches < 0:
         fail("tranches", "must be 0 (automatic) or more")
-    for key in ("unique_per_tranche", "group_size_max", "raters_per_tranche", "claim_timeout_s"):
+    for key in ("unique_per_tranche", "group_size_max", "raters_per_tranche", "claim_timeout_s",
+                "first_answer_timeout_s"):
         if getattr(config, key) < 1:
             fail(key, "must be at least 1")
     if config.min_accepted_raters < 0:
         fail("min_accepted_raters", "must be 0 (no minimum) or more")
+    if config.min_seconds_per_pair < 0:
+        fail("min_seconds_per_pair", "must be 0 (off) or more")
     if config.group_size_min > config.group_size_max:
         fail("group_size_min", "must not exceed group_size_max")
     if not config.texts.instructions:

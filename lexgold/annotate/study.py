@@ -12,16 +12,18 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import unicodedata
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from lexgold.annotate import models as m
 from lexgold.annotate.db import make_engine, session_factory, upgrade
 from lexgold.annotate.design import design_study
+from lexgold.annotate.flow import ENTRY_KINDS
 from lexgold.annotate.pairs import read_pairs
 from lexgold.annotate.schema import config_to_dict, load_study_config
 from lexgold.errors import InputError
@@ -33,7 +35,8 @@ EXPORT_COLUMNS = ["rater_id", "tranche", "word1", "word2", "rating", "pos", "kin
 
 def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int = 0,
                  name: str | None = None, completion_code: str | None = None,
-                 screenout_code: str | None = None, completion_url: str = "") -> dict:
+                 screenout_code: str | None = None, completion_url: str = "",
+                 entries: dict | None = None) -> dict:
     """Design a study and store it in the (new or empty) database at ``url``.
 
     Returns
@@ -49,6 +52,14 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
     if completion_url and not re.fullmatch(r"https?://[^\s\"'<>]+", completion_url):
         raise InputError("expected an http(s) URL (with {code} where the code goes)",
                          field="completion-url")
+    if entries is None:
+        entries = {"platforms": list(ENTRY_KINDS), "strict_ids": False}
+    unknown = set(entries.get("platforms", [])) - set(ENTRY_KINDS)
+    if unknown or not entries.get("platforms"):
+        raise InputError(f"expected one or more of {', '.join(ENTRY_KINDS)}", field="accept")
+    if name is not None and any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in name):
+        raise InputError("control characters (line breaks, tabs, ...) are not allowed in a "
+                         "study name", field="name")
     spec = load_protocol(protocol)
     config = load_study_config(spec)
     if config.min_accepted_raters > 0:   # recruitment runs the [process.exclusions] rules
@@ -71,7 +82,7 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
             secret_key=secrets.token_hex(32),
             completion_code=completion_code or secrets.token_hex(4).upper(),
             screenout_code=screenout_code or secrets.token_hex(4).upper(),
-            completion_url=completion_url))
+            completion_url=completion_url, entries=entries))
         _store_design(session, frame, design, set(design.consistency), config.raters_per_tranche)
     engine.dispose()
     return {**design.report, "slots": config.raters_per_tranche * len(design.tranches)}
@@ -120,7 +131,8 @@ def export_ratings(session: Session, *, complete_only: bool = False) -> pd.DataF
     frame = pd.concat([frame, pd.DataFrame(checks, columns=columns)], ignore_index=True)
     if complete_only:
         frame = frame[frame["completed_at"].notna()]
-    frame = frame.drop(columns="completed_at")
+    frame = frame.drop(columns="completed_at").merge(_rater_checks(session), on="rater_id",
+                                                     how="left")
     if not (frame["topic"] != "").any() and study.config["group_by"] != "topic":
         frame = frame.drop(columns="topic")
     frame["answered_at"] = pd.to_datetime(frame["answered_at"]).dt.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -129,6 +141,54 @@ def export_ratings(session: Session, *, complete_only: bool = False) -> pd.DataF
     frame["rating"] = frame["rating"].astype(int)
     return frame.sort_values(["tranche", "rater_id", "answered_at"], kind="stable",
                              ignore_index=True)
+
+
+#: first characters that make a spreadsheet read a cell as a formula (OWASP "CSV Injection")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def escape_formulas(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy in which every text cell starting with ``= + - @``, tab or CR gets a leading
+    ``'`` (OWASP's advice against CSV injection), so a pair word such as ``=HYPERLINK(...)``
+    is shown as text, never run, when the export is opened in a spreadsheet."""
+    out = frame.copy()
+    for column in out.columns:
+        if not pd.api.types.is_numeric_dtype(out[column]):
+            out[column] = out[column].map(
+                lambda v: "'" + v if isinstance(v, str) and v.startswith(FORMULA_START) else v)
+    return out
+
+
+#: per-rater columns of the export the researcher checks before paying or keeping a rater
+RATER_CHECKS = ["platform", "platform_confirmed", "fast_pages", "browsers"]
+
+
+def _rater_checks(session: Session) -> pd.DataFrame:
+    """``platform``; ``platform_confirmed`` 1 when the platform ID was found in the platform's
+    participant list (``lexgold study confirm``), else 0 (never for the anonymous link);
+    ``fast_pages`` (pages sent faster than ``min_seconds_per_pair``); ``browsers`` used."""
+    rows = session.execute(select(m.Rater.public_id, m.Rater.platform, m.Rater.confirmed,
+                                  m.Rater.fast_pages, m.Rater.browsers)).all()
+    frame = pd.DataFrame(rows, columns=["rater_id"] + RATER_CHECKS)
+    frame["platform_confirmed"] = frame["platform_confirmed"].astype(bool).astype(int)
+    return frame
+
+
+def confirm_raters(session: Session, platform: str, external_ids) -> dict:
+    """Mark the raters of ``platform`` whose IDs are in ``external_ids`` (the platform's own
+    participant list) as confirmed; returns counts (confirmed, unknown_in_list,
+    unconfirmed_raters)."""
+    ids = {str(i).strip() for i in external_ids if str(i).strip()}
+    raters = dict(session.execute(select(m.Rater.external_id, m.Rater.id)
+                                  .where(m.Rater.platform == platform)).all())
+    found = [raters[i] for i in ids if i in raters]
+    if found:
+        session.execute(update(m.Rater).where(m.Rater.id.in_(found)).values(confirmed=True))
+    session.commit()
+    unconfirmed = session.scalar(select(func.count()).select_from(m.Rater)
+                                 .where(m.Rater.confirmed.is_(False)))
+    return {"confirmed": len(found), "unknown_in_list": len(ids) - len(found),
+            "unconfirmed_raters": int(unconfirmed)}
 
 
 def _checkpoint_rows(session: Session, study) -> list[tuple]:

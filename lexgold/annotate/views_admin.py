@@ -8,34 +8,74 @@ Agreement (IAA-1, IAA-2) and the exclusions preview come from :mod:`lexgold.proc
 from __future__ import annotations
 
 import functools
-import time
+import hashlib
+import secrets
 import tomllib
 import warnings
+from datetime import timedelta
 
 import pandas as pd
 from flask import (Blueprint, current_app, redirect, render_template, request, session,
                    url_for)
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 from werkzeug.security import check_password_hash
 
 from lexgold.annotate import models as m
+from lexgold.annotate import throttle
 from lexgold.annotate.app import db, state
 from lexgold.annotate.recruit import recruitment
 from lexgold.annotate.study import export_ratings, progress
 
 admin = Blueprint("admin", __name__, url_prefix="/admin")
-#: failed logins from one client address tolerated within LOCKOUT_S before the login refuses
-#: to check passwords from that address (others can still log in: no lock-out by strangers)
+#: password checks allowed from one client address within LOCKOUT_S (a successful login resets
+#: the count); others can still log in: no lock-out by strangers. Behind a reverse proxy the
+#: client address is the proxy's unless ``lexgold serve --trusted-proxies N`` is given.
 MAX_FAILURES, LOCKOUT_S = 10, 300.0
+#: an admin login lasts this long at most (then log in again)
+ADMIN_SESSION_S = 12 * 3600
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _password_id() -> str:
+    """Fingerprint of the admin password hash in force (a new password voids old sessions)."""
+    return _sha256(current_app.config.get("ADMIN_PASSWORD_HASH") or "")
+
+
+def is_admin() -> bool:
+    """True when the session cookie's token names a live server-side admin session.
+
+    The signed cookie alone is not enough: the token must be on record (deleted at logout),
+    made under the current password and not expired. The record holds only the token's
+    SHA-256, so a copy of the study database cannot forge a session."""
+    token = session.get("admin")
+    if not isinstance(token, str) or not current_app.config.get("ADMIN_PASSWORD_HASH"):
+        return False
+    return db().scalar(select(m.AdminSession.id).where(
+        m.AdminSession.token_sha256 == _sha256(token),
+        m.AdminSession.password_sha256 == _password_id(),
+        m.AdminSession.expires_at > m.utcnow())) is not None
 
 
 def admin_required(view):
     @functools.wraps(view)
     def wrapped(*args, **kwargs):
-        if not session.get("admin"):
+        if not is_admin():
             return redirect(url_for("admin.login"))
         return view(*args, **kwargs)
     return wrapped
+
+
+def _start_admin_session() -> None:
+    token, now = secrets.token_urlsafe(32), m.utcnow()
+    db().execute(delete(m.AdminSession).where(
+        (m.AdminSession.expires_at <= now) | (m.AdminSession.password_sha256 != _password_id())))
+    db().add(m.AdminSession(token_sha256=_sha256(token), password_sha256=_password_id(),
+                            created_at=now, expires_at=now + timedelta(seconds=ADMIN_SESSION_S)))
+    db().commit()
+    session["admin"] = token
 
 
 @admin.route("/login", methods=["GET", "POST"])
@@ -46,24 +86,25 @@ def login():
                                "server with LEXGOLD_ADMIN_PASSWORD set."), 403
     if request.method == "GET":
         return render_template("admin_login.html", error=None)
-    by_address = current_app.extensions.setdefault("lexgold_login_failures", {})
-    now, address = time.monotonic(), request.remote_addr or "-"
-    for key in [k for k, times in by_address.items() if now - times[-1] >= LOCKOUT_S]:
-        del by_address[key]  # forget addresses whose last failure is old
-    failures = [t for t in by_address.get(address, []) if now - t < LOCKOUT_S]
-    if len(failures) >= MAX_FAILURES:
+    key = f"login:{request.remote_addr or '-'}"
+    # counted before the (slow) hash check, atomically in the database: parallel guesses
+    # cannot all see the old count, and every server process shares it
+    if not throttle.hit(db(), key, MAX_FAILURES, LOCKOUT_S):
         return render_template("admin_login.html", error="Too many failed attempts; try again "
                                "in a few minutes."), 429
     if check_password_hash(stored, request.form.get("password", "")):
-        session["admin"] = True
+        throttle.clear(db(), key)
+        _start_admin_session()
         return redirect(url_for("admin.overview"))
-    by_address[address] = failures + [now]
     return render_template("admin_login.html", error="Wrong password."), 401
 
 
 @admin.post("/logout")
 def logout():
-    session.pop("admin", None)
+    token = session.pop("admin", None)
+    if isinstance(token, str):
+        db().execute(delete(m.AdminSession).where(m.AdminSession.token_sha256 == _sha256(token)))
+        db().commit()
     return redirect(url_for("admin.login"))
 
 

@@ -1,11 +1,15 @@
-"""Export blueprint: the raw ratings in the long format of SPEC section 5 (admin only)."""
+"""Export blueprint: the raw ratings in the long format (admin only), as a download whose
+cells cannot start a spreadsheet formula (:func:`lexgold.annotate.study.escape_formulas`)."""
 
 from __future__ import annotations
+
+import unicodedata
+from urllib.parse import quote
 
 from flask import Blueprint, Response, request
 
 from lexgold.annotate.app import db, state
-from lexgold.annotate.study import export_ratings
+from lexgold.annotate.study import escape_formulas, export_ratings
 from lexgold.annotate.views_admin import admin_required
 
 export = Blueprint("export", __name__, url_prefix="/admin")
@@ -16,7 +20,16 @@ export = Blueprint("export", __name__, url_prefix="/admin")
 def ratings_csv():
     complete = request.args.get("complete") == "1"
     frame = export_ratings(db(), complete_only=complete)
-    body = frame.to_csv(index=False)
-    name = f"{state().name}-ratings.csv".replace('"', "")
-    return Response(body, mimetype="text/csv; charset=utf-8",
-                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    body = escape_formulas(frame).to_csv(index=False)     # a download opened in spreadsheets
+    return Response(body, content_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": attachment(f"{state().name}-ratings.csv")})
+
+
+def attachment(name: str) -> str:
+    """``Content-Disposition`` for a download called ``name`` (RFC 6266): a plain-ASCII
+    ``filename`` for old clients and the exact name as UTF-8 in ``filename*`` (RFC 5987).
+    Control characters (CR/LF: header injection) are dropped from both."""
+    name = "".join(c for c in name if unicodedata.category(c) not in ("Cc", "Zl", "Zp"))
+    simple = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    simple = "".join(c for c in simple if c not in '"\\').strip(" -") or "ratings.csv"
+    return f"attachment; filename=\"{simple}\"; filename*=UTF-8''{quote(name, safe='')}"

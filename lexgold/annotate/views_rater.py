@@ -7,21 +7,40 @@ Views stay short: they read the rater from the signed session cookie, call one f
 
 from __future__ import annotations
 
-from flask import Blueprint, flash, redirect, render_template, request, session, url_for
+from flask import (Blueprint, current_app, flash, redirect, render_template, request, session,
+                   url_for)
 from sqlalchemy import select
 
-from lexgold.annotate import flow
+from lexgold.annotate import flow, throttle
 from lexgold.annotate import models as m
-from lexgold.annotate.app import db, message_page, state
+from lexgold.annotate.app import db, message_page, state, write_db
 
 rater = Blueprint("rater", __name__)
 
 
 def _current_rater() -> m.Rater | None:
-    public_id = session.get("rater")
-    if not public_id:
+    """The rater of this browser: its public ID and the browser secret must both match."""
+    public_id, secret = session.get("rater"), session.get("browser")
+    if not public_id or not isinstance(secret, str):
         return None
-    return db().scalars(select(m.Rater).where(m.Rater.public_id == public_id)).first()
+    return db().scalars(select(m.Rater).where(
+        m.Rater.public_id == public_id,
+        m.Rater.browser_sha256 == flow.browser_hash(secret))).first()
+
+
+def _rate_limit(kind: str) -> None:
+    """At most ``RATE_LIMIT_PER_HOUR`` new raters (``kind="enrol"``) or tranche claims
+    (``"claim"``) per client address and hour, counted in the study database (shared by every
+    server process); 0 = no limit. Over it: 429 with the text ``error_busy``."""
+    limit = int(current_app.config.get("RATE_LIMIT_PER_HOUR") or 0)
+    if limit and not throttle.hit(db(), f"{kind}:{request.remote_addr or '-'}", limit, 3600):
+        raise flow.Rejected("error_busy", f"{kind} rate limit")
+
+
+def _bind(rater: m.Rater, secret: str) -> None:
+    session["rater"], session["browser"] = rater.public_id, secret
+    session.pop("resume", None)
+    session.permanent = True
 
 
 def _show_word(word: str) -> str:
@@ -32,18 +51,32 @@ def _show_word(word: str) -> str:
 @rater.get("/")
 def entry():
     entry = flow.parse_entry(request.args)
+    flow.check_entry(entry, state().entries)
     if entry.external_id is not None:
-        known = db().scalars(select(m.Rater).where(
-            m.Rater.platform == entry.platform, m.Rater.external_id == entry.external_id)).first()
+        known = flow.find_rater(db(), entry)
         if known is not None:
-            session["rater"] = known.public_id
-            session.permanent = True
-            return redirect(url_for("rater.task"))
+            current = _current_rater()
+            if current is not None and current.id == known.id:
+                return redirect(url_for("rater.task"))
+            session["resume"] = known.public_id      # another browser: ask before resuming
+            return render_template("resume.html")
     elif _current_rater() is not None:
         return redirect(url_for("rater.task"))
     session["entry"] = vars(entry)
     preview = request.args.get("assignmentId") == "ASSIGNMENT_ID_NOT_AVAILABLE"
     return render_template("consent.html", preview=preview, error=None)
+
+
+@rater.post("/resume")
+def resume():
+    """Confirmed: continue here a rater begun in another browser (which is let go)."""
+    public_id = session.get("resume")
+    known = db().scalars(select(m.Rater).where(m.Rater.public_id == public_id)).first() \
+        if isinstance(public_id, str) else None
+    if known is None:
+        return redirect(url_for("rater.entry"))
+    _bind(known, flow.move_to_browser(db(), known))
+    return redirect(url_for("rater.task"))
 
 
 @rater.post("/consent")
@@ -54,9 +87,14 @@ def consent():
         return render_template("consent.html", preview=False,
                                error=state().config.texts.error_no_consent), 400
     entry = flow.Entry(**session.get("entry", vars(flow.Entry("anonymous", None))))
-    new = flow.enrol(db(), entry, native_speaker=True)
-    session["rater"] = new.public_id
-    session.permanent = True
+    flow.check_entry(entry, state().entries)
+    if flow.find_rater(db(), entry) is None:
+        _rate_limit("enrol")
+    new, secret = flow.enrol(db(), entry, native_speaker=True)
+    if new is None:      # enrolled meanwhile (another browser): ask before resuming it
+        session["resume"] = flow.find_rater(db(), entry).public_id
+        return render_template("resume.html")
+    _bind(new, secret)
     return redirect(url_for("rater.task"))
 
 
@@ -76,9 +114,12 @@ def task():
         return message_page("screened_out_text", texts.screened_out_heading,
                             code=study.screenout_code)
     if current.stage == "full":
-        flow.retry_claim(db(), current, study.config)
-        if current.stage == "full":
+        retried = write_db().get(m.Rater, current.id)
+        flow.retry_claim(write_db(), retried, study.config)
+        if retried.stage == "full":
             return message_page("full_text")
+        db().rollback()                              # a fresh read that sees the claim
+        current = db().get(m.Rater, current.id, populate_existing=True)
     if current.stage == "done":
         return message_page("completion_text", texts.completion_heading,
                             link=study.completion_url, code=study.completion_code)
@@ -115,6 +156,10 @@ def instructions():
     page = flow.parse_int(request.form.get("page", ""))
     if page is None:
         raise flow.Rejected("error_invalid", "bad page")
+    if current.stage == "instructions" and page == current.instructions_page and \
+            page + 1 >= len(state().config.texts.instructions) and \
+            state().config.qualification is None:
+        _rate_limit("claim")                     # this page's "Next" claims a place
     flow.advance_instructions(db(), current, page, state().config)
     return redirect(url_for("rater.task"))
 
@@ -127,6 +172,8 @@ def qualification():
     choice = flow.parse_int(request.form.get("choice", ""))
     if choice is None:
         raise flow.Rejected("error_incomplete")
+    if current.stage == "qualification":
+        _rate_limit("claim")                     # a right answer claims a place
     flow.answer_qualification(db(), current, choice, state().config)
     return redirect(url_for("rater.task"))
 

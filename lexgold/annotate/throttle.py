@@ -1,0 +1,61 @@
+"""Counting attempts per client in the study database, shared by every server process.
+
+Used for the admin lock-out and the rate limits on entry and claims. An attempt is counted
+*before* the work it guards (a password check, an enrolment), by one atomic conditional UPDATE
+(row lock on PostgreSQL, the write lock on SQLite), so parallel requests cannot all read the
+same old count: at most ``limit`` attempts per window go ahead, however many arrive at once.
+
+Decision: a table in the study database rather than Flask-Limiter. Flask-Limiter's shared
+storages are Redis, Memcached and MongoDB (its memory storage is per process); a rating site
+is one study database and one ``lexgold serve``, so the database every process already shares
+is the store, with no further service to run.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import case, delete, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from lexgold.annotate import models as m
+
+#: rows whose window began longer ago than this are deleted (no key keeps a longer window)
+FORGET_S = 24 * 3600
+
+
+def hit(session: Session, key: str, limit: int, window_s: float, now=None) -> bool:
+    """Count one attempt under ``key``; True when it is within ``limit`` per ``window_s``.
+
+    A window starts at the first attempt and lasts ``window_s`` seconds; the count restarts
+    after it. The attempt is committed before returning.
+    """
+    now = now or m.utcnow()
+    old = now - timedelta(seconds=window_s)
+    expired = m.Throttle.window_start <= old
+    for _ in range(5):
+        count = session.execute(
+            update(m.Throttle).where(m.Throttle.key == key)
+            .values(count=case((expired, 1), else_=m.Throttle.count + 1),
+                    window_start=case((expired, now), else_=m.Throttle.window_start))
+            .returning(m.Throttle.count)).scalar()
+        if count is None:
+            session.add(m.Throttle(key=key, window_start=now, count=1))
+            try:
+                session.flush()
+            except IntegrityError:         # another process inserted the key first: count there
+                session.rollback()
+                continue
+            count = 1
+        session.execute(delete(m.Throttle).where(
+            m.Throttle.window_start < now - timedelta(seconds=FORGET_S)))
+        session.commit()
+        return count <= limit
+    raise RuntimeError(f"could not count an attempt under {key!r}")
+
+
+def clear(session: Session, key: str) -> None:
+    """Forget the attempts under ``key`` (e.g. after a successful login)."""
+    session.execute(delete(m.Throttle).where(m.Throttle.key == key))
+    session.commit()
