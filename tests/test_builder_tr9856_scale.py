@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from lexgold.builder import tr9856_lexicon
 from lexgold.builder.terms import SentenceSplitter
 from lexgold.builder.tr9856 import build_tr9856
 from lexgold.builder.tr9856_lexicon import SentenceCounts, merge_counts
@@ -46,9 +45,7 @@ def one_process(tmp_path_factory):
     return base
 
 
-def test_workers_give_the_same_bytes_as_one_process(one_process, tmp_path, monkeypatch):
-    # small batches, so that both workers count several of them and results are merged
-    monkeypatch.setattr(tr9856_lexicon, "BATCH_CHARS", 20_000)
+def test_workers_give_the_same_bytes_as_one_process(one_process, tmp_path):
     report = build_tr9856(None, None, tmp_path / "w2", seed=1, workers=2, show_progress=False)
     assert report["articles"] > 10
     for name in OUTPUTS:
@@ -64,15 +61,16 @@ def test_blingfire_splits_sentences_without_training():
     assert splitter.parameters() is None
 
 
-def test_blingfire_build_is_the_same_in_any_number_of_processes(one_process, tmp_path,
-                                                                monkeypatch):
+def test_blingfire_build_is_the_same_in_any_number_of_processes(one_process, tmp_path):
     protocol = blingfire_protocol(tmp_path)
-    monkeypatch.setattr(tr9856_lexicon, "BATCH_CHARS", 20_000)
     one = build_tr9856(None, None, tmp_path / "b1", protocol=protocol, seed=1,
                        show_progress=False)
     build_tr9856(None, None, tmp_path / "b2", protocol=protocol, seed=1, workers=2,
                  show_progress=False)
+    build_tr9856(None, None, tmp_path / "b3", protocol=protocol, seed=1, workers=3,
+                 show_progress=False)
     for name in OUTPUTS:
+        assert (tmp_path / "b1" / name).read_bytes() == (tmp_path / "b3" / name).read_bytes()
         assert (tmp_path / "b1" / name).read_bytes() == (tmp_path / "b2" / name).read_bytes()
     assert one["config"]["sentence_splitter"] == "blingfire"
     # another splitter cuts other sentences: the counts differ from Punkt's

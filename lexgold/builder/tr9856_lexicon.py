@@ -16,14 +16,14 @@ corpus' abbreviations, then split into sentences and counted, in several process
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 import json
 import multiprocessing
 import tempfile
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -133,17 +133,19 @@ def count_corpus(corpus: WikiDump | TextFolder, topics_of: dict[str, list[str]],
     Returns the counts and the set of titles found. Pass 1 streams the corpus, strips markup,
     trains Punkt (``splitter = "punkt-trained"``, on the first ``punkt_train_chars`` characters
     of the articles, in corpus order; 0 = all) and spools the text to a temporary file; pass 2
-    reads the spool and counts, in ``workers`` processes when more than 1: batches of articles
-    go to the workers (at most two per worker in flight, so memory stays bounded) and their
-    counts are merged (:func:`merge_counts`); the counts, and so the lexicon, are the same
-    whatever the number of workers. ``show_progress=None`` shows tqdm bars only on a terminal.
+    reads the spool and counts, in ``workers`` processes when more than 1: each counts every
+    ``workers``-th article of the spool (memory per process is bounded by the vocabulary, as in
+    one process) and their counts are added (:func:`merge_counts`); the counts, and so the
+    lexicon, are the same whatever the number of workers. ``show_progress=None`` shows tqdm bars only on a terminal.
     """
     sentence_splitter = SentenceSplitter(splitter)
     found: set[str] = set()
     train_budget = punkt_train_chars if punkt_train_chars > 0 else float("inf")
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
-        with tqdm(total=corpus.size, unit=corpus.unit, unit_scale=corpus.unit == "B",
-                  desc="reading corpus", disable=_disable(show_progress)) as bar:
+    with tempfile.TemporaryDirectory(prefix="lexgold-tr9856-") as folder:
+        spool_path = Path(folder) / "articles.jsonl"
+        with open(spool_path, "w", encoding="utf-8") as spool, \
+                tqdm(total=corpus.size, unit=corpus.unit, unit_scale=corpus.unit == "B",
+                     desc="reading corpus", disable=_disable(show_progress)) as bar:
             for article in corpus.articles(set(topics_of), on_read=bar.update):
                 if article.title in found:
                     continue  # a dump may repeat a page; count the first copy only
@@ -153,74 +155,48 @@ def count_corpus(corpus: WikiDump | TextFolder, topics_of: dict[str, list[str]],
                         article.text[:int(min(train_budget, len(article.text)))])
                     train_budget -= len(article.text)
                 spool.write(json.dumps([article.title, article.text]) + "\n")
-        spool.seek(0)
-        spooled = (Article(*json.loads(line)) for line in spool)
         with tqdm(total=len(found), unit="article", desc="counting terms",
                   disable=_disable(show_progress)) as bar:
             if workers <= 1:
-                counts = count_sentences(spooled, topics_of, sentence_splitter, options,
-                                         progress=bar)
+                counts = count_sentences(_spooled(spool_path), topics_of, sentence_splitter,
+                                         options, progress=bar)
             else:
-                counts = _count_in_processes(spooled, topics_of, sentence_splitter, options,
+                counts = _count_in_processes(spool_path, topics_of, sentence_splitter, options,
                                              workers, bar)
     return counts, found
 
 
-#: characters of article text sent to a worker at a time
-BATCH_CHARS = 1_000_000
+def _spooled(path: Path, shard: int = 0, shards: int = 1) -> Iterator[Article]:
+    """The spooled articles whose line number is ``shard`` modulo ``shards``."""
+    with open(path, encoding="utf-8") as spool:
+        for number, line in enumerate(spool):
+            if number % shards == shard:
+                yield Article(*json.loads(line))
 
 
-def _batches(articles: Iterable[Article], topics_of: dict[str, list[str]]):
-    """Lists of ``(title, text, topic keys)`` of about :data:`BATCH_CHARS` characters."""
-    batch, size = [], 0
-    for article in articles:
-        keys = topics_of.get(article.title, [])
-        if not keys:
-            continue
-        batch.append((article.title, article.text, keys))
-        size += len(article.text)
-        if size >= BATCH_CHARS:
-            yield batch
-            batch, size = [], 0
-    if batch:
-        yield batch
-
-
-def _count_in_processes(articles, topics_of, splitter: SentenceSplitter, options: TermOptions,
-                        workers: int, progress: tqdm) -> SentenceCounts:
+def _count_in_processes(spool_path: Path, topics_of, splitter: SentenceSplitter,
+                        options: TermOptions, workers: int, progress: tqdm) -> SentenceCounts:
+    """Each of ``workers`` processes counts every ``workers``-th spooled article and returns
+    its counts once; the totals are their sum (:func:`merge_counts`)."""
     keys = sorted({k for ks in topics_of.values() for k in ks})
     total = SentenceCounts(topic_sentences=dict.fromkeys(keys, 0),
                            topic_articles=dict.fromkeys(keys, 0),
                            topic_term_sentences={k: Counter() for k in keys})
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
-                             initargs=(splitter.kind, splitter.parameters(), options)) as pool:
-        pending = collections.deque()
-        for batch in _batches(articles, topics_of):
-            pending.append((pool.submit(_count_batch, batch), len(batch)))
-            if len(pending) >= 2 * workers:
-                future, size = pending.popleft()
-                merge_counts(total, future.result())
-                progress.update(size)
-        for future, size in pending:
-            merge_counts(total, future.result())
-            progress.update(size)
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        shards = [pool.submit(_count_shard, spool_path, shard, workers, topics_of, splitter.kind,
+                              splitter.parameters(), options) for shard in range(workers)]
+        for future in shards:
+            part = future.result()
+            merge_counts(total, part)
+            progress.update(part.articles)
     return total
 
 
-_WORKER: tuple[SentenceSplitter, TermOptions] | None = None
-
-
-def _start_worker(kind: str, parameters, options: TermOptions) -> None:
-    global _WORKER
-    _WORKER = (SentenceSplitter(kind, parameters), options)
-
-
-def _count_batch(batch: list[tuple[str, str, list[str]]]) -> SentenceCounts:
-    splitter, options = _WORKER
-    articles = [Article(title, text) for title, text, _ in batch]
-    return count_sentences(articles, {title: keys for title, _, keys in batch}, splitter,
-                           options)
+def _count_shard(spool_path: Path, shard: int, shards: int, topics_of, kind: str, parameters,
+                 options: TermOptions) -> SentenceCounts:
+    return count_sentences(_spooled(spool_path, shard, shards), topics_of,
+                           SentenceSplitter(kind, parameters), options)
 
 
 def _disable(show_progress: bool | None) -> bool | None:
