@@ -41,6 +41,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from lexgold.compression import open_input
 from lexgold.errors import InputError
 from lexgold.evaluate.vectors import Vectors, check_choice, fold
 
@@ -70,20 +71,21 @@ def read_questions(path) -> pd.DataFrame:
     """
     path = Path(path)
     rows, category = [], None
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        if line.startswith(":"):
-            category = line[1:].strip()
-            continue
-        words = line.split()
-        if category is None:
-            raise InputError("question before the first ': category' line", path=path,
-                             line=number)
-        if len(words) != 4:
-            raise InputError(f"expected 4 words (a a* b b*), found {len(words)}", path=path,
-                             line=number)
-        rows.append((category, *words))
+    with open_input(path) as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            if line.startswith(":"):
+                category = line[1:].strip()
+                continue
+            words = line.split()
+            if category is None:
+                raise InputError("question before the first ': category' line", path=path,
+                                 line=number)
+            if len(words) != 4:
+                raise InputError(f"expected 4 words (a a* b b*), found {len(words)}", path=path,
+                                 line=number)
+            rows.append((category, *words))
     if not rows:
         raise InputError("no analogy questions found", path=path)
     return pd.DataFrame(rows, columns=["category", *ROLES])

@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from lexgold.compression import read_input_text
 from lexgold.errors import InputError
 from lexgold.evaluate.vectors import check_choice
 
@@ -95,7 +96,7 @@ def read_gold(path, format: str = "auto") -> pd.DataFrame:
 
 def _data_rows(path: Path) -> list[tuple[int, list[str]]]:
     """(line number, fields) of the non-comment lines, split on the detected delimiter."""
-    text = path.read_text(encoding="utf-8-sig")
+    text = read_input_text(path)
     lines = [(n, line.rstrip("\r\n")) for n, line in enumerate(text.splitlines(), start=1)]
     lines = [(n, line) for n, line in lines if line.strip() and not line.lstrip().startswith("#")]
     if not lines:

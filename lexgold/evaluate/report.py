@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from lexgold.compression import read_input_text
 from lexgold.evaluate.sdt import (get_trainer, median_associate_rank, read_corpus, run_sdt)
 from lexgold.evaluate.tr9856_binary import binary_task
 from lexgold.evaluate.vectors import read_vectors
@@ -45,7 +46,7 @@ def sdt_files(corpus, *, seed: int = 0, doc_size: int = 10, trainer: str = "lsa"
               n_words: int = 500, stopwords=None, median_rank: bool = False,
               usf_dir=None) -> dict:
     """``lexgold sdt``: SDT-rho on the pseudo-synonym corpus, optionally the Median Rank."""
-    stop = Path(stopwords).read_text(encoding="utf-8").split() if stopwords else ()
+    stop = read_input_text(stopwords).split() if stopwords else ()
     documents = read_corpus(corpus, doc_size, stop)
     train = get_trainer(trainer)
     rng = np.random.default_rng(seed)
