@@ -24,7 +24,6 @@ from __future__ import annotations
 import importlib
 import re
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
