@@ -249,8 +249,13 @@ class _RowSelector:
         self.lower = {w.lower() for w in words} if case != "exact" else set()
         self.variants: Counter = Counter()
         self.counted = {w.lower() for w in words}
+        self.first_words = self.counted | {w.split(" ")[0] for w in self.counted}
         self.seen_exact: set[str] = set()
         self.seen_lower: set[str] = set()
+
+    def may_want(self, first_word: str) -> bool:
+        """Whether a row whose word starts with ``first_word`` (then a space) can matter."""
+        return first_word.lower() in self.first_words
 
     def wants(self, word: str) -> bool:
         take = False
@@ -349,6 +354,11 @@ class _Collector:
         self.total = None
         self.order = _OrderStats()
 
+    def skip(self, word: str) -> None:
+        """Count the row of ``word``, which is not kept."""
+        self.order.add(word)
+        self.count += 1
+
     def offer(self, word: str) -> bool:
         """Count the row of ``word``; True when it is kept (then :meth:`add` its vector)."""
         self.order.add(word)
@@ -392,9 +402,16 @@ class _Collector:
 
 
 def _read_text(path: Path, header: bool, limit: int | None, selector, mean: bool) -> Vectors:
-    """Text formats, read as bytes line by line; a row's floats are parsed only when needed."""
+    """Text formats, read as bytes line by line; a row's floats are parsed only when needed.
+
+    Every line's first word (up to its first space) is read. The line is split and its field
+    count checked only when the row may be kept: always when reading whole or with ``mean``,
+    else when that first word is a looked-up word or the first word of one; a word may hold
+    spaces (GloVe 840B has ``. . .``) and is then everything before the last d values.
+    """
     out = _Collector(path, selector, mean)
     dim = None
+    check_all = selector is None or out.want_mean
     with open_input(path, "rb") as handle:
         if header:
             try:
@@ -404,11 +421,17 @@ def _read_text(path: Path, header: bool, limit: int | None, selector, mean: bool
                                  line=1) from None
             out.capacity = min(announced, limit or announced) if selector is None else 256
         for number, line in enumerate(handle, start=2 if header else 1):
+            if limit is not None and out.count >= limit:
+                break
+            space = line.find(b" ")
+            if space > 0 and dim is not None and not check_all:
+                word = _decode_word(line[:space], path, number)
+                if not selector.may_want(word):
+                    out.skip(word)
+                    continue
             line = line.rstrip(b"\r\n").rstrip(b" ")
             if not line:
                 continue
-            if limit is not None and out.count >= limit:
-                break
             spaces = line.count(b" ")
             if dim is None:
                 dim = spaces
@@ -416,11 +439,7 @@ def _read_text(path: Path, header: bool, limit: int | None, selector, mean: bool
                 raise InputError(f"expected a word and {dim} values, found {spaces + 1} fields",
                                  path=path, line=number)
             end = line.index(b" ") if spaces == dim else len(line.rsplit(b" ", dim)[0])
-            try:
-                word = line[:end].decode("utf-8")
-            except UnicodeDecodeError:
-                raise InputError("word is not UTF-8", path=path, line=number) from None
-            kept = out.offer(word)
+            kept = out.offer(_decode_word(line[:end], path, number))
             if kept or out.want_mean:
                 vector = _parse_values(line[end + 1:], path, number)
                 if kept:
@@ -428,6 +447,13 @@ def _read_text(path: Path, header: bool, limit: int | None, selector, mean: bool
                 if out.want_mean:
                     out.accumulate(vector)
     return out.result(dim or 0)
+
+
+def _decode_word(raw: bytes, path: Path, number: int) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("word is not UTF-8", path=path, line=number) from None
 
 
 def _parse_values(values: bytes, path: Path, number: int) -> np.ndarray:
