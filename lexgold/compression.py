@@ -33,19 +33,6 @@ from lexgold.errors import InputError
 #: suffix -> (opener, name used in error messages)
 OPENERS = {".gz": (gzip.open, "gzip"), ".bz2": (bz2.open, "bzip2"), ".xz": (lzma.open, "xz"),
            ".lzma": (lzma.open, "xz")}
-COMPRESSED_SUFFIXES = tuple(OPENERS)
-
-
-def compression_of(path) -> str | None:
-    """Name of the compression ``open_input`` applies to ``path`` ('gzip', ...), or None."""
-    entry = OPENERS.get(Path(path).suffix.lower())
-    return entry[1] if entry else None
-
-
-def uncompressed_name(path) -> str:
-    """The file name without its compression suffix (``vectors.vec.gz`` -> ``vectors.vec``)."""
-    path = Path(path)
-    return path.stem if path.suffix.lower() in OPENERS else path.name
 
 
 @contextmanager
