@@ -25,7 +25,7 @@ GOLDS = [DATA / "simlex999.txt", DATA / "wordsim353.tsv"]
 
 @pytest.fixture(scope="module")
 def cased_kv():
-    """A real model that keeps case (``The`` and ``the``, ``New`` and ``new`` ...), frequency order."""
+    """A real model that keeps case (``The`` and ``the``, ``New`` and ``new``), by frequency."""
     sentences = [line.split() for line in (DATA / "lee_background.cor").open()]
     return Word2Vec(sentences, vector_size=20, min_count=3, seed=1, workers=1, epochs=2).wv
 
@@ -256,3 +256,15 @@ def test_analogy_restrict_vocab_reads_first_rows_and_equals_gensim(files, cased_
     out = CliRunner().invoke(cli, ["analogy", "--questions", str(questions), "--vectors",
                                    str(broken), "--method", "ADD"])
     assert out.exit_code == 1 and "broken.txt" in out.output and "expected a word" in out.output
+
+
+def test_analogy_case_policies_pick_the_question_rows(tmp_path):
+    """ONLY-B guesses the candidate nearest b: under 'lower' b = berlin is the first variant
+    ``Berlin`` (1, 0), nearest x; under the other policies its own row (0, 1), nearest y."""
+    from lexgold.evaluate.analogy import read_questions, solve
+    words = ["Berlin", "berlin", "germany", "france", "x", "y"]
+    matrix = np.array([[1, 0], [0, 1], [-1, -1], [-1, -0.5], [1, 0.1], [0.1, 1]], np.float32)
+    path = _write(tmp_path / "q.txt", [": capitals", "germany france berlin x"])
+    accuracy = {case: solve(read_questions(path), Vectors(words, matrix), ["ONLY-B"],
+                            case=case)["ONLY-B"]["all"] for case in CASE_POLICIES}
+    assert accuracy == {"lower": 1.0, "exact-then-lower": 0.0, "exact": 0.0}
