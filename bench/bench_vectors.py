@@ -115,6 +115,7 @@ def main():
     parser.add_argument("--kv", type=Path, help="wefe's test_model.kv already on disk")
     parser.add_argument("--dir", type=Path, help="folder for the temporary files")
     args = parser.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     print(f"load average (1, 5, 15 min): {', '.join(f'{v:.2f}' for v in os.getloadavg())}; "
           f"{os.cpu_count()} cores")
