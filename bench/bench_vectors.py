@@ -82,21 +82,24 @@ def write_vectors(kv_path: Path, rows: int, folder: Path, formats) -> dict:
     return {"rows": rows, "dim": dim, "files": files}
 
 
-def measure(command) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS (MB) and stdout of ``command``, run in a fresh measuring process."""
+def measure(command) -> tuple[float, float, float, str]:
+    """Wall seconds, CPU seconds, peak RSS (MB) and stdout of ``command``, run in a fresh
+    measuring process (so that RUSAGE_CHILDREN covers that command alone)."""
     probe = ("import json, resource, subprocess, sys, time\n"
              "start = time.perf_counter()\n"
              "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
              "seconds = time.perf_counter() - start\n"
-             "rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024\n"
-             "print(json.dumps({'seconds': seconds, 'rss': rss, 'code': done.returncode,\n"
+             "usage = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+             "rss, cpu = usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime\n"
+             "print(json.dumps({'seconds': seconds, 'cpu': cpu, 'rss': rss,\n"
+             "                  'code': done.returncode,\n"
              "                  'out': done.stdout, 'err': done.stderr}))\n")
     done = subprocess.run([sys.executable, "-c", probe, *command], capture_output=True,
                           text=True, check=True)
     report = json.loads(done.stdout)
     if report["code"]:
         raise SystemExit(f"{' '.join(map(str, command))} failed:\n{report['err']}")
-    return report["seconds"], report["rss"], report["out"]
+    return report["seconds"], report["cpu"], report["rss"], report["out"]
 
 
 def lexgold_command(path: Path, case: str):
@@ -129,26 +132,30 @@ def main():
               + ", ".join(f"{k} {p.stat().st_size / 1e6:,.0f} MB" for k, p in
                           bench["files"].items()))
         print(f"gold: {SIMLEX.name}\n")
-        print(f"{'file':6s} {'side':28s} {'seconds':>8s} {'peak RSS':>10s} "
+        print(f"{'file':6s} {'side':30s} {'wall s':>8s} {'CPU s':>8s} {'peak RSS':>10s} "
               f"{'spearman':>12s} {'pearson':>12s}")
         for kind in formats:
             path = bench["files"][kind]
-            ours_s, ours_rss, out = measure(lexgold_command(path, "lower"))
+            ours_s, ours_cpu, ours_rss, out = measure(lexgold_command(path, "lower"))
             ours = json.loads(out)
-            theirs_s, theirs_rss, out = measure([sys.executable, "-c", GENSIM_SIDE, str(path),
-                                                 str(SIMLEX), "1" if kind == "bin" else "0"])
+            theirs_s, theirs_cpu, theirs_rss, out = measure(
+                [sys.executable, "-c", GENSIM_SIDE, str(path), str(SIMLEX),
+                 "1" if kind == "bin" else "0"])
             theirs = json.loads(out)
-            default_s, default_rss, out = measure(lexgold_command(path, "exact-then-lower"))
+            default_s, default_cpu, default_rss, out = measure(
+                lexgold_command(path, "exact-then-lower"))
             default = json.loads(out)
-            for side, seconds, rss, result in (
-                    ("lexgold evaluate --case lower", ours_s, ours_rss, ours),
-                    ("gensim load + evaluate", theirs_s, theirs_rss, theirs),
-                    ("lexgold, exact-then-lower", default_s, default_rss, default)):
-                print(f"{kind:6s} {side:28s} {seconds:8.2f} {rss:8.0f} MB "
+            for side, seconds, cpu, rss, result in (
+                    ("lexgold evaluate --case lower", ours_s, ours_cpu, ours_rss, ours),
+                    ("gensim load + evaluate", theirs_s, theirs_cpu, theirs_rss, theirs),
+                    ("lexgold, exact-then-lower", default_s, default_cpu, default_rss, default)):
+                print(f"{kind:6s} {side:30s} {seconds:8.2f} {cpu:8.2f} {rss:7.0f} MB "
                       f"{result['spearman']:12.8f} {result['pearson']:12.8f}")
             same_rho = ours["spearman"] == theirs["spearman"]
             same_r = round(ours["pearson"], 6) == round(theirs["pearson"], 6)
-            print(f"{kind:6s} speed-up {theirs_s / ours_s:.1f}x (target >= 10x); peak RSS "
+            print(f"{kind:6s} load average now {os.getloadavg()[0]:.2f}; speed-up "
+                  f"{theirs_s / ours_s:.1f}x wall, {theirs_cpu / ours_cpu:.1f}x CPU "
+                  f"(target >= 10x); peak RSS "
                   f"{ours_rss:.0f} MB (target <= 400 MB); spearman "
                   f"{'IDENTICAL' if same_rho else 'DIFFERENT'}, pearson "
                   f"{'EQUAL to 6 decimals' if same_r else 'DIFFERENT'}; covered "
