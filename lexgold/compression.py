@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import lzma
 import zlib
 from contextlib import contextmanager
@@ -62,6 +63,8 @@ def open_input(path, mode: str = "rt", encoding: str = "utf-8-sig", newline: str
     text = {"encoding": encoding, "newline": newline} if mode == "rt" else {}
     try:
         with opener(path, mode, **text) as handle:
+            if kind is not None and mode == "rb":        # fewer, larger decompression calls
+                handle = io.BufferedReader(handle, buffer_size=1 << 20)
             yield handle
     except UnicodeDecodeError as err:
         raise InputError(f"not UTF-8 text ({err.reason}: byte "
