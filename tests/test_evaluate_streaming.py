@@ -268,3 +268,8 @@ def test_analogy_case_policies_pick_the_question_rows(tmp_path):
     accuracy = {case: solve(read_questions(path), Vectors(words, matrix), ["ONLY-B"],
                             case=case)["ONLY-B"]["all"] for case in CASE_POLICIES}
     assert accuracy == {"lower": 1.0, "exact-then-lower": 0.0, "exact": 0.0}
+
+
+def test_streamed_read_without_mean_refuses_to_guess_it(files):
+    with pytest.raises(ValueError, match="mean=True"):
+        read_vectors(files["text"], keep=["the"]).mean_vector()

@@ -131,7 +131,12 @@ class Vectors:
 
     def mean_vector(self) -> np.ndarray:
         """Mean of every row of the vocabulary (float64), also for a streamed read."""
-        return self.mean if self.mean is not None else self.matrix.mean(axis=0, dtype=np.float64)
+        if self.mean is not None:
+            return self.mean
+        if self.rows is not None:
+            raise ValueError("a streamed read holds the mean of the file only when read with "
+                             "mean=True")
+        return self.matrix.mean(axis=0, dtype=np.float64)
 
     def unit(self, n: int | None = None) -> np.ndarray:
         """The first ``n`` rows (all by default) scaled to length 1 (zero rows stay zero)."""
