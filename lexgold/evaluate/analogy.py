@@ -32,7 +32,9 @@ Questions with a word outside the vocabulary are skipped and counted. Under the 
 policy the vocabulary is folded to lower case: a question word is looked up as its first
 (most frequent) case variant, a candidate is excluded when its folded form is one of the
 excluded words, and a guess is right when its folded form is the answer's (gensim's
-``case_insensitive=True``). Scores are batched matrix products over chunks of questions.
+``case_insensitive=True``). 'exact-then-lower' (the default) folds candidates the same way but
+looks a question word up by its exact spelling first, then as under 'lower'; 'exact' folds
+nothing. Scores are batched matrix products over chunks of questions.
 
 References
 ----------
@@ -49,8 +51,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from lexgold.compression import open_input
 from lexgold.errors import InputError
-from lexgold.evaluate.vectors import Vectors, check_choice, fold
+from lexgold.evaluate.vectors import CASE_POLICIES, DEFAULT_CASE, Vectors, check_choice, fold
 
 METHODS = ("VANILLA", "ADD", "ONLY-B", "IGNORE-A", "ADD-OPPOSITE", "MULTIPLY", "REVERSE(ADD)",
            "REVERSE(ONLY-B)")
@@ -85,33 +88,46 @@ def read_questions(path) -> pd.DataFrame:
     """
     path = Path(path)
     rows, category = [], None
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        if line.startswith(":"):
-            category = line[1:].strip()
-            continue
-        words = line.split()
-        if category is None:
-            raise InputError("question before the first ': category' line", path=path,
-                             line=number)
-        if len(words) != 4:
-            raise InputError(f"expected 4 words (a a* b b*), found {len(words)}", path=path,
-                             line=number)
-        rows.append((category, *words))
+    with open_input(path) as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            if line.startswith(":"):
+                category = line[1:].strip()
+                continue
+            words = line.split()
+            if category is None:
+                raise InputError("question before the first ': category' line", path=path,
+                                 line=number)
+            if len(words) != 4:
+                raise InputError(f"expected 4 words (a a* b b*), found {len(words)}", path=path,
+                                 line=number)
+            rows.append((category, *words))
     if not rows:
         raise InputError("no analogy questions found", path=path)
     return pd.DataFrame(rows, columns=["category", *ROLES])
 
 
 def _vocabulary(vectors: Vectors, case: str, restrict_vocab: int | None):
-    """Rows kept, key -> first row, and each row's first row with the same key."""
+    """Rows kept, a lookup of question words, and each row's first row with the same key.
+
+    Keys are lower-cased under 'lower' and 'exact-then-lower' (which differ only in the row
+    a question word finds: :mod:`lexgold.evaluate.vectors`), exact spellings under 'exact'.
+    """
     n = len(vectors) if restrict_vocab is None else min(restrict_vocab, len(vectors))
+    folding = "exact" if case == "exact" else "lower"
     index: dict[str, int] = {}
+    exact: dict[str, int] = {}
     group = np.empty(n, dtype=np.int64)
     for row, word in enumerate(vectors.words[:n]):
-        group[row] = index.setdefault(fold(word, case), row)
-    return n, index, group
+        group[row] = index.setdefault(fold(word, folding), row)
+        if case == "exact-then-lower":
+            exact.setdefault(word, row)
+
+    def lookup(word: str) -> int:
+        row = exact.get(word)
+        return index.get(fold(word, folding), -1) if row is None else row
+    return n, lookup, group
 
 
 def _variant_rows(group: np.ndarray):
@@ -178,8 +194,8 @@ def _excluded_and_answer(method: str) -> tuple[tuple, str]:
     return _LINEAR[method][1], _LINEAR[method][2]
 
 
-def _guesses(method: str, unit: np.ndarray, ids: dict, variants, chunk_bytes: int,
-             tile: int = 1 << 18, multiply: str = "shifted") -> np.ndarray:
+def _guesses(method: str, unit: np.ndarray, ids: dict, group: np.ndarray, variants,
+             chunk_bytes: int, tile: int = 1 << 18, multiply: str = "shifted") -> np.ndarray:
     """Row of the best candidate for every question, over blocks of vocabulary columns.
 
     Each column block costs one matrix product (distinct question words x block), bounded by
@@ -192,7 +208,8 @@ def _guesses(method: str, unit: np.ndarray, ids: dict, variants, chunk_bytes: in
     excluded, _ = _excluded_and_answer(method)
     q_excl, col_excl = np.empty(0, np.int64), np.empty(0, np.int64)
     if excluded:
-        q_excl, col_excl = _exclusion_pairs(np.stack([ids[r] for r in excluded], axis=1), variants)
+        q_excl, col_excl = _exclusion_pairs(np.stack([group[ids[r]] for r in excluded], axis=1),
+                                            variants)
     order = np.lexsort((col_excl, q_excl))           # by question, then column
     q_excl, col_excl = q_excl[order], col_excl[order]
     block = int(max(1, min(n, chunk_bytes // (4 * len(words)))))
@@ -222,9 +239,9 @@ def _guesses(method: str, unit: np.ndarray, ids: dict, variants, chunk_bytes: in
     return guess
 
 
-def solve(questions: pd.DataFrame, vectors: Vectors, methods=METHODS, *, case: str = "lower",
-          restrict_vocab: int | None = None, chunk_bytes: int = 256 << 20,
-          multiply: str = "shifted") -> dict:
+def solve(questions: pd.DataFrame, vectors: Vectors, methods=METHODS, *,
+          case: str = DEFAULT_CASE, restrict_vocab: int | None = None,
+          chunk_bytes: int = 256 << 20, multiply: str = "shifted") -> dict:
     """Accuracy of each analogy method, per category and overall, with solve times.
 
     Parameters
@@ -234,10 +251,11 @@ def solve(questions: pd.DataFrame, vectors: Vectors, methods=METHODS, *, case: s
     vectors : Vectors
     methods : sequence of str
         Names from ``METHODS``.
-    case : {'lower', 'exact'}
+    case : {'exact-then-lower', 'lower', 'exact'}
         Case policy (module docstring).
     restrict_vocab : int, optional
-        Use only the first ``restrict_vocab`` words, as candidates and for lookup.
+        Use only the first ``restrict_vocab`` words, as candidates and for lookup (gensim's
+        ``restrict_vocab``; ``lexgold analogy`` reads only those rows of the file).
     chunk_bytes : int
         Memory bound of one block of scores.
     multiply : {'shifted', 'literal'}
@@ -254,25 +272,26 @@ def solve(questions: pd.DataFrame, vectors: Vectors, methods=METHODS, *, case: s
     """
     for method in methods:
         check_choice("method", method, METHODS)
-    check_choice("case", case, ("lower", "exact"))
+    check_choice("case", case, CASE_POLICIES)
     check_choice("multiply", multiply, tuple(MULTIPLY_FORMS))
-    n, index, group = _vocabulary(vectors, case, restrict_vocab)
+    n, lookup, group = _vocabulary(vectors, case, restrict_vocab)
     codes, distinct = pd.factorize(questions[list(ROLES)].to_numpy().ravel())
-    rows = np.array([index.get(fold(word, case), -1) for word in distinct], dtype=np.int64)
+    rows = np.array([lookup(str(word)) for word in distinct], dtype=np.int64)
     table = rows[codes].reshape(-1, len(ROLES))
     looked_up = {role: table[:, i] for i, role in enumerate(ROLES)}
     covered = np.all([looked_up[r] >= 0 for r in ROLES], axis=0)
     kept = questions[covered].reset_index(drop=True)
     ids = {role: looked_up[role][covered] for role in ROLES}
-    unit = vectors.unit()[:n]
+    unit = vectors.unit(n)
     variants = _variant_rows(group)
     result: dict = {"seconds": {}}
     for method in methods:
         start = time.perf_counter()
         _, answer = _excluded_and_answer(method)
         if len(kept):
-            guess = _guesses(method, unit, ids, variants, chunk_bytes, multiply=multiply)
-            correct = group[guess] == ids[answer]
+            guess = _guesses(method, unit, ids, group, variants, chunk_bytes,
+                             multiply=multiply)
+            correct = group[guess] == group[ids[answer]]
         else:
             correct = np.zeros(0, dtype=bool)
         result["seconds"][method] = time.perf_counter() - start

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 
 import click
 import numpy as np
 
 from lexgold.cliutil import seed_option, usf_option
 from lexgold.errors import InputError
+from lexgold.evaluate.vectors import CASE_POLICIES, DEFAULT_CASE
 
 VECTOR_FORMATS = ("auto", "word2vec", "glove", "word2vec-bin", "gensim")
 
@@ -34,18 +36,28 @@ def _fmt(value) -> str:
 def vectors_options(function):
     function = click.option("--vectors-format", type=click.Choice(VECTOR_FORMATS), default="auto",
                             show_default=True, help="Layout of the vector file.")(function)
-    function = click.option("--case", type=click.Choice(["lower", "exact"]), default="lower",
-                            show_default=True,
-                            help="lower: fold words and vocabulary to lower case (first, most "
-                                 "frequent variant wins); exact: match as written.")(function)
+    function = click.option("--case", type=click.Choice(list(CASE_POLICIES)),
+                            default=DEFAULT_CASE, show_default=True,
+                            help="exact-then-lower: the row spelled as the word, else its first "
+                                 "lower-cased match; lower: the first row whose lower-cased form "
+                                 "matches (gensim's case_insensitive); exact: as written. The "
+                                 "first row always wins.")(function)
     return click.option("--vectors", type=click.Path(exists=True, dir_okay=False), required=True,
                         help="word2vec text/binary, GloVe/fastText text, or gensim "
-                             "KeyedVectors file.")(function)
+                             "KeyedVectors file; .gz, .bz2 and .xz are read as they "
+                             "are.")(function)
+
+
+def _echo_warnings(caught) -> None:
+    for warning in caught:
+        click.echo(f"Warning: {warning.message}", err=True)
 
 
 @click.command()
-@click.option("--gold", type=click.Path(exists=True, dir_okay=False), required=True,
-              help="Gold standard: lexgold gold.csv or a published file.")
+@click.option("--gold", "golds", type=click.Path(exists=True, dir_okay=False), required=True,
+              multiple=True,
+              help="Gold standard: lexgold gold.csv or a published file (.gz, .bz2, .xz read as "
+                   "they are). Repeat for several, evaluated in one pass over the vectors.")
 @click.option("--gold-format", default="auto", show_default=True,
               type=click.Choice(["auto", "simlex", "hyperlex", "tr9856", "ws353", "simverb",
                                  "men", "rg65", "plain"]))
@@ -64,29 +76,48 @@ def vectors_options(function):
               help="Write a per-pair CSV, worst-modelled pairs first.")
 @seed_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def evaluate(gold, gold_format, vectors, case, vectors_format, oov, n_boot, compare, binary,
+def evaluate(golds, gold_format, vectors, case, vectors_format, oov, n_boot, compare, binary,
              per_pair, seed, as_json):
     """Spearman and Pearson of vector cosines against a gold standard, overall and per subset.
 
     Coverage is always reported: `pairs` in the gold standard, `covered` with every word in
-    the vocabulary. Multi-word terms are the sum of their word vectors.
+    the vocabulary. Multi-word terms are the sum of their word vectors. The vector file is
+    read once, keeping only the rows of the gold standards' words. With several --gold, JSON
+    is a list with one result per gold standard.
 
     \b
     Example:
         lexgold evaluate --gold SimLex-999.txt --vectors vectors.txt --json
+        lexgold evaluate --gold SimLex-999.txt --gold MEN.txt.gz --vectors wiki.vec.gz
     """
-    from lexgold.evaluate.gold import read_gold
-    from lexgold.evaluate.report import evaluate_files
+    import pandas as pd
 
-    result, scores = evaluate_files(read_gold(gold, gold_format), gold, vectors,
-                                    vectors_format=vectors_format, case=case, oov=oov,
-                                    n_boot=n_boot, seed=seed, compare=compare, binary=binary)
+    from lexgold.evaluate.gold import read_gold
+    from lexgold.evaluate.report import evaluate_golds
+    from lexgold.evaluate.wordpairs import worst_pairs
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        runs = evaluate_golds([(read_gold(g, gold_format), g) for g in golds], vectors,
+                              vectors_format=vectors_format, case=case, oov=oov, n_boot=n_boot,
+                              seed=seed, compare=compare, binary=binary)
+    _echo_warnings(caught)
     if per_pair:
-        from lexgold.evaluate.wordpairs import worst_pairs
-        worst_pairs(scores).to_csv(per_pair, index=False)
+        tables = [worst_pairs(scores) for _, scores in runs]
+        if len(runs) > 1:
+            tables = [t.assign(gold=str(g))[["gold", *t.columns]] for t, g in zip(tables, golds)]
+        pd.concat(tables).to_csv(per_pair, index=False)
     if as_json:
-        click.echo(json.dumps(_clean(result), indent=2))
+        results = [_clean(result) for result, _ in runs]
+        click.echo(json.dumps(results[0] if len(results) == 1 else results, indent=2))
         return
+    for number, (result, _) in enumerate(runs):
+        if number:
+            click.echo("")
+        _print_evaluation(result, oov, case)
+
+
+def _print_evaluation(result: dict, oov: str, case: str) -> None:
     click.echo(f"{result['gold']} ({result['format']}) vs {result['vectors']}")
     click.echo(f"pairs {result['pairs']}, covered {result['covered']}, used {result['used']} "
                f"(oov={oov}, case={case})")
@@ -119,7 +150,9 @@ def evaluate(gold, gold_format, vectors, case, vectors_format, oov, n_boot, comp
               type=click.Choice(["VANILLA", "ADD", "ONLY-B", "IGNORE-A", "ADD-OPPOSITE",
                                  "MULTIPLY", "REVERSE(ADD)", "REVERSE(ONLY-B)"]),
               help="Method to run (repeat; default: all eight).")
-@click.option("--restrict-vocab", type=int, help="Use only the first N words of the file.")
+@click.option("--restrict-vocab", type=click.IntRange(min=1), default=300_000, show_default=True,
+              help="Read and use only the first N words of the file, as candidates and for "
+                   "lookup (gensim's restrict_vocab).")
 @click.option("--multiply", type=click.Choice(["shifted", "literal"]), default="shifted",
               show_default=True,
               help="MULTIPLY as Levy & Goldberg's 3CosMul (cosines shifted to [0, 1], "
@@ -137,11 +170,17 @@ def analogy(questions, vectors, case, vectors_format, methods, restrict_vocab, m
     Example:
         lexgold analogy --questions questions-words.txt --vectors vectors.txt --method ADD
     """
-    from lexgold.evaluate.analogy import METHODS, read_questions, solve
-    from lexgold.evaluate.vectors import read_vectors
+    import pandas as pd
 
-    result = solve(read_questions(questions), read_vectors(vectors, vectors_format),
-                   methods or METHODS, case=case, restrict_vocab=restrict_vocab,
+    from lexgold.evaluate.analogy import METHODS, ROLES, read_questions, solve
+    from lexgold.evaluate.vectors import case_warning, read_vectors
+
+    table = read_questions(questions)
+    model = read_vectors(vectors, vectors_format, limit=restrict_vocab)
+    message = case_warning(model, pd.unique(table[list(ROLES)].to_numpy().ravel()), case)
+    if message:
+        click.echo(f"Warning: {message}", err=True)
+    result = solve(table, model, methods or METHODS, case=case, restrict_vocab=restrict_vocab,
                    multiply=multiply)
     if as_json:
         click.echo(json.dumps(_clean(result), indent=2))

@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from lexgold.compression import read_input_text
 from lexgold.errors import InputError
 from lexgold.evaluate.vectors import check_choice
 
@@ -117,7 +118,7 @@ def _is_header(fields: list[str]) -> bool:
 def _data_rows(path: Path) -> list[tuple[int, list[str]]]:
     """(line number, fields) of the non-comment lines, split on the detected delimiter; a
     first-line comment just before them too when it is a header (``#term1 term2``)."""
-    text = path.read_text(encoding="utf-8-sig")
+    text = read_input_text(path)
     lines = [(n, line.rstrip("\r\n")) for n, line in enumerate(text.splitlines(), start=1)]
     lines = [(n, line) for n, line in lines if line.strip()]
     first = next((i for i, (_, line) in enumerate(lines)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from importlib import resources
 from pathlib import Path
 
@@ -18,24 +19,76 @@ from lexgold.evaluate.sdt import (
     usf_words,
 )
 from lexgold.evaluate.tr9856_binary import binary_task
-from lexgold.evaluate.vectors import read_vectors
-from lexgold.evaluate.wordpairs import compare_models, evaluate_pairs
+from lexgold.evaluate.vectors import DEFAULT_CASE, case_warning, read_vectors
+from lexgold.evaluate.wordpairs import compare_models, evaluate_pairs, lookup_words
+
+
+class CaseVariantWarning(UserWarning):
+    """File order chose among case variants in a vector file not sorted by frequency."""
+
+
+def evaluate_golds(golds, vectors_path, *, vectors_format: str = "auto",
+                   case: str = DEFAULT_CASE, oov: str = "drop", n_boot: int = 1000,
+                   seed: int = 0, compare=None,
+                   binary: bool | None = None) -> list[tuple[dict, pd.DataFrame]]:
+    """``lexgold evaluate`` over several gold standards with one pass over each vector file.
+
+    Parameters
+    ----------
+    golds : list of (pandas.DataFrame, path)
+        Gold standards from :func:`lexgold.evaluate.gold.read_gold` and their files.
+    vectors_path, compare
+        The vector file, and optionally a second one for Steiger's test; each is streamed
+        once, keeping only the rows of the gold standards' words (``read_vectors(keep=...)``).
+
+    Returns
+    -------
+    list of (dict, pandas.DataFrame)
+        Per gold standard, what :func:`evaluate_files` returns for it alone: each gets its own
+        generator seeded with ``seed``, so its figures equal a run with that gold alone.
+
+    Warns
+    -----
+    CaseVariantWarning
+        A looked-up word has several case variants in a file not sorted by frequency
+        (:func:`lexgold.evaluate.vectors.case_warning`).
+    """
+    words = lookup_words(term for gold, _ in golds for column in ("word1", "word2")
+                         for term in gold[column])
+    models = []
+    for path in [vectors_path] + ([compare] if compare else []):
+        model = read_vectors(path, vectors_format, keep=words, case=case, mean=(oov == "mean"))
+        message = case_warning(model, words, case)
+        if message:
+            warnings.warn(message, CaseVariantWarning, stacklevel=2)
+        models.append(model)
+    return [_evaluate_one(gold, gold_path, models, vectors_path, compare, case=case, oov=oov,
+                          n_boot=n_boot, seed=seed, binary=binary)
+            for gold, gold_path in golds]
+
 
 #: the Snowball English stop list (Martin Porter, BSD), packaged among the protocol files
 SNOWBALL = "tr9856_stopwords_snowball_english.txt"
 
 
 def evaluate_files(gold: pd.DataFrame, gold_path, vectors_path, *, vectors_format: str = "auto",
-                   case: str = "lower", oov: str = "drop", n_boot: int = 1000, seed: int = 0,
-                   compare=None, binary: bool | None = None) -> tuple[dict, pd.DataFrame]:
+                   case: str = DEFAULT_CASE, oov: str = "drop", n_boot: int = 1000,
+                   seed: int = 0, compare=None,
+                   binary: bool | None = None) -> tuple[dict, pd.DataFrame]:
     """``lexgold evaluate``: correlations, subsets, CIs, binary task and model comparison.
 
-    Returns the JSON-ready result (keys ``spearman``, ``pearson``, ``pairs``, ``covered`` as
-    in SPEC section 5, plus ``used``, ``ci``, ``subsets``, ``binary``, ``compare``) and the
-    per-pair frame.
+    Returns the JSON-ready result (keys ``spearman``, ``pearson``, ``pairs``, ``covered``,
+    plus ``used``, ``ci``, ``subsets``, ``binary``, ``compare``) and the per-pair frame.
     """
+    return evaluate_golds([(gold, gold_path)], vectors_path, vectors_format=vectors_format,
+                          case=case, oov=oov, n_boot=n_boot, seed=seed, compare=compare,
+                          binary=binary)[0]
+
+
+def _evaluate_one(gold, gold_path, models, vectors_path, compare, *, case, oov, n_boot, seed,
+                  binary) -> tuple[dict, pd.DataFrame]:
     rng = np.random.default_rng(seed)
-    vectors = read_vectors(vectors_path, vectors_format)
+    vectors = models[0]
     result, scores = evaluate_pairs(gold, vectors, case=case, oov=oov,
                                     rng=rng if n_boot > 0 else None, n_boot=max(n_boot, 1))
     result = {"gold": str(gold_path), "format": gold.attrs.get("format", "plain"),
@@ -46,9 +99,8 @@ def evaluate_files(gold: pd.DataFrame, gold_path, vectors_path, *, vectors_forma
         used = scores[scores["used"]]
         result["binary"] = binary_task(used["gold"].to_numpy(), used["model"].to_numpy(), rng)
     if compare:
-        second = read_vectors(compare, vectors_format)
         result["compare"] = {"vectors": str(compare),
-                             **compare_models(gold, vectors, second, case=case, oov=oov)}
+                             **compare_models(gold, vectors, models[1], case=case, oov=oov)}
     return result, scores
 
 

@@ -31,13 +31,13 @@ from __future__ import annotations
 import importlib
 import re
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy import sparse, stats
 from scipy.sparse.linalg import svds
 
+from lexgold.compression import open_input
 from lexgold.errors import InputError
 from lexgold.evaluate.vectors import Vectors
 
@@ -57,7 +57,8 @@ def read_corpus(path, doc_size: int = 1, stopwords=()) -> list[list[str]]:
     if doc_size < 1:
         raise InputError(f"doc_size must be >= 1; got {doc_size}", field="doc_size")
     stop = {w.lower() for w in stopwords}
-    lines = [line for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    with open_input(path) as handle:
+        lines = [line.rstrip("\r\n") for line in handle if line.strip()]
     if not lines:
         raise InputError("empty corpus", path=path)
     documents = []

@@ -16,20 +16,49 @@ format             layout
 
 ``format="auto"`` tells them apart from the first bytes: a pickle opcode (``0x80``) is a gensim
 file; a first line of two integers is word2vec, text or binary depending on whether the next
-line parses as ``word`` + d numbers; anything else is GloVe.
+line parses as ``word`` + d numbers; anything else is GloVe. Text and binary files may be
+compressed (``.gz``, ``.bz2``, ``.xz``; :mod:`lexgold.compression`).
+
+Streaming. ``read_vectors(path, keep=words, case=policy)`` reads the file once, line by line
+(binary files block by block; gensim files memory-mapped when gensim stored the array apart),
+and keeps only the rows a lookup of ``words`` under ``policy`` can return; floats are parsed
+for those rows only, so a 2-million-word file costs the memory of the few thousand rows a gold
+standard needs. Every row's word is still read: the row counts, the case variants of the
+looked-up words and the file-order check below cover the whole file.
+
+Case policies (how a looked-up word finds its row):
+
+- ``exact-then-lower`` (default): the row spelled exactly as the word, else the first row
+  whose lower-cased form is the word's lower-cased form;
+- ``lower``: the first row whose lower-cased form is the word's (gensim's
+  ``case_insensitive=True``, word2vec's ``compute-accuracy``);
+- ``exact``: the row spelled exactly as the word.
+
+Whatever the policy, the first row wins: a later row never replaces an earlier one with the
+same key. Decision: ``exact-then-lower`` is the default because "first" is "most frequent"
+only in frequency-sorted files; in a file sorted by spelling ``ACTRESS`` precedes ``actress``,
+and under ``lower`` a lower-case gold standard silently gets the capitalised row.
+:func:`case_warning` says when a looked-up word has several case variants in a file that does
+not look frequency-sorted (:attr:`Vectors.frequency_sorted`).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from lexgold.compression import open_input
 from lexgold.errors import InputError
 
 FORMATS = ("auto", "word2vec", "glove", "word2vec-bin", "gensim")
-CASE_POLICIES = ("lower", "exact")
+CASE_POLICIES = ("exact-then-lower", "lower", "exact")
+DEFAULT_CASE = "exact-then-lower"
+#: rows checked for spelling order, and rows whose mean length is compared with the rest
+_ORDER_SAMPLE, _HEAD_ROWS = 10_000, 1_000
+_READ_BLOCK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -39,16 +68,31 @@ class Vectors:
     File order matters: word2vec and GloVe files list words by descending frequency, and when
     case folding maps two rows to one key the first row wins (as in gensim and word2vec's
     ``compute-accuracy``).
+
+    A streamed read (``read_vectors(..., keep=...)``) holds only the kept rows; then ``rows``
+    gives their 0-based positions in the file, ``file_rows`` the number of rows read,
+    ``mean`` the mean of every row read (when asked for), ``variants`` the number of rows of
+    each lower-cased key of the kept words, and ``frequency_sorted`` the file-order check.
     """
 
     words: list[str]
     matrix: np.ndarray
     source: str = "<memory>"
+    rows: np.ndarray | None = None
+    file_rows: int | None = None
+    mean: np.ndarray | None = None
+    variants: dict | None = None
+    frequency_sorted: bool | None = None
     _index: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self):
         if self.matrix.ndim != 2 or self.matrix.shape[0] != len(self.words):
             raise ValueError(f"matrix shape {self.matrix.shape} does not match {len(self.words)} words")
+        if self.frequency_sorted is None and self.file_rows is None:    # built in memory
+            stats = _OrderStats()
+            for word in self.words:
+                stats.add(word)
+            object.__setattr__(self, "frequency_sorted", stats.looks_frequency_sorted())
 
     @property
     def dim(self) -> int:
@@ -59,7 +103,7 @@ class Vectors:
 
     def key_index(self, case: str = "lower") -> dict[str, int]:
         """Map each (case-folded) key to its first row. ``case``: 'lower' or 'exact'."""
-        check_choice("case", case, CASE_POLICIES)
+        check_choice("case", case, ("lower", "exact"))
         if case not in self._index:
             index: dict[str, int] = {}
             for row, word in enumerate(self.words):
@@ -67,10 +111,47 @@ class Vectors:
             self._index[case] = index
         return self._index[case]
 
-    def unit(self) -> np.ndarray:
-        """Rows scaled to length 1 (zero rows stay zero), float32."""
-        norms = np.linalg.norm(self.matrix, axis=1, keepdims=True)
-        return (self.matrix / np.where(norms == 0, 1, norms)).astype(np.float32, copy=False)
+    def find(self, word: str, case: str = DEFAULT_CASE) -> int | None:
+        """Row of ``word`` under a case policy (module docstring), or None."""
+        if case == "exact":
+            return self.key_index("exact").get(word)
+        if case == "lower":
+            return self.key_index("lower").get(word.lower())
+        check_choice("case", case, CASE_POLICIES)
+        row = self.key_index("exact").get(word)
+        return self.key_index("lower").get(word.lower()) if row is None else row
+
+    def case_variants(self, word: str) -> int:
+        """Rows of the file whose lower-cased form is ``word.lower()``."""
+        if self.variants is not None:
+            return self.variants.get(word.lower(), 0)
+        if "variants" not in self._index:
+            self._index["variants"] = Counter(w.lower() for w in self.words)
+        return self._index["variants"].get(word.lower(), 0)
+
+    def mean_vector(self) -> np.ndarray:
+        """Mean of every row of the vocabulary (float64), also for a streamed read."""
+        if self.mean is not None:
+            return self.mean
+        if self.rows is not None:
+            raise ValueError("a streamed read holds the mean of the file only when read with "
+                             "mean=True")
+        return self.matrix.mean(axis=0, dtype=np.float64)
+
+    def unit(self, n: int | None = None) -> np.ndarray:
+        """The first ``n`` rows (all by default) scaled to length 1 (zero rows stay zero)."""
+        return unit_rows(self.matrix if n is None else self.matrix[:n])
+
+
+def unit_rows(matrix: np.ndarray) -> np.ndarray:
+    """Rows scaled to length 1 (zero rows stay zero), float32, in blocks of 64 MB."""
+    out = np.empty(matrix.shape, dtype=np.float32)
+    step = max(1, (64 << 20) // max(1, 4 * matrix.shape[1]))
+    for first in range(0, len(matrix), step):
+        block = matrix[first:first + step]
+        norms = np.linalg.norm(block, axis=1, keepdims=True)
+        np.divide(block, np.where(norms == 0, 1, norms), out=out[first:first + step])
+    return out
 
 
 def fold(word: str, case: str) -> str:
@@ -85,17 +166,135 @@ def check_choice(name: str, value, allowed) -> None:
                          field=name)
 
 
-def read_vectors(path, format: str = "auto", limit: int | None = None) -> Vectors:
-    """Read a word-vector file.
+def ambiguous_words(vectors: Vectors, words, case: str) -> list[tuple[str, int]]:
+    """Looked-up words whose row is chosen by file order: ``(word, rows with its key)``.
+
+    Under 'lower' a word is ambiguous when several rows fold to its key; under
+    'exact-then-lower' when, besides, no row has its exact spelling; never under 'exact'.
+    """
+    if case == "exact":
+        return []
+    out = []
+    for word in dict.fromkeys(words):
+        count = vectors.case_variants(word)
+        if count > 1 and (case == "lower" or vectors.find(word, "exact") is None):
+            out.append((word, count))
+    return out
+
+
+def case_warning(vectors: Vectors, words, case: str) -> str | None:
+    """A one-line warning when file order picks case variants in a file not sorted by frequency.
+
+    None when the file looks frequency-sorted (the first variant is then the most frequent) or
+    no looked-up word is ambiguous (:func:`ambiguous_words`).
+    """
+    if vectors.frequency_sorted:
+        return None
+    found = ambiguous_words(vectors, words, case)
+    if not found:
+        return None
+    examples = ", ".join(f"{w} ({n} rows)" for w, n in found[:5])
+    advice = "; --case exact-then-lower prefers the exact spelling" if case == "lower" else ""
+    return (f"{vectors.source}: {len(found)} looked-up words have several case variants "
+            f"(e.g. {examples}) and the file does not look sorted by frequency; case policy "
+            f"{case!r} takes the first row of each{advice}")
+
+
+class _OrderStats:
+    """Does a file look sorted by frequency? Decided from its words alone, read in order.
+
+    Frequent words are short (Zipf's law of abbreviation), so a frequency-sorted file starts
+    with words shorter than the rest: the mean length of the first rows (1,000, or a tenth of
+    a smaller file) must be below 0.85 times that of the other rows, and the file must not be
+    sorted by spelling (90 percent of the first 10,000 neighbours in order). Files of fewer
+    than 20 rows are not judged (None).
+    """
+
+    def __init__(self):
+        self.count, self.total_length, self.ascending = 0, 0, 0
+        self.lengths: list[int] = []
+        self.previous = None
+
+    def add(self, word: str) -> None:
+        self.count += 1
+        self.total_length += len(word)
+        if self.count <= _HEAD_ROWS:
+            self.lengths.append(len(word))
+        if self.count <= _ORDER_SAMPLE + 1:
+            key = word.casefold()
+            if self.previous is not None and self.previous <= key:
+                self.ascending += 1
+            self.previous = key
+
+    def looks_frequency_sorted(self) -> bool | None:
+        if self.count < 20:
+            return None
+        pairs = min(self.count, _ORDER_SAMPLE + 1) - 1
+        if self.ascending >= 0.9 * pairs:
+            return False
+        head = min(len(self.lengths), max(1, self.count // 10))
+        head_length = sum(self.lengths[:head])
+        head_mean = head_length / head
+        rest_mean = (self.total_length - head_length) / (self.count - head)
+        return head_mean < 0.85 * rest_mean
+
+
+class _RowSelector:
+    """Which rows a lookup of ``words`` under ``case`` can return (module docstring).
+
+    Keeps the first row of each exact spelling among ``words`` (policies 'exact',
+    'exact-then-lower') and the first row of each lower-cased key (policies 'lower',
+    'exact-then-lower'); counts the rows of every looked-up lower-cased key.
+    """
+
+    def __init__(self, words, case: str):
+        check_choice("case", case, CASE_POLICIES)
+        words = {str(w) for w in words}
+        self.exact = words if case != "lower" else set()
+        self.lower = {w.lower() for w in words} if case != "exact" else set()
+        self.variants: Counter = Counter()
+        self.counted = {w.lower() for w in words}
+        self.first_words = self.counted | {w.split(" ")[0] for w in self.counted}
+        self.seen_exact: set[str] = set()
+        self.seen_lower: set[str] = set()
+
+    def may_want(self, first_word: str) -> bool:
+        """Whether a row whose word starts with ``first_word`` (then a space) can matter."""
+        return first_word.lower() in self.first_words
+
+    def wants(self, word: str) -> bool:
+        take = False
+        if word in self.exact and word not in self.seen_exact:
+            self.seen_exact.add(word)
+            take = True
+        key = word.lower()
+        if key in self.counted:
+            self.variants[key] += 1
+            if key in self.lower and key not in self.seen_lower:
+                self.seen_lower.add(key)
+                take = True
+        return take
+
+
+def read_vectors(path, format: str = "auto", limit: int | None = None, *, keep=None,
+                 case: str = DEFAULT_CASE, mean: bool = False) -> Vectors:
+    """Read a word-vector file, whole or streamed for a set of words.
 
     Parameters
     ----------
     path : str or Path
-        The vector file.
+        The vector file, possibly compressed (``.gz``, ``.bz2``, ``.xz``).
     format : {'auto', 'word2vec', 'glove', 'word2vec-bin', 'gensim'}
         File layout (see the module docstring); 'auto' detects it.
     limit : int, optional
         Read only the first ``limit`` words (files are ordered by frequency).
+    keep : iterable of str, optional
+        Words that will be looked up: only the rows a lookup under ``case`` can return are
+        kept and parsed (module docstring). None keeps every row.
+    case : {'exact-then-lower', 'lower', 'exact'}
+        Case policy of the lookups ``keep`` is for.
+    mean : bool
+        With ``keep``: also compute the mean of every row read (parses every row).
 
     Returns
     -------
@@ -104,22 +303,25 @@ def read_vectors(path, format: str = "auto", limit: int | None = None) -> Vector
     Raises
     ------
     InputError
-        A malformed line (wrong number of values, non-numeric value), naming file and line.
+        A malformed line (wrong number of values, non-numeric value in a parsed row), naming
+        file and line.
     """
     check_choice("format", format, FORMATS)
+    check_choice("case", case, CASE_POLICIES)
     path = Path(path)
     if format == "auto":
         format = detect_format(path)
+    selector = None if keep is None else _RowSelector(keep, case)
     if format == "gensim":
-        return _read_gensim(path, limit)
+        return _read_gensim(path, limit, selector, mean)
     if format == "word2vec-bin":
-        return _read_word2vec_binary(path, limit)
-    return _read_text(path, header=(format == "word2vec"), limit=limit)
+        return _read_word2vec_binary(path, limit, selector, mean)
+    return _read_text(path, format == "word2vec", limit, selector, mean)
 
 
 def detect_format(path: Path) -> str:
     """Guess the layout of a vector file from its first bytes (see the module docstring)."""
-    with open(path, "rb") as handle:
+    with open_input(path, "rb") as handle:
         head = handle.read(1 << 16)
     if not head:
         raise InputError("empty vector file", path=path)
@@ -139,74 +341,188 @@ def detect_format(path: Path) -> str:
     return "glove"
 
 
-def _read_text(path: Path, header: bool, limit: int | None) -> Vectors:
-    words: list[str] = []
-    rows: list[np.ndarray] = []
+class _Collector:
+    """Kept words, rows and matrix of one read; the running sum for ``mean``; the order check.
+
+    The matrix is allocated once for the announced number of rows (word2vec header) when every
+    row is kept, and grows by doubling otherwise.
+    """
+
+    def __init__(self, path: Path, selector: _RowSelector | None, mean: bool,
+                 expected: int | None = None):
+        self.path, self.selector, self.want_mean = path, selector, mean and selector is not None
+        self.words: list[str] = []
+        self.rows: list[int] = []
+        self.capacity = expected if selector is None and expected else 256
+        self.matrix: np.ndarray | None = None
+        self.count = 0
+        self.total = None
+        self.order = _OrderStats()
+
+    def skip(self, word: str) -> None:
+        """Count the row of ``word``, which is not kept."""
+        self.order.add(word)
+        self.count += 1
+
+    def offer(self, word: str) -> bool:
+        """Count the row of ``word``; True when it is kept (then :meth:`add` its vector)."""
+        self.order.add(word)
+        self.count += 1
+        if self.selector is None or self.selector.wants(word):
+            self.words.append(word)
+            self.rows.append(self.count - 1)
+            return True
+        return False
+
+    def add(self, vector: np.ndarray) -> None:
+        size = len(self.words) - 1                   # offer() has appended the word
+        if self.matrix is None:
+            self.matrix = np.empty((max(self.capacity, 1), len(vector)), dtype=np.float32)
+        elif size >= len(self.matrix):
+            grown = np.empty((2 * len(self.matrix), self.matrix.shape[1]), dtype=np.float32)
+            grown[:size] = self.matrix[:size]
+            self.matrix = grown
+        self.matrix[size] = vector
+
+    def accumulate(self, vector: np.ndarray) -> None:
+        self.total = vector.astype(np.float64) if self.total is None else self.total + vector
+
+    def result(self, dim: int) -> Vectors:
+        if not self.count:
+            raise InputError("no vectors found", path=self.path)
+        size = len(self.words)
+        if self.matrix is None:
+            matrix = np.empty((0, dim), dtype=np.float32)
+        elif len(self.matrix) == size:
+            matrix = self.matrix
+        else:
+            matrix = self.matrix[:size].copy()
+        mean = self.total / self.count if self.total is not None else None
+        streamed = self.selector is not None
+        return Vectors(self.words, matrix, str(self.path),
+                       rows=np.asarray(self.rows, dtype=np.int64) if streamed else None,
+                       file_rows=self.count, mean=mean,
+                       variants=dict(self.selector.variants) if streamed else None,
+                       frequency_sorted=self.order.looks_frequency_sorted())
+
+
+def _read_text(path: Path, header: bool, limit: int | None, selector, mean: bool) -> Vectors:
+    """Text formats, read as bytes line by line; a row's floats are parsed only when needed.
+
+    Every line's first word (up to its first space) is read. The line is split and its field
+    count checked only when the row may be kept: always when reading whole or with ``mean``,
+    else when that first word is a looked-up word or the first word of one; a word may hold
+    spaces (GloVe 840B has ``. . .``) and is then everything before the last d values.
+    """
+    out = _Collector(path, selector, mean)
     dim = None
-    with open(path, encoding="utf-8", errors="strict") as handle:
-        for number, line in enumerate(handle, start=1):
-            if number == 1 and header:
-                try:
-                    dim = int(line.split()[1])
-                except (IndexError, ValueError):
-                    raise InputError("first line must be '<words> <dimensions>'", path=path,
-                                     line=1) from None
-                continue
-            line = line.rstrip("\r\n").rstrip(" ")
+    check_all = selector is None or out.want_mean
+    with open_input(path, "rb") as handle:
+        if header:
+            try:
+                announced, dim = (int(v) for v in handle.readline().split()[:2])
+            except ValueError:
+                raise InputError("first line must be '<words> <dimensions>'", path=path,
+                                 line=1) from None
+            out.capacity = min(announced, limit or announced) if selector is None else 256
+        for number, line in enumerate(handle, start=2 if header else 1):
+            if limit is not None and out.count >= limit:
+                break
+            space = line.find(b" ")
+            if space > 0 and dim is not None and not check_all:
+                word = _decode_word(line[:space], path, number)
+                if not selector.may_want(word):
+                    out.skip(word)
+                    continue
+            line = line.rstrip(b"\r\n").rstrip(b" ")
             if not line:
                 continue
-            if limit is not None and len(words) >= limit:
-                break
-            parts = line.split(" ")
+            spaces = line.count(b" ")
             if dim is None:
-                dim = len(parts) - 1
-            if len(parts) < dim + 1:
-                raise InputError(f"expected a word and {dim} values, found {len(parts)} fields",
+                dim = spaces
+            if spaces < dim or dim == 0:
+                raise InputError(f"expected a word and {dim} values, found {spaces + 1} fields",
                                  path=path, line=number)
-            try:
-                rows.append(np.asarray(parts[-dim:], dtype=np.float32))
-            except ValueError:
-                raise InputError("non-numeric vector value", path=path, line=number) from None
-            words.append(" ".join(parts[:-dim]))
-    if not words:
-        raise InputError("no vectors found", path=path)
-    return Vectors(words, np.vstack(rows), str(path))
+            end = line.index(b" ") if spaces == dim else len(line.rsplit(b" ", dim)[0])
+            kept = out.offer(_decode_word(line[:end], path, number))
+            if kept or out.want_mean:
+                vector = _parse_values(line[end + 1:], path, number)
+                if kept:
+                    out.add(vector)
+                if out.want_mean:
+                    out.accumulate(vector)
+    return out.result(dim or 0)
 
 
-def _read_word2vec_binary(path: Path, limit: int | None) -> Vectors:
-    data = path.read_bytes()
-    end = data.index(b"\n")
+def _decode_word(raw: bytes, path: Path, number: int) -> str:
     try:
-        n, dim = (int(v) for v in data[:end].split())
-    except ValueError:
-        raise InputError("first line must be '<words> <dimensions>'", path=path, line=1) from None
-    if limit is not None:
-        n = min(n, limit)
-    width = 4 * dim
-    words, matrix, at = [], np.empty((n, dim), dtype=np.float32), end + 1
-    for i in range(n):
-        while at < len(data) and data[at:at + 1] in (b"\n", b"\r"):
-            at += 1
-        space = data.find(b" ", at)
-        if space < 0 or space + 1 + width > len(data):
-            raise InputError(f"file ends at word {i + 1} of {n}", path=path)
-        words.append(data[at:space].decode("utf-8", errors="replace"))
-        matrix[i] = np.frombuffer(data, dtype="<f4", count=dim, offset=space + 1)
-        at = space + 1 + width
-    return Vectors(words, matrix, str(path))
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("word is not UTF-8", path=path, line=number) from None
 
 
-def _read_gensim(path: Path, limit: int | None) -> Vectors:
+def _parse_values(values: bytes, path: Path, number: int) -> np.ndarray:
+    try:
+        return np.asarray(values.decode("ascii").split(" "), dtype=np.float32)
+    except (UnicodeDecodeError, ValueError):
+        raise InputError("non-numeric vector value", path=path, line=number) from None
+
+
+def _read_word2vec_binary(path: Path, limit: int | None, selector, mean: bool) -> Vectors:
+    """word2vec binary, read in blocks; a row is copied out only when kept."""
+    with open_input(path, "rb") as handle:
+        first = handle.readline()
+        try:
+            n, dim = (int(v) for v in first.split())
+        except ValueError:
+            raise InputError("first line must be '<words> <dimensions>'", path=path,
+                             line=1) from None
+        if limit is not None:
+            n = min(n, limit)
+        out = _Collector(path, selector, mean, expected=n)
+        width = 4 * dim
+        data, at = b"", 0
+        for i in range(n):
+            while True:
+                while at < len(data) and data[at] in (10, 13):       # '\n', '\r'
+                    at += 1
+                space = data.find(b" ", at)
+                if space >= 0 and space + 1 + width <= len(data):
+                    break
+                more = handle.read(max(_READ_BLOCK, 2 * width))
+                if not more:
+                    raise InputError(f"file ends at word {i + 1} of {n}", path=path)
+                data, at = data[at:] + more, 0
+            kept = out.offer(data[at:space].decode("utf-8", errors="replace"))
+            if kept or out.want_mean:
+                vector = np.frombuffer(data, dtype="<f4", count=dim, offset=space + 1)
+                if kept:
+                    out.add(vector)
+                if out.want_mean:
+                    out.accumulate(vector)
+            at = space + 1 + width
+    return out.result(dim)
+
+
+def _read_gensim(path: Path, limit: int | None, selector, mean: bool) -> Vectors:
+    """gensim pickles, the vector array memory-mapped when gensim saved it as its own .npy."""
     try:
         from gensim.utils import SaveLoad
     except ImportError:
         raise InputError("reading gensim KeyedVectors files needs gensim: "
                          "pip install 'lexgold[gensim]'", path=path) from None
-    model = SaveLoad.load(str(path))
+    model = SaveLoad.load(str(path), mmap="r")
     kv = getattr(model, "wv", model)
     if not hasattr(kv, "index_to_key"):
         raise InputError(f"not a gensim KeyedVectors or Word2Vec file ({type(model).__name__})",
                          path=path)
     n = len(kv.index_to_key) if limit is None else min(limit, len(kv.index_to_key))
-    return Vectors(list(kv.index_to_key[:n]), np.asarray(kv.vectors[:n], dtype=np.float32),
-                   str(path))
+    out = _Collector(path, selector, False)
+    for word in kv.index_to_key[:n]:
+        out.offer(str(word))
+    out.matrix = np.asarray(kv.vectors[np.asarray(out.rows, dtype=np.int64)], dtype=np.float32)
+    if selector is not None and mean and n:
+        step = max(1, (64 << 20) // (4 * kv.vectors.shape[1]))
+        out.total = sum(np.asarray(kv.vectors[i:min(i + step, n)]).sum(axis=0, dtype=np.float64)
+                        for i in range(0, n, step))
+    return out.result(kv.vectors.shape[1])

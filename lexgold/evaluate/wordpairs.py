@@ -5,7 +5,8 @@ the 333 most associated pairs), HyperLex (Vulic et al. 2017, per relation), TR98
 2015, section 5.3: single- vs multi-word pairs, multi-word terms as the sum of their word
 vectors). Model scores are cosines; Spearman's rho and Pearson's r are computed over the pairs
 the out-of-vocabulary policy keeps, and ``pairs`` (total) and ``covered`` (pairs with every word
-found) are always reported.
+found) are always reported. Words find their rows under a case policy
+(:mod:`lexgold.evaluate.vectors`; default ``exact-then-lower``).
 
 Out-of-vocabulary policies (a missing word of a term, or a missing single-word term):
 
@@ -22,12 +23,22 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from lexgold.evaluate.vectors import Vectors, check_choice, fold
+from lexgold.evaluate.vectors import CASE_POLICIES, DEFAULT_CASE, Vectors, check_choice
 
 OOV_POLICIES = ("drop", "mean", "zero")
 
 
-def term_vectors(terms, vectors: Vectors, case: str = "lower", oov: str = "drop"):
+def lookup_words(terms) -> list[str]:
+    """Every string :func:`term_vectors` may look up for ``terms``: the term, its ``_`` form
+    and its words (what a streamed read of a vector file must keep)."""
+    words: dict[str, None] = {}
+    for term in terms:
+        term = str(term)
+        words.update(dict.fromkeys([term, term.replace(" ", "_"), *term.split()]))
+    return list(words)
+
+
+def term_vectors(terms, vectors: Vectors, case: str = DEFAULT_CASE, oov: str = "drop"):
     """Vectors of (possibly multi-word) terms, and whether every word of each was found.
 
     A term found as a whole (``new_york`` or ``new york`` in the vocabulary) uses its own row;
@@ -40,18 +51,20 @@ def term_vectors(terms, vectors: Vectors, case: str = "lower", oov: str = "drop"
     found : numpy.ndarray of bool
     """
     check_choice("oov", oov, OOV_POLICIES)
-    index = vectors.key_index(case)
-    filler = (vectors.matrix.mean(axis=0) if oov == "mean" else np.zeros(vectors.dim))
+    check_choice("case", case, CASE_POLICIES)
+    filler = vectors.mean_vector() if oov == "mean" else np.zeros(vectors.dim)
     out = np.zeros((len(terms), vectors.dim))
     found = np.ones(len(terms), dtype=bool)
     for i, term in enumerate(terms):
-        key = fold(str(term), case)
-        row = index.get(key, index.get(key.replace(" ", "_")))
+        key = str(term)
+        row = vectors.find(key, case)
+        if row is None:
+            row = vectors.find(key.replace(" ", "_"), case)
         if row is not None:
             out[i] = vectors.matrix[row]
             continue
         for word in key.split():
-            row = index.get(word)
+            row = vectors.find(word, case)
             if row is None:
                 found[i] = False
                 out[i] += filler
@@ -69,7 +82,7 @@ def cosine_rows(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     return np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
 
 
-def pair_scores(gold: pd.DataFrame, vectors: Vectors, case: str = "lower",
+def pair_scores(gold: pd.DataFrame, vectors: Vectors, case: str = DEFAULT_CASE,
                 oov: str = "drop") -> pd.DataFrame:
     """Gold and model score per pair: columns ``word1, word2, gold, model, found, used``.
 
@@ -172,7 +185,7 @@ def subsets(gold: pd.DataFrame) -> dict[str, np.ndarray]:
     return masks
 
 
-def evaluate_pairs(gold: pd.DataFrame, vectors: Vectors, *, case: str = "lower",
+def evaluate_pairs(gold: pd.DataFrame, vectors: Vectors, *, case: str = DEFAULT_CASE,
                    oov: str = "drop", rng: np.random.Generator | None = None,
                    n_boot: int = 1000, level: float = 0.95) -> tuple[dict, pd.DataFrame]:
     """Correlations overall and per subset, with bootstrap CIs when ``rng`` is given.
@@ -252,8 +265,8 @@ def steiger_test(r_jk: float, r_jh: float, r_kh: float, n: int) -> dict:
     return {"z": float(z), "p": float(2 * stats.norm.sf(abs(z)))}
 
 
-def compare_models(gold: pd.DataFrame, first: Vectors, second: Vectors, *, case: str = "lower",
-                   oov: str = "drop") -> dict:
+def compare_models(gold: pd.DataFrame, first: Vectors, second: Vectors, *,
+                   case: str = DEFAULT_CASE, oov: str = "drop") -> dict:
     """Steiger's test of Spearman (on ranks) and Pearson, on the pairs both models use."""
     a = pair_scores(gold, first, case, oov)
     b = pair_scores(gold, second, case, oov)
