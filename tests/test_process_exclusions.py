@@ -165,11 +165,45 @@ def test_duplicate_inconsistency_with_tolerance():
     dup["rating"] = dup["rating"].clip(0, 6)
     dup.loc[2, "rating"] = 6.0 if first[("r2", "x0")] <= 3 else 0.0
     both = pd.concat([ratings, dup], ignore_index=True)
-    strict = exclusion_table(both, protocol_with("hyperlex", rules=["duplicate_inconsistency"]))
+    strict = exclusion_table(both, protocol_with("hyperlex", rules=["duplicate_inconsistency"],
+                                                 duplicate_tolerance=0.0,
+                                                 duplicate_max_share=0.0))
     assert sorted(strict["rater_id"]) == ["r1", "r2"]
-    loose = exclusion_table(both, protocol_with("hyperlex", rules=["duplicate_inconsistency"],
-                                                duplicate_tolerance=1.0))
-    assert loose["rater_id"].tolist() == ["r2"]
+    default = exclusion_table(both, protocol_with("hyperlex", rules=["duplicate_inconsistency"]))
+    assert default["rater_id"].tolist() == ["r2"]      # one step apart counts as equal
+
+
+def test_duplicate_rule_needs_a_majority_of_unequal_pairs():
+    ratings = hyperlex_study()
+    first = ratings.set_index(["rater_id", "word1"])["rating"]
+    words = ["x0", "x1", "x2"]
+    far = lambda v: 6.0 if v <= 3 else 0.0  # noqa: E731
+    # r0 answers one of three duplicates far off (1/3), r1 two of three (2/3)
+    rows = [("r0", w, far(first[("r0", w)]) if w == "x0" else first[("r0", w)]) for w in words]
+    rows += [("r1", w, far(first[("r1", w)]) if w != "x2" else first[("r1", w)]) for w in words]
+    dup = pd.DataFrame(rows, columns=["rater_id", "word1", "rating"]).assign(
+        tranche=1, word2="w", kind="duplicate")
+    both = pd.concat([ratings, dup], ignore_index=True)
+    table = exclusion_table(both, protocol_with("hyperlex", rules=["duplicate_inconsistency"]))
+    assert table["rater_id"].tolist() == ["r1"]
+    assert table["value"].tolist() == [pytest.approx(2 / 3)]
+    any_pair = exclusion_table(both, protocol_with("hyperlex", rules=["duplicate_inconsistency"],
+                                                   duplicate_max_share=0.0))
+    assert sorted(any_pair["rater_id"]) == ["r0", "r1"]
+
+
+def test_min_answers_excludes_raters_who_quit():
+    ratings = hyperlex_study()
+    quitter = ratings[ratings["rater_id"] == "r3"].iloc[:5]
+    partial = pd.concat([ratings[ratings["rater_id"] != "r3"], quitter], ignore_index=True)
+    shown = len(ratings[["word1", "word2"]].drop_duplicates())
+    table = exclusion_table(partial, protocol_with("hyperlex", rules=["min_answers"]))
+    assert table["rater_id"].tolist() == ["r3"]
+    assert table["value"].iloc[0] == pytest.approx(5 / shown)
+    assert f"answered 5 of the {shown} pairs" in table["detail"].iloc[0]
+    half = exclusion_table(partial, protocol_with("hyperlex", rules=["min_answers"],
+                                                  min_answers_share=5 / shown))
+    assert half.empty
 
 
 def test_hyperlex_protocol_by_name_runs_every_rule():

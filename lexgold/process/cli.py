@@ -75,12 +75,21 @@ def agree(ratings, as_json, pool, min_overlap):
               help="Bootstrap replicates for the confidence intervals (0 = none); default: "
                    "the protocol's [process.agreement] bootstrap (200).")
 @click.option("--no-plots", is_flag=True, help="Skip the PNG plots of report.md.")
-def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no_plots):
+@click.option("--allow-incomplete", is_flag=True,
+              help="Release even when no rater is left, a pair of --pairs has no accepted "
+                   "rating, or a pair has fewer accepted raters than the protocol's "
+                   "[process.release] min_raters_per_pair; the problems are printed and "
+                   "recorded in report.json and README.md.")
+def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no_plots,
+            allow_incomplete):
     """Turn raw ratings into a released gold standard with its reliability report.
 
     Calibrates, excludes raters, averages and rescales per pair, measures agreement, and
-    writes gold.csv (the published file's columns), exclusions.csv, report.json and report.md
-    (with plots) to --out; HyperLex also gets splits.csv (random and lexical splits).
+    writes to --out the release file in the published layout (SimLex-999.txt,
+    hyperlex-all.txt or TR9856.txt), gold.csv (the same table, comma-separated),
+    exclusions.csv, report.json, report.md (with plots), a dataset card (README.md),
+    CITATION.cff, datapackage.json and SHA256SUMS; HyperLex also gets splits.csv. An
+    incomplete release (see --allow-incomplete) stops with an error and writes nothing.
 
     \b
     Example:
@@ -89,7 +98,9 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
     from lexgold.process.pipeline import run
 
     report = run(ratings, protocol, out_dir, pairs_path=pairs_path, seed=seed, usf_dir=usf_dir,
-                 plots=not no_plots, bootstrap=bootstrap)
+                 plots=not no_plots, bootstrap=bootstrap, allow_incomplete=allow_incomplete)
+    for problem in report["warnings"]:
+        click.echo(f"Warning: incomplete release: {problem}", err=True)
     counts, final = report["counts"], report["agreement"]["final"]
     show = lambda v: "n/a" if v is None else f"{v:.3f}"  # noqa: E731
     click.echo(f"{counts['released_pairs']} pairs released from "
@@ -97,7 +108,8 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
                f"raters ({counts['calibrated_raters']} calibrated, "
                f"{counts['excluded_raters']} excluded)")
     click.echo(f"IAA-1 {show(final['iaa1'])}  IAA-2 {show(final['iaa2'])}")
-    click.echo(f"wrote {', '.join(report['files'])} to {out_dir}")
+    click.echo(f"release file {report['release_file']}; wrote {', '.join(report['files'])} "
+               f"to {out_dir}")
 
 
 @click.command()
