@@ -172,10 +172,10 @@ def _datasheet(report: dict, gold: pd.DataFrame) -> list[str]:
               f"- Exclusion rules: {', '.join(rules) if rules else 'none'}; "
               f"{counts['excluded_raters']} raters excluded, "
               f"{stages['final']['raters']} accepted.", ""]
-    if by_rule:
-        lines += ["| rule | raters |", "| --- | --- |"]
-        lines += [f"| {rule} | {n} |" for rule, n in sorted(by_rule.items())]
-        lines += ["", "A rater may meet several rules.", ""]
+    if rules:
+        lines += ["| rule | raters excluded |", "| --- | --- |"]
+        lines += [f"| {rule} | {by_rule.get(rule, 0)} |" for rule in rules]
+        lines += ["", "A rater may meet several rules; `exclusions.csv` lists each.", ""]
     lines += [f"- Scale transform: the mean of the accepted ratings of a pair, mapped linearly "
               f"from [{release['rating_min']:g}, {release['rating_max']:g}] to "
               f"[{release['score_min']:g}, {release['score_max']:g}].",
@@ -206,9 +206,7 @@ def citation_cff(report: dict) -> str:
              "type: dataset",
              f"title: {_yaml(report['protocol'] + ' gold standard (built with lexgold)')}",
              "authors:", f"  - name: {_yaml('TODO: the authors of this dataset')}"]
-    last = (report.get("dates") or {}).get("last")
-    if last:
-        lines.append(f"date-released: {_yaml(last[:10])}")
+    lines.append("# date-released: TODO (YYYY-MM-DD)")
     paper = report.get("paper") or ""
     match = re.match(r"^(.*?) (\d{4}), (.*)$", paper)
     if match:
@@ -223,9 +221,9 @@ def citation_cff(report: dict) -> str:
 def _fields(frame: pd.DataFrame) -> list[dict]:
     fields = []
     for name, dtype in frame.dtypes.items():
-        kind = ("integer" if pd.api.types.is_integer_dtype(dtype) else
-                "number" if pd.api.types.is_numeric_dtype(dtype) else
-                "boolean" if pd.api.types.is_bool_dtype(dtype) else "string")
+        kind = ("boolean" if pd.api.types.is_bool_dtype(dtype) else
+                "integer" if pd.api.types.is_integer_dtype(dtype) else
+                "number" if pd.api.types.is_numeric_dtype(dtype) else "string")
         fields.append({"name": str(name), "type": kind})
     return fields
 
@@ -270,6 +268,6 @@ def data_package(out: Path, report: dict) -> dict:
             resources.append(_resource(out, name, path, table))
     slug = re.sub(r"[^a-z0-9._-]+", "-", report["protocol"].lower()).strip("-") or "gold"
     return {"name": f"{slug}-gold", "title": f"{report['protocol']} gold standard",
-            "profile": "tabular-data-package",
+            "profile": "data-package" if fmt == "hyperlex" else "tabular-data-package",
             "description": "Built with lexgold; see README.md (dataset card) and report.json.",
             "resources": resources}
