@@ -129,9 +129,13 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
               help="Share of spamming raters.")
 @click.option("--noise-sd", type=click.FloatRange(min=0), default=1.0, show_default=True)
 @click.option("--bias-sd", type=click.FloatRange(min=0), default=0.7, show_default=True)
+@click.option("--recall", type=click.FloatRange(0, 1), default=0.995, show_default=True,
+              help="Chance that an honest rater repeats its first answer to a pair shown again.")
+@click.option("--quitters", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+              help="Share of honest raters who stop after a random 10-90 %% of their pairs.")
 @seed_option
 def simulate(protocol, pairs_path, n_pairs, out_path, truth_path, raters_per_tranche, spammers,
-             noise_sd, bias_sd, seed):
+             noise_sd, bias_sd, recall, quitters, seed):
     """Simulate raters answering a rating study; write long-format ratings.
 
     Honest raters answer the true score plus a personal bias and noise; spammers answer at
@@ -151,7 +155,8 @@ def simulate(protocol, pairs_path, n_pairs, out_path, truth_path, raters_per_tra
     pairs = read_pairs(pairs_path) if pairs_path else usf_pairs(n_pairs, rng=rng)
     design = design_for(protocol, raters_per_tranche=raters_per_tranche)
     ratings, raters = simulate_ratings(pairs, design, rng=rng, noise_sd=noise_sd,
-                                       bias_sd=bias_sd, spammers=spammers)
+                                       bias_sd=bias_sd, spammers=spammers, recall=recall,
+                                       quitters=quitters)
     if "topic" in pairs.columns:
         ratings = ratings.merge(pairs[["word1", "word2", "topic"]].drop_duplicates(
             ["word1", "word2"]), on=["word1", "word2"], how="left")

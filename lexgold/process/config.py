@@ -48,10 +48,10 @@ class ExclusionConfig:
     gain_fraction: float = 0.10
     #: at most this many raters excluded per tranche (SimLex: 16); 0 = no cap
     max_per_tranche: int = 16
-    #: duplicates: answers to one pair differing by more than this are unequal
-    duplicate_tolerance: float = 1.0
-    #: ... and a rater is excluded when more than this share of its duplicate pairs are unequal
-    duplicate_max_share: float = 0.5
+    #: duplicates: excluded when the mean difference between the two answers to a duplicate
+    #: pair is at least this times the mean difference between answers to different pairs
+    #: (1: no better than chance; 0: any unequal answer)
+    duplicate_max_ratio: float = 1.0
     #: single value: excluded when one value makes up at least this share of the answers
     single_value_share: float = 1.0
     #: two-value alternation: two values make up at least this share of the answers ...

@@ -12,6 +12,8 @@ simulated raters:
 - a spammer (share ``spammers``) answers at random (uniform over the scale), with one value
   throughout, or alternating between two values, in equal proportions; it gets a checkpoint
   right with probability 1/3 (three choices);
+- a quitter (share ``quitters`` of the honest raters) stops after a random 10-90 % of its
+  showings, as a rater who closes the page;
 - TR9856 is binary: an honest annotator says "related" with probability equal to the pair's
   true score on [0, 1]; a spammer with probability 1/2.
 
@@ -63,7 +65,8 @@ def simulate_ratings(pairs: pd.DataFrame, design: Design, *, rng: np.random.Gene
                      truth: np.ndarray | None = None, noise_sd: float = 1.0,
                      bias_sd: float = 0.7, spammers: float = 0.1,
                      honest_checkpoint: float = 0.99,
-                     recall: float = 0.995) -> tuple[pd.DataFrame, pd.DataFrame]:
+                     recall: float = 0.995,
+                     quitters: float = 0.0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Simulate a study over ``pairs`` and return ``(ratings, truth)``.
 
     Parameters
@@ -78,7 +81,7 @@ def simulate_ratings(pairs: pd.DataFrame, design: Design, *, rng: np.random.Gene
         The only source of randomness.
     truth : array, optional
         True score of each pair on the rating scale; default uniform over the scale.
-    noise_sd, bias_sd, spammers, honest_checkpoint, recall : float
+    noise_sd, bias_sd, spammers, honest_checkpoint, recall, quitters : float
         Rater model, see the module docstring.
 
     Returns
@@ -87,7 +90,7 @@ def simulate_ratings(pairs: pd.DataFrame, design: Design, *, rng: np.random.Gene
         Long format of SPEC section 5 (``rater_id, tranche, word1, word2, rating, pos, kind,
         answered_at``), one row per answer.
     raters : pandas.DataFrame
-        ``rater_id, tranche, spammer, style, bias``: who is who (for tests and reports);
+        ``rater_id, tranche, spammer, style, bias, quit``: who is who (for tests and reports);
         ``raters.attrs["truth"]`` holds the true score of each pair, in ``pairs`` order.
     """
     if not isinstance(rng, np.random.Generator):
@@ -114,13 +117,16 @@ def simulate_ratings(pairs: pd.DataFrame, design: Design, *, rng: np.random.Gene
             checks = _checkpoints(design, style, honest_checkpoint, rng)
             frame = pd.concat([checks, shown.drop(columns="first").assign(rating=answers)],
                               ignore_index=True)
+            quit = bool(quitters) and style == "honest" and rng.random() < quitters
+            if quit:
+                frame = frame.iloc[:max(1, int(rng.uniform(0.1, 0.9) * len(frame)))]
             frame = frame.assign(rater_id=rater, tranche=t,
                                  answered_at=(clock + pd.to_timedelta(
                                      np.arange(len(frame)) * 10, unit="s")).strftime(
                                      "%Y-%m-%dT%H:%M:%SZ"))
             frames.append(frame)
             who.append({"rater_id": rater, "tranche": t, "spammer": style != "honest",
-                        "style": style, "bias": bias})
+                        "style": style, "bias": bias, "quit": quit})
     ratings = pd.concat(frames, ignore_index=True)
     columns = ["rater_id", "tranche", "word1", "word2", "rating", "pos", "kind", "answered_at"]
     raters = pd.DataFrame(who)
