@@ -135,9 +135,9 @@ def release_check(scores: pd.DataFrame, pairs: pd.DataFrame | None, final: pd.Da
         problems.append("no rater is left after the exclusions")
     below = scores[scores["n"] < min_raters]
     if raters and len(below):
-        first = below.iloc[0]
+        first = below.sort_values("n", kind="stable").iloc[0]      # the thinnest pair
         problems.append(f"{len(below)} of {len(scores)} pairs have fewer than {min_raters} "
-                        f"accepted raters (fewest: {int(below['n'].min())}, e.g. "
+                        f"accepted raters (fewest: {int(first['n'])}, e.g. "
                         f"{first['word1']} / {first['word2']})")
     missing = pd.DataFrame(columns=ITEM)
     if pairs is not None:
