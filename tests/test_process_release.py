@@ -256,8 +256,9 @@ def simulated_run(tmp_path, protocol, *, n=100, **design):
                bootstrap=0)
 
 
-@pytest.mark.parametrize("protocol, name, header", [("hyperlex", "hyperlex-all.txt", HYPERLEX_HEADER),
-                                                    ("tr9856", "TR9856.txt", TR9856_HEADER)])
+@pytest.mark.parametrize("protocol, name, header",
+                         [("hyperlex", "hyperlex-all.txt", HYPERLEX_HEADER),
+                          ("tr9856", "TR9856.txt", TR9856_HEADER)])
 def test_hyperlex_and_tr9856_release_folders_validate(tmp_path, protocol, name, header):
     report = simulated_run(tmp_path, protocol)
     out = tmp_path / "out"
@@ -291,7 +292,8 @@ def test_no_rater_left_stops_the_release(tmp_path):
                      bootstrap=0, allow_incomplete=True)
     assert report["warnings"] == ["no rater is left after the exclusions"]
     assert (tmp_path / "out" / "hyperlex-all.txt").read_bytes() == HYPERLEX_HEADER
-    assert "**Incomplete release.** no rater is left" in (tmp_path / "out" / "README.md").read_text()
+    card = (tmp_path / "out" / "README.md").read_text()
+    assert "**Incomplete release.** no rater is left" in card
 
 
 def test_unrated_and_thin_pairs_are_problems(tmp_path):

@@ -250,7 +250,8 @@ def random_consistency(frame, config, agreement) -> pd.DataFrame:
                   f"one-sided p = {q:.3f}" for r, n, q in zip(hit["rho"], hit["n"], p[p > alpha])])
 
 
-RULE_FUNCTIONS = {"min_answers": min_answers, "checkpoint": checkpoint, "low_agreement": low_agreement,
+RULE_FUNCTIONS = {"min_answers": min_answers, "checkpoint": checkpoint,
+                  "low_agreement": low_agreement,
                   "agreement_gain": agreement_gain,
                   "duplicate_inconsistency": duplicate_inconsistency,
                   "single_value": single_value, "two_value_alternation": two_value_alternation,

@@ -87,7 +87,7 @@ def _ci(stage: dict, name: str, level: float) -> str:
 def dataset_card(report: dict, gold: pd.DataFrame) -> str:
     """``README.md``: YAML header (Hugging Face convention) and a datasheet from ``report``."""
     release = report["config"]["release"]
-    fmt, counts, agreement = release["format"], report["counts"], report["agreement"]
+    fmt, counts = release["format"], report["counts"]
     name = report["protocol"]
     pairs = counts["released_pairs"]
     language = report.get("language") or "en"
@@ -140,7 +140,8 @@ def _datasheet(report: dict, gold: pd.DataFrame) -> list[str]:
              "Sections of Gebru et al. (2021), *Datasheets for Datasets*. Figures come from "
              "`report.json`; TODO marks what only the authors can say.", "",
              "### Motivation", "",
-             f"- Purpose: TODO. The pairs and ratings follow {report.get('paper') or 'the protocol'}.",
+             "- Purpose: TODO. The pairs and ratings follow "
+             f"{report.get('paper') or 'the protocol'}.",
              "- Creators and funding: TODO.", "",
              "### Composition", "",
              f"- {counts['released_pairs']} pairs; columns as in the published {release['format']} "
@@ -202,7 +203,8 @@ def _datasheet(report: dict, gold: pd.DataFrame) -> list[str]:
 def citation_cff(report: dict) -> str:
     """Citation File Format 1.2.0, with the protocol's paper as a reference."""
     lines = ["cff-version: 1.2.0",
-             f"message: {_yaml('TODO: how to cite this dataset. Please also cite the paper whose protocol it follows.')}",
+             "message: " + _yaml("TODO: how to cite this dataset. Please also cite the paper "
+                                 "whose protocol it follows."),
              "type: dataset",
              f"title: {_yaml(report['protocol'] + ' gold standard (built with lexgold)')}",
              "authors:", f"  - name: {_yaml('TODO: the authors of this dataset')}"]

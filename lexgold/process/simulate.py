@@ -35,7 +35,9 @@ class Design:
     """Study layout (SimLex section 3.3-3.5; HyperLex section 4.4; TR9856 section 3.4)."""
     consistency: int = 20          # pairs shown in every tranche
     unique: int = 99               # unique pairs per tranche
-    raters_per_tranche: int = 50
+    #: SimLex section 3.6: at most 16 excluded per tranche, "so that each pair ... was rated by
+    #: a minimum of 36 raters": 36 + 16 = 52 per tranche ("approximately 50", section 3.5)
+    raters_per_tranche: int = 52
     duplicates: int = 0            # pairs shown twice to the same rater (HyperLex: 9)
     group_size: int = 7            # calibration repeat at the start of each later group
     checkpoints: int = 3           # SimLex: one per POS batch
@@ -137,7 +139,8 @@ def simulate_ratings(pairs: pd.DataFrame, design: Design, *, rng: np.random.Gene
 def usf_pairs(n: int, *, rng: np.random.Generator, usf: pd.DataFrame | None = None) -> pd.DataFrame:
     """``n`` random same-POS (N, V, A) pairs of single lower-case words, both normed, from USF.
 
-    A stand-in for a builder's ``pairs.csv`` when simulating without one.
+    A stand-in for a builder's ``pairs.csv`` when simulating without one. As in SimLex-999,
+    word1 is the USF target and word2 the cue (the released Assoc(USF) is FSG(word2 -> word1)).
     """
     if usf is None:
         from lexgold.resources import read_usf
@@ -146,7 +149,7 @@ def usf_pairs(n: int, *, rng: np.random.Generator, usf: pd.DataFrame | None = No
     keep = usf["normed"].astype(bool) & (pos == usf["tps"].astype(str).replace({"AJ": "A"})) \
         & pos.isin(["N", "V", "A"]) & usf["cue"].str.fullmatch(r"[A-Z]+") \
         & usf["target"].str.fullmatch(r"[A-Z]+")
-    pool = pd.DataFrame({"word1": usf["cue"].str.lower(), "word2": usf["target"].str.lower(),
+    pool = pd.DataFrame({"word1": usf["target"].str.lower(), "word2": usf["cue"].str.lower(),
                          "pos": pos})[keep.fillna(False).to_numpy()]
     pool = pool.drop_duplicates(["word1", "word2"]).reset_index(drop=True)
     if n > len(pool):
