@@ -96,7 +96,7 @@ def dataset_card(report: dict, gold: pd.DataFrame) -> str:
               f"license_name: {_yaml('TODO: the licence of this dataset')}",
               "size_categories:", f"- {_size_category(pairs)}",
               "task_categories:", "- sentence-similarity",
-              "tags:", f"- {KINDS[fmt]}", "- word-pairs", "- lexgold",
+              "tags:", f"- {KINDS.get(fmt, 'word-pairs')}", "- word-pairs", "- lexgold",
               "configs:", "- config_name: default", "  data_files: gold.csv", "---", ""]
     stages = counts["stages"]
     lines = [f"# {name} gold standard", "",

@@ -293,6 +293,9 @@ def release_text(gold: pd.DataFrame, format: str, *, decimals: int = 2) -> str:
         rows = [[_text(v, decimals) for v in row] for row in gold[TR9856_COLUMNS[:3]].itertuples(
             index=False)]
         return _join(["#" + "\t".join(TR9856_COLUMNS[:3])], rows, "\t", gold)
+    if format != "hyperlex":
+        raise InputError(f"no published layout for format {format!r}; expected one of "
+                         f"{', '.join(RELEASE_FILES)}", field="process.release.format")
     rows = []
     for row in gold[HYPERLEX_COLUMNS].itertuples(index=False):
         fields = [_text(v, decimals) or "NA" for v in row[:-1]]
