@@ -14,8 +14,9 @@ parsed ("warm"). Both must give the same labels.
 
 Usage::
 
-    python bench/bench_relations.py            # the full pool
+    python bench/bench_relations.py            # the full pool, default rules (first-sense)
     python bench/bench_relations.py --pairs 5000
+    python bench/bench_relations.py --sense-policy shortest-path
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ import time
 
 import pandas as pd
 
-from lexgold.builder.relations import RelationLabeller, label_relations, reference_relation
+from lexgold.builder.relations import (SENSE_POLICIES, RelationLabeller, label_relations,
+                                       reference_relation)
 from lexgold.resources import read_usf
 from lexgold.resources.wordnet import _reader_from_root, locate_wordnet, nltk_layout
 
@@ -50,28 +52,30 @@ def timed(function, *args):
     return result, time.perf_counter() - start
 
 
-def fast(pairs, reader):
-    return list(label_relations(pairs, labeller=RelationLabeller(reader)))
+def fast(pairs, reader, policy):
+    return list(label_relations(pairs, labeller=RelationLabeller(reader, sense_policy=policy)))
 
 
-def loop(pairs, reader):
-    return [reference_relation(reader, a, b, p) for a, b, p in pairs.itertuples(index=False)]
+def loop(pairs, reader, policy):
+    return [reference_relation(reader, a, b, p, sense_policy=policy)
+            for a, b, p in pairs.itertuples(index=False)]
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, help="only the first N pairs of the pool")
+    parser.add_argument("--sense-policy", choices=SENSE_POLICIES, default="first-sense")
     args = parser.parse_args()
     pairs = usf_nv_pool(args.pairs)
     print(f"USF N/V pool: {len(pairs)} pairs ({(pairs['pos'] == 'N').sum()} N, "
-          f"{(pairs['pos'] == 'V').sum()} V)")
+          f"{(pairs['pos'] == 'V').sum()} V); sense policy {args.sense_policy}")
     rows = []
     for state in ("cold", "warm"):
         reader_fast, reader_loop = fresh_reader(), fresh_reader()
         if state == "warm":  # let NLTK parse every synset both will ask for, then time again
-            fast(pairs, reader_fast), loop(pairs, reader_loop)
-        labels_fast, t_fast = timed(fast, pairs, reader_fast)
-        labels_loop, t_loop = timed(loop, pairs, reader_loop)
+            fast(pairs, reader_fast, args.sense_policy), loop(pairs, reader_loop, args.sense_policy)
+        labels_fast, t_fast = timed(fast, pairs, reader_fast, args.sense_policy)
+        labels_loop, t_loop = timed(loop, pairs, reader_loop, args.sense_policy)
         assert labels_fast == labels_loop, "the two labellers disagree"
         rows.append((state, t_fast, t_loop))
     print(f"{'reader':<6} {'RelationLabeller':>17} {'per-pair NLTK loop':>19} {'speed-up':>9}")

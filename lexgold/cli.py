@@ -13,6 +13,7 @@ from lexgold.resources.cli import resources
 from lexgold.builder.cli import build, relations
 from lexgold.annotate.cli import serve, study
 from lexgold.process.cli import agree, process, simulate
+from lexgold.ratings.cli import ratings
 from lexgold.evaluate.cli import analogy, evaluate, sdt
 from lexgold.languages.cli import crosslingual, pack, translate
 
@@ -28,8 +29,8 @@ def cli():
     """
 
 
-for command in (resources, build, relations, study, serve, agree, process, simulate, evaluate,
-                analogy, sdt, translate, crosslingual, pack):
+for command in (resources, build, relations, study, serve, ratings, agree, process, simulate,
+                evaluate, analogy, sdt, translate, crosslingual, pack):
     cli.add_command(command)
 
 

@@ -45,6 +45,6 @@ lexgold evaluate --gold "$gdata/wordsim353.tsv" --vectors "$vectors"
 lexgold evaluate --gold "$out/gold/gold.csv" --vectors "$vectors"
 lexgold analogy --questions "$gdata/questions-words.txt" --vectors "$vectors"
 lexgold sdt --corpus "$gdata/lee_background.cor" --doc-size 1 --dim 100 --min-count 3 \
-    --freq-min 10 --n-words 200 --median-rank --seed 1
+    --median-rank --seed 1
 
 step "done: outputs in $out/"

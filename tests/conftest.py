@@ -1,11 +1,28 @@
-"""Shared fixtures: the real resources, loaded once per test session."""
+"""Shared fixtures: the real resources, loaded once per test session; hypothesis profiles.
+
+Hypothesis profiles (``HYPOTHESIS_PROFILE`` selects one; under ``CI`` the default is ``ci``):
+
+- ``ci``: derandomized (the examples are a function of the test alone) and no example database,
+  so a red CI run fails the same way on any machine: rerun it with ``HYPOTHESIS_PROFILE=ci``.
+- ``dev`` (default outside CI): random examples, remembered in ``.hypothesis/`` as usual.
+- ``deep``: random, 20 times the examples of each test, for a nightly-style search.
+"""
 
 import os
-from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("dev", print_blob=True)
+settings.register_profile("deep", database=None, print_blob=True)
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+settings.load_profile(PROFILE)
+
+
+def examples(n: int) -> int:
+    """``max_examples`` for a property test: ``n``, or 20 n under the ``deep`` profile."""
+    return 20 * n if PROFILE == "deep" else n
 
 
 @pytest.fixture(scope="session")

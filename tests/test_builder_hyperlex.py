@@ -12,8 +12,7 @@ from click.testing import CliRunner
 from lexgold.builder import checking, common
 from lexgold.builder.hyperlex import (GroupScale, HyperLexBuild, NoRelPool, Resources,
                                       build_hyperlex, candidate_pool, concreteness_groups,
-                                      load_settings, read_word_list, run_hyperlex)
-from lexgold.builder.relations import RelationLabeller
+                                      labeller_for, load_settings, read_word_list, run_hyperlex)
 from lexgold.cli import cli
 from lexgold.errors import InputError
 from lexgold.protocols import load_protocol
@@ -41,7 +40,7 @@ def settings():
 
 @pytest.fixture(scope="module")
 def res(usf, wordnet, settings):
-    return Resources(usf, RelationLabeller(wordnet), common.usf_concreteness(usf),
+    return Resources(usf, labeller_for(wordnet, settings), common.usf_concreteness(usf),
                      read_word_list(OFFENSIVE), common.proper_noun_detector(wordnet))
 
 
@@ -69,6 +68,40 @@ def test_packaged_quotas_are_the_schema_defaults(settings):
     total = {pos: sum(settings.step1[pos].values()) + sum(settings.step2[pos].values())
              for pos in ("N", "V")}
     assert total == {"N": 2163, "V": 453}  # the paper's 2,616 pairs
+
+
+def test_quotas_per_relation_and_pos(settings):
+    """Per relation, N + V quotas add up to the released totals; verbs split per relation."""
+    quotas = {pos: {**settings.step1[pos], **settings.step2.get(pos, {})} for pos in ("N", "V")}
+    released = {"hyp-1": 384, "hyp-2": 290, "hyp-3": 289, "hyp-4": 242, "cohyp": 292, "mero": 241,
+                "syn": 194, "ant": 98, "rhyp-1": 98, "rhyp-2": 73, "rhyp-3": 75, "rhyp-4": 50,
+                "no-rel": 290}  # hyperlex-all.txt, as the protocol file's comment says
+    assert {r: quotas["N"].get(r, 0) + quotas["V"].get(r, 0) for r in released} == released
+    assert "mero" not in quotas["V"]  # section 4.1: nouns only
+    for n in (1, 2, 3, 4):  # rhyp-N drawn from the reversed hyp-N sample keeps its verb share
+        share = quotas["V"][f"hyp-{n}"] / released[f"hyp-{n}"]
+        assert abs(quotas["V"][f"rhyp-{n}"] - share * released[f"rhyp-{n}"]) < 1
+    verb_shares = {r: quotas["V"][r] / released[r] for r in quotas["V"]}
+    assert max(verb_shares.values()) / min(verb_shares.values()) > 2  # not one N:V ratio
+
+
+def test_pool_labels_follow_the_protocol(pool, wordnet, tmp_path):
+    """The packaged protocol: first-sense levels and antonyms from both words."""
+    rows = pool.set_index(["word1", "word2"])
+    # USF has enemy -> friend (62 participants) and friend -> enemy; only friend's lemma points
+    # at its antonym, yet both orders are ant, so the first kept is an ant candidate
+    assert rows.loc[("enemy", "friend"), "relation"] == "ant"
+    assert rows.loc[("enemy", "friend"), "excluded"] == ""
+    assert rows.loc[("friend", "enemy"), "excluded"] == "duplicate"
+    # USF's vehicle -> car is rhyp-4 (from car.n.01, the first sense), reversed into hyp-4
+    assert rows.loc[("car", "vehicle"), ["usf_relation", "relation"]].tolist() == ["rhyp-4", "hyp-4"]
+    path = tmp_path / "literal.toml"
+    path.write_text('name = "literal"\n[build]\nsense_policy = "shortest-path"\n'
+                    'antonyms = ["lemma"]\n', encoding="utf-8")
+    literal = labeller_for(wordnet, load_settings(load_protocol(path)))
+    assert literal.relation("car", "vehicle", "N") == "hyp-2"
+    assert literal.relation("depart", "arrive", "V") == "no-rel"
+    assert labeller_for(wordnet, HyperLexBuild()).relation("depart", "arrive", "V") == "ant"
 
 
 def test_pool_filters(pool, usf, res):
@@ -128,7 +161,7 @@ def test_no_check_build_meets_quotas_where_pools_allow(draft, settings):
     assert pairs[["word1", "word2"]].stack().str.fullmatch("[a-z]+").all()
 
 
-def test_step2_pairs(draft, res, usf_pairs):
+def test_step2_pairs(draft, res, usf_pairs, settings):
     pairs = pd.read_csv(draft / "pairs.csv", keep_default_na=False)
     step1 = pairs[pairs["step"] == 1]
     hyp = set(zip(step1["word1"], step1["word2"], step1["pos"], step1["relation"]))
@@ -138,7 +171,7 @@ def test_step2_pairs(draft, res, usf_pairs):
         assert res.labeller.relation(row.word1, row.word2, row.pos) in {row.relation, row.relation[1:]}
     cues = set(res.usf["cue"].str.lower())
     no_rel = pairs[pairs["relation"] == "no-rel"]
-    assert len(no_rel) == 290
+    assert len(no_rel) == sum(quotas.get("no-rel", 0) for quotas in settings.step2.values())
     for row in no_rel.itertuples():
         words = set(step1.loc[step1["pos"] == row.pos, "word1"]) | set(step1.loc[step1["pos"] == row.pos, "word2"])
         assert {row.word1, row.word2} <= words  # Cartesian product of step-1 words
@@ -300,6 +333,8 @@ def test_check_workflow_through_the_command_line(tmp_path):
     ("[build.step2.A]\nno-rel = 3\n", r"field 'build\.step2\.A\.no-rel'"),
     ("[build]\nnamed_entities = \"spacy\"\n", r"field 'build\.named_entities': expected one of"),
     ("[build]\nmin_participant = 3\n", r"field 'build\.min_participant': unknown key"),
+    ("[build]\nsense_policy = \"longest\"\n", r"field 'build\.sense_policy': expected one of"),
+    ("[build]\nantonyms = [\"similar\"]\n", r"field 'build\.antonyms': expected antonym routes"),
 ])
 def test_bad_protocol_keys(tmp_path, table, message):
     path = tmp_path / "p.toml"

@@ -1,7 +1,9 @@
 """SimLex-999 builder (Hill et al. 2015, section 3.1) on the real USF norms."""
 
+import dataclasses
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,7 +16,9 @@ from lexgold.builder.simlex import (CLASSES, assign_classes, associated_pool,
 from lexgold.cli import cli
 from lexgold.errors import InputError
 from lexgold.protocols import load_protocol
-from lexgold.resources import pos_tendency, usf_pos_counts
+from lexgold.resources import (one_tag_per_word, penn_tag_counts, semcor_tag_counts, sum_counts,
+                               usf_pos_counts)
+from lexgold.resources.wordnet import wordnet_file
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +45,17 @@ def usf_lower(usf):
     return set(zip(usf["cue"].str.lower(), usf["target"].str.lower()))
 
 
+@pytest.fixture(scope="module")
+def defaults(usf):
+    """The packaged settings and the resources they select (Penn + SemCor tags, Brysbaert)."""
+    settings = load_settings(load_protocol("simlex"))
+    pos = common.pos_table(settings.pos, usf, base=None)
+    conc, _ = common.concreteness_with_fallback(
+        "brysbaert", "usf", usf, {"usf": settings.concreteness.usf,
+                                  "brysbaert": settings.concreteness.brysbaert})
+    return settings, pos, conc
+
+
 def test_quotas_met(pairs, report):
     counts = pairs.groupby(["cohort", "pos"]).size().to_dict()
     assert counts == {("associated", "N"): 600, ("associated", "V"): 200, ("associated", "A"): 100,
@@ -60,28 +75,33 @@ def test_classes_balanced(pairs):
 
 
 def test_classes_follow_the_paper(pairs, report):
-    """Recompute C1-C4 by hand from conc1, conc2 and the reported median of |c1 - c2|."""
+    """Recompute C1-C4 by hand from conc1 (the first item), conc2 and the reported median of
+    |c1 - c2|, on Brysbaert's 1-5 scale with the threshold 3."""
+    assert report["concreteness"]["scale"] == [1.0, 5.0]
     for cohort, rows in pairs.groupby("cohort"):
         medians = report["cohorts"][cohort]["median_conc_diff"]
         for row in rows.itertuples():
             c1, c2, m = row.conc1, row.conc2, medians[row.pos]
-            d = round(abs(c1 - c2), 6)  # ratings have two decimals
-            if c1 > 4:
+            d = round(abs(c1 - c2), 6)
+            if c1 > 3:
                 expected = "C1" if d <= m else "C2"
-                assert expected == "C1" or c2 < c1
             else:
                 expected = "C3" if d <= m else "C4"
-                assert expected == "C3" or c2 > c1
             assert row.conc_class == expected, row
 
 
-def test_associated_pairs_come_from_usf_same_pos(pairs, usf, usf_lower):
-    tags = pos_tendency(usf_pos_counts(usf))["pos"]
+def test_associated_pairs_come_from_usf_same_pos(pairs, usf, usf_lower, defaults):
+    """Sampled pairs are written as SimLex-999 writes them: word1 = USF target, word2 = cue,
+    fsg = FSG(word2 -> word1); both words lean >= 75 % to the pair's POS."""
+    _, pos, _ = defaults
     assoc = pairs[pairs["cohort"] == "associated"]
-    assert all((a, b) in usf_lower for a, b in zip(assoc["word1"], assoc["word2"]))
-    assert (assoc["word1"].map(tags) == assoc["pos"]).all()
-    assert (assoc["word2"].map(tags) == assoc["pos"]).all()
-    assert assoc["fsg"].notna().all()
+    assert all((cue, target) in usf_lower for target, cue in zip(assoc["word1"], assoc["word2"]))
+    fsg = usf.assign(key=list(zip(usf["target"].str.lower(), usf["cue"].str.lower())))
+    fsg = fsg.drop_duplicates("key").set_index("key")["fsg"]
+    assert assoc["fsg"].tolist() == [fsg[k] for k in zip(assoc["word1"], assoc["word2"])]
+    for column in ("word1", "word2"):
+        assert (assoc[column].map(pos["pos"]) == assoc["pos"]).all()
+        assert (assoc[column].map(pos["share"]) >= 0.75).all()
     keys = {frozenset(p) for p in zip(pairs["word1"], pairs["word2"])}
     assert len(keys) == len(pairs)  # no pair twice, in either order
 
@@ -116,7 +136,8 @@ def test_pool_is_an_audit_trail(built, report, usf):
     assoc = pool[pool["cohort"] == "associated"]
     assert len(assoc) == len(usf)  # every USF pair, eligible or not
     reasons = report["cohorts"]["associated"]["excluded"]
-    assert {"multi-word", "mixed-pos", "no-concreteness", "capital-letter"} <= set(reasons)
+    assert {"multi-word", "mixed-pos", "no-concreteness", "capital-letter", "pos-tendency"} <= set(reasons)
+    assert "no-class" not in reasons  # the four classes split the candidates
     assert reasons == assoc.loc[assoc["excluded"] != "", "excluded"].value_counts().to_dict()
     candidates = assoc[assoc["excluded"] == ""]
     classes = report["cohorts"]["associated"]["classes"]
@@ -138,10 +159,8 @@ def test_same_seed_same_bytes_and_manifest(built, tmp_path):
     assert manifest["settings"]["associated"] == {"N": 600, "V": 200, "A": 100}
 
 
-def test_another_seed_another_sample(built, usf):
-    settings = load_settings(load_protocol("simlex"))
-    pos = pos_tendency(usf_pos_counts(usf))
-    conc = common.usf_concreteness(usf)
+def test_another_seed_another_sample(built, usf, defaults):
+    settings, pos, conc = defaults
     _, other, _ = build_simlex(usf, pos, conc, settings, np.random.default_rng(4))
     first = pd.read_csv(built / "pairs.csv", keep_default_na=False)
     assert len(other) == 999
@@ -159,11 +178,15 @@ def test_assign_classes_by_hand():
     # d = .5 C1 | 1 C1 | 2 > m, abstract c1, c2 > c1: C4 | 3: C4 | .2: C1 |
     # 2.5 > m, abstract, c2 > c1: C4
     assert list(out["conc_class"]) == ["C1", "C1", "C4", "C4", "C1", "C4"]
-    # concrete c1 = 4.5 with a larger c2 = 7 and d = 2.5 > m = 2.25: in no class
+    # concrete c1 = 4.5 with a larger c2 = 7 and d = 2.5 > m = 2.25: C2 by c1 and d alone,
+    # in no class when C2 requires c2 < c1 (the paper's wording read literally)
     frame.loc[1, ["conc1", "conc2"]] = [4.5, 7.0]
     out, medians = assign_classes(frame, threshold=4.0)
     assert medians == {"N": 2.25}
+    assert out.loc[1, "conc_class"] == "C2" and (out["excluded"] == "").all()
+    out, _ = assign_classes(frame, threshold=4.0, direction="required")
     assert out.loc[1, "conc_class"] == "" and out.loc[1, "excluded"] == "no-class"
+    assert list(out["conc_class"].drop(1)) == ["C1", "C3", "C4", "C1", "C4"]  # m = 2.25 now
 
 
 def test_split_quota_spreads_remainders_at_random():
@@ -177,18 +200,39 @@ def test_split_quota_spreads_remainders_at_random():
     assert common.split_quota(600, CLASSES, rng) == dict.fromkeys(CLASSES, 150)
 
 
-def test_brysbaert_concreteness_source(usf, brysbaert):
-    settings = load_settings(load_protocol("simlex"), concreteness="brysbaert")
-    assert settings.concreteness.active().threshold == 3.0
-    conc = common.concreteness_table("brysbaert", usf, settings.concreteness.active())
-    assert conc["sun"] == pytest.approx(float(brysbaert.loc[brysbaert["word"] == "sun", "conc_m"].iloc[0]))
-    pos = pos_tendency(usf_pos_counts(usf))
-    pool, pairs, report = build_simlex(usf, pos, conc, settings, np.random.default_rng(1))
-    assert pairs[["conc1", "conc2"]].stack().between(1, 5).all()
-    assert len(pairs) == 999 - report["quota_shortfall"]
-    concrete = pairs["conc1"] > 3.0
+def test_usf_concreteness_source_as_the_paper_words_it(usf):
+    """--concreteness usf --concreteness-fallback none: USF's 1-7 ratings, threshold 4, and a
+    pair with an unrated word is excluded (section 3.1)."""
+    settings = load_settings(load_protocol("simlex"), concreteness="usf", concreteness_fallback="none")
+    assert settings.concreteness.active().threshold == 4.0
+    conc, origin = common.concreteness_with_fallback(
+        "usf", "none", usf, {"usf": settings.concreteness.usf, "brysbaert": settings.concreteness.brysbaert})
+    assert set(origin) == {"usf"}
+    cue = usf[usf["cue"] == "SUN"].iloc[0]
+    assert conc["sun"] == cue["qcon"]
+    pool, pairs, report = build_simlex(usf, common.pos_table(settings.pos, usf, None), conc, settings,
+                                       np.random.default_rng(1))
+    assert pairs[["conc1", "conc2"]].stack().between(1, 7).all()
+    assert report["cohorts"]["associated"]["excluded"]["no-concreteness"] > 0
+    concrete = pairs["conc1"] > 4.0
     assert set(pairs.loc[concrete, "conc_class"]) <= {"C1", "C2"}
     assert set(pairs.loc[~concrete, "conc_class"]) <= {"C3", "C4"}
+
+
+def test_brysbaert_with_usf_fallback(usf, brysbaert, defaults):
+    """A word Brysbaert et al. lack takes its USF rating mapped linearly onto 1-5; the paper's
+    threshold 4 on 1-7 maps onto the protocol's 3 on 1-5."""
+    settings, _, conc = defaults
+    usf_conc, brys = common.usf_concreteness(usf), common.brysbaert_concreteness()
+    assert conc["sun"] == pytest.approx(float(brysbaert.loc[brysbaert["word"] == "sun", "conc_m"].iloc[0]))
+    lacking = usf_conc.index.difference(brys.index)
+    assert len(lacking) > 0
+    for word in lacking:
+        assert conc[word] == pytest.approx(1 + (usf_conc[word] - 1) * 4 / 6, abs=1e-6)
+    assert common.rescale(pd.Series([1.0, 4.0, 7.0]), settings.concreteness.usf,
+                          settings.concreteness.brysbaert).tolist() == [1.0, 3.0, 5.0]
+    assert settings.concreteness.brysbaert.threshold == 3.0
+    assert set(conc.index) == set(usf_conc.index) | set(brys.index)
 
 
 def test_penn_tag_counts_apply_the_75_percent_rule(usf):
@@ -219,7 +263,10 @@ def test_tagged_corpus_source(tmp_path, usf):
 @pytest.mark.parametrize("table,message", [
     ("[build]\nthreshold = 4\n", r"field 'build\.threshold': unknown key"),
     ("[build.associated]\nX = 3\n", r"field 'build\.associated\.X': expected a POS among N, V, A"),
-    ("[build.pos]\nsource = \"bnc\"\n", r"field 'build\.pos\.source': expected one of usf, penn, corpus"),
+    ("[build.pos]\nsource = \"bnc\"\n", r"field 'build\.pos\.source': expected one of usf, penn, semcor, corpus"),
+    ("[build.pos]\nsource = [\"penn\", \"penn\"]\n", r"field 'build\.pos\.source': expected one or more different"),
+    ("[build]\norientation = \"left\"\n", r"field 'build\.orientation': expected one of target-cue, cue-target"),
+    ("[build.concreteness]\nclass_direction = \"down\"\n", r"field 'build\.concreteness\.class_direction'"),
     ("[build.concreteness.usf]\nscale = [1.0, 7.0]\nthreshold = \"4\"\n",
      r"field 'build\.concreteness\.usf\.threshold': expected float"),
 ])
@@ -243,3 +290,122 @@ def test_help_has_an_example():
     result = CliRunner().invoke(cli, ["build", "simlex", "--help"])
     assert result.exit_code == 0 and "lexgold build simlex --seed 1 --out simlex-out" in result.output
     assert "--concreteness" in result.output and "--pos-source" in result.output
+    assert "--concreteness-fallback" in result.output
+
+
+# -- the rules on small real USF cases -------------------------------------------------------------
+def _usf_rows(usf, pairs):
+    """The USF rows of the given (cue, target) pairs, upper case as in the norms."""
+    keys = {(c.upper(), t.upper()) for c, t in pairs}
+    return usf[[k in keys for k in zip(usf["cue"], usf["target"])]].reset_index(drop=True)
+
+
+def test_orientation_word1_is_the_usf_target(usf, defaults):
+    """SimLex-999 prints `old, new` with Assoc(USF) 7.25 = 10 x FSG(new -> old): USF's row
+    NEW -> OLD becomes word1 = old (the target), word2 = new (the cue), fsg its FSG."""
+    settings, pos, conc = defaults
+    rows = _usf_rows(usf, [("new", "old"), ("old", "new")])
+    pool = associated_pool(rows, pos, conc, settings)
+    new_old = rows.index[(rows["cue"] == "NEW") & (rows["target"] == "OLD")][0]
+    assert (pool.loc[new_old, "word1"], pool.loc[new_old, "word2"]) == ("old", "new")
+    assert pool.loc[new_old, "fsg"] == rows.loc[new_old, "fsg"]
+    assert round(10 * pool.loc[new_old, "fsg"], 2) == 7.25
+    assert pool.loc[new_old, "conc1"] == conc["old"] and pool.loc[new_old, "conc2"] == conc["new"]
+    cue_first = associated_pool(rows, pos, conc, dataclasses.replace(settings, orientation="cue-target"))
+    assert (cue_first.loc[new_old, "word1"], cue_first.loc[new_old, "word2"]) == ("new", "old")
+
+
+def test_orientation_decides_the_class(usf, defaults):
+    """COURAGE -> LION: the target lion is concrete, the cue courage abstract. With word1 = target
+    the first item is concrete (C1/C2); with word1 = cue it is abstract (C3/C4)."""
+    settings, pos, conc = defaults
+    assert conc["lion"] > 3 >= conc["courage"]
+    rows = _usf_rows(usf, [("courage", "lion"), ("compassion", "heart"), ("idea", "brain")])
+    for orientation, family in (("target-cue", {"C1", "C2"}), ("cue-target", {"C3", "C4"})):
+        pool = associated_pool(rows, pos, conc, dataclasses.replace(settings, orientation=orientation))
+        pool, _ = assign_classes(pool, 3.0)
+        assert (pool["excluded"] == "").all(), pool
+        assert set(pool["conc_class"]) <= family
+
+
+def test_semcor_tag_counts_by_hand(tmp_path):
+    """cntlist.rev lines `sense_key sense_number tag_count`; the sense key's type digit is the POS
+    (1 noun, 2 verb, 3 adjective, 4 adverb, 5 adjective satellite)."""
+    path = tmp_path / "cntlist.rev"
+    path.write_text("light%1:19:00:: 1 12\nlight%3:00:01:: 1 8\nlight%5:00:00:pale:00 2 3\n"
+                    "light%2:43:00:: 1 2\nlight%4:02:00:: 1 1\nhot_dog%1:13:01:: 1 1\n", encoding="utf-8")
+    counts = semcor_tag_counts(path)
+    assert counts.loc["light"].tolist() == [12, 2, 11, 1]
+    assert counts.loc["hot_dog"].tolist() == [1, 0, 0, 0]
+    total = sum_counts([counts, counts.loc[["light"]] * 2])
+    assert total.loc["light"].tolist() == [36, 6, 33, 3] and total.loc["hot_dog", "N"] == 1
+    path.write_text("light 1\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"cntlist\.rev:1: not a `lemma%type"):
+        semcor_tag_counts(path)
+
+
+def test_pos_tendency_rule_is_real_by_default(usf, defaults):
+    """Penn Treebank + SemCor tag counts: `light` (noun, adjective and verb) is below 75 % and its
+    pairs go as pos-tendency; `dog` and `cat` lean to the noun; the one-tag USF source would
+    let every word through, so the builder warns about it."""
+    settings, pos, conc = defaults
+    assert common.pos_sources(settings.pos) == ["penn", "semcor"]
+    penn = penn_tag_counts()
+    semcor = semcor_tag_counts(wordnet_file("cntlist.rev"))
+    light = penn.loc["light"] + semcor.loc["light"]
+    assert pos.loc["light", "share"] == pytest.approx(light.max() / light.sum()) and light.max() / light.sum() < 0.75
+    assert pos.loc["dog", "pos"] == pos.loc["cat", "pos"] == "N"
+    rows = _usf_rows(usf, [("dog", "cat"), ("dark", "light"), ("lamp", "light")])
+    pool = associated_pool(rows, pos, conc, settings)
+    by_pair = dict(zip(zip(pool["word1"], pool["word2"]), pool["excluded"]))
+    assert by_pair == {("cat", "dog"): "", ("light", "dark"): "pos-tendency",
+                       ("light", "lamp"): "pos-tendency"}
+    assert one_tag_per_word(usf_pos_counts(usf)) and not one_tag_per_word(penn)
+    usf_only = load_settings(load_protocol("simlex"), pos_source=("usf",))
+    assert "drops nothing" in common.one_tag_warning(usf_pos_counts(usf), usf_only.pos)
+    assert common.one_tag_warning(sum_counts([penn, semcor]), settings.pos) is None
+
+
+def test_one_tag_source_is_warned_about(tmp_path):
+    result = CliRunner().invoke(cli, ["build", "simlex", "--pos-source", "usf", "--seed", "1",
+                                      "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith("Warning: POS source usf gives every word a single tag")
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert len(report["warnings"]) == 1 and "pos-tendency" not in report["cohorts"]["associated"]["excluded"]
+
+
+def test_simlex_own_pairs_survive_the_rules(built, usf):
+    """The published SimLex-999 pairs (gensim's copy) that USF holds: none is lost to a missing
+    concreteness rating or to the classes, and at least 85 % are eligible or excluded only by the
+    POS-tendency rule (the tag source being a stand-in for the BNC)."""
+    gensim = pytest.importorskip("gensim")
+    path = Path(gensim.__file__).parent / "test" / "test_data" / "simlex999.txt"
+    simlex = pd.read_csv(path, sep="\t", comment="#", header=None, usecols=[0, 1],
+                         names=["word1", "word2"], keep_default_na=False)
+    pool = pd.read_csv(built / "pool.csv", keep_default_na=False, low_memory=False)
+    pool = pool[pool["cohort"] == "associated"]
+    reason = dict(zip(zip(pool["word1"], pool["word2"]), pool["excluded"]))
+    found = [(a, b) for a, b in zip(simlex["word1"], simlex["word2"]) if (a, b) in reason or (b, a) in reason]
+    in_order = [k for k in found if k in reason]
+    assert len(in_order) >= 0.97 * len(found)  # SimLex's order is USF's target -> cue
+    status = ["" if "" in (reason.get(k), reason.get(k[::-1])) else reason.get(k, reason.get(k[::-1]))
+              for k in found]
+    assert not {"no-concreteness", "no-class"} & set(status)
+    kept = sum(s in ("", "pos-tendency") for s in status)
+    assert kept >= 0.85 * len(found)
+
+
+def test_pos_sources_from_the_command_line(tmp_path):
+    protocol = load_protocol("simlex")
+    assert load_settings(protocol, pos_source=("semcor", "penn")).pos.source == ["semcor", "penn"]
+    assert load_settings(protocol, pos_source=("penn",)).pos.source == "penn"
+    assert load_settings(protocol, concreteness_fallback="none").concreteness.fallback == "none"
+    # any source in which no word has two tags makes the rule void, not only USF's columns
+    corpus = tmp_path / "one-tag.txt"
+    corpus.write_text("dog/NN cat/NN runs/VBZ dog/NNS\n", encoding="utf-8")
+    settings = load_settings(protocol, tagged_corpus=(str(corpus),))
+    counts = common.pos_counts(settings.pos, None, None)
+    assert "corpus gives every word a single tag" in common.one_tag_warning(counts, settings.pos)
+    corpus.write_text("dog/NN cat/NN runs/VBZ dog/VB\n", encoding="utf-8")
+    assert common.one_tag_warning(common.pos_counts(settings.pos, None, None), settings.pos) is None

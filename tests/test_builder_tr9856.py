@@ -21,7 +21,11 @@ from lexgold.builder.tr9856 import (
     stop_words_path,
     topic_pairs,
 )
-from lexgold.builder.tr9856_lexicon import hypergeometric_lexicon, hypergeometric_p
+from lexgold.builder.tr9856_lexicon import (
+    hypergeometric_lexicon,
+    hypergeometric_log_p,
+    hypergeometric_p,
+)
 from lexgold.cli import cli
 from lexgold.errors import InputError
 from lexgold.protocols import load_protocol
@@ -61,9 +65,57 @@ def test_bonferroni_counts_the_terms_tested_per_topic():
         assert row["p"] == pytest.approx(p, rel=1e-12)
         assert row["p_bonferroni"] == pytest.approx(min(1.0, p * m), rel=1e-12)
         assert row["in_lexicon"] == (min(1.0, p * m) <= 0.05)
+        assert row["log_p"] == pytest.approx(math.log(p), rel=1e-9)
     t1a = tested[(tested["topic"] == "a") & (tested["term"] == "t1")].iloc[0]
     assert t1a["p"] == pytest.approx(math.comb(10, 5) / math.comb(100, 5), rel=1e-12)
     assert bool(t1a["in_lexicon"])
+
+
+def _exact_log_p(x, n_t, K, N):
+    """log P(X >= x) from exact integer binomials (Python's math.log takes big integers)."""
+    tail = sum(math.comb(K, k) * math.comb(N - K, n_t - k) for k in range(x, min(K, n_t) + 1))
+    return math.log(tail) - math.log(math.comb(N, n_t))
+
+
+def test_log_p_survives_where_p_underflows():
+    # x = n_t = 300, K = 5,000, N = 100,000: p = C(K, 300) / C(N, 300) = prod (K - i) / (N - i)
+    by_hand = math.fsum(math.log((5000 - i) / (100000 - i)) for i in range(300))
+    assert by_hand < -900
+    assert hypergeometric_p(300, 300, 5000, 100000)[0] == 0.0  # sf underflows
+    assert hypergeom.sf(299, 100000, 5000, 300) == 0.0
+    got = hypergeometric_log_p(300, 300, 5000, 100000)[0]
+    assert got == pytest.approx(by_hand, rel=1e-12)
+    assert got == pytest.approx(hypergeom.logsf(299, 100000, 5000, 300), rel=1e-12)
+    # a tail of several terms, also below the smallest double
+    x, n_t = np.array([250, 200, 40, 2]), np.array([300, 400, 300, 3])
+    got = hypergeometric_log_p(x, n_t, 5000, 100000)
+    for g, xi, ni in zip(got, x, n_t):
+        assert g == pytest.approx(_exact_log_p(int(xi), int(ni), 5000, 100000), rel=1e-10)
+    # where p is a normal double, log_p is log(p)
+    rng = np.random.default_rng(2)
+    N = rng.integers(50, 2000, size=100)
+    K = (N * rng.uniform(0.05, 0.6, size=100)).astype(int) + 1
+    n_t = (N * rng.uniform(0.001, 0.3, size=100)).astype(int) + 1
+    x = np.array([rng.integers(1, min(k, n) + 1) for k, n in zip(K, n_t)])
+    p = hypergeometric_p(x, n_t, K, N)
+    np.testing.assert_allclose(hypergeometric_log_p(x, n_t, K, N), np.log(p), rtol=1e-12)
+
+
+def test_s_top_ranks_by_log_p_when_p_underflows():
+    # 12 terms of topic "a" with x = n_t = 250..261 (every p underflows to 0.0, log p differs)
+    # and 5 ordinary terms: S_top,1 is the 10 most topical, in order, whatever the seed
+    x = list(range(250, 262)) + [3, 4, 5, 6, 7]
+    terms = pd.DataFrame({"topic": "a", "term": [f"t{i:02d}" for i in range(len(x))], "n": 1,
+                          "x": x, "term_sentences": x, "topic_sentences": 5000,
+                          "sentences": 100000})
+    lexicon = hypergeometric_lexicon(terms)
+    assert (lexicon["p"].iloc[:12] == 0.0).all() and lexicon["in_lexicon"].all()
+    assert np.isfinite(lexicon["log_p"]).all()
+    expected = [f"t{i:02d}" for i in range(11, 1, -1)]  # x = 261 first
+    for seed in range(5):
+        top, misc = select_terms(lexicon, 1, 10, 10, np.random.default_rng(seed))
+        assert top == expected
+        assert set(misc) == set(lexicon["term"]) - set(expected)
 
 
 # --------------------------------------------------------------------------- hand corpus
@@ -100,6 +152,7 @@ def test_hand_made_corpus_gives_the_lexicon_computed_by_hand(tmp_path):
     p = 1 / math.comb(20, 10)
     assert physics.loc["quark", "p"] == pytest.approx(p, rel=1e-9)
     assert physics.loc["quark", "p_bonferroni"] == pytest.approx(3 * p, rel=1e-9)
+    assert physics.loc["quark", "log_p"] == pytest.approx(-math.log(math.comb(20, 10)), rel=1e-9)
     assert physics.loc["quark is small", "n"] == 3
     assert list(physics["x"]) == [10, 10]
     # pets: S_def "cat" is in the lexicon but not paired with itself (exclude_s_def_terms)
@@ -137,7 +190,7 @@ def _lexicon(sizes: dict[int, int], p=None) -> pd.DataFrame:
     for n, count in sizes.items():
         for i in range(count):
             rows.append({"term": " ".join([f"w{n}{i:02d}"] * n), "n": n,
-                         "p": (i + 1) * 1e-6 if p is None else p})
+                         "log_p": math.log((i + 1) * 1e-6 if p is None else p)})
     return pd.DataFrame(rows)
 
 
@@ -156,7 +209,7 @@ def test_s_top_is_smallest_p_and_s_misc_is_drawn_from_the_rest():
     assert len(draws) > 1
 
 
-def test_ties_in_p_are_broken_at_random_but_reproducibly():
+def test_exact_ties_in_log_p_are_broken_by_the_seed():
     lexicon = _lexicon({1: 30}, p=0.001)
     first = select_terms(lexicon, 1, 10, 10, np.random.default_rng(1))
     assert first == select_terms(lexicon, 1, 10, 10, np.random.default_rng(1))
@@ -244,7 +297,7 @@ def test_text_folder_rejects_duplicate_titles(tmp_path):
 
 
 def test_trained_punkt_keeps_abbreviations_learnt_from_the_corpus():
-    splitter = SentenceSplitter(trained=True)
+    splitter = SentenceSplitter("punkt-trained")
     text = " ".join(f"The U.S. Army met the U.S. Navy in round {i}. Then they left." for i in
                     range(60))
     splitter.train(text)
@@ -269,7 +322,8 @@ def test_wiki_sample_end_to_end(wiki_runs):
     report = reports["a"]
     lexicon = pd.read_csv(base / "a" / "lexicon.csv", keep_default_na=False)
     pairs = pd.read_csv(base / "a" / "pairs.csv", keep_default_na=False)
-    assert list(lexicon.columns)[:6] == ["topic", "term", "n", "x", "p", "p_bonferroni"]
+    assert list(lexicon.columns) == ["topic", "term", "n", "x", "p", "p_bonferroni",
+                                     "term_sentences", "log_p"]
     assert list(pairs.columns) == ["topic", "term1", "term2", "source"]
     assert set(report["topics"]) == {"space", "foreign_aid", "anarchism", "appeals", "zoos"}
     assert report["topics"]["space"]["definition"].startswith("Governments should fund")
@@ -282,6 +336,11 @@ def test_wiki_sample_end_to_end(wiki_runs):
         K = topic["sentences"]
         p = hypergeom.sf(rows["x"] - 1, N, K, rows["term_sentences"])
         np.testing.assert_allclose(rows["p"], p, rtol=1e-9)
+        np.testing.assert_allclose(
+            rows["log_p"], hypergeom.logsf(rows["x"] - 1, N, K, rows["term_sentences"]),
+            rtol=1e-8)
+        for n in (1, 2, 3):  # by topic and increasing log p
+            assert rows[rows["n"] == n]["log_p"].is_monotonic_increasing
         np.testing.assert_allclose(rows["p_bonferroni"],
                                    np.minimum(1, p * topic["terms_tested"]), rtol=1e-9)
         assert (rows["p_bonferroni"] <= 0.05).all() and rows["n"].isin([1, 2, 3]).all()
@@ -297,7 +356,7 @@ def _check_topic_pairs(key, topic, rows, pairs):
     s_def = topic["s_def"]
     for n in ("1", "2", "3"):
         top, misc = topic["s_top"][n], topic["s_misc"][n]
-        by_term = rows.set_index("term")["p"]
+        by_term = rows.set_index("term")["log_p"]
         if top and misc:
             assert by_term[top].max() <= by_term[misc].min()
         candidates = rows[(rows["n"] == int(n)) & ~rows["term"].isin(s_def)]
@@ -320,7 +379,7 @@ def test_wiki_sample_counts_agree_with_a_naive_recount(wiki_runs):
     dump = WikiDump(gensim_wiki_sample(),
                     load_build_config(load_protocol("tr9856")).skip_wiki_sections)
     texts = [a.text for a in dump.articles(set(topics))]
-    splitter = SentenceSplitter(trained=True)
+    splitter = SentenceSplitter("punkt-trained")
     for text in texts:
         splitter.train(text)
     options = TermOptions()

@@ -27,8 +27,9 @@ def _cos(x, v):
     return x @ v / (np.linalg.norm(x, axis=-1) * np.linalg.norm(v))
 
 
-def _reference(method, unit, a, a_star, b, b_star):
-    """Linzen (2016) section 2, equations (2)-(8), one question at a time."""
+def _reference(method, unit, a, a_star, b, b_star, multiply="shifted"):
+    """Linzen (2016) section 2, equations (2)-(8), one question at a time; MULTIPLY as
+    Levy & Goldberg's 3CosMul, or Eq. 8 as printed (``multiply="literal"``)."""
     excluded = {a, a_star, b}
     if method == "VANILLA":
         scores, excluded = _cos(unit, unit[a_star] - unit[a] + unit[b]), set()
@@ -40,6 +41,10 @@ def _reference(method, unit, a, a_star, b, b_star):
         scores = _cos(unit, unit[a_star] + unit[b])
     elif method == "ADD-OPPOSITE":
         scores = _cos(unit, -(unit[a_star] - unit[a]) + unit[b])
+    elif method == "MULTIPLY" and multiply == "literal":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scores = _cos(unit, unit[a_star]) * _cos(unit, unit[b]) / _cos(unit, unit[a])
+        scores[~np.isfinite(scores)] = -np.inf
     elif method == "MULTIPLY":
         shift = [(_cos(unit, unit[w]) + 1) / 2 for w in (a_star, b, a)]
         scores = shift[0] * shift[1] / (shift[2] + 0.001)
@@ -52,8 +57,9 @@ def _reference(method, unit, a, a_star, b, b_star):
     return int(np.argmax(scores))
 
 
-@pytest.mark.parametrize("method", METHODS)
-def test_every_method_matches_the_papers_equations(method):
+@pytest.mark.parametrize("method, multiply", [(m, "shifted") for m in METHODS]
+                         + [("MULTIPLY", "literal")])
+def test_every_method_matches_the_papers_equations(method, multiply):
     rng = np.random.default_rng(11)
     words = [f"w{i}" for i in range(60)]
     matrix = rng.standard_normal((60, 8)).astype(np.float32)
@@ -61,7 +67,7 @@ def test_every_method_matches_the_papers_equations(method):
     quads = [rng.choice(60, size=4, replace=False) for _ in range(80)]
     answers = []
     for a, a_star, b, b_star in quads:
-        guess = _reference(method, unit.astype(np.float64), a, a_star, b, b_star)
+        guess = _reference(method, unit.astype(np.float64), a, a_star, b, b_star, multiply)
         # the question's expected answer is the reference guess half of the time
         target = guess if len(answers) % 2 == 0 else (b_star if method not in (
             "REVERSE(ADD)", "REVERSE(ONLY-B)") else b)
@@ -76,11 +82,35 @@ def test_every_method_matches_the_papers_equations(method):
     expected = []
     for (_, a, a_star, b, b_star), (guess, target) in zip(rows, answers):
         ids = [words.index(w) for w in (a, a_star, b, b_star)]
-        expected.append(_reference(method, unit.astype(np.float64), *ids)
+        expected.append(_reference(method, unit.astype(np.float64), *ids, multiply)
                         == words.index(b_star if not method.startswith("REVERSE") else b))
-    result = solve(questions, Vectors(words, matrix), [method], chunk_bytes=4 * 60 * 7)
+    result = solve(questions, Vectors(words, matrix), [method], chunk_bytes=4 * 60 * 7,
+                   multiply=multiply)
+    assert (result.get("multiply", {}).get("form") == multiply) == (method == "MULTIPLY")
     assert result[method]["all"] == pytest.approx(np.mean(expected))
     assert 0.4 < np.mean(expected)     # the half built to be right are right
+
+
+def test_multiply_forms_differ_where_a_negative_cosine_flips_the_product():
+    # a*, b, a orthonormal; x1 has cosines (0.6, 0.6, 0.5) with them, x2 (-0.3, -0.3, 0.1).
+    # 3CosMul: x1 0.8 * 0.8 / (0.75 + 0.001) = 0.852 > x2 0.35 * 0.35 / 0.551 = 0.222;
+    # Eq. 8 as printed: x1 0.6 * 0.6 / 0.5 = 0.72 < x2 (-0.3) (-0.3) / 0.1 = 0.9.
+    matrix = np.zeros((5, 5), dtype=np.float32)
+    matrix[0, 2] = matrix[1, 0] = matrix[2, 1] = 1                      # a, a*, b
+    matrix[3] = [0.6, 0.6, 0.5, np.sqrt(1 - 0.97), 0]                    # x1
+    matrix[4] = [-0.3, -0.3, 0.1, 0, np.sqrt(1 - 0.19)]                  # x2
+    vectors = Vectors(["a", "astar", "b", "x1", "x2"], matrix)
+    questions = pd.DataFrame([("c", "a", "astar", "b", "x1"), ("c", "a", "astar", "b", "x2")],
+                             columns=["category", "a", "a_star", "b", "b_star"])
+    shifted = solve(questions.iloc[:1], vectors, ["MULTIPLY"])
+    literal = solve(questions.iloc[1:], vectors, ["MULTIPLY"], multiply="literal")
+    assert shifted["MULTIPLY"]["all"] == 1.0 and literal["MULTIPLY"]["all"] == 1.0
+    assert solve(questions.iloc[1:], vectors, ["MULTIPLY"])["MULTIPLY"]["all"] == 0.0
+    assert "3CosMul" in shifted["multiply"]["formula"] and shifted["multiply"]["form"] == "shifted"
+    assert "Eq. 8" in literal["multiply"]["formula"]
+    assert "multiply" not in solve(questions, vectors, ["ADD"])
+    with pytest.raises(InputError, match="multiply must be one of shifted, literal; got 'eq8'"):
+        solve(questions, vectors, ["MULTIPLY"], multiply="eq8")
 
 
 def _covered_questions(kv):

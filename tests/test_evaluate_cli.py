@@ -99,6 +99,12 @@ def test_analogy_json_contract(vector_files):
     for method in methods:
         assert "all" in result[method] and "family" in result[method]
     assert result["counts"]["all"]["questions"] == 19544
+    assert result["multiply"]["form"] == "shifted" and "3CosMul" in result["multiply"]["formula"]
+    literal = json.loads(_run("analogy", "--questions", DATA / "questions-words.txt", "--vectors",
+                              path, "--method", "MULTIPLY", "--multiply", "literal",
+                              "--json").output)
+    assert set(literal) == {"MULTIPLY", "seconds", "counts", "multiply"}
+    assert literal["multiply"]["form"] == "literal"
 
 
 def test_analogy_text_one_method(vector_files):
@@ -107,16 +113,48 @@ def test_analogy_text_one_method(vector_files):
     assert out.exit_code == 0, out.output
     assert "ADD" in out.output and "MULTIPLY" not in out.output
     assert out.output.splitlines()[-2].startswith("all")
+    out = _run("analogy", "--questions", DATA / "questions-words.txt", "--vectors",
+               vector_files[0][0], "--method", "MULTIPLY")
+    assert out.output.splitlines()[-1].startswith("MULTIPLY: 3CosMul (Levy & Goldberg 2014")
 
 
 def test_sdt_json(tmp_path):
     out = _run("sdt", "--corpus", DATA / "lee_background.cor", "--doc-size", "1", "--dim", "50",
-               "--min-count", "3", "--freq-min", "10", "--n-words", "100", "--json",
-               "--per-word", tmp_path / "words.csv")
+               "--min-count", "3", "--words", "band", "--freq-min", "10", "--n-words", "100",
+               "--json", "--per-word", tmp_path / "words.csv")
     assert out.exit_code == 0, out.output
     result = json.loads(out.output)
     assert result["sdt_rho"] > 0.7 and result["scored"] == 100
+    assert result["mode"] == "band" and result["max_overlap"] == 0.1
+    assert result["in_overlap"] <= 10 < result["overlap"]
+    assert result["stopwords"] == {"list": "snowball", "words": 127}
     assert len(pd.read_csv(tmp_path / "words.csv")) == 100
+
+
+def test_sdt_default_splits_the_overlap_set(tmp_path, usf):
+    out = _run("sdt", "--corpus", DATA / "lee_background.cor", "--doc-size", "1", "--dim", "50",
+               "--min-count", "3", "--json", "--per-word", tmp_path / "words.csv")
+    assert out.exit_code == 0, out.output
+    result = json.loads(out.output)
+    assert result["mode"] == "overlap" and result["words"] == result["overlap"] > 500
+    cues = {c.lower() for c in usf["cue"].dropna()}
+    scored = set(pd.read_csv(tmp_path / "words.csv")["word"])
+    assert len(scored) == result["scored"] and scored <= cues
+    assert not scored & {"above", "after", "before"}  # USF cues on the stop list
+    text = _run("sdt", "--corpus", DATA / "lee_background.cor", "--doc-size", "1", "--dim",
+                "50", "--min-count", "3", "--stopwords", "none", "--json")
+    assert json.loads(text.output)["overlap"] > result["overlap"]
+
+
+def test_sdt_band_options_need_band_mode():
+    out = _run("sdt", "--corpus", DATA / "lee_background.cor", "--freq-min", "10")
+    assert out.exit_code == 1
+    assert out.output.strip() == ("Error: field '--freq-min': applies only to --words band "
+                                  "(--words overlap splits every overlap word)")
+    out = _run("sdt", "--corpus", DATA / "lee_background.cor", "--stopwords", "nofile.txt")
+    assert out.exit_code == 1
+    assert out.output.strip() == ("Error: nofile.txt, field '--stopwords': stop list not found "
+                                  "(a file, 'snowball' or 'none')")
 
 
 def test_sdt_bad_trainer():

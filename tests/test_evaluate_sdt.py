@@ -119,3 +119,88 @@ def test_doc_size_groups_lines(tmp_path):
     assert read_corpus(path, doc_size=2) == [["the", "cat", "sat", "a", "dog", "ran"],
                                              ["birds", "fly", "times"]]
     assert read_corpus(path, doc_size=1, stopwords=["the", "a"])[0] == ["cat", "sat"]
+
+
+# --------------------------------------------------------------------------- section 2: overlap
+
+
+def test_overlap_set_is_usf_cues_in_the_vocabulary_after_the_stop_list(tmp_path, usf):
+    from lexgold.evaluate.report import sdt_stop_words
+    from lexgold.evaluate.sdt import overlap_words, usf_words
+    path = tmp_path / "c.txt"
+    path.write_text("The cat sat above the mat.\n" * 3 + "A dog ran above.\n")
+    cues = usf_words(usf)
+    assert {"cat", "dog", "above", "mat"} <= cues and "the" not in cues  # real norms
+    plain = read_corpus(path, doc_size=1)
+    # vocabulary of count >= 3: the(6) cat sat mat(3) above(4); cues among them
+    assert overlap_words(plain, cues, min_count=3) == ["above", "cat", "mat"]
+    name, stop = sdt_stop_words("snowball")
+    assert name == "snowball" and {"the", "of", "to", "and", "above"} <= stop
+    stopped = read_corpus(path, doc_size=1, stopwords=stop)
+    assert overlap_words(stopped, cues, min_count=3) == ["cat", "mat"]
+    assert sdt_stop_words("none") == ("none", frozenset())
+    with pytest.raises(InputError, match="stop list not found"):
+        sdt_stop_words(str(tmp_path / "missing.txt"))
+
+
+def test_main_setup_splits_every_overlap_word(lee_docs, usf):
+    from lexgold.evaluate.sdt import overlap_words, usf_words
+    overlap = overlap_words(lee_docs, usf_words(usf), min_count=3)
+    counts = Counter(t for d in lee_docs for t in d)
+    assert len(overlap) > 500 and all(counts[w] >= 3 for w in overlap)
+    result = run_sdt(lee_docs, np.random.default_rng(4), lsa_trainer, words=overlap, dim=60,
+                     min_count=3)
+    assert result["mode"] == "overlap" and "band" not in result
+    assert result["words"] == result["in_overlap"] == len(overlap)
+    assert set(result["per_word"]["word"]) <= set(overlap)
+    # a word is scored unless all its occurrences fell on one variant: 2 / 2^count per word
+    expected_lost = sum(2 * 0.5 ** counts[w] for w in overlap)
+    assert len(overlap) - result["scored"] < expected_lost + 5 * np.sqrt(expected_lost) + 1
+    assert result["sdt_rho"] > 0.7
+
+
+def test_band_sets_hold_at_most_a_tenth_of_overlap_words(lee_docs):
+    counts = Counter(t for d in lee_docs for t in d)
+    band = sorted(w for w, c in counts.items() if 10 < c < 400)
+    overlap = set(band[: int(0.6 * len(band))])           # most of the band
+    for seed in range(4):
+        words = select_words(lee_docs, np.random.default_rng(seed), freq_min=10,
+                             freq_max=400, n_words=200, overlap=overlap, max_overlap=0.10)
+        assert len(words) == 200 and len(set(words)) == 200 and set(words) <= set(band)
+        assert sum(w in overlap for w in words) <= 20
+        again = select_words(lee_docs, np.random.default_rng(seed), freq_min=10,
+                             freq_max=400, n_words=200, overlap=overlap, max_overlap=0.10)
+        assert words == again
+    # without the rule (or without an overlap set) the draw is the plain uniform draw
+    plain = select_words(lee_docs, np.random.default_rng(9), freq_min=10, freq_max=400,
+                         n_words=200)
+    assert plain == select_words(lee_docs, np.random.default_rng(9), freq_min=10,
+                                 freq_max=400, n_words=200, overlap=overlap, max_overlap=1.0)
+    assert sum(w in overlap for w in plain) > 60
+    # too few other band words: the set shrinks until overlap words are <= 10 %
+    overlap = set(band) - set(band[:27])
+    words = select_words(lee_docs, np.random.default_rng(0), freq_min=10, freq_max=400,
+                         n_words=200, overlap=overlap, max_overlap=0.10)
+    assert len(words) == 30 and sum(w in overlap for w in words) == 3
+    with pytest.raises(InputError, match="max_overlap"):
+        select_words(lee_docs, np.random.default_rng(0), max_overlap=1.5)
+
+
+def test_blockwise_sdt_rho_equals_the_auc_over_all_pairs():
+    rng = np.random.default_rng(6)
+    words = [f"w{i}" for i in range(23)]
+    keys = [variant(w, k) for w in words for k in (1, 2)]
+    matrix = rng.integers(-2, 3, size=(len(keys), 4)).astype(np.float32)  # many tied cosines
+    matrix[matrix.sum(axis=1) == 0, 0] = 1
+    vectors = Vectors(keys, matrix)
+    unit = vectors.unit().astype(np.float64)
+    sims = unit @ unit.T
+    i, j = np.triu_indices(len(keys), k=1)
+    is_pair = (i % 2 == 0) & (j == i + 1)
+    expected = roc_auc(sims[i, j][is_pair], sims[i, j][~is_pair])
+    for chunk in (1, 2, 5, 100):
+        rho, per_word = sdt_rho(vectors, words, chunk=chunk)
+        assert rho == pytest.approx(expected, rel=1e-12)
+        assert list(per_word["word"]) == words
+    first = np.concatenate([sims[0, 2:], sims[1, 2:]])
+    assert per_word["auc"].iloc[0] == pytest.approx(roc_auc(np.array([sims[0, 1]]), first))

@@ -1,14 +1,18 @@
-"""Hostile input against the rating site (issue 7), with CSRF on as in production.
+"""Hostile input against the rating site, with CSRF on as in production (docs/hardening.md).
 
 Property-based (hypothesis) over every POST endpoint: wrong types, huge bodies, out-of-range and
 non-integer ratings, unknown and other raters' item ids, replayed CSRF tokens. Each gets a 4xx
-with a clear message and changes nothing stored. Then: markup and SQL in every text that reaches
+with a clear message and changes nothing stored. Every example that posts runs on its own copy of
+the study database (:func:`fork`), so an answer wrongly accepted in one example fails that example
+and cannot change what the next one, or another test, sees. Then: markup and SQL in every text that reaches
 a page is escaped, admin and export need a login, no rater reads another's data or the completion
 code before finishing, and every response (errors and static files too) carries the security
 headers.
 """
 
+import itertools
 import re
+import sqlite3
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,7 +21,9 @@ from sqlalchemy import func, select
 
 from lexgold.annotate import models as m
 from lexgold.annotate.db import database_url
+from lexgold.annotate.flow import parse_int
 from lexgold.annotate.study import create_study
+from conftest import examples
 from test_annotate_app import make_app, protocol_variant, usf_pair_file
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
@@ -25,7 +31,7 @@ INVALID = "This answer could not be accepted"
 INCOMPLETE = "Please answer every pair"
 NASTY = ["'; DROP TABLE answer; --", "1 OR 1=1", "<script>alert(1)</script>",
          "\" onmouseover=\"alert(1)", "{{ 7*7 }}", "\u202e\u0000", "%00", "../../etc/passwd"]
-FUZZ = settings(max_examples=25, deadline=None,
+FUZZ = settings(max_examples=examples(25), deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture,
                                        HealthCheck.too_slow])
 
@@ -103,7 +109,39 @@ def site(usf, tmp_path_factory):
         later = session.scalars(select(m.Item.id).join(m.Step).where(
             m.Item.tranche_id == slot.tranche_id, m.Step.position > 3)).first()
     assert other_slot.tranche_id != slot.tranche_id
-    return {"app": app, "parked": parked, "other": other, "foreign": foreign, "later": later}
+    return {"app": app, "parked": parked, "other": other, "foreign": foreign, "later": later,
+            "db": tmp / "hostile.sqlite", "tmp": tmp}
+
+
+FORKS = itertools.count()
+
+
+def fork(site):
+    """A private copy of ``site``: the study database as it is now, and the parked rater's browser.
+
+    The copy is taken with SQLite's backup API (consistent under WAL); the parked rater's session
+    cookie is signed with the study's key, which the copy carries, so it works unchanged.
+    """
+    path = site["tmp"] / f"fork-{next(FORKS)}.sqlite"
+    source, target = sqlite3.connect(site["db"]), sqlite3.connect(path)
+    with source, target:
+        source.backup(target)
+    source.close()
+    target.close()
+    app = csrf_app(database_url(path))
+    parked = app.test_client()
+    parked.set_cookie("session", site["parked"].get_cookie("session").value)
+    return {**site, "app": app, "parked": parked, "db": path}
+
+
+@pytest.fixture
+def forks():
+    """Forks made by a test, their engines disposed (and files removed) when it ends."""
+    made = []
+    yield lambda site: made.append(fork(site)) or made[-1]
+    for copy in made:
+        copy["app"].extensions["lexgold_engine"].dispose()
+        copy["db"].unlink(missing_ok=True)
 
 
 def valid_group(site):
@@ -112,18 +150,30 @@ def valid_group(site):
     return {"csrf_token": csrf, "position": str(position), **{f"r{i}": "3" for i in ids}}, ids
 
 
+# -- what a form field may hold ------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, value", [
+    ("0", 0), ("6", 6), (" 3\r\n", 3), ("-1", -1), ("123456789", 123456789),
+    ("٠", None), ("٣", None), ("３", None), ("\u00a03", None), ("06", None), ("-0", None),
+    ("+3", None), ("3.0", None), ("1e0", None), ("", None), ("1234567890", None), ("3\n4", None)])
+def test_parse_int_takes_only_what_the_forms_send(text, value):
+    assert parse_int(text) == value
+
+
 # -- property-based: POST /step -----------------------------------------------------------------
 
 bad_rating = st.one_of(
     st.integers().filter(lambda v: not 0 <= v <= 6).map(str),
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
     st.text(max_size=40).filter(lambda s: not re.fullmatch(r"\s*[0-6]\s*", s)),
-    st.sampled_from(NASTY + ["3.0", "+3", "0x3", "1e0", "٣", "3 4", "99999999999"]))
+    st.sampled_from(NASTY + ["3.0", "+3", "0x3", "1e0", "٣", "٠", "３", "-0", "03", "00",
+                             "3 4", "99999999999"]))
 
 
 @FUZZ
 @given(rating=bad_rating, which=st.integers(0, 20))
-def test_any_bad_rating_is_refused_and_stores_nothing(site, rating, which):
+def test_any_bad_rating_is_refused_and_stores_nothing(site, forks, rating, which):
+    site = forks(site)
     data, ids = valid_group(site)
     data[f"r{ids[which % len(ids)]}"] = rating
     before = snapshot(site["app"])
@@ -140,7 +190,8 @@ def test_any_bad_rating_is_refused_and_stores_nothing(site, rating, which):
 @given(extra=st.one_of(st.sampled_from(["foreign", "later"]),
                        st.integers(min_value=10 ** 6, max_value=10 ** 9)),
        position=st.one_of(st.none(), st.integers(-5, 100), st.text(max_size=12)))
-def test_foreign_unknown_items_and_positions_are_refused(site, extra, position):
+def test_foreign_unknown_items_and_positions_are_refused(site, forks, extra, position):
+    site = forks(site)
     data, ids = valid_group(site)
     current = int(data["position"])
     item = site[extra] if isinstance(extra, str) else extra
@@ -149,7 +200,10 @@ def test_foreign_unknown_items_and_positions_are_refused(site, extra, position):
         data["position"] = str(position)
     before = snapshot(site["app"])
     response = site["parked"].post("/step", data=data)
-    if isinstance(position, int) and position < current:
+    # what the forms send: ASCII digits, no leading zero or sign on zero (flow.parse_int)
+    written = str(position) if position is not None else None
+    if written is not None and re.fullmatch(r"[ \t\r\n]*(0|-?[1-9][0-9]{0,8})[ \t\r\n]*", written) \
+            and int(written) < current:
         assert response.status_code == 302        # a replay of a page already stored
     else:
         assert response.status_code == 400 and INVALID in response.get_data(as_text=True)
@@ -159,7 +213,8 @@ def test_foreign_unknown_items_and_positions_are_refused(site, extra, position):
 @FUZZ
 @given(form=st.dictionaries(st.text(max_size=12), st.text(max_size=30), max_size=8),
        json_body=st.booleans())
-def test_arbitrary_forms_and_json_bodies_never_store_or_crash(site, form, json_body):
+def test_arbitrary_forms_and_json_bodies_never_store_or_crash(site, forks, form, json_body):
+    site = forks(site)
     _, _, csrf, _ = current_form(site["parked"])
     before = snapshot(site["app"])
     payload = {"csrf_token": csrf, **{k: v for k, v in form.items() if k != "csrf_token"}}
@@ -214,7 +269,8 @@ def test_huge_bodies_and_too_many_fields_are_refused(site):
 @FUZZ
 @given(consent=st.one_of(st.text(max_size=20), st.sampled_from(NASTY)),
        query=st.sampled_from(["", "?PROLIFIC_PID=fuzz1", "?workerId=w1&hitId=h&assignmentId=a"]))
-def test_consent_without_both_yes_enrols_nobody(site, consent, query):
+def test_consent_without_both_yes_enrols_nobody(site, forks, consent, query):
+    site = forks(site)
     client = site["app"].test_client()
     html = client.get("/" + query).get_data(as_text=True)
     before = snapshot(site["app"])
@@ -338,7 +394,8 @@ def test_platform_id_of_another_rater_resumes_only_their_own_page(site):
     assert "SECRET-CODE-77" not in html
 
 
-def test_completion_code_appears_only_on_the_last_page(site):
+def test_completion_code_appears_only_on_the_last_page(site, forks):
+    site = forks(site)
     client = enter_with_csrf(site["app"].test_client(), "?PROLIFIC_PID=finisher")
     seen = []
     for _ in range(60):

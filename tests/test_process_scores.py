@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from scipy import stats
 
+from conftest import examples
 from lexgold.errors import InputError
 from lexgold.process.agreement import AgreementWarning
 from lexgold.process.release import (HYPERLEX_COLUMNS, SIMLEX_COLUMNS, TR9856_COLUMNS,
@@ -44,7 +45,7 @@ def test_pair_scores_mean_sd_and_repeats():
 
 # -- splits ------------------------------------------------------------------------------------
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(n=st.integers(min_value=1, max_value=400), seed=st.integers(0, 2**32 - 1))
 def test_random_split_proportions_within_one_pair(n, seed):
     rng = np.random.default_rng(seed)

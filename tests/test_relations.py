@@ -1,6 +1,7 @@
 """The WordNet relation labeller (HyperLex section 4.1) and ``lexgold relations``.
 
-Expected labels were checked by hand in WordNet 3.0 (paths noted beside each case).
+Expected labels were checked by hand in WordNet 3.0 (paths noted beside each case). The default
+sense policy is "first-sense"; "shortest-path" is the paper's literal shortest path.
 """
 
 import re
@@ -10,8 +11,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from lexgold.builder.relations import (RelationLabeller, label_relations, reference_relation,
-                                       relation_names)
+from lexgold.builder.relations import (RelationLabeller, antonym_synsets, label_relations,
+                                       reference_relation, relation_names)
 from lexgold.cli import cli
 from lexgold.errors import InputError
 
@@ -30,9 +31,24 @@ def labeller(wordnet):
     ("heel", "boot", "N", "mero"),
     ("author", "writer", "N", "syn"),          # both lemmas of writer.n.01
     ("foe", "enemy", "N", "syn"),
+    ("movement", "motion", "N", "syn"),
+    ("attorney", "lawyer", "N", "syn"),
+    ("biology", "science", "N", "hyp-3"),      # section 4.1's LE pair: biology.n.01 > life_science >
+                                               # natural_science > science.n.01
+    ("white", "black", "N", "ant"),            # section 4.3's antonym example
+    ("nun", "softball", "N", "no-rel"),
     ("beginning", "end", "N", "ant"),          # beginning.n.02 <-> end.n.02
+    ("end", "beginning", "N", "ant"),
     ("peace", "war", "N", "ant"),
     ("unite", "divide", "V", "ant"),           # unite.v.01 <-> divide.v.01
+    ("divide", "unite", "V", "ant"),
+    ("winner", "loser", "N", "ant"),           # section 5's antonym examples
+    ("depart", "arrive", "V", "ant"),          # depart's leave.v.08 is in leave.v.01's verb group,
+    ("arrive", "depart", "V", "ant"),          # and leave.v.01 <-> arrive.v.01
+    ("friend", "enemy", "N", "ant"),           # only friend's lemma (in ally.n.02) points at
+    ("enemy", "friend", "N", "ant"),           # foe.n.02; enemy's lemmas point nowhere
+    ("sickness", "health", "N", "ant"),        # illness.n.01's 'illness' <-> health.n.01's 'wellness'
+    ("health", "sickness", "N", "ant"),
     ("peach", "pear", "N", "cohyp"),           # peach.n.03 and pear.n.01 under edible_fruit.n.01
     ("ponder", "think", "V", "hyp-1"),
     ("silly", "child", "N", "hyp-1"),          # the WordNet oddity the paper mentions (silly.n.01)
@@ -40,14 +56,91 @@ def labeller(wordnet):
     # (canine / domestic_animal vs pachyderm / proboscidean): the paper's rule gives no-rel
     ("dog", "elephant", "N", "no-rel"),
     ("chimney", "swan", "N", "no-rel"),
-    ("car", "vehicle", "N", "hyp-2"),          # car.n.02 (railcar) > wheeled_vehicle > vehicle
+    # car.n.01 (the first sense) > motor_vehicle > self-propelled_vehicle > wheeled_vehicle >
+    # vehicle.n.01; the shortest path, 2, goes through car.n.02 (the railway car)
+    ("car", "vehicle", "N", "hyp-4"),
+    ("vehicle", "car", "N", "rhyp-4"),
     ("motorcycle", "vehicle", "N", "hyp-4"),   # 4 steps via motor_vehicle, self-propelled, wheeled
-    ("allegiance", "loyalty", "N", "hyp-1"),   # also share commitment.n.02: hyp wins over syn
+    # allegiance's first sense, commitment.n.02, is loyalty's third; its second sense,
+    # allegiance.n.02, is a hyponym of loyalty.n.01: the first sense decides
+    ("allegiance", "loyalty", "N", "syn"),
+    ("loyalty", "allegiance", "N", "syn"),
     ("notaword", "dog", "N", "no-rel"),
 ])
 def test_hand_checked_examples(labeller, wordnet, word1, word2, pos, expected):
     assert labeller.relation(word1, word2, pos) == expected
     assert reference_relation(wordnet, word1, word2, pos) == expected
+
+
+@pytest.mark.parametrize("word1,word2,pos,expected", [
+    ("cathedral", "building", "N", "hyp-3"),   # the paper's example holds under both policies
+    ("car", "vehicle", "N", "hyp-2"),          # car.n.02 > wheeled_vehicle > vehicle
+    ("vehicle", "car", "N", "rhyp-2"),
+    ("allegiance", "loyalty", "N", "hyp-1"),   # allegiance.n.02 > loyalty.n.01: hyp before syn
+    ("friend", "enemy", "N", "ant"),
+    ("enemy", "friend", "N", "ant"),
+])
+def test_shortest_path_policy(wordnet, word1, word2, pos, expected):
+    labeller = RelationLabeller(wordnet, sense_policy="shortest-path")
+    assert labeller.relation(word1, word2, pos) == expected
+    assert reference_relation(wordnet, word1, word2, pos, sense_policy="shortest-path") == expected
+
+
+def test_antonym_routes(wordnet):
+    """Each route adds what WordNet encodes beyond the named lemma's own antonyms."""
+    def routes(*names):
+        return RelationLabeller(wordnet, antonyms=names)
+
+    assert routes("lemma").relation("enemy", "friend", "N") == "ant"        # from friend's side
+    assert routes("lemma").relation("sickness", "health", "N") != "ant"     # needs 'wellness'
+    assert routes("lemma", "synset").relation("sickness", "health", "N") == "ant"
+    assert routes("lemma", "synset").relation("depart", "arrive", "V") != "ant"
+    assert routes("lemma", "verb-group").relation("depart", "arrive", "V") == "ant"
+    assert routes("lemma").relation("buyer", "seller", "N") != "ant"
+    # buyer.n.01 -> buy.v.01 <-> sell.v.01 -> seller.n.01
+    assert routes("lemma", "derivation").relation("buyer", "seller", "N") == "ant"
+    assert routes().relation("beginning", "end", "N") != "ant"
+    with pytest.raises(InputError, match="unknown antonym route 'similar'"):
+        RelationLabeller(wordnet, antonyms=["similar"])
+    with pytest.raises(InputError, match="unknown sense policy 'longest'"):
+        RelationLabeller(wordnet, sense_policy="longest")
+
+
+def test_nltk_lemmas_equal_by_name_do_not_hide_antonyms(wordnet):
+    # beginning.n.01/.02/.03 each hold a lemma 'beginning' (equal and hashed alike in NLTK);
+    # the antonyms of all three count
+    found = {s.name() for s in antonym_synsets("beginning", wordnet.synsets("beginning", "n"))}
+    assert {"ending.n.04", "end.n.02", "end.n.05"} <= found
+
+
+def _mirror(label):
+    if label.startswith("hyp-"):
+        return "r" + label
+    return label[1:] if label.startswith("rhyp-") else label
+
+
+def test_labels_do_not_depend_on_the_order_of_the_pair(usf, wordnet):
+    """(Y, X) gets the mirror of (X, Y): rhyp-N for hyp-N, and the same syn, ant, no-rel; only
+    mero (X part of Y) is directional, so its reverse may be cohyp or no-rel."""
+    same = (usf["qps"] == usf["tps"]) & usf["qps"].isin(["N", "V"])
+    pairs = pd.DataFrame({"word1": usf["cue"][same].str.lower(), "word2": usf["target"][same].str.lower(),
+                          "pos": usf["qps"][same]})
+    sample = pairs.iloc[np.random.default_rng(3).choice(len(pairs), 3000, replace=False)]
+    labeller = RelationLabeller(wordnet)
+    forward = label_relations(sample, labeller=labeller).tolist()
+    backward = label_relations(sample.rename(columns={"word1": "word2", "word2": "word1"}),
+                               labeller=labeller).tolist()
+    checked = 0
+    for ahead, back in zip(forward, backward):
+        if "mero" in (ahead, back):
+            assert {ahead, back} <= {"mero", "cohyp", "no-rel"}
+            continue
+        if ahead == back and ahead.startswith("hyp-"):
+            continue  # each word has a sense below the other's, at equal rank and distance
+        assert back == _mirror(ahead)
+        checked += 1
+    assert checked > 2900 and "ant" in forward and "syn" in forward and "rhyp-1" in forward
+    assert (_mirror("rhyp-2"), _mirror("hyp-4"), _mirror("no-rel")) == ("hyp-2", "rhyp-4", "no-rel")
 
 
 def test_hyp_max_groups_longer_paths(wordnet):
@@ -130,7 +223,8 @@ class TinyWordNet:
 
 @pytest.mark.parametrize("word1,word2,expected", [
     ("dog", "thing", "hyp-2"), ("thing", "dog", "rhyp-2"), ("dog", "cat", "cohyp"),
-    ("tail", "dog", "mero"), ("hot", "cold", "ant"), ("cold", "hot", "no-rel"),
+    ("tail", "dog", "mero"), ("hot", "cold", "ant"),
+    ("cold", "hot", "ant"),      # only hot's lemma points at cold: antonymy is looked for both ways
     ("pet", "dog", "syn"),       # pet shares dog's synset; no hypernym path links them
     # pet's kitten sense is a hyponym of cat; its dog sense is a cohyponym of cat: hyp-N first
     ("pet", "cat", "hyp-1"),
@@ -192,6 +286,23 @@ def test_relations_command(tmp_path):
     assert "hyp-3 1, ant 1, no-rel 1" in result.output
 
 
+def test_relations_command_rule_options(tmp_path):
+    source = tmp_path / "in.csv"
+    source.write_text("word1,word2,pos\ncar,vehicle,N\nenemy,friend,N\ndepart,arrive,V\n",
+                      encoding="utf-8")
+    runner, out = CliRunner(), tmp_path / "out.csv"
+
+    def labels(*options):
+        result = runner.invoke(cli, ["relations", str(source), "--out", str(out), *options])
+        assert result.exit_code == 0, result.output
+        return pd.read_csv(out)["relation"].tolist()
+
+    assert labels() == ["hyp-4", "ant", "ant"]
+    assert labels("--sense-policy", "shortest-path", "--antonyms", "lemma") == ["hyp-2", "ant", "no-rel"]
+    result = runner.invoke(cli, ["relations", str(source), "--out", str(out), "--antonyms", "lemma,x"])
+    assert result.exit_code == 2 and "unknown antonym route 'x'" in result.output
+
+
 @pytest.mark.parametrize("text,message", [
     ("word1,word2\na,b\n", r"in\.csv:1, field 'pos': missing column"),
     ("word1,word2,pos\na,b,N\nc,d,ADJ\n", r"in\.csv:3, field 'pos': pos must be N or V, found 'ADJ'"),
@@ -221,3 +332,25 @@ def test_relations_command_other_wordnet(tmp_path):
     result = CliRunner().invoke(cli, ["relations", str(pairs), "--out", str(out),
                                       "--wordnet", "multiwordnet:"])
     assert result.exit_code == 1 and "unknown wordnet 'multiwordnet:'" in result.output
+
+
+def test_hyperlex_file_in_published_names_out_with_agreement(tmp_path):
+    """A file in hyperlex-all.txt's layout (blank-separated, TYPE column, trailing scores)."""
+    source = tmp_path / "hyperlex-all.txt"
+    source.write_text(
+        "WORD1 WORD2 POS TYPE AVG_SCORE AVG_SCORE_0_10 STD SCORES..\n"
+        "cathedral building N hyp-3 5.8 9.67 0.4 6 6 5 6\n"
+        "building cathedral N r-hyp-3 1.1 1.83 0.9 1 0 2 1\n"
+        "friend enemy N ant 0.2 0.33 0.4 0 0 1 0\n"
+        "enemy friend N hyp-1 0.1 0.17 0.3 0 0 0 1\n", encoding="utf-8")
+    out = tmp_path / "out.csv"
+    result = CliRunner().invoke(cli, ["relations", str(source), "--out", str(out),
+                                      "--names", "hyperlex"])
+    assert result.exit_code == 0, result.output
+    frame = pd.read_csv(out)
+    assert list(frame.columns) == ["word1", "word2", "pos", "published_type", "relation"]
+    assert list(frame["relation"]) == ["hyp-3", "r-hyp-3", "ant", "ant"]
+    assert "agreement with the file's published TYPE: 75.0%" in result.output
+    lexgold_names = CliRunner().invoke(cli, ["relations", str(source), "--out", str(out)])
+    assert lexgold_names.exit_code == 0
+    assert list(pd.read_csv(out)["relation"]) == ["hyp-3", "rhyp-3", "ant", "ant"]

@@ -73,7 +73,11 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
 @study.command()
 @click.argument("study_db")
 def report(study_db):
-    """Print a study's design report and progress per tranche as JSON.
+    """Print a study's design report, progress per tranche and recruitment as JSON.
+
+    Progress rows also give the accepted raters (completed, not excluded by the protocol's
+    [process.exclusions] rules) and how many are missing against [study]
+    min_accepted_raters; "below_minimum" lists the tranches and pairs still short.
 
     \b
     Example:
@@ -83,13 +87,59 @@ def report(study_db):
 
     from lexgold.annotate import models as m
     from lexgold.annotate.db import open_study, session_factory
+    from lexgold.annotate.recruit import recruitment
+    from lexgold.annotate.schema import config_from_dict
     from lexgold.annotate.study import progress
 
     engine = open_study(study_db)
     with session_factory(engine)() as session:
-        design = session.scalars(select(m.Study)).one().report
-        table = progress(session).to_dict("records")
-    click.echo(json.dumps({"design": design, "progress": table}, indent=2, default=int))
+        stored = session.scalars(select(m.Study)).one()
+        design, config = stored.report, config_from_dict(stored.config)
+        table = progress(session)
+        found = recruitment(session, config)
+    tranches = found["tranches"]
+    table = table.merge(tranches[["tranche", "excluded", "accepted", "missing"]], on="tranche")
+    below = {"min_accepted_raters": found["min_accepted_raters"],
+             "tranches": [int(t) for t in tranches.loc[tranches["missing"] > 0, "tranche"]],
+             "pairs": found["pairs_below"].to_dict("records")}
+    if found["note"]:
+        below["note"] = found["note"]
+    click.echo(json.dumps({"design": design, "progress": table.to_dict("records"),
+                           "below_minimum": below}, indent=2, default=int))
+
+
+@study.command("top-up")
+@click.argument("study_db")
+def top_up_command(study_db):
+    """Add slots to tranches short of [study] min_accepted_raters accepted raters.
+
+    The rating site does this by itself when the last open slot of a tranche is completed;
+    run it by hand after changing the exclusion rules, or if the site was stopped at that
+    moment. Adding is idempotent: a second run adds nothing.
+
+    \b
+    Example:
+        lexgold study top-up study.sqlite
+    """
+    from sqlalchemy import select
+
+    from lexgold.annotate import models as m
+    from lexgold.annotate.db import open_study, session_factory
+    from lexgold.annotate.recruit import top_up
+    from lexgold.annotate.schema import config_from_dict
+
+    engine = open_study(study_db)
+    with session_factory(engine)() as session:
+        config = config_from_dict(session.scalars(select(m.Study.config)).one())
+        added = top_up(session, config)
+    engine.dispose()
+    if config.min_accepted_raters <= 0:
+        click.echo(f"{study_db}: no [study] min_accepted_raters: the slots are fixed")
+    elif not added:
+        click.echo(f"{study_db}: no tranche short of {config.min_accepted_raters} accepted "
+                   "raters beyond its open slots")
+    for tranche, count in added.items():
+        click.echo(f"tranche {tranche}: {count} slot{'s' if count != 1 else ''} added")
 
 
 @study.command("export")

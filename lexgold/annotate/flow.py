@@ -21,6 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from lexgold.annotate import models as m
+from lexgold.annotate.recruit import top_up
 from lexgold.annotate.schema import StudyConfig
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_\-]{1,100}$")
@@ -228,12 +229,14 @@ def submit_step(session: Session, rater: m.Rater, position: int, form, config: S
         session.rollback()
         return "repeat"
     session.expire_all()
+    if position + 1 >= n_steps:   # HyperLex section 4.4: recruit until enough are accepted
+        top_up(session, config, slot.tranche_id)
     return "stored"
 
 
 def _group_answers(form, items, rater, slot, config, study_seed, now) -> list[m.Answer]:
     expected = {item.id for item, _ in items}
-    sent = {parse_int(key[1:]) for key in form.keys() if re.fullmatch(r"[rt]\d+", key)}
+    sent = {parse_int(key[1:]) for key in form.keys() if re.fullmatch(r"[rt][0-9]+", key)}
     if sent - expected:
         raise Rejected("error_invalid", "answer for an item not on this page")
     low, high = (0, 1) if config.task == "binary" else (config.scale_min, config.scale_max)
@@ -269,6 +272,16 @@ def _checkpoint_answer(form, step, rater, slot, config, now) -> m.CheckpointAnsw
 
 
 def parse_int(text) -> int | None:
-    """An integer of at most 9 digits from a form field, else ``None``."""
-    text = str(text).strip()
-    return int(text) if re.fullmatch(r"-?\d{1,9}", text) else None
+    """An integer of at most 9 ASCII digits from a form field, else ``None``.
+
+    Only an integer written as the site's forms write it is accepted: ASCII ``0-9``, an optional
+    leading ``-``, no leading zero (``"0"``, ``"6"``, ``"-1"``; not ``"06"``, ``"-0"``), with
+    surrounding ASCII blanks. Other Unicode digits (``'٠'``, ``'５'``), which ``\\d`` and ``int()``
+    would both take, are refused, so nothing a browser does not send is ever stored.
+    """
+    text = str(text).strip(" \t\r\n")
+    return int(text) if re.fullmatch(CANONICAL_INT, text) else None
+
+
+#: an integer as the site's forms send it (see :func:`parse_int`)
+CANONICAL_INT = r"0|-?[1-9][0-9]{0,8}"

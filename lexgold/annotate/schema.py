@@ -138,7 +138,11 @@ class StudyConfig:
     calibration_across_batches: bool = False
     #: put a consistency pair second in each group (SimLex) rather than at random places
     consistency_second: bool = True
+    #: slots a tranche starts with (raters who may complete it)
     raters_per_tranche: int = 50
+    #: 0: the slots above are all; n > 0: a tranche gets more slots until it has n accepted
+    #: raters, completed and not excluded by ``[process.exclusions]`` (HyperLex section 4.4: 10)
+    min_accepted_raters: int = 0
     #: an unfinished claim on a tranche slot may be given to another rater after this long
     claim_timeout_s: int = 3600
     texts: Texts = field(default_factory=Texts)
@@ -177,6 +181,8 @@ def _validate(config: StudyConfig, source) -> None:
     for key in ("unique_per_tranche", "group_size_max", "raters_per_tranche", "claim_timeout_s"):
         if getattr(config, key) < 1:
             fail(key, "must be at least 1")
+    if config.min_accepted_raters < 0:
+        fail("min_accepted_raters", "must be 0 (no minimum) or more")
     if config.group_size_min > config.group_size_max:
         fail("group_size_min", "must not exceed group_size_max")
     if not config.texts.instructions:

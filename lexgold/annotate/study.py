@@ -51,6 +51,9 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
                          field="completion-url")
     spec = load_protocol(protocol)
     config = load_study_config(spec)
+    if config.min_accepted_raters > 0:   # recruitment runs the [process.exclusions] rules
+        from lexgold.process.config import process_config
+        process_config(spec)
     frame = read_pairs(pairs, group_by=config.group_by)
     design = design_study(frame, config, np.random.default_rng(seed))
     engine = make_engine(url)

@@ -20,6 +20,7 @@ from werkzeug.security import check_password_hash
 
 from lexgold.annotate import models as m
 from lexgold.annotate.app import db, state
+from lexgold.annotate.recruit import recruitment
 from lexgold.annotate.study import export_ratings, progress
 
 admin = Blueprint("admin", __name__, url_prefix="/admin")
@@ -72,11 +73,13 @@ def overview():
     ratings = export_ratings(db())
     table = progress(db())
     agreement = _agreement(ratings)
-    table = table.merge(agreement, on="tranche", how="left")
+    found = recruitment(db(), state().config)     # HyperLex section 4.4: accepted raters
+    table = table.merge(agreement, on="tranche", how="left").merge(
+        found["tranches"][["tranche", "accepted", "missing"]], on="tranche", how="left")
     stages = db().execute(select(m.Rater.stage, func.count()).group_by(m.Rater.stage)).all()
     return render_template("admin.html", name=state().name, progress=table.to_dict("records"),
                            stages=dict(stages), exclusions=_exclusions(ratings),
-                           n_answers=len(ratings), raters=_raters())
+                           n_answers=len(ratings), raters=_raters(), recruitment=found)
 
 
 def _raters(limit: int = 1000) -> list:

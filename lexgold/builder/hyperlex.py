@@ -32,7 +32,8 @@ import pandas as pd
 
 from lexgold.builder import checking, common
 from lexgold.builder.common import Scale
-from lexgold.builder.relations import HOLONYM_KINDS, RelationLabeller, relation_names
+from lexgold.builder.relations import (ANTONYM_ROUTES, DEFAULT_ANTONYMS, HOLONYM_KINDS,
+                                       SENSE_POLICIES, RelationLabeller, relation_names)
 from lexgold.errors import InputError
 from lexgold.protocols import load_protocol, parse_section
 from lexgold.resources import load_wordnet, read_usf
@@ -62,15 +63,16 @@ class HyperLexConcreteness:
         return getattr(self, self.source)
 
 
-#: Decision (see hyperlex.toml): the released data set's per-relation totals, split N:V
+#: Decision (see hyperlex.toml): the released data set's counts per relation and POS, where
+#: known, the rest derived from the per-relation totals
 STEP1_QUOTAS = {
-    "N": {"hyp-1": 311, "hyp-2": 235, "hyp-3": 234, "hyp-4": 196, "cohyp": 236, "mero": 241,
-          "syn": 157, "ant": 79},
-    "V": {"hyp-1": 73, "hyp-2": 55, "hyp-3": 55, "hyp-4": 46, "cohyp": 56, "syn": 37, "ant": 19},
+    "N": {"hyp-1": 287, "hyp-2": 241, "hyp-3": 241, "hyp-4": 222, "cohyp": 243, "mero": 241,
+          "syn": 161, "ant": 68},
+    "V": {"hyp-1": 97, "hyp-2": 49, "hyp-3": 48, "hyp-4": 20, "cohyp": 49, "syn": 33, "ant": 30},
 }
 STEP2_QUOTAS = {
-    "N": {"rhyp-1": 79, "rhyp-2": 59, "rhyp-3": 61, "rhyp-4": 40, "no-rel": 235},
-    "V": {"rhyp-1": 19, "rhyp-2": 14, "rhyp-3": 14, "rhyp-4": 10, "no-rel": 55},
+    "N": {"rhyp-1": 73, "rhyp-2": 61, "rhyp-3": 62, "rhyp-4": 46, "no-rel": 217},
+    "V": {"rhyp-1": 25, "rhyp-2": 12, "rhyp-3": 13, "rhyp-4": 4, "no-rel": 73},
 }
 
 
@@ -89,6 +91,8 @@ class HyperLexBuild:
     offensive_lists: list[str] = dataclasses.field(default_factory=lambda: ["offensive_en.txt"])
     hyp_max: int = 4
     mero_holonyms: list[str] = dataclasses.field(default_factory=lambda: list(HOLONYM_KINDS))
+    sense_policy: str = "first-sense"  # first-sense | shortest-path (lexgold.builder.relations)
+    antonyms: list[str] = dataclasses.field(default_factory=lambda: list(DEFAULT_ANTONYMS))
     min_checkers: int = 3
     step1: dict[str, dict[str, int]] = _quotas(STEP1_QUOTAS)   # per POS and relation
     step2: dict[str, dict[str, int]] = _quotas(STEP2_QUOTAS)
@@ -109,7 +113,12 @@ def check_settings(settings: HyperLexBuild, source: str = "<protocol>") -> Hyper
                     raise InputError(f"expected a quota >= 0 for one of {', '.join(sorted(allowed))}"
                                      f" under N or V, found {quota}", path=source,
                                      field=f"build.{step}.{pos}.{relation}")
+    for route in settings.antonyms:
+        if route not in ANTONYM_ROUTES:
+            raise InputError(f"expected antonym routes from {', '.join(ANTONYM_ROUTES)}, found "
+                             f"{route!r}", path=source, field="build.antonyms")
     for key, value, allowed in (("named_entities", settings.named_entities, ("wordnet", "none")),
+                                ("sense_policy", settings.sense_policy, SENSE_POLICIES),
                                 ("concreteness.source", settings.concreteness.source,
                                  ("usf", "brysbaert"))):
         if value not in allowed:
@@ -118,6 +127,12 @@ def check_settings(settings: HyperLexBuild, source: str = "<protocol>") -> Hyper
     if settings.min_checkers < 1 or settings.hyp_max < 1:
         raise InputError("min_checkers and hyp_max must be >= 1", path=source, field="build")
     return settings
+
+
+def labeller_for(reader, settings: HyperLexBuild) -> RelationLabeller:
+    """The relation labeller configured by the ``[build]`` table (section 4.1)."""
+    return RelationLabeller(reader, settings.hyp_max, settings.mero_holonyms,
+                            sense_policy=settings.sense_policy, antonyms=settings.antonyms)
 
 
 def read_word_list(path: str | Path) -> set[str]:
@@ -455,7 +470,7 @@ def run_hyperlex(out_dir, *, protocol="hyperlex", usf_dir=None, wordnet_dir=None
     out = Path(out_dir)
     usf = read_usf(usf_dir)
     wordnet = load_wordnet(wordnet_dir)
-    labeller = RelationLabeller(wordnet, settings.hyp_max, settings.mero_holonyms)
+    labeller = labeller_for(wordnet, settings)
     lists = [common.resolve(base, p) for p in settings.offensive_lists]
     offensive = set().union(*(read_word_list(p) for p in lists)) if lists else set()
     source = settings.concreteness.source

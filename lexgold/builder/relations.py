@@ -1,37 +1,57 @@
 """WordNet lexical relations of word pairs, as HyperLex labels its candidate pools.
 
-Vulic et al. (2017), section 4.1 ("Lexical Relations"), SPEC section 1.2. Each (X, Y) pair of
-one POS gets one label; any sense pair counts:
+Vulic et al. (2017), section 4.1 ("Lexical Relations"); docs/builders.md explains each rule.
+Each (X, Y) pair of one POS gets one label:
 
 ==========  ================================================================================
-hyp-N       X is a hyponym of Y; N = shortest hypernym path over all sense pairs
-            (cathedral / building is hyp-3); N >= ``hyp_max`` is written ``hyp-{hyp_max}``
+hyp-N       X is a hyponym of Y (cathedral / building is hyp-3); N = the hypernym path length,
+            measured as ``sense_policy`` says; N >= ``hyp_max`` is written ``hyp-{hyp_max}``
 rhyp-N      the reverse: X is a hypernym of Y
 syn         X and Y share a synset (author / writer)
-ant         a lemma X of one of X's synsets has a WordNet antonym in one of Y's synsets
-            (beginning / end, to unite / to divide)
+ant         a WordNet antonym pointer joins a sense of X and a sense of Y, along the routes of
+            ``antonyms`` (:func:`antonym_synsets`), looked for from both words (beginning /
+            end, to unite / to divide, to depart / to arrive; friend / enemy both ways)
 mero        X is a part of Y: one of Y's synsets is a holonym of one of X's (finger / hand,
             letter / alphabet); nouns only
 cohyp       X and Y share a direct hypernym (peach / pear)
 no-rel      none of these
 ==========  ================================================================================
 
-Precedence when several hold (SPEC 1.2, Decision): hyp-N / rhyp-N (the shorter path; hyp on
-a tie) > syn > ant > mero > cohyp. Hypernym paths follow both ``hypernyms()`` and
+``sense_policy`` decides hyp-N, rhyp-N and syn, the relations whose level depends on which
+senses are compared:
+
+``"first-sense"`` (the default)
+    Each word's senses are walked in WordNet's order (sense frequency) to its first sense that
+    shares a synset with the other word (distance 0) or lies below one of its senses (the
+    shortest path from that sense). X's finding gives syn or hyp-N, Y's gives syn or rhyp-N;
+    when both words find one, the earlier sense rank decides, then the shorter distance, then
+    hyp. (Y, X) therefore always gets the mirror label of (X, Y), as the reversed rhyp-N pairs
+    of section 4.2 carry the level of their hyp-N pair. Section 4.1 calls the level "the path
+    length between the two concepts"; the released hyp-N levels follow the hyponym's frequent
+    sense. car / vehicle is hyp-4 (car.n.01, the automobile), not hyp-2 (the railway car).
+``"shortest-path"``
+    The section's literal "shortest direct path" (section 5, "Hypernymy/LE Levels"): the
+    shortest hypernym path over all sense pairs, hyp-N / rhyp-N before syn.
+
+Precedence after those three: ant > mero > cohyp; these, like syn under ``"shortest-path"``,
+hold when any sense pair holds them. ant and cohyp (and syn) are symmetric: (X, Y) and (Y, X)
+get the same of these labels. Hypernym paths follow both ``hypernyms()`` and
 ``instance_hypernyms()``.
 
 Speed: the hypernym closure of a synset (ancestor -> shortest distance) is computed once and
 cached, as are each word's synsets, direct hypernyms, holonyms and antonyms; a pair is then a
-few dictionary look-ups. :func:`reference_relation` is the straightforward per-pair NLTK
-version, kept to check the fast one (``bench/bench_relations.py``, the tests).
+few dictionary look-ups per sense of X. :func:`reference_relation` is the straightforward
+per-pair NLTK version, kept to check the fast one (``bench/bench_relations.py``, the tests).
 
 The reader is NLTK's ``WordNetCorpusReader`` or anything that mimics the few methods used:
 
-- ``reader.synsets(word, pos)`` with pos ``"n"`` or ``"v"``
+- ``reader.synsets(word, pos)`` with pos ``"n"`` or ``"v"``, in the wordnet's sense order
 - ``Synset.hypernyms()``, ``Synset.instance_hypernyms()``
 - ``Synset.part_holonyms()``, ``Synset.member_holonyms()``, ``Synset.substance_holonyms()``
   (those named in ``mero_holonyms``)
 - ``Synset.lemmas()``, ``Lemma.name()``, ``Lemma.antonyms()``, ``Lemma.synset()``
+- optionally ``Synset.verb_groups()`` and ``Lemma.derivationally_related_forms()`` (the
+  ``verb-group`` and ``derivation`` antonym routes; a reader without them finds none there)
 
 Synsets must be hashable and compare equal when they are the same synset.
 """
@@ -63,6 +83,43 @@ def _lemma_key(word: str) -> str:
     return word.strip().lower().replace(" ", "_")
 
 
+SENSE_POLICIES = ("first-sense", "shortest-path")
+ANTONYM_ROUTES = ("lemma", "synset", "verb-group", "derivation")
+DEFAULT_ANTONYMS = ("lemma", "synset", "verb-group")
+
+
+def antonym_synsets(name: str, senses: Iterable, routes: Sequence[str] = ("lemma",)) -> set:
+    """Synsets opposed to the word ``name`` (whose synsets are ``senses``) along ``routes``.
+
+    - ``lemma``: WordNet antonyms of the lemmas named ``name`` (of every lemma of its senses
+      when none is named so: an inflected form such as "endings");
+    - ``synset``: antonyms of every lemma of the word's senses (sickness / health through
+      illness <-> wellness);
+    - ``verb-group``: also of the lemmas of the senses' verb groups, WordNet's clusters of
+      similar verb senses (to depart / to arrive through leave <-> arrive);
+    - ``derivation``: also antonyms found through derivationally related forms, in any POS,
+      then back (buyer / seller through buy <-> sell).
+    """
+    senses = list(senses)
+    lemmas = [lemma for sense in senses for lemma in sense.lemmas()]
+    own = [lemma for lemma in lemmas if lemma.name().lower() == name]
+    start = []  # a list: NLTK's lemmas compare equal by name alone, across synsets
+    if "synset" in routes:
+        start += lemmas
+    elif "lemma" in routes:
+        start += own or lemmas
+    if "verb-group" in routes:
+        start += [lemma for sense in senses for group in getattr(sense, "verb_groups", list)()
+                  for lemma in group.lemmas()]
+    found = {antonym.synset() for lemma in start for antonym in lemma.antonyms()}
+    if "derivation" in routes:
+        for lemma in start:
+            for form in getattr(lemma, "derivationally_related_forms", list)():
+                found.update(back.synset() for antonym in form.antonyms()
+                             for back in antonym.derivationally_related_forms())  # same reader
+    return found
+
+
 class RelationLabeller:
     """Label word pairs with their WordNet relation, caching per synset and per word.
 
@@ -76,6 +133,11 @@ class RelationLabeller:
     mero_holonyms : sequence of str, default ("part", "member", "substance")
         Holonym pointers that count as X part of Y. letter / alphabet, the paper's example, is
         a *member* holonym in WordNet 3.0, finger / hand a *part* holonym.
+    sense_policy : {"first-sense", "shortest-path"}, default "first-sense"
+        How hyp-N, rhyp-N and syn are decided (module docstring).
+    antonyms : sequence of str, default ("lemma", "synset", "verb-group")
+        Routes along which X and Y count as antonyms (:func:`antonym_synsets`); checked from
+        both words.
 
     Examples
     --------
@@ -85,16 +147,26 @@ class RelationLabeller:
     'hyp-3'
     """
 
-    def __init__(self, reader, hyp_max: int = 4, mero_holonyms: Sequence[str] = HOLONYM_KINDS):
+    def __init__(self, reader, hyp_max: int = 4, mero_holonyms: Sequence[str] = HOLONYM_KINDS,
+                 sense_policy: str = "first-sense", antonyms: Sequence[str] = DEFAULT_ANTONYMS):
         if hyp_max < 1:
             raise InputError(f"hyp_max must be >= 1, found {hyp_max}", field="hyp_max")
         unknown = sorted(set(mero_holonyms) - set(HOLONYM_KINDS))
         if unknown:
             raise InputError(f"unknown holonym kind {unknown[0]!r}; allowed: "
                              f"{', '.join(HOLONYM_KINDS)}", field="mero_holonyms")
+        if sense_policy not in SENSE_POLICIES:
+            raise InputError(f"unknown sense policy {sense_policy!r}; allowed: "
+                             f"{', '.join(SENSE_POLICIES)}", field="sense_policy")
+        unknown = sorted(set(antonyms) - set(ANTONYM_ROUTES))
+        if unknown:
+            raise InputError(f"unknown antonym route {unknown[0]!r}; allowed: "
+                             f"{', '.join(ANTONYM_ROUTES)}", field="antonyms")
         self.reader = reader
         self.hyp_max = hyp_max
         self.mero_holonyms = tuple(mero_holonyms)
+        self.sense_policy = sense_policy
+        self.antonyms = tuple(antonyms)
         self._synsets: dict[tuple[str, str], tuple] = {}
         self._ancestors: dict = {}
         self._parents: dict = {}
@@ -102,6 +174,7 @@ class RelationLabeller:
 
     # -- cached WordNet facts ---------------------------------------------------------------
     def synsets(self, word: str, pos: str) -> tuple:
+        """The word's synsets in the reader's (WordNet's) sense order."""
         key = (_lemma_key(word), pos)
         found = self._synsets.get(key)
         if found is None:
@@ -153,16 +226,9 @@ class RelationLabeller:
                     for kind in self.mero_holonyms:
                         holonyms.update(getattr(sense, f"{kind}_holonyms")())
             found = (frozenset(senses), above, frozenset(hypernyms), frozenset(holonyms),
-                     frozenset(self._antonyms(key[0], senses)))
+                     frozenset(antonym_synsets(key[0], senses, self.antonyms)))
             self._word_facts[key] = found
         return found
-
-    @staticmethod
-    def _antonyms(name: str, senses: Iterable) -> set:
-        lemmas = [lemma for sense in senses for lemma in sense.lemmas()]
-        own = [lemma for lemma in lemmas if lemma.name().lower() == name]
-        # an inflected form ("endings") matches no lemma name: then all lemmas of its senses count
-        return {antonym.synset() for lemma in (own or lemmas) for antonym in lemma.antonyms()}
 
     # -- labelling -------------------------------------------------------------------------
     @staticmethod
@@ -171,23 +237,49 @@ class RelationLabeller:
         found = [above[t] for t in targets if t in above]
         return min(found) if found else None
 
+    def _hyp(self, down: int | None, up: int | None) -> str | None:
+        """hyp-N / rhyp-N from the two path lengths (the shorter; hyp on a tie), or None."""
+        if down is not None and (up is None or down <= up):
+            return f"hyp-{min(down, self.hyp_max)}"
+        if up is not None:
+            return f"rhyp-{min(up, self.hyp_max)}"
+        return None
+
+    def _first_related_sense(self, word: str, pos: str, others: frozenset) -> tuple | None:
+        """(rank, distance) of ``word``'s first sense, in WordNet's order, that is one of
+        ``others`` (distance 0) or lies below one of them (the shortest path from it)."""
+        for rank, sense in enumerate(self.synsets(word, pos)):
+            if sense in others:
+                return rank, 0
+            closure = self.ancestors(sense)
+            found = [closure[t] for t in others if t in closure]
+            if found:
+                return rank, min(found)
+        return None
+
     def relation(self, word1: str, word2: str, pos: str) -> str:
         """The relation label of (word1, word2) with POS ``"N"`` or ``"V"``."""
         if pos not in WORDNET_POS:
             raise InputError(f"pos must be N or V, found {pos!r}", field="pos")
         set_x, above_x, hyper_x, holo_x, ant_x = self.word_facts(word1, pos)
-        set_y, above_y, hyper_y, _, _ = self.word_facts(word2, pos)
+        set_y, above_y, hyper_y, _, ant_y = self.word_facts(word2, pos)
         if not set_x or not set_y:
             return "no-rel"
-        down = self._distance(above_x, set_y)
-        up = self._distance(above_y, set_x)
-        if down is not None and (up is None or down <= up):
-            return f"hyp-{min(down, self.hyp_max)}"
-        if up is not None:
-            return f"rhyp-{min(up, self.hyp_max)}"
-        if set_x & set_y:
-            return "syn"
-        if ant_x & set_y:
+        if self.sense_policy == "first-sense":
+            # walk a word's senses only when the merged closures say a walk will find one
+            shared = bool(set_x & set_y)
+            down = shared or any(t in above_x for t in set_y)
+            up = shared or any(t in above_y for t in set_x)
+            label = _first_sense_label(
+                self._first_related_sense(word1, pos, set_y) if down else None,
+                self._first_related_sense(word2, pos, set_x) if up else None, self.hyp_max)
+        else:
+            label = self._hyp(self._distance(above_x, set_y), self._distance(above_y, set_x))
+            if label is None and set_x & set_y:
+                label = "syn"
+        if label:
+            return label
+        if ant_x & set_y or ant_y & set_x:
             return "ant"
         if holo_x & set_y:
             return "mero"
@@ -196,8 +288,26 @@ class RelationLabeller:
         return "no-rel"
 
 
+def _first_sense_label(down: tuple | None, up: tuple | None, hyp_max: int) -> str | None:
+    """syn / hyp-N / rhyp-N from each word's first related sense, ``(rank, distance)``.
+
+    ``down`` is word1's finding (word1 below word2: hyp-N), ``up`` word2's (rhyp-N). The
+    earlier sense rank decides, then the shorter distance (a shared synset is 0: syn), then
+    hyp. Swapping the words swaps the two findings, so (Y, X) gets the mirror label of (X, Y).
+    """
+    found = [key for key in ((*down, 0) if down else None, (*up, 1) if up else None) if key]
+    if not found:
+        return None
+    _, distance, reverse = min(found)
+    if distance == 0:
+        return "syn"
+    return f"{'rhyp' if reverse else 'hyp'}-{min(distance, hyp_max)}"
+
+
 def label_relations(pairs: pd.DataFrame, reader=None, *, labeller: RelationLabeller | None = None,
-                    hyp_max: int = 4, mero_holonyms: Sequence[str] = HOLONYM_KINDS) -> pd.Series:
+                    hyp_max: int = 4, mero_holonyms: Sequence[str] = HOLONYM_KINDS,
+                    sense_policy: str = "first-sense",
+                    antonyms: Sequence[str] = DEFAULT_ANTONYMS) -> pd.Series:
     """WordNet relation of every row of a (word1, word2, pos) frame (HyperLex section 4.1).
 
     Parameters
@@ -208,7 +318,7 @@ def label_relations(pairs: pd.DataFrame, reader=None, *, labeller: RelationLabel
         See the module docstring for the methods used. Not needed when ``labeller`` is given.
     labeller : RelationLabeller, optional
         Reuse the caches of an earlier call.
-    hyp_max, mero_holonyms
+    hyp_max, mero_holonyms, sense_policy, antonyms
         As :class:`RelationLabeller`.
 
     Returns
@@ -231,14 +341,17 @@ def label_relations(pairs: pd.DataFrame, reader=None, *, labeller: RelationLabel
         raise InputError(f"pos must be N or V, found {pairs['pos'].iloc[row]!r} (data row {row + 1})",
                          field="pos")
     if labeller is None:
-        labeller = RelationLabeller(reader, hyp_max=hyp_max, mero_holonyms=mero_holonyms)
+        labeller = RelationLabeller(reader, hyp_max=hyp_max, mero_holonyms=mero_holonyms,
+                                    sense_policy=sense_policy, antonyms=antonyms)
     labels = [labeller.relation(str(a), str(b), p)
               for a, b, p in zip(pairs["word1"], pairs["word2"], pos)]
     return pd.Series(labels, index=pairs.index, name="relation", dtype="object")
 
 
 def reference_relation(reader, word1: str, word2: str, pos: str, hyp_max: int = 4,
-                       mero_holonyms: Sequence[str] = HOLONYM_KINDS) -> str:
+                       mero_holonyms: Sequence[str] = HOLONYM_KINDS,
+                       sense_policy: str = "first-sense",
+                       antonyms: Sequence[str] = DEFAULT_ANTONYMS) -> str:
     """The same label computed the straightforward way: NLTK calls per pair, nothing cached.
 
     Used to check :class:`RelationLabeller` and as the baseline of ``bench/bench_relations.py``.
@@ -250,24 +363,31 @@ def reference_relation(reader, word1: str, word2: str, pos: str, hyp_max: int = 
         return "no-rel"
 
     def shortest(lower, upper):
-        best = None
-        for low in lower:
-            for ancestor, distance in low.hypernym_distances():
-                if distance and ancestor in upper and (best is None or distance < best):
-                    best = distance
-        return best
+        found = [distance for low in lower for ancestor, distance in low.hypernym_distances()
+                 if distance and ancestor in upper]
+        return min(found) if found else None
 
-    down, up = shortest(x, y), shortest(y, x)
-    if down is not None and (up is None or down <= up):
-        return f"hyp-{min(down, hyp_max)}"
-    if up is not None:
-        return f"rhyp-{min(up, hyp_max)}"
-    if set(x) & set(y):
-        return "syn"
-    name = _lemma_key(word1)
-    lemmas = [lemma for s in x for lemma in s.lemmas()]
-    own = [lemma for lemma in lemmas if lemma.name().lower() == name] or lemmas
-    if any(a.synset() in y for lemma in own for a in lemma.antonyms()):
+    def hyp(down, up):
+        if down is not None and (up is None or down <= up):
+            return f"hyp-{min(down, hyp_max)}"
+        return f"rhyp-{min(up, hyp_max)}" if up is not None else None
+
+    def first_related(lower, upper):
+        for rank, sense in enumerate(lower):
+            distance = 0 if sense in upper else shortest([sense], upper)
+            if distance is not None:
+                return rank, distance
+        return None
+
+    if sense_policy == "first-sense":
+        label = _first_sense_label(first_related(x, y), first_related(y, x), hyp_max)
+    else:
+        label = hyp(shortest(x, y), shortest(y, x)) or ("syn" if set(x) & set(y) else None)
+    if label:
+        return label
+
+    if (antonym_synsets(_lemma_key(word1), x, antonyms) & set(y)
+            or antonym_synsets(_lemma_key(word2), y, antonyms) & set(x)):
         return "ant"
     if pos == "N" and any(h in y for s in x for kind in mero_holonyms
                           for h in getattr(s, f"{kind}_holonyms")()):
@@ -288,13 +408,45 @@ def _reader(wordnet):
     return load_wordnet(wordnet)
 
 
-def label_csv(in_csv, out_csv, *, wordnet_dir=None, hyp_max: int = 4) -> dict[str, int]:
-    """``lexgold relations``: read a word1, word2, pos CSV, write it back with ``relation``.
+#: how HyperLex's released files (hyperlex-all.txt, TYPE column) name the relations: the
+#: reversed hyponymy levels are ``r-hyp-N``; every other name is lexgold's own
+def published_name(label: str) -> str:
+    """HyperLex's released name of a lexgold relation label (``rhyp-2`` -> ``r-hyp-2``)."""
+    return "r-" + label[1:] if label.startswith("rhyp-") else label
 
-    Returns the number of pairs per relation. Bad input raises :class:`InputError` naming the
-    file and the row (a data row's line number counts the header as line 1).
+
+def _is_hyperlex_file(path) -> bool:
+    """A released HyperLex file: its first line is ``WORD1 WORD2 POS ...`` separated by blanks."""
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        first = handle.readline().lstrip("\ufeff")
+    return first.lower().split()[:3] == ["word1", "word2", "pos"] and "," not in first
+
+
+def read_pairs(in_csv) -> pd.DataFrame:
+    """The pairs to label: a CSV with ``word1, word2, pos``, or a released HyperLex file
+    (``WORD1 WORD2 POS TYPE ...``, whose TYPE is kept as ``published_type``)."""
+    if _is_hyperlex_file(in_csv):
+        from lexgold.evaluate.gold import read_gold
+        gold = read_gold(in_csv, format="hyperlex")
+        frame = gold[["word1", "word2", "pos"]].astype(str)
+        if "relation" in gold:
+            frame["published_type"] = gold["relation"].astype(str)
+        return frame
+    return read_text_table(in_csv)
+
+
+def label_csv(in_csv, out_csv, *, wordnet_dir=None, hyp_max: int = 4,
+              sense_policy: str = "first-sense",
+              antonyms: Sequence[str] = DEFAULT_ANTONYMS, names: str = "lexgold") -> dict:
+    """``lexgold relations``: read the pairs (:func:`read_pairs`), write them with ``relation``.
+
+    ``names = "hyperlex"`` writes HyperLex's released names (:func:`published_name`). Returns
+    the number of pairs per relation, and, when the input is a HyperLex file with its TYPE
+    column, ``agreement``: the share of pairs whose label equals the published TYPE (levels of 4
+    or more compared as one). Bad input raises :class:`InputError` naming the file and the row
+    (a data row's line number counts the header as line 1).
     """
-    frame = read_text_table(in_csv)
+    frame = read_pairs(in_csv)
     missing = [c for c in ("word1", "word2", "pos") if c not in frame.columns]
     if missing:
         raise InputError("missing column; need word1, word2, pos", path=in_csv, line=1,
@@ -305,7 +457,8 @@ def label_csv(in_csv, out_csv, *, wordnet_dir=None, hyp_max: int = 4) -> dict[st
         raise InputError("empty word", path=in_csv, line=row + 2,
                          field="word1" if frame["word1"].iat[row].strip() == "" else "word2")
     try:
-        labels = label_relations(frame, _reader(wordnet_dir), hyp_max=hyp_max)
+        labels = label_relations(frame, _reader(wordnet_dir), hyp_max=hyp_max,
+                                 sense_policy=sense_policy, antonyms=antonyms)
     except InputError as err:
         line = None
         if err.field == "pos":
@@ -315,7 +468,11 @@ def label_csv(in_csv, out_csv, *, wordnet_dir=None, hyp_max: int = 4) -> dict[st
         else:
             message = str(err)
         raise InputError(message, path=in_csv, line=line, field=err.field) from None
-    frame["relation"] = labels
+    frame["relation"] = labels.map(published_name) if names == "hyperlex" else labels
     frame.to_csv(out_csv, index=False, lineterminator="\n", encoding="utf-8")
-    return {name: int((labels == name).sum()) for name in relation_names(hyp_max)
-            if (labels == name).any()}
+    counts = {name: int((labels == name).sum()) for name in relation_names(hyp_max)
+              if (labels == name).any()}
+    if "published_type" in frame:
+        published = frame["published_type"].str.strip().str.lower()
+        counts["agreement"] = float((labels.map(published_name) == published).mean())
+    return counts

@@ -1,21 +1,24 @@
 """SimLex-999 candidate pool and stratified sample (Hill, Reichart & Korhonen 2015, section 3.1).
 
-SPEC section 1.1. Steps, each a function below:
+Steps, each a function below:
 
-1. :func:`associated_pool` -- every USF cue-target pair, lower-cased, with the reason it is not a
-   candidate (multi-word item, capital letter, POS tendency below 75 %, mixed POS, no
-   concreteness rating), its POS, concreteness and USF strength.
+1. :func:`associated_pool` -- every USF cue-target pair, lower-cased and written in SimLex-999's
+   orientation (word1 = the USF target, word2 = the cue: in the released file Assoc(USF) is
+   10 x FSG(word2 -> word1)), with the reason it is not a candidate (multi-word item, capital
+   letter, POS tendency below 75 %, mixed POS, no concreteness rating), its POS, concreteness
+   and USF strength.
 2. :func:`assign_classes` -- concreteness classes C1-C4 from the first item's rating c1 and the
    difference d = |c1 - c2| against the median m of d over the candidate pool (per POS):
-   C1 c1 > t and d <= m; C2 c1 > t, c2 < c1, d > m; C3 c1 <= t and d <= m;
-   C4 c1 <= t, c2 > c1, d > m (t = 4 on USF's 1-7 scale).
+   C1 c1 > t and d <= m; C2 c1 > t, d > m; C3 c1 <= t and d <= m; C4 c1 <= t, d > m
+   (t = 3 on Brysbaert's 1-5 scale, 4 on USF's 1-7). With ``class_direction = "required"``
+   C2 also needs c2 < c1 and C4 c2 > c1, as the paper words them.
 3. :func:`sample_cohort` -- 600 N / 200 V / 100 A associated pairs, equally over C1-C4.
 4. :func:`unassociated_pool` -- the words of the sampled pairs paired up at random; pairs found
    anywhere in USF (either direction) are dropped, both words must have been normed as cues.
 5. :func:`sample_cohort` again -- 66 N / 22 V / 11 A unassociated pairs, equally over C1-C4.
 
 :func:`build_simlex` runs them over frames; :func:`run_simlex` adds the I/O (``pool.csv``,
-``pairs.csv``, ``report.json``).
+``pairs.csv``, ``report.json``). docs/builders.md gives each rule with its reason.
 """
 
 from __future__ import annotations
@@ -27,22 +30,29 @@ import numpy as np
 import pandas as pd
 
 from lexgold.builder import common
-from lexgold.builder.common import PosKeys, Scale
+from lexgold.builder.common import POS_SOURCES, PosKeys, Scale
 from lexgold.errors import InputError
 from lexgold.protocols import load_protocol, parse_section
 from lexgold.resources import load_wordnet, read_usf
+from lexgold.resources.wordnet import wordnet_file
 
 CLASSES = ["C1", "C2", "C3", "C4"]
 POS = ["N", "V", "A"]
 POOL_COLUMNS = ["word1", "word2", "pos", "cohort", "conc1", "conc2", "conc_diff", "conc_class",
-                "fsg", "bsg", "n_participants", "excluded", "sampled"]
+                "fsg", "bsg", "n_participants", "pos_share1", "pos_share2", "excluded", "sampled"]
 PAIR_COLUMNS = ["word1", "word2", "pos", "cohort", "conc1", "conc2", "conc_class", "fsg"]
+
+
+ORIENTATIONS = ("target-cue", "cue-target")
+CONC_SOURCES = ("usf", "brysbaert")
 
 
 @dataclasses.dataclass
 class SimLexConcreteness:
-    source: str = "usf"                  # usf (QCON/TCON, 1-7) | brysbaert (1-5)
+    source: str = "brysbaert"            # brysbaert (1-5) | usf (QCON/TCON, 1-7)
+    fallback: str = "usf"                # words the source lacks: usf | brysbaert | none
     median_scope: str = "pos"            # Decision: median of d per POS pool | global
+    class_direction: str = "any"         # any | required (C2 needs c2 < c1, C4 c2 > c1)
     usf: Scale = dataclasses.field(default_factory=lambda: Scale([1.0, 7.0], 4.0))
     brysbaert: Scale = dataclasses.field(default_factory=lambda: Scale([1.0, 5.0], 3.0))
 
@@ -54,6 +64,7 @@ class SimLexConcreteness:
 class SimLexBuild:
     """The ``[build]`` table of a SimLex-style protocol; defaults are the paper's values."""
 
+    orientation: str = "target-cue"      # word1 = USF target, word2 = cue (| cue-target)
     word_pattern: str = "[a-z]+"         # Decision: single words of letters only
     proper_nouns: str = "wordnet"        # "capital letter" test: wordnet | none
     pos: PosKeys = dataclasses.field(default_factory=PosKeys)
@@ -67,14 +78,22 @@ class SimLexBuild:
 
 def check_settings(settings: SimLexBuild, source: str = "<protocol>") -> SimLexBuild:
     """Values the type check cannot catch: named choices, POS keys, non-negative quotas."""
-    choices = {"proper_nouns": (settings.proper_nouns, ("wordnet", "none")),
-               "pos.source": (settings.pos.source, ("usf", "penn", "corpus")),
-               "concreteness.source": (settings.concreteness.source, ("usf", "brysbaert")),
-               "concreteness.median_scope": (settings.concreteness.median_scope, ("pos", "global"))}
+    conc = settings.concreteness
+    choices = {"orientation": (settings.orientation, ORIENTATIONS),
+               "proper_nouns": (settings.proper_nouns, ("wordnet", "none")),
+               "concreteness.source": (conc.source, CONC_SOURCES),
+               "concreteness.fallback": (conc.fallback, CONC_SOURCES + ("none",)),
+               "concreteness.median_scope": (conc.median_scope, ("pos", "global")),
+               "concreteness.class_direction": (conc.class_direction, ("any", "required")),
+               "pos.share_among": (settings.pos.share_among, ("nva", "all"))}
+    pos_sources = common.pos_sources(settings.pos)
+    if not pos_sources or len(set(pos_sources)) < len(pos_sources):
+        raise InputError(f"expected one or more different sources, found {settings.pos.source!r}",
+                         path=source, field="build.pos.source")
+    for value in pos_sources:
+        _check_choice(value, POS_SOURCES, source, "pos.source")
     for key, (value, allowed) in choices.items():
-        if value not in allowed:
-            raise InputError(f"expected one of {', '.join(allowed)}, found {value!r}",
-                             path=source, field=f"build.{key}")
+        _check_choice(value, allowed, source, key)
     for cohort in ("associated", "unassociated"):
         for pos, quota in getattr(settings, cohort).items():
             if pos not in POS or quota < 0:
@@ -85,10 +104,20 @@ def check_settings(settings: SimLexBuild, source: str = "<protocol>") -> SimLexB
     return settings
 
 
+def _check_choice(value, allowed, source, key):
+    if value not in allowed:
+        raise InputError(f"expected one of {', '.join(allowed)}, found {value!r}",
+                         path=source, field=f"build.{key}")
+
+
 # -- step 1 ------------------------------------------------------------------------------------
 def associated_pool(usf: pd.DataFrame, pos: pd.DataFrame, conc: pd.Series, settings: SimLexBuild,
                     is_proper=None) -> pd.DataFrame:
     """Every USF pair with its POS, concreteness, strength and the first reason it is excluded.
+
+    With ``settings.orientation == "target-cue"`` (the release's orientation) word1 is the USF
+    target and word2 the cue, so ``fsg`` (USF's forward strength, cue -> target) is the strength
+    of word2 -> word1 and ``conc1``, the "first item" of the classes, is the target's rating.
 
     Parameters
     ----------
@@ -99,7 +128,8 @@ def associated_pool(usf: pd.DataFrame, pos: pd.DataFrame, conc: pd.Series, setti
     is_proper : callable, optional
         word -> bool, the "capital letter" test (:func:`common.proper_noun_detector`).
     """
-    w1, w2 = common.lower_words(usf["cue"]), common.lower_words(usf["target"])
+    first, second = ("target", "cue") if settings.orientation == "target-cue" else ("cue", "target")
+    w1, w2 = common.lower_words(usf[first]), common.lower_words(usf[second])
     frame = pd.DataFrame({"word1": w1, "word2": w2, "fsg": usf["fsg"], "bsg": usf["bsg"],
                           "n_participants": usf["n_participants"]})
     reason = pd.Series("", index=frame.index, dtype=object)
@@ -114,6 +144,7 @@ def associated_pool(usf: pd.DataFrame, pos: pd.DataFrame, conc: pd.Series, setti
     mark(w1 == w2, "same-word")
     tag1, tag2 = w1.map(pos["pos"]), w2.map(pos["pos"])
     share1, share2 = w1.map(pos["share"]), w2.map(pos["share"])
+    frame["pos_share1"], frame["pos_share2"] = share1.round(4), share2.round(4)
     mark(tag1.isna() | tag2.isna(), "no-pos")
     mark((share1 < settings.pos.min_tendency) | (share2 < settings.pos.min_tendency), "pos-tendency")
     mark(~tag1.isin(POS) | ~tag2.isin(POS), "pos-not-nva")
@@ -132,11 +163,15 @@ def associated_pool(usf: pd.DataFrame, pos: pd.DataFrame, conc: pd.Series, setti
 
 
 # -- step 2 ------------------------------------------------------------------------------------
-def assign_classes(frame: pd.DataFrame, threshold: float, median_scope: str = "pos") -> tuple[pd.DataFrame, dict]:
+def assign_classes(frame: pd.DataFrame, threshold: float, median_scope: str = "pos",
+                   direction: str = "any") -> tuple[pd.DataFrame, dict]:
     """Add ``conc_diff`` and ``conc_class`` (C1-C4) to the candidate rows (``excluded == ""``).
 
     Returns the frame (rows in no class get ``excluded = "no-class"``) and the median of d used
     per POS. Boundaries follow the paper: "below-median" is d <= m, "greater" is d > m.
+    ``direction = "any"``: the four classes split the pool by c1 > t and d > m, so every
+    candidate has a class; ``"required"``: C2 also needs c2 < c1 and C4 c2 > c1, and a pair
+    with a large difference the other way has no class.
     """
     frame = frame.copy()
     # ratings have two decimals: round away float noise so that d == m counts as d <= m
@@ -153,9 +188,10 @@ def assign_classes(frame: pd.DataFrame, threshold: float, median_scope: str = "p
         medians[name] = round(m, 6)
         c1, c2, d = frame["conc1"], frame["conc2"], frame["conc_diff"]
         concrete = c1 > threshold
+        down, up = (c2 < c1, c2 > c1) if direction == "required" else (True, True)
         classes = np.select(
-            [concrete & (d <= m), concrete & (c2 < c1) & (d > m),
-             ~concrete & (d <= m), ~concrete & (c2 > c1) & (d > m)], CLASSES, "")
+            [concrete & (d <= m), concrete & down & (d > m),
+             ~concrete & (d <= m), ~concrete & up & (d > m)], CLASSES, "")
         frame.loc[rows, "conc_class"] = classes[rows.to_numpy()]
     frame.loc[candidate & (frame["conc_class"] == ""), "excluded"] = "no-class"
     return frame, medians
@@ -224,7 +260,7 @@ def unassociated_pool(sample: pd.DataFrame, usf: pd.DataFrame, conc: pd.Series,
     reason[(reason == "") & (frame["conc1"].isna() | frame["conc2"].isna())] = "no-concreteness"
     frame["excluded"] = reason
     frame["cohort"] = "unassociated"
-    frame["fsg"] = frame["bsg"] = np.nan
+    frame["fsg"] = frame["bsg"] = frame["pos_share1"] = frame["pos_share2"] = np.nan
     frame["n_participants"] = pd.array([pd.NA] * len(frame), dtype="Int64")
     return frame
 
@@ -241,13 +277,13 @@ def build_simlex(usf: pd.DataFrame, pos: pd.DataFrame, conc: pd.Series, settings
     report : dict with pool sizes per exclusion reason, class sizes, quotas and shortfalls
     """
     threshold = settings.concreteness.active().threshold
-    scope = settings.concreteness.median_scope
+    scope, direction = settings.concreteness.median_scope, settings.concreteness.class_direction
     assoc = associated_pool(usf, pos, conc, settings, is_proper)
-    assoc, assoc_medians = assign_classes(assoc, threshold, scope)
+    assoc, assoc_medians = assign_classes(assoc, threshold, scope, direction)
     taken: set = set()
     assoc_sample, assoc_records = sample_cohort(assoc, settings.associated, rng, taken)
     unassoc = unassociated_pool(assoc_sample, usf, conc, rng, settings.pairing_rounds)
-    unassoc, unassoc_medians = assign_classes(unassoc, threshold, scope)
+    unassoc, unassoc_medians = assign_classes(unassoc, threshold, scope, direction)
     unassoc_sample, unassoc_records = sample_cohort(unassoc, settings.unassociated, rng, taken)
     for frame, sample in ((assoc, assoc_sample), (unassoc, unassoc_sample)):
         frame["sampled"] = frame.index.isin(sample.index)
@@ -284,44 +320,76 @@ def _cohort_report(frame: pd.DataFrame, medians: dict, records: list[dict]) -> d
     }
 
 
-def load_settings(protocol: dict, *, concreteness: str | None = None, pos_source: str | None = None,
+def load_settings(protocol: dict, *, concreteness: str | None = None,
+                  concreteness_fallback: str | None = None,
+                  pos_source: str | tuple[str, ...] | None = None,
                   tagged_corpus: tuple[str, ...] = ()) -> SimLexBuild:
     """The checked ``[build]`` table with command-line overrides applied."""
     settings = parse_section(SimLexBuild, protocol, "build")
     if concreteness:
         settings.concreteness.source = concreteness
+    if concreteness_fallback:
+        settings.concreteness.fallback = concreteness_fallback
     if tagged_corpus:
         settings.pos.source, settings.pos.corpus = "corpus", [str(Path(p).resolve()) for p in tagged_corpus]
     if pos_source:
-        settings.pos.source = pos_source
+        settings.pos.source = pos_source if isinstance(pos_source, str) else (
+            pos_source[0] if len(pos_source) == 1 else list(pos_source))
     return check_settings(settings, protocol.get("_path", "<protocol>"))
 
 
 def run_simlex(out_dir, *, protocol="simlex", usf_dir=None, wordnet_dir=None, brysbaert=None,
-               seed: int = 0, concreteness: str | None = None, pos_source: str | None = None,
+               seed: int = 0, concreteness: str | None = None,
+               concreteness_fallback: str | None = None,
+               pos_source: str | tuple[str, ...] | None = None,
                tagged_corpus: tuple[str, ...] = ()) -> dict:
-    """``lexgold build simlex``: read the resources, build, write pool.csv, pairs.csv, report.json."""
+    """``lexgold build simlex``: read the resources, build, write pool.csv, pairs.csv, report.json.
+
+    ``report["warnings"]`` lists what the caller should shout about (a POS source that gives
+    every word one tag, so that the 75 % rule drops nothing).
+    """
     protocol = load_protocol(protocol)
-    settings = load_settings(protocol, concreteness=concreteness, pos_source=pos_source,
+    settings = load_settings(protocol, concreteness=concreteness,
+                             concreteness_fallback=concreteness_fallback, pos_source=pos_source,
                              tagged_corpus=tagged_corpus)
     base = Path(protocol["_path"]).parent
     usf = read_usf(usf_dir)
-    pos = common.pos_table(settings.pos, usf, base)
-    source = settings.concreteness.source
-    conc = common.concreteness_table(source, usf, settings.concreteness.active(), brysbaert)
+    counts = common.pos_counts(settings.pos, usf, base, wordnet_dir)
+    pos = common.tendency(counts, settings.pos)
+    warning = common.one_tag_warning(counts, settings.pos)
+    conc_keys = settings.concreteness
+    scales = {"usf": conc_keys.usf, "brysbaert": conc_keys.brysbaert}
+    conc, origin = common.concreteness_with_fallback(conc_keys.source, conc_keys.fallback, usf,
+                                                     scales, brysbaert)
     is_proper = None
     resources = {"usf_appendix_a": common.usf_checksums(usf_dir)}
     if settings.proper_nouns == "wordnet":
         is_proper = common.proper_noun_detector(load_wordnet(wordnet_dir))
         resources["wordnet"] = common.wordnet_checksums(wordnet_dir)
-    if source == "brysbaert":
+    if "brysbaert" in set(origin):
         resources["brysbaert_concreteness"] = common.brysbaert_checksums(brysbaert)
-    if settings.pos.source == "penn":
+    sources = common.pos_sources(settings.pos)
+    if "penn" in sources:
         resources["pos_penn"] = common.files_checksums([settings.pos.penn_file])
-    elif settings.pos.source == "corpus":
+    if "semcor" in sources:
+        resources["pos_semcor"] = common.files_checksums([wordnet_file("cntlist.rev", wordnet_dir)])
+    if "corpus" in sources:
         resources["pos_corpus"] = common.files_checksums(
             [common.resolve(base, p) for p in settings.pos.corpus])
     pool, pairs, report = build_simlex(usf, pos, conc, settings, np.random.default_rng(seed), is_proper)
+    candidates = pool[pool["excluded"] == ""]
+    words = pd.unique(pd.concat([candidates["word1"], candidates["word2"]]))
+    report["concreteness"] = {
+        "source": conc_keys.source, "fallback": conc_keys.fallback,
+        "scale": scales[conc_keys.source].scale,
+        "candidate_words": {k: int(v) for k, v in origin.reindex(words).value_counts().sort_index().items()},
+    }
+    report["pos_tendency"] = {
+        "sources": sources, "min_tendency": settings.pos.min_tendency, "words_tagged": len(pos),
+        "words_below_min_tendency": int((pos["share"] < settings.pos.min_tendency).sum()),
+    }
+    report["orientation"] = settings.orientation
+    report["warnings"] = [warning] if warning else []
     report["manifest"] = common.manifest(protocol, seed, settings, resources)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,8 @@ Steps, each in its own module:
 2. corpus reading (:mod:`lexgold.builder.corpus`), sentences and n-gram terms
    (:mod:`lexgold.builder.terms`), the hypergeometric test with Bonferroni correction
    (section 3.2): :mod:`lexgold.builder.tr9856_lexicon`;
-3. pair selection (section 3.3), here: S_top,n = the 10 n-terms with the smallest p,
+3. pair selection (section 3.3), here: S_top,n = the 10 n-terms with the smallest p (ranked
+   by log p, which does not underflow),
    S_misc,n = 10 other n-terms of the lexicon drawn at random, the pairs S_def x S_top,n and
    S_def x S_misc,n for n = 1..3, and 60 x |S_def| pairs drawn at random from
    (union of S_top,n) x (union of S_misc,m). Every pair carries its topic.
@@ -19,13 +20,13 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import re
 from collections import Counter
 from importlib import metadata, resources
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
+import regex
 import pandas as pd
 
 import lexgold
@@ -38,7 +39,8 @@ from lexgold.protocols import load_protocol, parse_section
 
 #: topics file grouping the articles of gensim's Wikipedia sample (the embedded default)
 DEFAULT_TOPICS = "tr9856_enwiki_sample_topics.toml"
-LEXICON_COLUMNS = ["topic", "term", "n", "x", "p", "p_bonferroni", "term_sentences"]
+#: ``log_p`` last: the first seven columns are those of earlier releases
+LEXICON_COLUMNS = ["topic", "term", "n", "x", "p", "p_bonferroni", "term_sentences", "log_p"]
 PAIR_COLUMNS = ["topic", "term1", "term2", "source"]
 #: Wikipedia's standard appendix sections (Manual of Style, "Layout"): lists of references and
 #: links, not prose about the topic
@@ -56,7 +58,7 @@ class TR9856Build:
     misc_terms_per_n: int = 10
     random_pairs_per_s_def: int = 60
     exclude_s_def_terms: bool = True
-    sentence_splitter: Literal["punkt-trained", "punkt-untrained"] = "punkt-trained"
+    sentence_splitter: Literal["punkt-trained", "punkt-untrained", "blingfire"] = "punkt-trained"
     punkt_train_chars: int = 10_000_000
     token_pattern: str = r"\w+(?:[-.]\w+)*"
     lowercase: bool = True
@@ -79,8 +81,8 @@ def load_build_config(protocol: dict) -> TR9856Build:
         if getattr(config, key) < 0:
             raise InputError("expected a count >= 0", path=source, field=f"build.{key}")
     try:
-        re.compile(config.token_pattern)
-    except re.error as err:
+        regex.compile(config.token_pattern)
+    except regex.error as err:
         raise InputError(f"not a regular expression: {err}", path=source,
                          field="build.token_pattern") from None
     return config
@@ -109,22 +111,29 @@ def select_terms(lexicon: pd.DataFrame, n: int, top: int, misc: int,
     Parameters
     ----------
     lexicon : pandas.DataFrame
-        The topic's lexicon (columns ``term``, ``n``, ``p``), S_def terms already removed.
+        The topic's lexicon (columns ``term``, ``n``, ``log_p``), S_def terms already removed.
     n : int
         Term length.
     top, misc : int
         Sizes of S_top,n and S_misc,n (the paper: 10 and 10).
     rng : numpy.random.Generator
-        Breaks ties in p at random (the paper does not say how) and draws S_misc,n.
+        Breaks exact ties in log p (terms with the same counts x and n_t: equally topical, and
+        the paper does not say how to order them) and draws S_misc,n; a seed gives one result.
 
     Returns
     -------
     (list of str, list of str)
         S_top,n by increasing p, and S_misc,n by increasing p. Either is shorter when the
         lexicon has too few n-terms.
+
+    Notes
+    -----
+    Terms are ranked by log p, not p: p underflows to 0.0 for strongly topical terms (below
+    about 1e-308), and a ranking by p would then pick S_top,n at random among all of them.
     """
     terms = lexicon[lexicon["n"] == n].sort_values("term", kind="stable")
-    terms = terms.assign(tie=rng.permutation(len(terms))).sort_values(["p", "tie"], kind="stable")
+    terms = terms.assign(tie=rng.permutation(len(terms))).sort_values(["log_p", "tie"],
+                                                                      kind="stable")
     s_top = terms["term"].iloc[:top].tolist()
     rest = terms.iloc[top:]
     drawn = np.sort(rng.choice(len(rest), size=min(misc, len(rest)), replace=False))
@@ -246,7 +255,7 @@ def manifest(protocol: dict, corpus: WikiDump | TextFolder, topics_path: Path,
 
 def build_tr9856(corpus: str | Path | None, topics: str | Path | None, out_dir: str | Path, *,
                  seed: int = 0, protocol: str | Path = "tr9856", all_terms: bool = False,
-                 show_progress: bool | None = None) -> dict:
+                 workers: int = 1, show_progress: bool | None = None) -> dict:
     """Build TR9856 topic lexicons and pairs; write ``lexicon.csv``, ``pairs.csv``, ``report.json``.
 
     Parameters
@@ -266,6 +275,8 @@ def build_tr9856(corpus: str | Path | None, topics: str | Path | None, out_dir: 
     all_terms : bool
         Also write ``terms.csv``: every term tested, kept or not (columns of ``lexicon.csv``
         plus ``topic_sentences`` K, ``sentences`` N and ``in_lexicon``), to audit the lexicon.
+    workers : int
+        Processes that split and count the articles (the output does not depend on it).
 
     Returns
     -------
@@ -298,8 +309,8 @@ def build_tr9856(corpus: str | Path | None, topics: str | Path | None, out_dir: 
     reader = open_corpus(corpus, config.skip_wiki_sections)
     topics_of = topic_articles(topic_list, reader, topics_path)
     counts, found = count_corpus(reader, topics_of, options, show_progress=show_progress,
-                                 train_punkt=config.sentence_splitter == "punkt-trained",
-                                 punkt_train_chars=config.punkt_train_chars)
+                                 splitter=config.sentence_splitter,
+                                 punkt_train_chars=config.punkt_train_chars, workers=workers)
     check_found(topic_list, topics_of, found, reader, topics_path)
     tested = hypergeometric_lexicon(term_table(counts), config.alpha, config.ngram_sizes)
     if all_terms:
@@ -314,7 +325,7 @@ def _write(topic_list, tested, counts, config, options, seed, out_dir: Path, run
     lexicon = tested[tested["in_lexicon"]]
     order = {t.key: i for i, t in enumerate(topic_list)}
     lexicon = lexicon.assign(order=lexicon["topic"].map(order)).sort_values(
-        ["order", "p", "n", "term"], kind="stable")
+        ["order", "log_p", "n", "term"], kind="stable")
     pairs, topic_reports = [], {}
     for topic in topic_list:
         topic_lexicon = lexicon[lexicon["topic"] == topic.key]

@@ -10,15 +10,19 @@ Terms with n = 1, 2, 3 whose Bonferroni-corrected p is <= 0.05 form the topic le
 Counting streams over the corpus: memory holds one counter per topic over the terms seen, so it
 is bounded by the vocabulary of n-gram terms, not by the size of the corpus. Articles are read
 once from the corpus; their plain text is spooled to a temporary file while Punkt learns the
-corpus' abbreviations, then split into sentences and counted.
+corpus' abbreviations, then split into sentences and counted, in several processes if asked
+(the counts are sums over articles, so the lexicon does not depend on the number of processes).
 """
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import json
+import multiprocessing
 import tempfile
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
 from collections.abc import Iterable
 
 import numpy as np
@@ -102,18 +106,39 @@ def count_sentences(articles: Iterable[Article], topics_of: dict[str, list[str]]
     return counts
 
 
+def merge_counts(total: SentenceCounts, part: SentenceCounts) -> SentenceCounts:
+    """Add the counts of ``part`` (another set of articles) into ``total``; returns ``total``.
+
+    Every count is a sum over articles, so counting batches apart and merging them gives exactly
+    the counts of one pass, in any order.
+    """
+    total.sentences += part.sentences
+    total.articles += part.articles
+    total.term_sentences.update(part.term_sentences)
+    for key, value in part.topic_sentences.items():
+        total.topic_sentences[key] = total.topic_sentences.get(key, 0) + value
+    for key, value in part.topic_articles.items():
+        total.topic_articles[key] = total.topic_articles.get(key, 0) + value
+    for key, counter in part.topic_term_sentences.items():
+        total.topic_term_sentences.setdefault(key, Counter()).update(counter)
+    return total
+
+
 def count_corpus(corpus: WikiDump | TextFolder, topics_of: dict[str, list[str]],
-                 options: TermOptions, *, train_punkt: bool = True,
-                 punkt_train_chars: int = 0,
+                 options: TermOptions, *, splitter: str = "punkt-trained",
+                 punkt_train_chars: int = 0, workers: int = 1,
                  show_progress: bool | None = None) -> tuple[SentenceCounts, set[str]]:
     """Read the topic articles from ``corpus`` once and count their sentences and terms.
 
     Returns the counts and the set of titles found. Pass 1 streams the corpus, strips markup,
-    trains Punkt (on the first ``punkt_train_chars`` characters of the articles, in corpus
-    order; 0 = all) and spools the text to a temporary file; pass 2 reads the spool and counts.
-    ``show_progress=None`` shows tqdm bars only on a terminal.
+    trains Punkt (``splitter = "punkt-trained"``, on the first ``punkt_train_chars`` characters
+    of the articles, in corpus order; 0 = all) and spools the text to a temporary file; pass 2
+    reads the spool and counts, in ``workers`` processes when more than 1: batches of articles
+    go to the workers (at most two per worker in flight, so memory stays bounded) and their
+    counts are merged (:func:`merge_counts`); the counts, and so the lexicon, are the same
+    whatever the number of workers. ``show_progress=None`` shows tqdm bars only on a terminal.
     """
-    splitter = SentenceSplitter(trained=train_punkt)
+    sentence_splitter = SentenceSplitter(splitter)
     found: set[str] = set()
     train_budget = punkt_train_chars if punkt_train_chars > 0 else float("inf")
     with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
@@ -123,16 +148,79 @@ def count_corpus(corpus: WikiDump | TextFolder, topics_of: dict[str, list[str]],
                 if article.title in found:
                     continue  # a dump may repeat a page; count the first copy only
                 found.add(article.title)
-                if train_budget > 0:
-                    splitter.train(article.text[:int(min(train_budget, len(article.text)))])
+                if splitter == "punkt-trained" and train_budget > 0:
+                    sentence_splitter.train(
+                        article.text[:int(min(train_budget, len(article.text)))])
                     train_budget -= len(article.text)
                 spool.write(json.dumps([article.title, article.text]) + "\n")
         spool.seek(0)
         spooled = (Article(*json.loads(line)) for line in spool)
         with tqdm(total=len(found), unit="article", desc="counting terms",
                   disable=_disable(show_progress)) as bar:
-            counts = count_sentences(spooled, topics_of, splitter, options, progress=bar)
+            if workers <= 1:
+                counts = count_sentences(spooled, topics_of, sentence_splitter, options,
+                                         progress=bar)
+            else:
+                counts = _count_in_processes(spooled, topics_of, sentence_splitter, options,
+                                             workers, bar)
     return counts, found
+
+
+#: characters of article text sent to a worker at a time
+BATCH_CHARS = 1_000_000
+
+
+def _batches(articles: Iterable[Article], topics_of: dict[str, list[str]]):
+    """Lists of ``(title, text, topic keys)`` of about :data:`BATCH_CHARS` characters."""
+    batch, size = [], 0
+    for article in articles:
+        keys = topics_of.get(article.title, [])
+        if not keys:
+            continue
+        batch.append((article.title, article.text, keys))
+        size += len(article.text)
+        if size >= BATCH_CHARS:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def _count_in_processes(articles, topics_of, splitter: SentenceSplitter, options: TermOptions,
+                        workers: int, progress: tqdm) -> SentenceCounts:
+    keys = sorted({k for ks in topics_of.values() for k in ks})
+    total = SentenceCounts(topic_sentences=dict.fromkeys(keys, 0),
+                           topic_articles=dict.fromkeys(keys, 0),
+                           topic_term_sentences={k: Counter() for k in keys})
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
+                             initargs=(splitter.kind, splitter.parameters(), options)) as pool:
+        pending = collections.deque()
+        for batch in _batches(articles, topics_of):
+            pending.append((pool.submit(_count_batch, batch), len(batch)))
+            if len(pending) >= 2 * workers:
+                future, size = pending.popleft()
+                merge_counts(total, future.result())
+                progress.update(size)
+        for future, size in pending:
+            merge_counts(total, future.result())
+            progress.update(size)
+    return total
+
+
+_WORKER: tuple[SentenceSplitter, TermOptions] | None = None
+
+
+def _start_worker(kind: str, parameters, options: TermOptions) -> None:
+    global _WORKER
+    _WORKER = (SentenceSplitter(kind, parameters), options)
+
+
+def _count_batch(batch: list[tuple[str, str, list[str]]]) -> SentenceCounts:
+    splitter, options = _WORKER
+    articles = [Article(title, text) for title, text, _ in batch]
+    return count_sentences(articles, {title: keys for title, _, keys in batch}, splitter,
+                           options)
 
 
 def _disable(show_progress: bool | None) -> bool | None:
@@ -161,6 +249,17 @@ def term_table(counts: SentenceCounts) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)[TERM_COLUMNS]
 
 
+def _distinct_cases(x, term_sentences, topic_sentences, sentences):
+    """The distinct (x, n_t, K, N) rows and the index of each input row among them."""
+    cases = np.broadcast_arrays(*(np.atleast_1d(np.asarray(v, dtype=np.int64))
+                                  for v in (x, term_sentences, topic_sentences, sentences)))
+    if cases[0].size == 0:
+        return np.zeros((0, 4), dtype=np.int64), np.zeros(0, dtype=np.int64)
+    # many terms share (x, n_t, K, N), e.g. x = n_t = 1: compute each distinct case once
+    unique, inverse = np.unique(np.stack(cases, axis=1), axis=0, return_inverse=True)
+    return unique, inverse.reshape(-1)
+
+
 def hypergeometric_p(x, term_sentences, topic_sentences, sentences) -> np.ndarray:
     """p = P(X >= x), X ~ Hypergeometric(N sentences, K topic sentences, n_t draws).
 
@@ -177,6 +276,11 @@ def hypergeometric_p(x, term_sentences, topic_sentences, sentences) -> np.ndarra
     numpy.ndarray
         p in [0, 1]; smaller means more topical.
 
+    Notes
+    -----
+    p underflows to 0.0 below about 1e-308, which a strongly topical term reaches (x = n_t =
+    300, K = 5,000, N = 100,000 gives p = e^-907): rank by :func:`hypergeometric_log_p`.
+
     Examples
     --------
     A term in 2 of 4 sentences, both in a topic of 2 sentences: p = 1 / C(4, 2).
@@ -184,15 +288,59 @@ def hypergeometric_p(x, term_sentences, topic_sentences, sentences) -> np.ndarra
     >>> float(hypergeometric_p(2, 2, 2, 4)[0]) == 1 / 6
     True
     """
-    cases = np.broadcast_arrays(*(np.atleast_1d(np.asarray(v, dtype=np.int64))
-                                  for v in (x, term_sentences, topic_sentences, sentences)))
-    if cases[0].size == 0:
+    unique, inverse = _distinct_cases(x, term_sentences, topic_sentences, sentences)
+    if len(unique) == 0:
         return np.zeros(0)
-    # many terms share (x, n_t, K, N), e.g. x = n_t = 1: compute each distinct case once
-    unique, inverse = np.unique(np.stack(cases, axis=1), axis=0, return_inverse=True)
     x_u, n_u, k_u, total_u = unique.T
     p = hypergeom.sf(x_u - 1, total_u, k_u, n_u)
-    return np.clip(p, 0.0, 1.0)[inverse.reshape(-1)]
+    return np.clip(p, 0.0, 1.0)[inverse]
+
+
+#: below this p, log(p) is taken from ``hypergeom.logsf`` (p is subnormal or 0.0 there)
+LOG_SF_BELOW = 1e-300
+
+
+def hypergeometric_log_p(x, term_sentences, topic_sentences, sentences) -> np.ndarray:
+    """log p (natural logarithm), p as in :func:`hypergeometric_p`, without underflow.
+
+    Parameters
+    ----------
+    x, term_sentences, topic_sentences, sentences : array-like of int
+        x, n_t, K and N as in the paper (section 3.2).
+
+    Returns
+    -------
+    numpy.ndarray
+        log p in (-inf, 0]; smaller means more topical. Finite wherever p > 0 mathematically
+        (x <= min(K, n_t)), also where p itself underflows to 0.0.
+
+    Notes
+    -----
+    ``log(hypergeom.sf)`` where p >= :data:`LOG_SF_BELOW` (accurate and fast);
+    ``hypergeom.logsf`` elsewhere (a sum of pmf terms in log space, slower, so only where
+    needed). Equal counts give equal values, so ties are exact.
+
+    Examples
+    --------
+    x = n_t: p = C(K, n_t) / C(N, n_t). For x = n_t = 300, K = 5,000, N = 100,000, p underflows
+    but log p does not:
+
+    >>> float(hypergeometric_p(300, 300, 5000, 100000)[0])
+    0.0
+    >>> round(float(hypergeometric_log_p(300, 300, 5000, 100000)[0]), 6)
+    -907.4254
+    """
+    unique, inverse = _distinct_cases(x, term_sentences, topic_sentences, sentences)
+    if len(unique) == 0:
+        return np.zeros(0)
+    x_u, n_u, k_u, total_u = unique.T
+    p = np.clip(hypergeom.sf(x_u - 1, total_u, k_u, n_u), 0.0, 1.0)
+    with np.errstate(divide="ignore"):
+        log_p = np.log(p)
+    tiny = p < LOG_SF_BELOW
+    if tiny.any():
+        log_p[tiny] = hypergeom.logsf(x_u[tiny] - 1, total_u[tiny], k_u[tiny], n_u[tiny])
+    return np.minimum(log_p, 0.0)[inverse]
 
 
 def hypergeometric_lexicon(terms: pd.DataFrame, alpha: float = 0.05,
@@ -211,17 +359,20 @@ def hypergeometric_lexicon(terms: pd.DataFrame, alpha: float = 0.05,
     Returns
     -------
     pandas.DataFrame
-        The input rows tested, plus ``p``, ``p_bonferroni`` = min(1, p * m) where m is the
+        The input rows tested, plus ``p``, ``log_p`` (natural log of p, finite where p
+        underflows to 0.0: rank by it), ``p_bonferroni`` = min(1, p * m) where m is the
         number of terms tested for that topic (all lengths together), and ``in_lexicon``.
 
     Notes
     -----
     A term is tested for a topic when it occurs in at least one of the topic's sentences
-    (x >= 1): for x = 0, p = 1 and the test is not informative (**Decision**, SPEC 1.4).
+    (x >= 1): for x = 0, p = 1 and the test is not informative (**Decision**).
     """
     tested = terms[terms["n"].isin(list(ngram_sizes)) & (terms["x"] >= 1)].copy()
-    tested["p"] = hypergeometric_p(tested["x"], tested["term_sentences"],
-                                   tested["topic_sentences"], tested["sentences"])
+    counts = (tested["x"], tested["term_sentences"], tested["topic_sentences"],
+              tested["sentences"])
+    tested["p"] = hypergeometric_p(*counts)
+    tested["log_p"] = hypergeometric_log_p(*counts)
     m = tested.groupby("topic")["term"].transform("size").to_numpy()
     tested["p_bonferroni"] = np.minimum(1.0, tested["p"].to_numpy() * m)
     tested["in_lexicon"] = tested["p_bonferroni"] <= alpha

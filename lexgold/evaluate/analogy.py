@@ -15,10 +15,18 @@ method                    x* = argmax over candidates of                       a
 ``IGNORE-A``              cos(x, a* + b)                                       b*
 ``ADD-OPPOSITE``          cos(x, -(a* - a) + b)                                b*
 ``MULTIPLY``              cos'(x, a*) cos'(x, b) / (cos'(x, a) + eps),         b*
-                          cos' = (cos + 1) / 2, eps = 0.001 (3CosMul)
+                          cos' = (cos + 1) / 2, eps = 0.001 (3CosMul; below)
 ``REVERSE(ADD)``          ADD on a* : a :: b* : _, i.e. cos(x, a - a* + b*)    b
 ``REVERSE(ONLY-B)``       ONLY-B on the reverse problem, i.e. cos(x, b*)       b
 ========================  ===================================================  ==========
+
+MULTIPLY is not Linzen's Eq. 8 as printed, cos(x, a*) cos(x, b) / cos(x, a), but the form
+Levy & Goldberg (2014, section 3) define and use, 3CosMul: cosines shifted to [0, 1] by
+(cos + 1) / 2, so that a negative cosine cannot flip the sign of the product, and eps = 0.001
+against division by zero. Linzen cites that paper for the method and reports "a slight
+advantage for MULTIPLY over ADD" as Levy & Goldberg found with 3CosMul. ``multiply="literal"``
+computes Eq. 8 as printed, on raw cosines (a candidate whose cosine with a is exactly 0 has no
+score). The result says which form was used (key ``multiply``).
 
 Questions with a word outside the vocabulary are skipped and counted. Under the 'lower' case
 policy the vocabulary is folded to lower case: a question word is looked up as its first
@@ -57,6 +65,13 @@ _LINEAR = {
     "REVERSE(ONLY-B)": ((0, 0, 0, 1), ("a", "a_star", "b_star"), "b"),
 }
 MULTIPLY_EPS = 0.001
+#: forms of MULTIPLY: Levy & Goldberg's 3CosMul (default), or Linzen's Eq. 8 as printed
+MULTIPLY_FORMS = {
+    "shifted": "3CosMul (Levy & Goldberg 2014, section 3): cos'(x,a*) cos'(x,b) / (cos'(x,a) "
+               "+ 0.001), cos' = (cos + 1) / 2, on unit vectors; not Linzen's Eq. 8 as printed",
+    "literal": "Linzen (2016) Eq. 8 as printed: cos(x,a*) cos(x,b) / cos(x,a) on raw cosines; "
+               "a candidate with cos(x,a) = 0 has no score",
+}
 ROLES = ("a", "a_star", "b", "b_star")
 
 
@@ -124,19 +139,24 @@ def _needed_roles(method: str) -> tuple[str, ...]:
     return tuple(r for r, c in zip(ROLES, _LINEAR[method][0]) if c)
 
 
-def _block_scores(method: str, cosines: np.ndarray, pos: dict) -> np.ndarray:
+def _block_scores(method: str, cosines: np.ndarray, pos: dict,
+                  multiply: str = "shifted") -> np.ndarray:
     """Scores of a block of vocabulary columns for every question (questions x block).
 
     ``cosines`` holds cos(question word, vocabulary word) for the distinct question words
-    (for MULTIPLY, already shifted to (cos + 1) / 2);
+    (for the shifted MULTIPLY, already shifted to (cos + 1) / 2);
     with unit vectors, cos(x, sum_i c_i w_i) ranks x as sum_i c_i cos(x, w_i) does, since
     the norm of the query is constant per question (Levy & Goldberg 2014, eq. 3-4).
     """
-    if method == "MULTIPLY":                      # cosines already shifted to [0, 1]
-        shifted = cosines
-        scores = np.take(shifted, pos["a_star"], axis=0)
-        scores *= np.take(shifted, pos["b"], axis=0)
-        scores /= np.take(shifted, pos["a"], axis=0) + MULTIPLY_EPS
+    if method == "MULTIPLY":
+        scores = np.take(cosines, pos["a_star"], axis=0)
+        scores *= np.take(cosines, pos["b"], axis=0)
+        if multiply == "shifted":                 # cosines already shifted to [0, 1]
+            scores /= np.take(cosines, pos["a"], axis=0) + MULTIPLY_EPS
+            return scores
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scores /= np.take(cosines, pos["a"], axis=0)
+        scores[~np.isfinite(scores)] = -np.inf
         return scores
     scores = None
     for role, c in zip(ROLES, _LINEAR[method][0]):
@@ -159,7 +179,7 @@ def _excluded_and_answer(method: str) -> tuple[tuple, str]:
 
 
 def _guesses(method: str, unit: np.ndarray, ids: dict, variants, chunk_bytes: int,
-             tile: int = 1 << 18) -> np.ndarray:
+             tile: int = 1 << 18, multiply: str = "shifted") -> np.ndarray:
     """Row of the best candidate for every question, over blocks of vocabulary columns.
 
     Each column block costs one matrix product (distinct question words x block), bounded by
@@ -182,7 +202,7 @@ def _guesses(method: str, unit: np.ndarray, ids: dict, variants, chunk_bytes: in
     for first in range(0, n, block):
         last = min(first + block, n)
         cosines = word_vectors @ unit[first:last].T
-        if method == "MULTIPLY":
+        if method == "MULTIPLY" and multiply == "shifted":
             cosines += 1
             cosines /= 2
         in_block = (col_excl >= first) & (col_excl < last)
@@ -190,7 +210,8 @@ def _guesses(method: str, unit: np.ndarray, ids: dict, variants, chunk_bytes: in
         step = max(1, tile // (last - first))
         for q0 in range(0, n_questions, step):
             q1 = min(q0 + step, n_questions)
-            scores = _block_scores(method, cosines, {r: p[q0:q1] for r, p in pos.items()})
+            scores = _block_scores(method, cosines, {r: p[q0:q1] for r, p in pos.items()},
+                                   multiply)
             lo, hi = np.searchsorted(qb, [q0, q1])
             scores[qb[lo:hi] - q0, cb[lo:hi]] = -np.inf
             top = scores.argmax(axis=1)
@@ -202,7 +223,8 @@ def _guesses(method: str, unit: np.ndarray, ids: dict, variants, chunk_bytes: in
 
 
 def solve(questions: pd.DataFrame, vectors: Vectors, methods=METHODS, *, case: str = "lower",
-          restrict_vocab: int | None = None, chunk_bytes: int = 256 << 20) -> dict:
+          restrict_vocab: int | None = None, chunk_bytes: int = 256 << 20,
+          multiply: str = "shifted") -> dict:
     """Accuracy of each analogy method, per category and overall, with solve times.
 
     Parameters
@@ -218,17 +240,22 @@ def solve(questions: pd.DataFrame, vectors: Vectors, methods=METHODS, *, case: s
         Use only the first ``restrict_vocab`` words, as candidates and for lookup.
     chunk_bytes : int
         Memory bound of one block of scores.
+    multiply : {'shifted', 'literal'}
+        Form of MULTIPLY: Levy & Goldberg's 3CosMul (default) or Linzen's Eq. 8 as printed
+        (module docstring).
 
     Returns
     -------
     dict
         ``{method: {category: accuracy, "all": accuracy}}`` (accuracy in [0, 1], higher is
         better; NaN for a category with no covered question), ``seconds: {method: solve time}``
-        (loading and vocabulary lookup excluded), ``counts: {category: {questions, covered}}``.
+        (loading and vocabulary lookup excluded), ``counts: {category: {questions, covered}}``,
+        and, when MULTIPLY is run, ``multiply: {"form": ..., "formula": ...}``.
     """
     for method in methods:
         check_choice("method", method, METHODS)
     check_choice("case", case, ("lower", "exact"))
+    check_choice("multiply", multiply, tuple(MULTIPLY_FORMS))
     n, index, group = _vocabulary(vectors, case, restrict_vocab)
     codes, distinct = pd.factorize(questions[list(ROLES)].to_numpy().ravel())
     rows = np.array([index.get(fold(word, case), -1) for word in distinct], dtype=np.int64)
@@ -244,7 +271,7 @@ def solve(questions: pd.DataFrame, vectors: Vectors, methods=METHODS, *, case: s
         start = time.perf_counter()
         _, answer = _excluded_and_answer(method)
         if len(kept):
-            guess = _guesses(method, unit, ids, variants, chunk_bytes)
+            guess = _guesses(method, unit, ids, variants, chunk_bytes, multiply=multiply)
             correct = group[guess] == ids[answer]
         else:
             correct = np.zeros(0, dtype=bool)
@@ -256,6 +283,8 @@ def solve(questions: pd.DataFrame, vectors: Vectors, methods=METHODS, *, case: s
     result["counts"] = {c: {"questions": int(totals[c]), "covered": int(hits[c])}
                         for c in totals.index}
     result["counts"]["all"] = {"questions": int(len(questions)), "covered": int(covered.sum())}
+    if "MULTIPLY" in methods:
+        result["multiply"] = {"form": multiply, "formula": MULTIPLY_FORMS[multiply]}
     return result
 
 

@@ -1,4 +1,4 @@
-"""``lexgold evaluate``, ``lexgold analogy`` and ``lexgold sdt`` (issue #6): thin commands."""
+"""``lexgold evaluate``, ``lexgold analogy`` and ``lexgold sdt``: thin commands."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import click
 import numpy as np
 
 from lexgold.cliutil import seed_option, usf_option
+from lexgold.errors import InputError
 
 VECTOR_FORMATS = ("auto", "word2vec", "glove", "word2vec-bin", "gensim")
 
@@ -95,8 +96,10 @@ def evaluate(gold, gold_format, vectors, case, vectors_format, oov, n_boot, comp
         extra = f"  95% CI [{_fmt(bounds[0])}, {_fmt(bounds[1])}]" if bounds else ""
         click.echo(f"{name:9s} {_fmt(result[name])}{extra}")
     for name, sub in result["subsets"].items():
-        click.echo(f"  {name:22s} rho {_fmt(sub['spearman'])}  r {_fmt(sub['pearson'])}  "
-                   f"covered {sub['covered']}/{sub['pairs']}")
+        bounds = sub.get("ci", {}).get("spearman")
+        extra = f"  CI [{_fmt(bounds[0])}, {_fmt(bounds[1])}]" if bounds else ""
+        click.echo(f"  {name:22s} rho {_fmt(sub['spearman'])}{extra}  r {_fmt(sub['pearson'])}"
+                   f"  covered {sub['covered']}/{sub['pairs']}")
     if "binary" in result:
         b = result["binary"]
         click.echo(f"binary task: mean error {_fmt(b['error'])} over {b['folds']} folds "
@@ -117,12 +120,18 @@ def evaluate(gold, gold_format, vectors, case, vectors_format, oov, n_boot, comp
                                  "MULTIPLY", "REVERSE(ADD)", "REVERSE(ONLY-B)"]),
               help="Method to run (repeat; default: all eight).")
 @click.option("--restrict-vocab", type=int, help="Use only the first N words of the file.")
+@click.option("--multiply", type=click.Choice(["shifted", "literal"]), default="shifted",
+              show_default=True,
+              help="MULTIPLY as Levy & Goldberg's 3CosMul (cosines shifted to [0, 1], "
+                   "eps 0.001) or Linzen's Eq. 8 as printed (raw cosines).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def analogy(questions, vectors, case, vectors_format, methods, restrict_vocab, as_json):
+def analogy(questions, vectors, case, vectors_format, methods, restrict_vocab, multiply,
+            as_json):
     """Analogy accuracy per method and category (Linzen 2016).
 
     Questions with an out-of-vocabulary word are skipped and counted (`counts`).
-    Solve seconds exclude loading.
+    Solve seconds exclude loading. MULTIPLY is 3CosMul (Levy & Goldberg 2014), not Linzen's
+    Eq. 8 as printed, unless --multiply literal; the output says which.
 
     \b
     Example:
@@ -132,7 +141,8 @@ def analogy(questions, vectors, case, vectors_format, methods, restrict_vocab, a
     from lexgold.evaluate.vectors import read_vectors
 
     result = solve(read_questions(questions), read_vectors(vectors, vectors_format),
-                   methods or METHODS, case=case, restrict_vocab=restrict_vocab)
+                   methods or METHODS, case=case, restrict_vocab=restrict_vocab,
+                   multiply=multiply)
     if as_json:
         click.echo(json.dumps(_clean(result), indent=2))
         return
@@ -143,6 +153,8 @@ def analogy(questions, vectors, case, vectors_format, methods, restrict_vocab, a
         click.echo(f"{category:32s} {count['covered']:>6d}/{count['questions']:<6d} {cells}")
     click.echo(f"{'seconds':32s} {'':13s} "
                + " ".join(f"{result['seconds'][m]:>15.3f}" for m in chosen))
+    if "multiply" in result:
+        click.echo(f"MULTIPLY: {result['multiply']['formula']}")
 
 
 @click.command()
@@ -155,12 +167,22 @@ def analogy(questions, vectors, case, vectors_format, methods, restrict_vocab, a
 @click.option("--dim", type=int, default=300, show_default=True, help="Semantic dimensions.")
 @click.option("--min-count", type=int, default=10, show_default=True,
               help="Vocabulary: words seen at least this often (split words always kept).")
+@click.option("--words", type=click.Choice(["overlap", "band"]), default="overlap",
+              show_default=True,
+              help="overlap: split every USF cue in the vocabulary (the paper's main setup, "
+                   "section 2.2); band: draw --n-words from a frequency band (section 3).")
 @click.option("--freq-min", type=int, default=40, show_default=True,
-              help="Split words have count > freq-min ...")
+              help="--words band: split words have count > freq-min ...")
 @click.option("--freq-max", type=int, default=400, show_default=True, help="... and < freq-max.")
-@click.option("--n-words", type=int, default=500, show_default=True, help="Words to split.")
-@click.option("--stopwords", type=click.Path(exists=True, dir_okay=False),
-              help="File of stop words (one per line) dropped from the corpus.")
+@click.option("--n-words", type=int, default=500, show_default=True,
+              help="--words band: words to split.")
+@click.option("--max-overlap", type=click.FloatRange(0, 1), default=0.10, show_default=True,
+              help="--words band: at most this share of the drawn words may be in the overlap "
+                   "set (the paper: 10%; 1 = no rule).")
+@click.option("--stopwords", default="snowball", show_default=True,
+              help="Stop list dropped from the corpus before the vocabulary is counted: "
+                   "snowball (the Snowball English list packaged with lexgold), none, or a "
+                   "file of words, one per line.")
 @click.option("--median-rank", is_flag=True,
               help="Also train on the original corpus and report the median rank of the "
                    "first three USF associates.")
@@ -168,28 +190,42 @@ def analogy(questions, vectors, case, vectors_format, methods, restrict_vocab, a
 @click.option("--per-word", type=click.Path(dir_okay=False), help="Write per-word AUCs (CSV).")
 @seed_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def sdt(corpus, doc_size, trainer, dim, min_count, freq_min, freq_max, n_words, stopwords,
-        median_rank, usf_dir, per_word, seed, as_json):
+@click.pass_context
+def sdt(ctx, corpus, doc_size, trainer, dim, min_count, words, freq_min, freq_max, n_words,
+        max_overlap, stopwords, median_rank, usf_dir, per_word, seed, as_json):
     """Pseudo-synonym same-different test, SDT-rho (Fourtassi & Dupoux 2014).
 
     \b
     Example:
-        lexgold sdt --corpus lee_background.cor --doc-size 1 --dim 100 --freq-min 10 --json
+        lexgold sdt --corpus lee_background.cor --doc-size 1 --dim 100 --min-count 3 --json
+        lexgold sdt --corpus lee_background.cor --words band --freq-min 10 --n-words 200
     """
     from lexgold.evaluate.report import sdt_files
 
+    if words == "overlap":
+        for name in ("freq_min", "freq_max", "n_words", "max_overlap"):
+            if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE:
+                option = "--" + name.replace("_", "-")
+                raise InputError("applies only to --words band (--words overlap splits "
+                                 "every overlap word)", field=option)
     result = sdt_files(corpus, seed=seed, doc_size=doc_size, trainer=trainer, dim=dim,
-                       min_count=min_count, freq_min=freq_min, freq_max=freq_max,
-                       n_words=n_words, stopwords=stopwords, median_rank=median_rank,
-                       usf_dir=usf_dir)
+                       min_count=min_count, words=words, freq_min=freq_min, freq_max=freq_max,
+                       n_words=n_words, max_overlap=max_overlap, stopwords=stopwords,
+                       median_rank=median_rank, usf_dir=usf_dir)
     table = result.pop("per_word")
     if per_word:
         table.to_csv(per_word, index=False)
     if as_json:
         click.echo(json.dumps(_clean(result), indent=2))
         return
+    if words == "overlap":
+        chosen = f"overlap words (USF cues with count >= {min_count})"
+    else:
+        chosen = (f"words with {freq_min} < count < {freq_max}, {result['in_overlap']} in the "
+                  "overlap set")
     click.echo(f"SDT-rho {_fmt(result['sdt_rho'])} ({result['scored']} of {result['words']} "
-               f"words with {freq_min} < count < {freq_max}; vocabulary {result['vocabulary']})")
+               f"{chosen}; vocabulary {result['vocabulary']}; stop list "
+               f"{result['stopwords']['list']})")
     if "median_rank" in result:
         m = result["median_rank"]
         click.echo("median rank of associates 1-3: "

@@ -8,18 +8,27 @@ format          layout (delimiter: tab, comma, semicolon or spaces, detected)
 ==============  ==========================================================================
 ``simlex``      SimLex-999.txt: word1 word2 POS SimLex999 conc(w1) conc(w2) concQ Assoc(USF)
                 SimAssoc333 SD(SimLex) (also lexgold's SimLex ``gold.csv``)
-``hyperlex``    HyperLex: WORD1 WORD2 POS TYPE AVG_SCORE AVG_SCORE_0_10 STD SCORES..
-``tr9856``      TR9856: term1 term2 score topic (terms may be multi-word)
-``ws353``       WordSim-353 combined.csv/.tab: Word 1, Word 2, Human (mean)
-``simverb``     SimVerb-3500: word1 word2 POS score relation, no header
+``hyperlex``    HyperLex: WORD1 WORD2 POS TYPE AVG_SCORE AVG_SCORE_0_10 STD SCORES..; the
+                non-English and cross-lingual files: word1 word2 pos avg
+``tr9856``      TR9856: term1 term2 score topic (terms may be multi-word); the distributed
+                header ``#term1 TAB term2 TAB score`` is a header, not a comment
+``ws353``       WordSim-353 combined.csv/.tab: Word 1, Word 2, Human (mean); also set1/set2
+                (.csv, .tab), whose rater columns 1, 2, ... are not read
+``simverb``     SimVerb-3500: word1 word2 POS score [relation], no header (the relation is
+                optional: SimVerb-500-dev has ``ensure secure V 4.07``)
 ``men``         MEN: word1 word2 score; the lemma form ``sun-n sunlight-n 50`` gets POS n
 ``rg65``        RG-65: word1;word2;score
 ``plain``       ``word1 word2 score``, ``#`` comment lines, optional header
 ==============  ==========================================================================
 
-A first row without any number is a header. With ``format="auto"`` a header row picks the format by its column names (SimLex999,
-AVG_SCORE, term1/term2, Human (mean)); headerless files are SimVerb when they have five fields
-with a POS in the third, MEN lemma form when every word ends in ``-n/-v/-j``, plain otherwise.
+A first row is a header when it has no number or when it names a word column (``Word 1``,
+``term1`` ...). A ``#`` comment that is the file's first line, just before the first row, is
+the header when it names word columns (TR9856's ``#term1``). A header must name the two word
+columns and a score column: any other first line without numbers is an error, and a file whose
+scores are all equal is refused, never read into an undefined correlation. With ``format="auto"`` a header row picks the format by its column names
+(SimLex999, AVG_SCORE or avg, term1/term2, Human (mean)); headerless files are SimVerb when
+they have four or five fields with a POS in the third, MEN lemma form when every word ends in
+``-n/-v/-j``, plain otherwise.
 """
 
 from __future__ import annotations
@@ -41,13 +50,16 @@ GOLD_FORMATS = ("auto", "simlex", "hyperlex", "tr9856", "ws353", "simverb", "men
 _HEADER_NAMES = {
     "word1": "word1", "w1": "word1", "term1": "word1", "wordone": "word1",
     "word2": "word2", "w2": "word2", "term2": "word2", "wordtwo": "word2",
-    "simlex999": "score", "avgscore": "score", "score": "score", "humanmean": "score",
+    "simlex999": "score", "avgscore": "score", "avg": "score", "score": "score",
+    "humanmean": "score",
     "pos": "pos", "type": "relation", "relation": "relation",
     "concw1": "conc1", "concw2": "conc2", "assocusf": "assoc", "simassoc333": "assoc333",
     "topic": "topic", "sdsimlex": "sd", "std": "sd",
 }
-_FORMAT_BY_HEADER = [("simlex999", "simlex"), ("avgscore", "hyperlex"), ("term1", "tr9856"),
-                     ("humanmean", "ws353")]
+_FORMAT_BY_HEADER = [("simlex999", "simlex"), ("avgscore", "hyperlex"), ("avg", "hyperlex"),
+                     ("term1", "tr9856"), ("humanmean", "ws353")]
+#: normalised names of the first word column: a row with one of them first is a header
+_WORD_HEADERS = {name for name, column in _HEADER_NAMES.items() if column == "word1"}
 _MEN_LEMMA = re.compile(r"^(.+)-([nvj])$")
 
 
@@ -81,7 +93,7 @@ def read_gold(path, format: str = "auto") -> pd.DataFrame:
         raise InputError("no word pairs found", path=path)
     header = None
     first_fields = rows[0][1]
-    if not any(_is_number(f) for f in first_fields):
+    if not any(_is_number(f) for f in first_fields) or _is_header(first_fields):
         header = [_normalise(f) for f in first_fields]
         rows = rows[1:]
         if not rows:
@@ -89,15 +101,36 @@ def read_gold(path, format: str = "auto") -> pd.DataFrame:
     if format == "auto":
         format = _detect(header, rows)
     frame = _frame(path, header, rows, format)
+    if len(frame) > 1 and frame["score"].nunique() < 2:
+        raise InputError(f"every score is {frame['score'].iloc[0]:g}: nothing to correlate "
+                         f"(read as {format}; is line 1 a header of another layout? "
+                         f"name it with --gold-format)", path=path, field="score")
     frame.attrs["format"] = format
     return frame
 
 
+def _is_header(fields: list[str]) -> bool:
+    """A row naming a word column first (``Word 1``, ``term1``, ``#term1``): a header."""
+    return bool(fields) and _normalise(fields[0]) in _WORD_HEADERS
+
+
 def _data_rows(path: Path) -> list[tuple[int, list[str]]]:
-    """(line number, fields) of the non-comment lines, split on the detected delimiter."""
+    """(line number, fields) of the non-comment lines, split on the detected delimiter; a
+    first-line comment just before them too when it is a header (``#term1 term2``)."""
     text = path.read_text(encoding="utf-8-sig")
     lines = [(n, line.rstrip("\r\n")) for n, line in enumerate(text.splitlines(), start=1)]
-    lines = [(n, line) for n, line in lines if line.strip() and not line.lstrip().startswith("#")]
+    lines = [(n, line) for n, line in lines if line.strip()]
+    first = next((i for i, (_, line) in enumerate(lines)
+                  if not line.lstrip().startswith("#")), None)
+    header = None
+    if first == 1:                        # the file's only comment, just before the data
+        number, line = lines[0]
+        candidate = line.lstrip()[1:]
+        if _is_header(candidate.split("\t") if "\t" in candidate else candidate.split()):
+            header = (number, candidate)
+    lines = [(n, line) for n, line in lines if not line.lstrip().startswith("#")]
+    if header is not None:
+        lines.insert(0, header)
     if not lines:
         return []
     sample = lines[0][1] + (lines[1][1] if len(lines) > 1 else "")
@@ -123,7 +156,7 @@ def _detect(header, rows) -> str:
                 return fmt
         return "plain"
     fields = rows[0][1]
-    if len(fields) == 5 and fields[2].upper() in {"N", "V", "A"} and _is_number(fields[3]):
+    if len(fields) in (4, 5) and fields[2].upper() in {"N", "V", "A"} and _is_number(fields[3]):
         return "simverb"
     if all(_MEN_LEMMA.match(f[0]) and _MEN_LEMMA.match(f[1]) for _, f in rows[:50]):
         return "men"
@@ -145,13 +178,15 @@ def _frame(path: Path, header, rows, format: str) -> pd.DataFrame:
                              f"(found: {', '.join(header)})", path=path, line=1)
     else:
         positions = {"word1": 0, "word2": 1, "score": 2}
-    width = max(positions.values()) + 1
+    optional = {"relation"} if format == "simverb" else set()
+    width = max(i for column, i in positions.items() if column not in optional) + 1
     records = []
     for number, fields in rows:
         if len(fields) < width:
             raise InputError(f"expected at least {width} fields, found {len(fields)}",
                              path=path, line=number)
-        record = {column: fields[i] for column, i in positions.items()}
+        record = {column: fields[i] if i < len(fields) else None     # optional, missing
+                  for column, i in positions.items()}
         if not _is_number(record["score"]):
             raise InputError(f"score {record['score']!r} is not a number", path=path,
                              line=number, field="score")

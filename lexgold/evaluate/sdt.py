@@ -1,12 +1,19 @@
 """SDT-rho: the pseudo-synonym same-different test of Fourtassi & Dupoux (2014).
 
-Section 2.2: in a copy of the corpus every occurrence of each chosen word w is replaced at
-random by one of two variants (``w#1``, ``w#2``, probability 1/2 each); a model is trained on
-that corpus; SDT-rho is the ROC AUC of the cosine of variant pairs against the cosine of all
-other pairs of the chosen words' variants (0.5 chance, 1 perfect). Section 3: words drawn at
-random from a frequency band (the paper's best: 40 < count < 400, 500 words); words occurring
-once cannot be split. Section 4: the per-word variant, the AUC of one word's variant pair
-against the other pairs containing either variant.
+Section 2: the corpus vocabulary is the words seen at least 10 times once a stop list of high
+frequency words "with no conceptual content" is removed; the *overlap set* is the words of the
+USF free association norms (Nelson et al. 1998; its 5,019 stimulus words, the cues) that are in
+that vocabulary (1,093 words for the paper's smallest corpus).
+
+Section 2.2, the main setup: in a copy of the corpus every occurrence of *each word of the
+overlap set* is replaced at random by one of two variants (``w#1``, ``w#2``, probability 1/2
+each); a model is trained on that corpus; SDT-rho is the ROC AUC of the cosine of variant pairs
+against the cosine of all other pairs of the split words' variants (0.5 chance, 1 perfect).
+
+Section 3, for corpora without norms: words drawn at random from a frequency band (the paper's
+best: 40 < count < 400, 500 words); words occurring once cannot be split; "the random test sets
+have no more than 10% of their words in the overlap". Section 4: the per-word variant, the AUC
+of one word's variant pair against the other pairs containing either variant.
 
 The behaviour-based counterpart (section 2.1, after Griffiths et al. 2007) is
 :func:`median_associate_rank`: for each USF cue in the model's vocabulary, the rank of its first
@@ -60,19 +67,94 @@ def read_corpus(path, doc_size: int = 1, stopwords=()) -> list[list[str]]:
     return documents
 
 
+def usf_words(usf: pd.DataFrame) -> set[str]:
+    """The words of the norms: the USF cues (the normed stimulus words), lower-cased."""
+    return {c.lower() for c in usf["cue"].dropna()}
+
+
+def vocabulary(documents, min_count: int = 10) -> set[str]:
+    """Words seen at least ``min_count`` times (stop words already dropped by the reader)."""
+    counts = Counter(t for doc in documents for t in doc)
+    return {w for w, c in counts.items() if c >= min_count}
+
+
+def overlap_words(documents, norm_words, min_count: int = 10) -> list[str]:
+    """The overlap set (section 2.1): words of the norms in the corpus vocabulary, sorted.
+
+    Parameters
+    ----------
+    documents : list of list of str
+        The corpus as read by :func:`read_corpus` (lower-cased, stop list removed).
+    norm_words : iterable of str
+        Lower-cased words of the norms, e.g. :func:`usf_words`.
+    min_count : int
+        Vocabulary threshold (the paper: 10).
+
+    Examples
+    --------
+    >>> overlap_words([["cat", "dog", "cat"], ["dog", "zebu"]], {"cat", "dog", "yak"}, 2)
+    ['cat', 'dog']
+    """
+    return sorted(vocabulary(documents, min_count) & set(norm_words))
+
+
 def select_words(documents, rng: np.random.Generator, *, freq_min: int = 40,
-                 freq_max: int = 400, n_words: int = 500, exclude=()) -> list[str]:
+                 freq_max: int = 400, n_words: int = 500, exclude=(), overlap=(),
+                 max_overlap: float = 1.0) -> list[str]:
     """Draw up to ``n_words`` words with ``freq_min < count < freq_max`` (and count >= 2).
 
-    Returns the sorted sample; fewer words than asked when the band is smaller.
+    Parameters
+    ----------
+    documents : list of list of str
+        The corpus.
+    rng : numpy.random.Generator
+        Draws the words.
+    freq_min, freq_max, n_words : int
+        The band and the set size (section 3: 40 < count < 400, 500 words).
+    exclude : iterable of str
+        Words never drawn.
+    overlap, max_overlap : iterable of str, float
+        At most a share ``max_overlap`` of the drawn set may be overlap words (section 3: 0.10).
+        The set is drawn uniformly from the band; overlap words beyond the quota are replaced by
+        other band words drawn at random, and when the band has too few of those the set
+        shrinks until the share holds.
+
+    Returns
+    -------
+    list of str
+        The sorted sample; fewer words than asked when the band is smaller.
     """
+    if not 0 <= max_overlap <= 1:
+        raise InputError(f"expected 0 <= max_overlap <= 1, found {max_overlap}",
+                         field="max_overlap")
     counts = Counter(t for doc in documents for t in doc)
     exclude = set(exclude)
     band = sorted(w for w, c in counts.items()
                   if freq_min < c < freq_max and c >= 2 and w not in exclude)
-    if len(band) <= n_words:
-        return band
-    return sorted(rng.choice(band, size=n_words, replace=False).tolist())
+    drawn = band if len(band) <= n_words else rng.choice(band, size=n_words,
+                                                         replace=False).tolist()
+    overlap = set(overlap)
+    in_overlap = [w for w in drawn if w in overlap]
+    if len(in_overlap) <= max_overlap * len(drawn):
+        return sorted(drawn)
+    return sorted(_cap_overlap(band, drawn, in_overlap, overlap, max_overlap, rng))
+
+
+def _cap_overlap(band, drawn, in_overlap, overlap, max_overlap, rng) -> list[str]:
+    """Replace overlap words beyond the quota by other band words; shrink if there are none."""
+    others = [w for w in drawn if w not in overlap]
+    quota = int(np.floor(max_overlap * len(drawn) + 1e-9))
+    chosen = set(drawn)
+    spare = [w for w in band if w not in overlap and w not in chosen]
+    extra = len(in_overlap) - quota
+    if spare:
+        others += rng.choice(spare, size=min(extra, len(spare)), replace=False).tolist()
+    kept = quota
+    while kept > 0 and kept > max_overlap * (len(others) + kept) + 1e-9:
+        kept -= 1
+    if kept == 0:
+        return others
+    return others + rng.choice(in_overlap, size=kept, replace=False).tolist()
 
 
 def pseudo_synonym_corpus(documents, words, rng: np.random.Generator) -> list[list[str]]:
@@ -162,7 +244,7 @@ def roc_auc(positive: np.ndarray, negative: np.ndarray) -> float:
     return float(u / (len(positive) * len(negative)))
 
 
-def sdt_rho(vectors: Vectors, words) -> tuple[float, pd.DataFrame]:
+def sdt_rho(vectors: Vectors, words, chunk: int = 512) -> tuple[float, pd.DataFrame]:
     """SDT-rho over the chosen words, and the per-word AUC.
 
     Parameters
@@ -171,6 +253,9 @@ def sdt_rho(vectors: Vectors, words) -> tuple[float, pd.DataFrame]:
         Trained on the pseudo-synonym corpus.
     words : list of str
         The split words; a word whose two variants are not both in the vocabulary is left out.
+    chunk : int
+        Words per block of cosines: memory grows with ``chunk`` x the number of variants, not
+        with their square (the whole overlap set of a large corpus has thousands of words).
 
     Returns
     -------
@@ -178,6 +263,11 @@ def sdt_rho(vectors: Vectors, words) -> tuple[float, pd.DataFrame]:
         ROC AUC of variant-pair cosines against the cosines of every other pair of variants.
     per_word : pandas.DataFrame
         ``word, cosine, auc``: one word's pair against the other pairs holding either variant.
+
+    Notes
+    -----
+    The AUC counts, for every negative pair, the variant pairs with a larger cosine (ties 1/2):
+    the value of :func:`roc_auc` over all pairs, computed block by block.
     """
     index = vectors.key_index("exact")
     kept = [w for w in words if variant(w, 1) in index and variant(w, 2) in index]
@@ -185,42 +275,85 @@ def sdt_rho(vectors: Vectors, words) -> tuple[float, pd.DataFrame]:
         raise InputError(f"SDT needs at least 2 split words in the model; found {len(kept)}")
     rows = [index[variant(w, k)] for w in kept for k in (1, 2)]
     unit = vectors.unit()[rows].astype(np.float64)
-    sims = unit @ unit.T
     n = len(rows)
-    upper_i, upper_j = np.triu_indices(n, k=1)
-    is_pair = (upper_i % 2 == 0) & (upper_j == upper_i + 1)
-    values = sims[upper_i, upper_j]
-    rho = roc_auc(values[is_pair], values[~is_pair])
+    positive = np.einsum("ij,ij->i", unit[0::2], unit[1::2])
+    ordered = np.sort(positive)
+    above, ties, negatives = 0, 0, 0
     per_word = []
-    for k, word in enumerate(kept):
-        i, j = 2 * k, 2 * k + 1
-        others = np.ones(n, dtype=bool)
+    for first in range(0, n, 2 * max(chunk, 1)):
+        block = np.arange(first, min(first + 2 * max(chunk, 1), n))
+        sims = unit[block] @ unit.T
+        later = np.arange(n)[None, :] > block[:, None]
+        later[np.arange(0, len(block), 2), block[0::2] + 1] = False  # the variant pair
+        values = sims[later]
+        right = np.searchsorted(ordered, values, side="right")
+        above += int((len(ordered) - right).sum())
+        ties += int((right - np.searchsorted(ordered, values, side="left")).sum())
+        negatives += len(values)
+        per_word += _word_aucs(kept, block, sims)
+    rho = (above + 0.5 * ties) / (len(positive) * negatives) if negatives else float("nan")
+    return float(rho), pd.DataFrame(per_word, columns=["word", "cosine", "auc"])
+
+
+def _word_aucs(kept, block, sims) -> list[tuple[str, float, float]]:
+    """Per word of a block: its variant pair against the other pairs holding either variant."""
+    out = []
+    for local in range(0, len(block), 2):
+        i, j = block[local], block[local] + 1
+        others = np.ones(sims.shape[1], dtype=bool)
         others[[i, j]] = False
-        negative = np.concatenate([sims[i, others], sims[j, others]])
-        per_word.append((word, sims[i, j], roc_auc(np.array([sims[i, j]]), negative)))
-    return rho, pd.DataFrame(per_word, columns=["word", "cosine", "auc"])
+        negative = np.concatenate([sims[local, others], sims[local + 1, others]])
+        cosine = sims[local, j]
+        out.append((kept[i // 2], cosine, roc_auc(np.array([cosine]), negative)))
+    return out
 
 
-def run_sdt(documents, rng: np.random.Generator, trainer=lsa_trainer, *, freq_min: int = 40,
-            freq_max: int = 400, n_words: int = 500, **trainer_options) -> dict:
-    """Select words, build the pseudo-synonym corpus, train, and score SDT-rho.
+def run_sdt(documents, rng: np.random.Generator, trainer=lsa_trainer, *, words=None,
+            freq_min: int = 40, freq_max: int = 400, n_words: int = 500, overlap=(),
+            max_overlap: float = 1.0, **trainer_options) -> dict:
+    """Choose the words, build the pseudo-synonym corpus, train, and score SDT-rho.
+
+    Parameters
+    ----------
+    documents : list of list of str
+        The corpus (:func:`read_corpus`).
+    rng : numpy.random.Generator
+        Word draws, variant coins and the trainer's randomness.
+    trainer : callable
+        ``trainer(documents, rng, keep=..., **trainer_options) -> Vectors``.
+    words : list of str, optional
+        Split exactly these words: the main setup of section 2.2 passes the overlap set
+        (:func:`overlap_words`). None: draw them from a frequency band (section 3).
+    freq_min, freq_max, n_words, overlap, max_overlap
+        The band draw, see :func:`select_words`.
 
     Returns
     -------
     dict
-        ``sdt_rho``, ``words`` (drawn), ``scored`` (both variants in the model), ``band``,
-        ``vocabulary``, ``per_word`` (DataFrame).
+        ``sdt_rho``, ``mode`` (``overlap`` or ``band``), ``words`` (split), ``scored`` (both
+        variants in the model), ``band`` (band mode), ``in_overlap`` (split words that are in
+        ``overlap``), ``vocabulary``, ``per_word`` (DataFrame).
     """
-    words = select_words(documents, rng, freq_min=freq_min, freq_max=freq_max, n_words=n_words)
-    if len(words) < 2:
-        raise InputError(f"only {len(words)} words with {freq_min} < count < {freq_max}; "
-                         "widen the frequency band", field="freq_min")
+    mode = "band" if words is None else "overlap"
+    if words is None:
+        words = select_words(documents, rng, freq_min=freq_min, freq_max=freq_max,
+                             n_words=n_words, overlap=overlap, max_overlap=max_overlap)
+        if len(words) < 2:
+            raise InputError(f"only {len(words)} words with {freq_min} < count < {freq_max}; "
+                             "widen the frequency band", field="freq_min")
+    elif len(words) < 2:
+        raise InputError(f"only {len(words)} words of the norms in the corpus vocabulary; "
+                         "lower the vocabulary threshold or draw words by frequency band",
+                         field="words")
     corpus = pseudo_synonym_corpus(documents, words, rng)
     keep = [variant(w, k) for w in words for k in (1, 2)]
     vectors = trainer(corpus, rng, keep=keep, **trainer_options)
     rho, per_word = sdt_rho(vectors, words)
-    return {"sdt_rho": rho, "words": len(words), "scored": len(per_word),
-            "band": [freq_min, freq_max], "vocabulary": len(vectors), "per_word": per_word}
+    result = {"sdt_rho": rho, "mode": mode, "words": len(words), "scored": len(per_word)}
+    if mode == "band":
+        result["band"] = [freq_min, freq_max]
+    result["in_overlap"] = len(set(words) & set(overlap)) if mode == "band" else len(words)
+    return {**result, "vocabulary": len(vectors), "per_word": per_word}
 
 
 def median_associate_rank(vectors: Vectors, usf: pd.DataFrame, n_associates: int = 3,

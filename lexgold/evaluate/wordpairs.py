@@ -181,7 +181,9 @@ def evaluate_pairs(gold: pd.DataFrame, vectors: Vectors, *, case: str = "lower",
     -------
     result : dict
         ``spearman, pearson, pairs, covered, used`` (overall), ``ci`` (when ``rng``),
-        ``subsets: {name: {spearman, pearson, pairs, covered, used}}``, ``oov``, ``case``.
+        ``subsets: {name: {spearman, pearson, pairs, covered, used, ci}}`` (``ci`` when
+        ``rng``: every subset gets its interval, drawn after the overall one), ``oov``,
+        ``case``.
     scores : pandas.DataFrame
         The per-pair frame of :func:`pair_scores`.
     """
@@ -193,6 +195,10 @@ def evaluate_pairs(gold: pd.DataFrame, vectors: Vectors, *, case: str = "lower",
         warnings.simplefilter("ignore", RuntimeWarning)
         result["subsets"] = {name: correlations(scores[mask])
                              for name, mask in subsets(gold).items()}
+        if rng is not None:
+            for name, mask in subsets(gold).items():
+                result["subsets"][name]["ci"] = {
+                    "level": level, **bootstrap_ci(scores[mask], rng, n_boot, level)}
     return result, scores
 
 

@@ -125,14 +125,13 @@ def build_pack_hyperlex(pack, usf_like: pd.DataFrame, seed: int = 0,
     """
     from lexgold.builder import common
     from lexgold.builder.hyperlex import (Resources, build_hyperlex, candidate_pool,
-                                          load_settings, read_word_list)
-    from lexgold.builder.relations import RelationLabeller
+                                          labeller_for, load_settings, read_word_list)
     from lexgold.protocols import load_protocol
 
     protocol = load_protocol(pack.protocol("hyperlex"))
     settings = load_settings(protocol, concreteness_source)
     reader = pack.wordnet()
-    labeller = RelationLabeller(reader, settings.hyp_max, settings.mero_holonyms)
+    labeller = labeller_for(reader, settings)
     lists = [common.resolve(pack.path, p) for p in settings.offensive_lists]
     offensive = set().union(*(read_word_list(p) for p in lists)) if lists else set()
     pack_conc = pack.concreteness()

@@ -120,6 +120,68 @@ def iaa_against_mean(ratings: pd.DataFrame, *, pool: Pool = "tranche",
     return _mean_or_nan(table["rho"], "IAA-2", "rater")
 
 
+def iaa_weighted_by_pairs(ratings: pd.DataFrame, *, min_overlap: int = MIN_OVERLAP,
+                          repeats: Literal["keep", "merge"] = "keep") -> dict:
+    """IAA-1 and IAA-2 per tranche, aggregated as a mean weighted by each tranche's pairs.
+
+    The aggregation of the WordSim-353 figures quoted by SimLex-999 (section 2.3) and HyperLex
+    (Table 4): the IAA of each set (set1: 153 pairs, 13 raters; set2: 200 pairs, 16 raters),
+    weighted by its number of listed pairs, with a pair listed twice in a set kept as two items.
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        Long format (SPEC section 5).
+    min_overlap : int
+        Fewest shared items for a correlation, within a tranche.
+    repeats : {"keep", "merge"}
+        ``keep``: a rater's second answer to a pair (a pair listed twice) is a separate item;
+        ``merge``: one item with the mean of the answers, as everywhere else in lexgold.
+
+    Returns
+    -------
+    dict
+        ``iaa1, iaa2`` (weighted means; NaN when no tranche is defined) and ``tranches``: one
+        ``{"tranche", "iaa1", "iaa2", "raters", "pairs"}`` per tranche. A tranche whose figure
+        is undefined is left out of that figure's mean.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> ratings = pd.DataFrame({"rater_id": list("aaabbbcccddd"), "tranche": list("xxxxxxyyyyyy"),
+    ...     "word1": list("pqrpqrstustu"), "word2": "w",
+    ...     "rating": [1, 2, 3, 1, 2, 3, 1, 2, 3, 3, 2, 1]})
+    >>> iaa_weighted_by_pairs(ratings, min_overlap=3)["iaa1"]   # (3 * 1 + 3 * -1) / 6
+    0.0
+    """
+    if repeats not in ("keep", "merge"):
+        raise InputError(f"expected keep or merge, found {repeats!r}", field="repeats")
+    frame = check_ratings(ratings)
+    frame = frame[frame["kind"] != "checkpoint"].copy()
+    if repeats == "keep":
+        listing = frame.groupby(["rater_id", "tranche", *ITEM], sort=False).cumcount()
+        later = (listing > 0).to_numpy()
+        frame.loc[later, "word2"] = (frame.loc[later, "word2"] + "\x00"
+                                     + listing[later].astype(str))
+    rows = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AgreementWarning)
+        for tranche, part in frame.groupby("tranche", sort=True):
+            rows.append({"tranche": tranche,
+                         "iaa1": iaa_pairwise(part, min_overlap=min_overlap),
+                         "iaa2": iaa_against_mean(part, min_overlap=min_overlap),
+                         "raters": int(part["rater_id"].nunique()),
+                         "pairs": int(len(part[ITEM].drop_duplicates()))})
+    table = pd.DataFrame(rows, columns=["tranche", "iaa1", "iaa2", "raters", "pairs"])
+    out = {}
+    for name in ("iaa1", "iaa2"):
+        defined = table[table[name].notna()]
+        out[name] = (float(np.average(defined[name], weights=defined["pairs"]))
+                     if len(defined) else np.nan)
+    out["tranches"] = table.to_dict(orient="records")
+    return out
+
+
 def pairwise_correlations(ratings: pd.DataFrame, *, pool: Pool = "tranche",
                           min_overlap: int = MIN_OVERLAP) -> pd.DataFrame:
     """Spearman rho of every compared rater pair (the terms of IAA-1).

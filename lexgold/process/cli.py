@@ -20,51 +20,114 @@ def _number(value):
 
 @click.command()
 @click.argument("ratings", type=click.Path(exists=True, dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="JSON with keys iaa1, iaa2, raters, pairs.")
+@click.option("--json", "as_json", is_flag=True,
+              help="JSON with keys iaa1, iaa2, raters, pairs (and split_half with --split-half).")
+@click.option("--detail", is_flag=True,
+              help="JSON also gets shared_pairs (pairs rated by more than one rater) and "
+                   "by_tranche (per-tranche IAA weighted by pairs).")
 @click.option("--pool", type=click.Choice(["tranche", "all"]), default="tranche",
               show_default=True,
               help="tranche: raters compared within their tranche; all: on any shared pairs.")
 @click.option("--min-overlap", type=click.IntRange(min=2), default=10, show_default=True,
               help="Fewest shared pairs for a correlation.")
-def agree(ratings, as_json, pool, min_overlap):
+@click.option("--split-half", is_flag=True,
+              help="Also split-half reliability on random halves of each pair's ratings "
+                   "(the only figure for ratings without rater identity).")
+@click.option("--splits", type=click.IntRange(min=1), default=100, show_default=True,
+              help="Random splits for --split-half.")
+@seed_option
+def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed):
     """Print IAA-1 and IAA-2 of a long-format ratings file.
 
     IAA-1 is the mean pairwise Spearman rho between raters; IAA-2 the mean Spearman rho of each
     rater against the mean of the other raters (HyperLex section 5). Checkpoint rows are
     ignored; no calibration or exclusion is applied (see `lexgold process`). An undefined
-    figure (one rater, constant ratings) prints as n/a (null in JSON).
+    figure (one rater, constant ratings) prints as n/a (null in JSON). Next to these pooled
+    figures: the per-tranche figures weighted by each tranche's listed pairs, a pair listed
+    twice kept as two items (how WordSim-353's 0.611 / 0.756 were aggregated), and the number
+    of pairs rated by more than one rater. Ratings without rater identity (SimVerb-3500) have
+    no IAA: use --split-half.
 
     \b
     Example:
         lexgold agree ratings.csv --json
     """
-    from lexgold.process.agreement import AgreementWarning, iaa_against_mean, iaa_pairwise
-    from lexgold.process.ratings import ITEM, read_ratings
+    from lexgold.process.agreement import AgreementWarning
+    from lexgold.process.ratings import is_anonymous, read_ratings, require_raters
 
     frame = read_ratings(ratings)
+    anonymous = is_anonymous(frame)
+    if not split_half:
+        require_raters(frame, "IAA-1 and IAA-2", source=ratings)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", AgreementWarning)
-        iaa1 = iaa_pairwise(frame, pool=pool, min_overlap=min_overlap)
-        iaa2 = iaa_against_mean(frame, pool=pool, min_overlap=min_overlap)
-    rated = frame[frame["kind"] != "checkpoint"]
-    result = {"iaa1": _number(iaa1), "iaa2": _number(iaa2),
-              "raters": int(rated["rater_id"].nunique()),
-              "pairs": int(len(rated[ITEM].drop_duplicates()))}
+        result = _agreement_figures(frame, pool=pool, min_overlap=min_overlap,
+                                    splits=splits if split_half else 0, seed=seed)
     for warning in caught:
-        click.echo(f"Warning: {warning.message}", err=True)
+        if issubclass(warning.category, AgreementWarning):
+            click.echo(f"Warning: {warning.message}", err=True)
     if as_json:
-        click.echo(json.dumps(result))
+        extra = () if detail else ("shared_pairs", "by_tranche")
+        click.echo(json.dumps({k: v for k, v in result.items() if k not in extra}))
         return
     show = lambda v: "n/a" if v is None else f"{v:.3f}"  # noqa: E731
-    click.echo(f"IAA-1 (mean pairwise Spearman):     {show(result['iaa1'])}")
-    click.echo(f"IAA-2 (rater vs mean of the others): {show(result['iaa2'])}")
-    click.echo(f"raters: {result['raters']}  pairs: {result['pairs']}")
+    if anonymous:
+        click.echo("IAA-1, IAA-2: not defined (ratings without rater identity)")
+    else:
+        click.echo(f"IAA-1 (mean pairwise Spearman):     {show(result['iaa1'])}")
+        click.echo(f"IAA-2 (rater vs mean of the others): {show(result['iaa2'])}")
+        weighted = result["by_tranche"]
+        parts = ", ".join(f"{row['tranche']}: {row['pairs']} pairs {show(row['iaa1'])} / "
+                          f"{show(row['iaa2'])}" for row in weighted["tranches"])
+        if len(weighted["tranches"]) > 4:
+            parts = f"{len(weighted['tranches'])} tranches"
+        click.echo(f"per tranche, weighted by pairs (pairs listed twice kept): IAA-1 "
+                   f"{show(weighted['iaa1'])}  IAA-2 {show(weighted['iaa2'])}  ({parts})")
+        click.echo(f"raters: {result['raters']}  pairs: {result['pairs']}  "
+                   f"rated by more than one rater: {result['shared_pairs']}")
+    if split_half:
+        half = result["split_half"]
+        click.echo(f"split-half on random halves ({half['splits']} splits, {half['pairs']} "
+                   f"pairs): r {show(half['r'])}  rho {show(half['rho'])}  "
+                   f"Spearman-Brown {show(half['spearman_brown'])}")
+    if anonymous:
+        click.echo(f"pairs: {result['pairs']}")
+
+
+def _agreement_figures(frame, *, pool, min_overlap, splits, seed) -> dict:
+    """The figures of `lexgold agree`: pooled IAA, per tranche weighted by pairs, pairs rated by
+    more than one rater, and (``splits > 0``) split-half on random halves."""
+    import numpy as np
+
+    from lexgold.process.agreement import iaa_against_mean, iaa_pairwise, iaa_weighted_by_pairs
+    from lexgold.process.ratings import ITEM, is_anonymous
+    from lexgold.process.splithalf import split_half_random
+
+    rated = frame[frame["kind"] != "checkpoint"]
+    result = {"iaa1": None, "iaa2": None, "raters": None,
+              "pairs": int(len(rated[ITEM].drop_duplicates()))}
+    if not is_anonymous(frame):
+        options = {"pool": pool, "min_overlap": min_overlap}
+        weighted = iaa_weighted_by_pairs(frame, min_overlap=min_overlap)
+        result.update(
+            iaa1=_number(iaa_pairwise(frame, **options)),
+            iaa2=_number(iaa_against_mean(frame, **options)),
+            raters=int(rated["rater_id"].nunique()),
+            shared_pairs=int((rated.groupby(ITEM)["rater_id"].nunique() > 1).sum()),
+            by_tranche={"iaa1": _number(weighted["iaa1"]), "iaa2": _number(weighted["iaa2"]),
+                        "tranches": [{k: _number(v) for k, v in row.items()}
+                                     for row in weighted["tranches"]]})
+    if splits:
+        half = split_half_random(frame, rng=np.random.default_rng(seed), splits=splits)
+        result["split_half"] = {k: _number(v) for k, v in half.items()}
+    return result
 
 
 @click.command()
 @click.argument("ratings", type=click.Path(exists=True, dir_okay=False))
 @click.option("--protocol", required=True,
-              help="simlex, hyperlex, tr9856, or the path of a protocol file.")
+              help="simlex, hyperlex, tr9856, plain (mean per pair on the declared scale, "
+                   "gold.csv word1,word2,score), or the path of a protocol file.")
 @out_option
 @click.option("--pairs", "pairs_path", type=click.Path(exists=True, dir_okay=False),
               help="The builder's pairs.csv: POS, concreteness (conc1, conc2), fsg, relation, "
@@ -75,12 +138,15 @@ def agree(ratings, as_json, pool, min_overlap):
               help="Bootstrap replicates for the confidence intervals (0 = none); default: "
                    "the protocol's [process.agreement] bootstrap (200).")
 @click.option("--no-plots", is_flag=True, help="Skip the PNG plots of report.md.")
+@click.option("--scale", nargs=2, type=float, metavar="MIN MAX",
+              help="The scale of ratings that declare none (see `lexgold ratings import "
+                   "--scale`); they are mapped onto the protocol's scale.")
 @click.option("--allow-incomplete", is_flag=True,
               help="Release even when no rater is left, a pair of --pairs has no accepted "
                    "rating, or a pair has fewer accepted raters than the protocol's "
                    "[process.release] min_raters_per_pair; the problems are printed and "
                    "recorded in report.json and README.md.")
-def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no_plots,
+def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no_plots, scale,
             allow_incomplete):
     """Turn raw ratings into a released gold standard with its reliability report.
 
@@ -89,7 +155,10 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
     hyperlex-all.txt or TR9856.txt), gold.csv (the same table, comma-separated),
     exclusions.csv, report.json, report.md (with plots), a dataset card (README.md),
     CITATION.cff, datapackage.json and SHA256SUMS; HyperLex also gets splits.csv. An
-    incomplete release (see --allow-incomplete) stops with an error and writes nothing.
+    incomplete release (see --allow-incomplete) stops with an error and writes nothing. A
+    rating outside the protocol's scale is an error; a source's declared scale (--scale, or
+    the scale_min/scale_max columns of `lexgold ratings import --scale`) is mapped linearly
+    onto it.
 
     \b
     Example:
@@ -98,18 +167,36 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
     from lexgold.process.pipeline import run
 
     report = run(ratings, protocol, out_dir, pairs_path=pairs_path, seed=seed, usf_dir=usf_dir,
-                 plots=not no_plots, bootstrap=bootstrap, allow_incomplete=allow_incomplete)
+                 plots=not no_plots, bootstrap=bootstrap, scale=tuple(scale) if scale else None,
+                 allow_incomplete=allow_incomplete)
     for problem in report["warnings"]:
         click.echo(f"Warning: incomplete release: {problem}", err=True)
     counts, final = report["counts"], report["agreement"]["final"]
     show = lambda v: "n/a" if v is None else f"{v:.3f}"  # noqa: E731
-    click.echo(f"{counts['released_pairs']} pairs released from "
-               f"{counts['stages']['final']['raters']} of {counts['stages']['raw']['raters']} "
-               f"raters ({counts['calibrated_raters']} calibrated, "
-               f"{counts['excluded_raters']} excluded)")
-    click.echo(f"IAA-1 {show(final['iaa1'])}  IAA-2 {show(final['iaa2'])}")
-    click.echo(f"release file {report['release_file']}; wrote {', '.join(report['files'])} "
-               f"to {out_dir}")
+    if "split_half_random" in report["agreement"]:
+        click.echo(f"{counts['released_pairs']} pairs released from "
+                   f"{counts['stages']['final']['ratings']} anonymous ratings")
+    else:
+        click.echo(f"{counts['released_pairs']} pairs released from "
+                   f"{counts['stages']['final']['raters']} of "
+                   f"{counts['stages']['raw']['raters']} raters ({counts['calibrated_raters']} "
+                   f"calibrated, {counts['excluded_raters']} excluded)")
+    if "split_half_random" in report["agreement"]:
+        half = report["agreement"]["split_half_random"]
+        click.echo(f"ratings without rater identity: no IAA-1/IAA-2; split-half on random "
+                   f"halves r {show(half['r'])} (Spearman-Brown {show(half['spearman_brown'])})")
+    else:
+        click.echo(f"IAA-1 {show(final['iaa1'])}  IAA-2 {show(final['iaa2'])}")
+    scale_entry = report["scale"]
+    for a, b in scale_entry["rescaled"]:
+        low, high = scale_entry["ratings"]
+        click.echo(f"ratings declared on {a:g}-{b:g} rescaled linearly to {low:g}-{high:g}")
+    if counts["pairs_listed_twice_merged"]:
+        click.echo(f"pairs listed twice in a source: {counts['pairs_listed_twice_merged']}, "
+                   f"merged (each rater's mean of the listings)")
+    if report["release_file"] != "gold.csv":
+        click.echo(f"release file {report['release_file']}")
+    click.echo(f"wrote {', '.join(report['files'])} to {out_dir}")
 
 
 @click.command()

@@ -1,7 +1,7 @@
 """The ``[process]`` table of a protocol file, checked against the paper's defaults.
 
-Defaults are SimLex-999's values (Hill et al. 2015, sections 3.6 and 4.1); ``hyperlex.toml`` and
-``tr9856.toml`` change the keys that differ. Keys carry their units.
+Defaults are SimLex-999's values (Hill et al. 2015, sections 3.6 and 4.1); ``hyperlex.toml``,
+``tr9856.toml`` and ``plain.toml`` change the keys that differ. Keys carry their units.
 """
 
 from __future__ import annotations
@@ -67,13 +67,18 @@ class ReleaseConfig:
     #: the slider's range (SimLex/HyperLex 0-6; TR9856 binary 0-1)
     rating_min: float = 0.0
     rating_max: float = 6.0
+    #: "protocol": ratings are on rating_min-rating_max (a source's declared scale is mapped
+    #: onto it); "declared": the scale the ratings declare (scale_min, scale_max columns or
+    #: ``process --scale``) is the rating and the score scale, nothing is rescaled (plain.toml)
+    rating_scale: Literal["protocol", "declared"] = "protocol"
     #: the released score's range (linear map; SimLex/HyperLex 0-10)
     score_min: float = 0.0
     score_max: float = 10.0
-    #: the published file whose layout the release file and gold.csv follow
-    format: Literal["simlex", "hyperlex", "tr9856"] = "simlex"
+    #: the published file whose layout the release file and gold.csv follow; plain: word1,
+    #: word2, score
+    format: Literal["simlex", "hyperlex", "tr9856", "plain"] = "simlex"
     #: the release file's name; "" = the published one (SimLex-999.txt, hyperlex-all.txt,
-    #: TR9856.txt)
+    #: TR9856.txt; plain: gold.csv only)
     release_file: str = ""
     #: fewest accepted raters on every released pair (SimLex section 3.6: 36); fewer, or no
     #: rater left at all, stops the release unless it is forced (--allow-incomplete)

@@ -2,7 +2,8 @@
 
 Order of the steps (SimLex-999 section 3.6; HyperLex sections 4.5, 5; TR9856 section 4):
 
-1. check the long-format ratings (:mod:`ratings`);
+1. check the long-format ratings and their scale: a rating outside its scale is an error, a
+   source's declared scale is mapped linearly onto the protocol's (:mod:`ratings`);
 2. calibrate biased raters on the consistency set, if the protocol does (:mod:`calibration`);
 3. compute every exclusion rule on the calibrated ratings and drop the excluded raters
    (:mod:`exclusions`);
@@ -36,12 +37,13 @@ from lexgold.process import agreement as iaa
 from lexgold.process.calibration import calibrate, calibration_shifts
 from lexgold.process.config import process_config
 from lexgold.process.exclusions import exclusion_table, excluded_raters
-from lexgold.process.ratings import ITEM, check_ratings, read_ratings
 from lexgold.errors import InputError
+from lexgold.process.ratings import (ITEM, check_ratings, declare_scale, is_anonymous, on_scale,
+                                     read_ratings, require_raters)
 from lexgold.process.release import (concreteness_group, gold_table, read_pairs, release_name,
                                     usf_concreteness, write_release)
 from lexgold.process.scaling import pair_scores
-from lexgold.process.splithalf import split_half, transitivity
+from lexgold.process.splithalf import split_half, split_half_random, transitivity
 from lexgold.process.splits import lexical_split, random_split, score_interval
 from lexgold.protocols import load_protocol
 
@@ -67,11 +69,22 @@ class IncompleteRelease(InputError):
 
 def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.random.Generator,
                     pairs: pd.DataFrame | None = None, usf: pd.DataFrame | None = None,
-                    brysbaert: pd.DataFrame | None = None) -> ProcessResult:
-    """Run steps 1-6 in memory; see the module docstring. ``rng`` drives bootstrap and splits."""
+                    brysbaert: pd.DataFrame | None = None,
+                    source: str | Path | None = None) -> ProcessResult:
+    """Run steps 1-6 in memory; see the module docstring. ``rng`` drives bootstrap and splits;
+    ``source`` (the ratings file) lets errors name the file and line."""
     protocol = protocol if isinstance(protocol, dict) else load_protocol(protocol)
     config = process_config(protocol)
-    raw = check_ratings(ratings)
+    release = config.release
+    raw = check_ratings(ratings, source=source)
+    rating_range, score_range, scale = _scales(raw, release, source)
+    raw = on_scale(raw, *rating_range, source=source)
+    anonymous = is_anonymous(raw)
+    if anonymous and config.calibration.enabled:
+        require_raters(raw, "calibration (SimLex-999 section 3.6)", source=source)
+    if anonymous and config.exclusions.rules:
+        require_raters(raw, f"rater exclusion ({', '.join(config.exclusions.rules)})",
+                       source=source)
     calibrated, shifted = raw, 0
     if config.calibration.enabled:
         shifts = calibration_shifts(raw, threshold=config.calibration.threshold,
@@ -79,18 +92,16 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
         shifted = int((shifts["shift"] != 0).sum())
         calibrated = calibrate(raw, threshold=config.calibration.threshold,
                                shift=config.calibration.shift,
-                               rating_min=config.release.rating_min,
-                               rating_max=config.release.rating_max)
+                               rating_min=rating_range[0], rating_max=rating_range[1])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", iaa.AgreementWarning)
         exclusions = exclusion_table(calibrated, config, calibrate=False)
-        per_rater = iaa.rater_agreement(calibrated, pool=config.agreement.pool,
-                                        min_overlap=config.agreement.min_overlap)
+        per_rater = (iaa.rater_agreement(calibrated, pool=config.agreement.pool,
+                                         min_overlap=config.agreement.min_overlap)
+                     if not anonymous else iaa.rater_agreement(calibrated.iloc[:0]))
     dropped = set(excluded_raters(exclusions))
     final = calibrated[~calibrated["rater_id"].isin(dropped)]
-    release = config.release
-    scores = pair_scores(final, rating_range=(release.rating_min, release.rating_max),
-                         score_range=(release.score_min, release.score_max))
+    scores = pair_scores(final, rating_range=rating_range, score_range=score_range)
     scores = _with_subsets(scores, final, pairs, release.format, usf)
     if pairs is not None:                 # release in the order of the pairs file
         order = pairs.drop_duplicates(ITEM)[ITEM].reset_index(drop=True).reset_index()
@@ -99,20 +110,22 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
     sources = {"pairs": pairs, "decimals": release.decimals}
     if release.format == "simlex":
         sources.update(usf=usf, brysbaert=brysbaert, conc_source=release.conc_source)
-    gold = gold_table(scores, release.format, **sources)
+    gold = (plain_gold(scores, release.decimals) if release.format == "plain"
+            else gold_table(scores, release.format, **sources))
     if "concQ" in gold.columns:           # the released quartiles, for per-subset agreement
         scores["concQ"] = gold["concQ"].array
     report = {"protocol": protocol.get("name", "?"), "protocol_file": protocol.get("_path", ""),
               "protocol_sha256": protocol.get("_sha256", ""), "config": asdict(config),
+              "scale": scale,
               "counts": _counts(raw, calibrated, final, scores, exclusions, shifted),
-              "agreement": _agreement(raw, calibrated, final, scores, config, rng)}
+              "agreement": (_agreement(raw, calibrated, final, scores, config, rng)
+                            if not anonymous else _anonymous_agreement(final, config, rng))}
     if config.split_half.enabled:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", iaa.AgreementWarning)
             report["split_half"] = split_half(final, annotators=config.split_half.annotators)
         report["transitivity"] = transitivity(
-            scores, bins=config.split_half.transitivity_bins,
-            score_range=(release.score_min, release.score_max))
+            scores, bins=config.split_half.transitivity_bins, score_range=score_range)
     splits = None
     if config.splits.enabled and len(scores):
         splits, report["splits"] = _splits(scores, config, rng)
@@ -156,8 +169,9 @@ def release_check(scores: pd.DataFrame, pairs: pd.DataFrame | None, final: pd.Da
 def run(ratings_path: str | Path, protocol: str, out_dir: str | Path, *,
         pairs_path: str | Path | None = None, seed: int = 0, usf_dir: str | Path | None = None,
         plots: bool = True, bootstrap: int | None = None,
-        allow_incomplete: bool = False) -> dict:
+        scale: tuple[float, float] | None = None, allow_incomplete: bool = False) -> dict:
     """``lexgold process``: read, process and write the release folder (module docstring).
+    ``scale`` declares the scale of ratings that do not declare one.
 
     Raises :class:`IncompleteRelease` (nothing written) when :func:`release_check` finds a
     problem, unless ``allow_incomplete``; then the problems go to ``report.json`` under
@@ -167,6 +181,8 @@ def run(ratings_path: str | Path, protocol: str, out_dir: str | Path, *,
     from lexgold.process.report import write_markdown
 
     ratings = read_ratings(ratings_path)
+    if scale is not None:
+        ratings = declare_scale(ratings, scale)
     loaded = load_protocol(protocol)
     if bootstrap is not None:             # command-line override of [process.agreement]
         loaded.setdefault("process", {}).setdefault("agreement", {})["bootstrap"] = bootstrap
@@ -175,7 +191,7 @@ def run(ratings_path: str | Path, protocol: str, out_dir: str | Path, *,
     name = release_name(release.format, release.release_file)
     usf, concreteness = release_norms(loaded, release.format, usf_dir)
     result = process_ratings(ratings, loaded, rng=np.random.default_rng(seed), pairs=pairs,
-                             usf=usf, brysbaert=concreteness)
+                             usf=usf, brysbaert=concreteness, source=ratings_path)
     problems = result.problems
     if problems and not allow_incomplete:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
@@ -185,10 +201,12 @@ def run(ratings_path: str | Path, protocol: str, out_dir: str | Path, *,
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     result.gold.to_csv(out / "gold.csv", index=False, lineterminator="\n")
-    write_release(result.gold, release.format, out / name, decimals=release.decimals)
+    files = ["gold.csv", "exclusions.csv", "report.json", "report.md"]
+    if name != "gold.csv":                # plain: gold.csv is the release
+        write_release(result.gold, release.format, out / name, decimals=release.decimals)
+        files.insert(1, name)
     table = result.exclusions.rename(columns={"rater_id": "rater"})
     table.to_csv(out / "exclusions.csv", index=False, lineterminator="\n")
-    files = ["gold.csv", name, "exclusions.csv", "report.json", "report.md"]
     if result.splits is not None:
         result.splits.to_csv(out / "splits.csv", index=False, lineterminator="\n")
         files.append("splits.csv")
@@ -257,6 +275,39 @@ def _dates(ratings: pd.DataFrame) -> dict | None:
 
 # -- steps ------------------------------------------------------------------------------------
 
+def _scales(raw, release, source):
+    """(rating range, score range, report entry) of the protocol and the ratings' declaration."""
+    rated = raw[raw["kind"] != "checkpoint"]
+    declared = (rated[["scale_min", "scale_max"]].dropna().drop_duplicates()
+                if "scale_min" in rated.columns else pd.DataFrame(columns=["a", "b"]))
+    declared = [[float(a), float(b)] for a, b in declared.itertuples(index=False)]
+    if release.rating_scale == "protocol":
+        ratings = (release.rating_min, release.rating_max)
+        scores = (release.score_min, release.score_max)
+    else:
+        undeclared = (rated["scale_min"].isna() if "scale_min" in rated.columns
+                      else pd.Series(True, index=rated.index))
+        if undeclared.any() or not declared:
+            raise InputError("this protocol releases on the ratings' declared scale and they "
+                             "declare none: import them with `lexgold ratings import --scale "
+                             "MIN MAX` or pass `lexgold process --scale MIN MAX`",
+                             path=source or "ratings", field="scale_min")
+        if len(declared) > 1:
+            raise InputError(f"the ratings declare {len(declared)} scales "
+                             f"({', '.join(f'{a:g}-{b:g}' for a, b in declared)}); a protocol "
+                             f"with rating_scale = \"protocol\" maps them onto one",
+                             path=source or "ratings", field="scale_min")
+        ratings = scores = tuple(declared[0])
+    entry = {"ratings": list(ratings), "released": list(scores), "declared": declared,
+             "rescaled": [s for s in declared if tuple(s) != tuple(ratings)]}
+    return ratings, scores, entry
+
+
+def plain_gold(scores: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
+    """The plain release: ``word1, word2, score`` (the mean rating on the released scale)."""
+    return pd.DataFrame({"word1": scores["word1"], "word2": scores["word2"],
+                         "score": scores["score"].round(decimals)})
+
 def _with_subsets(scores, final, pairs, format, usf=None) -> pd.DataFrame:
     """Attach subset labels (pos, conc_class, relation, topic, concQ, conc_group) to scores."""
     if "topic" in final.columns and "topic" not in scores.columns:
@@ -278,6 +329,19 @@ def _with_subsets(scores, final, pairs, format, usf=None) -> pd.DataFrame:
     return scores
 
 
+def _anonymous_agreement(final, config, rng) -> dict:
+    """Ratings without rater identity: no IAA, split-half on random halves instead."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", iaa.AgreementWarning)
+        half = split_half_random(final, rng=rng, splits=max(config.agreement.bootstrap, 1))
+    undefined = {"iaa1": np.nan, "iaa2": np.nan}
+    return {"pool": config.agreement.pool, "min_overlap": config.agreement.min_overlap,
+            "bootstrap": config.agreement.bootstrap, "ci_level": config.agreement.ci_level,
+            "raw": undefined, "calibrated": undefined, "final": dict(undefined),
+            "by_subset": {}, "split_half_random": half,
+            "note": "ratings without rater identity: IAA-1 and IAA-2 are undefined"}
+
+
 def _counts(raw, calibrated, final, scores, exclusions, shifted) -> dict:
     def stage(frame):
         rated = frame[frame["kind"] != "checkpoint"]
@@ -291,7 +355,16 @@ def _counts(raw, calibrated, final, scores, exclusions, shifted) -> dict:
             "kept_by_cap": int(exclusions.loc[~exclusions["excluded"].astype(bool),
                                               "rater_id"].nunique()),
             "released_pairs": int(len(scores)),
+            "pairs_listed_twice_merged": _merged(final),
             "min_raters_per_pair": int(scores["n"].min()) if len(scores) else 0}
+
+
+def _merged(final) -> int:
+    """Pairs listed twice in a source (kind duplicate) whose listings were averaged per rater."""
+    rated = final[final["kind"] != "checkpoint"]
+    twice = rated.groupby(["rater_id", *ITEM]).filter(lambda g: len(g) > 1
+                                                       and (g["kind"] == "duplicate").any())
+    return int(len(twice[ITEM].drop_duplicates()))
 
 
 def _agreement(raw, calibrated, final, scores, config, rng) -> dict:
@@ -308,6 +381,9 @@ def _agreement(raw, calibrated, final, scores, config, rng) -> dict:
                 out["final"][key] = list(iaa.bootstrap_ci(
                     final, statistic, rng=rng, n_boot=config.agreement.bootstrap,
                     level=config.agreement.ci_level, **options))
+        if final["tranche"].nunique() > 1 or (final["kind"] == "duplicate").any():
+            out["weighted_by_pairs"] = iaa.iaa_weighted_by_pairs(
+                final, min_overlap=config.agreement.min_overlap)
         out["by_subset"] = {}
         for column in ("pos", "conc_class", "concQ", "relation", "conc_group", "topic"):
             if column in scores.columns and scores[column].replace("", np.nan).notna().any():
@@ -346,8 +422,10 @@ def _plots(result, protocol, out) -> list[str]:
     subset = next((c for c in ("pos", "relation", "topic") if c in result.scores.columns
                    and result.scores[c].replace("", np.nan).notna().any()), "")
     plot_scores_by_subset(result.scores, subset, out / "ratings_by_subset.png",
-                          (config.release.score_min, config.release.score_max))
+                          tuple(result.report["scale"]["released"]))
     table = result.agreement
+    if table.empty:                       # no rater identity: no per-rater plot
+        return ["ratings_by_subset.png"]
     threshold = None
     means = table["mean_rho"].dropna()
     if len(means) > 1:

@@ -108,9 +108,11 @@ def dataset_card(report: dict, gold: pd.DataFrame) -> str:
             f"{w}." for w in report["warnings"]) + " It was written with --allow-incomplete.",
                   ""]
     lines += ["## Files", "", "| file | content |", "| --- | --- |",
-              f"| `{report['release_file']}` | the gold standard in the published "
-              f"{fmt} layout |",
-              "| `gold.csv` | the same table, comma-separated (spreadsheets, pandas) |",
+              *([f"| `{report['release_file']}` | the gold standard in the published "
+                 f"{fmt} layout |",
+                 "| `gold.csv` | the same table, comma-separated (spreadsheets, pandas) |"]
+                if report["release_file"] != "gold.csv" else
+                ["| `gold.csv` | the gold standard: word1, word2, score |"]),
               "| `exclusions.csv` | every excluded rater, the rule and the figures behind it |",
               "| `report.json`, `report.md` | counts, agreement, settings of the run |",
               "| `datapackage.json` | Frictionless Data Package (`frictionless validate`) |",
@@ -122,6 +124,8 @@ def dataset_card(report: dict, gold: pd.DataFrame) -> str:
 
 
 def _loader(fmt: str, name: str) -> str:
+    if name == "gold.csv":
+        return '"gold.csv"'
     if fmt == "hyperlex":        # the ratings are trailing fields: read the fixed columns
         return f'"{name}", sep=" ", index_col=False, usecols=range(7)'
     return f'"{name}", sep="\\t"'
@@ -252,7 +256,9 @@ def data_package(out: Path, report: dict) -> dict:
     gold = pd.read_csv(out / "gold.csv", keep_default_na=False, na_values=[""])
     resources = [_resource(out, "gold", "gold.csv", gold)]
     release = report["release_file"]
-    if fmt == "simlex":
+    if release == "gold.csv":    # plain: gold.csv is the release
+        pass
+    elif fmt == "simlex":
         resources.append(_resource(out, "release", release, gold, delimiter="\t"))
     elif fmt == "tr9856":
         resources.append(_resource(out, "release", release, gold[["term1", "term2", "score"]],

@@ -7,6 +7,12 @@ One row per answer: ``rater_id, tranche, word1, word2, rating``, optionally ``po
 Checkpoint rows (``kind == "checkpoint"``, SimLex section 3.3) carry the answer's correctness in
 ``rating``: 1 for a correct answer, 0 for a wrong one; ``word1``/``word2`` name the checkpoint
 (for example the chosen pair). They never enter agreement or scores.
+
+Two optional columns record where the ratings came from (``lexgold ratings import``):
+``scale_min, scale_max`` is the scale the source declared (``--scale``); ``lexgold process``
+maps those ratings linearly onto the protocol's scale (:func:`on_scale`). A ``rater_id``
+starting with ``?`` (:data:`ANONYMOUS`) is a rating without rater identity (SimVerb-3500's
+rating columns): means and SDs are defined, per-rater statistics are not (:func:`require_raters`).
 """
 
 from __future__ import annotations
@@ -20,10 +26,12 @@ from lexgold.errors import InputError
 from lexgold.tables import read_text_table
 
 REQUIRED = ("rater_id", "tranche", "word1", "word2", "rating")
-OPTIONAL = ("pos", "kind", "answered_at")
+OPTIONAL = ("pos", "kind", "answered_at", "scale_min", "scale_max")
 KINDS = ("unique", "consistency", "calibration", "duplicate", "checkpoint")
 #: the key of an item (a word pair) everywhere in lexgold.process
 ITEM = ["word1", "word2"]
+#: first character of the rater id of a rating without rater identity
+ANONYMOUS = "?"
 
 
 def read_ratings(path: str | Path) -> pd.DataFrame:
@@ -46,7 +54,30 @@ def read_ratings(path: str | Path) -> pd.DataFrame:
         Naming the file, the line (header = line 1) and the field at fault.
     """
     path = Path(path)
-    return check_ratings(read_text_table(path), source=path)
+    try:
+        frame = read_text_table(path)
+    except InputError:
+        if path.is_file():
+            _suggest_import(path)
+        raise
+    if "rater_id" not in frame.columns:
+        _suggest_import(path)
+    return check_ratings(frame, source=path)
+
+
+def _suggest_import(path: Path) -> None:
+    """A published layout handed to a long-format reader: say how to convert it."""
+    from lexgold.ratings.layouts import LABELS, detect_layout
+
+    try:
+        layout = detect_layout(path)
+    except InputError:
+        return
+    if layout != "long":
+        raise InputError(f"missing column rater_id: this is {LABELS[layout]} (a published "
+                         f"layout), not the long format; convert it with `lexgold ratings "
+                         f"import {path.name} --out LONG.csv`", path=path, line=1,
+                         field="rater_id")
 
 
 def check_ratings(ratings: pd.DataFrame, *, source: str | Path | None = None) -> pd.DataFrame:
@@ -103,6 +134,109 @@ def check_ratings(ratings: pd.DataFrame, *, source: str | Path | None = None) ->
         _fail(f"expected a number, found {ratings.loc[first, 'rating']!r}", frame, bad,
               "rating", source)
     frame["rating"] = values.astype(float)
+    _check_scale_columns(frame, where, source)
+    return frame
+
+
+def _check_scale_columns(frame: pd.DataFrame, where, source) -> None:
+    """``scale_min, scale_max``: both or neither, numbers or empty, min < max (in place)."""
+    if ("scale_min" in frame.columns) != ("scale_max" in frame.columns):
+        raise InputError("scale_min and scale_max go together", path=where,
+                         field="scale_min" if "scale_min" in frame.columns else "scale_max")
+    if "scale_min" in frame.columns:
+        for column in ("scale_min", "scale_max"):
+            text = _stripped(frame[column])
+            values = pd.to_numeric(text.where(text != ""), errors="coerce")
+            bad = values.isna() & (text != "")
+            if bad.any():
+                _fail(f"expected a number or nothing, found {text[bad].iloc[0]!r}", frame, bad,
+                      column, source)
+            frame[column] = values.astype(float)
+        bad = ~(frame["scale_min"] < frame["scale_max"]) & frame["scale_min"].notna()
+        bad |= frame["scale_min"].isna() != frame["scale_max"].isna()
+        if bad.any():
+            _fail("need scale_min < scale_max, both given or both empty", frame, bad,
+                  "scale_min", source)
+
+
+def declare_scale(ratings: pd.DataFrame, scale: tuple[float, float]) -> pd.DataFrame:
+    """Declare ``scale`` (min, max) for the rows that declare none; others keep theirs."""
+    low, high = float(scale[0]), float(scale[1])
+    if not low < high:
+        raise InputError(f"need MIN < MAX, found {low:g} {high:g}", field="--scale")
+    frame = ratings.copy()
+    if "scale_min" not in frame.columns:
+        frame["scale_min"], frame["scale_max"] = np.nan, np.nan
+    missing = frame["scale_min"].isna()
+    frame.loc[missing, "scale_min"], frame.loc[missing, "scale_max"] = low, high
+    return frame
+
+
+def is_anonymous(ratings: pd.DataFrame) -> bool:
+    """Whether any rating lacks rater identity (a ``rater_id`` starting with ``?``)."""
+    return bool(ratings["rater_id"].astype(str).str.startswith(ANONYMOUS).any())
+
+
+def require_raters(ratings: pd.DataFrame, what: str, *, source: str | Path | None = None) -> None:
+    """Refuse a per-rater statistic on ratings without rater identity.
+
+    Raises
+    ------
+    InputError
+        Naming the file, the statistic and what is defined instead.
+    """
+    if is_anonymous(ratings):
+        raise InputError(f"{what}: not defined for ratings without rater identity (rater ids "
+                         f"starting with '?', such as SimVerb-3500's rating columns); means, "
+                         f"SDs and split-half on random halves are (lexgold agree --split-half)",
+                         path=source if source is not None else "ratings", field="rater_id")
+
+
+def on_scale(ratings: pd.DataFrame, rating_min: float, rating_max: float, *,
+             source: str | Path | None = None) -> pd.DataFrame:
+    """Check every rating against its scale and map declared scales onto the protocol's.
+
+    A row with ``scale_min, scale_max`` must lie within that declared scale and is mapped
+    linearly onto ``[rating_min, rating_max]``; a row without must lie within
+    ``[rating_min, rating_max]``. Nothing is clipped. Checkpoint rows are not ratings.
+
+    Raises
+    ------
+    InputError
+        The first rating outside its scale, naming the file, line (header = line 1) and value.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> men = pd.DataFrame({"rater_id": "a", "tranche": 1, "word1": ["x", "y"], "word2": "z",
+    ...                     "rating": [1, 7], "scale_min": 1, "scale_max": 7})
+    >>> on_scale(check_ratings(men), 0, 6)["rating"].tolist()
+    [0.0, 6.0]
+    """
+    frame = ratings.copy()
+    rated = (frame["kind"] != "checkpoint").to_numpy()
+    low = pd.Series(float(rating_min), index=frame.index)
+    high = pd.Series(float(rating_max), index=frame.index)
+    declared = pd.Series(False, index=frame.index)
+    if "scale_min" in frame.columns:
+        declared = frame["scale_min"].notna()
+        low, high = low.where(~declared, frame["scale_min"]), high.where(~declared,
+                                                                          frame["scale_max"])
+    bad = rated & ((frame["rating"] < low) | (frame["rating"] > high)).to_numpy()
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        row = frame.iloc[first]
+        scale = f"{low.iloc[first]:g}-{high.iloc[first]:g}"
+        hint = ("the declared scale" if declared.iloc[first] else
+                "the protocol's scale; declare the source's scale (lexgold ratings import "
+                "--scale MIN MAX, or lexgold process --scale) to rescale it")
+        _fail(f"rating {row['rating']:g} is outside {scale}, {hint}", frame, bad, "rating",
+              source)
+    move = rated & declared.to_numpy()
+    if move.any():
+        a, b = frame.loc[move, "scale_min"], frame.loc[move, "scale_max"]
+        frame.loc[move, "rating"] = rating_min + (frame.loc[move, "rating"] - a) * (
+            rating_max - rating_min) / (b - a)
     return frame
 
 

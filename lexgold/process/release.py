@@ -265,7 +265,10 @@ def gold_table(scores: pd.DataFrame, format: str, **sources) -> pd.DataFrame:
 
 
 def release_name(format: str, release_file: str = "") -> str:
-    """The release file's name: ``release_file`` when set, else the published one."""
+    """The release file's name: ``release_file`` when set, else the published one;
+    ``gold.csv`` for a format with no published layout (plain), whose release it is."""
+    if format not in RELEASE_FILES:
+        return "gold.csv"
     name = release_file or RELEASE_FILES[format]
     if Path(name).name != name or name in ("gold.csv", "exclusions.csv", "report.json"):
         raise InputError(f"expected a plain file name other than gold.csv, exclusions.csv and "

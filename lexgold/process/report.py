@@ -100,6 +100,21 @@ def write_markdown(report: dict, gold: pd.DataFrame, path: Path, images: list[st
         lines += [f"| {r['subset']} | {_fmt(r['iaa1'])}{_interval(r, 'iaa1')} | "
                   f"{_fmt(r['iaa2'])}{_interval(r, 'iaa2')} | {r['raters']} | {r['pairs']} |"
                   for r in rows]
+    if "weighted_by_pairs" in agreement:
+        weighted = agreement["weighted_by_pairs"]
+        lines += ["", f"Per tranche, weighted by pairs (a pair listed twice kept as two items): "
+                  f"IAA-1 {_fmt(weighted['iaa1'])}, IAA-2 {_fmt(weighted['iaa2'])}."]
+    if "split_half_random" in agreement:
+        half = agreement["split_half_random"]
+        lines += ["", f"{agreement['note']}. Split-half on random halves ({half['splits']} "
+                  f"splits, {half['pairs']} pairs): r {_fmt(half['r'])}, rho {_fmt(half['rho'])}"
+                  f", Spearman-Brown {_fmt(half['spearman_brown'])}."]
+    scale = report.get("scale")
+    if scale:
+        lines += ["", f"Rating scale {scale['ratings'][0]:g}-{scale['ratings'][1]:g}, released "
+                  f"on {scale['released'][0]:g}-{scale['released'][1]:g}"
+                  + "".join(f"; ratings declared on {a:g}-{b:g} rescaled linearly"
+                            for a, b in scale["rescaled"]) + "."]
     if "split_half" in report:
         half = report["split_half"]
         lines += ["", "## Split-half (TR9856 section 4)", "",

@@ -75,6 +75,69 @@ def split_half(ratings: pd.DataFrame, *, annotators: int = 10) -> dict:
             "pairs": int(len(items)), "raters": list(chosen)}
 
 
+def split_half_random(ratings: pd.DataFrame, *, rng: np.random.Generator,
+                      splits: int = 100) -> dict:
+    """Split-half reliability on random halves of each pair's ratings (no rater identity needed).
+
+    For every pair with at least two ratings, its ratings are shuffled and cut into two halves
+    (the odd one goes to the second half); the Pearson r and Spearman rho between the pairs'
+    half means is computed, and averaged over ``splits`` random splits. This is defined for
+    ratings without rater identity (SimVerb-3500's rating columns), where IAA-1 and IAA-2 are not.
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        Long format (SPEC section 5); a rater's repeated answers to a pair count once.
+    rng : numpy.random.Generator
+        The only source of randomness.
+    splits : int
+        Number of random splits (at least 1).
+
+    Returns
+    -------
+    dict
+        ``r`` and ``rho`` (mean over splits, in [-1, 1], 1 best), ``spearman_brown``
+        (2r / (1 + r): the reliability of the full mean), ``splits`` and ``pairs`` (pairs with
+        two or more ratings). NaN figures with an :class:`AgreementWarning` when fewer than
+        three pairs have two ratings or the half means are constant.
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng: expected a numpy.random.Generator, found {type(rng).__name__}")
+    if splits < 1:
+        raise ValueError(f"splits must be >= 1, found {splits}")
+    frame = answers(check_ratings(ratings))
+    frame = frame.assign(slot=frame.groupby(ITEM, sort=False).cumcount())
+    matrix = frame.pivot_table(index=ITEM, columns="slot", values="rating", sort=False)
+    matrix = matrix.to_numpy()
+    counts = (~np.isnan(matrix)).sum(axis=1)
+    matrix, counts = matrix[counts >= 2], counts[counts >= 2]
+    empty = {"r": np.nan, "rho": np.nan, "spearman_brown": np.nan, "splits": splits,
+             "pairs": int(len(matrix))}
+    if len(matrix) < 3:
+        warnings.warn("split-half undefined: fewer than 3 pairs with two ratings",
+                      AgreementWarning, stacklevel=2)
+        return empty
+    filled = np.where(np.isnan(matrix), 0.0, matrix)
+    half = (counts // 2)[:, None]
+    r_values, rho_values = [], []
+    for _ in range(splits):
+        keys = np.where(np.isnan(matrix), np.inf, rng.random(matrix.shape))
+        rank = np.argsort(np.argsort(keys, axis=1), axis=1)
+        first = rank < half
+        second = (rank >= half) & (rank < counts[:, None])
+        a = (filled * first).sum(axis=1) / first.sum(axis=1)
+        b = (filled * second).sum(axis=1) / second.sum(axis=1)
+        r_values.append(_columnwise_pearson(a[:, None], b[:, None])[0])
+        rho_values.append(_columnwise_pearson(stats.rankdata(a)[:, None],
+                                              stats.rankdata(b)[:, None])[0])
+    if np.isnan(r_values).all():
+        warnings.warn("split-half undefined: half means are constant", AgreementWarning,
+                      stacklevel=2)
+        return empty
+    r, rho = float(np.nanmean(r_values)), float(np.nanmean(rho_values))
+    return {**empty, "r": r, "rho": rho, "spearman_brown": 2 * r / (1 + r)}
+
+
 def _columnwise_pearson(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a = a - a.mean(axis=0)
     b = b - b.mean(axis=0)

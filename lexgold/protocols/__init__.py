@@ -26,11 +26,12 @@ from lexgold.errors import InputError
 PACKAGED = resources.files("lexgold.protocols")
 #: short names accepted wherever a protocol file is expected
 NAMES = {"simlex": "simlex999.toml", "simlex999": "simlex999.toml",
-         "hyperlex": "hyperlex.toml", "tr9856": "tr9856.toml"}
+         "hyperlex": "hyperlex.toml", "tr9856": "tr9856.toml", "plain": "plain.toml"}
 
 
 def protocol_path(name_or_path: str | Path) -> Path:
-    """A packaged protocol by short name (``simlex``, ``hyperlex``, ``tr9856``) or a file path."""
+    """A packaged protocol by short name (``simlex``, ``hyperlex``, ``tr9856``, ``plain``) or a
+    file path."""
     key = str(name_or_path)
     if key in NAMES:
         return Path(str(PACKAGED / NAMES[key]))
@@ -39,7 +40,8 @@ def protocol_path(name_or_path: str | Path) -> Path:
         packaged = Path(str(PACKAGED / path.name))
         if path.parent == Path(".") and packaged.is_file():
             return packaged
-        raise InputError("protocol file not found (or use simlex, hyperlex, tr9856)", path=path)
+        raise InputError("protocol file not found (or use simlex, hyperlex, tr9856, plain)",
+                         path=path)
     return path
 
 

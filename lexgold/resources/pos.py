@@ -1,16 +1,21 @@
 """Part-of-speech tendency sources: word -> counts per coarse POS (N, V, A, other).
 
 SimLex-999 (Hill et al. 2015, section 3.1) keeps a word only if at least 75 % of its tags in a
-POS-tagged corpus (the BNC) fall on one POS. The tag counts come from one of three adapters,
+POS-tagged corpus (the BNC) fall on one POS. The tag counts come from one of four adapters,
 each returning the same frame: index ``word`` (lower case), integer columns ``N V A other``.
+Frames of several sources add up (:func:`sum_counts`), as if their corpora were one.
 
-- :func:`usf_pos_counts`: the POS columns of the USF norms (QPS/TPS), one tag per word.
+- :func:`usf_pos_counts`: the POS columns of the USF norms (QPS/TPS), one tag per word. Every
+  word then has a 100 % tendency, so the 75 % rule can never drop a pair with this source.
 - :func:`penn_tag_counts`: per-word Penn Treebank tag counts of Lingua::EN::Tagger
   (Debian ``liblingua-en-tagger-perl``, ``words.yml``), counted on the Penn Treebank.
+- :func:`semcor_tag_counts`: per-lemma tag counts of the SemCor sense-tagged part of the Brown
+  corpus, as WordNet 3.0 ships them (``cntlist.rev``, Debian ``wordnet-base``).
 - :func:`tagged_corpus_counts`: any corpus in ``word/TAG`` format (Penn, Brown or BNC C5 tags).
 
-Proper-noun tags (Penn NNP/NNPS, C5 NP0) count as ``other``: once words are lower-cased,
-"Will" the name would otherwise count as a noun use of "will".
+Proper-noun tags (Penn NNP/NNPS, C5 NP0) are not counted: they tag names, not uses of the
+common word ("Will", "Palm Beach", "New York"), and SimLex-999 drops names by its own "capital
+letter" rule. Counted as ``other`` they would outvote the noun of "beach" in the Penn Treebank.
 """
 
 from __future__ import annotations
@@ -33,10 +38,11 @@ _LINGUA_LINE = re.compile(r'^(?:"(?P<q>(?:[^"\\]|\\.)*)"|(?P<w>[^:{"]+)):\s*\{(?
 
 
 def coarse_pos(tag: str) -> str:
-    """Map a Penn, Brown or BNC C5 tag to N, V, A or other (ambiguity tags: the first)."""
+    """Map a Penn, Brown or BNC C5 tag to N, V, A, other, or ``proper`` for a proper-noun tag,
+    which the counts leave out (ambiguity tags: the first)."""
     tag = tag.upper().split("-")[0]
     if tag.startswith(_PROPER):
-        return "other"
+        return "proper"
     if tag.startswith("NN"):
         return "N"
     if tag.startswith(("VB", "VV", "VD", "VH")):
@@ -83,8 +89,58 @@ def penn_tag_counts(path: str | Path = LINGUA_WORDS) -> pd.DataFrame:
             tag, _, count = item.partition(":")
             if not count.strip().isdigit():
                 raise InputError(f"bad tag count {item.strip()!r}", path=path, line=number)
-            counts[word.lower()][coarse_pos(tag.strip())] += int(count)
+            coarse = coarse_pos(tag.strip())
+            if coarse != "proper":
+                counts[word.lower()][coarse] += int(count)
     return _frame(counts)
+
+
+#: WordNet's synset type digit in a sense key -> coarse POS (5 is an adjective satellite)
+SENSE_KEY_POS = {"1": "N", "2": "V", "3": "A", "4": "other", "5": "A"}
+
+
+def semcor_tag_counts(path: str | Path) -> pd.DataFrame:
+    """Per-lemma tag counts of SemCor from WordNet's ``cntlist.rev`` (summed over senses).
+
+    Each line is ``sense_key sense_number tag_count``, the sense key ``lemma%type:...``: the
+    number of times the lemma was tagged with that sense, and so with that POS, in the
+    semantic concordance (Miller et al. 1993). Multi-word lemmas keep their underscores.
+    """
+    counts: dict[str, Counter] = defaultdict(Counter)
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise InputError("not found; install Debian's wordnet-base (it ships cntlist.rev)",
+                         path=path) from None
+    for number, line in enumerate(lines, start=1):
+        fields = line.split()
+        if not fields:
+            continue
+        lemma, _, rest = fields[0].partition("%")
+        if len(fields) != 3 or not lemma or rest[:1] not in SENSE_KEY_POS or not fields[2].isdigit():
+            raise InputError("not a `lemma%type:... sense_number tag_count` line", path=path,
+                             line=number)
+        counts[lemma.lower()][SENSE_KEY_POS[rest[0]]] += int(fields[2])
+    return _frame(counts)
+
+
+def sum_counts(frames: Iterable[pd.DataFrame]) -> pd.DataFrame:
+    """Tag counts of several sources added word by word (a word absent from one counts 0 there)."""
+    total = None
+    for frame in frames:
+        frame = frame[list(COARSE)]
+        total = frame if total is None else total.add(frame, fill_value=0)
+    if total is None:
+        raise ValueError("no tag counts to add up")
+    total = total.fillna(0).astype("int64")
+    total.index.name = "word"
+    return total.sort_index()
+
+
+def one_tag_per_word(counts: pd.DataFrame) -> bool:
+    """True when no word has tags on two coarse POS: a tendency rule over such counts is a no-op."""
+    counts = counts[list(COARSE)]
+    return bool(((counts > 0).sum(axis=1) <= 1).all())
 
 
 def tagged_corpus_counts(paths: str | Path | Iterable[str | Path]) -> pd.DataFrame:
@@ -102,17 +158,25 @@ def tagged_corpus_counts(paths: str | Path | Iterable[str | Path]) -> pd.DataFra
                     word, slash, tag = token.rpartition("/")
                     if not slash or not word or not tag:
                         raise InputError(f"token {token!r} is not word/TAG", path=path, line=number)
-                    counts[word.lower()][coarse_pos(tag)] += 1
+                    coarse = coarse_pos(tag)
+                    if coarse != "proper":
+                        counts[word.lower()][coarse] += 1
     return _frame(counts)
 
 
-def pos_tendency(counts: pd.DataFrame) -> pd.DataFrame:
-    """Each word's majority coarse POS and the share of its tags on that POS (0-1).
+def pos_tendency(counts: pd.DataFrame, share_among: Iterable[str] = COARSE) -> pd.DataFrame:
+    """Each word's majority coarse POS and its tendency towards one POS (0-1).
 
-    Returns a frame indexed by word with columns ``pos`` (N, V, A or other) and ``share``;
-    words with no tags at all are left out.
+    Returns a frame indexed by word with columns ``pos`` (the majority over all tags: N, V, A or
+    other) and ``share``: the largest count among ``share_among`` over their sum. With
+    ``share_among = ("N", "V", "A")`` the tendency is taken over "the three possible tags" of
+    SimLex-999 (section 3.1), so proper-noun and function-word tags do not lower it (the Penn
+    Treebank tags "new" NNP in New York, "cat" NNP in a ticker symbol); a word with none of
+    them has a NaN share. Words with no tags at all are left out.
     """
     counts = counts[list(COARSE)]
     total = counts.sum(axis=1)
     counts = counts[total > 0]
-    return pd.DataFrame({"pos": counts.idxmax(axis=1), "share": counts.max(axis=1) / total[total > 0]})
+    among = counts[list(share_among)]
+    share = among.max(axis=1) / among.sum(axis=1).replace(0, float("nan"))
+    return pd.DataFrame({"pos": counts.idxmax(axis=1), "share": share})

@@ -139,6 +139,12 @@ def locate_wordnet(directory: str | Path | None = None) -> tuple[str, Path]:
         "or pass --wordnet DIR.")
 
 
+def wordnet_file(name: str, directory: str | Path | None = None) -> Path:
+    """The path of one file of the WordNet that :func:`load_wordnet` would load (``cntlist.rev``)."""
+    kind, where = locate_wordnet(directory)
+    return (Path(where) / "corpora" / "wordnet" if kind == "nltk" else Path(where)) / name
+
+
 @functools.lru_cache(maxsize=4)
 def _load(kind: str, path: str) -> WordNetCorpusReader:
     root = Path(path) if kind == "nltk" else nltk_layout(path)

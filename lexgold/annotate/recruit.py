@@ -1,0 +1,155 @@
+"""Recruiting until every pair has enough accepted raters (HyperLex section 4.4).
+
+"Each of the 2,616 concept pairs has to be assigned at least 10 ratings from 10 different
+accepted annotators." A tranche starts with ``raters_per_tranche`` slots, and some of the
+raters who complete it are excluded afterwards (section 4.5), so a fixed number of slots leaves
+pairs short. With ``[study] min_accepted_raters`` above 0:
+
+- *accepted* raters are those who completed their tranche and whom the protocol's exclusion
+  rules (``[process.exclusions]``, the rules ``lexgold process`` applies) do not exclude, the
+  rules being run over the ratings of every rater who has completed a tranche;
+- when the last open slot of a tranche is completed, :func:`top_up` gives the tranche one new
+  slot per accepted rater it still lacks, and the assignment keeps offering it
+  (:func:`lexgold.annotate.flow.submit_step` calls it; ``lexgold study top-up`` runs it by hand);
+- :func:`recruitment` says per tranche and per pair what is missing (``lexgold study report``,
+  the admin view).
+
+The live exclusions are a forecast: raters who complete later change the correlation-based
+rules, and ``lexgold process`` decides at release. Slots are only ever added, never removed.
+"""
+
+from __future__ import annotations
+
+import tomllib
+import warnings
+
+import pandas as pd
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.orm import Session
+
+from lexgold.annotate import models as m
+from lexgold.annotate.schema import StudyConfig
+from lexgold.annotate.study import export_ratings
+
+TRANCHE_COLUMNS = ["tranche", "slots", "completed", "open", "excluded", "accepted", "missing"]
+PAIR_COLUMNS = ["word1", "word2", "pos", "accepted"]
+
+
+def study_protocol(session: Session) -> dict:
+    """The protocol stored with the study, parsed (its ``[process]`` table holds the rules)."""
+    text = session.scalars(select(m.Study.protocol_text)).one()
+    protocol = tomllib.loads(text)
+    protocol["_path"] = "<study protocol>"
+    return protocol
+
+
+def live_exclusions(ratings: pd.DataFrame, protocol: dict) -> tuple[set[str], str]:
+    """Raters the protocol's rules exclude among ``ratings`` (completed raters), and a note.
+
+    The note is empty, or says why the rules could not be computed yet (nobody is then
+    counted as excluded).
+    """
+    if ratings.empty:
+        return set(), ""
+    from lexgold.process.exclusions import excluded_raters, exclusion_table
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            table = exclusion_table(ratings, protocol)
+        except ValueError as err:      # too few ratings for a rule yet
+            return set(), f"exclusions not yet computable: {err}"
+    return set(excluded_raters(table)), ""
+
+
+def recruitment(session: Session, config: StudyConfig, protocol: dict | None = None) -> dict:
+    """Accepted raters per tranche and per pair against ``min_accepted_raters``.
+
+    Returns
+    -------
+    dict
+        ``min_accepted_raters``; ``tranches``, a DataFrame with :data:`TRANCHE_COLUMNS`
+        (``open``: slots not completed yet, free or claimed; ``missing``: accepted raters
+        lacking, ``max(0, minimum - accepted)``); ``pairs_below``, a DataFrame with
+        :data:`PAIR_COLUMNS` of the pairs with fewer accepted raters than the minimum
+        (empty when the minimum is 0); ``note`` (see :func:`live_exclusions`).
+    """
+    protocol = study_protocol(session) if protocol is None else protocol
+    slots = pd.DataFrame(session.execute(
+        select(m.Tranche.number, m.Slot.status, m.Rater.public_id)
+        .join(m.Tranche, m.Slot.tranche_id == m.Tranche.id)
+        .outerjoin(m.Rater, m.Slot.rater_id == m.Rater.id)).all(),
+        columns=["tranche", "status", "rater"])
+    shown = pd.DataFrame(session.execute(
+        select(m.Pair.id, m.Pair.word1, m.Pair.word2, m.Pair.pos, m.Tranche.number)
+        .join(m.Item, m.Item.pair_id == m.Pair.id)
+        .join(m.Tranche, m.Item.tranche_id == m.Tranche.id).distinct()).all(),
+        columns=["pair", "word1", "word2", "pos", "tranche"])
+    ratings = export_ratings(session, complete_only=True)
+    session.commit()                  # end the read: SQLite holds its lock until then
+    excluded, note = live_exclusions(ratings, protocol)
+    minimum = config.min_accepted_raters
+    done = slots[slots["status"] == "completed"]
+    accepted = done[~done["rater"].isin(excluded)]
+    table = slots.groupby("tranche").size().rename("slots").to_frame()
+    table["completed"] = done.groupby("tranche").size()
+    table["excluded"] = done[done["rater"].isin(excluded)].groupby("tranche").size()
+    table = table.fillna(0).astype(int)
+    table["open"] = table["slots"] - table["completed"]
+    table["accepted"] = table["completed"] - table["excluded"]
+    table["missing"] = (minimum - table["accepted"]).clip(lower=0)
+    per_pair = shown.merge(accepted[["tranche", "rater"]], on="tranche", how="left")
+    counts = per_pair.groupby("pair")["rater"].nunique().rename("accepted")
+    pairs = shown.drop_duplicates("pair").join(counts, on="pair").sort_values("pair")
+    below = pairs[pairs["accepted"] < minimum][PAIR_COLUMNS].reset_index(drop=True)
+    return {"min_accepted_raters": minimum, "tranches": table.reset_index()[TRANCHE_COLUMNS],
+            "pairs_below": below, "note": note}
+
+
+def top_up(session: Session, config: StudyConfig, tranche_id: int | None = None) -> dict:
+    """Add slots to tranches whose accepted raters, with the open slots, fall short.
+
+    A tranche gets ``minimum - accepted - open`` new slots (numbered after its last), so a
+    repeated or concurrent call adds nothing more for the same state. With ``tranche_id``
+    (called when a rater completes) nothing is computed unless that tranche has no open slot
+    left: the rules then run once per round of a tranche, not once per rater.
+
+    Returns
+    -------
+    dict
+        ``{tranche number: slots added}``; empty when nothing was added (minimum 0, open
+        slots left, enough accepted raters, a concurrent call won, or the database busy).
+    """
+    if config.min_accepted_raters <= 0:
+        return {}
+    try:
+        if tranche_id is not None and session.scalar(
+                select(func.count()).select_from(m.Slot).where(
+                    m.Slot.tranche_id == tranche_id, m.Slot.status != "completed")):
+            session.commit()
+            return {}
+        table = recruitment(session, config)["tranches"]
+        short = table[table["accepted"] + table["open"] < config.min_accepted_raters]
+        if short.empty:
+            return {}
+        added = _add_slots(session, short, config.min_accepted_raters)
+        session.commit()
+        return added
+    except (IntegrityError, OperationalError):
+        session.rollback()     # a concurrent top-up took these numbers, or the database is busy
+        return {}
+
+
+def _add_slots(session: Session, short: pd.DataFrame, minimum: int) -> dict:
+    """New slots numbered after the ones counted: a concurrent call that counted the same
+    slots collides on (tranche, number) and adds nothing."""
+    ids = dict(session.execute(select(m.Tranche.number, m.Tranche.id)).all())
+    added = {}
+    for row in short.itertuples(index=False):
+        count = minimum - int(row.accepted) - int(row.open)
+        session.add_all(m.Slot(tranche_id=ids[int(row.tranche)], number=int(row.slots) + k)
+                        for k in range(1, count + 1))
+        session.flush()
+        added[int(row.tranche)] = count
+    return added

@@ -1,0 +1,71 @@
+"""``lexgold ratings``: published raw ratings in (``lexgold ratings import``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from lexgold.ratings.layouts import LAYOUTS
+
+
+@click.group()
+def ratings():
+    """Raw ratings in the layouts their authors published them in.
+
+    \b
+    Example:
+        lexgold ratings import set1.csv set2.csv --scale 0 10 --out ws353.csv
+    """
+
+
+@ratings.command("import")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", "out_path", type=click.Path(dir_okay=False), required=True,
+              help="Long-format ratings CSV to write.")
+@click.option("--layout", type=click.Choice(LAYOUTS),
+              help="Layout of every file; default: recognised from each file.")
+@click.option("--tranche", help="Tranche of one-file-per-rater files (default: the common "
+                                "prefix of their names, else 1).")
+@click.option("--scale", nargs=2, type=float, metavar="MIN MAX",
+              help="The sources' rating scale (WordSim-353: 0 10, MEN: 1 7). Checked, and "
+                   "recorded in the long file so that `lexgold process` rescales onto the "
+                   "protocol's scale; without it nothing is rescaled.")
+def import_(files, out_path, layout, tranche, scale):
+    """Read raw rating files as distributed and write one long-format ratings CSV.
+
+    Layouts: one column per rater (WordSim-353 set1.csv/set2.csv, .tab), one file per rater
+    (MEN's agreement files), ratings without rater identity (SimVerb-3500-ratings.txt; kept
+    as anonymous ratings), lexgold's long CSV, Potato JSON annotations. Prints one line per
+    file: raters, pairs, ratings, the scale seen and what was normalised (blanks, non-breaking
+    spaces, trailing delimiters, CRLF, pairs listed twice).
+
+    \b
+    Example:
+        lexgold ratings import elias-men-ratings.txt marcos-men-ratings.txt \\
+            --scale 1 7 --out men.csv
+    """
+    from lexgold.ratings.importer import import_ratings, summary
+
+    frame, imported = import_ratings(list(files), layout=layout, tranche=tranche,
+                                     scale=tuple(scale) if scale else None)
+    for item in imported:
+        click.echo(summary(item, tuple(scale) if scale else None))
+    Path(out_path).parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(out_path, index=False)
+    click.echo(written(frame, out_path))
+
+
+def written(frame, out_path) -> str:
+    """The closing line: ratings, raters (or anonymous ratings), pairs shared by raters."""
+    from lexgold.ratings.importer import shared_pairs
+    from lexgold.ratings.layouts import plural
+
+    named = frame[~frame["rater_id"].astype(str).str.startswith("?")]
+    parts = []
+    if len(named):
+        parts.append(f"{plural(len(named), 'rating')} by {plural(named['rater_id'].nunique(), 'rater')} "
+                     f"({plural(shared_pairs(named), 'pair')} rated by more than one)")
+    if len(named) < len(frame):
+        parts.append(f"{plural(len(frame) - len(named), 'anonymous rating')}")
+    return f"wrote {' and '.join(parts)} to {out_path}"

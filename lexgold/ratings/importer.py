@@ -1,0 +1,109 @@
+"""``lexgold ratings import``: published rating files in, one long-format CSV out.
+
+Each file's layout is recognised from the file (:func:`lexgold.ratings.layouts.detect_layout`)
+unless named. Raters of different files are different people (WordSim-353 set1 and set2 were
+rated by different subjects): wide files give rater ids ``<file stem>:<column>``. A declared
+source scale (``--scale MIN MAX``) is checked and recorded in ``scale_min, scale_max``; the
+ratings themselves are written as read, and ``lexgold process`` maps them onto the protocol's
+scale. Without a declared scale nothing is rescaled.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from lexgold.errors import InputError
+from lexgold.process.ratings import ITEM
+from lexgold.ratings.layouts import (COLUMNS, LABELS, Imported, common_tranche, detect_layout,
+                                     plural, read_layout)
+
+
+def import_ratings(paths: list[str | Path], *, layout: str | None = None,
+                   tranche: str | None = None,
+                   scale: tuple[float, float] | None = None) -> tuple[pd.DataFrame, list[Imported]]:
+    """Read raw rating files into one long-format frame.
+
+    Parameters
+    ----------
+    paths : list of str or Path
+        The files, in any of the layouts of :mod:`lexgold.ratings.layouts`.
+    layout : str, optional
+        Force one layout for every file; default: recognised per file.
+    tranche : str, optional
+        Tranche of the one-file-per-rater files (default: the common prefix of their stems,
+        else ``1``).
+    scale : (float, float), optional
+        The sources' declared rating scale; a rating outside it is an error.
+
+    Returns
+    -------
+    (pandas.DataFrame, list of Imported)
+        The long-format rows (``rater_id, tranche, word1, word2, rating, kind`` and
+        ``scale_min, scale_max`` when declared) and one :class:`Imported` per file.
+
+    Raises
+    ------
+    InputError
+        Naming the file, line and value of anything that cannot be read.
+    """
+    paths = [Path(p) for p in paths]
+    if not paths:
+        raise InputError("no files to import", field="FILE")
+    if scale is not None and not scale[0] < scale[1]:
+        raise InputError(f"need MIN < MAX, found {scale[0]:g} {scale[1]:g}", field="--scale")
+    layouts = [layout or detect_layout(p) for p in paths]
+    per_rater = [p for p, kind in zip(paths, layouts) if kind == "per-rater"]
+    group = tranche or common_tranche(per_rater)
+    stems = [p.stem for p, kind in zip(paths, layouts) if kind in ("wide", "per-rater",
+                                                                   "anonymous")]
+    twice = sorted({s for s in stems if stems.count(s) > 1})
+    if twice:
+        raise InputError(f"two files named {twice[0]!r}: rater ids come from file names, "
+                         f"so rename one", field="FILE")
+    imported = [read_layout(p, kind, tranche=group) for p, kind in zip(paths, layouts)]
+    if scale is not None:
+        for item in imported:
+            _check_scale(item, scale)
+            item.frame["scale_min"], item.frame["scale_max"] = float(scale[0]), float(scale[1])
+    frame = pd.concat([item.frame for item in imported], ignore_index=True)
+    columns = [c for c in COLUMNS if c in frame.columns]
+    return frame[columns], imported
+
+
+def _check_scale(item: Imported, scale: tuple[float, float]) -> None:
+    frame = item.frame
+    outside = (frame["kind"] != "checkpoint") & ((frame["rating"] < scale[0])
+                                                | (frame["rating"] > scale[1]))
+    if outside.any():
+        row = frame[outside].iloc[0]
+        raise InputError(f"rating {row['rating']:g} is outside the declared scale "
+                         f"{scale[0]:g}-{scale[1]:g}", path=item.path, line=int(row["_line"]),
+                         field=str(row["_field"]))
+
+
+def summary(item: Imported, scale: tuple[float, float] | None = None) -> str:
+    """One line: file, layout, raters, pairs, ratings, scale seen, what was normalised."""
+    frame = item.frame
+    rated = frame[frame["kind"] != "checkpoint"]
+    raters = ("" if item.layout == "anonymous" else
+              plural(rated["rater_id"].nunique(), "rater") + ", ")
+    seen = (f"scale seen {rated['rating'].min():g}-{rated['rating'].max():g}" if len(rated)
+            else "no ratings")
+    declared = (f" (declared {scale[0]:g}-{scale[1]:g})" if scale else
+                " (not declared: not rescaled)")
+    line = (f"{item.path.name}: {LABELS[item.layout]}, {raters}"
+            f"{plural(len(rated[ITEM].drop_duplicates()), 'pair')}, "
+            f"{plural(len(rated), 'rating')}, {seen}"
+            f"{declared}")
+    if item.notes:
+        line += "; " + "; ".join(item.notes)
+    return line
+
+
+def shared_pairs(frame: pd.DataFrame) -> int:
+    """Pairs rated by more than one rater (MEN's two files do not list the same pairs)."""
+    rated = frame[frame["kind"] != "checkpoint"]
+    per_pair = rated.groupby(ITEM)["rater_id"].nunique()
+    return int((per_pair > 1).sum())

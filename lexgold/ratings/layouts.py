@@ -1,0 +1,403 @@
+"""Readers of raw ratings in the layouts their authors distributed, into the long format.
+
+==============  ===============================================================================
+layout          file
+==============  ===============================================================================
+``wide``        one column per rater: WordSim-353 ``set1.csv``/``set2.csv`` (and ``.tab``),
+                header ``Word 1,Word 2,Human (mean),1,2,...``; the mean column is not a rater.
+                Rater ids ``<file stem>:<column>``, tranche = file stem.
+``per-rater``   one file per rater, no header, ``word1 TAB word2 TAB rating`` (MEN's agreement
+                files, e.g. ``elias-men-ratings.txt``). Rater id = file stem; the files of one
+                import form one tranche.
+``anonymous``   ratings without rater identity: SimVerb-3500 ``SimVerb-3500-ratings.txt``,
+                header ``word1 word2 r1 ... r10``, rows of any number of ratings. The columns
+                are not annotators, so every rating gets its own rater id starting with ``?``
+                (:data:`lexgold.process.ratings.ANONYMOUS`): means, SDs and split-half on random
+                halves are defined, per-rater statistics are refused.
+``long``        lexgold's own long CSV (``docs/process.md``).
+``potato``      Potato-style exports: one JSON object per annotation and line (or a JSON list).
+==============  ===============================================================================
+
+Hand-made files are read as they are: stray blanks around values (non-breaking spaces too),
+trailing delimiters, CRLF line ends and blank lines are normalised and counted in
+:attr:`Imported.notes`; a pair listed twice in one file is kept as two listings, the later ones
+with ``kind = duplicate`` (a rater's answers to one pair are averaged by ``lexgold process``).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from lexgold.errors import InputError
+from lexgold.process.ratings import ANONYMOUS, read_ratings
+
+LAYOUTS = ("wide", "per-rater", "anonymous", "long", "potato")
+LABELS = {"wide": "one column per rater", "per-rater": "one file per rater",
+          "anonymous": "ratings without rater identity",
+          "long": "lexgold long CSV", "potato": "Potato JSON annotations"}
+#: columns of the written long file, in order (optional ones only when present)
+COLUMNS = ["rater_id", "tranche", "word1", "word2", "rating", "kind", "pos", "answered_at",
+           "topic", "scale_min", "scale_max"]
+
+
+@dataclass
+class Imported:
+    """One file read: its long-format rows and what was done to read it."""
+    path: Path
+    layout: str
+    #: long-format rows plus ``_line`` (source line) and ``_field`` (source column)
+    frame: pd.DataFrame
+    #: what was normalised, one phrase each ("CRLF line ends on 154 lines")
+    notes: list[str] = field(default_factory=list)
+
+
+class _Cleaner:
+    """Splits lines into clean fields and counts every normalisation it makes."""
+
+    def __init__(self):
+        self.counts = Counter()
+
+    def field(self, text: str) -> str:
+        nbsp = "\xa0" in text or "\u202f" in text
+        stripped = " ".join(text.replace("\xa0", " ").replace("\u202f", " ").split())
+        if nbsp:
+            self.counts["nbsp"] += 1
+        elif stripped != text:
+            self.counts["blanks"] += 1
+        return stripped
+
+    def fields(self, line: str, delimiter: str | None, width: int | None = None) -> list[str]:
+        if delimiter is None:
+            raw = line.replace("\xa0", " ").split()
+        elif delimiter == ",":
+            raw = next(csv.reader([line]))
+        else:
+            raw = line.split(delimiter)
+        values = [self.field(f) for f in raw]
+        trailing = 0
+        while values and values[-1] == "" and (width is None or len(values) > width):
+            values.pop()
+            trailing += 1
+        if trailing:
+            self.counts["trailing"] += 1
+        return values
+
+    def notes(self) -> list[str]:
+        phrases = {"crlf": "CRLF line ends on {}", "blank": "{} skipped",
+                   "nbsp": "non-breaking spaces in {}", "blanks": "stray blanks around {}",
+                   "trailing": "trailing delimiters on {}"}
+        units = {"crlf": "line", "blank": "blank line", "nbsp": "value", "blanks": "value",
+                 "trailing": "line"}
+        return [phrase.format(plural(self.counts[key], units[key]))
+                for key, phrase in phrases.items() if self.counts[key]]
+
+
+def read_lines(path: Path, cleaner: _Cleaner) -> list[tuple[int, str]]:
+    """(line number, text) of the non-blank lines; CRLF and a byte-order mark are dropped."""
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = path.read_bytes()[:err.start].count(b"\n") + 1
+        raise InputError("not UTF-8 text", path=path, line=line) from None
+    raw = text.split("\n")
+    if raw and raw[-1] == "":
+        raw.pop()                                 # the final line end
+    lines = []
+    for number, line in enumerate(raw, start=1):
+        if line.endswith("\r"):
+            cleaner.counts["crlf"] += 1
+            line = line[:-1]
+        if line.replace("\xa0", " ").strip():
+            lines.append((number, line))
+        else:
+            cleaner.counts["blank"] += 1
+    return lines
+
+
+def detect_layout(path: Path) -> str:
+    """The layout of ``path`` recognised from its first line (see the module table)."""
+    cleaner = _Cleaner()
+    lines = read_lines(path, cleaner)
+    if not lines:
+        raise InputError("empty file: no ratings", path=path)
+    first = lines[0][1].lstrip("\ufeff \t")
+    if first.startswith("{") or first.startswith("["):
+        return "potato"
+    fields = cleaner.fields(first, _delimiter(first))
+    names = [_name(f) for f in fields]
+    if {"raterid", "rating"} <= set(names):
+        return "long"
+    if len(names) >= 3 and names[:2] in (["word1", "word2"], ["term1", "term2"]):
+        rest = names[2:]
+        if rest and all(re.fullmatch(r"r\d+", n) for n in rest):
+            return "anonymous"
+        return "wide"
+    if len(fields) >= 3 and _number(fields[2]) is not None:
+        return "per-rater"
+    raise InputError(f"cannot recognise the layout from line 1 ({lines[0][1][:60]!r}); "
+                     f"name it with --layout ({', '.join(LAYOUTS)})", path=path, line=lines[0][0])
+
+
+def read_layout(path: str | Path, layout: str, *, tranche: str | None = None) -> Imported:
+    """Read one file of ``layout`` into long-format rows (``tranche`` only for per-rater)."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("file not found", path=path)
+    if layout not in LAYOUTS:
+        raise InputError(f"expected one of {', '.join(LAYOUTS)}, found {layout!r}",
+                         field="layout")
+    reader = {"wide": _wide, "per-rater": _per_rater, "anonymous": _anonymous,
+              "long": _long, "potato": _potato}[layout]
+    imported = reader(path, tranche) if layout == "per-rater" else reader(path)
+    imported.notes = _repeats(imported.frame, layout) + imported.notes
+    return imported
+
+
+# -- the layouts -------------------------------------------------------------------------------
+
+def _wide(path: Path) -> Imported:
+    """WordSim-353 set1/set2: ``Word 1,Word 2,Human (mean),1,...,13`` (comma or TAB)."""
+    cleaner = _Cleaner()
+    lines = read_lines(path, cleaner)
+    if not lines:
+        raise InputError("empty file: no ratings", path=path)
+    delimiter = _delimiter(lines[0][1])
+    header = cleaner.fields(lines[0][1], delimiter)
+    names = [_name(h) for h in header]
+    if names[:2] not in (["word1", "word2"], ["term1", "term2"]):
+        raise InputError(f"expected a header 'Word 1, Word 2, ...', found {header[:2]}",
+                         path=path, line=lines[0][0])
+    mean_at = next((i for i, n in enumerate(names) if "mean" in n), None)
+    raters = [i for i in range(2, len(header)) if i != mean_at]
+    if not raters:
+        raise InputError("no rater columns after the word columns", path=path, line=lines[0][0])
+    stem, records, means = path.stem, [], []
+    for number, line in lines[1:]:
+        fields = cleaner.fields(line, delimiter, width=len(header))
+        if len(fields) != len(header):
+            raise InputError(f"expected {len(header)} fields as in the header, found "
+                             f"{len(fields)}", path=path, line=number)
+        word1, word2 = _words(fields, path, number)
+        row = []
+        for i in raters:
+            if fields[i] == "":
+                continue                          # this rater did not rate the pair
+            value = _rating(fields[i], path, number, header[i])
+            row.append(value)
+            records.append((f"{stem}:{header[i]}", stem, word1, word2, value, number, header[i]))
+        if mean_at is not None and row:
+            published = _rating(fields[mean_at], path, number, header[mean_at])
+            means.append((published, float(np.mean(row)), _decimals(fields[mean_at])))
+    frame = _records(records)
+    notes = cleaner.notes()
+    if means:
+        same = sum(abs(p - m) <= 0.5 * 10 ** -d + 1e-9 for p, m, d in means)
+        notes.append(f"'{header[mean_at]}' is not a rater; it equals the mean of the rater "
+                     f"columns on {same} of {len(means)} rows (to its printed decimals)")
+    return Imported(path, "wide", frame, notes)
+
+
+def _per_rater(path: Path, tranche: str | None) -> Imported:
+    """MEN agreement files: ``word1 TAB word2 TAB rating``, no header, one rater per file."""
+    cleaner = _Cleaner()
+    records = []
+    for number, line in read_lines(path, cleaner):
+        fields = cleaner.fields(line, _delimiter(line), width=3)
+        if len(fields) != 3:
+            raise InputError(f"expected 3 fields (word1, word2, rating), found {len(fields)}",
+                             path=path, line=number)
+        word1, word2 = _words(fields, path, number)
+        value = _rating(fields[2], path, number, "rating")
+        records.append((path.stem, tranche or "1", word1, word2, value, number, "rating"))
+    return Imported(path, "per-rater", _records(records), cleaner.notes())
+
+
+def _anonymous(path: Path) -> Imported:
+    """SimVerb-3500 ratings: ``word1 word2 r1 ... r10``; the columns are not annotators."""
+    cleaner = _Cleaner()
+    lines = read_lines(path, cleaner)
+    if not lines:
+        raise InputError("empty file: no ratings", path=path)
+    delimiter = _delimiter(lines[0][1])
+    header = cleaner.fields(lines[0][1], delimiter)
+    if [_name(h) for h in header[:2]] not in (["word1", "word2"], ["term1", "term2"]):
+        raise InputError(f"expected a header 'word1 word2 r1 ...', found {header[:3]}",
+                         path=path, line=lines[0][0])
+    records = []
+    for number, line in lines[1:]:
+        fields = cleaner.fields(line, delimiter)
+        if len(fields) < 3:
+            raise InputError(f"expected word1, word2 and at least one rating, found "
+                             f"{len(fields)} fields", path=path, line=number)
+        word1, word2 = _words(fields, path, number)
+        for k, text in enumerate(fields[2:], start=1):
+            column = header[k + 1] if k + 1 < len(header) else f"rating {k}"
+            if text == "":
+                continue
+            value = _rating(text, path, number, column)
+            records.append((f"{ANONYMOUS}{path.stem}:{number}:{k}", path.stem, word1, word2,
+                            value, number, column))
+    notes = cleaner.notes() + ["the rating columns are not annotators: kept as anonymous "
+                               "ratings (rater ids '?...'); per-rater statistics are undefined"]
+    return Imported(path, "anonymous", _records(records), notes)
+
+
+def _long(path: Path) -> Imported:
+    """lexgold's long CSV, checked by :func:`lexgold.process.ratings.read_ratings`."""
+    frame = read_ratings(path)
+    keep = [c for c in COLUMNS if c in frame.columns]
+    frame = frame[keep].copy()
+    frame["_line"] = np.arange(len(frame)) + 2
+    frame["_field"] = "rating"
+    return Imported(path, "long", frame.reset_index(drop=True), [])
+
+
+#: keys of a Potato-style annotation object, first found wins
+_POTATO_RATER = ("rater_id", "user_id", "user", "annotator", "annotator_id", "worker_id")
+_POTATO_WORDS = (("word1", "word2"), ("term1", "term2"))
+
+
+def _potato(path: Path) -> Imported:
+    """One JSON object per annotation: a rater key (``user_id``, ``annotator``, ...; for
+    Potato's ``annotation_output/<user>/annotated_instances.jsonl`` the folder name), the
+    words (``word1``/``word2``, top level or in ``instance``) and a number (``rating``, or the
+    one number inside ``label_annotations``); optional ``tranche``."""
+    cleaner = _Cleaner()
+    lines = read_lines(path, cleaner)
+    text = "\n".join(line for _, line in lines).strip()
+    if text.startswith("["):
+        try:
+            objects = [(lines[0][0], o) for o in json.loads(text)]
+        except json.JSONDecodeError as err:
+            raise InputError(f"not valid JSON: {err.msg}", path=path, line=err.lineno) from None
+    else:
+        objects = []
+        for number, line in lines:
+            try:
+                objects.append((number, json.loads(line)))
+            except json.JSONDecodeError as err:
+                raise InputError(f"not a JSON object: {err.msg}", path=path,
+                                 line=number) from None
+    records = []
+    for number, obj in objects:
+        if not isinstance(obj, dict):
+            raise InputError("expected a JSON object", path=path, line=number)
+        rater = next((obj[k] for k in _POTATO_RATER if obj.get(k) not in (None, "")), None)
+        if rater is None and path.name == "annotated_instances.jsonl":
+            rater = path.parent.name          # Potato: annotation_output/<user>/annotated_...
+        if rater is None:
+            raise InputError(f"no rater key (one of {', '.join(_POTATO_RATER)})", path=path,
+                             line=number)
+        where = obj.get("instance") if isinstance(obj.get("instance"), dict) else obj
+        words = next(((where[a], where[b]) for a, b in _POTATO_WORDS
+                      if a in where and b in where), None)
+        if words is None:
+            raise InputError("no word1/word2 keys", path=path, line=number)
+        value = obj.get("rating")
+        if value is None:
+            found = _numbers(obj.get("label_annotations"))
+            if len(found) != 1:
+                raise InputError(f"expected 'rating' or one number in label_annotations, "
+                                 f"found {len(found)}", path=path, line=number)
+            value = found[0]
+        word1, word2 = (cleaner.field(str(w)) for w in words)
+        records.append((cleaner.field(str(rater)), str(obj.get("tranche", path.stem)), word1,
+                        word2, _rating(str(value), path, number, "rating"), number, "rating"))
+    return Imported(path, "potato", _records(records), cleaner.notes())
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+def _numbers(value) -> list[float]:
+    if isinstance(value, dict):
+        return [n for v in value.values() for n in _numbers(v)]
+    if isinstance(value, list):
+        return [n for v in value for n in _numbers(v)]
+    number = _number(str(value)) if value is not None and not isinstance(value, bool) else None
+    return [] if number is None else [number]
+
+
+def _records(records) -> pd.DataFrame:
+    frame = pd.DataFrame.from_records(records, columns=["rater_id", "tranche", "word1", "word2",
+                                                        "rating", "_line", "_field"])
+    frame.insert(5, "kind", "unique")
+    return frame
+
+
+def _repeats(frame: pd.DataFrame, layout: str) -> list[str]:
+    """Mark a rater's later answers to a pair listed twice in one file ``kind = duplicate``.
+
+    For anonymous ratings a pair's later listing (line) is the duplicate. lexgold's long CSV
+    is left as it is (its kinds say what a repeat is).
+    """
+    if frame.empty or layout == "long":
+        return []
+    if layout == "anonymous":
+        listing = frame.drop_duplicates(["_line"])
+        later_lines = listing.loc[listing.duplicated(["word1", "word2"]), "_line"]
+        later = frame["_line"].isin(later_lines).to_numpy()
+    else:
+        later = frame.duplicated(["rater_id", "word1", "word2"]).to_numpy()
+    if not later.any():
+        return []
+    frame.loc[later, "kind"] = "duplicate"
+    shown = frame[later].drop_duplicates(["word1", "word2"])
+    examples = ", ".join(f"{w1}-{w2} (line {n})" for w1, w2, n in shown[
+        ["word1", "word2", "_line"]].head(3).itertuples(index=False))
+    return [f"{plural(len(shown), 'pair')} listed twice ({examples}): both listings kept, "
+            f"the later as kind=duplicate"]
+
+
+def plural(n: int, noun: str) -> str:
+    """``1 pair``, ``2 pairs``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _delimiter(line: str) -> str | None:
+    return "\t" if "\t" in line else "," if "," in line else None
+
+
+def _name(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def _number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if np.isfinite(value) else None
+
+
+def _decimals(text: str) -> int:
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+def _rating(text: str, path: Path, line: int, column: str) -> float:
+    value = _number(text)
+    if value is None:
+        raise InputError(f"expected a number, found {text!r}", path=path, line=line,
+                         field=column)
+    return value
+
+
+def _words(fields: list[str], path: Path, line: int) -> tuple[str, str]:
+    for i, name in ((0, "word1"), (1, "word2")):
+        if fields[i] == "":
+            raise InputError("empty word", path=path, line=line, field=name)
+    return fields[0], fields[1]
+
+
+def common_tranche(paths: list[Path]) -> str:
+    """The default tranche of per-rater files: their stems' common prefix, else ``1``."""
+    prefix = os.path.commonprefix([p.stem for p in paths]).rstrip("-_. ")
+    return prefix if prefix and len(paths) > 1 else "1"

@@ -1,0 +1,152 @@
+"""Recruiting until every pair has enough accepted raters (HyperLex section 4.4): slots added
+when raters are excluded, what `study report` and the admin view say is missing, idempotence."""
+
+import json
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+
+from lexgold.annotate import models as m
+from lexgold.annotate.db import database_url, postgres_schema
+from lexgold.annotate.recruit import _add_slots, recruitment, top_up
+from lexgold.annotate.study import create_study
+from lexgold.cli import cli
+from lexgold.errors import InputError
+from test_annotate_app import enter, make_app, protocol_variant, rate_all, usf_pair_file
+
+
+def _study(tmp_path, usf, url):
+    """One HyperLex tranche, 3 slots to start with, at least 3 accepted raters wanted."""
+    pairs = usf_pair_file(usf, tmp_path / "h.csv", (("N", "N", 60), ("V", "V", 20)))
+    protocol = protocol_variant(tmp_path, "hyperlex", tranches=1, raters_per_tranche=3,
+                                min_accepted_raters=3)
+    create_study(protocol, pairs, url, completion_code="OK-1")
+    return make_app(url)
+
+
+@pytest.fixture
+def hyperlex_study(tmp_path, usf):
+    return _study(tmp_path, usf, database_url(tmp_path / "h.sqlite")), tmp_path / "h.sqlite"
+
+
+def _pair_of(app) -> dict:
+    with app.extensions["lexgold"].sessions() as session:
+        return dict(session.execute(select(m.Item.id, m.Item.pair_id)).all())
+
+
+def _complete(app, rating) -> str:
+    """A new rater who qualifies and rates the whole tranche; returns the last page."""
+    client = app.test_client()
+    enter(client)
+    client.post("/qualification", data={"choice": 1})
+    _, _, last = rate_all(client, rating=rating)
+    return last
+
+
+def _slots(app) -> int:
+    with app.extensions["lexgold"].sessions() as session:
+        return session.scalar(select(func.count()).select_from(m.Slot))
+
+
+def _recruitment(app) -> dict:
+    state = app.extensions["lexgold"]
+    with state.sessions() as session:
+        return recruitment(session, state.config)
+
+
+def test_an_excluded_rater_is_replaced_until_the_minimum_is_accepted(hyperlex_study):
+    _replaced_until_accepted(hyperlex_study[0])
+
+
+@pytest.mark.postgres
+def test_replacement_on_postgres(tmp_path, usf, postgres_url):
+    with postgres_schema(postgres_url, "recruit") as (_, url):
+        app = _study(tmp_path, usf, url)
+        _replaced_until_accepted(app)
+        app.extensions["lexgold_engine"].dispose()
+
+
+def _replaced_until_accepted(app):
+    pair_of = _pair_of(app)
+    honest = lambda item: pair_of[item] * 3 % 7  # noqa: E731  same pair, same answer
+    assert "OK-1" in _complete(app, honest)
+    assert "OK-1" in _complete(app, lambda item: 6)   # one value throughout: excluded
+    assert _slots(app) == 3                           # the tranche's last slot is still open
+    assert "OK-1" in _complete(app, honest)
+    # all 3 slots completed, 2 accepted: one slot added for the missing accepted rater
+    assert _slots(app) == 4
+    found = _recruitment(app)
+    row = found["tranches"].iloc[0].to_dict()
+    assert row == {"tranche": 1, "slots": 4, "completed": 3, "open": 1, "excluded": 1,
+                   "accepted": 2, "missing": 1}
+    below = found["pairs_below"]
+    assert len(below) == 80 and set(below["accepted"]) == {2} and found["note"] == ""
+    # the fourth rater is offered the new slot, not the full text
+    assert "OK-1" in _complete(app, honest)
+    assert _slots(app) == 4
+    found = _recruitment(app)
+    assert found["tranches"].iloc[0]["accepted"] == 3 and found["pairs_below"].empty
+    late = app.test_client()
+    enter(late)
+    late.post("/qualification", data={"choice": 1})
+    assert "all the participants it needs" in late.get("/task").get_data(as_text=True)
+
+
+def test_top_up_is_idempotent_and_concurrent_additions_collide(hyperlex_study):
+    app, _ = hyperlex_study
+    pair_of = _pair_of(app)
+    for rating in (lambda i: pair_of[i] % 7, lambda i: 0, lambda i: 1):   # two excluded
+        _complete(app, rating)
+    assert _slots(app) == 5                           # 3 + the 2 missing accepted raters
+    state = app.extensions["lexgold"]
+    with state.sessions() as session:
+        assert top_up(session, state.config) == {}    # 1 accepted + 2 open slots: enough
+        stale = pd.DataFrame([{"tranche": 1, "slots": 3, "open": 0, "accepted": 1}])
+        with pytest.raises(IntegrityError):           # a second top-up from the old counts
+            _add_slots(session, stale, 3)
+        session.rollback()
+    assert _slots(app) == 5
+
+
+def test_report_and_admin_list_what_is_missing(hyperlex_study):
+    app, path = hyperlex_study
+    _complete(app, lambda item: 4)                    # one value throughout: excluded
+    out = CliRunner().invoke(cli, ["study", "report", str(path)])
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.output)
+    assert report["progress"] == [{"tranche": 1, "target": 3, "completed": 1, "active": 0,
+                                   "expired": 0, "excluded": 1, "accepted": 0, "missing": 3}]
+    below = report["below_minimum"]
+    assert below["min_accepted_raters"] == 3 and below["tranches"] == [1]
+    assert len(below["pairs"]) == 80 and {p["accepted"] for p in below["pairs"]} == {0}
+    assert set(below["pairs"][0]) == {"word1", "word2", "pos", "accepted"}
+    client = app.test_client()
+    client.post("/admin/login", data={"password": "s3cret"})
+    html = client.get("/admin/").get_data(as_text=True)
+    assert "80 pairs have fewer than 3 accepted raters" in html
+    assert "<th>accepted</th><th>missing</th>" in html
+    # by hand: 0 accepted + 2 open slots < 3, so one slot now; a second run adds nothing
+    out = CliRunner().invoke(cli, ["study", "top-up", str(path)])
+    assert out.exit_code == 0 and out.output.strip() == "tranche 1: 1 slot added"
+    out = CliRunner().invoke(cli, ["study", "top-up", str(path)])
+    assert "no tranche short of 3 accepted raters beyond its open slots" in out.output
+    assert _slots(app) == 4
+
+
+def test_fixed_slots_without_a_minimum_and_bad_minimum(tmp_path, usf):
+    pairs = usf_pair_file(usf, tmp_path / "h.csv", (("N", "N", 60), ("V", "V", 20)))
+    protocol = protocol_variant(tmp_path, "hyperlex", tranches=1, raters_per_tranche=1,
+                                min_accepted_raters=0)
+    url = database_url(tmp_path / "h.sqlite")
+    create_study(protocol, pairs, url)
+    app = make_app(url)
+    _complete(app, lambda item: 6)                    # excluded, but no minimum: no new slot
+    assert _slots(app) == 1 and _recruitment(app)["pairs_below"].empty
+    out = CliRunner().invoke(cli, ["study", "top-up", str(tmp_path / "h.sqlite")])
+    assert "no [study] min_accepted_raters: the slots are fixed" in out.output
+    bad = protocol_variant(tmp_path, "hyperlex", min_accepted_raters=-1)
+    with pytest.raises(InputError, match="min_accepted_raters'"):
+        create_study(bad, pairs, database_url(tmp_path / "bad.sqlite"))
