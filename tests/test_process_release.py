@@ -307,7 +307,8 @@ def test_unrated_and_thin_pairs_are_problems(tmp_path):
     check = result.report["release_check"]
     assert check["pairs_below"] == 2 and check["pairs_missing"] == 1
     assert result.problems == [
-        "2 of 2 pairs have fewer than 10 accepted raters (fewest: 2, e.g. sun / moon)",
+        "2 of 2 pairs have fewer than 10 accepted raters, the protocol's min_raters_per_pair "
+        "(fewest: 2, e.g. sun / moon)",
         "1 pairs of the pairs file have no accepted rating (e.g. tea / cup)"]
 
 
@@ -336,3 +337,16 @@ def test_language_pack_metadata_never_comes_from_english_norms(tmp_path):
     assert gold.loc["cat", "Assoc(USF)"] == pytest.approx(3.0)   # 10 x 30/100, cue dog
     assert np.isnan(gold.loc["old", "Assoc(USF)"])               # "new" was never a cue
     assert (gold.loc["cat", "conc(w1)"], gold.loc["cat", "conc(w2)"]) == (4.5, 4.75)
+
+
+def test_plain_release_is_gold_csv_with_a_valid_package(tmp_path):
+    ratings = ratings_of({("cat", "dog"): [7, 8, 9], ("sun", "moon"): [2, 3, 1]},
+                         scale_min=0.0, scale_max=10.0)
+    ratings.to_csv(tmp_path / "ratings.csv", index=False)
+    report = run(tmp_path / "ratings.csv", "plain", tmp_path / "out", plots=False, bootstrap=0)
+    out = tmp_path / "out"
+    assert report["release_file"] == "gold.csv" and report["warnings"] == []
+    assert (out / "gold.csv").read_text() == "word1,word2,score\ncat,dog,8.0\nsun,moon,2.0\n"
+    result = validate(out / "datapackage.json")
+    assert result.valid, result.flatten(["rowNumber", "fieldName", "type", "note"])
+    assert 'pd.read_csv("gold.csv")' in (out / "README.md").read_text()

@@ -150,7 +150,8 @@ def release_check(scores: pd.DataFrame, pairs: pd.DataFrame | None, final: pd.Da
     if raters and len(below):
         first = below.sort_values("n", kind="stable").iloc[0]      # the thinnest pair
         problems.append(f"{len(below)} of {len(scores)} pairs have fewer than {min_raters} "
-                        f"accepted raters (fewest: {int(first['n'])}, e.g. "
+                        f"accepted raters, the protocol's min_raters_per_pair (fewest: "
+                        f"{int(first['n'])}, e.g. "
                         f"{first['word1']} / {first['word2']})")
     missing = pd.DataFrame(columns=ITEM)
     if pairs is not None:
