@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from lexgold.cli import cli
-from test_annotate_app import enter, make_app, rate_all, usf_pair_file
+from test_annotate_app import enter, make_app, page, rate_all, usf_pair_file
 
 
 @pytest.fixture(scope="module")
@@ -38,11 +38,21 @@ def test_create_report_export_serve(tmp_path, pairs):
     client = app.test_client()
     enter(client)
     posted, _, _ = rate_all(client)
+    quitter = app.test_client()                # answers one page, then leaves
+    enter(quitter)
+    _, position, ids, checkpoint = page(quitter)
+    data = {"choice": 1} if checkpoint else {f"r{i}": 3 for i in ids}
+    assert quitter.post("/step", data={"position": position, **data}).status_code == 302
     out = tmp_path / "ratings.csv"
     result = runner.invoke(cli, ["study", "export", str(db), "--out", str(out)])
     assert result.exit_code == 0 and f"-> {out}" in result.output
-    frame = pd.read_csv(out)
+    frame = pd.read_csv(out)                   # by default only raters who finished
+    assert frame["rater_id"].nunique() == 1
     assert (frame["kind"] != "checkpoint").sum() == len(posted)
+    everyone = tmp_path / "all.csv"
+    result = runner.invoke(cli, ["study", "export", str(db), "--out", str(everyone),
+                                 "--all-raters"])
+    assert result.exit_code == 0 and pd.read_csv(everyone)["rater_id"].nunique() == 2
 
     served = runner.invoke(cli, ["serve", str(db), "--port", "0", "--check"],
                            env={"LEXGOLD_ADMIN_PASSWORD": "x"})

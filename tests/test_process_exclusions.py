@@ -156,20 +156,49 @@ def test_random_consistency_flags_ratings_unrelated_to_the_others():
     assert (table["value"] > 0.05).all()
 
 
-def test_duplicate_inconsistency_with_tolerance():
+def duplicates_study() -> pd.DataFrame:
+    """Three raters answer p1..p4 with 0, 2, 4, 6, then see two pairs again."""
+    rows = [(r, f"p{i + 1}", v, "unique") for r in "abc" for i, v in enumerate([0, 2, 4, 6])]
+    rows += [("a", "p1", 1, "duplicate"), ("a", "p2", 2, "duplicate"),   # differences 1, 0
+             ("b", "p1", 6, "duplicate"), ("b", "p4", 0, "duplicate"),   # differences 6, 6
+             ("c", "p1", 0, "duplicate"), ("c", "p3", 4, "duplicate")]   # equal
+    frame = pd.DataFrame(rows, columns=["rater_id", "word1", "rating", "kind"])
+    return frame.assign(tranche=1, word2="w", rating=frame["rating"].astype(float))
+
+
+def test_duplicate_rule_compares_repeats_with_different_pairs():
+    table = exclusion_table(duplicates_study(),
+                            protocol_with("hyperlex", rules=["duplicate_inconsistency"]))
+    assert table["rater_id"].tolist() == ["b"]
+    # b: D = 6; its answers per pair (means) 3, 2, 4, 3 differ by (1+1+0+2+1+1)/6 = 1 on average
+    assert table["value"].iloc[0] == pytest.approx(6.0)
+    assert "mean difference 6.00 vs 1.00" in table["detail"].iloc[0]
+    strict = exclusion_table(duplicates_study(), protocol_with(
+        "hyperlex", rules=["duplicate_inconsistency"], duplicate_max_ratio=0.0))
+    assert sorted(strict["rater_id"]) == ["a", "b"]      # any unequal answer
+    # a: D = 0.5; answers 0.5, 2, 4, 6 differ by 18.5 / 6 on average
+    value = strict.set_index("rater_id").loc["a", "value"]
+    assert value == pytest.approx(0.5 / (18.5 / 6))
+    loose = exclusion_table(duplicates_study(), protocol_with(
+        "hyperlex", rules=["duplicate_inconsistency"], duplicate_max_ratio=0.15))
+    assert sorted(loose["rater_id"]) == ["a", "b"]
+    assert sorted(exclusion_table(duplicates_study(), protocol_with(
+        "hyperlex", rules=["duplicate_inconsistency"], duplicate_max_ratio=0.17))["rater_id"]) \
+        == ["b"]
+
+
+def test_min_answers_excludes_raters_who_quit():
     ratings = hyperlex_study()
-    dup = pd.DataFrame({"rater_id": ["r0", "r1", "r2"], "tranche": 1, "word1": "x0",
-                        "word2": "w", "kind": "duplicate", "rating": [np.nan] * 3})
-    first = ratings.set_index(["rater_id", "word1"])["rating"]
-    dup["rating"] = [first[("r0", "x0")], first[("r1", "x0")] + 1, first[("r2", "x0")] + 2]
-    dup["rating"] = dup["rating"].clip(0, 6)
-    dup.loc[2, "rating"] = 6.0 if first[("r2", "x0")] <= 3 else 0.0
-    both = pd.concat([ratings, dup], ignore_index=True)
-    strict = exclusion_table(both, protocol_with("hyperlex", rules=["duplicate_inconsistency"]))
-    assert sorted(strict["rater_id"]) == ["r1", "r2"]
-    loose = exclusion_table(both, protocol_with("hyperlex", rules=["duplicate_inconsistency"],
-                                                duplicate_tolerance=1.0))
-    assert loose["rater_id"].tolist() == ["r2"]
+    quitter = ratings[ratings["rater_id"] == "r3"].iloc[:5]
+    partial = pd.concat([ratings[ratings["rater_id"] != "r3"], quitter], ignore_index=True)
+    shown = len(ratings[["word1", "word2"]].drop_duplicates())
+    table = exclusion_table(partial, protocol_with("hyperlex", rules=["min_answers"]))
+    assert table["rater_id"].tolist() == ["r3"]
+    assert table["value"].iloc[0] == pytest.approx(5 / shown)
+    assert f"answered 5 of the {shown} pairs" in table["detail"].iloc[0]
+    half = exclusion_table(partial, protocol_with("hyperlex", rules=["min_answers"],
+                                                  min_answers_share=5 / shown))
+    assert half.empty
 
 
 def test_hyperlex_protocol_by_name_runs_every_rule():

@@ -134,10 +134,17 @@ def test_simulate_agree_process_commands(tmp_path, pairs):
     assert "IAA-1" in text.output and f"{figures['iaa1']:.3f}" in text.output
 
     out = tmp_path / "gold"
-    result = invoke("process", str(ratings), "--protocol", "simlex", "--out", str(out),
-                    "--pairs", str(tmp_path / "pairs.csv"), "--seed", "3")
+    args = ["process", str(ratings), "--protocol", "simlex", "--out", str(out),
+            "--pairs", str(tmp_path / "pairs.csv"), "--seed", "3"]
+    result = invoke(*args)            # 12 raters per tranche: below SimLex's 36 per pair
+    assert result.exit_code == 1 and not out.exists()
+    assert result.output.strip().splitlines()[-1].startswith(
+        f"Error: {ratings}: incomplete release: 300 of 300 pairs have fewer than 36 accepted")
+    result = invoke(*args, "--allow-incomplete")
     assert result.exit_code == 0, result.output
-    for name in ("gold.csv", "exclusions.csv", "report.json", "report.md",
+    assert "Warning: incomplete release: 300 of 300 pairs" in result.output
+    for name in ("gold.csv", "SimLex-999.txt", "exclusions.csv", "report.json", "report.md",
+                 "README.md", "CITATION.cff", "datapackage.json", "SHA256SUMS",
                  "rater_agreement.png", "ratings_by_subset.png"):
         assert (out / name).is_file(), name
     gold = pd.read_csv(out / "gold.csv")
@@ -145,6 +152,7 @@ def test_simulate_agree_process_commands(tmp_path, pairs):
     assert gold["SimLex999"].between(0, 10).all()
     report = json.loads((out / "report.json").read_text())
     assert report["seed"] == 3 and report["counts"]["released_pairs"] == 300
+    assert report["release_file"] == "SimLex-999.txt" and len(report["warnings"]) == 1
     exclusions = pd.read_csv(out / "exclusions.csv")
     assert list(exclusions.columns[:3]) == ["rater", "rule", "detail"]
 
@@ -177,8 +185,9 @@ def test_process_hyperlex_writes_splits_and_rejects_unknown_protocol(tmp_path, p
     ratings, _, _ = simulated(pairs, "hyperlex", 4)
     ratings.to_csv(tmp_path / "ratings.csv", index=False)
     out = tmp_path / "gold"
+    # 12 raters per tranche, 15 % spammers: some pairs fall below HyperLex's 10 accepted raters
     result = invoke("process", str(tmp_path / "ratings.csv"), "--protocol", "hyperlex",
-                    "--out", str(out), "--no-plots", "--bootstrap", "0")
+                    "--out", str(out), "--no-plots", "--bootstrap", "0", "--allow-incomplete")
     assert result.exit_code == 0, result.output
     splits = pd.read_csv(out / "splits.csv", keep_default_na=False)
     assert list(splits.columns) == ["word1", "word2", "random", "lexical"]

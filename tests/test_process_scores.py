@@ -162,8 +162,9 @@ def test_simlex_gold_with_real_usf_and_brysbaert(scores, usf, brysbaert):
     assert list(gold.columns) == SIMLEX_COLUMNS
     row = gold.set_index("word1").loc["cat"]
     assert row["SimLex999"] == pytest.approx(linear_scale([5.0])[0], abs=0.01)
-    fsg = usf[(usf["cue"] == "CAT") & (usf["target"] == "DOG")]["fsg"].iloc[0]
-    assert row["Assoc(USF)"] == pytest.approx(fsg, abs=1e-4)
+    # SimLex's word1 is the USF target, word2 the cue; Assoc(USF) = 10 x FSG(word2 -> word1)
+    fsg = usf[(usf["cue"] == "DOG") & (usf["target"] == "CAT")]["fsg"].iloc[0]
+    assert row["Assoc(USF)"] == pytest.approx(10 * fsg, abs=0.005)
     conc = brysbaert.set_index("word")["conc_m"]
     assert row["conc(w1)"] == pytest.approx(conc["cat"], abs=0.01)
     assert row["SD(SimLex)"] == pytest.approx(1.0)
@@ -175,12 +176,13 @@ def test_simlex_gold_prefers_pairs_file_and_leaves_unknowns_empty(scores, tmp_pa
     path.write_text("word1,word2,pos,conc1,conc2,fsg\nold,new,A,2.5,3.0,0.4\ncat,dog,N,,,\n")
     gold = gold_table(scores, "simlex", pairs=read_pairs(path), conc_source="pairs")
     old = gold.set_index("word1").loc["old"]
-    assert (old["conc(w1)"], old["conc(w2)"], old["Assoc(USF)"]) == (2.5, 3.0, 0.4)
+    assert (old["conc(w1)"], old["conc(w2)"], old["Assoc(USF)"]) == (2.5, 3.0, 4.0)
     cat = gold.set_index("word1").loc["cat"]
-    assert np.isnan(cat["conc(w1)"]) and pd.isna(cat["concQ"]) and cat["Assoc(USF)"] == 0.0
+    assert np.isnan(cat["conc(w1)"]) and pd.isna(cat["concQ"]) and np.isnan(cat["Assoc(USF)"])
+    assert gold["SimAssoc333"].tolist() == [1, 0]      # unknown association is never ranked in
     default = gold_table(scores, "simlex", pairs=read_pairs(path))
     assert default["conc(w1)"].isna().all()      # brysbaert (not passed): pairs' conc not used
-    assert default.set_index("word1").loc["old", "Assoc(USF)"] == 0.4
+    assert default.set_index("word1").loc["old", "Assoc(USF)"] == 4.0
 
 
 def test_concreteness_quartiles():

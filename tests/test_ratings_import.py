@@ -218,6 +218,7 @@ def test_men_declared_scale_is_rescaled_onto_the_protocol(men, tmp_path):
     protocol = tmp_path / "p.toml"
     protocol.write_text('name = "p"\n[process.calibration]\nenabled = false\n'
                         '[process.exclusions]\nrules = []\n[process.release]\nformat = "plain"\n'
+                        'min_raters_per_pair = 1\n'
                         'rating_min = 0.0\nrating_max = 6.0\nscore_min = 0.0\nscore_max = 10.0\n')
     result = run("process", folder / "men.csv", "--protocol", protocol, "--out", folder / "g",
                  "--no-plots", "--bootstrap", 0)

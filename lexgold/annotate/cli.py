@@ -155,9 +155,13 @@ def top_up_command(study_db):
 @click.argument("study_db")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), required=True,
               help="CSV file to write (long format of SPEC section 5).")
-@click.option("--complete-only", is_flag=True, help="Only raters who finished their tranche.")
+@click.option("--complete-only/--all-raters", default=True, show_default=True,
+              help="Only raters who finished their tranche (the default), or also those who "
+                   "quit early (`lexgold process` then excludes them by its min_answers rule).")
 def export_command(study_db, out_file, complete_only):
     """Export the raw ratings in the long format read by `lexgold agree` and `lexgold process`.
+
+    By default only raters who finished their tranche are exported (--all-raters for all).
 
     \b
     Example:

@@ -141,14 +141,24 @@ def _agreement_figures(frame, *, pool, min_overlap, splits, seed) -> dict:
 @click.option("--scale", nargs=2, type=float, metavar="MIN MAX",
               help="The scale of ratings that declare none (see `lexgold ratings import "
                    "--scale`); they are mapped onto the protocol's scale.")
-def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no_plots, scale):
+@click.option("--allow-incomplete", is_flag=True,
+              help="Release even when no rater is left, a pair of --pairs has no accepted "
+                   "rating, or a pair has fewer accepted raters than the protocol's "
+                   "[process.release] min_raters_per_pair; the problems are printed and "
+                   "recorded in report.json and README.md.")
+def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no_plots, scale,
+            allow_incomplete):
     """Turn raw ratings into a released gold standard with its reliability report.
 
     Calibrates, excludes raters, averages and rescales per pair, measures agreement, and
-    writes gold.csv (the published file's columns), exclusions.csv, report.json and report.md
-    (with plots) to --out; HyperLex also gets splits.csv (random and lexical splits). A rating
-    outside the protocol's scale is an error; a source's declared scale (--scale, or the
-    scale_min/scale_max columns of `lexgold ratings import --scale`) is mapped linearly onto it.
+    writes to --out the release file in the published layout (SimLex-999.txt,
+    hyperlex-all.txt or TR9856.txt), gold.csv (the same table, comma-separated),
+    exclusions.csv, report.json, report.md (with plots), a dataset card (README.md),
+    CITATION.cff, datapackage.json and SHA256SUMS; HyperLex also gets splits.csv. An
+    incomplete release (see --allow-incomplete) stops with an error and writes nothing. A
+    rating outside the protocol's scale is an error; a source's declared scale (--scale, or
+    the scale_min/scale_max columns of `lexgold ratings import --scale`) is mapped linearly
+    onto it.
 
     \b
     Example:
@@ -157,7 +167,10 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
     from lexgold.process.pipeline import run
 
     report = run(ratings, protocol, out_dir, pairs_path=pairs_path, seed=seed, usf_dir=usf_dir,
-                 plots=not no_plots, bootstrap=bootstrap, scale=tuple(scale) if scale else None)
+                 plots=not no_plots, bootstrap=bootstrap, scale=tuple(scale) if scale else None,
+                 allow_incomplete=allow_incomplete)
+    for problem in report["warnings"]:
+        click.echo(f"Warning: incomplete release: {problem}", err=True)
     counts, final = report["counts"], report["agreement"]["final"]
     show = lambda v: "n/a" if v is None else f"{v:.3f}"  # noqa: E731
     if "split_half_random" in report["agreement"]:
@@ -181,6 +194,8 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
     if counts["pairs_listed_twice_merged"]:
         click.echo(f"pairs listed twice in a source: {counts['pairs_listed_twice_merged']}, "
                    f"merged (each rater's mean of the listings)")
+    if report["release_file"] != "gold.csv":
+        click.echo(f"release file {report['release_file']}")
     click.echo(f"wrote {', '.join(report['files'])} to {out_dir}")
 
 
@@ -201,9 +216,13 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
               help="Share of spamming raters.")
 @click.option("--noise-sd", type=click.FloatRange(min=0), default=1.0, show_default=True)
 @click.option("--bias-sd", type=click.FloatRange(min=0), default=0.7, show_default=True)
+@click.option("--recall", type=click.FloatRange(0, 1), default=0.995, show_default=True,
+              help="Chance that an honest rater repeats its first answer to a pair shown again.")
+@click.option("--quitters", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+              help="Share of honest raters who stop after a random 10-90 %% of their pairs.")
 @seed_option
 def simulate(protocol, pairs_path, n_pairs, out_path, truth_path, raters_per_tranche, spammers,
-             noise_sd, bias_sd, seed):
+             noise_sd, bias_sd, recall, quitters, seed):
     """Simulate raters answering a rating study; write long-format ratings.
 
     Honest raters answer the true score plus a personal bias and noise; spammers answer at
@@ -223,7 +242,8 @@ def simulate(protocol, pairs_path, n_pairs, out_path, truth_path, raters_per_tra
     pairs = read_pairs(pairs_path) if pairs_path else usf_pairs(n_pairs, rng=rng)
     design = design_for(protocol, raters_per_tranche=raters_per_tranche)
     ratings, raters = simulate_ratings(pairs, design, rng=rng, noise_sd=noise_sd,
-                                       bias_sd=bias_sd, spammers=spammers)
+                                       bias_sd=bias_sd, spammers=spammers, recall=recall,
+                                       quitters=quitters)
     if "topic" in pairs.columns:
         ratings = ratings.merge(pairs[["word1", "word2", "topic"]].drop_duplicates(
             ["word1", "word2"]), on=["word1", "word2"], how="left")

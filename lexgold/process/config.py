@@ -11,8 +11,8 @@ from typing import Literal
 
 from lexgold.protocols import load_protocol, parse_section
 
-RULES = ("checkpoint", "low_agreement", "agreement_gain", "duplicate_inconsistency",
-         "single_value", "two_value_alternation", "random_consistency")
+RULES = ("min_answers", "checkpoint", "low_agreement", "agreement_gain",
+         "duplicate_inconsistency", "single_value", "two_value_alternation", "random_consistency")
 
 
 @dataclass
@@ -37,16 +37,21 @@ class CalibrationConfig:
 @dataclass
 class ExclusionConfig:
     """Which rules apply and their thresholds (SimLex section 3.6, HyperLex section 4.5)."""
-    rules: list[str] = field(default_factory=lambda: ["checkpoint", "low_agreement",
-                                                      "agreement_gain"])
+    rules: list[str] = field(default_factory=lambda: ["min_answers", "checkpoint",
+                                                      "low_agreement", "agreement_gain"])
+    #: min_answers: excluded when the rater answered less than this share of the pairs shown
+    #: in its tranche (1.0: only raters who finished)
+    min_answers_share: float = 1.0
     #: rule a: excluded when mean pairwise rho < mean of means - sd_below * SD
     sd_below: float = 1.0
     #: rule b: the share of raters whose removal raises IAA-1 most
     gain_fraction: float = 0.10
     #: at most this many raters excluded per tranche (SimLex: 16); 0 = no cap
     max_per_tranche: int = 16
-    #: duplicates: answers to one pair differing by more than this are unequal (HyperLex: 0)
-    duplicate_tolerance: float = 0.0
+    #: duplicates: excluded when the mean difference between the two answers to a duplicate
+    #: pair is at least this times the mean difference between answers to different pairs
+    #: (1: no better than chance; 0: any unequal answer)
+    duplicate_max_ratio: float = 1.0
     #: single value: excluded when one value makes up at least this share of the answers
     single_value_share: float = 1.0
     #: two-value alternation: two values make up at least this share of the answers ...
@@ -69,8 +74,15 @@ class ReleaseConfig:
     #: the released score's range (linear map; SimLex/HyperLex 0-10)
     score_min: float = 0.0
     score_max: float = 10.0
-    #: the published file whose columns gold.csv follows; plain: word1, word2, score
+    #: the published file whose layout the release file and gold.csv follow; plain: word1,
+    #: word2, score
     format: Literal["simlex", "hyperlex", "tr9856", "plain"] = "simlex"
+    #: the release file's name; "" = the published one (SimLex-999.txt, hyperlex-all.txt,
+    #: TR9856.txt; plain: gold.csv only)
+    release_file: str = ""
+    #: fewest accepted raters on every released pair (SimLex section 3.6: 36); fewer, or no
+    #: rater left at all, stops the release unless it is forced (--allow-incomplete)
+    min_raters_per_pair: int = 36
     #: decimals of released scores
     decimals: int = 2
     #: SimLex conc(w1)/conc(w2): "brysbaert" (1-5, as published) or "pairs" (builder's conc1/2)

@@ -3,6 +3,13 @@
 Every rule is computed on the same (calibrated) ratings, independently of the others, and a rater
 may meet several. Rules, by the name used in ``exclusions.csv``:
 
+Every protocol
+    ``min_answers``        the rater answered less than ``min_answers_share`` of the pairs shown
+                           in its tranche (pairs any rater of the tranche answered). A rater who
+                           quit early has too few answers for the correlations of rules (a),
+                           (b) and the HyperLex patterns, so those rules cannot see it; 1.0 keeps
+                           only raters who finished.
+
 SimLex-999, section 3.6
     ``low_agreement`` (a)  the rater's mean pairwise Spearman with the other raters of its tranche
                            is more than ``sd_below`` SD (sample SD over all raters) below the mean
@@ -12,12 +19,18 @@ SimLex-999, section 3.6
     ``checkpoint`` (c)     any checkpoint answered wrong (a checkpoint row with rating 0);
     and no more than ``max_per_tranche`` (16) raters are excluded per tranche: when more meet a
     rule, checkpoint failures go first, then the lowest mean pairwise Spearman; the others stay
-    in, listed with ``excluded = False`` and the reason in ``detail``.
+    in, listed with ``excluded = False`` and the reason in ``detail``. Raters excluded by
+    ``min_answers`` are outside the cap (always excluded, not counted).
 
 HyperLex, section 4.5 (the paper names the patterns; the criteria are lexgold's, as keys)
-    ``duplicate_inconsistency`` two answers to a duplicate pair (``kind == "duplicate"``; with no
-                           kind column, any pair answered twice) differ by more than
-                           ``duplicate_tolerance`` (0: "did not give equal ratings");
+    ``duplicate_inconsistency`` ("did not give equal ratings to duplicate pairs") the rater's two
+                           answers to a duplicate pair (``kind == "duplicate"``; with no kind
+                           column, any pair answered twice) differ on average at least
+                           ``duplicate_max_ratio`` (1) times as much as its answers to two
+                           different pairs. An honest rater who does not remember its first
+                           answer re-rates the pair with its usual noise, so the strict
+                           reading (any difference; ratio 0) excludes most honest raters
+                           (docs/process.md gives the figures);
     ``single_value``       one value makes up at least ``single_value_share`` of the rater's
                            answers ("one single rating throughout");
     ``two_value_alternation`` at least two values, the two commonest make up at least
@@ -120,6 +133,22 @@ def agreement_gain(frame, config, agreement) -> pd.DataFrame:
                   for v in hit["gain"]])
 
 
+def min_answers(frame, config, agreement) -> pd.DataFrame:
+    """Raters who answered less than ``min_answers_share`` of their tranche's pairs."""
+    rated = frame[frame["kind"] != "checkpoint"]
+    tranche = _rater_tranche(rated)
+    shown = rated.groupby("tranche")[ITEM].apply(lambda t: len(t.drop_duplicates()))
+    answered = rated.groupby("rater_id")[ITEM].apply(lambda t: len(t.drop_duplicates()))
+    table = pd.DataFrame({"answered": answered, "shown": tranche.reindex(answered.index).map(
+        shown)})
+    table["share"] = table["answered"] / table["shown"]
+    share = config.exclusions.min_answers_share
+    hit = table[table["share"] < share - 1e-9]
+    return _rows(hit.index, "min_answers", hit["share"], share,
+                 [f"answered {a} of the {n} pairs of its tranche" for a, n in
+                  zip(hit["answered"], hit["shown"])])
+
+
 def checkpoint(frame, config, agreement) -> pd.DataFrame:
     """Rule (c): any checkpoint question answered wrong (rating 0 on a checkpoint row)."""
     rows = frame[frame["kind"] == "checkpoint"]
@@ -133,22 +162,52 @@ def checkpoint(frame, config, agreement) -> pd.DataFrame:
 # -- HyperLex section 4.5 ----------------------------------------------------------------------
 
 def duplicate_inconsistency(frame, config, agreement) -> pd.DataFrame:
-    """Unequal answers (beyond ``duplicate_tolerance``) to a pair shown twice."""
+    """Answers to pairs shown twice no closer than answers to different pairs.
+
+    D = the rater's mean absolute difference between the two answers to a duplicate pair;
+    R = its mean absolute difference between the answers to two different pairs (Gini's mean
+    difference over the pairs it answered, a repeated pair counting once, as its mean).
+    Excluded when D > 0 and D >= ``duplicate_max_ratio`` x R: at 1.0 the second answer tells
+    no more about the first than an answer to another pair would (test-retest agreement no
+    better than chance); at 0 any unequal answer excludes (the strict reading).
+    """
     rated = frame[frame["kind"] != "checkpoint"]
+    repeated = rated
     if (rated["kind"] == "duplicate").any():
         marked = rated.loc[rated["kind"] == "duplicate", ["rater_id", *ITEM]].drop_duplicates()
-        rated = rated.merge(marked, on=["rater_id", *ITEM])
-    spread = rated.groupby(["rater_id", *ITEM])["rating"].agg(["min", "max", "count"])
+        repeated = rated.merge(marked, on=["rater_id", *ITEM])
+    spread = repeated.groupby(["rater_id", *ITEM])["rating"].agg(["min", "max", "count"])
     spread = spread[spread["count"] > 1]
     spread["diff"] = spread["max"] - spread["min"]
-    per_rater = spread.groupby("rater_id")["diff"].agg(
-        unequal=lambda d: int((d > config.exclusions.duplicate_tolerance + 1e-9).sum()),
-        pairs="count", largest="max")
-    hit = per_rater[per_rater["unequal"] > 0]
-    return _rows(hit.index, "duplicate_inconsistency", hit["largest"],
-                 config.exclusions.duplicate_tolerance,
-                 [f"{u} of {p} duplicate pairs answered unequally (largest difference {d:g})"
-                  for u, p, d in zip(hit["unequal"], hit["pairs"], hit["largest"])])
+    per_rater = spread.groupby("rater_id")["diff"].agg(D="mean", pairs="count",
+                                                       unequal=lambda d: int((d > 1e-9).sum()))
+    answers = rated.groupby(["rater_id", *ITEM])["rating"].mean()
+    per_rater["R"] = answers.groupby("rater_id").agg(gini_mean_difference).reindex(
+        per_rater.index)
+    ratio = config.exclusions.duplicate_max_ratio
+    hit = per_rater[(per_rater["D"] > 1e-9) & (per_rater["D"] >= ratio * per_rater["R"] - 1e-9)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = hit["D"] / hit["R"]
+    return _rows(hit.index, "duplicate_inconsistency", values, ratio,
+                 [f"{u} of {p} duplicate pairs answered unequally; mean difference {d:.2f} vs "
+                  f"{r:.2f} between different pairs" for u, p, d, r in
+                  zip(hit["unequal"], hit["pairs"], hit["D"], hit["R"])])
+
+
+def gini_mean_difference(values) -> float:
+    """Mean absolute difference over all pairs of distinct elements (NaN for fewer than 2).
+
+    Examples
+    --------
+    >>> gini_mean_difference([0, 2, 6])     # (2 + 6 + 4) / 3
+    4.0
+    """
+    x = np.sort(np.asarray(values, dtype=float))
+    n = len(x)
+    if n < 2:
+        return float("nan")
+    weights = 2 * np.arange(1, n + 1) - n - 1
+    return float(2 * np.sum(weights * x) / (n * (n - 1)))
 
 
 def single_value(frame, config, agreement) -> pd.DataFrame:
@@ -191,7 +250,8 @@ def random_consistency(frame, config, agreement) -> pd.DataFrame:
                   f"one-sided p = {q:.3f}" for r, n, q in zip(hit["rho"], hit["n"], p[p > alpha])])
 
 
-RULE_FUNCTIONS = {"checkpoint": checkpoint, "low_agreement": low_agreement,
+RULE_FUNCTIONS = {"min_answers": min_answers, "checkpoint": checkpoint,
+                  "low_agreement": low_agreement,
                   "agreement_gain": agreement_gain,
                   "duplicate_inconsistency": duplicate_inconsistency,
                   "single_value": single_value, "two_value_alternation": two_value_alternation,
@@ -240,11 +300,15 @@ def _empty() -> pd.DataFrame:
 
 
 def _cap(table: pd.DataFrame, agreement, cap: int) -> pd.DataFrame:
-    """Keep at most ``cap`` excluded raters per tranche (SimLex: 16); 0 means no cap."""
+    """Keep at most ``cap`` excluded raters per tranche (SimLex: 16); 0 means no cap.
+
+    Raters who did not finish (``min_answers``) are always excluded and do not count towards
+    the cap: the cap limits the paper's rules, not incomplete questionnaires."""
     if cap <= 0 or table.empty:
         return table
-    raters = table.groupby("rater_id").agg(tranche=("tranche", "first"),
-                                          checkpoint=("rule", lambda r: "checkpoint" in set(r)))
+    incomplete = set(table.loc[table["rule"] == "min_answers", "rater_id"])
+    raters = table[~table["rater_id"].isin(incomplete)].groupby("rater_id").agg(
+        tranche=("tranche", "first"), checkpoint=("rule", lambda r: "checkpoint" in set(r)))
     mean_rho = (agreement.groupby("rater_id")["mean_rho"].mean() if agreement is not None
                 else pd.Series(dtype=float))
     raters["mean_rho"] = mean_rho.reindex(raters.index).fillna(-np.inf)

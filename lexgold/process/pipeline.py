@@ -11,7 +11,15 @@ Order of the steps (SimLex-999 section 3.6; HyperLex sections 4.5, 5; TR9856 sec
 5. IAA-1/IAA-2 at each stage, per subset, bootstrap intervals (:mod:`agreement`); TR9856
    split-half and transitivity (:mod:`splithalf`);
 6. random and lexical splits, if the protocol asks (:mod:`splits`);
-7. write ``gold.csv``, ``exclusions.csv``, ``report.json``, ``report.md`` and plots.
+7. check the release: every pair of ``pairs.csv`` released, each on at least
+   ``[process.release] min_raters_per_pair`` accepted raters (:func:`release_check`);
+8. write ``gold.csv``, the release file in the published layout (:mod:`release`),
+   ``exclusions.csv``, ``report.json``, ``report.md``, plots, and the dataset card,
+   ``CITATION.cff``, ``datapackage.json`` and ``SHA256SUMS`` (:mod:`publish`).
+
+Association and concreteness metadata come from ``pairs.csv`` first; for an English protocol
+the shipped USF and Brysbaert norms fill the gaps, for a language pack its own
+``[resources]`` norms (none when it names none), never the English ones.
 """
 
 from __future__ import annotations
@@ -32,8 +40,8 @@ from lexgold.process.exclusions import exclusion_table, excluded_raters
 from lexgold.errors import InputError
 from lexgold.process.ratings import (ITEM, check_ratings, declare_scale, is_anonymous, on_scale,
                                      read_ratings, require_raters)
-from lexgold.process.release import (concreteness_group, gold_table, read_pairs,
-                                    usf_concreteness)
+from lexgold.process.release import (concreteness_group, gold_table, read_pairs, release_name,
+                                    usf_concreteness, write_release)
 from lexgold.process.scaling import pair_scores
 from lexgold.process.splithalf import split_half, split_half_random, transitivity
 from lexgold.process.splits import lexical_split, random_split, score_interval
@@ -48,6 +56,15 @@ class ProcessResult:
     agreement: pd.DataFrame     # rater_agreement of the calibrated ratings
     splits: pd.DataFrame | None
     report: dict
+
+    @property
+    def problems(self) -> list[str]:
+        """What makes the release incomplete (see :func:`release_check`); empty when none."""
+        return self.report["release_check"]["problems"]
+
+
+class IncompleteRelease(InputError):
+    """The ratings do not support a complete release; ``--allow-incomplete`` forces one."""
 
 
 def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.random.Generator,
@@ -110,19 +127,59 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
         report["transitivity"] = transitivity(
             scores, bins=config.split_half.transitivity_bins, score_range=score_range)
     splits = None
-    if config.splits.enabled:
+    if config.splits.enabled and len(scores):
         splits, report["splits"] = _splits(scores, config, rng)
+    report["release_check"] = release_check(scores, pairs, final,
+                                            release.min_raters_per_pair)
     return ProcessResult(gold, scores, exclusions, per_rater, splits, _clean(report))
+
+
+def release_check(scores: pd.DataFrame, pairs: pd.DataFrame | None, final: pd.DataFrame,
+                  min_raters: int) -> dict:
+    """Is the release complete? No accepted rater left, pairs of ``pairs`` with no accepted
+    rating, and pairs on fewer than ``min_raters`` accepted raters are each a problem.
+
+    Returns ``{"min_raters_per_pair", "pairs_below", "pairs_missing", "problems"}``, with
+    ``problems`` a list of one-line messages (empty when the release is complete).
+    """
+    problems = []
+    raters = int(final.loc[final["kind"] != "checkpoint", "rater_id"].nunique())
+    if raters == 0:
+        problems.append("no rater is left after the exclusions")
+    below = scores[scores["n"] < min_raters]
+    if raters and len(below):
+        first = below.sort_values("n", kind="stable").iloc[0]      # the thinnest pair
+        problems.append(f"{len(below)} of {len(scores)} pairs have fewer than {min_raters} "
+                        f"accepted raters, the protocol's min_raters_per_pair (fewest: "
+                        f"{int(first['n'])}, e.g. "
+                        f"{first['word1']} / {first['word2']})")
+    missing = pd.DataFrame(columns=ITEM)
+    if pairs is not None:
+        wanted = pairs.drop_duplicates(ITEM)[ITEM]
+        missing = wanted.merge(scores[ITEM], on=ITEM, how="left", indicator=True)
+        missing = missing[missing["_merge"] == "left_only"][ITEM]
+        if raters and len(missing):
+            first = missing.iloc[0]
+            problems.append(f"{len(missing)} pairs of the pairs file have no accepted rating "
+                            f"(e.g. {first['word1']} / {first['word2']})")
+    return {"min_raters_per_pair": min_raters, "accepted_raters": raters,
+            "pairs_below": int(len(below)), "pairs_missing": int(len(missing)),
+            "problems": problems}
 
 
 def run(ratings_path: str | Path, protocol: str, out_dir: str | Path, *,
         pairs_path: str | Path | None = None, seed: int = 0, usf_dir: str | Path | None = None,
         plots: bool = True, bootstrap: int | None = None,
-        scale: tuple[float, float] | None = None) -> dict:
-    """``lexgold process``: read, process, write ``gold.csv``, ``exclusions.csv``,
-    ``report.json``, ``report.md`` (+ plots) and ``splits.csv`` when the protocol splits.
-    ``scale`` declares the scale of ratings that do not declare one."""
-    from lexgold.resources import read_brysbaert, read_usf
+        scale: tuple[float, float] | None = None, allow_incomplete: bool = False) -> dict:
+    """``lexgold process``: read, process and write the release folder (module docstring).
+    ``scale`` declares the scale of ratings that do not declare one.
+
+    Raises :class:`IncompleteRelease` (nothing written) when :func:`release_check` finds a
+    problem, unless ``allow_incomplete``; then the problems go to ``report.json`` under
+    ``warnings`` and to the dataset card.
+    """
+    from lexgold.process.publish import write_checksums, write_publication
+    from lexgold.process.report import write_markdown
 
     ratings = read_ratings(ratings_path)
     if scale is not None:
@@ -131,27 +188,90 @@ def run(ratings_path: str | Path, protocol: str, out_dir: str | Path, *,
     if bootstrap is not None:             # command-line override of [process.agreement]
         loaded.setdefault("process", {}).setdefault("agreement", {})["bootstrap"] = bootstrap
     pairs = read_pairs(pairs_path) if pairs_path else None
-    format = process_config(loaded).release.format
-    usf = read_usf(usf_dir) if format in ("simlex", "hyperlex") else None
-    brysbaert = read_brysbaert() if format == "simlex" else None
+    release = process_config(loaded).release
+    name = release_name(release.format, release.release_file)
+    usf, concreteness = release_norms(loaded, release.format, usf_dir)
     result = process_ratings(ratings, loaded, rng=np.random.default_rng(seed), pairs=pairs,
-                             usf=usf, brysbaert=brysbaert, source=ratings_path)
+                             usf=usf, brysbaert=concreteness, source=ratings_path)
+    problems = result.problems
+    if problems and not allow_incomplete:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise IncompleteRelease(f"incomplete release: {problems[0]}{more}; nothing written "
+                                f"(--allow-incomplete writes it anyway, with a warning)",
+                                path=ratings_path)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    result.gold.to_csv(out / "gold.csv", index=False)
-    table = result.exclusions.rename(columns={"rater_id": "rater"})
-    table.to_csv(out / "exclusions.csv", index=False)
+    result.gold.to_csv(out / "gold.csv", index=False, lineterminator="\n")
     files = ["gold.csv", "exclusions.csv", "report.json", "report.md"]
+    if name != "gold.csv":                # plain: gold.csv is the release
+        write_release(result.gold, release.format, out / name, decimals=release.decimals)
+        files.insert(1, name)
+    table = result.exclusions.rename(columns={"rater_id": "rater"})
+    table.to_csv(out / "exclusions.csv", index=False, lineterminator="\n")
     if result.splits is not None:
-        result.splits.to_csv(out / "splits.csv", index=False)
+        result.splits.to_csv(out / "splits.csv", index=False, lineterminator="\n")
         files.append("splits.csv")
-    images = _plots(result, loaded, out) if plots else []
-    report = {**result.report, "ratings_file": str(ratings_path), "seed": seed,
-              "pairs_file": str(pairs_path) if pairs_path else None, "files": files + images}
+    images = _plots(result, loaded, out) if plots and len(result.scores) else []
+    published = ["README.md", "CITATION.cff", "datapackage.json", "SHA256SUMS"]
+    report = {**result.report, "paper": loaded.get("paper", ""),
+              "language": loaded.get("language", "en"), "release_file": name,
+              "ratings_file": str(ratings_path), "seed": seed,
+              "pairs_file": str(pairs_path) if pairs_path else None,
+              "builder_manifest": _builder_manifest(pairs_path),
+              "dates": _dates(ratings), "warnings": problems,
+              "files": files + images + published}
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    from lexgold.process.report import write_markdown
     write_markdown(report, result.gold, out / "report.md", images)
+    write_publication(out, report, result.gold)
+    write_checksums(out, report["files"])
     return report
+
+
+def release_norms(protocol: dict, format: str, usf_dir=None):
+    """``(association norms, concreteness norms)`` for the SimLex/HyperLex metadata.
+
+    English protocols: USF (``--usf`` or the shipped copy) and Brysbaert et al. (2014). A
+    protocol of a language pack (a ``pack.toml`` beside it): the pack's ``[resources]``
+    association and concreteness norms, or None for each it does not name; never the English
+    norms. Other languages without a pack: None, None (only ``pairs.csv`` is used).
+    """
+    if format not in ("simlex", "hyperlex"):
+        return None, None
+    if protocol.get("language", "en") == "en":
+        from lexgold.resources import read_brysbaert, read_usf
+        return read_usf(usf_dir), read_brysbaert() if format == "simlex" else None
+    folder = Path(protocol.get("_path", ".")).parent
+    if not (folder / "pack.toml").is_file():
+        return None, None
+    from lexgold.languages.packs import load_pack
+    pack = load_pack(folder)
+    norms = pack.association_norms() if pack.resources.association_norms else None
+    concreteness = pack.concreteness() if format == "simlex" else None
+    return norms, concreteness
+
+
+def _builder_manifest(pairs_path) -> dict | None:
+    """The run manifest of the builder that wrote ``pairs.csv`` (its ``report.json``)."""
+    if not pairs_path:
+        return None
+    path = Path(pairs_path).parent / "report.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data.get("manifest") if isinstance(data, dict) else None
+
+
+def _dates(ratings: pd.DataFrame) -> dict | None:
+    """First and last ``answered_at`` of the ratings (ISO 8601), when the column has dates."""
+    if "answered_at" not in ratings.columns:
+        return None
+    stamps = pd.to_datetime(ratings["answered_at"].replace("", np.nan), errors="coerce",
+                            utc=True).dropna()
+    if stamps.empty:
+        return None
+    return {"first": stamps.min().strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "last": stamps.max().strftime("%Y-%m-%dT%H:%M:%SZ")}
 
 
 # -- steps ------------------------------------------------------------------------------------
@@ -195,12 +315,15 @@ def _with_subsets(scores, final, pairs, format, usf=None) -> pd.DataFrame:
         topic = final.groupby(ITEM)["topic"].first()
         scores = scores.join(topic, on=ITEM)
     if pairs is not None:
-        extra = [c for c in ("pos", "conc_class", "relation", "topic", "conc1", "conc2")
-                 if c in pairs.columns and c not in scores.columns]
+        extra = [c for c in ("pos", "conc_class", "relation", "topic", "conc1", "conc2",
+                             "conc_group") if c in pairs.columns and c not in scores.columns]
         if extra:
             table = pairs.drop_duplicates(ITEM)[ITEM + extra]
             scores = scores.merge(table, on=ITEM, how="left")
-    if format == "hyperlex" and usf is not None:      # HyperLex section 5: G1-G4, USF 1-7
+    if "conc_group" in scores.columns:            # the builder's G1-G4 (its own norms)
+        scores["conc_group"] = scores["conc_group"].fillna("").astype(str)
+    elif format == "hyperlex" and usf is not None and "qcon" in usf.columns:
+        # HyperLex section 5: G1-G4 from USF concreteness (1-7), English norms only
         conc = usf_concreteness(usf)
         scores["conc_group"] = concreteness_group(
             scores["word1"].str.lower().map(conc), scores["word2"].str.lower().map(conc)).values

@@ -1,37 +1,59 @@
-"""Released gold standards in the column layout of the published files.
+"""Released gold standards in the layout of the published files.
 
-==========  ================================================================================
-format      ``gold.csv`` columns (comma-separated, header as in the published file)
-==========  ================================================================================
-simlex      word1 word2 POS SimLex999 conc(w1) conc(w2) concQ Assoc(USF) SimAssoc333 SD(SimLex)
-hyperlex    WORD1 WORD2 POS TYPE AVG_SCORE AVG_SCORE_0_10 STD SCORES..
-tr9856      term1 term2 score topic
-==========  ================================================================================
+Every run writes the table twice: ``gold.csv``, a comma-separated copy for spreadsheets and
+pandas (one field per column, ``SCORES..`` joined by spaces), and the release file in the
+published file's exact layout (:func:`write_release`), named by ``[process.release]
+release_file``:
+
+==========  ===================  ==========================================================
+format      release file         header and delimiter
+==========  ===================  ==========================================================
+simlex      ``SimLex-999.txt``   ``word1 word2 POS SimLex999 conc(w1) conc(w2) concQ
+                                 Assoc(USF) SimAssoc333 SD(SimLex)``, TAB-separated
+hyperlex    ``hyperlex-all.txt`` ``WORD1 WORD2 POS TYPE AVG_SCORE AVG_SCORE_0_10 STD
+                                 SCORES..``, one space between fields, the accepted ratings
+                                 as trailing fields (as many as the pair has)
+tr9856      ``TR9856.txt``       ``#term1 term2 score``, TAB-separated, score = the fraction
+                                 of annotators who said "related"
+==========  ===================  ==========================================================
+
+Numbers are written with at most ``decimals`` decimals, trailing zeros dropped (``9.2``,
+``2``), as in SimLex-999.txt. A missing value is an empty field (TAB layouts) or ``NA``
+(HyperLex's space layout, where an empty field cannot be seen). ``gold.csv`` also keeps the
+TR9856 ``topic``.
 
 Where the SimLex metadata comes from (Hill et al. 2015, section 3.1 and the release's README):
 
 - ``conc(w1)``, ``conc(w2)``: with ``conc_source = "brysbaert"`` (the default, key
-  ``[process.release] conc_source``) Brysbaert et al. (2014) concreteness, 1-5, the scale of the
-  published file, from the copy shipped with lexgold; with ``"pairs"`` the ``conc1``/``conc2``
-  columns of the builder's ``pairs.csv`` (``--pairs``; USF 1-7 when the builder used USF),
-  falling back to Brysbaert for pairs it lacks. A word with no rating gets an empty cell, and
-  so does the pair's ``concQ``.
+  ``[process.release] conc_source``) the concreteness norms passed as ``brysbaert`` (English:
+  Brysbaert et al. 2014, 1-5, the scale of the published file, shipped with lexgold; a language
+  pack: its ``[resources.concreteness]``); with ``"pairs"`` the ``conc1``/``conc2`` columns of
+  the builder's ``pairs.csv`` (``--pairs``), falling back to the norms for pairs it lacks. A word
+  with no rating gets an empty cell, and so does the pair's ``concQ``.
 - ``concQ``: the quartile (1 = most abstract ... 4 = most concrete) of conc(w1) + conc(w2) over
-  the released pairs that have both.
-- ``Assoc(USF)``: the ``fsg`` column of ``pairs.csv`` when given, otherwise the USF forward
-  strength (cue word1 -> target word2) from the shipped norms; a pair absent from USF gets 0
-  (unassociated, as the unassociated cohort of section 3.1). lexgold writes USF's FSG (0-1)
-  as it is.
+  the released pairs that have both; tied sums share their mean rank, so a quartile never
+  depends on the order of the rows.
+- ``Assoc(USF)``: 10 x the free-association strength FSG(word2 -> word1), on 0-10 as in the
+  published file (SimLex's word1 is the USF target, word2 the cue). FSG is the ``fsg`` column
+  of ``pairs.csv`` (USF's 0-1 FSG) when given, otherwise looked up in the association norms
+  passed as ``usf`` (English: the shipped USF norms; a language pack: its
+  ``[resources.association_norms]``). A pair whose cue word2 was normed but never produced
+  word1 gets 0; a pair whose cue was never normed, or with no norms at all, gets an empty cell.
 - ``SimAssoc333``: 1 for the 333 pairs with the highest Assoc(USF) (section 6.2), else 0.
+  Only pairs with a known association above 0 are ranked; ties are broken by word1, then
+  word2 (Unicode code point order), never by the order of the rows.
 - ``SD(SimLex)``: the SD of the accepted ratings of the pair, on the rating scale (0-6).
 
-HyperLex ``TYPE`` is the ``relation`` column of ``pairs.csv`` (empty without it); ``STD`` is on
-the rating scale and ``SCORES..`` holds the accepted ratings separated by spaces. TR9856
-``topic`` comes from a ``topic`` column of the ratings or of ``pairs.csv`` (empty otherwise).
+HyperLex ``TYPE`` is the ``relation`` column of ``pairs.csv`` in the published names
+(:func:`hyperlex_type`: hyp-1..hyp-4 with hyp-4 for every path of 4 or more, r-hyp-1..r-hyp-4,
+cohyp, mero, syn, ant, no-rel); ``STD`` is on the rating scale and ``SCORES..`` holds the
+accepted ratings. TR9856 ``topic`` (``gold.csv`` only) comes from a ``topic`` column of the
+ratings or of ``pairs.csv``.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +68,11 @@ HYPERLEX_COLUMNS = ["WORD1", "WORD2", "POS", "TYPE", "AVG_SCORE", "AVG_SCORE_0_1
                     "SCORES.."]
 TR9856_COLUMNS = ["term1", "term2", "score", "topic"]
 FORMATS = ("simlex", "hyperlex", "tr9856")
+#: the file name of each published release (key ``[process.release] release_file``)
+RELEASE_FILES = {"simlex": "SimLex-999.txt", "hyperlex": "hyperlex-all.txt",
+                 "tr9856": "TR9856.txt"}
+#: SimLex-999 section 6.2: the most associated pairs
+SIMASSOC_PAIRS = 333
 
 
 def read_pairs(path: str | Path) -> pd.DataFrame:
@@ -75,7 +102,7 @@ def concreteness_quartile(total: pd.Series) -> pd.Series:
     out = pd.Series(np.nan, index=total.index)
     known = total.dropna()
     if len(known) >= 4:
-        ranks = known.rank(method="first")
+        ranks = known.rank(method="average")       # ties share a quartile, whatever the order
         out[known.index] = np.ceil(ranks * 4 / len(known)).clip(1, 4)
     return out.astype("Int64")
 
@@ -105,13 +132,82 @@ def concreteness_group(conc1, conc2, *, threshold: float = 4.0) -> pd.Series:
     return pd.Series(np.where(a.isna() | b.isna(), "", group))
 
 
+def association_strength(word1: pd.Series, word2: pd.Series, norms: pd.DataFrame) -> pd.Series:
+    """FSG(word2 -> word1) from association norms (``cue, target, fsg``, as
+    :func:`lexgold.resources.read_usf`): word2 is the cue, word1 the target (SimLex-999's
+    orientation). 0 when the cue was normed but never gave the target, NaN when it was not
+    normed. Words are compared case-insensitively.
+
+    Examples
+    --------
+    >>> norms = pd.DataFrame({"cue": ["DOG", "DOG"], "target": ["CAT", "BONE"],
+    ...                       "fsg": [0.5, 0.1]})
+    >>> association_strength(pd.Series(["cat", "cat", "bone"]), pd.Series(["dog", "mouse", "dog"]),
+    ...                      norms).tolist()
+    [0.5, nan, 0.1]
+    """
+    cues, targets = norms["cue"].astype(str).str.upper(), norms["target"].astype(str).str.upper()
+    table = pd.Series(norms["fsg"].to_numpy(dtype=float),
+                      index=pd.MultiIndex.from_arrays([cues, targets]))
+    table = table[~table.index.duplicated()]
+    wanted = pd.MultiIndex.from_arrays([word2.astype(str).str.upper().to_numpy(),
+                                        word1.astype(str).str.upper().to_numpy()])
+    found = pd.Series(table.reindex(wanted).to_numpy(), index=word1.index)
+    normed = pd.Series(word2.astype(str).str.upper().isin(set(cues)).to_numpy(), index=word1.index)
+    return found.where(found.notna() | ~normed, 0.0)
+
+
+def most_associated(assoc: pd.Series, word1: pd.Series, word2: pd.Series,
+                    n: int = SIMASSOC_PAIRS) -> pd.Series:
+    """SimLex-999's ``SimAssoc333``: 1 for the ``n`` pairs with the highest association.
+
+    Only pairs with a known association above 0 are ranked (a pair that is not associated, or
+    whose association is unknown, is never among the most associated); ties are broken by word1,
+    then word2, in Unicode code point order, so the result does not depend on the row order.
+
+    Examples
+    --------
+    >>> most_associated(pd.Series([0.5, 2.0, 0.5, None, 0.0]), pd.Series(list("dcbae")),
+    ...                 pd.Series(list("xxxxx")), n=2).tolist()
+    [0, 1, 1, 0, 0]
+    """
+    table = pd.DataFrame({"assoc": pd.to_numeric(assoc, errors="coerce").to_numpy(),
+                          "word1": word1.astype(str).to_numpy(),
+                          "word2": word2.astype(str).to_numpy()}, index=assoc.index)
+    ranked = table[table["assoc"] > 0].sort_values(["assoc", "word1", "word2"],
+                                                   ascending=[False, True, True], kind="stable")
+    out = pd.Series(0, index=assoc.index, dtype=int)
+    out[ranked.index[:n]] = 1
+    return out
+
+
+def hyperlex_type(relation) -> str:
+    """A lexgold relation label in HyperLex's published TYPE names.
+
+    ``rhyp-N`` becomes ``r-hyp-N``; a level of 4 or more is written 4 (hyp-4 holds every path of
+    4 or more); other labels (cohyp, mero, syn, ant, no-rel) stay; an empty label stays empty.
+
+    Examples
+    --------
+    >>> [hyperlex_type(r) for r in ["hyp-1", "hyp-6", "rhyp-2", "r-hyp-5", "cohyp", ""]]
+    ['hyp-1', 'hyp-4', 'r-hyp-2', 'r-hyp-4', 'cohyp', '']
+    """
+    text = "" if relation is None or (isinstance(relation, float) and np.isnan(relation)) \
+        else str(relation).strip()
+    match = re.fullmatch(r"(r-?)?hyp-?(\d+)", text)
+    if not match:
+        return text
+    return f"{'r-' if match.group(1) else ''}hyp-{min(int(match.group(2)), 4)}"
+
+
 def simlex_gold(scores: pd.DataFrame, *, pairs: pd.DataFrame | None = None,
                 usf: pd.DataFrame | None = None, brysbaert: pd.DataFrame | None = None,
                 decimals: int = 2, conc_source: str = "brysbaert") -> pd.DataFrame:
     """SimLex-999.txt layout from :func:`lexgold.process.scaling.pair_scores` output.
 
-    ``usf`` and ``brysbaert`` are the frames of :func:`lexgold.resources.read_usf` and
-    :func:`read_brysbaert`, used for what ``pairs`` lacks (see the module docstring).
+    ``usf`` (association norms: ``cue, target, fsg``, as :func:`lexgold.resources.read_usf`)
+    and ``brysbaert`` (concreteness norms: ``word, conc_m``, as :func:`read_brysbaert`) fill
+    what ``pairs`` lacks (see the module docstring); pass None where the language has none.
     """
     out = scores[["word1", "word2"]].copy()
     out["POS"] = _column(scores, pairs, "pos")
@@ -127,17 +223,11 @@ def simlex_gold(scores: pd.DataFrame, *, pairs: pd.DataFrame | None = None,
             conc[column] = conc[column].fillna(scores[word].str.lower().map(lookup))
     out["conc(w1)"], out["conc(w2)"] = conc["conc1"].round(2), conc["conc2"].round(2)
     out["concQ"] = concreteness_quartile(conc["conc1"] + conc["conc2"])
-    assoc = _from_pairs(scores, pairs, ["fsg"])["fsg"]
+    fsg = _from_pairs(scores, pairs, ["fsg"])["fsg"]
     if usf is not None:
-        keys = pd.MultiIndex.from_arrays([usf["cue"].str.upper(), usf["target"].str.upper()])
-        fsg = pd.Series(usf["fsg"].to_numpy(dtype=float), index=keys)
-        fsg = fsg[~fsg.index.duplicated()]
-        wanted = pd.MultiIndex.from_arrays([scores["word1"].str.upper(),
-                                            scores["word2"].str.upper()])
-        assoc = assoc.fillna(pd.Series(fsg.reindex(wanted).to_numpy(), index=assoc.index))
-    out["Assoc(USF)"] = assoc.fillna(0.0).round(4)
-    top = out["Assoc(USF)"].rank(method="first", ascending=False) <= 333
-    out["SimAssoc333"] = top.astype(int)
+        fsg = fsg.fillna(association_strength(scores["word1"], scores["word2"], usf))
+    out["Assoc(USF)"] = (10 * fsg).round(decimals)
+    out["SimAssoc333"] = most_associated(out["Assoc(USF)"], scores["word1"], scores["word2"])
     out["SD(SimLex)"] = scores["sd"].round(decimals)
     return out[SIMLEX_COLUMNS]
 
@@ -147,7 +237,7 @@ def hyperlex_gold(scores: pd.DataFrame, *, pairs: pd.DataFrame | None = None,
     """HyperLex layout (hyperlex-all.txt) from :func:`pair_scores` output."""
     out = pd.DataFrame({"WORD1": scores["word1"], "WORD2": scores["word2"]})
     out["POS"] = _column(scores, pairs, "pos")
-    out["TYPE"] = _column(scores, pairs, "relation")
+    out["TYPE"] = _column(scores, pairs, "relation").map(hyperlex_type)
     out["AVG_SCORE"] = scores["mean"].round(decimals)
     out["AVG_SCORE_0_10"] = scores["score"].round(decimals)
     out["STD"] = scores["sd"].round(decimals)
@@ -172,6 +262,80 @@ def gold_table(scores: pd.DataFrame, format: str, **sources) -> pd.DataFrame:
         return simlex_gold(scores, **sources)
     sources = {k: v for k, v in sources.items() if k in ("pairs", "decimals")}
     return (hyperlex_gold if format == "hyperlex" else tr9856_gold)(scores, **sources)
+
+
+def release_name(format: str, release_file: str = "") -> str:
+    """The release file's name: ``release_file`` when set, else the published one;
+    ``gold.csv`` for a format with no published layout (plain), whose release it is."""
+    if format not in RELEASE_FILES:
+        return "gold.csv"
+    name = release_file or RELEASE_FILES[format]
+    if Path(name).name != name or name in ("gold.csv", "exclusions.csv", "report.json"):
+        raise InputError(f"expected a plain file name other than gold.csv, exclusions.csv and "
+                         f"report.json, found {name!r}", field="process.release.release_file")
+    return name
+
+
+def release_text(gold: pd.DataFrame, format: str, *, decimals: int = 2) -> str:
+    """The table of :func:`gold_table` in the published file's exact layout (module docstring).
+
+    Raises :class:`InputError` when a word holds the layout's delimiter (a TAB; for HyperLex
+    any white space), which would shift the columns.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"term1": ["a b"], "term2": ["c"], "score": [0.8], "topic": ["t"]})
+    >>> release_text(table, "tr9856")
+    '#term1\\tterm2\\tscore\\na b\\tc\\t0.8\\n'
+    """
+    if format == "simlex":
+        rows = [[_text(v, decimals) for v in row] for row in gold[SIMLEX_COLUMNS].itertuples(
+            index=False)]
+        return _join(["\t".join(SIMLEX_COLUMNS)], rows, "\t", gold)
+    if format == "tr9856":
+        rows = [[_text(v, decimals) for v in row] for row in gold[TR9856_COLUMNS[:3]].itertuples(
+            index=False)]
+        return _join(["#" + "\t".join(TR9856_COLUMNS[:3])], rows, "\t", gold)
+    if format != "hyperlex":
+        raise InputError(f"no published layout for format {format!r}; expected one of "
+                         f"{', '.join(RELEASE_FILES)}", field="process.release.format")
+    rows = []
+    for row in gold[HYPERLEX_COLUMNS].itertuples(index=False):
+        fields = [_text(v, decimals) or "NA" for v in row[:-1]]
+        rows.append(fields + str(row[-1]).split())
+    return _join([" ".join(HYPERLEX_COLUMNS)], rows, " ", gold)
+
+
+def write_release(gold: pd.DataFrame, format: str, path: str | Path, *, decimals: int = 2) -> Path:
+    """Write :func:`release_text` to ``path`` (UTF-8, ``\\n`` line ends)."""
+    path = Path(path)
+    path.write_bytes(release_text(gold, format, decimals=decimals).encode("utf-8"))
+    return path
+
+
+def _text(value, decimals: int) -> str:
+    """A field: numbers with at most ``decimals`` decimals and no trailing zeros; NaN empty."""
+    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return str(int(value))
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        text = f"{float(value):.{decimals}f}"
+        text = text.rstrip("0").rstrip(".") if "." in text else text
+        return "0" if text in ("-0", "") else text
+    return str(value)
+
+
+def _join(header: list[str], rows: list[list[str]], delimiter: str, gold: pd.DataFrame) -> str:
+    for number, fields in enumerate(rows):
+        for field in fields:
+            if "\t" in field or "\n" in field or (delimiter == " " and not field.strip()) or (
+                    delimiter == " " and len(field.split()) != 1):
+                raise InputError(f"{field!r} cannot be written in this layout (it holds the "
+                                 f"delimiter)", line=number + 2, field="release")
+    return "".join(line + "\n" for line in header + [delimiter.join(f) for f in rows])
 
 
 def _from_pairs(scores, pairs, columns) -> pd.DataFrame:

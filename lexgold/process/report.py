@@ -72,7 +72,13 @@ def write_markdown(report: dict, gold: pd.DataFrame, path: Path, images: list[st
     agreement, counts = report["agreement"], report["counts"]
     lines = [f"# {report['protocol']} gold standard: post-processing report", "",
              f"Protocol file `{report['protocol_file']}` (sha256 {report['protocol_sha256'][:12]})."
-             , "", "## Counts per stage", "", "| stage | raters | ratings | pairs |",
+             , ""]
+    if report.get("release_file"):
+        lines += [f"Release file `{report['release_file']}` (the published layout); `gold.csv` "
+                  "holds the same table, comma-separated; `README.md` is the dataset card.", ""]
+    for problem in report.get("warnings") or []:
+        lines += [f"**Warning: incomplete release:** {problem}.", ""]
+    lines += ["## Counts per stage", "", "| stage | raters | ratings | pairs |",
              "| --- | --- | --- | --- |"]
     for stage, row in counts["stages"].items():
         lines.append(f"| {stage} | {row['raters']} | {row['ratings']} | {row['pairs']} |")

@@ -12,6 +12,8 @@ simulated raters:
 - a spammer (share ``spammers``) answers at random (uniform over the scale), with one value
   throughout, or alternating between two values, in equal proportions; it gets a checkpoint
   right with probability 1/3 (three choices);
+- a quitter (share ``quitters`` of the honest raters) stops after a random 10-90 % of its
+  showings, as a rater who closes the page;
 - TR9856 is binary: an honest annotator says "related" with probability equal to the pair's
   true score on [0, 1]; a spammer with probability 1/2.
 
@@ -33,7 +35,9 @@ class Design:
     """Study layout (SimLex section 3.3-3.5; HyperLex section 4.4; TR9856 section 3.4)."""
     consistency: int = 20          # pairs shown in every tranche
     unique: int = 99               # unique pairs per tranche
-    raters_per_tranche: int = 50
+    #: SimLex section 3.6: at most 16 excluded per tranche, "so that each pair ... was rated by
+    #: a minimum of 36 raters": 36 + 16 = 52 per tranche ("approximately 50", section 3.5)
+    raters_per_tranche: int = 52
     duplicates: int = 0            # pairs shown twice to the same rater (HyperLex: 9)
     group_size: int = 7            # calibration repeat at the start of each later group
     checkpoints: int = 3           # SimLex: one per POS batch
@@ -63,7 +67,8 @@ def simulate_ratings(pairs: pd.DataFrame, design: Design, *, rng: np.random.Gene
                      truth: np.ndarray | None = None, noise_sd: float = 1.0,
                      bias_sd: float = 0.7, spammers: float = 0.1,
                      honest_checkpoint: float = 0.99,
-                     recall: float = 0.995) -> tuple[pd.DataFrame, pd.DataFrame]:
+                     recall: float = 0.995,
+                     quitters: float = 0.0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Simulate a study over ``pairs`` and return ``(ratings, truth)``.
 
     Parameters
@@ -78,7 +83,7 @@ def simulate_ratings(pairs: pd.DataFrame, design: Design, *, rng: np.random.Gene
         The only source of randomness.
     truth : array, optional
         True score of each pair on the rating scale; default uniform over the scale.
-    noise_sd, bias_sd, spammers, honest_checkpoint, recall : float
+    noise_sd, bias_sd, spammers, honest_checkpoint, recall, quitters : float
         Rater model, see the module docstring.
 
     Returns
@@ -87,7 +92,7 @@ def simulate_ratings(pairs: pd.DataFrame, design: Design, *, rng: np.random.Gene
         Long format of SPEC section 5 (``rater_id, tranche, word1, word2, rating, pos, kind,
         answered_at``), one row per answer.
     raters : pandas.DataFrame
-        ``rater_id, tranche, spammer, style, bias``: who is who (for tests and reports);
+        ``rater_id, tranche, spammer, style, bias, quit``: who is who (for tests and reports);
         ``raters.attrs["truth"]`` holds the true score of each pair, in ``pairs`` order.
     """
     if not isinstance(rng, np.random.Generator):
@@ -114,13 +119,16 @@ def simulate_ratings(pairs: pd.DataFrame, design: Design, *, rng: np.random.Gene
             checks = _checkpoints(design, style, honest_checkpoint, rng)
             frame = pd.concat([checks, shown.drop(columns="first").assign(rating=answers)],
                               ignore_index=True)
+            quit = bool(quitters) and style == "honest" and rng.random() < quitters
+            if quit:
+                frame = frame.iloc[:max(1, int(rng.uniform(0.1, 0.9) * len(frame)))]
             frame = frame.assign(rater_id=rater, tranche=t,
                                  answered_at=(clock + pd.to_timedelta(
                                      np.arange(len(frame)) * 10, unit="s")).strftime(
                                      "%Y-%m-%dT%H:%M:%SZ"))
             frames.append(frame)
             who.append({"rater_id": rater, "tranche": t, "spammer": style != "honest",
-                        "style": style, "bias": bias})
+                        "style": style, "bias": bias, "quit": quit})
     ratings = pd.concat(frames, ignore_index=True)
     columns = ["rater_id", "tranche", "word1", "word2", "rating", "pos", "kind", "answered_at"]
     raters = pd.DataFrame(who)
@@ -131,7 +139,8 @@ def simulate_ratings(pairs: pd.DataFrame, design: Design, *, rng: np.random.Gene
 def usf_pairs(n: int, *, rng: np.random.Generator, usf: pd.DataFrame | None = None) -> pd.DataFrame:
     """``n`` random same-POS (N, V, A) pairs of single lower-case words, both normed, from USF.
 
-    A stand-in for a builder's ``pairs.csv`` when simulating without one.
+    A stand-in for a builder's ``pairs.csv`` when simulating without one. As in SimLex-999,
+    word1 is the USF target and word2 the cue (the released Assoc(USF) is FSG(word2 -> word1)).
     """
     if usf is None:
         from lexgold.resources import read_usf
@@ -140,7 +149,7 @@ def usf_pairs(n: int, *, rng: np.random.Generator, usf: pd.DataFrame | None = No
     keep = usf["normed"].astype(bool) & (pos == usf["tps"].astype(str).replace({"AJ": "A"})) \
         & pos.isin(["N", "V", "A"]) & usf["cue"].str.fullmatch(r"[A-Z]+") \
         & usf["target"].str.fullmatch(r"[A-Z]+")
-    pool = pd.DataFrame({"word1": usf["cue"].str.lower(), "word2": usf["target"].str.lower(),
+    pool = pd.DataFrame({"word1": usf["target"].str.lower(), "word2": usf["cue"].str.lower(),
                          "pos": pos})[keep.fillna(False).to_numpy()]
     pool = pool.drop_duplicates(["word1", "word2"]).reset_index(drop=True)
     if n > len(pool):

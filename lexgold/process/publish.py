@@ -1,0 +1,281 @@
+"""What goes beside a released gold standard so others can cite, check and load it.
+
+- ``README.md``: a dataset card, with the YAML header of the Hugging Face dataset-card
+  convention and a datasheet (Gebru et al. 2021, "Datasheets for Datasets": motivation,
+  composition, collection, preprocessing, agreement, uses, distribution, maintenance) filled
+  from the run's report; what only the authors know is left as ``TODO`` placeholders;
+- ``CITATION.cff``: Citation File Format 1.2.0, citing the protocol's paper;
+- ``datapackage.json``: a Frictionless Data Package describing the tables (``frictionless
+  validate datapackage.json`` checks them, their sizes and SHA-256 hashes);
+- ``SHA256SUMS``: ``sha256sum -c`` format over every other file of the folder.
+
+Everything is computed from the report and the files, never from the clock: the same run gives
+the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from lexgold import __version__
+
+#: the dataset kind of each release format, for the card's tags
+KINDS = {"simlex": "word-similarity", "hyperlex": "lexical-entailment",
+         "tr9856": "term-relatedness"}
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def write_publication(out: Path, report: dict, gold: pd.DataFrame) -> list[str]:
+    """Write ``README.md``, ``CITATION.cff`` and ``datapackage.json`` into ``out``; return
+    their names. Call :func:`write_checksums` after every other file is written."""
+    out = Path(out)
+    (out / "README.md").write_text(dataset_card(report, gold), encoding="utf-8")
+    (out / "CITATION.cff").write_text(citation_cff(report), encoding="utf-8")
+    package = data_package(out, report)
+    (out / "datapackage.json").write_text(json.dumps(package, indent=2, ensure_ascii=False)
+                                          + "\n", encoding="utf-8")
+    return ["README.md", "CITATION.cff", "datapackage.json"]
+
+
+def write_checksums(out: Path, names: list[str]) -> str:
+    """``SHA256SUMS`` over ``names`` (sorted), in ``sha256sum`` format."""
+    lines = [f"{sha256_file(Path(out) / name)}  {name}\n"
+             for name in sorted(set(names) - {"SHA256SUMS"})]
+    (Path(out) / "SHA256SUMS").write_text("".join(lines), encoding="utf-8")
+    return "SHA256SUMS"
+
+
+# -- dataset card ------------------------------------------------------------------------------
+
+def _yaml(value: str) -> str:
+    """A YAML double-quoted scalar (JSON strings are valid YAML)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _size_category(n: int) -> str:
+    for limit, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
+                         (1_000_000, "100K<n<1M")):
+        if n < limit:
+            return label
+    return "n>1M"
+
+
+def _figure(value, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _ci(stage: dict, name: str, level: float) -> str:
+    interval = stage.get(f"{name}_ci")
+    if not interval or interval[0] is None:
+        return _figure(stage.get(name))
+    return (f"{_figure(stage.get(name))} ({level:.0%} CI {_figure(interval[0])}-"
+            f"{_figure(interval[1])})")
+
+
+def dataset_card(report: dict, gold: pd.DataFrame) -> str:
+    """``README.md``: YAML header (Hugging Face convention) and a datasheet from ``report``."""
+    release = report["config"]["release"]
+    fmt, counts = release["format"], report["counts"]
+    name = report["protocol"]
+    pairs = counts["released_pairs"]
+    language = report.get("language") or "en"
+    header = ["---", f"pretty_name: {_yaml(f'{name} gold standard (built with lexgold)')}",
+              "language:", f"- {language}", "license: other",
+              f"license_name: {_yaml('TODO: the licence of this dataset')}",
+              "size_categories:", f"- {_size_category(pairs)}",
+              "task_categories:", "- sentence-similarity",
+              "tags:", f"- {KINDS.get(fmt, 'word-pairs')}", "- word-pairs", "- lexgold",
+              "configs:", "- config_name: default", "  data_files: gold.csv", "---", ""]
+    stages = counts["stages"]
+    lines = [f"# {name} gold standard", "",
+             f"{pairs} word pairs rated by {stages['final']['raters']} accepted raters, built "
+             f"with lexgold {__version__} following the protocol of "
+             f"{report.get('paper') or name}.", ""]
+    if report.get("warnings"):
+        lines += ["> **Incomplete release.** " + " ".join(
+            f"{w}." for w in report["warnings"]) + " It was written with --allow-incomplete.",
+                  ""]
+    lines += ["## Files", "", "| file | content |", "| --- | --- |",
+              *([f"| `{report['release_file']}` | the gold standard in the published "
+                 f"{fmt} layout |",
+                 "| `gold.csv` | the same table, comma-separated (spreadsheets, pandas) |"]
+                if report["release_file"] != "gold.csv" else
+                ["| `gold.csv` | the gold standard: word1, word2, score |"]),
+              "| `exclusions.csv` | every excluded rater, the rule and the figures behind it |",
+              "| `report.json`, `report.md` | counts, agreement, settings of the run |",
+              "| `datapackage.json` | Frictionless Data Package (`frictionless validate`) |",
+              "| `CITATION.cff`, `SHA256SUMS` | how to cite; checksums (`sha256sum -c`) |", "",
+              "```python", "import pandas as pd",
+              f"gold = pd.read_csv({_loader(fmt, report['release_file'])})", "```", ""]
+    lines += _datasheet(report, gold)
+    return "\n".join(header + lines) + "\n"
+
+
+def _loader(fmt: str, name: str) -> str:
+    if name == "gold.csv":
+        return '"gold.csv"'
+    if fmt == "hyperlex":        # the ratings are trailing fields: read the fixed columns
+        return f'"{name}", sep=" ", index_col=False, usecols=range(7)'
+    return f'"{name}", sep="\\t"'
+
+
+def _datasheet(report: dict, gold: pd.DataFrame) -> list[str]:
+    release = report["config"]["release"]
+    counts, agreement = report["counts"], report["agreement"]
+    stages = counts["stages"]
+    manifest = report.get("builder_manifest") or {}
+    dates = report.get("dates") or {}
+    level = agreement.get("ci_level", 0.95)
+    by_rule = counts["excluded_by_rule"]
+    rules = report["config"]["exclusions"]["rules"]
+    lines = ["## Datasheet", "",
+             "Sections of Gebru et al. (2021), *Datasheets for Datasets*. Figures come from "
+             "`report.json`; TODO marks what only the authors can say.", "",
+             "### Motivation", "",
+             "- Purpose: TODO. The pairs and ratings follow "
+             f"{report.get('paper') or 'the protocol'}.",
+             "- Creators and funding: TODO.", "",
+             "### Composition", "",
+             f"- {counts['released_pairs']} pairs; columns as in the published {release['format']} "
+             f"file (see `report.md` and lexgold's docs/process.md).",
+             f"- Scores: {release['score_min']:g}-{release['score_max']:g}.", ""]
+    for column in ("POS", "TYPE"):
+        if column in gold.columns and gold[column].astype(str).str.len().gt(0).any():
+            table = gold[column].replace("", "(none)").value_counts().sort_index()
+            lines.insert(-1, f"- {column}: " + ", ".join(f"{k} {v}" for k, v in table.items())
+                         + ".")
+    lines += ["### Collection process", "",
+              f"- Protocol: `{Path(report['protocol_file']).name}` "
+              f"(sha256 `{report['protocol_sha256']}`).",
+              "- Pairs: " + (f"built by lexgold {manifest.get('lexgold_version', '?')} with "
+                             f"protocol `{(manifest.get('protocol') or {}).get('file', '?')}` "
+                             f"(sha256 `{(manifest.get('protocol') or {}).get('sha256', '?')}`), "
+                             f"seed {manifest.get('seed', '?')}; resources: "
+                             f"{json.dumps(manifest.get('resources', {}), sort_keys=True)}."
+                             if manifest else "TODO (no builder manifest beside pairs.csv)."),
+              f"- Ratings collected: {dates.get('first', 'TODO')} to {dates.get('last', 'TODO')}"
+              f" (first and last answer).",
+              f"- Raters recruited: {stages['raw']['raters']} ({stages['raw']['ratings']} "
+              f"ratings on {stages['raw']['pairs']} pairs). Recruitment, payment and consent: "
+              "TODO.", "",
+              "### Preprocessing and cleaning", "",
+              f"- Calibration: {counts['calibrated_raters']} raters shifted "
+              f"(`[process.calibration]`: "
+              f"{json.dumps(report['config']['calibration'], sort_keys=True)}).",
+              f"- Exclusion rules: {', '.join(rules) if rules else 'none'}; "
+              f"{counts['excluded_raters']} raters excluded, "
+              f"{stages['final']['raters']} accepted.", ""]
+    if rules:
+        lines += ["| rule | raters excluded |", "| --- | --- |"]
+        lines += [f"| {rule} | {by_rule.get(rule, 0)} |" for rule in rules]
+        lines += ["", "A rater may meet several rules; `exclusions.csv` lists each.", ""]
+    lines += [f"- Scale transform: the mean of the accepted ratings of a pair, mapped linearly "
+              f"from [{release['rating_min']:g}, {release['rating_max']:g}] to "
+              f"[{release['score_min']:g}, {release['score_max']:g}].",
+              f"- Fewest accepted raters on a pair: {counts['min_raters_per_pair']} "
+              f"(required: {release['min_raters_per_pair']}).", "",
+              "### Agreement", "",
+              "| stage | IAA-1 (mean pairwise Spearman) | IAA-2 (rater vs mean of others) |",
+              "| --- | --- | --- |"]
+    for stage in ("raw", "final"):
+        lines.append(f"| {stage} | {_ci(agreement[stage], 'iaa1', level)} | "
+                     f"{_ci(agreement[stage], 'iaa2', level)} |")
+    lines += ["", f"Intervals: percentile bootstrap over pairs, {agreement.get('bootstrap', 0)} "
+              f"replicates, seed {report.get('seed', '?')}.", "",
+              "### Uses", "", "- Intended uses: TODO.", "- Uses to avoid: TODO.", "",
+              "### Distribution", "",
+              "- Licence: TODO (also `license` in the YAML header and `CITATION.cff`).",
+              "- Citation: TODO; see `CITATION.cff`, and cite the protocol's paper.", "",
+              "### Maintenance", "", "- Maintainer and contact: TODO.", "- Errata: TODO.", ""]
+    return lines
+
+
+# -- CITATION.cff ------------------------------------------------------------------------------
+
+def citation_cff(report: dict) -> str:
+    """Citation File Format 1.2.0, with the protocol's paper as a reference."""
+    lines = ["cff-version: 1.2.0",
+             "message: " + _yaml("TODO: how to cite this dataset. Please also cite the paper "
+                                 "whose protocol it follows."),
+             "type: dataset",
+             f"title: {_yaml(report['protocol'] + ' gold standard (built with lexgold)')}",
+             "authors:", f"  - name: {_yaml('TODO: the authors of this dataset')}"]
+    lines.append("# date-released: TODO (YYYY-MM-DD)")
+    paper = report.get("paper") or ""
+    match = re.match(r"^(.*?) (\d{4}), (.*)$", paper)
+    if match:
+        lines += ["references:", "  - type: article", f"    title: {_yaml(match.group(3))}",
+                  "    authors:", f"      - name: {_yaml(match.group(1))}",
+                  f"    year: {match.group(2)}"]
+    return "\n".join(lines) + "\n"
+
+
+# -- datapackage.json --------------------------------------------------------------------------
+
+def _fields(frame: pd.DataFrame) -> list[dict]:
+    fields = []
+    for name, dtype in frame.dtypes.items():
+        kind = ("boolean" if pd.api.types.is_bool_dtype(dtype) else
+                "integer" if pd.api.types.is_integer_dtype(dtype) else
+                "number" if pd.api.types.is_numeric_dtype(dtype) else "string")
+        fields.append({"name": str(name), "type": kind})
+    return fields
+
+
+def _resource(out: Path, name: str, path: str, schema_frame: pd.DataFrame, *,
+              delimiter: str = ",", header: bool = True, comment: str | None = None) -> dict:
+    dialect = {"delimiter": delimiter, "header": header}
+    if comment:
+        dialect["commentChar"] = comment
+    fields = _fields(schema_frame)
+    for field in fields:
+        if field["type"] == "boolean":
+            field.update(trueValues=["True"], falseValues=["False"])
+    return {"name": name, "path": path, "profile": "tabular-data-resource", "format": "csv",
+            "mediatype": "text/csv" if delimiter == "," else "text/tab-separated-values",
+            "encoding": "utf-8", "bytes": (out / path).stat().st_size,
+            "hash": f"sha256:{sha256_file(out / path)}", "dialect": dialect,
+            "schema": {"fields": fields}}
+
+
+def data_package(out: Path, report: dict) -> dict:
+    """A Frictionless (tabular) Data Package of the folder's tables, read back from disk."""
+    fmt = report["config"]["release"]["format"]
+    gold = pd.read_csv(out / "gold.csv", keep_default_na=False, na_values=[""])
+    resources = [_resource(out, "gold", "gold.csv", gold)]
+    release = report["release_file"]
+    if release == "gold.csv":    # plain: gold.csv is the release
+        pass
+    elif fmt == "simlex":
+        resources.append(_resource(out, "release", release, gold, delimiter="\t"))
+    elif fmt == "tr9856":
+        resources.append(_resource(out, "release", release, gold[["term1", "term2", "score"]],
+                                   delimiter="\t", header=False, comment="#"))
+    else:                        # HyperLex: rows end in as many ratings as the pair has
+        resources.append({"name": "release", "path": release, "format": "txt",
+                          "mediatype": "text/plain", "encoding": "utf-8",
+                          "bytes": (out / release).stat().st_size,
+                          "hash": f"sha256:{sha256_file(out / release)}",
+                          "description": "WORD1 WORD2 POS TYPE AVG_SCORE AVG_SCORE_0_10 STD, "
+                                         "then the accepted ratings; one space between fields"})
+    for name, path in (("exclusions", "exclusions.csv"), ("splits", "splits.csv")):
+        if (out / path).is_file() and path in report["files"]:
+            table = pd.read_csv(out / path, keep_default_na=False, na_values=[""])
+            resources.append(_resource(out, name, path, table))
+    slug = re.sub(r"[^a-z0-9._-]+", "-", report["protocol"].lower()).strip("-") or "gold"
+    return {"name": f"{slug}-gold", "title": f"{report['protocol']} gold standard",
+            "profile": "data-package" if fmt == "hyperlex" else "tabular-data-package",
+            "description": "Built with lexgold; see README.md (dataset card) and report.json.",
+            "resources": resources}
