@@ -408,13 +408,6 @@ def _reader(wordnet):
     return load_wordnet(wordnet)
 
 
-#: how HyperLex's released files (hyperlex-all.txt, TYPE column) name the relations: the
-#: reversed hyponymy levels are ``r-hyp-N``; every other name is lexgold's own
-def published_name(label: str) -> str:
-    """HyperLex's released name of a lexgold relation label (``rhyp-2`` -> ``r-hyp-2``)."""
-    return "r-" + label[1:] if label.startswith("rhyp-") else label
-
-
 def _is_hyperlex_file(path) -> bool:
     """A released HyperLex file: its first line is ``WORD1 WORD2 POS ...`` separated by blanks."""
     with open(path, encoding="utf-8", errors="replace") as handle:
@@ -440,7 +433,8 @@ def label_csv(in_csv, out_csv, *, wordnet_dir=None, hyp_max: int = 4,
               antonyms: Sequence[str] = DEFAULT_ANTONYMS, names: str = "lexgold") -> dict:
     """``lexgold relations``: read the pairs (:func:`read_pairs`), write them with ``relation``.
 
-    ``names = "hyperlex"`` writes HyperLex's released names (:func:`published_name`). Returns
+    ``names = "hyperlex"`` writes HyperLex's released names
+    (:func:`lexgold.process.release.hyperlex_type`: ``rhyp-2`` -> ``r-hyp-2``). Returns
     the number of pairs per relation, and, when the input is a HyperLex file with its TYPE
     column, ``agreement``: the share of pairs whose label equals the published TYPE (levels of 4
     or more compared as one). Bad input raises :class:`InputError` naming the file and the row
@@ -468,11 +462,13 @@ def label_csv(in_csv, out_csv, *, wordnet_dir=None, hyp_max: int = 4,
         else:
             message = str(err)
         raise InputError(message, path=in_csv, line=line, field=err.field) from None
-    frame["relation"] = labels.map(published_name) if names == "hyperlex" else labels
+    from lexgold.process.release import hyperlex_type
+
+    frame["relation"] = labels.map(hyperlex_type) if names == "hyperlex" else labels
     frame.to_csv(out_csv, index=False, lineterminator="\n", encoding="utf-8")
     counts = {name: int((labels == name).sum()) for name in relation_names(hyp_max)
               if (labels == name).any()}
     if "published_type" in frame:
-        published = frame["published_type"].str.strip().str.lower()
-        counts["agreement"] = float((labels.map(published_name) == published).mean())
+        published = frame["published_type"].str.lower().map(hyperlex_type)
+        counts["agreement"] = float((labels.map(hyperlex_type) == published).mean())
     return counts
