@@ -32,7 +32,6 @@ PLATFORMS = {"prolific": ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID"),
 #: entry links a study accepts: platforms, ``anonymous`` (no platform ID), and the platform's
 #: own ID formats. Prolific IDs are 24 hexadecimal digits; MTurk worker IDs an ``A`` and
 #: 9-20 capitals or digits, HIT and assignment IDs 20-40 capitals or digits.
-ENTRY_KINDS = ("prolific", "mturk", "anonymous")
 STRICT_IDS = {"prolific": [re.compile(r"[0-9a-f]{24}")] * 3,
               "mturk": [re.compile(r"A[A-Z0-9]{9,20}"), re.compile(r"[A-Z0-9]{20,40}"),
                         re.compile(r"[A-Z0-9]{20,40}")]}
@@ -75,7 +74,7 @@ def check_entry(entry: Entry, entries: dict | None) -> None:
     made before entries were declared) accepts every platform and the anonymous link."""
     if entries is None:
         return
-    if entry.platform not in entries.get("platforms", ENTRY_KINDS):
+    if entry.platform not in entries.get("platforms", m.ENTRY_KINDS):
         raise Rejected("entry_refused", f"{entry.platform} entry not accepted by this study")
     if entries.get("strict_ids") and entry.platform in STRICT_IDS:
         values = (entry.external_id, entry.external_study, entry.external_session)

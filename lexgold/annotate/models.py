@@ -112,6 +112,10 @@ class Slot(Base):
     step_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
 
 
+#: the ways a rater can enter a study (``study create --accept``)
+ENTRY_KINDS = ("prolific", "mturk", "anonymous")
+
+
 class Rater(Base):
     __tablename__ = "rater"
     __table_args__ = (UniqueConstraint("platform", "external_id"),)

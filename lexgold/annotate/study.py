@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 from lexgold.annotate import models as m
 from lexgold.annotate.db import make_engine, session_factory, upgrade
 from lexgold.annotate.design import design_study
-from lexgold.annotate.flow import ENTRY_KINDS
+from lexgold.annotate.models import ENTRY_KINDS
 from lexgold.annotate.pairs import read_pairs
 from lexgold.annotate.schema import config_to_dict, load_study_config
 from lexgold.errors import InputError
