@@ -478,7 +478,7 @@ def test_right_to_left_protocol_and_mturk_preview(tmp_path, simlex_pairs):
     preview = app.test_client().get("/?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=H")
     html = preview.get_data(as_text=True)
     assert '<html lang="en" dir="rtl">' in html
-    assert re.search(r'<button type="submit"\s+disabled>', html)      # preview: cannot start
+    assert re.search(r'<button type="submit"\s+disabled\b', html)      # preview: cannot start
     client = app.test_client()
     enter(client)
     client.post("/step", data={"position": 0, "choice": 1})

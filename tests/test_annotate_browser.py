@@ -212,3 +212,51 @@ def test_tr9856_tranche(browser, tmp_path, usf):
         assert site.stored()[0] == clicked and set(clicked.values()) == {0, 1}
     finally:
         site.close()
+
+
+def simlex_site(tmp_path, usf, **values):
+    pairs = usf_pair_file(usf, tmp_path / "pairs.csv")
+    protocol = protocol_variant(tmp_path, "simlex", **{"tranches": 2, "raters_per_tranche": 2,
+                                                       **values})
+    url = database_url(tmp_path / "s.sqlite")
+    create_study(protocol, pairs, url, completion_code="SIMLEX-DONE")
+    return Site(url)
+
+
+def to_first_group(page):
+    """Answer checkpoints (first option) until a page of sliders shows."""
+    while page.locator("input[name=choice]").count():
+        page.locator("input[name=choice]").first.check()
+        submit_and_wait(page)
+
+
+def test_back_button_never_restores_old_answers(browser, tmp_path, usf):
+    """Rate a group 6,0,6,..., submit, press Back: the page shown is the current one and every
+    slider sits untouched at its own start; keeping the start stores the start value."""
+    site = simlex_site(tmp_path, usf)
+    try:
+        page = browser.new_page()
+        start(page, site.base + "?PROLIFIC_PID=back1&STUDY_ID=s1&SESSION_ID=x1")
+        to_first_group(page)
+        first = rate_slider_page(page, lambda item, k: (6 if k % 2 == 0 else 0, "keyboard"),
+                                 "SIMLEX-DONE")
+        current = page.locator("fieldset.pair").evaluate_all(
+            "boxes => boxes.map(b => +b.dataset.item)")
+        page.go_back()
+        page.wait_for_load_state()
+        boxes = page.locator("fieldset.pair")
+        assert boxes.evaluate_all("boxes => boxes.map(b => +b.dataset.item)") == current
+        for k in range(boxes.count()):
+            slider = boxes.nth(k).locator("input[type=range]")
+            assert slider.evaluate("s => s.value") == slider.get_attribute("value") == "3"
+            assert "untouched" in slider.get_attribute("class")
+            assert boxes.nth(k).locator("output").inner_text() == "–"
+            assert boxes.nth(k).locator("input.rating-value").evaluate("i => i.value") == ""
+        kept = rate_slider_page(page, lambda item, k: (None, "start"), "SIMLEX-DONE")
+        assert set(kept.values()) == {3}
+        with site.app.extensions["lexgold"].sessions() as session:
+            stored = dict(session.execute(select(m.Answer.item_id, m.Answer.rating)).all())
+            starts = set(session.scalars(select(m.Answer.start_value)))
+        assert stored == {**first, **kept} and starts == {3}
+    finally:
+        site.close()

@@ -1,5 +1,7 @@
 // lexgold rating site. Sliders show no answer until touched (click, drag, keys, touch); the
 // value and the response time go into hidden fields; a form is sent once (double clicks).
+// A page never inherits form state (the back button, a restored tab): every form is reset to
+// what the server sent when the page is shown, so an untouched slider sits at its start value.
 "use strict";
 (function () {
   var loaded = Date.now();
@@ -18,6 +20,27 @@
     var left = form.querySelectorAll(".slider.untouched").length;
     if (button) { button.disabled = left > 0; }
   }
+
+  function fresh(form) {
+    form.reset();
+    delete form.dataset.sent;
+    form.querySelectorAll(".rating-value, .rt, input[name=t]").forEach(function (field) {
+      field.value = "";
+    });
+    form.querySelectorAll(".slider").forEach(function (slider) {
+      slider.value = slider.getAttribute("value");
+      slider.classList.add("untouched");
+      slider.closest("fieldset").querySelector("output").textContent = "\u2013";
+    });
+    var button = form.querySelector("button[type=submit]");
+    if (button) { button.disabled = button.hasAttribute("data-preview"); }
+    if (form.classList.contains("rating")) { update(form); }
+  }
+
+  window.addEventListener("pageshow", function () {
+    loaded = Date.now();
+    document.querySelectorAll("form").forEach(fresh);
+  });
 
   document.addEventListener("DOMContentLoaded", function () {
     document.querySelectorAll(".slider").forEach(function (slider) {
@@ -41,7 +64,7 @@
         radio.form.querySelector("input[name=t]").value = String(Date.now() - loaded);
       });
     });
-    document.querySelectorAll("form.rating").forEach(update);
+    document.querySelectorAll("form").forEach(fresh);
     document.querySelectorAll("form.once").forEach(function (form) {
       form.addEventListener("submit", function (event) {
         if (form.dataset.sent) { event.preventDefault(); return; }
