@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from lexgold.annotate import models as m
 from lexgold.annotate.db import database_url
@@ -258,5 +258,31 @@ def test_back_button_never_restores_old_answers(browser, tmp_path, usf):
             stored = dict(session.execute(select(m.Answer.item_id, m.Answer.rating)).all())
             starts = set(session.scalars(select(m.Answer.start_value)))
         assert stored == {**first, **kept} and starts == {3}
+    finally:
+        site.close()
+
+
+def test_second_participant_in_the_same_browser_is_a_new_rater(browser, tmp_path, usf):
+    """A shared lab computer: an entry link with another platform ID starts that rater, and a
+    finished rater's completion code is never shown to the next one."""
+    site = simlex_site(tmp_path, usf)
+    try:
+        page = browser.new_context().new_page()
+        start(page, site.base + "?PROLIFIC_PID=tab0001&STUDY_ID=s1&SESSION_ID=x1")
+        with site.app.extensions["lexgold"].sessions() as session:
+            session.execute(update(m.Rater).values(stage="done"))   # tab0001 has finished
+            session.commit()
+        page.goto(site.base + "?PROLIFIC_PID=otherperson99&STUDY_ID=s1&SESSION_ID=x2")
+        assert page.locator("input[name=consent]").count()
+        start(page, site.base + "?PROLIFIC_PID=otherperson99&STUDY_ID=s1&SESSION_ID=x2")
+        assert "SIMLEX-DONE" not in page.content()
+        assert page.locator("input[name=choice], fieldset.pair").count()
+        with site.app.extensions["lexgold"].sessions() as session:
+            raters = dict(session.execute(select(m.Rater.external_id, m.Rater.stage)).all())
+        assert raters == {"tab0001": "done", "otherperson99": "rating"}
+        page.goto(site.base + "?PROLIFIC_PID=tab0001&STUDY_ID=s1&SESSION_ID=x1")
+        assert "SIMLEX-DONE" in page.inner_text("#message")       # the first rater resumes
+        page.goto(site.base + "?PROLIFIC_PID=otherperson99&STUDY_ID=s1&SESSION_ID=x2")
+        assert "SIMLEX-DONE" not in page.content()
     finally:
         site.close()

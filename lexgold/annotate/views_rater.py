@@ -33,12 +33,15 @@ def _show_word(word: str) -> str:
 def entry():
     entry = flow.parse_entry(request.args)
     if entry.external_id is not None:
+        # A platform ID names the rater: a known one resumes; another person on a shared
+        # computer (a different ID than this browser's rater) starts afresh, never as the first.
         known = db().scalars(select(m.Rater).where(
             m.Rater.platform == entry.platform, m.Rater.external_id == entry.external_id)).first()
         if known is not None:
             session["rater"] = known.public_id
             session.permanent = True
             return redirect(url_for("rater.task"))
+        session.pop("rater", None)
     elif _current_rater() is not None:
         return redirect(url_for("rater.task"))
     session["entry"] = vars(entry)
