@@ -64,6 +64,10 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
     click.echo(f"study created in {db}: {report['pairs']} pairs, {report['tranches']} tranches "
                f"({sizes[0]}-{sizes[-1]} showings each), {report['consistency']} consistency "
                f"pairs, {report['slots']} rater slots")
+    skipped = {k: v for k, v in report.get("skipped_pairs", {}).items() if v}
+    if skipped:
+        click.echo("  not rated (aligned pair set): "
+                   + ", ".join(f"{n} {flag} rows" for flag, n in skipped.items()))
     for message in report["unmet"][:20]:
         click.echo(f"  not satisfied: {message}")
     if len(report["unmet"]) > 20:

@@ -53,6 +53,7 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
     config = load_study_config(spec)
     frame = read_pairs(pairs, group_by=config.group_by)
     design = design_study(frame, config, np.random.default_rng(seed))
+    design.report["skipped_pairs"] = dict(frame.attrs.get("skipped", {}))
     engine = make_engine(url)
     upgrade(engine)
     with session_factory(engine)() as session, session.begin():
