@@ -5,6 +5,7 @@ start value; checkpoints), a HyperLex tranche with a failed and a passed qualifi
 TR9856 tranche (related / unrelated). The stored answers must equal what was clicked.
 """
 
+import re
 import threading
 from pathlib import Path
 
@@ -68,12 +69,26 @@ class Site:
 
 
 def start(page, url):
+    """Enter, consent and read every instruction page; returns the instructions' text."""
     page.goto(url)
     page.check("input[name=consent]")
     page.check("input[name=native]")
     submit_and_wait(page)
+    read = []
     while page.locator("input[name=page]").count():
+        read.append(page.inner_text("main"))
         submit_and_wait(page)
+    return "\n".join(read)
+
+
+def qualification_is_not_in(page, instructions):
+    """No word of any qualification option was shown in the instructions (else it tests
+    nothing: HyperLex section 4.4 screens raters who did not understand the guidelines)."""
+    options = page.locator("form.choice label").all_inner_texts()
+    words = {w for option in options for w in re.findall(r"\w+", option.upper())}
+    assert len(options) >= 3 and words
+    shown = set(re.findall(r"\w+", instructions.upper()))
+    assert not words & shown, words & shown
 
 
 def submit_and_wait(page, selector="button[type=submit]"):
@@ -168,14 +183,15 @@ def test_hyperlex_tranche_with_failed_and_passed_qualification(browser, tmp_path
     try:
         failed = browser.new_context().new_page()
         start(failed, site.base + "?workerId=W1&assignmentId=A1&hitId=H1")
-        failed.locator("input[name=choice]").nth(0).check()        # TYRE / CAR: wrong
+        failed.get_by_label("FRUIT / APPLE").check()      # the wrong direction
         submit_and_wait(failed)
         assert "HL-OUT" in failed.inner_text("#message")
         assert "HL-DONE" not in failed.content()
         assert site.stored() == ({}, [])
         passed = browser.new_context().new_page()
-        start(passed, site.base + "?workerId=W2&assignmentId=A2&hitId=H2")
-        passed.get_by_label("DOG / ANIMAL").check()
+        instructions = start(passed, site.base + "?workerId=W2&assignmentId=A2&hitId=H2")
+        qualification_is_not_in(passed, instructions)
+        passed.get_by_label("OAK / TREE").check()
         submit_and_wait(passed)
         clicked = {}
         verbs = 0

