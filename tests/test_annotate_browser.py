@@ -106,7 +106,7 @@ def set_slider(page, slider, value, how, scale_max=6):
     elif how == "click":
         slider.scroll_into_view_if_needed()
         box = slider.bounding_box()
-        thumb = 16
+        thumb = 28                         # lexgold.css: --thumb
         x = box["x"] + thumb / 2 + (box["width"] - thumb) * value / scale_max
         page.mouse.click(x, box["y"] + box["height"] / 2)
     else:
@@ -300,5 +300,67 @@ def test_second_participant_in_the_same_browser_is_a_new_rater(browser, tmp_path
         assert "SIMLEX-DONE" in page.inner_text("#message")       # the first rater resumes
         page.goto(site.base + "?PROLIFIC_PID=otherperson99&STUDY_ID=s1&SESSION_ID=x2")
         assert "SIMLEX-DONE" not in page.content()
+    finally:
+        site.close()
+
+
+def test_untouched_slider_suggests_no_answer_and_shows_the_scale_points(browser, tmp_path, usf):
+    """An untouched slider looks the same whatever its start value (no fill, no thumb, no
+    number); the scale points 0-6 are shown under every slider."""
+    site = simlex_site(tmp_path, usf)
+    try:
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
+        start(page, site.base + "?PROLIFIC_PID=fill1&STUDY_ID=s1&SESSION_ID=x1")
+        to_first_group(page)
+        box = page.locator("fieldset.pair").first
+        slider = box.locator("input[type=range]")
+        assert box.locator(".ticks").inner_text().split() == [str(v) for v in range(7)]
+        pictures = []
+        for value in ("3", "0", "6"):
+            slider.evaluate(f"s => {{ s.value = '{value}'; }}")   # no event: still untouched
+            pictures.append(slider.screenshot())
+        assert pictures[0] == pictures[1] == pictures[2]
+        assert box.locator("output").inner_text() == "–"
+        set_slider(page, slider, 5, "keyboard")
+        assert slider.screenshot() != pictures[0]                 # touched: the thumb shows
+        expect(box.locator("output")).to_have_text("5")
+    finally:
+        site.close()
+
+
+def test_phone_layout_full_width_slider_and_tap(browser, tmp_path, usf):
+    """At 390 px (a phone, touch): end labels above the slider, the slider spans the box, its
+    touch target is at least 44 px high and a step at least 44 px wide, questions stay inside
+    their box, and the hint says 'tap'. A tranche page is rated by tapping."""
+    site = simlex_site(tmp_path, usf)
+    try:
+        context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
+                                      is_mobile=True)
+        page = context.new_page()
+        start(page, site.base + "?PROLIFIC_PID=phone1&STUDY_ID=s1&SESSION_ID=x1")
+        to_first_group(page)
+        assert "tap" in page.locator(".hint").inner_text().lower()
+        boxes = page.locator("fieldset.pair")
+        chosen = {}
+        for k in range(boxes.count()):
+            box = boxes.nth(k)
+            slider = box.locator("input[type=range]")
+            slider.scroll_into_view_if_needed()
+            frame, bar = box.bounding_box(), slider.bounding_box()
+            legend = box.locator("legend").bounding_box()
+            border = box.evaluate("b => parseFloat(getComputedStyle(b).borderTopWidth)")
+            assert legend["y"] >= frame["y"] + border              # not cut by the border
+            assert legend["x"] + legend["width"] <= frame["x"] + frame["width"]
+            assert bar["width"] >= 0.8 * frame["width"] and bar["height"] >= 44
+            assert (bar["width"] - 28) / 6 >= 44
+            for end in box.locator(".end").all():
+                assert end.bounding_box()["y"] + end.bounding_box()["height"] <= bar["y"] + 1
+            item, value = int(box.get_attribute("data-item")), k % 7
+            x = bar["x"] + 14 + (bar["width"] - 28) * value / 6
+            page.touchscreen.tap(x, bar["y"] + bar["height"] / 2)
+            expect(box.locator("output")).to_have_text(str(value))
+            chosen[item] = value
+        submit_and_wait(page, "#submit")
+        assert site.stored()[0] == chosen
     finally:
         site.close()

@@ -61,6 +61,8 @@ class Texts:
     calibration_note: str = ("You rated this pair on the previous page: please give it the same "
                              "rating again.")
     untouched_hint: str = "Move or click every slider, even to keep its starting value."
+    #: the same on a touch screen (shown instead where the pointer is coarse)
+    untouched_hint_touch: str = "Move or tap every slider, even to keep its starting value."
     checkpoint_heading: str = "Check question"
     checkpoint_prompt: str = "Which of these pairs is the most similar?"
     qualification_heading: str = "Qualification question"
