@@ -364,3 +364,49 @@ def test_phone_layout_full_width_slider_and_tap(browser, tmp_path, usf):
         assert site.stored()[0] == chosen
     finally:
         site.close()
+
+
+def test_blocked_submit_says_why_and_marks_the_unanswered_pairs(browser, tmp_path, usf):
+    site = simlex_site(tmp_path, usf)
+    try:
+        page = browser.new_page()
+        start(page, site.base + "?PROLIFIC_PID=why1&STUDY_ID=s1&SESSION_ID=x1")
+        to_first_group(page)
+        boxes, submit, why = page.locator("fieldset.pair"), page.locator("#submit"), \
+            page.locator("#why")
+        n = boxes.count()
+        expect(submit).to_be_disabled()
+        expect(why).to_be_visible()
+        assert str(n) in why.inner_text()
+        for k in range(n - 1):
+            set_slider(page, boxes.nth(k).locator("input[type=range]"), 2, "keyboard")
+        assert "1" in why.inner_text() and str(n) not in why.inner_text()
+        url = page.url
+        submit.click(force=True)                       # a click on the blocked button
+        assert page.url == url and site.stored()[0] == {}
+        expect(boxes.nth(n - 1)).to_have_class(re.compile(r"\bmissing\b"))
+        expect(boxes.nth(n - 1).locator(".missing-note")).to_be_visible()
+        assert page.locator("fieldset.missing").count() == 1
+        expect(boxes.nth(n - 1).locator("input[type=range]")).to_be_focused()
+        page.keyboard.press(" ")                       # keep its start value
+        expect(why).to_be_hidden()
+        assert page.locator("fieldset.missing").count() == 0
+        expect(submit).to_be_enabled()
+        submit_and_wait(page, "#submit")
+        assert len(site.stored()[0]) == n
+    finally:
+        site.close()
+
+
+def test_without_javascript_the_page_says_it_is_needed(browser, tmp_path, usf):
+    site = simlex_site(tmp_path, usf)
+    try:
+        page = browser.new_context(java_script_enabled=False).new_page()
+        start(page, site.base + "?PROLIFIC_PID=nojs1&STUDY_ID=s1&SESSION_ID=x1")
+        to_first_group(page)
+        notice = page.locator(".nojs")
+        expect(notice).to_be_visible()
+        assert "JavaScript" in notice.inner_text()
+        expect(page.locator("#submit")).to_be_disabled()
+    finally:
+        site.close()

@@ -63,6 +63,14 @@ class Texts:
     untouched_hint: str = "Move or click every slider, even to keep its starting value."
     #: the same on a touch screen (shown instead where the pointer is coarse)
     untouched_hint_touch: str = "Move or tap every slider, even to keep its starting value."
+    #: next to the blocked Submit button; ``{left}`` = pairs not answered yet
+    submit_blocked: str = ("Still to answer: {left}. Every pair needs an answer (move each "
+                           "slider, even to keep its start) before you continue.")
+    #: shown in a pair not answered yet once the rater tries to continue
+    unanswered_label: str = "Not answered yet"
+    #: shown when the browser runs no JavaScript (the sliders need it)
+    javascript_needed: str = ("This study needs JavaScript for its sliders. Please turn "
+                              "JavaScript on in your browser and reload the page.")
     checkpoint_heading: str = "Check question"
     checkpoint_prompt: str = "Which of these pairs is the most similar?"
     qualification_heading: str = "Qualification question"
@@ -191,10 +199,11 @@ def _validate(config: StudyConfig, source) -> None:
     qual = config.qualification
     if qual is not None and (len(qual.options) < 2 or not 0 <= qual.answer < len(qual.options)):
         fail("qualification", "needs at least two options and an answer indexing one (0-based)")
-    for name in ("question", "completion_text", "screened_out_text", "progress"):
+    for name in ("question", "completion_text", "screened_out_text", "progress",
+                 "submit_blocked"):
         try:
             getattr(config.texts, name).format(word1="", word2="", topic="", current=1,
-                                               total=1, code="")
+                                               total=1, code="", left=1)
         except (KeyError, IndexError, ValueError) as err:
             fail(f"texts.{name}", f"bad placeholder {err}")
 

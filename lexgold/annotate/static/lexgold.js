@@ -15,10 +15,32 @@
     update(slider.form);
   }
 
+  // Submit stays usable for assistive technology but is marked aria-disabled while sliders
+  // are untouched; the reason is written next to it, and a click on it marks what is missing.
   function update(form) {
     var button = form.querySelector("button[type=submit]");
     var left = form.querySelectorAll(".slider.untouched").length;
-    if (button) { button.disabled = left > 0; }
+    var why = form.querySelector(".why");
+    form.querySelectorAll("fieldset.missing").forEach(function (box) {
+      if (!box.querySelector(".slider.untouched")) { box.classList.remove("missing"); }
+    });
+    if (button) {
+      button.disabled = false;
+      button.setAttribute("aria-disabled", left > 0 ? "true" : "false");
+    }
+    if (why) {
+      why.textContent = why.dataset.text.replace("{left}", String(left));
+      why.hidden = left === 0;
+    }
+  }
+
+  function blocked(form) {
+    var missing = form.querySelectorAll(".slider.untouched");
+    if (!missing.length) { return false; }
+    missing.forEach(function (slider) { slider.closest("fieldset").classList.add("missing"); });
+    missing[0].focus();
+    missing[0].closest("fieldset").scrollIntoView({ block: "center" });
+    return true;
   }
 
   function fresh(form) {
@@ -26,6 +48,9 @@
     delete form.dataset.sent;
     form.querySelectorAll(".rating-value, .rt, input[name=t]").forEach(function (field) {
       field.value = "";
+    });
+    form.querySelectorAll("fieldset.missing").forEach(function (box) {
+      box.classList.remove("missing");
     });
     form.querySelectorAll(".slider").forEach(function (slider) {
       slider.value = slider.getAttribute("value");
@@ -65,9 +90,14 @@
       });
     });
     document.querySelectorAll("form").forEach(fresh);
+    document.querySelectorAll("form.rating").forEach(function (form) {
+      form.addEventListener("submit", function (event) {
+        if (blocked(form)) { event.preventDefault(); }
+      });
+    });
     document.querySelectorAll("form.once").forEach(function (form) {
       form.addEventListener("submit", function (event) {
-        if (form.dataset.sent) { event.preventDefault(); return; }
+        if (event.defaultPrevented || form.dataset.sent) { event.preventDefault(); return; }
         form.dataset.sent = "1";
         var button = form.querySelector("button[type=submit]");
         setTimeout(function () { if (button) { button.disabled = true; } }, 0);
