@@ -204,7 +204,8 @@ def test_tampered_fields_are_refused_and_nothing_is_stored(simlex_study, change,
 def test_bad_entry_parameters_are_refused(simlex_study):
     response = simlex_study.test_client().get("/?PROLIFIC_PID=%3Cscript%3E")
     assert response.status_code == 400
-    assert "could not be accepted" in response.get_data(as_text=True)
+    html = response.get_data(as_text=True)
+    assert "PROLIFIC_PID holds no valid ID" in html and "<script>" not in html
 
 
 def test_balanced_assignment_and_full_study(simlex_study):

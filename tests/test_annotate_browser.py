@@ -9,6 +9,7 @@ import re
 import threading
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from sqlalchemy import select, update
 
@@ -408,5 +409,72 @@ def test_without_javascript_the_page_says_it_is_needed(browser, tmp_path, usf):
         expect(notice).to_be_visible()
         assert "JavaScript" in notice.inner_text()
         expect(page.locator("#submit")).to_be_disabled()
+    finally:
+        site.close()
+
+
+@pytest.mark.parametrize("query,parameter", [
+    ("?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}",
+     "PROLIFIC_PID"),
+    ("?workerId=&assignmentId=A1&hitId=H1", "workerId"),
+    ("?PROLIFIC_PID=p1&STUDY_ID=s%20t&SESSION_ID=x1", "STUDY_ID")])
+def test_bad_entry_link_says_what_is_wrong(browser, tmp_path, usf, query, parameter):
+    site = simlex_site(tmp_path, usf)
+    try:
+        page = browser.new_page()
+        response = page.goto(site.base + query)
+        assert response.status == 400
+        message = page.inner_text("#message")
+        assert parameter in message and "link" in message and "reload" not in message.lower()
+        assert not page.locator("input[name=consent]").count()
+    finally:
+        site.close()
+
+
+def test_consent_states_what_is_stored_and_one_progress_count(browser, tmp_path, usf):
+    """A platform ID is stored, so the consent text must not promise anonymity; instruction
+    pages carry no page count of their own: the only count is the tranche's pages."""
+    site = simlex_site(tmp_path, usf)
+    try:
+        page = browser.new_page()
+        page.goto(site.base + "?PROLIFIC_PID=cons1&STUDY_ID=s1&SESSION_ID=x1")
+        consent = page.inner_text("main").lower()
+        assert "anonym" not in consent and "platform id" in consent
+        page.check("input[name=consent]")
+        page.check("input[name=native]")
+        submit_and_wait(page)
+        counts = []
+        while page.locator("input[name=page]").count():
+            counts.append(page.locator(".progress").count())
+            submit_and_wait(page)
+        to_first_group(page)
+        assert counts and set(counts) == {0}
+        assert page.locator(".progress").count() == 1
+        assert re.fullmatch(r"Page 2 of \d+", page.locator(".progress").inner_text())
+    finally:
+        site.close()
+
+
+def test_topic_pages_show_the_topic_title(browser, tmp_path, usf):
+    """TR9856 pairs name their topic by id (`lexgold build tr9856`); raters see its
+    definition from the topics file."""
+    from lexgold.builder.tr9856_topics import read_topics
+    from lexgold.protocols import protocol_path
+    topics_file = protocol_path("tr9856").parent / "tr9856_enwiki_sample_topics.toml"
+    topics = {t.key: t.definition for t in read_topics(topics_file)}
+    pairs = tr9856_pair_file(usf, tmp_path / "t.csv")
+    frame = pd.read_csv(pairs)
+    keys = list(topics)[:2]
+    frame["topic"] = [keys[0]] * 12 + [keys[1]] * 12
+    frame.to_csv(pairs, index=False)
+    url = database_url(tmp_path / "t.sqlite")
+    create_study("tr9856", pairs, url, completion_code="TR-DONE", topics=topics_file)
+    site = Site(url)
+    try:
+        page = browser.new_page()
+        start(page, site.base)
+        shown = page.locator("h2.topic").inner_text()
+        assert shown in {f"Topic: {topics[k]}" for k in keys}
+        assert not any(k in shown for k in keys)
     finally:
         site.close()

@@ -184,3 +184,32 @@ def test_italian_pack_hyperlex_qualification_and_questions(browser, tmp_path):  
         assert "per niente" in text and "completamente" in text
     finally:
         site.close()
+
+
+def test_hebrew_notices_are_hebrew(browser, tmp_path):  # noqa: F811
+    """The 'already sent' notice (a page sent from a second tab) and a bad entry link's
+    message come from the Hebrew pack, not the English defaults."""
+    hebrew_pairs(tmp_path / "pairs.csv")
+    url = database_url(tmp_path / "he.sqlite")
+    create_study(hebrew_protocol(tmp_path), tmp_path / "pairs.csv", url)
+    site = Site(url)
+    latin = re.compile("[A-Za-z]{3,}")
+    try:
+        context = browser.new_context()
+        first = context.new_page()
+        start(first, site.base + "?PROLIFIC_PID=he3&STUDY_ID=s1&SESSION_ID=x3")
+        second = context.new_page()
+        second.goto(site.base + "task")
+        for page in (first, second):
+            page.locator("input[name=choice]").first.check()
+        submit_and_wait(first)
+        submit_and_wait(second)
+        notice = second.locator(".notice").inner_text()
+        assert HEBREW.search(notice) and not latin.search(notice)
+        page = browser.new_page()
+        response = page.goto(site.base + "?PROLIFIC_PID={{%PROLIFIC_PID%}}")
+        message = page.inner_text("#message")
+        assert response.status == 400 and HEBREW.search(message) and "PROLIFIC_PID" in message
+        assert not latin.search(message.replace("PROLIFIC_PID", ""))
+    finally:
+        site.close()

@@ -39,9 +39,12 @@ def study():
 @click.option("--completion-url", default="",
               help="Link shown on completion, {code} filled in (e.g. "
                    "https://app.prolific.com/submissions/complete?cc={code}).")
+@click.option("--topics", type=click.Path(exists=True, dir_okay=False),
+              help="Topic studies (TR9856): the topics file given to `lexgold build tr9856`; "
+                   "its definitions are shown as the topics' titles.")
 @click.option("--json", "as_json", is_flag=True, help="Print the full design report as JSON.")
 def create(protocol, pairs, db, seed, name, completion_code, screenout_code, completion_url,
-           as_json):
+           topics, as_json):
     """Create a study from a protocol file and a pair set.
 
     Lays out tranches and groups (SPEC section 2), stores the design and prints what it could
@@ -56,7 +59,7 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
 
     report = create_study(protocol, pairs, database_url(db), seed=seed, name=name,
                           completion_code=completion_code, screenout_code=screenout_code,
-                          completion_url=completion_url)
+                          completion_url=completion_url, topics=topics)
     if as_json:
         click.echo(json.dumps(report, indent=2))
         return

@@ -37,6 +37,15 @@ class Rejected(Exception):
         self.text, self.detail = text, detail
 
 
+class BadEntry(Rejected):
+    """An entry link whose platform parameter ``parameter`` is empty or not an ID (for
+    instance a platform placeholder such as ``{{%PROLIFIC_PID%}}`` that was never filled)."""
+
+    def __init__(self, parameter: str):
+        super().__init__("error_entry_link", f"bad {parameter} parameter")
+        self.parameter = parameter
+
+
 @dataclass
 class Entry:
     platform: str
@@ -52,7 +61,7 @@ def parse_entry(args) -> Entry:
             values = [args.get(key, "") for key in (pid, study, session)]
             for key, value in zip((pid, study, session), values):
                 if value and not ID_PATTERN.match(value) or key == pid and not value:
-                    raise Rejected("error_invalid", f"bad {key} parameter")
+                    raise BadEntry(key)
             return Entry(platform, values[0], values[1], values[2])
     return Entry("anonymous", None)
 

@@ -38,8 +38,10 @@ class Texts:
     title: str = "Word similarity study"
     consent_heading: str = "Before you start"
     consent_text: str = ("You are invited to rate how similar pairs of English words are. The "
-                         "task takes about 15 minutes. Your answers are stored anonymously and "
-                         "used for research only. You may stop at any time.")
+                         "task takes about 15 minutes. Your answers are stored with a random "
+                         "participant number and, if you came from a recruitment platform, with "
+                         "your platform ID (needed to pay you); they are used for research only. "
+                         "You may stop at any time.")
     consent_label: str = "I agree to take part in this study."
     native_speaker_label: str = ("I confirm that I am a native speaker of English. I understand "
                                  "that work will be rejected if the pattern of my responses "
@@ -77,6 +79,11 @@ class Texts:
     progress: str = "Page {current} of {total}"
     error_incomplete: str = "Please answer every pair before you continue."
     error_invalid: str = "This answer could not be accepted. Please reload the page."
+    #: an entry link whose platform parameter is empty or malformed (an unfilled
+    #: ``{{%PROLIFIC_PID%}}``); ``{parameter}`` names it
+    error_entry_link: str = ("The link that opened this study is not complete: {parameter} holds "
+                             "no valid ID. Please go back to the study platform and open the "
+                             "study from there again.")
     error_retry: str = ("The site is briefly unavailable. Please wait a few seconds and try again "
                         "(reload the page); the answers you already sent are kept.")
     repeat_notice: str = ("That page had already been sent (from another tab or window, or "
@@ -151,6 +158,9 @@ class StudyConfig:
     raters_per_tranche: int = 50
     #: an unfinished claim on a tranche slot may be given to another rater after this long
     claim_timeout_s: int = 3600
+    #: topic id -> the title shown to raters (TR9856: the motion); ``study create`` fills it
+    #: from the topics file, and a protocol may set it; a topic without a title shows its id
+    topic_titles: dict[str, str] = field(default_factory=dict)
     texts: Texts = field(default_factory=Texts)
     checkpoints: list[Checkpoint] = field(default_factory=list)
     qualification: Qualification | None = None
@@ -200,10 +210,10 @@ def _validate(config: StudyConfig, source) -> None:
     if qual is not None and (len(qual.options) < 2 or not 0 <= qual.answer < len(qual.options)):
         fail("qualification", "needs at least two options and an answer indexing one (0-based)")
     for name in ("question", "completion_text", "screened_out_text", "progress",
-                 "submit_blocked"):
+                 "submit_blocked", "error_entry_link", "topic_label"):
         try:
             getattr(config.texts, name).format(word1="", word2="", topic="", current=1,
-                                               total=1, code="", left=1)
+                                               total=1, code="", left=1, parameter="")
         except (KeyError, IndexError, ValueError) as err:
             fail(f"texts.{name}", f"bad placeholder {err}")
 

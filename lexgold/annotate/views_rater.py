@@ -31,7 +31,10 @@ def _show_word(word: str) -> str:
 
 @rater.get("/")
 def entry():
-    entry = flow.parse_entry(request.args)
+    try:
+        entry = flow.parse_entry(request.args)
+    except flow.BadEntry as err:
+        return message_page("error_entry_link", parameter=err.parameter), 400
     if entry.external_id is not None:
         # A platform ID names the rater: a known one resumes; another person on a shared
         # computer (a different ID than this browser's rater) starts afresh, never as the first.
@@ -71,8 +74,7 @@ def task():
     texts, study = state().config.texts, state()
     if current.stage == "instructions":
         page = min(current.instructions_page, len(texts.instructions) - 1)
-        return render_template("instructions.html", page=page, n_pages=len(texts.instructions),
-                               paragraphs=texts.instructions[page].split("\n\n"))
+        return render_template("instructions.html", page=page, paragraphs=texts.instructions[page].split("\n\n"))
     if current.stage == "qualification":
         return render_template("qualification.html", qualification=study.config.qualification)
     if current.stage == "screened_out":
@@ -104,10 +106,16 @@ def _step_page(current: m.Rater):
         template = texts.question_by_pos.get(pair.pos, texts.question)
         shown.append({"id": item.id, "kind": item.kind, "topic": pair.topic,
                       "question": template.format(word1=_show_word(pair.word1),
-                                                  word2=_show_word(pair.word2), topic=pair.topic),
+                                                  word2=_show_word(pair.word2),
+                                                  topic=_topic_title(pair.topic)),
                       "start": flow.start_value(config, state().seed, current.id, item.id)})
     return render_template("group.html", items=shown, position=slot.step, progress=progress,
-                           topic=shown[0]["topic"] if config.group_by == "topic" else "")
+                           topic=_topic_title(shown[0]["topic"])
+                           if config.group_by == "topic" else "")
+
+
+def _topic_title(topic: str) -> str:
+    return state().config.topic_titles.get(topic, topic)
 
 
 @rater.post("/instructions")
