@@ -478,3 +478,40 @@ def test_topic_pages_show_the_topic_title(browser, tmp_path, usf):
         assert not any(k in shown for k in keys)
     finally:
         site.close()
+
+
+def designed_items(site):
+    """Items per tranche as stored: pairs and checkpoints (counted independently of flow)."""
+    with site.app.extensions["lexgold"].sessions() as session:
+        items = session.execute(select(m.Item.tranche_id)).scalars().all()
+        checks = session.execute(select(m.Step.tranche_id).where(
+            m.Step.kind == "checkpoint")).scalars().all()
+    return [items.count(t) + checks.count(t) for t in sorted(set(items))]
+
+
+@pytest.mark.parametrize("protocol", ["simlex", "hyperlex", "tr9856"])
+def test_consent_page_states_the_expected_duration(browser, tmp_path, usf, protocol):
+    if protocol == "tr9856":
+        pairs = tr9856_pair_file(usf, tmp_path / "p.csv")
+        path = protocol
+    else:
+        counts = (("N", "N", 60), ("V", "V", 20)) if protocol == "hyperlex" else \
+            (("N", "N", 144), ("V", "V", 44), ("A", "AJ", 22))
+        pairs = usf_pair_file(usf, tmp_path / "p.csv", counts)
+        path = protocol_variant(tmp_path, protocol, tranches=2 if protocol == "simlex" else 1)
+    url = database_url(tmp_path / "d.sqlite")
+    create_study(path, pairs, url)
+    site = Site(url)
+    try:
+        items = designed_items(site)
+        if protocol == "hyperlex":                      # one average: 7.5 s, + qualification
+            expected = f"about {round((sum(items) / len(items) + 1) * 7.5 / 60)} minutes"
+        else:                                           # a range: 3.9 s to 10.3 s per item
+            low = int(min(items) * 3.9 // 60)
+            high = -int(-max(items) * 10.3 // 60)
+            expected = f"about {low}\u2013{high} minutes"
+        page = browser.new_page()
+        page.goto(site.base + "?PROLIFIC_PID=dur1&STUDY_ID=s1&SESSION_ID=x1")
+        assert expected in page.inner_text("main")
+    finally:
+        site.close()

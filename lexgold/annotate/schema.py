@@ -37,8 +37,9 @@ class Texts:
 
     title: str = "Word similarity study"
     consent_heading: str = "Before you start"
+    #: ``{minutes}``: the expected duration (``seconds_per_item`` times the tranche's items)
     consent_text: str = ("You are invited to rate how similar pairs of English words are. The "
-                         "task takes about 15 minutes. Your answers are stored with a random "
+                         "task takes about {minutes} minutes. Your answers are stored with a random "
                          "participant number and, if you came from a recruitment platform, with "
                          "your platform ID (needed to pay you); they are used for research only. "
                          "You may stop at any time.")
@@ -158,6 +159,9 @@ class StudyConfig:
     raters_per_tranche: int = 50
     #: an unfinished claim on a tranche slot may be given to another rater after this long
     claim_timeout_s: int = 3600
+    #: seconds per shown item (pair, checkpoint, qualification): one number (an average) or
+    #: two (a range); the consent page states the duration of a tranche from it
+    seconds_per_item: list[float] = field(default_factory=lambda: [3.9, 10.3])
     #: topic id -> the title shown to raters (TR9856: the motion); ``study create`` fills it
     #: from the topics file, and a protocol may set it; a topic without a title shows its id
     topic_titles: dict[str, str] = field(default_factory=dict)
@@ -197,6 +201,10 @@ def _validate(config: StudyConfig, source) -> None:
     for key in ("unique_per_tranche", "group_size_max", "raters_per_tranche", "claim_timeout_s"):
         if getattr(config, key) < 1:
             fail(key, "must be at least 1")
+    if not 1 <= len(config.seconds_per_item) <= 2 or any(
+            s <= 0 for s in config.seconds_per_item) or sorted(config.seconds_per_item) != list(
+            config.seconds_per_item):
+        fail("seconds_per_item", "expected one positive number, or two (low, high)")
     if config.group_size_min > config.group_size_max:
         fail("group_size_min", "must not exceed group_size_max")
     if not config.texts.instructions:
@@ -210,10 +218,10 @@ def _validate(config: StudyConfig, source) -> None:
     if qual is not None and (len(qual.options) < 2 or not 0 <= qual.answer < len(qual.options)):
         fail("qualification", "needs at least two options and an answer indexing one (0-based)")
     for name in ("question", "completion_text", "screened_out_text", "progress",
-                 "submit_blocked", "error_entry_link", "topic_label"):
+                 "submit_blocked", "error_entry_link", "topic_label", "consent_text"):
         try:
             getattr(config.texts, name).format(word1="", word2="", topic="", current=1,
-                                               total=1, code="", left=1, parameter="")
+                                               total=1, code="", left=1, parameter="", minutes="")
         except (KeyError, IndexError, ValueError) as err:
             fail(f"texts.{name}", f"bad placeholder {err}")
 

@@ -7,7 +7,8 @@ Views stay short: they read the rater from the signed session cookie, call one f
 
 from __future__ import annotations
 
-from flask import Blueprint, flash, redirect, render_template, request, session, url_for
+from flask import (Blueprint, current_app, flash, redirect, render_template, request, session,
+                   url_for)
 from sqlalchemy import select
 
 from lexgold.annotate import flow
@@ -49,7 +50,17 @@ def entry():
         return redirect(url_for("rater.task"))
     session["entry"] = vars(entry)
     preview = request.args.get("assignmentId") == "ASSIGNMENT_ID_NOT_AVAILABLE"
-    return render_template("consent.html", preview=preview, error=None)
+    return _consent_page(preview, None)
+
+
+def _consent_page(preview: bool, error: str | None) -> str:
+    """Consent text with the expected duration of a tranche filled in (``{minutes}``)."""
+    cache = current_app.extensions.setdefault("lexgold_minutes", {})
+    if "minutes" not in cache:
+        cache["minutes"] = flow.expected_minutes(db(), state().config)
+    text = state().config.texts.consent_text.format(minutes=cache["minutes"])
+    return render_template("consent.html", preview=preview, error=error,
+                           paragraphs=text.split("\n\n"))
 
 
 @rater.post("/consent")
@@ -57,8 +68,7 @@ def consent():
     if _current_rater() is not None:
         return redirect(url_for("rater.task"))
     if not (request.form.get("consent") == "yes" and request.form.get("native") == "yes"):
-        return render_template("consent.html", preview=False,
-                               error=state().config.texts.error_no_consent), 400
+        return _consent_page(False, state().config.texts.error_no_consent), 400
     entry = flow.Entry(**session.get("entry", vars(flow.Entry("anonymous", None))))
     new = flow.enrol(db(), entry, native_speaker=True)
     session["rater"] = new.public_id
