@@ -628,3 +628,29 @@ def test_a_tranche_with_the_keyboard_only(browser, tmp_path, usf):
         assert ratings == keyed and len(checks) == picks == 3
     finally:
         site.close()
+
+
+def test_progress_bar_primary_button_and_favicon(browser, tmp_path, usf):
+    site = simlex_site(tmp_path, usf)
+    try:
+        page = browser.new_page()
+        missing = []
+        page.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)
+        start(page, site.base + "?PROLIFIC_PID=look1&STUDY_ID=s1&SESSION_ID=x1")
+        bar = page.locator("progress.bar")
+        total = int(bar.get_attribute("max"))
+        assert page.locator(".progress").inner_text() == f"Page 1 of {total}"
+        assert bar.evaluate("b => b.value") == 0
+        to_first_group(page)
+        assert bar.evaluate("b => [b.value, b.max]") == [1, total]
+        button = page.locator("#submit")
+        style = button.evaluate("b => [getComputedStyle(b).backgroundColor, "
+                                "getComputedStyle(b).color, b.getBoundingClientRect().height]")
+        assert style[0] != "rgb(239, 239, 239)" and style[1] == "rgb(255, 255, 255)"
+        assert style[2] >= 44
+        icon = page.locator("link[rel=icon]").get_attribute("href")
+        response = page.request.get(site.base.rstrip("/") + icon)
+        assert response.ok and response.headers["content-type"].startswith("image/svg+xml")
+        assert not missing
+    finally:
+        site.close()

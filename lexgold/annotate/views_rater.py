@@ -110,7 +110,7 @@ def _step_page(current: m.Rater):
         options = [(i, [_show_word(w) for w in check.options[i]])
                    for i in flow.option_order(len(check.options), current.id, step.id)]
         return render_template("checkpoint.html", position=slot.step, options=options,
-                               progress=progress)
+                               progress=progress, done=slot.step, total=n_steps)
     shown = []
     for item, pair in items:
         template = texts.question_by_pos.get(pair.pos, texts.question)
@@ -120,6 +120,7 @@ def _step_page(current: m.Rater):
                                                   topic=_topic_title(pair.topic)),
                       "start": flow.start_value(config, state().seed, current.id, item.id)})
     return render_template("group.html", items=shown, position=slot.step, progress=progress,
+                           done=slot.step, total=n_steps,
                            topic=_topic_title(shown[0]["topic"])
                            if config.group_by == "topic" else "")
 
