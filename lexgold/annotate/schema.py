@@ -39,10 +39,10 @@ class Texts:
     consent_heading: str = "Before you start"
     #: ``{minutes}``: the expected duration (``seconds_per_item`` times the tranche's items)
     consent_text: str = ("You are invited to rate how similar pairs of English words are. The "
-                         "task takes about {minutes} minutes. Your answers are stored with a random "
-                         "participant number and, if you came from a recruitment platform, with "
-                         "your platform ID (needed to pay you); they are used for research only. "
-                         "You may stop at any time.")
+                         "task takes about {minutes} minutes. Your answers are stored with a "
+                         "random participant number and, if you came from a recruitment "
+                         "platform, with your platform ID (needed to pay you); they are used for "
+                         "research only. You may stop at any time.")
     consent_label: str = "I agree to take part in this study."
     native_speaker_label: str = ("I confirm that I am a native speaker of English. I understand "
                                  "that work will be rejected if the pattern of my responses "

@@ -84,7 +84,8 @@ def task():
     texts, study = state().config.texts, state()
     if current.stage == "instructions":
         page = min(current.instructions_page, len(texts.instructions) - 1)
-        return render_template("instructions.html", page=page, paragraphs=texts.instructions[page].split("\n\n"))
+        return render_template("instructions.html", page=page,
+                               paragraphs=texts.instructions[page].split("\n\n"))
     if current.stage == "qualification":
         return render_template("qualification.html", qualification=study.config.qualification)
     if current.stage == "screened_out":
