@@ -62,9 +62,18 @@
     if (form.classList.contains("rating")) { update(form); }
   }
 
-  window.addEventListener("pageshow", function () {
-    loaded = Date.now();
-    document.querySelectorAll("form").forEach(fresh);
+  // pageshow: the first show (after DOMContentLoaded) and every return from the back-forward
+  // cache. The first show resets again only if the rater has not answered anything yet.
+  var interacted = false;
+  ["input", "change", "keydown", "pointerdown"].forEach(function (name) {
+    document.addEventListener(name, function () { interacted = true; }, true);
+  });
+  window.addEventListener("pageshow", function (event) {
+    if (event.persisted || !interacted) {
+      loaded = Date.now();
+      interacted = false;
+      document.querySelectorAll("form").forEach(fresh);
+    }
   });
 
   document.addEventListener("DOMContentLoaded", function () {
