@@ -305,4 +305,4 @@ def _checkpoint_answer(form, step, rater, slot, config, now) -> m.CheckpointAnsw
 def parse_int(text) -> int | None:
     """An integer of at most 9 digits from a form field, else ``None``."""
     text = str(text).strip()
-    return int(text) if re.fullmatch(r"-?\d{1,9}", text) else None
+    return int(text) if re.fullmatch(r"-?[0-9]{1,9}", text) else None
