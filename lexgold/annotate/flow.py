@@ -47,6 +47,15 @@ class Rejected(Exception):
         self.text, self.detail = text, detail
 
 
+class BadEntry(Rejected):
+    """An entry link whose platform parameter ``parameter`` is empty or not an ID (for
+    instance a platform placeholder such as ``{{%PROLIFIC_PID%}}`` that was never filled)."""
+
+    def __init__(self, parameter: str):
+        super().__init__("error_entry_link", f"bad {parameter} parameter")
+        self.parameter = parameter
+
+
 @dataclass
 class Entry:
     platform: str
@@ -62,7 +71,7 @@ def parse_entry(args) -> Entry:
             values = [args.get(key, "") for key in (pid, study, session)]
             for key, value in zip((pid, study, session), values):
                 if value and not ID_PATTERN.fullmatch(value) or key == pid and not value:
-                    raise Rejected("error_invalid", f"bad {key} parameter")
+                    raise BadEntry(key)
             return Entry(platform, values[0], values[1], values[2])
     return Entry("anonymous", None)
 
@@ -223,6 +232,31 @@ def step_content(session: Session, slot: m.Slot):
     items = session.execute(select(m.Item, m.Pair).join(m.Pair, m.Item.pair_id == m.Pair.id)
                             .where(m.Item.step_id == step.id).order_by(m.Item.position)).all()
     return step, items, tranche.n_steps
+
+
+def expected_minutes(session: Session, config: StudyConfig) -> str:
+    """The duration a rater is told on the consent page: ``"8–24"`` or ``"10"`` (minutes).
+
+    Items of a tranche = its pairs and checkpoints as designed, plus the qualification
+    question; times ``seconds_per_item`` (one average, or a low and a high value). With a range
+    the shortest tranche gives the low end (rounded down), the longest the high end (rounded
+    up); with one value the mean tranche is used.
+    """
+    counts = session.execute(
+        select(m.Tranche.id, func.count(m.Item.id))
+        .join(m.Item, m.Item.tranche_id == m.Tranche.id, isouter=True)
+        .group_by(m.Tranche.id)).all()
+    checks = dict(session.execute(
+        select(m.Step.tranche_id, func.count(m.Step.id)).where(m.Step.kind == "checkpoint")
+        .group_by(m.Step.tranche_id)).all())
+    extra = 1 if config.qualification is not None else 0
+    items = [n + checks.get(tranche, 0) + extra for tranche, n in counts] or [extra]
+    seconds = config.seconds_per_item
+    if len(seconds) == 1:
+        return str(max(1, round(sum(items) / len(items) * seconds[0] / 60)))
+    low = max(1, int(min(items) * seconds[0] // 60))
+    high = max(low, -int(-max(items) * seconds[1] // 60))
+    return f"{low}\u2013{high}"
 
 
 def start_value(config: StudyConfig, study_seed: int, rater_id: int, item_id: int) -> int | None:

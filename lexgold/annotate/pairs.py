@@ -4,6 +4,17 @@ Accepted: SimLex (word1, word2, pos, cohort, conc1, conc2, conc_class, fsg), Hyp
 (word1, word2, pos, relation), TR9856 (topic, term1, term2, source) and a minimal
 (word1, word2, pos) file. An optional ``consistency`` column (1/0, true/false) marks the pairs
 to show in every tranche (HyperLex: "20 manually chosen pairs", section 4.4).
+
+The concept-aligned pair set of a translation (``lexgold translate adjudicate`` ->
+``aligned.csv``, docs/languages.md) is accepted as it is, with its flags applied:
+
+- a row with ``duplicate_of`` is a second English pair that became the same target pair; the
+  target pair is rated once, under the earlier id (``lexgold crosslingual`` gives its score to
+  both ids), so the row is skipped;
+- a ``collapsed`` row (both words translated into one word) cannot be rated as a pair of two
+  words; it stays in ``aligned.csv``, flagged, and is skipped here.
+
+Skipped rows are counted in ``frame.attrs["skipped"]`` (the study report lists them).
 """
 
 from __future__ import annotations
@@ -54,6 +65,10 @@ def check_pairs(frame: pd.DataFrame, *, source=None, group_by: str = "pos") -> p
                              path=source, field=column)
     if frame.empty:
         raise InputError("no pairs", path=source)
+    frame, skipped = _skip_aligned_flags(frame, source)
+    if frame.empty:
+        raise InputError("no pairs left to rate (every row is a duplicate_of or collapsed pair)",
+                         path=source)
     out = pd.DataFrame({
         "word1": frame["word1"].astype(str).str.strip(),
         "word2": frame["word2"].astype(str).str.strip(),
@@ -73,15 +88,38 @@ def check_pairs(frame: pd.DataFrame, *, source=None, group_by: str = "pos") -> p
     known = {"word1", "word2", "pos", "topic", "consistency"}
     extra = [c for c in frame.columns if c not in known]
     out["extra"] = frame[extra].to_dict("records") if extra else [{} for _ in range(len(out))]
-    return out.reset_index(drop=True)
+    out = out.reset_index(drop=True)
+    out.attrs["skipped"] = skipped
+    return out
+
+
+def _skip_aligned_flags(frame: pd.DataFrame, source) -> tuple[pd.DataFrame, dict]:
+    """Drop the ``duplicate_of`` and ``collapsed`` rows of an aligned pair set (module doc).
+
+    The index is kept, so errors still name the line of the file."""
+    skipped = {}
+    keep = pd.Series(True, index=frame.index)
+    if "duplicate_of" in frame.columns:
+        duplicate = frame["duplicate_of"].fillna("").astype(str).str.strip() != ""
+        skipped["duplicate_of"] = int(duplicate.sum())
+        keep &= ~duplicate
+    if "collapsed" in frame.columns:
+        collapsed = _truth(frame["collapsed"], "collapsed", source)
+        skipped["collapsed"] = int((collapsed & keep).sum())
+        keep &= ~collapsed
+    return frame[keep], skipped
+
+
+def _truth(column: pd.Series, name: str, source) -> pd.Series:
+    values = column.fillna("").astype(str).str.strip().str.lower()
+    bad = values.index[~values.isin(TRUE | FALSE)]
+    if len(bad):
+        raise InputError(f"expected 1/0 or true/false, found {column[bad[0]]!r}",
+                         path=source, line=int(bad[0]) + 2, field=name)
+    return values.isin(TRUE)
 
 
 def _flags(frame, source) -> pd.Series:
     if "consistency" not in frame.columns:
         return pd.Series(False, index=frame.index)
-    values = frame["consistency"].astype(str).str.strip().str.lower()
-    bad = values.index[~values.isin(TRUE | FALSE)]
-    if len(bad):
-        raise InputError(f"expected 1/0 or true/false, found {frame['consistency'][bad[0]]!r}",
-                         path=source, line=int(bad[0]) + 2, field="consistency")
-    return values.isin(TRUE)
+    return _truth(frame["consistency"], "consistency", source)

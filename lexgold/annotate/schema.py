@@ -37,9 +37,12 @@ class Texts:
 
     title: str = "Word similarity study"
     consent_heading: str = "Before you start"
+    #: ``{minutes}``: the expected duration (``seconds_per_item`` times the tranche's items)
     consent_text: str = ("You are invited to rate how similar pairs of English words are. The "
-                         "task takes about 15 minutes. Your answers are stored anonymously and "
-                         "used for research only. You may stop at any time.")
+                         "task takes about {minutes} minutes. Your answers are stored with a "
+                         "random participant number and, if you came from a recruitment "
+                         "platform, with your platform ID (needed to pay you); they are used for "
+                         "research only. You may stop at any time.")
     consent_label: str = "I agree to take part in this study."
     native_speaker_label: str = ("I confirm that I am a native speaker of English. I understand "
                                  "that work will be rejected if the pattern of my responses "
@@ -61,12 +64,27 @@ class Texts:
     calibration_note: str = ("You rated this pair on the previous page: please give it the same "
                              "rating again.")
     untouched_hint: str = "Move or click every slider, even to keep its starting value."
+    #: the same on a touch screen (shown instead where the pointer is coarse)
+    untouched_hint_touch: str = "Move or tap every slider, even to keep its starting value."
+    #: next to the blocked Submit button; ``{left}`` = pairs not answered yet
+    submit_blocked: str = ("Still to answer: {left}. Every pair needs an answer (move each "
+                           "slider, even to keep its start) before you continue.")
+    #: shown in a pair not answered yet once the rater tries to continue
+    unanswered_label: str = "Not answered yet"
+    #: shown when the browser runs no JavaScript (the sliders need it)
+    javascript_needed: str = ("This study needs JavaScript for its sliders. Please turn "
+                              "JavaScript on in your browser and reload the page.")
     checkpoint_heading: str = "Check question"
     checkpoint_prompt: str = "Which of these pairs is the most similar?"
     qualification_heading: str = "Qualification question"
     progress: str = "Page {current} of {total}"
     error_incomplete: str = "Please answer every pair before you continue."
     error_invalid: str = "This answer could not be accepted. Please reload the page."
+    #: an entry link whose platform parameter is empty or malformed (an unfilled
+    #: ``{{%PROLIFIC_PID%}}``); ``{parameter}`` names it
+    error_entry_link: str = ("The link that opened this study is not complete: {parameter} holds "
+                             "no valid ID. Please go back to the study platform and open the "
+                             "study from there again.")
     error_retry: str = ("The site is briefly unavailable. Please wait a few seconds and try again "
                         "(reload the page); the answers you already sent are kept.")
     repeat_notice: str = ("That page had already been sent (from another tab or window, or "
@@ -166,6 +184,12 @@ class StudyConfig:
     #: after it was given is counted in the rater's ``fast_pages`` (export column): SimLex-999
     #: raters took 8-21 minutes for ~120 showings (section 3.5), over 4 s a pair; 0 = off
     min_seconds_per_pair: float = 1.0
+    #: seconds per shown item (pair, checkpoint, qualification): one number (an average) or
+    #: two (a range); the consent page states the duration of a tranche from it
+    seconds_per_item: list[float] = field(default_factory=lambda: [3.9, 10.3])
+    #: topic id -> the title shown to raters (TR9856: the motion); ``study create`` fills it
+    #: from the topics file, and a protocol may set it; a topic without a title shows its id
+    topic_titles: dict[str, str] = field(default_factory=dict)
     texts: Texts = field(default_factory=Texts)
     checkpoints: list[Checkpoint] = field(default_factory=list)
     qualification: Qualification | None = None
@@ -207,6 +231,10 @@ def _validate(config: StudyConfig, source) -> None:
         fail("min_accepted_raters", "must be 0 (no minimum) or more")
     if config.min_seconds_per_pair < 0:
         fail("min_seconds_per_pair", "must be 0 (off) or more")
+    if not 1 <= len(config.seconds_per_item) <= 2 or any(
+            s <= 0 for s in config.seconds_per_item) or sorted(config.seconds_per_item) != list(
+            config.seconds_per_item):
+        fail("seconds_per_item", "expected one positive number, or two (low, high)")
     if config.group_size_min > config.group_size_max:
         fail("group_size_min", "must not exceed group_size_max")
     if not config.texts.instructions:
@@ -219,10 +247,11 @@ def _validate(config: StudyConfig, source) -> None:
     qual = config.qualification
     if qual is not None and (len(qual.options) < 2 or not 0 <= qual.answer < len(qual.options)):
         fail("qualification", "needs at least two options and an answer indexing one (0-based)")
-    for name in ("question", "completion_text", "screened_out_text", "progress"):
+    for name in ("question", "completion_text", "screened_out_text", "progress",
+                 "submit_blocked", "error_entry_link", "topic_label", "consent_text"):
         try:
             getattr(config.texts, name).format(word1="", word2="", topic="", current=1,
-                                               total=1, code="")
+                                               total=1, code="", left=1, parameter="", minutes="")
         except (KeyError, IndexError, ValueError) as err:
             fail(f"texts.{name}", f"bad placeholder {err}")
 

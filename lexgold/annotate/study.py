@@ -36,8 +36,12 @@ EXPORT_COLUMNS = ["rater_id", "tranche", "word1", "word2", "rating", "pos", "kin
 def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int = 0,
                  name: str | None = None, completion_code: str | None = None,
                  screenout_code: str | None = None, completion_url: str = "",
-                 entries: dict | None = None) -> dict:
+                 entries: dict | None = None, topics: str | Path | None = None) -> dict:
     """Design a study and store it in the (new or empty) database at ``url``.
+
+    ``topics`` (topic studies): the TR9856 topics file whose definitions are shown to raters as
+    the topics' titles; by default the builder's default topics file when it defines every
+    topic of the pair file (else the topic ids are shown).
 
     Returns
     -------
@@ -66,7 +70,11 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
         from lexgold.process.config import process_config
         process_config(spec)
     frame = read_pairs(pairs, group_by=config.group_by)
+    if config.group_by == "topic":
+        config.topic_titles = {**topic_titles(set(frame["topic"]), topics),
+                               **config.topic_titles}
     design = design_study(frame, config, np.random.default_rng(seed))
+    design.report["skipped_pairs"] = dict(frame.attrs.get("skipped", {}))
     engine = make_engine(url)
     upgrade(engine)
     with session_factory(engine)() as session, session.begin():
@@ -222,3 +230,23 @@ def progress(session: Session, now=None) -> pd.DataFrame:
                          expired=active & ~live)
     table = slots.groupby("tranche")[["target", "completed", "active", "expired"]].sum()
     return table.astype(int).reset_index()
+
+
+def topic_titles(used: set[str], topics: str | Path | None = None) -> dict[str, str]:
+    """Topic id -> definition (the title raters see, TR9856 section 3.1) from a topics file.
+
+    Without ``topics`` the builder's default topics file is used if it defines every topic in
+    ``used``; otherwise no titles. A given file must define every topic (else InputError).
+    """
+    from importlib import resources
+
+    from lexgold.builder.tr9856 import DEFAULT_TOPICS
+    from lexgold.builder.tr9856_topics import read_topics
+    path = Path(topics) if topics is not None else Path(
+        str(resources.files("lexgold.protocols") / DEFAULT_TOPICS))
+    titles = {topic.key: topic.definition for topic in read_topics(path) if topic.definition}
+    missing = sorted(used - set(titles))
+    if missing and topics is not None:
+        raise InputError(f"no definition for topic {missing[0]!r} of the pair file", path=path,
+                         field=f"topics.{missing[0]}")
+    return {} if missing else {key: titles[key] for key in sorted(used)}

@@ -50,9 +50,15 @@ def _show_word(word: str) -> str:
 
 @rater.get("/")
 def entry():
-    entry = flow.parse_entry(request.args)
+    try:
+        entry = flow.parse_entry(request.args)
+    except flow.BadEntry as err:
+        return message_page("error_entry_link", parameter=err.parameter), 400
     flow.check_entry(entry, state().entries)
     if entry.external_id is not None:
+        # A platform ID names the rater: the browser's own rater resumes; a known rater of
+        # another browser is asked before resuming here; another person on a shared computer
+        # (a different ID than this browser's rater) starts afresh, never as the first.
         known = flow.find_rater(db(), entry)
         if known is not None:
             current = _current_rater()
@@ -60,11 +66,22 @@ def entry():
                 return redirect(url_for("rater.task"))
             session["resume"] = known.public_id      # another browser: ask before resuming
             return render_template("resume.html")
+        session.pop("rater", None)
     elif _current_rater() is not None:
         return redirect(url_for("rater.task"))
     session["entry"] = vars(entry)
     preview = request.args.get("assignmentId") == "ASSIGNMENT_ID_NOT_AVAILABLE"
-    return render_template("consent.html", preview=preview, error=None)
+    return _consent_page(preview, None)
+
+
+def _consent_page(preview: bool, error: str | None) -> str:
+    """Consent text with the expected duration of a tranche filled in (``{minutes}``)."""
+    cache = current_app.extensions.setdefault("lexgold_minutes", {})
+    if "minutes" not in cache:
+        cache["minutes"] = flow.expected_minutes(db(), state().config)
+    text = state().config.texts.consent_text.format(minutes=cache["minutes"])
+    return render_template("consent.html", preview=preview, error=error,
+                           paragraphs=text.split("\n\n"))
 
 
 @rater.post("/resume")
@@ -84,8 +101,7 @@ def consent():
     if _current_rater() is not None:
         return redirect(url_for("rater.task"))
     if not (request.form.get("consent") == "yes" and request.form.get("native") == "yes"):
-        return render_template("consent.html", preview=False,
-                               error=state().config.texts.error_no_consent), 400
+        return _consent_page(False, state().config.texts.error_no_consent), 400
     entry = flow.Entry(**session.get("entry", vars(flow.Entry("anonymous", None))))
     flow.check_entry(entry, state().entries)
     if flow.find_rater(db(), entry) is None:
@@ -106,7 +122,7 @@ def task():
     texts, study = state().config.texts, state()
     if current.stage == "instructions":
         page = min(current.instructions_page, len(texts.instructions) - 1)
-        return render_template("instructions.html", page=page, n_pages=len(texts.instructions),
+        return render_template("instructions.html", page=page,
                                paragraphs=texts.instructions[page].split("\n\n"))
     if current.stage == "qualification":
         return render_template("qualification.html", qualification=study.config.qualification)
@@ -136,16 +152,23 @@ def _step_page(current: m.Rater):
         options = [(i, [_show_word(w) for w in check.options[i]])
                    for i in flow.option_order(len(check.options), current.id, step.id)]
         return render_template("checkpoint.html", position=slot.step, options=options,
-                               progress=progress)
+                               progress=progress, done=slot.step, total=n_steps)
     shown = []
     for item, pair in items:
         template = texts.question_by_pos.get(pair.pos, texts.question)
         shown.append({"id": item.id, "kind": item.kind, "topic": pair.topic,
                       "question": template.format(word1=_show_word(pair.word1),
-                                                  word2=_show_word(pair.word2), topic=pair.topic),
+                                                  word2=_show_word(pair.word2),
+                                                  topic=_topic_title(pair.topic)),
                       "start": flow.start_value(config, state().seed, current.id, item.id)})
     return render_template("group.html", items=shown, position=slot.step, progress=progress,
-                           topic=shown[0]["topic"] if config.group_by == "topic" else "")
+                           done=slot.step, total=n_steps,
+                           topic=_topic_title(shown[0]["topic"])
+                           if config.group_by == "topic" else "")
+
+
+def _topic_title(topic: str) -> str:
+    return state().config.topic_titles.get(topic, topic)
 
 
 @rater.post("/instructions")

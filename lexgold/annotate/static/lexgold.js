@@ -1,5 +1,7 @@
 // lexgold rating site. Sliders show no answer until touched (click, drag, keys, touch); the
 // value and the response time go into hidden fields; a form is sent once (double clicks).
+// A page never inherits form state (the back button, a restored tab): every form is reset to
+// what the server sent when the page is shown, so an untouched slider sits at its start value.
 "use strict";
 (function () {
   var loaded = Date.now();
@@ -13,11 +15,66 @@
     update(slider.form);
   }
 
+  // Submit stays usable for assistive technology but is marked aria-disabled while sliders
+  // are untouched; the reason is written next to it, and a click on it marks what is missing.
   function update(form) {
     var button = form.querySelector("button[type=submit]");
     var left = form.querySelectorAll(".slider.untouched").length;
-    if (button) { button.disabled = left > 0; }
+    var why = form.querySelector(".why");
+    form.querySelectorAll("fieldset.missing").forEach(function (box) {
+      if (!box.querySelector(".slider.untouched")) { box.classList.remove("missing"); }
+    });
+    if (button) {
+      button.disabled = false;
+      button.setAttribute("aria-disabled", left > 0 ? "true" : "false");
+    }
+    if (why) {
+      why.textContent = why.dataset.text.replace("{left}", String(left));
+      why.hidden = left === 0;
+    }
   }
+
+  function blocked(form) {
+    var missing = form.querySelectorAll(".slider.untouched");
+    if (!missing.length) { return false; }
+    missing.forEach(function (slider) { slider.closest("fieldset").classList.add("missing"); });
+    missing[0].focus();
+    missing[0].closest("fieldset").scrollIntoView({ block: "center" });
+    return true;
+  }
+
+  function fresh(form) {
+    form.reset();
+    delete form.dataset.sent;
+    form.querySelectorAll(".rating-value, .rt, input[name=t]").forEach(function (field) {
+      field.value = "";
+    });
+    form.querySelectorAll("fieldset.missing").forEach(function (box) {
+      box.classList.remove("missing");
+    });
+    form.querySelectorAll(".slider").forEach(function (slider) {
+      slider.value = slider.getAttribute("value");
+      slider.classList.add("untouched");
+      slider.closest("fieldset").querySelector("output").textContent = "\u2013";
+    });
+    var button = form.querySelector("button[type=submit]");
+    if (button) { button.disabled = button.hasAttribute("data-preview"); }
+    if (form.classList.contains("rating")) { update(form); }
+  }
+
+  // pageshow: the first show (after DOMContentLoaded) and every return from the back-forward
+  // cache. The first show resets again only if the rater has not answered anything yet.
+  var interacted = false;
+  ["input", "change", "keydown", "pointerdown"].forEach(function (name) {
+    document.addEventListener(name, function () { interacted = true; }, true);
+  });
+  window.addEventListener("pageshow", function (event) {
+    if (event.persisted || !interacted) {
+      loaded = Date.now();
+      interacted = false;
+      document.querySelectorAll("form").forEach(fresh);
+    }
+  });
 
   document.addEventListener("DOMContentLoaded", function () {
     document.querySelectorAll(".slider").forEach(function (slider) {
@@ -41,10 +98,15 @@
         radio.form.querySelector("input[name=t]").value = String(Date.now() - loaded);
       });
     });
-    document.querySelectorAll("form.rating").forEach(update);
+    document.querySelectorAll("form").forEach(fresh);
+    document.querySelectorAll("form.rating").forEach(function (form) {
+      form.addEventListener("submit", function (event) {
+        if (blocked(form)) { event.preventDefault(); }
+      });
+    });
     document.querySelectorAll("form.once").forEach(function (form) {
       form.addEventListener("submit", function (event) {
-        if (form.dataset.sent) { event.preventDefault(); return; }
+        if (event.defaultPrevented || form.dataset.sent) { event.preventDefault(); return; }
         form.dataset.sent = "1";
         var button = form.querySelector("button[type=submit]");
         setTimeout(function () { if (button) { button.disabled = true; } }, 0);
