@@ -41,6 +41,7 @@ from pathlib import Path
 import nltk
 import numpy as np
 from nltk.corpus.reader.wordnet import WordNetCorpusReader
+from nltk.data import FileSystemPathPointer
 
 from lexgold.resources.wordnet import cache_dir
 
@@ -67,12 +68,19 @@ def supports(reader) -> bool:
             and hasattr(reader, "root"))
 
 
+def _open(root, name: str):
+    """A WordNet file, in binary: read directly from a folder, else through NLTK (a zip)."""
+    if isinstance(root, FileSystemPathPointer):
+        return open(Path(root.path) / name, "rb")
+    return root.join(name).open()
+
+
 def wordnet_key(reader) -> str:
     """SHA-256 of the reader's ``data.*`` files, the NLTK version and the graph format."""
     digest = hashlib.sha256(f"lexgold wordnet graph {FORMAT}; nltk {nltk.__version__}\n".encode())
     for name in DATA_FILES:
         content = hashlib.sha256()
-        with reader.root.join(name).open() as handle:
+        with _open(reader.root, name) as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 content.update(block)
         digest.update(f"{name} {content.hexdigest()}\n".encode())
