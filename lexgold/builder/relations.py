@@ -188,7 +188,8 @@ class RelationLabeller:
 
     # -- cached WordNet facts ---------------------------------------------------------------
     def synsets(self, word: str, pos: str) -> tuple:
-        """The word's synsets in the reader's (WordNet's) sense order."""
+        """The word's synsets in the reader's (WordNet's) sense order (graph node numbers when
+        the labeller reads the cached WordNet graph)."""
         key = (_lemma_key(word), pos)
         found = self._synsets.get(key)
         if found is None:
