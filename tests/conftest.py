@@ -25,6 +25,16 @@ def examples(n: int) -> int:
     return 20 * n if PROFILE == "deep" else n
 
 
+@pytest.fixture(scope="session", autouse=True)
+def lexgold_cache(tmp_path_factory):
+    """lexgold's cache (WordNet layout, WordNet graph, MultiWordNet files) in a folder of the
+    test session, never the user's ~/.cache/lexgold."""
+    folder = tmp_path_factory.mktemp("lexgold-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LEXGOLD_CACHE", str(folder))
+        yield folder
+
+
 @pytest.fixture(scope="session")
 def usf():
     from lexgold.resources import read_usf

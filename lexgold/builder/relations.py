@@ -40,8 +40,12 @@ get the same of these labels. Hypernym paths follow both ``hypernyms()`` and
 
 Speed: the hypernym closure of a synset (ancestor -> shortest distance) is computed once and
 cached, as are each word's synsets, direct hypernyms, holonyms and antonyms; a pair is then a
-few dictionary look-ups per sense of X. :func:`reference_relation` is the straightforward
-per-pair NLTK version, kept to check the fast one (``bench/bench_relations.py``, the tests).
+few dictionary look-ups per sense of X. With NLTK's WordNet reader the synsets' relations come
+from a compact graph extracted once per WordNet and cached on disk
+(:mod:`lexgold.resources.wordnet_graph`), so a fresh process parses no synset; the labels are
+the same as with ``cache=False``, which asks the reader. :func:`reference_relation` is the
+straightforward per-pair NLTK version, kept to check the fast one (``bench/bench_relations.py``,
+the tests).
 
 The reader is NLTK's ``WordNetCorpusReader`` or anything that mimics the few methods used:
 
@@ -138,6 +142,10 @@ class RelationLabeller:
     antonyms : sequence of str, default ("lemma", "synset", "verb-group")
         Routes along which X and Y count as antonyms (:func:`antonym_synsets`); checked from
         both words.
+    cache : bool, default True
+        With NLTK's WordNet reader, read the synsets' relations from the cached WordNet graph
+        (:mod:`lexgold.resources.wordnet_graph`, built on first use) instead of the reader; the
+        synsets are then graph node numbers. Other readers are always asked directly.
 
     Examples
     --------
@@ -148,7 +156,8 @@ class RelationLabeller:
     """
 
     def __init__(self, reader, hyp_max: int = 4, mero_holonyms: Sequence[str] = HOLONYM_KINDS,
-                 sense_policy: str = "first-sense", antonyms: Sequence[str] = DEFAULT_ANTONYMS):
+                 sense_policy: str = "first-sense", antonyms: Sequence[str] = DEFAULT_ANTONYMS,
+                 cache: bool = True):
         if hyp_max < 1:
             raise InputError(f"hyp_max must be >= 1, found {hyp_max}", field="hyp_max")
         unknown = sorted(set(mero_holonyms) - set(HOLONYM_KINDS))
@@ -167,6 +176,11 @@ class RelationLabeller:
         self.mero_holonyms = tuple(mero_holonyms)
         self.sense_policy = sense_policy
         self.antonyms = tuple(antonyms)
+        self.graph = None
+        if cache:
+            from lexgold.resources import wordnet_graph
+            if wordnet_graph.supports(reader):
+                self.graph = wordnet_graph.graph_for(reader)
         self._synsets: dict[tuple[str, str], tuple] = {}
         self._ancestors: dict = {}
         self._parents: dict = {}
@@ -174,18 +188,25 @@ class RelationLabeller:
 
     # -- cached WordNet facts ---------------------------------------------------------------
     def synsets(self, word: str, pos: str) -> tuple:
-        """The word's synsets in the reader's (WordNet's) sense order."""
+        """The word's synsets in the reader's (WordNet's) sense order (graph node numbers when
+        the labeller reads the cached WordNet graph)."""
         key = (_lemma_key(word), pos)
         found = self._synsets.get(key)
         if found is None:
-            found = tuple(self.reader.synsets(key[0], WORDNET_POS[pos]))
+            if self.graph is None:
+                found = tuple(self.reader.synsets(key[0], WORDNET_POS[pos]))
+            else:
+                found = self.graph.senses(self.reader, key[0], WORDNET_POS[pos])
             self._synsets[key] = found
         return found
 
     def parents(self, synset) -> tuple:
         found = self._parents.get(synset)
         if found is None:
-            found = tuple(synset.hypernyms()) + tuple(synset.instance_hypernyms())
+            if self.graph is None:
+                found = tuple(synset.hypernyms()) + tuple(synset.instance_hypernyms())
+            else:
+                found = self.graph.parents(synset)
             self._parents[synset] = found
         return found
 
@@ -224,9 +245,12 @@ class RelationLabeller:
             if pos == "N":
                 for sense in senses:
                     for kind in self.mero_holonyms:
-                        holonyms.update(getattr(sense, f"{kind}_holonyms")())
+                        holonyms.update(getattr(sense, f"{kind}_holonyms")() if self.graph is None
+                                        else self.graph.holonyms(sense, kind))
+            opposed = (antonym_synsets if self.graph is None
+                       else self.graph.antonym_synsets)(key[0], senses, self.antonyms)
             found = (frozenset(senses), above, frozenset(hypernyms), frozenset(holonyms),
-                     frozenset(antonym_synsets(key[0], senses, self.antonyms)))
+                     frozenset(opposed))
             self._word_facts[key] = found
         return found
 
