@@ -1,4 +1,4 @@
-"""Timing of the agreement statistics and the leave-one-out agreement gain (issue #5 targets).
+"""Timing of the agreement statistics and the leave-one-out agreement gain (targets).
 
 Targets: 500 raters x 10 tranches of 119 pairs in under 2 s; 10,000 raters over 50,000 pairs in
 under 60 s. "Processed" = ``rater_agreement`` (every rater's mean pairwise Spearman, Spearman

@@ -1,4 +1,4 @@
-"""Benchmark: ADD (3CosAdd) analogy solving, lexgold vs gensim, side by side (issue #6 target:
+"""Benchmark: ADD (3CosAdd) analogy solving, lexgold vs gensim, side by side (target:
 lexgold at least 4x faster than gensim's ``evaluate_word_analogies``, same accuracy).
 
 Vectors: ``wefe/datasets/data/test_model.kv`` (13,013 word2vec vectors, 300-d) from the ``wefe``

@@ -1,4 +1,4 @@
-"""Benchmark: loading the resources (issue #2 target: all USF files in under 3 s).
+"""Benchmark: loading the resources (target: all USF files in under 3 s).
 
     .venv/bin/python bench/bench_resources.py [--repeat 5]
 """

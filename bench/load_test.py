@@ -1,4 +1,4 @@
-"""Load benchmark of the rating site (issue 7): N simulated raters through full tranches.
+"""Load benchmark of the rating site: N simulated raters through full tranches.
 
 Every simulated rater is an HTTP client with its own cookies that goes the way a browser does
 (entry with Prolific parameters, consent, instructions, then every page of its tranche to the

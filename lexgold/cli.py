@@ -1,6 +1,6 @@
 """The ``lexgold`` command line: one group, commands registered from each area's ``cli`` module.
 
-Commands and files of SPEC section 5 are a public contract: names and columns do not change.
+Commands and files of docs/contract.md are a public contract: names and columns do not change.
 """
 
 from __future__ import annotations

@@ -49,10 +49,3 @@ def wordnet_option(function):
 def out_option(function):
     return click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
                         help="Output folder (created if missing).")(function)
-
-
-def not_yet_available(issue: int):
-    """Body of a registered command whose implementation has not landed yet."""
-    raise click.ClickException(
-        f"`{click.get_current_context().command_path}` is not yet available in this version "
-        f"of lexgold (issue #{issue}).")

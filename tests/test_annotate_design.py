@@ -1,4 +1,4 @@
-"""The [study] schema, the pair-set reader and the tranche designer (SPEC section 2)."""
+"""The [study] schema, the pair-set reader and the tranche designer (docs/annotate.md)."""
 
 import re
 

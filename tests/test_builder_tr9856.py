@@ -1,4 +1,4 @@
-"""TR9856 builder (Levy et al. 2015, section 3; SPEC 1.4): lexicons, pairs, readers, CLI."""
+"""TR9856 builder (Levy et al. 2015, section 3): lexicons, pairs, readers, CLI."""
 
 import bz2
 import hashlib

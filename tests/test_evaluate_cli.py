@@ -1,4 +1,4 @@
-"""The evaluate, analogy and sdt commands: JSON contract of SPEC section 5, errors in one line."""
+"""The evaluate, analogy and sdt commands: JSON contract of docs/contract.md, errors in one line."""
 
 import json
 from pathlib import Path

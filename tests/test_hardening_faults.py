@@ -1,4 +1,4 @@
-"""Faults against the rating site (issue 7): crashes, dropped connections, tabs, late returns.
+"""Faults against the rating site: crashes, dropped connections, tabs, late returns.
 
 The server runs as in production (``lexgold serve``, waitress, its own process) and raters are
 HTTP clients with their own cookies. After each fault the database is compared with what the

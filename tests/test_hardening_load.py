@@ -1,4 +1,4 @@
-"""The load benchmark's bounded CI mode, and its database check against known damage (issue 7).
+"""The load benchmark's bounded CI mode, and its database check against known damage.
 
 ``bench/load_test.py --short`` drives 12 raters (2 tranches of 5 places, so two find the study
 full) through the production server over HTTP and exits non-zero on any error or failed check.

@@ -1,4 +1,4 @@
-"""Two tabs of one rater, stale tabs, the back button and late returns (issue 7).
+"""Two tabs of one rater, stale tabs, the back button and late returns.
 
 A rater's tabs share one session cookie; each tab holds the page it was given. Whatever order
 the tabs are sent in, the answers stored are those accepted first, nothing is stored twice, and

@@ -1,4 +1,4 @@
-"""Cross-lingual sets from concept-aligned monolingual gold standards (issue #8)."""
+"""Cross-lingual sets from concept-aligned monolingual gold standards."""
 
 import json
 

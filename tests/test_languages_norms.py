@@ -1,4 +1,4 @@
-"""Association and concreteness norms from any cue-response-count / word-rating table (issue #8)."""
+"""Association and concreteness norms from any cue-response-count / word-rating table."""
 
 import numpy as np
 import pandas as pd

@@ -1,4 +1,4 @@
-"""Translation workflow: sheets, agreement, adjudication, aligned pairs (issue #8)."""
+"""Translation workflow: sheets, agreement, adjudication, aligned pairs."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""IAA-1 / IAA-2 against hand-computed cases and brute force with scipy (SPEC 3.1, 3.2)."""
+"""IAA-1 / IAA-2 against hand-computed cases and brute force with scipy (SimLex-999 section 4.1, HyperLex section 5)."""
 
 import itertools
 import warnings

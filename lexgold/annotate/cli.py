@@ -1,4 +1,4 @@
-"""``lexgold study create|report|export`` and ``lexgold serve`` (issue #4)."""
+"""``lexgold study create|report|export`` and ``lexgold serve``."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
            accept, strict_ids, topics, as_json):
     """Create a study from a protocol file and a pair set.
 
-    Lays out tranches and groups (SPEC section 2), stores the design and prints what it could
+    Lays out tranches and groups (docs/annotate.md), stores the design and prints what it could
     not satisfy.
 
     \b
@@ -161,7 +161,7 @@ def top_up_command(study_db):
 @study.command("export")
 @click.argument("study_db")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), required=True,
-              help="CSV file to write (long format of SPEC section 5).")
+              help="CSV file to write (long format, docs/contract.md).")
 @click.option("--complete-only/--all-raters", default=True, show_default=True,
               help="Only raters who finished their tranche (the default), or also those who "
                    "quit early (`lexgold process` then excludes them by its min_answers rule).")

@@ -1,4 +1,4 @@
-"""Reading the pair set a study rates: the builders' ``pairs.csv`` files (SPEC section 5).
+"""Reading the pair set a study rates: the builders' ``pairs.csv`` files (docs/contract.md).
 
 Accepted: SimLex (word1, word2, pos, cohort, conc1, conc2, conc_class, fsg), HyperLex
 (word1, word2, pos, relation), TR9856 (topic, term1, term2, source) and a minimal

@@ -2,7 +2,7 @@
 
 ``create_study`` reads a protocol and a pair set, runs the tranche designer and stores the
 design, so every rater of a tranche sees the same groups. ``export_ratings`` writes the long
-format of SPEC section 5 (``rater_id, tranche, word1, word2, rating, pos, kind, answered_at``;
+format of docs/contract.md (``rater_id, tranche, word1, word2, rating, pos, kind, answered_at``;
 plus ``topic`` for topic studies and ``start_value``, ``response_ms``), which
 ``lexgold agree`` and ``lexgold process`` read.
 """

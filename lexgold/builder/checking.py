@@ -4,7 +4,7 @@
 where the majority of human checkers agreed on the lexical relation were retained. If a pair
 was discarded, another substitute pair was randomly sampled if available, and again verified."
 
-How lexgold runs it (SPEC section 1.2):
+How lexgold runs it (HyperLex section 4.2):
 
 1. ``lexgold build hyperlex`` draws pairs and writes a checking sheet ``check-round-1.csv``.
 2. Each checker fills a copy of the sheet in a spreadsheet: ``agree`` = yes / no (blank =

@@ -1,4 +1,4 @@
-"""``lexgold build simlex|hyperlex|tr9856`` and ``lexgold relations`` (issue #3)."""
+"""``lexgold build simlex|hyperlex|tr9856`` and ``lexgold relations``."""
 
 import click
 

@@ -1,5 +1,5 @@
 """Pieces the SimLex-999 and HyperLex builders share: word filters, concreteness and POS
-sources, random stratified draws, the run manifest and the output files (SPEC section 5).
+sources, random stratified draws, the run manifest and the output files (docs/contract.md).
 
 Outputs are deterministic: a run with the same inputs, protocol and seed writes the same bytes
 (CSV with ``\\n`` line ends, JSON with sorted keys, no clock time anywhere).

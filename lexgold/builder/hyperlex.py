@@ -1,6 +1,6 @@
 """HyperLex candidate pools and two-step sampling (Vulic et al. 2017, sections 4.1-4.2, 5).
 
-SPEC sections 1.2 and 1.3. Steps, each a function below:
+Vulic et al. (2017), sections 4.1-4.2 and 5. Steps, each a function below:
 
 1. :func:`candidate_pool` -- USF N/N and V/V pairs (USF POS tags) produced by more than two
    participants, minus multi-word items, named entities and words on the offensive-word lists;

@@ -1,7 +1,7 @@
 """Sentences, tokens and n-gram terms for the TR9856 topic lexicons (Levy et al. 2015, section 3.2).
 
 The paper counts, for each n-gram term t (n = 1, 2, 3), the *sentences* that contain t. It does
-not say how sentences, tokens or terms were delimited (SPEC section 1.4, **Decision**); lexgold's
+not say how sentences, tokens or terms were delimited (**Decision**); lexgold's
 choices, each a key of the ``[build]`` table of ``protocols/tr9856.toml``:
 
 - Sentences: NLTK's Punkt (Kiss & Strunk 2006), trained without supervision on the topic articles

@@ -1,6 +1,6 @@
 """Word-pair evaluation: cosine of the two vectors against the gold score.
 
-SPEC section 4; SimLex-999 (Hill et al. 2015, section 5: POS subsets, concreteness quartiles,
+docs/evaluate.md; SimLex-999 (Hill et al. 2015, section 5: POS subsets, concreteness quartiles,
 the 333 most associated pairs), HyperLex (Vulic et al. 2017, per relation), TR9856 (Levy et al.
 2015, section 5.3: single- vs multi-word pairs, multi-word terms as the sum of their word
 vectors). Model scores are cosines; Spearman's rho and Pearson's r are computed over the pairs

@@ -1,4 +1,4 @@
-"""``lexgold translate ...`` and ``lexgold crosslingual`` (issue #8).
+"""``lexgold translate ...`` and ``lexgold crosslingual``.
 
 Each command parses its options and calls one library function of ``lexgold.languages``.
 """

@@ -25,7 +25,7 @@ normed          the target was itself normed as a cue (USF's NORMED?)
 Concreteness norms: any table with a word column and a mean-rating column
 (:func:`read_concreteness`), giving ``word, conc_m`` on the file's own scale; the scale is
 stated by the user (Brysbaert et al. 2014: 1-5; USF: 1-7), because the SimLex classes and the
-HyperLex groups are defined on a stated scale (SPEC 1.1, 1.3).
+HyperLex groups are defined on a stated scale (SimLex-999 section 3.1, HyperLex section 5).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Wordnets other than Princeton WordNet, behind one small NLTK-like reader interface.
 
-The HyperLex relation pools (SPEC section 1.2; Vulic et al. 2017, section 4.1) need, for a
+The HyperLex relation pools (Vulic et al. 2017, section 4.1) need, for a
 word and a POS, its synsets; for a synset its hypernyms, hyponyms, meronyms and lemmas; for a
 lemma its antonyms. NLTK's ``WordNetCorpusReader`` offers exactly that for English; the readers
 here offer the same method names for other languages, so the builder's labeller runs unchanged:

@@ -56,7 +56,7 @@ def iaa_pairwise(ratings: pd.DataFrame, *, pool: Pool = "tranche",
     Parameters
     ----------
     ratings : pandas.DataFrame
-        Long format (SPEC section 5): ``rater_id, tranche, word1, word2, rating``.
+        Long format (docs/contract.md): ``rater_id, tranche, word1, word2, rating``.
     pool : {"tranche", "all"}
         How tranches are pooled; see the module docstring.
     min_overlap : int
@@ -92,7 +92,7 @@ def iaa_against_mean(ratings: pd.DataFrame, *, pool: Pool = "tranche",
     Parameters
     ----------
     ratings : pandas.DataFrame
-        Long format (SPEC section 5).
+        Long format (docs/contract.md).
     pool : {"tranche", "all"}
         Who "the other raters" are; see the module docstring.
     min_overlap : int
@@ -131,7 +131,7 @@ def iaa_weighted_by_pairs(ratings: pd.DataFrame, *, min_overlap: int = MIN_OVERL
     Parameters
     ----------
     ratings : pandas.DataFrame
-        Long format (SPEC section 5).
+        Long format (docs/contract.md).
     min_overlap : int
         Fewest shared items for a correlation, within a tranche.
     repeats : {"keep", "merge"}
@@ -283,7 +283,7 @@ def agreement_by_subset(ratings: pd.DataFrame, subset: pd.Series | str, *,
     Parameters
     ----------
     ratings : pandas.DataFrame
-        Long format (SPEC section 5).
+        Long format (docs/contract.md).
     subset : str or pandas.Series
         A column of ``ratings`` (e.g. ``"pos"``), or a Series indexed by ``(word1, word2)``
         giving each pair's subset label; pairs without a label are left out.
@@ -344,7 +344,7 @@ def bootstrap_ci(ratings: pd.DataFrame, statistic: Callable[..., float], *,
     Parameters
     ----------
     ratings : pandas.DataFrame
-        Long format (SPEC section 5).
+        Long format (docs/contract.md).
     statistic : callable
         E.g. :func:`iaa_pairwise` or :func:`iaa_against_mean`.
     rng : numpy.random.Generator

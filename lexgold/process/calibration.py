@@ -16,7 +16,7 @@ def calibration_shifts(ratings: pd.DataFrame, *, threshold: float = 1.0,
     Parameters
     ----------
     ratings : pandas.DataFrame
-        Long format (SPEC section 5). The consistency set is the items of ``kind ==
+        Long format (docs/contract.md). The consistency set is the items of ``kind ==
         "consistency"``, else the items rated in every tranche.
     threshold : float
         A rater is shifted when ``|rater mean - mean of all raters' means| > threshold``.

@@ -1,4 +1,4 @@
-"""``lexgold agree``, ``lexgold process`` and ``lexgold simulate`` (issue #5)."""
+"""``lexgold agree``, ``lexgold process`` and ``lexgold simulate``."""
 
 from __future__ import annotations
 

@@ -64,7 +64,7 @@ def exclusion_table(ratings: pd.DataFrame, protocol: dict | str, *,
     Parameters
     ----------
     ratings : pandas.DataFrame
-        Long format (SPEC section 5).
+        Long format (docs/contract.md).
     protocol : dict or str
         A loaded protocol (:func:`lexgold.protocols.load_protocol`), a short name (``simlex``,
         ``hyperlex``, ``tr9856``) or a path; its ``[process.exclusions]`` table picks the rules.

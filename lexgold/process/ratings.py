@@ -1,4 +1,4 @@
-"""Ratings in the long format of SPEC section 5: the one reader and the one checker.
+"""Ratings in the long format of docs/contract.md: the one reader and the one checker.
 
 One row per answer: ``rater_id, tranche, word1, word2, rating``, optionally ``pos``, ``kind``
 (``unique`` / ``consistency`` / ``calibration`` / ``duplicate`` / ``checkpoint``) and
@@ -86,7 +86,7 @@ def check_ratings(ratings: pd.DataFrame, *, source: str | Path | None = None) ->
     Parameters
     ----------
     ratings : pandas.DataFrame
-        Columns of SPEC section 5. ``rating`` must be a finite number; ``kind``, when present,
+        Columns of the long format (docs/contract.md). ``rating`` must be a finite number; ``kind``, when present,
         one of :data:`KINDS` (an empty ``kind`` means ``unique``).
     source : str or Path, optional
         File the frame was read from; errors then name it and the line (header = line 1).

@@ -36,7 +36,7 @@ def pair_scores(ratings: pd.DataFrame, *, rating_range: tuple[float, float] = (0
     Parameters
     ----------
     ratings : pandas.DataFrame
-        Long format (SPEC section 5) of the accepted raters. A pair answered twice by one rater
+        Long format (docs/contract.md) of the accepted raters. A pair answered twice by one rater
         (calibration repeat, duplicate) counts once for that rater, with the mean of the answers.
     rating_range, score_range : (float, float)
         The slider's interval and the released one (SimLex/HyperLex: 0-6 -> 0-10).

@@ -89,7 +89,7 @@ def simulate_ratings(pairs: pd.DataFrame, design: Design, *, rng: np.random.Gene
     Returns
     -------
     ratings : pandas.DataFrame
-        Long format of SPEC section 5 (``rater_id, tranche, word1, word2, rating, pos, kind,
+        Long format of docs/contract.md (``rater_id, tranche, word1, word2, rating, pos, kind,
         answered_at``), one row per answer.
     raters : pandas.DataFrame
         ``rater_id, tranche, spammer, style, bias, quit``: who is who (for tests and reports);

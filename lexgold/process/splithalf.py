@@ -19,7 +19,7 @@ def split_half(ratings: pd.DataFrame, *, annotators: int = 10) -> dict:
     Parameters
     ----------
     ratings : pandas.DataFrame
-        Long format (SPEC section 5); TR9856 labels are 0/1.
+        Long format (docs/contract.md); TR9856 labels are 0/1.
     annotators : int
         Size of the rater set (TR9856: 10, split 5/5).
 
@@ -87,7 +87,7 @@ def split_half_random(ratings: pd.DataFrame, *, rng: np.random.Generator,
     Parameters
     ----------
     ratings : pandas.DataFrame
-        Long format (SPEC section 5); a rater's repeated answers to a pair count once.
+        Long format (docs/contract.md); a rater's repeated answers to a pair count once.
     rng : numpy.random.Generator
         The only source of randomness.
     splits : int

@@ -3,9 +3,9 @@
 A protocol file has a few top-level keys (``name``, ``paper``, ``language``) and one table per
 protocol step, each owned and checked by the module that implements that step:
 
-- ``[build]``   candidate pools and sampling (``lexgold.builder``), SPEC section 1
-- ``[study]``   questionnaire layout and wording (``lexgold.annotate``), SPEC section 2
-- ``[process]`` calibration, exclusions, agreement, release (``lexgold.process``), SPEC section 3
+- ``[build]``   candidate pools and sampling (``lexgold.builder``, docs/builders.md)
+- ``[study]``   questionnaire layout and wording (``lexgold.annotate``, docs/annotate.md)
+- ``[process]`` calibration, exclusions, agreement, release (``lexgold.process``, docs/process.md)
 
 Every key defaults to the paper's value; a new study or language is a new file that changes keys.
 Keys carry their units in their names (``claim_timeout_s``).
