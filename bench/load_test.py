@@ -405,7 +405,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--tranches", type=int, default=10, help="tranches (10, as SimLex)")
     parser.add_argument("--raters-per-tranche", type=int, help="slots per tranche (default: "
                         "90%% of the raters spread over the tranches, so some find it full)")
-    parser.add_argument("--threads", type=int, default=8, help="waitress threads (8)")
+    parser.add_argument("--threads", type=int, default=8, help="threads per server process (8)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="server processes (1: waitress; more: lexgold serve --workers N, "
+                             "gunicorn)")
     parser.add_argument("--think-s", type=float, default=30.0,
                         help="mean think time per page in seconds, exponential (30: the fast "
                         "end of SimLex-999 section 3.5, 8-21 minutes for ~20 pages)")
@@ -435,7 +438,8 @@ def main(argv=None) -> int:
         protocol = protocol_file(workdir / "load.toml", args.tranches,
                                  args.raters_per_tranche)
         create_study(protocol, pairs, url, seed=args.seed, completion_code="LOAD-DONE")
-        server = Server(url, workdir, args.threads)
+        server = Server(url, workdir, args.threads,
+                        args=("--workers", str(args.workers)) if args.workers > 1 else ())
         base = server.start()
         try:
             runs, rec, seconds = asyncio.run(run_raters(
@@ -445,6 +449,7 @@ def main(argv=None) -> int:
         problems = check_database(url, runs)
     summary = summarise(runs, rec, seconds)
     settings = {"backend": "PostgreSQL" if schema else "SQLite (WAL)", "threads": args.threads,
+                "workers": args.workers,
                 "think_s": args.think_s, "tranches": args.tranches,
                 "raters_per_tranche": args.raters_per_tranche}
     print_report(summary, problems, settings)

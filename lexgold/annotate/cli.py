@@ -246,7 +246,12 @@ def upgrade_command(study_db):
 @click.argument("study_db", metavar="STUDY")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
 @click.option("--port", type=int, default=8000, show_default=True, help="Port (0: any free one).")
-@click.option("--threads", type=int, default=8, show_default=True, help="Waitress worker threads.")
+@click.option("--threads", type=int, default=8, show_default=True,
+              help="Threads per server process.")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Server processes: 1 runs waitress; more run gunicorn (threaded workers). "
+                   "All state is in the database, so any number of processes, or hosts, can "
+                   "serve one study.")
 @click.option("--connection-limit", type=int, default=1000, show_default=True,
               help="Open connections accepted at once (each rater's browser keeps one open).")
 @click.option("--channel-timeout", type=click.IntRange(min=1), default=30, show_default=True,
@@ -263,9 +268,10 @@ def upgrade_command(study_db):
               help="Secure session cookies (default: on unless serving on loopback).")
 @click.option("--check", is_flag=True,
               help="Start, fetch the entry page once, print the URL and status, and exit.")
-def serve(study_db, host, port, threads, connection_limit, channel_timeout, rate_limit,
+def serve(study_db, host, port, threads, workers, connection_limit, channel_timeout, rate_limit,
           trusted_proxies, secure_cookies, check):
-    """Serve a study's rating site under waitress (a production WSGI server).
+    """Serve a study's rating site under waitress, or gunicorn with --workers N (production
+    WSGI servers).
 
     The admin password comes from LEXGOLD_ADMIN_PASSWORD (or a werkzeug hash in
     LEXGOLD_ADMIN_PASSWORD_HASH); without either, a random one is shown on the terminal (never
@@ -274,6 +280,7 @@ def serve(study_db, host, port, threads, connection_limit, channel_timeout, rate
     \b
     Example:
         lexgold serve study.sqlite --port 8000
+        lexgold serve postgresql+psycopg://u:pw@db/study --workers 4 --port 8000
     """
     from waitress.server import create_server
     from werkzeug.security import generate_password_hash
@@ -299,9 +306,17 @@ def serve(study_db, host, port, threads, connection_limit, channel_timeout, rate
                            "set LEXGOLD_ADMIN_PASSWORD or LEXGOLD_ADMIN_PASSWORD_HASH")
         password_hash = generate_password_hash(password) if password else None
     secure = (not loopback) if secure_cookies is None else secure_cookies
-    app = create_app({"DATABASE_URL": db_url, "ADMIN_PASSWORD_HASH": password_hash,
-                      "SESSION_COOKIE_SECURE": secure, "TRUSTED_PROXIES": trusted_proxies,
-                      "RATE_LIMIT_PER_HOUR": rate_limit})
+    settings = {"DATABASE_URL": db_url, "ADMIN_PASSWORD_HASH": password_hash,
+                "SESSION_COOKIE_SECURE": secure, "TRUSTED_PROXIES": trusted_proxies,
+                "RATE_LIMIT_PER_HOUR": rate_limit}
+    if workers > 1 and not check:
+        from lexgold.annotate.multiprocess import serve_workers
+        if secure:
+            click.echo("session cookies are Secure: serve behind HTTPS (or --no-secure-cookies)")
+        serve_workers(settings, study_db, host=host, port=port, workers=workers, threads=threads,
+                      connection_limit=connection_limit, channel_timeout=channel_timeout)
+        return
+    app = create_app(settings)
     # waitress drops X-Forwarded-* headers unless told otherwise; with trusted proxies the
     # app's ProxyFix reads them (only the last ``trusted_proxies`` hops are believed)
     server = create_server(app, host=host, port=port, threads=threads,

@@ -1,0 +1,55 @@
+"""``lexgold serve --workers N``: the rating site in N processes under gunicorn.
+
+One waitress process (the default) serves a study of a few hundred raters at once. Past that, or
+to use several cores, gunicorn runs N worker processes with threads each (``gthread``): each
+worker builds its own app with :func:`~lexgold.annotate.app.create_app` after the fork (no
+database connection is shared across processes). Nothing a request depends on lives in a
+process: answers, claims, the admin lock-out counts, admin sessions, rate limits and the
+session-signing key are all in the study database, so any number of processes, on one host or
+several behind one reverse proxy and one PostgreSQL server, serve one study consistently.
+
+waitress stays the default for one process: it is pure Python, runs everywhere (gunicorn needs
+a POSIX system) and buffers slow clients itself.
+"""
+
+from __future__ import annotations
+
+import click
+
+
+def serve_workers(settings: dict, study_db: str, *, host: str, port: int, workers: int,
+                  threads: int, connection_limit: int, channel_timeout: int) -> None:
+    """Run gunicorn until it is stopped (SIGTERM or SIGINT stops the workers cleanly).
+
+    ``settings`` are :func:`~lexgold.annotate.app.create_app`'s (the admin password hash is made
+    once, here, so every worker checks the same one). X-Forwarded-* headers are left to the
+    app (``TRUSTED_PROXIES``): gunicorn itself trusts none.
+    """
+    from gunicorn.app.base import BaseApplication
+
+    def when_ready(server):
+        bound = server.LISTENERS[0].getsockname()
+        shown = "localhost" if host in ("0.0.0.0", "::") else host
+        click.echo(f"serving {study_db} at http://{shown}:{bound[1]}/ "
+                   f"(admin: http://{shown}:{bound[1]}/admin/) with {workers} workers")
+
+    options = {
+        "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
+        "workers": workers, "worker_class": "gthread", "threads": threads,
+        "worker_connections": connection_limit, "keepalive": min(channel_timeout, 5),
+        "timeout": max(30, channel_timeout), "graceful_timeout": 10,
+        "forwarded_allow_ips": "", "proxy_allow_ips": "",
+        "accesslog": None, "errorlog": "-", "loglevel": "warning",
+        "when_ready": when_ready,
+    }
+
+    class Server(BaseApplication):
+        def load_config(self):
+            for key, value in options.items():
+                self.cfg.set(key, value)
+
+        def load(self):
+            from lexgold.annotate.app import create_app
+            return create_app(settings)
+
+    Server().run()
