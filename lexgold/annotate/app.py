@@ -13,40 +13,23 @@ study database (:mod:`lexgold.annotate.views_admin`); raters are bound to their 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from datetime import timedelta
 
-from flask import Flask, g, render_template, request
+from flask import Flask, g, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from sqlalchemy import select
 from sqlalchemy.exc import InterfaceError, OperationalError
-from sqlalchemy.orm import sessionmaker
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from lexgold.annotate import models as m
 from lexgold.annotate.db import is_current, make_engine, session_factory
+from lexgold.annotate.context import StudyState, message_page, state
 from lexgold.annotate.flow import Rejected
-from lexgold.annotate.schema import StudyConfig, config_from_dict
+from lexgold.annotate.schema import config_from_dict
 from lexgold.errors import InputError
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
-
-
-@dataclass
-class StudyState:
-    """What the views need of the (immutable) study, loaded once."""
-
-    sessions: sessionmaker       # writing sessions (SQLite: BEGIN IMMEDIATE)
-    reads: sessionmaker          # read-only sessions (never wait for the write lock)
-    config: StudyConfig
-    name: str
-    seed: int
-    completion_code: str
-    screenout_code: str
-    completion_url: str
-    protocol_text: str
-    entries: dict | None = None     # accepted entry links (see flow.check_entry)
 
 
 def create_app(config: dict | None = None) -> Flask:
@@ -158,34 +141,3 @@ def _register(app: Flask) -> None:
     @app.errorhandler(405)
     def _method(_err):
         return message_page("error_invalid"), 405
-
-
-def state() -> StudyState:
-    from flask import current_app
-    return current_app.extensions["lexgold"]
-
-
-def db():
-    """The request's database session (closed at the end of the request): a writing one for
-    POST, a read-only one (no write lock) for GET and HEAD."""
-    if "db" not in g:
-        reading = request.method in ("GET", "HEAD", "OPTIONS")
-        g.db = (state().reads if reading else state().sessions)()
-    return g.db
-
-
-def write_db():
-    """A writing session for the rare write made while showing a page (GET)."""
-    if request.method not in ("GET", "HEAD", "OPTIONS"):
-        return db()
-    if "db_write" not in g:
-        g.db_write = state().sessions()
-    return g.db_write
-
-
-def message_page(text: str, heading: str | None = None, link: str = "", **values) -> str:
-    """A page showing one text of ``[study.texts]`` (filled with ``values``) and a link."""
-    texts = state().config.texts
-    body = getattr(texts, text).format(**values) if values else getattr(texts, text)
-    return render_template("message.html", heading=heading or texts.error_heading, body=body,
-                           link=link)

@@ -22,7 +22,7 @@ from werkzeug.security import check_password_hash
 
 from lexgold.annotate import models as m
 from lexgold.annotate import throttle
-from lexgold.annotate.app import db, state
+from lexgold.annotate.context import db, state
 from lexgold.annotate.recruit import recruitment
 from lexgold.annotate.study import export_ratings, progress
 

@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 from flask import Blueprint, Response, request
 
-from lexgold.annotate.app import db, state
+from lexgold.annotate.context import db, state
 from lexgold.annotate.study import escape_formulas, export_ratings
 from lexgold.annotate.views_admin import admin_required
 

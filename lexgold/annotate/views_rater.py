@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from lexgold.annotate import flow, throttle
 from lexgold.annotate import models as m
-from lexgold.annotate.app import db, message_page, state, write_db
+from lexgold.annotate.context import db, message_page, state, write_db
 
 rater = Blueprint("rater", __name__)
 

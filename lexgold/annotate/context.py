@@ -1,0 +1,62 @@
+"""What a request of the rating site works with: the study, its database session, message pages.
+
+The blueprints (``views_*.py``) import these from here, never from :mod:`lexgold.annotate.app`,
+which registers them: the factory imports the views, the views do not import the factory (as in
+Flask's tutorial, where ``db.py`` holds the database handle).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask import current_app, g, render_template, request
+from sqlalchemy.orm import sessionmaker
+
+from lexgold.annotate.schema import StudyConfig
+
+
+@dataclass
+class StudyState:
+    """What the views need of the (immutable) study, loaded once."""
+
+    sessions: sessionmaker       # writing sessions (SQLite: BEGIN IMMEDIATE)
+    reads: sessionmaker          # read-only sessions (never wait for the write lock)
+    config: StudyConfig
+    name: str
+    seed: int
+    completion_code: str
+    screenout_code: str
+    completion_url: str
+    protocol_text: str
+    entries: dict | None = None     # accepted entry links (see flow.check_entry)
+
+
+def state() -> StudyState:
+    """The study served by the current app (loaded once by ``create_app``)."""
+    return current_app.extensions["lexgold"]
+
+
+def db():
+    """The request's database session (closed at the end of the request): a writing one for
+    POST, a read-only one (no write lock) for GET and HEAD."""
+    if "db" not in g:
+        reading = request.method in ("GET", "HEAD", "OPTIONS")
+        g.db = (state().reads if reading else state().sessions)()
+    return g.db
+
+
+def write_db():
+    """A writing session for the rare write made while showing a page (GET)."""
+    if request.method not in ("GET", "HEAD", "OPTIONS"):
+        return db()
+    if "db_write" not in g:
+        g.db_write = state().sessions()
+    return g.db_write
+
+
+def message_page(text: str, heading: str | None = None, link: str = "", **values) -> str:
+    """A page showing one text of ``[study.texts]`` (filled with ``values``) and a link."""
+    texts = state().config.texts
+    body = getattr(texts, text).format(**values) if values else getattr(texts, text)
+    return render_template("message.html", heading=heading or texts.error_heading, body=body,
+                           link=link)
