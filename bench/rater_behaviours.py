@@ -19,14 +19,10 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
 import argparse  # noqa: E402
-import copy  # noqa: E402
-import warnings  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from lexgold.process.exclusions import exclusion_table, excluded_raters  # noqa: E402
-from lexgold.process.simulate import design_for, simulate_ratings, usf_pairs  # noqa: E402
-from lexgold.protocols import load_protocol  # noqa: E402
+from lexgold.process.simulate import exclusion_outcome, usf_pairs  # noqa: E402
 
 BEHAVIOURS = [  # noise_sd, bias_sd, recall, quitters
     (0.5, 0.7, 0.995, 0.0), (1.0, 0.7, 0.995, 0.0), (1.0, 0.7, 0.0, 0.0),
@@ -37,20 +33,13 @@ BEHAVIOURS = [  # noise_sd, bias_sd, recall, quitters
 
 def rates(protocol, pairs, behaviour, seed, rules=None, **keys):
     noise, bias, recall, quitters = behaviour
-    ratings, raters = simulate_ratings(pairs, design_for(protocol), rng=np.random.default_rng(seed),
-                                       noise_sd=noise, bias_sd=bias, recall=recall,
-                                       quitters=quitters, spammers=0.15)
-    loaded = copy.deepcopy(load_protocol(protocol))
     if rules is not None:
-        loaded["process"]["exclusions"].update(rules=rules, **keys)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        out = set(excluded_raters(exclusion_table(ratings, loaded)))
-    spam = set(raters.loc[raters["spammer"], "rater_id"])
-    quit = set(raters.loc[raters["quit"], "rater_id"])
-    honest = set(raters["rater_id"]) - spam - quit
+        keys["rules"] = rules
+    found = exclusion_outcome(pairs, protocol, noise_sd=noise, bias_sd=bias, recall=recall,
+                              quitters=quitters, seed=seed, **keys)
+    out = found["excluded"]
     share = lambda group: len(out & group) / len(group) if group else float("nan")  # noqa: E731
-    return share(honest), share(spam), share(quit)
+    return share(found["honest"]), share(found["spammers"]), share(found["quitters"])
 
 
 def main():

@@ -1,15 +1,10 @@
 """The exclusion rules over simulated rater behaviours they were not designed around: noisy
 raters, raters who do not remember earlier answers, strong personal bias, raters who quit."""
 
-import copy
-import warnings
-
 import numpy as np
 import pytest
 
-from lexgold.process.exclusions import exclusion_table, excluded_raters
-from lexgold.process.simulate import design_for, simulate_ratings, usf_pairs
-from lexgold.protocols import load_protocol
+from lexgold.process.simulate import exclusion_outcome, usf_pairs
 
 
 @pytest.fixture(scope="module")
@@ -18,18 +13,9 @@ def pairs(usf):
 
 
 def outcome(pairs, protocol, noise_sd, bias_sd, recall, quitters, seed=1, **keys):
-    ratings, raters = simulate_ratings(pairs, design_for(protocol), rng=np.random.default_rng(seed),
-                                       noise_sd=noise_sd, bias_sd=bias_sd, recall=recall,
-                                       quitters=quitters, spammers=0.15)
-    loaded = copy.deepcopy(load_protocol(protocol))
-    loaded["process"]["exclusions"].update(keys)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        out = set(excluded_raters(exclusion_table(ratings, loaded)))
-    spam = set(raters.loc[raters["spammer"], "rater_id"])
-    quit = set(raters.loc[raters["quit"], "rater_id"])
-    honest = set(raters["rater_id"]) - spam - quit
-    return out, honest, spam, quit
+    found = exclusion_outcome(pairs, protocol, noise_sd=noise_sd, bias_sd=bias_sd,
+                              recall=recall, quitters=quitters, seed=seed, **keys)
+    return found["excluded"], found["honest"], found["spammers"], found["quitters"]
 
 
 # protocol, noise_sd, bias_sd, recall (chance of repeating an earlier answer), quitters

@@ -30,6 +30,7 @@ import regex
 import pandas as pd
 
 import lexgold
+from lexgold.builder.common import sha256_file
 from lexgold.builder.corpus import TextFolder, WikiDump, gensim_wiki_sample, open_corpus
 from lexgold.builder.terms import TermOptions, normalise_terms, read_stop_words
 from lexgold.builder.tr9856_lexicon import count_corpus, hypergeometric_lexicon, term_table
@@ -231,23 +232,15 @@ def sample_topic(topic: Topic, lexicon: pd.DataFrame, config: TR9856Build,
     return pairs, report
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def manifest(protocol: dict, corpus: WikiDump | TextFolder, topics_path: Path,
              stop_path: Path | None, seed: int) -> dict:
     """What a run depended on: lexgold and library versions, checksums of every input, seed."""
     libraries = {name: metadata.version(name)
                  for name in ("nltk", "scipy", "numpy", "pandas", "mwparserfromhell")}
     inputs = {"corpus": {"path": str(corpus.path), "sha256": corpus.sha256},
-              "topics": {"path": str(topics_path), "sha256": _sha256(topics_path)}}
+              "topics": {"path": str(topics_path), "sha256": sha256_file(topics_path)}}
     if stop_path is not None:
-        inputs["stop_words"] = {"path": stop_path.name, "sha256": _sha256(stop_path)}
+        inputs["stop_words"] = {"path": stop_path.name, "sha256": sha256_file(stop_path)}
     return {"lexgold_version": lexgold.__version__, "seed": seed,
             "protocol": {"path": Path(protocol["_path"]).name, "sha256": protocol["_sha256"]},
             "inputs": inputs, "libraries": libraries}

@@ -15,7 +15,6 @@ the same bytes.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from pathlib import Path
@@ -23,18 +22,11 @@ from pathlib import Path
 import pandas as pd
 
 from lexgold import __version__
+from lexgold.builder.common import sha256_file
 
 #: the dataset kind of each release format, for the card's tags
 KINDS = {"simlex": "word-similarity", "hyperlex": "lexical-entailment",
          "tr9856": "term-relatedness"}
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def write_publication(out: Path, report: dict, gold: pd.DataFrame) -> list[str]:

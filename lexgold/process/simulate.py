@@ -136,6 +136,37 @@ def simulate_ratings(pairs: pd.DataFrame, design: Design, *, rng: np.random.Gene
     return ratings[columns], raters
 
 
+def exclusion_outcome(pairs: pd.DataFrame, protocol: str, *, noise_sd: float, bias_sd: float,
+                      recall: float, quitters: float, spammers: float = 0.15, seed: int = 1,
+                      **exclusion_keys) -> dict[str, set]:
+    """Who a protocol's exclusion rules catch in a simulated study of ``pairs``.
+
+    Raters of the given behaviour (and ``spammers``) are simulated, the protocol's
+    ``[process.exclusions]`` rules (changed by ``exclusion_keys``) are applied, and the rater ids
+    are returned by group: ``excluded``, ``honest`` (finished, not spammers), ``spammers``,
+    ``quitters``. Used to check rules against behaviours they were not designed around.
+    """
+    import copy
+    import warnings
+
+    from lexgold.process.exclusions import excluded_raters, exclusion_table
+    from lexgold.protocols import load_protocol
+
+    ratings, raters = simulate_ratings(pairs, design_for(protocol),
+                                       rng=np.random.default_rng(seed), noise_sd=noise_sd,
+                                       bias_sd=bias_sd, recall=recall, quitters=quitters,
+                                       spammers=spammers)
+    loaded = copy.deepcopy(load_protocol(protocol))
+    loaded["process"]["exclusions"].update(exclusion_keys)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        excluded = set(excluded_raters(exclusion_table(ratings, loaded)))
+    spam = set(raters.loc[raters["spammer"], "rater_id"])
+    quit = set(raters.loc[raters["quit"], "rater_id"])
+    return {"excluded": excluded, "honest": set(raters["rater_id"]) - spam - quit,
+            "spammers": spam, "quitters": quit}
+
+
 def usf_pairs(n: int, *, rng: np.random.Generator, usf: pd.DataFrame | None = None) -> pd.DataFrame:
     """``n`` random same-POS (N, V, A) pairs of single lower-case words, both normed, from USF.
 
