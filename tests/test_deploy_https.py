@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import socket
+import ssl
 import subprocess
 import time
 from pathlib import Path
@@ -24,6 +25,7 @@ from test_annotate_browser import (CHROMIUM, browser, rate_slider_page, start,  
                                    submit_and_wait)
 from test_hardening_faults import load_test
 
+CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 TEMPLATE = Path(__file__).resolve().parents[1] / "deploy" / "nginx-lexgold.conf"
 NGINX = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if Path(p).exists()),
                                       None)
@@ -146,5 +148,19 @@ def test_rater_over_https_behind_nginx(browser, nginx, tmp_path, usf):
         finally:
             engine.dispose()
         assert stored == chosen
+
+        # nginx overwrites X-Forwarded-For with the real address: forged ones buy no guesses
+        from lexgold.annotate.views_admin import MAX_FAILURES
+        # the app sees https (X-Forwarded-Proto), so its CSRF check wants a same-site Referer
+        trust = ssl.create_default_context(cafile=tmp_path / "cert.pem")
+        statuses = []
+        for k in range(MAX_FAILURES + 2):
+            with httpx.Client(base_url=site, verify=trust, timeout=30,
+                              headers={"X-Forwarded-For": f"192.0.2.{k}",
+                                       "Referer": f"{site}admin/login"}) as client:
+                token = CSRF.search(client.get("/admin/login").text).group(1)
+                statuses.append(client.post("/admin/login", data={
+                    "csrf_token": token, "password": "wrong"}).status_code)
+        assert statuses[:MAX_FAILURES] == [401] * MAX_FAILURES and statuses[-1] == 429
     finally:
         server.stop()
