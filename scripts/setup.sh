@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 packages=(wordnet-base wordnet-sense-index liblingua-en-tagger-perl)
 extras="[gensim]"   # gensim ships the Wikipedia sample and vectors the quickstart uses
 if [ "${1:-}" = "--test" ]; then
-    packages+=(postgresql chromium)
+    packages+=(postgresql chromium nginx openssl)   # nginx: the HTTPS proxy test (deploy/)
     extras="[test]"
 fi
 

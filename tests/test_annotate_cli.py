@@ -136,3 +136,64 @@ def test_accept_and_confirm_options(tmp_path, pairs):
     assert result.exit_code != 0
     assert result.output.strip().splitlines()[-1].startswith("Error:")
     assert "Participant id" in result.output
+
+
+@pytest.mark.parametrize("command", [["serve", "--check"], ["study", "report"],
+                                     ["study", "upgrade"]])
+def test_file_that_is_not_a_database_one_line_error(tmp_path, command):
+    ratings = tmp_path / "ratings.csv"
+    ratings.write_text("word1,word2,rating\ncat,dog,5\n")
+    args = ["serve", str(ratings), "--check"] if command[0] == "serve" \
+        else [*command, str(ratings)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1
+    assert result.output == f"Error: {ratings}: not a lexgold study database " \
+                            "(file is not a database)\n"
+
+
+def _free_port() -> int:
+    import socket
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("fault", ["password", "closed port"])
+@pytest.mark.parametrize("command", [["serve", "--check"], ["study", "report"],
+                                     ["study", "create"]])
+def test_postgres_connection_failure_one_line_error(postgres_url, pairs, fault, command):
+    from sqlalchemy.engine import make_url
+
+    url = make_url(postgres_url)
+    url = url.set(password="not-the-password") if fault == "password" \
+        else url.set(host="127.0.0.1", port=_free_port())
+    text = url.render_as_string(hide_password=False)
+    if command[0] == "serve":
+        args = ["serve", text, "--check"]
+    elif command[1] == "create":
+        args = ["study", "create", "--protocol", "simlex", "--pairs", str(pairs), "--db", text]
+    else:
+        args = [*command, text]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1
+    assert len(result.output.splitlines()) == 1
+    assert result.output.startswith(f"Error: {url.render_as_string(hide_password=True)}: "
+                                    "cannot connect to the study database: ")
+    assert "not-the-password" not in result.output
+    expected = "password authentication failed" if fault == "password" else "refused"
+    assert expected in result.output
+
+
+@pytest.mark.parametrize("command", [["serve", "--check"], ["study", "report"]])
+def test_psycopg_missing_says_what_to_install(monkeypatch, command):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)      # `import psycopg` now fails
+    url = "postgresql+psycopg://u:secret@127.0.0.1:5432/study"
+    args = ["serve", url, "--check"] if command[0] == "serve" else [*command, url]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1
+    assert result.output == "Error: postgresql+psycopg://u:***@127.0.0.1:5432/study: the " \
+                            "database driver psycopg is not installed " \
+                            "(pip install 'lexgold[postgres]')\n"

@@ -234,9 +234,10 @@ def upgrade_command(study_db):
     Example:
         lexgold study upgrade study.sqlite
     """
-    from lexgold.annotate.db import database_url, make_engine, upgrade
+    from lexgold.annotate.db import check_connects, database_url, make_engine, upgrade
 
     engine = make_engine(database_url(study_db, must_exist=True))
+    check_connects(engine)
     upgrade(engine)
     engine.dispose()
     click.echo(f"{study_db}: schema up to date")

@@ -75,6 +75,7 @@ def database_url(study: str | Path, *, must_exist: bool = False) -> str:
 def open_study(study: str | Path) -> Engine:
     """An engine on an existing study database at the current schema, else InputError."""
     engine = make_engine(database_url(study, must_exist=True))
+    check_connects(engine)
     if not is_current(engine):
         engine.dispose()
         raise InputError("not a lexgold study database at the current schema (create it with "
@@ -83,9 +84,18 @@ def open_study(study: str | Path) -> Engine:
 
 
 def make_engine(url: str, busy_timeout_s: float = 30) -> Engine:
-    """An engine; SQLite gets WAL and a busy timeout (how long a writer waits for the lock)."""
+    """An engine; SQLite gets WAL and a busy timeout (how long a writer waits for the lock).
+
+    A missing database driver (psycopg for PostgreSQL) is an :class:`InputError` saying what to
+    install."""
     if not url.startswith("sqlite"):
-        return create_engine(url, pool_pre_ping=True)
+        try:
+            return create_engine(url, pool_pre_ping=True)
+        except ModuleNotFoundError as err:
+            hint = (" (pip install 'lexgold[postgres]')" if url.startswith("postgresql")
+                    else "")
+            raise InputError(f"the database driver {err.name} is not installed{hint}",
+                             path=_shown(make_url(url))) from None
     engine = create_engine(url, connect_args={"timeout": busy_timeout_s,
                                               "check_same_thread": False})
 
@@ -111,6 +121,30 @@ def session_factory(engine: Engine, write: bool = True) -> sessionmaker[Session]
     if not write:
         engine = engine.execution_options(lexgold_read_only=True)
     return sessionmaker(engine, expire_on_commit=False)
+
+
+def _shown(url) -> str:
+    """A database URL as shown in messages: the file path for SQLite, no password."""
+    if url.get_backend_name() == "sqlite":
+        return url.database or ":memory:"
+    return url.render_as_string(hide_password=True)
+
+
+def check_connects(engine: Engine) -> None:
+    """:class:`InputError` (one line) when the study database cannot be opened: a file that is
+    not a SQLite database, a wrong PostgreSQL user or password, a server that cannot be
+    reached, a database that does not exist."""
+    try:
+        with engine.connect():
+            pass
+    except DBAPIError as err:
+        reason = str(err.orig or err).strip().splitlines()[0]
+        if engine.url.get_backend_name() == "sqlite":
+            message = f"not a lexgold study database ({reason})"
+        else:
+            message = f"cannot connect to the study database: {reason}"
+        engine.dispose()
+        raise InputError(message, path=_shown(engine.url)) from None
 
 
 def check_writable(engine: Engine) -> None:

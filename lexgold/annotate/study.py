@@ -21,7 +21,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from lexgold.annotate import models as m
-from lexgold.annotate.db import make_engine, session_factory, upgrade
+from lexgold.annotate.db import check_connects, make_engine, session_factory, upgrade
 from lexgold.annotate.design import design_study
 from lexgold.annotate.models import ENTRY_KINDS
 from lexgold.annotate.pairs import read_pairs
@@ -76,6 +76,7 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
     design = design_study(frame, config, np.random.default_rng(seed))
     design.report["skipped_pairs"] = dict(frame.attrs.get("skipped", {}))
     engine = make_engine(url)
+    check_connects(engine)
     upgrade(engine)
     with session_factory(engine)() as session, session.begin():
         if session.scalar(select(func.count()).select_from(m.Study)):
