@@ -85,7 +85,9 @@ def test_times_carry_their_offset_and_completion_median_per_tranche(study_app):
                for _, done in rows)
     minutes = median((done - start).total_seconds() / 60 for start, done in rows)
     progress = html.split('<table id="progress">', 1)[1].split("</table>", 1)[0]
-    assert "median completion (min)" in progress and f"<td>{minutes:.1f}</td></tr>" in progress
+    assert "median completion (min)" in progress and re.search(
+        rf"<td>{minutes:.1f}</td>\s*<td><a href=\"/admin/preview/1/0\">as rater</a></td></tr>",
+        progress)
 
 
 def test_view_refreshes_itself_and_every_table_scrolls_in_its_box(study_app):

@@ -18,13 +18,13 @@ import warnings
 from datetime import datetime, timedelta, timezone
 
 import pandas as pd
-from flask import (Blueprint, current_app, redirect, render_template, request, session,
+from flask import (Blueprint, abort, current_app, redirect, render_template, request, session,
                    url_for)
 from sqlalchemy import delete, func, select
 from werkzeug.security import check_password_hash
 
+from lexgold.annotate import flow, throttle
 from lexgold.annotate import models as m
-from lexgold.annotate import throttle
 from lexgold.annotate.app import db, state
 from lexgold.annotate.recruit import recruitment
 from lexgold.annotate.study import export_ratings, progress
@@ -143,6 +143,29 @@ def overview():
                            n_answers=len(ratings), raters=_raters(), recruitment=found,
                            quality=_quality(ratings, platform_ids), refresh_s=REFRESH_S,
                            too_fast_s=_too_fast_s())
+
+
+@admin.route("/preview/<int:tranche>/<int:position>", methods=["GET", "POST"])
+@admin_required
+def preview(tranche: int, position: int):
+    """Preview as rater: page ``position`` (from 0) of a tranche as a rater sees it. Nothing
+    is written: no rater, no slot taken, no answer; sending a page only moves to the next."""
+    from lexgold.annotate.views_rater import render_step
+
+    if request.method == "POST":
+        return redirect(url_for("admin.preview", tranche=tranche, position=position + 1))
+    row = db().scalars(select(m.Tranche).where(m.Tranche.number == tranche)).first()
+    if row is None:
+        abort(404)
+    back = url_for("admin.overview")
+    if position >= row.n_steps:
+        return render_template("admin_preview_end.html", tranche=tranche, n_steps=row.n_steps,
+                               back=back)
+    step, items, n_steps = flow.page_content(db(), row.id, position)
+    return render_step(step, items, n_steps, position, rater_id=0,
+                       action=url_for("admin.preview", tranche=tranche, position=position),
+                       banner=f"Preview as rater: tranche {tranche}, page {position + 1} of "
+                              f"{n_steps}. Nothing is stored and no place is taken.")
 
 
 def _platform_ids() -> dict[str, dict]:
