@@ -5,7 +5,7 @@ import importlib
 
 import pytest
 
-MODULES = ["agreement", "calibration", "scaling", "release"]
+MODULES = ["agreement", "calibration", "scaling", "release", "quality"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -225,3 +225,53 @@ def test_two_value_rule_needs_a_computable_correlation():
     few = long({"a": [1, 2, 1], "b": [2, 1, 2]})
     table = exclusion_table(few, protocol_with("hyperlex", rules=["two_value_alternation"]))
     assert table.empty
+
+
+# -- too_fast (lexgold's rule, off in the published protocols) and the quality columns ---------
+
+def timed(ratings: pd.DataFrame, seconds_per_pair: dict) -> pd.DataFrame:
+    """Each rater's answers on pages of 4 pairs, each taking ``seconds_per_pair[rater]`` a pair."""
+    out = ratings.copy()
+    page = out.groupby("rater_id").cumcount() // 4
+    out["answered_at"] = (pd.Timestamp("2026-03-01T12:00:00Z") + pd.to_timedelta(
+        page * 600, unit="s")).dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+    out["response_ms"] = (out["rater_id"].map(seconds_per_pair) * 4000).astype(int)
+    return out
+
+
+def test_too_fast_rule_uses_the_median_seconds_per_pair():
+    ratings = timed(simlex_study(contrarian=False), {f"r{k}": 5.0 for k in range(9)} |
+                    {"r3": 0.5, "r7": 1.9})
+    table = exclusion_table(ratings, protocol_with("simlex", rules=["too_fast"],
+                                                   too_fast_s_per_pair=2.0))
+    assert table["rater_id"].tolist() == ["r3", "r7"]
+    assert table["value"].tolist() == [0.5, 1.9] and (table["threshold"] == 2.0).all()
+    assert table["detail"].iloc[0] == "median 0.5 s per pair < 2 s"
+
+
+def test_too_fast_is_off_at_zero_and_in_the_published_protocols():
+    ratings = timed(simlex_study(contrarian=False), {f"r{k}": 0.1 for k in range(9)})
+    assert exclusion_table(ratings, protocol_with("simlex", rules=["too_fast"])).empty
+    for name in ("simlex", "hyperlex", "tr9856"):
+        config = load_protocol(name)["process"]["exclusions"]
+        assert "too_fast" not in config["rules"] and config["too_fast_s_per_pair"] == 0
+
+
+def test_negative_too_fast_threshold_is_an_input_error():
+    with pytest.raises(InputError, match="too_fast_s_per_pair"):
+        exclusion_table(simlex_study(), protocol_with("simlex", too_fast_s_per_pair=-1))
+
+
+def test_exclusion_rows_carry_the_raters_quality_flags():
+    ratings = simlex_study(contrarian=False)
+    checks = pd.DataFrame({"rater_id": ["r0", "r0"], "tranche": 1, "word1": ["c1", "c2"],
+                           "word2": "", "rating": [1.0, 0.0], "kind": "checkpoint"})
+    table = exclusion_table(timed(pd.concat([ratings, checks], ignore_index=True),
+                                  {f"r{k}": 3.0 for k in range(9)}),
+                            protocol_with("simlex", rules=["checkpoint"]))
+    row = table.iloc[0]
+    assert row["rater_id"] == "r0"
+    assert (row["checkpoints_failed"], row["checkpoints"]) == (1, 2)
+    mine = ratings[ratings["rater_id"] == "r0"]["rating"]
+    assert row["top_value_share"] == mine.value_counts().max() / len(mine)
+    assert row["median_s_per_pair"] == 3.0

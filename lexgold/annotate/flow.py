@@ -226,9 +226,15 @@ def current_slot(session: Session, rater: m.Rater) -> m.Slot:
 
 def step_content(session: Session, slot: m.Slot):
     """The step the slot is at, its items with their pairs, and the step count."""
-    tranche = session.get(m.Tranche, slot.tranche_id)
-    step = session.scalars(select(m.Step).where(m.Step.tranche_id == slot.tranche_id,
-                                                m.Step.position == slot.step)).one()
+    return page_content(session, slot.tranche_id, slot.step)
+
+
+def page_content(session: Session, tranche_id: int, position: int):
+    """Page ``position`` of a tranche (read only): its step, its items with their pairs, and
+    the tranche's step count."""
+    tranche = session.get(m.Tranche, tranche_id)
+    step = session.scalars(select(m.Step).where(m.Step.tranche_id == tranche_id,
+                                                m.Step.position == position)).one()
     items = session.execute(select(m.Item, m.Pair).join(m.Pair, m.Item.pair_id == m.Pair.id)
                             .where(m.Item.step_id == step.id).order_by(m.Item.position)).all()
     return step, items, tranche.n_steps

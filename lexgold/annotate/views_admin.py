@@ -1,4 +1,7 @@
-"""Admin blueprint: password login, progress per tranche, raters, live agreement, exclusions.
+"""Admin blueprint: password login, progress per tranche, raters, live agreement, exclusions,
+quality flags per rater (:mod:`lexgold.process.quality`). The page reloads itself every
+:data:`REFRESH_S` seconds (a ``<meta http-equiv="refresh">``: no script under the CSP); times are
+ISO 8601 with their UTC offset.
 
 The password is checked against a werkzeug hash from the configuration or the environment
 (``LEXGOLD_ADMIN_PASSWORD_HASH``); it is never stored in the repository or the study.
@@ -12,14 +15,15 @@ import hashlib
 import secrets
 import tomllib
 import warnings
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 
 import pandas as pd
-from flask import (Blueprint, current_app, redirect, render_template, request, session,
+from flask import (Blueprint, abort, current_app, redirect, render_template, request, session,
                    url_for)
 from sqlalchemy import delete, func, select
 from werkzeug.security import check_password_hash
 
+from lexgold.annotate import flow, throttle
 from lexgold.annotate import models as m
 from lexgold.annotate import throttle
 from lexgold.annotate.context import db, state
@@ -33,6 +37,18 @@ admin = Blueprint("admin", __name__, url_prefix="/admin")
 MAX_FAILURES, LOCKOUT_S = 10, 300.0
 #: an admin login lasts this long at most (then log in again)
 ADMIN_SESSION_S = 12 * 3600
+#: the overview reloads itself this often while the study runs (seconds)
+REFRESH_S = 60
+
+
+@admin.app_template_filter("iso")
+def iso_time(value: datetime | None) -> str:
+    """A stored (naive UTC) time as ISO 8601 with its offset: ``2026-03-01T12:00:00+00:00``."""
+    if value is None:
+        return ""
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value.isoformat(timespec="seconds")
 
 
 def _sha256(text: str) -> str:
@@ -116,11 +132,82 @@ def overview():
     agreement = _agreement(ratings)
     found = recruitment(db(), state().config)     # HyperLex section 4.4: accepted raters
     table = table.merge(agreement, on="tranche", how="left").merge(
-        found["tranches"][["tranche", "accepted", "missing"]], on="tranche", how="left")
+        found["tranches"][["tranche", "accepted", "missing"]], on="tranche", how="left").merge(
+        _completion_minutes(), on="tranche", how="left")
     stages = db().execute(select(m.Rater.stage, func.count()).group_by(m.Rater.stage)).all()
+    platform_ids = _platform_ids()
+    exclusions = _exclusions(ratings)
+    if not isinstance(exclusions, str):
+        exclusions = [{**row, **platform_ids.get(row["rater_id"], {})} for row in exclusions]
     return render_template("admin.html", name=state().name, progress=table.to_dict("records"),
-                           stages=dict(stages), exclusions=_exclusions(ratings),
-                           n_answers=len(ratings), raters=_raters(), recruitment=found)
+                           stages=dict(stages), exclusions=exclusions,
+                           n_answers=len(ratings), raters=_raters(), recruitment=found,
+                           quality=_quality(ratings, platform_ids), refresh_s=REFRESH_S,
+                           too_fast_s=_too_fast_s())
+
+
+@admin.route("/preview/<int:tranche>/<int:position>", methods=["GET", "POST"])
+@admin_required
+def preview(tranche: int, position: int):
+    """Preview as rater: page ``position`` (from 0) of a tranche as a rater sees it. Nothing
+    is written: no rater, no slot taken, no answer; sending a page only moves to the next."""
+    from lexgold.annotate.views_rater import render_step
+
+    if request.method == "POST":
+        return redirect(url_for("admin.preview", tranche=tranche, position=position + 1))
+    row = db().scalars(select(m.Tranche).where(m.Tranche.number == tranche)).first()
+    if row is None:
+        abort(404)
+    back = url_for("admin.overview")
+    if position >= row.n_steps:
+        return render_template("admin_preview_end.html", tranche=tranche, n_steps=row.n_steps,
+                               back=back)
+    step, items, n_steps = flow.page_content(db(), row.id, position)
+    return render_step(step, items, n_steps, position, rater_id=0,
+                       action=url_for("admin.preview", tranche=tranche, position=position),
+                       banner=f"Preview as rater: tranche {tranche}, page {position + 1} of "
+                              f"{n_steps}. Nothing is stored and no place is taken.")
+
+
+def _platform_ids() -> dict[str, dict]:
+    """Rater id -> its platform and platform ID (to reject a submission on the platform)."""
+    rows = db().execute(select(m.Rater.public_id, m.Rater.platform, m.Rater.external_id)).all()
+    return {r[0]: {"platform": r[1], "platform_id": r[2] or ""} for r in rows}
+
+
+def _completion_minutes() -> pd.DataFrame:
+    """Median minutes from entering (consent) to completion, per tranche, completed raters."""
+    rows = db().execute(
+        select(m.Tranche.number, m.Rater.created_at, m.Rater.completed_at)
+        .join(m.Slot, (m.Slot.id == m.Rater.slot_id) & (m.Slot.rater_id == m.Rater.id))
+        .join(m.Tranche, m.Tranche.id == m.Slot.tranche_id)
+        .where(m.Rater.completed_at.is_not(None))).all()
+    frame = pd.DataFrame(rows, columns=["tranche", "created_at", "completed_at"])
+    frame["minutes"] = (pd.to_datetime(frame["completed_at"]) -
+                        pd.to_datetime(frame["created_at"])).dt.total_seconds() / 60.0
+    return frame.groupby("tranche", as_index=False).agg(median_minutes=("minutes", "median"))
+
+
+def _too_fast_s() -> float:
+    """Seconds per pair below which the view marks a rater too fast: the protocol's
+    ``too_fast_s_per_pair`` when set, else the study's ``min_seconds_per_pair``."""
+    protocol = tomllib.loads(state().protocol_text)
+    limit = protocol.get("process", {}).get("exclusions", {}).get("too_fast_s_per_pair", 0)
+    return float(limit or state().config.min_seconds_per_pair)
+
+
+def _quality(ratings: pd.DataFrame, platform_ids: dict) -> list[dict]:
+    """Quality flags per rater (:func:`lexgold.process.quality.quality_flags`), with the
+    rater's tranche, platform and platform ID; raters in tranche order."""
+    from lexgold.process.quality import quality_flags
+
+    if ratings.empty:
+        return []
+    flags = quality_flags(ratings)
+    flags["tranche"] = flags["rater_id"].map(
+        ratings.groupby("rater_id")["tranche"].agg(lambda t: t.mode().iloc[0]))
+    rows = flags.sort_values(["tranche", "rater_id"], kind="stable").to_dict("records")
+    return [{**row, **platform_ids.get(row["rater_id"], {})} for row in rows]
 
 
 def _raters(limit: int = 1000) -> list:

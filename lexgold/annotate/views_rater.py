@@ -145,14 +145,23 @@ def task():
 def _step_page(current: m.Rater):
     slot = flow.current_slot(db(), current)
     step, items, n_steps = flow.step_content(db(), slot)
+    return render_step(step, items, n_steps, slot.step, current.id)
+
+
+def render_step(step: m.Step, items, n_steps: int, position: int, rater_id: int,
+                action: str | None = None, banner: str = "") -> str:
+    """The page of one step (a group of pairs or a checkpoint) as rater ``rater_id`` sees it
+    (slider start values and option order depend on it). ``action``: where the form goes
+    (default: the rater's ``/step``); ``banner``: a notice above the page (admin preview)."""
     config, texts = state().config, state().config.texts
-    progress = texts.progress.format(current=slot.step + 1, total=n_steps)
+    progress = texts.progress.format(current=position + 1, total=n_steps)
+    common = {"position": position, "progress": progress, "done": position, "total": n_steps,
+              "action": action or url_for("rater.step"), "banner": banner}
     if step.kind == "checkpoint":
         check = config.checkpoints[step.checkpoint]
         options = [(i, [_show_word(w) for w in check.options[i]])
-                   for i in flow.option_order(len(check.options), current.id, step.id)]
-        return render_template("checkpoint.html", position=slot.step, options=options,
-                               progress=progress, done=slot.step, total=n_steps)
+                   for i in flow.option_order(len(check.options), rater_id, step.id)]
+        return render_template("checkpoint.html", options=options, **common)
     shown = []
     for item, pair in items:
         template = texts.question_by_pos.get(pair.pos, texts.question)
@@ -160,9 +169,8 @@ def _step_page(current: m.Rater):
                       "question": template.format(word1=_show_word(pair.word1),
                                                   word2=_show_word(pair.word2),
                                                   topic=_topic_title(pair.topic)),
-                      "start": flow.start_value(config, state().seed, current.id, item.id)})
-    return render_template("group.html", items=shown, position=slot.step, progress=progress,
-                           done=slot.step, total=n_steps,
+                      "start": flow.start_value(config, state().seed, rater_id, item.id)})
+    return render_template("group.html", items=shown, **common,
                            topic=_topic_title(shown[0]["topic"])
                            if config.group_by == "topic" else "")
 

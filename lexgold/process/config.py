@@ -12,7 +12,8 @@ from typing import Literal
 from lexgold.protocols import load_protocol, parse_section
 
 RULES = ("min_answers", "checkpoint", "low_agreement", "agreement_gain",
-         "duplicate_inconsistency", "single_value", "two_value_alternation", "random_consistency")
+         "duplicate_inconsistency", "single_value", "two_value_alternation", "random_consistency",
+         "too_fast")
 
 
 @dataclass
@@ -60,6 +61,9 @@ class ExclusionConfig:
     two_value_max_rho: float = 0.3
     #: random on the consistency set: one-sided p of rho(rater, others' mean) above this
     random_consistency_alpha: float = 0.05
+    #: too_fast (lexgold's, no paper's): excluded when the rater's median seconds per pair is
+    #: below this; 0 = off (SimLex-999 section 3.5: raters took over 4 s a pair)
+    too_fast_s_per_pair: float = 0.0
 
 
 @dataclass
@@ -129,4 +133,7 @@ def process_config(protocol: dict | str) -> ProcessConfig:
     if unknown:
         raise InputError(f"unknown rule {unknown[0]!r}; allowed: {', '.join(RULES)}",
                          path=protocol.get("_path", "<protocol>"), field="process.exclusions.rules")
+    if config.exclusions.too_fast_s_per_pair < 0:
+        raise InputError("must be 0 (off) or more", path=protocol.get("_path", "<protocol>"),
+                         field="process.exclusions.too_fast_s_per_pair")
     return config

@@ -41,6 +41,13 @@ HyperLex, section 4.5 (the paper names the patterns; the criteria are lexgold's,
     ``random_consistency`` on the consistency set, the one-sided p-value of the rater's Spearman
                            against the mean of all other raters exceeds
                            ``random_consistency_alpha`` (ratings indistinguishable from random).
+
+lexgold's own (no paper's; off in the published protocols)
+    ``too_fast``           the rater's median seconds per pair (:func:`lexgold.process.quality.
+                           pair_seconds`) is below ``too_fast_s_per_pair``; 0 turns it off.
+
+Every row also carries the rater's quality figures (:data:`lexgold.process.quality.FLAG_COLUMNS`),
+so that ``exclusions.csv`` shows why a rater is suspect beyond the rule it met.
 """
 
 from __future__ import annotations
@@ -52,9 +59,11 @@ from scipy import stats
 from lexgold.process.agreement import rater_against_mean, rater_agreement
 from lexgold.process.calibration import calibrate as apply_calibration
 from lexgold.process.config import ProcessConfig, process_config
+from lexgold.process.quality import FLAG_COLUMNS, pair_seconds, quality_flags
 from lexgold.process.ratings import ITEM, check_ratings, consistency_items
 
-COLUMNS = ["rater_id", "rule", "detail", "tranche", "value", "threshold", "excluded"]
+COLUMNS = ["rater_id", "rule", "detail", "tranche", "value", "threshold", "excluded",
+           *FLAG_COLUMNS]
 
 
 def exclusion_table(ratings: pd.DataFrame, protocol: dict | str, *,
@@ -97,7 +106,11 @@ def exclusion_table(ratings: pd.DataFrame, protocol: dict | str, *,
     table = pd.concat([f for f in found if len(f)] or [_empty()], ignore_index=True)
     table["tranche"] = table["rater_id"].map(_rater_tranche(frame))
     table["excluded"] = True
-    return _cap(table, agreement, rules.max_per_tranche)[COLUMNS]
+    table = _cap(table, agreement, rules.max_per_tranche)
+    raw = frame.assign(rating=frame["rating_raw"]) if "rating_raw" in frame else frame
+    flags = quality_flags(raw)                        # figures on the answers as given
+    return table.drop(columns=FLAG_COLUMNS, errors="ignore").merge(
+        flags, on="rater_id", how="left")[COLUMNS]
 
 
 def excluded_raters(table: pd.DataFrame) -> list[str]:
@@ -250,12 +263,24 @@ def random_consistency(frame, config, agreement) -> pd.DataFrame:
                   f"one-sided p = {q:.3f}" for r, n, q in zip(hit["rho"], hit["n"], p[p > alpha])])
 
 
+def too_fast(frame, config, agreement) -> pd.DataFrame:
+    """Median seconds per pair below ``too_fast_s_per_pair`` (0: off); no times, no row."""
+    limit = config.exclusions.too_fast_s_per_pair
+    rated = frame[frame["kind"] != "checkpoint"]
+    if limit <= 0 or rated.empty:
+        return _empty()
+    median = pair_seconds(rated).groupby(rated["rater_id"]).median().dropna()
+    hit = median[median < limit]
+    return _rows(hit.index, "too_fast", hit, limit,
+                 [f"median {v:.1f} s per pair < {limit:g} s" for v in hit])
+
+
 RULE_FUNCTIONS = {"min_answers": min_answers, "checkpoint": checkpoint,
                   "low_agreement": low_agreement,
                   "agreement_gain": agreement_gain,
                   "duplicate_inconsistency": duplicate_inconsistency,
                   "single_value": single_value, "two_value_alternation": two_value_alternation,
-                  "random_consistency": random_consistency}
+                  "random_consistency": random_consistency, "too_fast": too_fast}
 
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -296,7 +321,7 @@ def _rows(raters, rule, values, threshold, details) -> pd.DataFrame:
 def _empty() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype=object if c in ("rater_id", "rule", "detail",
                                                             "tranche") else float)
-                         for c in COLUMNS if c not in ("tranche", "excluded")})
+                         for c in COLUMNS if c not in ("tranche", "excluded", *FLAG_COLUMNS)})
 
 
 def _cap(table: pd.DataFrame, agreement, cap: int) -> pd.DataFrame:
