@@ -25,7 +25,6 @@ from werkzeug.security import check_password_hash
 
 from lexgold.annotate import flow, throttle
 from lexgold.annotate import models as m
-from lexgold.annotate import throttle
 from lexgold.annotate.context import db, state
 from lexgold.annotate.recruit import recruitment
 from lexgold.annotate.study import export_ratings, progress
