@@ -138,3 +138,19 @@ def test_database_check_finds_an_over_assigned_tranche(rated):
     problems = load_test.check_database(url, runs)
     assert f"tranche {slot.tranche_id}: answers of 2 raters, target 1" in problems
     assert f"rater {intruder.id}: answers in 2 tranches" in problems
+
+
+# -- the peak throughput the stress mode reports --------------------------------------------------
+
+def test_peak_rate_is_the_busiest_window():
+    # 5 answers in the first second, 20 evenly in [10, 12] s, then 3 stragglers. A 10 s window
+    # from 10.0 holds the 20 (25.0 is outside); any window that starts earlier holds at most the
+    # 5 early ones and the first 5 of the 20 (10.0 ... 10.42 s).
+    times = [0.1, 0.2, 0.3, 0.4, 0.5] + list(np.linspace(10.0, 12.0, 20)) + [25.0, 30.0, 40.0]
+    assert load_test.peak_rate(times, 10.0) == pytest.approx(20 / 10)
+    assert load_test.peak_rate(times[::-1], 10.0) == pytest.approx(20 / 10)  # order is free
+
+
+def test_peak_rate_of_a_run_shorter_than_the_window():
+    assert load_test.peak_rate([1.0, 1.5, 3.0], 10.0) == pytest.approx(3 / 2.0)
+    assert load_test.peak_rate([], 10.0) == 0.0
