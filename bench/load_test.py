@@ -408,8 +408,12 @@ def print_report(summary: dict, problems: list[str], settings: dict) -> None:
           f"{PEAK_WINDOW_S:.0f} s); raters: {summary['outcomes']}; "
           f"answers accepted: {summary['answers_accepted']}")
     print(f"errors: {summary['errors']} {summary['error_kinds'] or ''}")
-    verdict = "PASS" if summary["p95_ms"] < TARGET_P95_S * 1000 else "FAIL"
-    print(f"p95 target < {TARGET_P95_S * 1000:.0f} ms: {verdict}")
+    if settings.get("stress"):
+        print("p95 target: not applied in stress mode (the server is saturated on purpose; "
+              "read the peak throughput)")
+    else:
+        verdict = "PASS" if summary["p95_ms"] < TARGET_P95_S * 1000 else "FAIL"
+        print(f"p95 target < {TARGET_P95_S * 1000:.0f} ms: {verdict}")
     print(f"database check: {'OK' if not problems else f'{len(problems)} problems'}")
     for problem in problems[:20]:
         print(f"  {problem}")
@@ -475,7 +479,7 @@ def main(argv=None) -> int:
         problems = check_database(url, runs)
     summary = summarise(runs, rec, seconds)
     settings = {"backend": "PostgreSQL" if schema else "SQLite (WAL)", "threads": args.threads,
-                "workers": args.workers,
+                "workers": args.workers, "stress": args.stress,
                 "think_s": args.think_s, "tranches": args.tranches,
                 "raters_per_tranche": args.raters_per_tranche}
     print_report(summary, problems, settings)
