@@ -101,6 +101,10 @@ class _Cleaner:
                 for key, phrase in phrases.items() if self.counts[key]]
 
 
+#: the names of the two word columns (after :func:`_name`), in headers and JSON keys
+WORD_COLUMNS = (("word1", "word2"), ("term1", "term2"))
+
+
 def read_lines(path: Path, cleaner: _Cleaner) -> list[tuple[int, str]]:
     """(line number, text) of the non-blank lines; CRLF and a byte-order mark are dropped."""
     try:
@@ -136,7 +140,7 @@ def detect_layout(path: Path) -> str:
     names = [_name(f) for f in fields]
     if {"raterid", "rating"} <= set(names):
         return "long"
-    if len(names) >= 3 and names[:2] in (["word1", "word2"], ["term1", "term2"]):
+    if len(names) >= 3 and tuple(names[:2]) in WORD_COLUMNS:
         rest = names[2:]
         if rest and all(re.fullmatch(r"r\d+", n) for n in rest):
             return "anonymous"
@@ -167,15 +171,8 @@ def read_layout(path: str | Path, layout: str, *, tranche: str | None = None) ->
 def _wide(path: Path) -> Imported:
     """WordSim-353 set1/set2: ``Word 1,Word 2,Human (mean),1,...,13`` (comma or TAB)."""
     cleaner = _Cleaner()
-    lines = read_lines(path, cleaner)
-    if not lines:
-        raise InputError("empty file: no ratings", path=path)
-    delimiter = _delimiter(lines[0][1])
-    header = cleaner.fields(lines[0][1], delimiter)
+    lines, delimiter, header = _headed(path, cleaner, "'Word 1, Word 2, ...'", shown=2)
     names = [_name(h) for h in header]
-    if names[:2] not in (["word1", "word2"], ["term1", "term2"]):
-        raise InputError(f"expected a header 'Word 1, Word 2, ...', found {header[:2]}",
-                         path=path, line=lines[0][0])
     mean_at = next((i for i, n in enumerate(names) if "mean" in n), None)
     raters = [i for i in range(2, len(header)) if i != mean_at]
     if not raters:
@@ -224,14 +221,7 @@ def _per_rater(path: Path, tranche: str | None) -> Imported:
 def _anonymous(path: Path) -> Imported:
     """SimVerb-3500 ratings: ``word1 word2 r1 ... r10``; the columns are not annotators."""
     cleaner = _Cleaner()
-    lines = read_lines(path, cleaner)
-    if not lines:
-        raise InputError("empty file: no ratings", path=path)
-    delimiter = _delimiter(lines[0][1])
-    header = cleaner.fields(lines[0][1], delimiter)
-    if [_name(h) for h in header[:2]] not in (["word1", "word2"], ["term1", "term2"]):
-        raise InputError(f"expected a header 'word1 word2 r1 ...', found {header[:3]}",
-                         path=path, line=lines[0][0])
+    lines, delimiter, header = _headed(path, cleaner, "'word1 word2 r1 ...'", shown=3)
     records = []
     for number, line in lines[1:]:
         fields = cleaner.fields(line, delimiter)
@@ -263,7 +253,6 @@ def _long(path: Path) -> Imported:
 
 #: keys of a Potato-style annotation object, first found wins
 _POTATO_RATER = ("rater_id", "user_id", "user", "annotator", "annotator_id", "worker_id")
-_POTATO_WORDS = (("word1", "word2"), ("term1", "term2"))
 
 
 def _potato(path: Path) -> Imported:
@@ -298,7 +287,7 @@ def _potato(path: Path) -> Imported:
             raise InputError(f"no rater key (one of {', '.join(_POTATO_RATER)})", path=path,
                              line=number)
         where = obj.get("instance") if isinstance(obj.get("instance"), dict) else obj
-        words = next(((where[a], where[b]) for a, b in _POTATO_WORDS
+        words = next(((where[a], where[b]) for a, b in WORD_COLUMNS
                       if a in where and b in where), None)
         if words is None:
             raise InputError("no word1/word2 keys", path=path, line=number)
@@ -316,6 +305,21 @@ def _potato(path: Path) -> Imported:
 
 
 # -- helpers -----------------------------------------------------------------------------------
+
+def _headed(path: Path, cleaner: _Cleaner, expected: str,
+            shown: int) -> tuple[list[tuple[int, str]], str, list[str]]:
+    """The non-blank lines, the delimiter and the header fields of a file whose header names
+    the two word columns first (else an error quoting ``expected`` and ``shown`` fields)."""
+    lines = read_lines(path, cleaner)
+    if not lines:
+        raise InputError("empty file: no ratings", path=path)
+    delimiter = _delimiter(lines[0][1])
+    header = cleaner.fields(lines[0][1], delimiter)
+    if tuple(_name(h) for h in header[:2]) not in WORD_COLUMNS:
+        raise InputError(f"expected a header {expected}, found {header[:shown]}",
+                         path=path, line=lines[0][0])
+    return lines, delimiter, header
+
 
 def _numbers(value) -> list[float]:
     if isinstance(value, dict):
