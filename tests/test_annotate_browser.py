@@ -530,6 +530,23 @@ def assert_accessible(page, name):
     assert not bad, (name, bad)
 
 
+def assert_slider_pages_accessible(page):
+    """axe on every page from a SimLex-style study's consent page to a slider group with its
+    unanswered pairs marked: consent, instructions, checkpoint, group."""
+    assert_accessible(page, "consent")
+    page.check("input[name=consent]")
+    page.check("input[name=native]")
+    submit_and_wait(page)
+    assert_accessible(page, "instructions")
+    submit_and_wait(page)
+    assert_accessible(page, "checkpoint")
+    to_first_group(page)
+    assert_accessible(page, "group")
+    page.locator("#submit").click(force=True)
+    expect(page.locator("fieldset.missing").first).to_be_visible()
+    assert_accessible(page, "group with unanswered pairs marked")
+
+
 def test_every_rater_page_type_passes_axe(browser, tmp_path, usf):
     """Consent, instructions, checkpoint, slider group (also with unanswered pairs marked),
     qualification, binary group and message pages, left to right."""
@@ -537,18 +554,7 @@ def test_every_rater_page_type_passes_axe(browser, tmp_path, usf):
     try:
         page = browser.new_page()
         page.goto(site.base + "?PROLIFIC_PID=axe1&STUDY_ID=s1&SESSION_ID=x1")
-        assert_accessible(page, "consent")
-        page.check("input[name=consent]")
-        page.check("input[name=native]")
-        submit_and_wait(page)
-        assert_accessible(page, "instructions")
-        submit_and_wait(page)
-        assert_accessible(page, "checkpoint")
-        to_first_group(page)
-        assert_accessible(page, "group")
-        page.locator("#submit").click(force=True)
-        expect(page.locator("fieldset.missing").first).to_be_visible()
-        assert_accessible(page, "group with unanswered pairs marked")
+        assert_slider_pages_accessible(page)
         page.goto(site.base + "?PROLIFIC_PID={{%PROLIFIC_PID%}}")
         assert_accessible(page, "message")
     finally:

