@@ -33,12 +33,18 @@ from lexgold.protocols import load_protocol
 # --------------------------------------------------------------------------- the HG test
 
 
-def test_p_value_equals_direct_scipy_sum_and_exact_fraction():
-    rng = np.random.default_rng(0)
-    N = rng.integers(50, 2000, size=200)
-    K = (N * rng.uniform(0.05, 0.6, size=200)).astype(int) + 1
-    n_t = (N * rng.uniform(0.001, 0.3, size=200)).astype(int) + 1
+def random_hg_cases(seed, size):
+    """``size`` random (x, n_t, K, N) of the hypergeometric test, 1 <= x <= min(K, n_t)."""
+    rng = np.random.default_rng(seed)
+    N = rng.integers(50, 2000, size=size)
+    K = (N * rng.uniform(0.05, 0.6, size=size)).astype(int) + 1
+    n_t = (N * rng.uniform(0.001, 0.3, size=size)).astype(int) + 1
     x = np.array([rng.integers(1, min(k, n) + 1) for k, n in zip(K, n_t)])
+    return x, n_t, K, N
+
+
+def test_p_value_equals_direct_scipy_sum_and_exact_fraction():
+    x, n_t, K, N = random_hg_cases(seed=0, size=200)
     got = hypergeometric_p(x, n_t, K, N)
     direct = [hypergeom.pmf(np.arange(xi, min(ki, ni) + 1), Ni, ki, ni).sum()
               for xi, ni, ki, Ni in zip(x, n_t, K, N)]
@@ -92,11 +98,7 @@ def test_log_p_survives_where_p_underflows():
     for g, xi, ni in zip(got, x, n_t):
         assert g == pytest.approx(_exact_log_p(int(xi), int(ni), 5000, 100000), rel=1e-10)
     # where p is a normal double, log_p is log(p)
-    rng = np.random.default_rng(2)
-    N = rng.integers(50, 2000, size=100)
-    K = (N * rng.uniform(0.05, 0.6, size=100)).astype(int) + 1
-    n_t = (N * rng.uniform(0.001, 0.3, size=100)).astype(int) + 1
-    x = np.array([rng.integers(1, min(k, n) + 1) for k, n in zip(K, n_t)])
+    x, n_t, K, N = random_hg_cases(seed=2, size=100)
     p = hypergeometric_p(x, n_t, K, N)
     np.testing.assert_allclose(hypergeometric_log_p(x, n_t, K, N), np.log(p), rtol=1e-12)
 
