@@ -44,7 +44,8 @@ HyperLex, section 4.5 (the paper names the patterns; the criteria are lexgold's,
 
 lexgold's own (no paper's; off in the published protocols)
     ``too_fast``           the rater's median seconds per pair (:func:`lexgold.process.quality.
-                           pair_seconds`) is below ``too_fast_s_per_pair``; 0 turns it off.
+                           median_seconds_per_pair`) is below ``too_fast_s_per_pair``; 0 turns
+                           it off.
 
 Every row also carries the rater's quality figures (:data:`lexgold.process.quality.FLAG_COLUMNS`),
 so that ``exclusions.csv`` shows why a rater is suspect beyond the rule it met.
@@ -59,7 +60,7 @@ from scipy import stats
 from lexgold.process.agreement import rater_against_mean, rater_agreement
 from lexgold.process.calibration import calibrate as apply_calibration
 from lexgold.process.config import ProcessConfig, process_config
-from lexgold.process.quality import FLAG_COLUMNS, pair_seconds, quality_flags
+from lexgold.process.quality import FLAG_COLUMNS, median_seconds_per_pair, quality_flags
 from lexgold.process.ratings import ITEM, check_ratings, consistency_items
 
 COLUMNS = ["rater_id", "rule", "detail", "tranche", "value", "threshold", "excluded",
@@ -269,7 +270,7 @@ def too_fast(frame, config, agreement) -> pd.DataFrame:
     rated = frame[frame["kind"] != "checkpoint"]
     if limit <= 0 or rated.empty:
         return _empty()
-    median = pair_seconds(rated).groupby(rated["rater_id"]).median().dropna()
+    median = median_seconds_per_pair(rated).dropna()
     hit = median[median < limit]
     return _rows(hit.index, "too_fast", hit, limit,
                  [f"median {v:.1f} s per pair < {limit:g} s" for v in hit])

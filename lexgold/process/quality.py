@@ -68,13 +68,12 @@ def quality_flags(ratings: pd.DataFrame) -> pd.DataFrame:
     rated = frame[frame["kind"] != "checkpoint"]
     checks = frame[frame["kind"] == "checkpoint"]
     raters = pd.Index(sorted(frame["rater_id"].unique()), name="rater_id")
-    seconds = pair_seconds(rated)
     shares = rated.groupby(["rater_id", "rating"]).size().groupby("rater_id").max() / \
         rated.groupby("rater_id").size()
     repeats = rated.groupby(["rater_id", *ITEM])["rating"].agg(["min", "max", "count"])
     repeats = repeats[repeats["count"] > 1]
     table = pd.DataFrame({
-        "median_s_per_pair": seconds.groupby(rated["rater_id"]).median(),
+        "median_s_per_pair": median_seconds_per_pair(rated),
         "top_value_share": shares,
         "checkpoints_failed": (checks["rating"] == 0).groupby(checks["rater_id"]).sum(),
         "checkpoints": checks.groupby("rater_id").size(),
@@ -83,6 +82,12 @@ def quality_flags(ratings: pd.DataFrame) -> pd.DataFrame:
     for column in ("checkpoints_failed", "checkpoints"):
         table[column] = table[column].fillna(0).astype(int)
     return table[FLAG_COLUMNS].reset_index()
+
+
+def median_seconds_per_pair(rated: pd.DataFrame) -> pd.Series:
+    """Each rater's median of :func:`pair_seconds` (NaN for a rater without times): the
+    ``median_s_per_pair`` flag and the figure the ``too_fast`` exclusion rule tests."""
+    return pair_seconds(rated).groupby(rated["rater_id"]).median()
 
 
 def pair_seconds(rated: pd.DataFrame) -> pd.Series:
