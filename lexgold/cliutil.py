@@ -49,3 +49,28 @@ def wordnet_option(function):
 def out_option(function):
     return click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
                         help="Output folder (created if missing).")(function)
+
+
+def crowd_options(function):
+    """The simulated crowd of ``lexgold simulate`` and ``lexgold study rehearse``
+    (:class:`lexgold.process.simulate.Crowd`), passed to the command as keyword arguments."""
+    options = [
+        click.option("--spammers", type=click.FloatRange(0, 1), default=0.1, show_default=True,
+                     help="Share of spamming raters (random, one value, or two alternating)."),
+        click.option("--noise-sd", type=click.FloatRange(min=0), default=1.0, show_default=True,
+                     help="SD of an honest rater's noise around the true score."),
+        click.option("--bias-sd", type=click.FloatRange(min=0), default=0.7, show_default=True,
+                     help="SD of the raters' personal biases."),
+        click.option("--recall", type=click.FloatRange(0, 1), default=0.995, show_default=True,
+                     help="Chance that an honest rater repeats its first answer to a pair "
+                          "shown again."),
+        click.option("--quitters", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+                     help="Share of honest raters who close the page after a random 10-90 %% "
+                          "of their pages."),
+        click.option("--seconds-per-pair", type=click.FloatRange(min=0.1), default=6.0,
+                     show_default=True,
+                     help="An honest rater's average time per pair (spammers: a third)."),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function

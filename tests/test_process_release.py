@@ -21,7 +21,7 @@ from lexgold.process.pipeline import IncompleteRelease, process_ratings, release
 from lexgold.process.release import (concreteness_quartile, gold_table, most_associated,
                                      release_text, write_release)
 from lexgold.process.scaling import pair_scores
-from lexgold.process.simulate import design_for, simulate_ratings, usf_pairs
+from lexgold.process.simulate import Crowd, simulate_ratings, usf_pairs
 from lexgold.protocols import PACKAGED, load_protocol
 
 SIMLEX_HEADER = (b"word1\tword2\tPOS\tSimLex999\tconc(w1)\tconc(w2)\tconcQ\tAssoc(USF)\t"
@@ -164,8 +164,8 @@ def simlex_release(tmp_path_factory, usf):
     manifest = {"lexgold_version": "9.9", "seed": 11,
                 "protocol": {"file": "simlex999.toml", "sha256": "ab" * 32}, "resources": {}}
     (folder / "report.json").write_text(json.dumps({"manifest": manifest}))
-    ratings, _ = simulate_ratings(pairs, design_for("simlex", unique=40, raters_per_tranche=52),
-                                  rng=np.random.default_rng(3))
+    ratings, _ = simulate_ratings(pairs, "simlex", rng=np.random.default_rng(3), tranches=0,
+                                  unique_per_tranche=40, raters_per_tranche=52)
     ratings.to_csv(folder / "ratings.csv", index=False)
     args = ["process", folder / "ratings.csv", "--protocol", "simlex", "--pairs",
             folder / "pairs.csv", "--seed", "5", "--bootstrap", "10", "--no-plots"]
@@ -247,10 +247,10 @@ def test_dataset_card_has_yaml_header_and_the_reports_figures(simlex_release):
     assert "SimLex-999" in citation["references"][0]["title"]
 
 
-def simulated_run(tmp_path, protocol, *, n=100, **design):
-    pairs = usf_pairs(n, rng=np.random.default_rng(1))
-    ratings, _ = simulate_ratings(pairs, design_for(protocol, **design),
-                                  rng=np.random.default_rng(2), spammers=0.0)
+def simulated_run(tmp_path, protocol, *, n=100):
+    pairs = usf_pairs(n, rng=np.random.default_rng(1)).assign(topic="t1")
+    ratings, _ = simulate_ratings(pairs, protocol, rng=np.random.default_rng(2), tranches=0,
+                                  raters_per_tranche=12, crowd=Crowd(spammers=0.0))
     ratings.to_csv(tmp_path / "ratings.csv", index=False)
     return run(tmp_path / "ratings.csv", protocol, tmp_path / "out", seed=1, plots=False,
                bootstrap=0)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from lexgold.cliutil import seed_option
+from lexgold.cliutil import crowd_options, seed_option
 
 STUDY_HELP = "Study database: a SQLite file path or a database URL (postgresql+psycopg://...)."
 
@@ -183,6 +183,77 @@ def export_command(study_db, out_file, complete_only):
     Path(out_file).parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(out_file, index=False)
     click.echo(f"{len(frame)} answers of {frame['rater_id'].nunique()} raters -> {out_file}")
+
+
+@study.command("rehearse")
+@click.argument("study_db", metavar="STUDY")
+@crowd_options
+@click.option("--arrivals-per-hour", type=click.FloatRange(min=0.01), default=120.0,
+              show_default=True, help="Mean rate at which simulated raters arrive while the "
+                                      "study has a place to give.")
+@click.option("--max-raters", type=click.IntRange(min=1),
+              help="Stop after this many raters (default: ten times the study's places).")
+@click.option("--truth", "truth_path", type=click.Path(dir_okay=False),
+              help="Also write each pair's true score to this CSV (and who was who to "
+                   ".raters.csv beside it).")
+@seed_option
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+def rehearse_command(study_db, arrivals_per_hour, max_raters, truth_path, seed, as_json,
+                     **crowd):
+    """Rehearse a study: simulated raters answer it through its own site.
+
+    The raters (honest ones with bias and noise, spammers, quitters; see `lexgold simulate`)
+    enter by the study's entry link, read its instructions, answer its checkpoints and
+    qualification and rate its tranches through the site's own pages, on a simulated clock;
+    the site recruits as it will for real (top-ups until [study] min_accepted_raters). Their
+    answers are stored in the study like real ones, so rehearse a study no real rater has
+    entered. Prints what the study needed: raters, top-ups, pages, simulated time.
+
+    \b
+    Example:
+        lexgold study rehearse study.sqlite --seed 1
+        lexgold process study.sqlite --out gold
+    """
+    import numpy as np
+    from tqdm import tqdm
+
+    from lexgold.annotate.db import database_url, open_study
+    from lexgold.annotate.rehearse import rehearse
+    from lexgold.process.simulate import Crowd
+
+    open_study(study_db).dispose()           # one-line error for a missing / foreign database
+    with tqdm(desc="places completed", unit="place", disable=True if as_json else None,
+              leave=False, mininterval=1) as bar:
+        def progress(entered, completed, total):
+            bar.total = total
+            bar.n = completed
+            bar.set_postfix(raters=entered, refresh=False)
+            bar.refresh()
+
+        result = rehearse(database_url(study_db), rng=np.random.default_rng(seed),
+                          crowd=Crowd(**crowd), arrivals_per_hour=arrivals_per_hour,
+                          max_raters=max_raters, progress=progress)
+    who, truth = result.pop("who"), result.pop("truth")
+    if truth_path:
+        Path(truth_path).parent.mkdir(parents=True, exist_ok=True)
+        columns = ["word1", "word2", "truth"] if not (truth["topic"] != "").any() else \
+            ["topic", "word1", "word2", "truth"]
+        truth[columns].to_csv(truth_path, index=False)
+        who.to_csv(Path(truth_path).with_suffix(".raters.csv"), index=False)
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+        return
+    click.echo(f"rehearsal of {study_db}: {result['raters']} raters entered "
+               f"({result['completed']} completed, {result['quit']} quit, "
+               f"{result['screened_out']} screened out, {result['turned_away']} turned away "
+               f"full, {result['expired']} lost their place by taking too long)")
+    click.echo(f"places: {result['places']} at the start + {result['top_up_places']} topped "
+               f"up; {result['pages']} pages answered in {result['requests']} requests")
+    click.echo(f"simulated time: {result['simulated_hours']:g} h at {arrivals_per_hour:g} "
+               f"arrivals per hour; {result['wall_seconds']:g} s here")
+    if not result["finished"]:
+        click.echo(f"stopped at --max-raters {result['raters']}: the study still has places "
+                   "to fill")
 
 
 #: the participant-ID column of each platform's own export

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from flask import current_app, g, render_template, request
 from sqlalchemy.orm import sessionmaker
 
+from lexgold.annotate.models import utcnow
 from lexgold.annotate.schema import StudyConfig
 
 
@@ -34,6 +35,13 @@ class StudyState:
 def state() -> StudyState:
     """The study served by the current app (loaded once by ``create_app``)."""
     return current_app.extensions["lexgold"]
+
+
+def now():
+    """The time of this request, naive UTC: ``app.config["CLOCK"]()`` when set (``lexgold study
+    rehearse`` runs the site on a simulated clock), else the machine's clock."""
+    clock = current_app.config.get("CLOCK")
+    return clock() if clock is not None else utcnow()
 
 
 def db():

@@ -104,7 +104,8 @@ def find_rater(session: Session, entry: Entry) -> m.Rater | None:
         m.Rater.platform == entry.platform, m.Rater.external_id == entry.external_id)).first()
 
 
-def enrol(session: Session, entry: Entry, native_speaker: bool) -> tuple[m.Rater | None, str]:
+def enrol(session: Session, entry: Entry, native_speaker: bool,
+          now=None) -> tuple[m.Rater | None, str]:
     """A new rater for ``entry`` after consent, and the secret its browser keeps.
 
     Returns ``(None, "")`` when the platform ID is already enrolled: resuming it from another
@@ -115,7 +116,7 @@ def enrol(session: Session, entry: Entry, native_speaker: bool) -> tuple[m.Rater
     rater = m.Rater(public_id=secrets.token_urlsafe(12), platform=entry.platform,
                     external_id=entry.external_id, external_study=entry.external_study,
                     external_session=entry.external_session, native_speaker=native_speaker,
-                    browser_sha256=browser_hash(secret))
+                    browser_sha256=browser_hash(secret), created_at=now or m.utcnow())
     session.add(rater)
     try:
         session.commit()

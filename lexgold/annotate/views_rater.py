@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from lexgold.annotate import flow, throttle
 from lexgold.annotate import models as m
-from lexgold.annotate.context import db, message_page, state, write_db
+from lexgold.annotate.context import db, message_page, now, state, write_db
 
 rater = Blueprint("rater", __name__)
 
@@ -33,7 +33,8 @@ def _rate_limit(kind: str) -> None:
     (``"claim"``) per client address and hour, counted in the study database (shared by every
     server process); 0 = no limit. Over it: 429 with the text ``error_busy``."""
     limit = int(current_app.config.get("RATE_LIMIT_PER_HOUR") or 0)
-    if limit and not throttle.hit(db(), f"{kind}:{request.remote_addr or '-'}", limit, 3600):
+    if limit and not throttle.hit(db(), f"{kind}:{request.remote_addr or '-'}", limit, 3600,
+                                  now()):
         raise flow.Rejected("error_busy", f"{kind} rate limit")
 
 
@@ -106,7 +107,7 @@ def consent():
     flow.check_entry(entry, state().entries)
     if flow.find_rater(db(), entry) is None:
         _rate_limit("enrol")
-    new, secret = flow.enrol(db(), entry, native_speaker=True)
+    new, secret = flow.enrol(db(), entry, native_speaker=True, now=now())
     if new is None:      # enrolled meanwhile (another browser): ask before resuming it
         session["resume"] = flow.find_rater(db(), entry).public_id
         return render_template("resume.html")
@@ -131,7 +132,7 @@ def task():
                             code=study.screenout_code)
     if current.stage == "full":
         retried = write_db().get(m.Rater, current.id)
-        flow.retry_claim(write_db(), retried, study.config)
+        flow.retry_claim(write_db(), retried, study.config, now())
         if retried.stage == "full":
             return message_page("full_text")
         db().rollback()                              # a fresh read that sees the claim
@@ -191,7 +192,7 @@ def instructions():
             page + 1 >= len(state().config.texts.instructions) and \
             state().config.qualification is None:
         _rate_limit("claim")                     # this page's "Next" claims a place
-    flow.advance_instructions(db(), current, page, state().config)
+    flow.advance_instructions(db(), current, page, state().config, now())
     return redirect(url_for("rater.task"))
 
 
@@ -205,7 +206,7 @@ def qualification():
         raise flow.Rejected("error_incomplete")
     if current.stage == "qualification":
         _rate_limit("claim")                     # a right answer claims a place
-    flow.answer_qualification(db(), current, choice, state().config)
+    flow.answer_qualification(db(), current, choice, state().config, now())
     return redirect(url_for("rater.task"))
 
 
@@ -220,6 +221,6 @@ def step():
     if position is None:
         raise flow.Rejected("error_invalid", "bad position")
     if flow.submit_step(db(), current, position, request.form, state().config,
-                        state().seed) == "repeat":      # another tab, the back button, a retry
+                        state().seed, now()) == "repeat":      # another tab, the back button, a retry
         flash(state().config.texts.repeat_notice)
     return redirect(url_for("rater.task"))

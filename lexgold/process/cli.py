@@ -9,10 +9,7 @@ from pathlib import Path
 
 import click
 
-from lexgold.cliutil import out_option, seed_option, usf_option
-
-PROTOCOLS = ["simlex", "hyperlex", "tr9856"]
-
+from lexgold.cliutil import crowd_options, out_option, seed_option, usf_option
 
 def _number(value):
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
@@ -200,10 +197,11 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
 
 
 @click.command()
-@click.option("--protocol", type=click.Choice(PROTOCOLS), required=True,
-              help="Study layout to simulate.")
+@click.option("--protocol", required=True,
+              help="simlex, hyperlex, tr9856 or the path of a protocol file: its [study] table "
+                   "lays the study out, as `lexgold study create` does.")
 @click.option("--pairs", "pairs_path", type=click.Path(exists=True, dir_okay=False),
-              help="pairs.csv (word1, word2[, pos] or term1, term2); default: a random sample "
+              help="pairs.csv as `lexgold study create` reads it; default: a random sample "
                    "of same-POS normed pairs from the shipped USF norms.")
 @click.option("--n-pairs", type=click.IntRange(min=2), default=999, show_default=True,
               help="Pairs drawn from USF when --pairs is not given.")
@@ -211,23 +209,19 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
               help="Ratings CSV to write (long format).")
 @click.option("--truth", "truth_path", type=click.Path(dir_okay=False),
               help="Also write the true scores and each rater's type to this CSV (and .raters.csv).")
-@click.option("--raters-per-tranche", type=click.IntRange(min=1), help="Default per protocol.")
-@click.option("--spammers", type=click.FloatRange(0, 1), default=0.1, show_default=True,
-              help="Share of spamming raters.")
-@click.option("--noise-sd", type=click.FloatRange(min=0), default=1.0, show_default=True)
-@click.option("--bias-sd", type=click.FloatRange(min=0), default=0.7, show_default=True)
-@click.option("--recall", type=click.FloatRange(0, 1), default=0.995, show_default=True,
-              help="Chance that an honest rater repeats its first answer to a pair shown again.")
-@click.option("--quitters", type=click.FloatRange(0, 1), default=0.0, show_default=True,
-              help="Share of honest raters who stop after a random 10-90 %% of their pairs.")
+@click.option("--raters-per-tranche", type=click.IntRange(min=1),
+              help="Default: the protocol's [study] raters_per_tranche.")
+@crowd_options
 @seed_option
-def simulate(protocol, pairs_path, n_pairs, out_path, truth_path, raters_per_tranche, spammers,
-             noise_sd, bias_sd, recall, quitters, seed):
-    """Simulate raters answering a rating study; write long-format ratings.
+def simulate(protocol, pairs_path, n_pairs, out_path, truth_path, raters_per_tranche, seed,
+             **crowd):
+    """Simulate raters answering a study laid out from a pair set; write long-format ratings.
 
-    Honest raters answer the true score plus a personal bias and noise; spammers answer at
-    random, with one value, or alternating two values. The study layout (consistency set,
-    tranches, calibration repeats, duplicates, checkpoints) follows the protocol's paper.
+    A quick stand-in for a crowd: the study is laid out by the same designer as `lexgold study
+    create` (tranches, consistency set, calibration repeats, duplicates, checkpoints) and each
+    tranche is answered by a fixed number of simulated raters, without the site and without
+    recruitment top-ups. To rehearse a real study as it will run, with its own layout and
+    recruitment, use `lexgold study rehearse STUDY`.
 
     \b
     Example:
@@ -235,23 +229,26 @@ def simulate(protocol, pairs_path, n_pairs, out_path, truth_path, raters_per_tra
     """
     import numpy as np
 
-    from lexgold.process.release import read_pairs
-    from lexgold.process.simulate import design_for, simulate_ratings, usf_pairs
+    from lexgold.annotate.schema import load_study_config
+    from lexgold.process.simulate import Crowd, simulate_ratings, usf_pairs
+    from lexgold.tables import read_text_table
 
     rng = np.random.default_rng(seed)
-    pairs = read_pairs(pairs_path) if pairs_path else usf_pairs(n_pairs, rng=rng)
-    design = design_for(protocol, raters_per_tranche=raters_per_tranche)
-    ratings, raters = simulate_ratings(pairs, design, rng=rng, noise_sd=noise_sd,
-                                       bias_sd=bias_sd, spammers=spammers, recall=recall,
-                                       quitters=quitters)
-    if "topic" in pairs.columns:
-        ratings = ratings.merge(pairs[["word1", "word2", "topic"]].drop_duplicates(
-            ["word1", "word2"]), on=["word1", "word2"], how="left")
+    if pairs_path:
+        pairs = read_text_table(Path(pairs_path))
+    else:
+        pairs = usf_pairs(n_pairs, rng=rng)
+        if load_study_config(protocol).group_by == "topic":     # one topic: the USF sample
+            pairs["topic"] = "usf-sample"
+    ratings, raters = simulate_ratings(pairs, protocol, rng=rng, crowd=Crowd(**crowd),
+                                       raters_per_tranche=raters_per_tranche)
     Path(out_path).parent.mkdir(parents=True, exist_ok=True)
     ratings.to_csv(out_path, index=False)
     if truth_path:
-        truth = pairs[["word1", "word2"]].assign(truth=raters.attrs["truth"])
+        words = pairs.rename(columns={"term1": "word1", "term2": "word2"})
+        truth = words[["word1", "word2"]].assign(truth=raters.attrs["truth"]).dropna()
         truth.to_csv(truth_path, index=False)
         raters.to_csv(Path(truth_path).with_suffix(".raters.csv"), index=False)
+    rated = ratings.loc[ratings["kind"] != "checkpoint", ["word1", "word2"]].drop_duplicates()
     click.echo(f"wrote {len(ratings)} ratings by {len(raters)} raters "
-               f"({int(raters['spammer'].sum())} spammers) on {len(pairs)} pairs to {out_path}")
+               f"({int(raters['spammer'].sum())} spammers) on {len(rated)} pairs to {out_path}")

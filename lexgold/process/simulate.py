@@ -1,139 +1,235 @@
-"""Synthetic raters with known true scores, for testing the post-processing pipeline.
+"""Simulated raters with known true scores: the crowd of ``lexgold study rehearse`` and
+``lexgold simulate``.
 
-A rating study is laid out as in the papers (a consistency set shown in every tranche, unique
-pairs per tranche, calibration repeats, HyperLex duplicates, SimLex checkpoints) and answered by
-simulated raters:
+One rater model serves both. A rater answers the pages of a study as the study lays them out
+(:func:`lexgold.annotate.design.design_study`, the one layout engine; SimLex-999 sections
+3.3-3.5, HyperLex section 4.4, TR9856 section 3.4):
 
 - an honest rater answers ``round(truth + bias + noise)`` clipped to the scale, with a per-rater
   ``bias ~ N(0, bias_sd)`` (what SimLex calibration corrects) and ``noise ~ N(0, noise_sd)``;
-  a checkpoint is answered right with probability ``honest_checkpoint``; a pair shown again
-  (calibration repeat, duplicate) gets the rater's earlier answer with probability ``recall``
-  (the rater remembers it), else a fresh answer;
+  a checkpoint or qualification question is answered right with probability
+  ``honest_checkpoint``; a pair shown again (calibration repeat, duplicate) gets the rater's
+  earlier answer with probability ``recall`` (the rater remembers it), else a fresh answer;
 - a spammer (share ``spammers``) answers at random (uniform over the scale), with one value
-  throughout, or alternating between two values, in equal proportions; it gets a checkpoint
-  right with probability 1/3 (three choices);
-- a quitter (share ``quitters`` of the honest raters) stops after a random 10-90 % of its
-  showings, as a rater who closes the page;
-- TR9856 is binary: an honest annotator says "related" with probability equal to the pair's
-  true score on [0, 1]; a spammer with probability 1/2.
+  throughout, or alternating between two values, in equal proportions; it picks a checkpoint or
+  qualification option at random;
+- a quitter (share ``quitters`` of the honest raters) closes the page after a random 10-90 %
+  of its tranche's pages;
+- speed: a rater's pace is ``seconds_per_pair`` times a personal factor (log-normal, sd 0.3);
+  spammers go three times faster;
+- binary questions (TR9856): an honest annotator says "related" with probability equal to the
+  pair's true score on [0, 1]; a spammer with probability 1/2.
 
+:func:`simulate_ratings` answers the designed tranches directly, with a fixed number of raters
+per tranche (no site, no top-ups): quick, for tests and trials. ``lexgold study rehearse``
+(:mod:`lexgold.annotate.rehearse`) sends the same raters through the study's own site.
 Everything random comes from one ``numpy.random.Generator``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import copy
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
 
+STYLES = ("random", "single", "alternate")
+
 
 @dataclass(frozen=True)
-class Design:
-    """Study layout (SimLex section 3.3-3.5; HyperLex section 4.4; TR9856 section 3.4)."""
-    consistency: int = 20          # pairs shown in every tranche
-    unique: int = 99               # unique pairs per tranche
-    #: SimLex section 3.6: at most 16 excluded per tranche, "so that each pair ... was rated by
-    #: a minimum of 36 raters": 36 + 16 = 52 per tranche ("approximately 50", section 3.5)
-    raters_per_tranche: int = 52
-    duplicates: int = 0            # pairs shown twice to the same rater (HyperLex: 9)
-    group_size: int = 7            # calibration repeat at the start of each later group
-    checkpoints: int = 3           # SimLex: one per POS batch
-    rating_max: int = 6
-    binary: bool = False
+class Crowd:
+    """The simulated crowd (module docstring)."""
+
+    noise_sd: float = 1.0
+    bias_sd: float = 0.7
+    spammers: float = 0.1
+    honest_checkpoint: float = 0.99
+    recall: float = 0.995
+    quitters: float = 0.0
+    seconds_per_pair: float = 6.0
 
 
-DESIGNS = {
-    "simlex": Design(),
-    "hyperlex": Design(consistency=20, unique=50, raters_per_tranche=12, duplicates=9,
-                       checkpoints=0),
-    "tr9856": Design(consistency=0, unique=100, raters_per_tranche=10, group_size=0,
-                     checkpoints=0, rating_max=1, binary=True),
-}
+class SimulatedRater:
+    """One rater of the crowd, answering page by page on the scale ``low..high``."""
+
+    def __init__(self, crowd: Crowd, rng: np.random.Generator, *, low: int, high: int,
+                 binary: bool = False):
+        self.rng, self.crowd, self.low, self.high, self.binary = rng, crowd, low, high, binary
+        self.style = "honest"
+        if rng.random() < crowd.spammers:
+            self.style = STYLES[int(rng.integers(0, 3))]
+        self.bias = 0.0 if binary else float(rng.normal(0, crowd.bias_sd))
+        self.quit_share = (float(rng.uniform(0.1, 0.9)) if self.honest and crowd.quitters
+                           and rng.random() < crowd.quitters else None)
+        self.pace = crowd.seconds_per_pair * float(np.exp(rng.normal(0, 0.3)))
+        if not self.honest:
+            self.pace /= 3
+        values = np.arange(low, high + 1)
+        self.single = int(rng.choice(values))
+        self.two = [int(v) for v in rng.choice(values, size=2, replace=False)]
+        self.given: dict = {}              # pair key -> first answer (what a rater remembers)
+
+    @property
+    def honest(self) -> bool:
+        return self.style == "honest"
+
+    def pages_before_quitting(self, n_pages: int) -> int | None:
+        """How many of ``n_pages`` the rater answers before closing the page (None: all)."""
+        if self.quit_share is None:
+            return None
+        return max(1, int(self.quit_share * n_pages))
+
+    def rate(self, keys: list, truths: list[float]) -> list[int]:
+        """Answers to one page of pairs (``keys`` identify pairs, for repeats)."""
+        answers = []
+        for key, truth in zip(keys, truths):
+            if self.honest and key in self.given and self.rng.random() < self.crowd.recall:
+                answers.append(self.given[key])
+                continue
+            value = self._answer(truth)
+            self.given.setdefault(key, value)
+            answers.append(value)
+        return answers
+
+    def _answer(self, truth: float) -> int:
+        if self.binary:
+            p = min(max(truth, 0.0), 1.0) if self.honest else 0.5
+            return int(self.rng.random() < p)
+        if self.style == "honest":
+            value = truth + self.bias + self.rng.normal(0, self.crowd.noise_sd)
+            return int(np.clip(np.round(value), self.low, self.high))
+        if self.style == "random":
+            return int(self.rng.integers(self.low, self.high + 1))
+        if self.style == "single":
+            return self.single
+        return self.two[int(self.rng.integers(0, 2))]
+
+    def choose(self, n_options: int, answer: int) -> int:
+        """A checkpoint or qualification choice among ``n_options`` (``answer`` is right)."""
+        if self.honest:
+            if self.rng.random() < self.crowd.honest_checkpoint or n_options < 2:
+                return answer
+            return int(self.rng.choice([i for i in range(n_options) if i != answer]))
+        return int(self.rng.integers(0, n_options))
+
+    def seconds(self, n_items: int) -> float:
+        """Time the rater spends on a page of ``n_items`` questions."""
+        return max(1.0, n_items * self.pace * float(np.exp(self.rng.normal(0, 0.2))))
 
 
-def design_for(protocol: str, **changes) -> Design:
-    """The default design of a protocol (``simlex``, ``hyperlex``, ``tr9856``) with changes."""
-    key = {"simlex999": "simlex"}.get(protocol, protocol)
-    if key not in DESIGNS:
-        raise InputError(f"expected one of {', '.join(DESIGNS)}, found {protocol!r}",
-                         field="protocol")
-    return replace(DESIGNS[key], **{k: v for k, v in changes.items() if v is not None})
+def study_layout(pairs: pd.DataFrame, protocol: dict | str, rng: np.random.Generator,
+                 **study_keys):
+    """``(pair frame, study config, design)`` of a study of ``pairs`` under ``protocol``, laid out
+    by the study designer; ``study_keys`` change keys of the ``[study]`` table (for trials)."""
+    from lexgold.annotate.design import design_study
+    from lexgold.annotate.pairs import check_pairs
+    from lexgold.annotate.schema import load_study_config
+    from lexgold.protocols import load_protocol
+
+    spec = copy.deepcopy(protocol if isinstance(protocol, dict) else load_protocol(protocol))
+    spec.setdefault("study", {}).update({k: v for k, v in study_keys.items() if v is not None})
+    config = load_study_config(spec)
+    frame = check_pairs(pairs, source="pairs", group_by=config.group_by)
+    return frame, config, design_study(frame, config, rng)
 
 
-def simulate_ratings(pairs: pd.DataFrame, design: Design, *, rng: np.random.Generator,
-                     truth: np.ndarray | None = None, noise_sd: float = 1.0,
-                     bias_sd: float = 0.7, spammers: float = 0.1,
-                     honest_checkpoint: float = 0.99,
-                     recall: float = 0.995,
-                     quitters: float = 0.0) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Simulate a study over ``pairs`` and return ``(ratings, truth)``.
+def simulate_ratings(pairs: pd.DataFrame, protocol: dict | str, *, rng: np.random.Generator,
+                     truth: np.ndarray | None = None, crowd: Crowd = Crowd(),
+                     **study_keys) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Simulate a study of ``pairs`` without a site and return ``(ratings, raters)``.
 
     Parameters
     ----------
     pairs : pandas.DataFrame
-        ``word1, word2`` and optionally ``pos``; the first ``design.consistency`` pairs form the
-        consistency set, the rest are dealt to tranches of ``design.unique`` pairs (the last
-        tranche may be smaller).
-    design : Design
-        The layout; see :func:`design_for`.
+        A pair set as ``lexgold study create`` reads it (``word1, word2, pos``; ``topic`` for
+        topic studies; the flags of an aligned set are applied: ``duplicate_of`` and
+        ``collapsed`` rows are not rated).
+    protocol : dict or str
+        The protocol (name, path or loaded dict); its ``[study]`` table lays the study out.
     rng : numpy.random.Generator
         The only source of randomness.
     truth : array, optional
-        True score of each pair on the rating scale; default uniform over the scale.
-    noise_sd, bias_sd, spammers, honest_checkpoint, recall, quitters : float
-        Rater model, see the module docstring.
+        True score of each row of ``pairs`` on the rating scale (binary studies: the chance of
+        "related"); default uniform over the scale.
+    crowd : Crowd
+        The rater model, see the module docstring.
+    **study_keys
+        Changes to the ``[study]`` table, e.g. ``raters_per_tranche=30``,
+        ``unique_per_tranche=70``.
 
     Returns
     -------
     ratings : pandas.DataFrame
-        Long format of docs/contract.md (``rater_id, tranche, word1, word2, rating, pos, kind,
-        answered_at``), one row per answer.
+        The long format of ``lexgold study export`` (docs/contract.md), one row per answer.
     raters : pandas.DataFrame
-        ``rater_id, tranche, spammer, style, bias, quit``: who is who (for tests and reports);
-        ``raters.attrs["truth"]`` holds the true score of each pair, in ``pairs`` order.
+        ``rater_id, tranche, spammer, style, bias, quit``; ``raters.attrs["truth"]`` holds the
+        true score of each row of ``pairs``, in order (NaN for rows not rated).
     """
     if not isinstance(rng, np.random.Generator):
         raise InputError(f"expected a numpy.random.Generator, found {type(rng).__name__}",
                          field="rng")
-    pairs = pairs.reset_index(drop=True).copy()
+    source = pairs.reset_index(drop=True)
+    frame, config, design = study_layout(source, protocol, rng, **study_keys)
+    binary = config.task == "binary"
+    low, high = (0, 1) if binary else (config.scale_min, config.scale_max)
     if truth is None:
-        truth = rng.uniform(0, design.rating_max, len(pairs))
-    pairs["truth"] = np.asarray(truth, dtype=float)
-    if "pos" not in pairs.columns:
-        pairs["pos"] = ""
-    tranches = _tranches(len(pairs), design)
-    frames, who = [], []
-    clock = pd.Timestamp("2026-01-01T00:00:00Z")
-    for t, unique in enumerate(tranches, start=1):
-        shown = _showings(pairs, unique, design, rng)
-        for r in range(design.raters_per_tranche):
-            rater = f"t{t:02d}r{r:03d}"
-            style = _style(rng, spammers)
-            bias = 0.0 if design.binary else float(rng.normal(0, bias_sd))
-            answers = _answer(shown, style, bias, noise_sd, design, rng)
-            if style == "honest":
-                answers = _remember(shown, answers, recall, rng)
-            checks = _checkpoints(design, style, honest_checkpoint, rng)
-            frame = pd.concat([checks, shown.drop(columns="first").assign(rating=answers)],
-                              ignore_index=True)
-            quit = bool(quitters) and style == "honest" and rng.random() < quitters
-            if quit:
-                frame = frame.iloc[:max(1, int(rng.uniform(0.1, 0.9) * len(frame)))]
-            frame = frame.assign(rater_id=rater, tranche=t,
-                                 answered_at=(clock + pd.to_timedelta(
-                                     np.arange(len(frame)) * 10, unit="s")).strftime(
-                                     "%Y-%m-%dT%H:%M:%SZ"))
-            frames.append(frame)
-            who.append({"rater_id": rater, "tranche": t, "spammer": style != "honest",
-                        "style": style, "bias": bias, "quit": quit})
-    ratings = pd.concat(frames, ignore_index=True)
-    columns = ["rater_id", "tranche", "word1", "word2", "rating", "pos", "kind", "answered_at"]
+        truth = rng.uniform(low, high, len(source))
+    truth = np.asarray(truth, dtype=float)
+    if len(truth) != len(source):
+        raise InputError(f"expected {len(source)} true scores, found {len(truth)}", field="truth")
+    rated = _rated_rows(source, frame)
+    frame = frame.assign(truth=truth[rated])
+    rows, who = [], []
+    clock = pd.Timestamp("2026-01-01T00:00:00")
+    for t, steps in enumerate(design.tranches, start=1):
+        for r in range(config.raters_per_tranche):
+            rater_id = f"t{t:02d}r{r:03d}"
+            rater = SimulatedRater(crowd, rng, low=low, high=high, binary=binary)
+            stop = rater.pages_before_quitting(len(steps))
+            for step in steps[:stop]:
+                clock += pd.Timedelta(seconds=rater.seconds(max(1, len(step.items))))
+                at = clock.strftime("%Y-%m-%dT%H:%M:%SZ")
+                if step.kind == "checkpoint":
+                    check = config.checkpoints[step.checkpoint]
+                    choice = rater.choose(len(check.options), check.answer)
+                    word1, word2 = check.options[choice]
+                    rows.append((rater_id, t, word1, word2, int(choice == check.answer),
+                                 step.batch, "checkpoint", at, ""))
+                    continue
+                index = [i for i, _ in step.items]
+                answers = rater.rate(index, frame.loc[index, "truth"].tolist())
+                for (i, kind), value in zip(step.items, answers):
+                    rows.append((rater_id, t, frame.at[i, "word1"], frame.at[i, "word2"], value,
+                                 frame.at[i, "pos"], kind, at, frame.at[i, "topic"]))
+            who.append({"rater_id": rater_id, "tranche": t, "spammer": not rater.honest,
+                        "style": rater.style, "bias": rater.bias, "quit": stop is not None})
+    columns = ["rater_id", "tranche", "word1", "word2", "rating", "pos", "kind", "answered_at",
+               "topic"]
+    ratings = pd.DataFrame(rows, columns=columns)
+    if config.group_by != "topic":
+        ratings = ratings.drop(columns="topic")
     raters = pd.DataFrame(who)
-    raters.attrs["truth"] = pairs["truth"].to_numpy()
-    return ratings[columns], raters
+    full = np.full(len(source), np.nan)
+    full[rated] = frame["truth"].to_numpy()
+    raters.attrs["truth"] = full
+    return ratings, raters
+
+
+def _rated_rows(source: pd.DataFrame, frame: pd.DataFrame) -> np.ndarray:
+    """Row of ``source`` behind each row of the checked pair frame (flagged rows are skipped)."""
+    kept = source
+    if "duplicate_of" in source.columns:
+        kept = kept[kept["duplicate_of"].fillna("").astype(str).str.strip() == ""]
+    if "collapsed" in source.columns:
+        from lexgold.annotate.pairs import TRUE
+        kept = kept[~kept["collapsed"].fillna("").astype(str).str.strip().str.lower()
+                    .isin(TRUE)]
+    if len(kept) != len(frame):        # cannot happen: check_pairs skips exactly these rows
+        raise InputError("pair rows and study pairs do not line up", field="pairs")
+    return kept.index.to_numpy()
 
 
 def exclusion_outcome(pairs: pd.DataFrame, protocol: str, *, noise_sd: float, bias_sd: float,
@@ -146,16 +242,16 @@ def exclusion_outcome(pairs: pd.DataFrame, protocol: str, *, noise_sd: float, bi
     are returned by group: ``excluded``, ``honest`` (finished, not spammers), ``spammers``,
     ``quitters``. Used to check rules against behaviours they were not designed around.
     """
-    import copy
     import warnings
 
     from lexgold.process.exclusions import excluded_raters, exclusion_table
     from lexgold.protocols import load_protocol
 
-    ratings, raters = simulate_ratings(pairs, design_for(protocol),
-                                       rng=np.random.default_rng(seed), noise_sd=noise_sd,
-                                       bias_sd=bias_sd, recall=recall, quitters=quitters,
-                                       spammers=spammers)
+    crowd = Crowd(noise_sd=noise_sd, bias_sd=bias_sd, recall=recall, quitters=quitters,
+                  spammers=spammers)
+    # tranches of the protocol's unique_per_tranche (not its fixed count: trial sets are small)
+    ratings, raters = simulate_ratings(pairs, protocol, rng=np.random.default_rng(seed),
+                                       crowd=crowd, tranches=0)
     loaded = copy.deepcopy(load_protocol(protocol))
     loaded["process"]["exclusions"].update(exclusion_keys)
     with warnings.catch_warnings():
@@ -186,84 +282,3 @@ def usf_pairs(n: int, *, rng: np.random.Generator, usf: pd.DataFrame | None = No
     if n > len(pool):
         raise InputError(f"only {len(pool)} USF pairs available, asked for {n}", field="n_pairs")
     return pool.iloc[np.sort(rng.choice(len(pool), n, replace=False))].reset_index(drop=True)
-
-
-def truth_table(pairs: pd.DataFrame, truth: np.ndarray) -> pd.DataFrame:
-    """``word1, word2, truth`` for comparing a gold standard with the simulated truth."""
-    return pd.DataFrame({"word1": pairs["word1"].to_numpy(), "word2": pairs["word2"].to_numpy(),
-                         "truth": np.asarray(truth, dtype=float)})
-
-
-def _tranches(n_pairs: int, design: Design) -> list[np.ndarray]:
-    rest = np.arange(design.consistency, n_pairs)
-    if len(rest) == 0:
-        raise InputError(f"need more than {design.consistency} pairs (the consistency set), "
-                         f"found {n_pairs}", field="pairs")
-    return [rest[i:i + design.unique] for i in range(0, len(rest), design.unique)]
-
-
-def _showings(pairs, unique, design, rng) -> pd.DataFrame:
-    """One tranche's sequence of showings: kind per showing, POS-batched, with repeats."""
-    index = np.concatenate([np.arange(design.consistency), unique])
-    kinds = np.array(["consistency"] * design.consistency + ["unique"] * len(unique))
-    order = rng.permutation(len(index))
-    index, kinds = index[order], kinds[order]
-    batch = np.argsort(pairs.loc[index, "pos"].to_numpy(), kind="stable")
-    index, kinds = list(index[batch]), list(kinds[batch])
-    if design.duplicates:
-        picks = rng.choice(len(unique), size=min(design.duplicates, len(unique)), replace=False)
-        for p in picks:
-            index.append(unique[p])
-            kinds.append("duplicate")
-    if design.group_size:
-        out_index, out_kinds = [], []
-        for start in range(0, len(index), design.group_size):
-            if start:
-                out_index.append(out_index[-1])
-                out_kinds.append("calibration")
-            out_index += index[start:start + design.group_size]
-            out_kinds += kinds[start:start + design.group_size]
-        index, kinds = out_index, out_kinds
-    shown = pairs.loc[index, ["word1", "word2", "pos", "truth"]].reset_index(drop=True)
-    first = pd.Series(np.arange(len(index))).groupby(np.asarray(index)).transform("min")
-    return shown.assign(kind=kinds, first=first.to_numpy())
-
-
-def _style(rng, spammers) -> str:
-    if rng.random() >= spammers:
-        return "honest"
-    return ("random", "single", "alternate")[int(rng.integers(0, 3))]
-
-
-def _answer(shown, style, bias, noise_sd, design, rng) -> np.ndarray:
-    n, top = len(shown), design.rating_max
-    if design.binary:
-        p = np.clip(shown["truth"].to_numpy(), 0, 1) if style == "honest" else np.full(n, 0.5)
-        return (rng.random(n) < p).astype(float)
-    if style == "honest":
-        values = shown["truth"].to_numpy() + bias + rng.normal(0, noise_sd, n)
-        return np.clip(np.round(values), 0, top)
-    if style == "random":
-        return rng.integers(0, top + 1, n).astype(float)
-    if style == "single":
-        return np.full(n, float(rng.integers(0, top + 1)))
-    two = rng.choice(top + 1, size=2, replace=False).astype(float)
-    return two[rng.integers(0, 2, n)]
-
-
-def _remember(shown, answers, recall, rng) -> np.ndarray:
-    """A repeated pair gets the first answer again with probability ``recall``."""
-    answers = answers.copy()
-    source = shown["first"].to_numpy()
-    again = np.flatnonzero(source != np.arange(len(source)))
-    keep = again[rng.random(len(again)) < recall]
-    answers[keep] = answers[source[keep]]
-    return answers
-
-
-def _checkpoints(design, style, honest_checkpoint, rng) -> pd.DataFrame:
-    n = design.checkpoints
-    right = honest_checkpoint if style == "honest" else 1 / 3
-    return pd.DataFrame({"word1": [f"checkpoint{i + 1}" for i in range(n)], "word2": "",
-                         "pos": "", "truth": np.nan, "kind": "checkpoint",
-                         "rating": (rng.random(n) < right).astype(float)})

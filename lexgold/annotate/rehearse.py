@@ -1,0 +1,359 @@
+"""``lexgold study rehearse``: simulated raters answer a study through its own site.
+
+Before paying a crowd, a researcher wants to see the study run: how many raters it recruits,
+how many top-ups its exclusion rules cause (HyperLex section 4.4: "at least 10 ratings from 10
+different accepted annotators"), how long it takes, and whether ``lexgold process`` then
+releases every pair. A rehearsal answers that with the study itself:
+
+- the site is the real one (:func:`lexgold.annotate.app.create_app` over the study database),
+  driven through its routes by Flask's test client, one client (cookie jar) per rater: entry
+  link, consent, instructions, qualification, checkpoints, groups, completion; CSRF tokens,
+  item ids and checkpoint options are read from the pages as a browser would;
+- the raters are :class:`lexgold.process.simulate.SimulatedRater` (bias, noise, recall,
+  spammers, quitters, speed); the pairs' true scores are drawn uniformly over the scale unless
+  given;
+- time is simulated: the site runs on a clock (``CLOCK``) that the rehearsal advances, raters
+  arrive as a Poisson process (``arrivals_per_hour``) while the study has a place to give (as a
+  platform stops sending participants when its places are taken), each page takes the rater's
+  time, claims expire after the protocol's ``claim_timeout_s``, and a quitter's place goes to
+  a later rater;
+- recruitment is the site's own: when the last place of a tranche is completed, the site tops
+  it up until ``min_accepted_raters`` are accepted (:mod:`lexgold.annotate.recruit`).
+
+The answers are stored in the study like real ones, so a rehearsal is run on a study no real
+rater has entered (rehearse a copy: ``lexgold study backup``). Everything random comes from one
+``numpy.random.Generator``, and the clock starts when the study was created: the same study and
+seed give the same stored answers.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from html.parser import HTMLParser
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import func, or_, and_, select
+
+from lexgold.annotate import models as m
+from lexgold.errors import InputError
+from lexgold.process.simulate import Crowd, SimulatedRater
+
+#: seconds a rater spends on the consent page, an instructions page, the qualification question
+READING_SECONDS = {"consent": 20.0, "instructions": 30.0, "qualification": 10.0}
+
+
+@dataclass
+class Page:
+    """What a rehearsing rater reads off a page: its form and the questions on it."""
+
+    action: str = ""
+    fields: dict = field(default_factory=dict)        # hidden inputs: name -> value
+    items: list = field(default_factory=list)         # item ids (r<id> fields), in order
+    choices: list = field(default_factory=list)       # radio values of "choice"
+    options: list = field(default_factory=list)       # checkpoint option texts, in order
+    total: int = 0                                    # the tranche's pages (progress bar)
+
+
+class _PageParser(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.page, self._option = Page(), False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "form" and not self.page.action:
+            self.page.action = a.get("action", "")
+        elif tag == "input":
+            name = a.get("name") or ""
+            if a.get("type") == "hidden" and not name.startswith(("r", "t")) or name in ("t",):
+                self.page.fields[name] = a.get("value", "")
+            elif name[:1] == "r" and name[1:].isdigit() and int(name[1:]) not in self.page.items:
+                self.page.items.append(int(name[1:]))
+            elif name == "choice":
+                self.page.choices.append(int(a["value"]))
+        elif tag == "progress":
+            self.page.total = int(a.get("max") or 0)
+        elif tag == "span" and a.get("class") == "pairtext":
+            self._option = True
+
+    def handle_data(self, data):
+        if self._option:
+            self.page.options.append(data)
+            self._option = False
+
+
+def read_page(html: str) -> Page:
+    parser = _PageParser()
+    parser.feed(html)
+    return parser.page
+
+
+@dataclass
+class Site:
+    """The study as the rehearsal knows it: the app, its clock and what pages refer to."""
+
+    app: object
+    engine: object
+    config: object
+    entries: dict
+    item_pair: dict            # item id -> pair id
+    truth: dict                # pair id -> true score
+    pairs: pd.DataFrame        # id, word1, word2, topic
+    checkpoints: dict          # frozenset of casefolded option texts -> right answer
+    clock: list                # [datetime]: the site's time
+    requests: int = 0
+
+
+def rehearse(url: str, *, rng: np.random.Generator, crowd: Crowd = Crowd(),
+             truth: pd.DataFrame | None = None, arrivals_per_hour: float = 120.0,
+             max_raters: int | None = None, progress=None) -> dict:
+    """Rehearse the study at ``url`` (see the module docstring) and return what it needed.
+
+    Parameters
+    ----------
+    url : str
+        Database URL of a study no rater has entered yet.
+    rng : numpy.random.Generator
+        The only source of randomness.
+    crowd : Crowd
+        The simulated raters.
+    truth : pandas.DataFrame, optional
+        ``word1, word2, truth`` (and ``topic`` for topic studies): the true score of each pair
+        on the study's scale (binary studies: the chance of "related"). Pairs it lacks get a
+        uniform draw.
+    arrivals_per_hour : float
+        Mean rate at which new raters arrive while the study has a place to give.
+    max_raters : int, optional
+        Stop after this many raters entered (default: ten times the study's places).
+    progress : callable, optional
+        Called with ``(raters entered, places completed, places)`` after each rater.
+
+    Returns
+    -------
+    dict
+        ``raters`` (entered), ``completed``, ``quit``, ``screened_out``, ``expired`` (a slow
+        rater whose place went to another), ``turned_away`` (the study was full when the rater
+        came to claim a place), ``places`` (at the start), ``top_up_places``,
+        ``pages`` (pages of pairs or checkpoints answered), ``requests``,
+        ``simulated_hours``, ``wall_seconds``, ``finished`` (every place completed) and
+        ``who``, a DataFrame ``rater_id, style, spammer, bias, quit, outcome``, and ``truth``,
+        one ``word1, word2, topic, truth`` per pair of the study.
+    """
+    from lexgold.annotate.app import create_app
+
+    started = time.perf_counter()
+    site = _open_site(url, rng, truth, create_app)
+    places = _places(site)
+    limit = max_raters if max_raters is not None else 10 * places
+    low, high = ((0, 1) if site.config.task == "binary"
+                 else (site.config.scale_min, site.config.scale_max))
+    start = site.clock[0]
+    queue, order, who = [], itertools.count(), []
+    arrival = start + _gap(rng, arrivals_per_hour)
+    entered = 0
+    while True:
+        if entered < limit and (not queue or arrival <= queue[0][0]):
+            site.clock[0] = arrival
+            arrival += _gap(rng, arrivals_per_hour)
+            if not _claimable(site):
+                if not queue and _finished(site):
+                    break
+                if not queue:            # only quitters' claims left: wait for one to expire
+                    arrival = max(arrival, _next_expiry(site))
+                continue
+            entered += 1
+            rater = SimulatedRater(crowd, rng, low=low, high=high,
+                                   binary=site.config.task == "binary")
+            record = {"rater_id": "", "style": rater.style, "spammer": not rater.honest,
+                      "bias": rater.bias, "quit": False, "outcome": ""}
+            who.append(record)
+            visit = _visit(site, rater, record, rng)
+            heapq.heappush(queue, (site.clock[0] + timedelta(seconds=next(visit)),
+                                   next(order), visit))
+            continue
+        if not queue:
+            break
+        at, _, visit = heapq.heappop(queue)
+        site.clock[0] = at
+        try:
+            heapq.heappush(queue, (at + timedelta(seconds=visit.send(None)), next(order), visit))
+        except StopIteration:
+            if progress is not None:
+                progress(entered, *_completed(site))
+    completed, total = _completed(site)
+    who_frame = pd.DataFrame(who, columns=["rater_id", "style", "spammer", "bias", "quit",
+                                           "outcome"])
+    end = site.clock[0]
+    site.engine.dispose()
+    return {"raters": entered, "completed": int((who_frame["outcome"] == "done").sum()),
+            "quit": int(who_frame["quit"].sum()),
+            "screened_out": int((who_frame["outcome"] == "screened_out").sum()),
+            "expired": int((who_frame["outcome"] == "expired").sum()),
+            "turned_away": int((who_frame["outcome"] == "full").sum()),
+            "places": places, "top_up_places": total - places,
+            "pages": int(sum(r.get("pages", 0) for r in who)), "requests": site.requests,
+            "simulated_hours": round((end - start).total_seconds() / 3600, 2),
+            "wall_seconds": round(time.perf_counter() - started, 1),
+            "finished": completed == total, "who": who_frame,
+            "truth": site.pairs.assign(truth=site.pairs["id"].map(site.truth)).drop(
+                columns="id")}
+
+
+def _open_site(url, rng, truth, create_app) -> Site:
+    app = create_app({"DATABASE_URL": url, "SESSION_COOKIE_SECURE": False,
+                      "CLOCK": lambda: site.clock[0]})
+    engine = app.extensions["lexgold_engine"]
+    state = app.extensions["lexgold"]
+    with state.reads() as session:
+        if session.scalar(select(func.count()).select_from(m.Rater)):
+            raise InputError("raters have already entered this study: rehearse a new study or "
+                             "a copy made before anyone entered (`lexgold study backup`)",
+                             field="study")
+        created = session.scalar(select(m.Study.created_at))
+        item_pair = dict(session.execute(select(m.Item.id, m.Item.pair_id)).all())
+        pairs = pd.DataFrame(session.execute(
+            select(m.Pair.id, m.Pair.word1, m.Pair.word2, m.Pair.topic)).all(),
+            columns=["id", "word1", "word2", "topic"])
+    config = state.config
+    low, high = (0, 1) if config.task == "binary" else (config.scale_min, config.scale_max)
+    scores = pd.Series(rng.uniform(low, high, len(pairs)), index=pairs["id"])
+    if truth is not None:
+        keys = ["word1", "word2"] + (["topic"] if "topic" in truth.columns else [])
+        known = pairs.merge(truth[keys + ["truth"]].drop_duplicates(keys), on=keys,
+                            how="inner")
+        scores[known["id"].to_numpy()] = known["truth"].to_numpy(dtype=float)
+    show = {"upper": str.upper, "lower": str.lower}.get(config.word_case, str)
+    checkpoints = {frozenset(f"{show(a)} \u2013 {show(b)}".casefold() for a, b in c.options):
+                   c.answer for c in config.checkpoints}
+    site = Site(app, engine, config, state.entries or {"platforms": list(m.ENTRY_KINDS)},
+                item_pair, scores.to_dict(), pairs, checkpoints, [created])
+    return site
+
+
+def _gap(rng, per_hour: float) -> timedelta:
+    return timedelta(seconds=float(rng.exponential(3600 / per_hour)))
+
+
+def _claimable(site: Site) -> bool:
+    """Has the study a place to give now (free, or claimed and expired)?"""
+    now = site.clock[0]
+    with site.app.extensions["lexgold"].reads() as session:
+        return bool(session.scalar(select(func.count()).select_from(m.Slot).where(or_(
+            m.Slot.status == "free", and_(m.Slot.status == "active", m.Slot.expires_at <= now)))))
+
+
+def _next_expiry(site: Site) -> datetime:
+    with site.app.extensions["lexgold"].reads() as session:
+        soonest = session.scalar(select(func.min(m.Slot.expires_at))
+                                 .where(m.Slot.status == "active"))
+    return soonest + timedelta(seconds=1) if soonest is not None else site.clock[0]
+
+
+def _completed(site: Site) -> tuple[int, int]:
+    with site.app.extensions["lexgold"].reads() as session:
+        rows = dict(session.execute(select(m.Slot.status == "completed", func.count())
+                                    .group_by(m.Slot.status == "completed")).all())
+    return int(rows.get(True, 0)), int(sum(rows.values()))
+
+
+def _finished(site: Site) -> bool:
+    completed, total = _completed(site)
+    return completed == total
+
+
+def _places(site: Site) -> int:
+    return _completed(site)[1]
+
+
+def _entry_query(site: Site, rng) -> str:
+    """An entry link of a platform the study accepts, with fresh IDs in that platform's format."""
+    platforms = site.entries.get("platforms", list(m.ENTRY_KINDS))
+    hexes = lambda n: "".join(rng.choice(list("0123456789abcdef"), n))  # noqa: E731
+    caps = lambda n: "".join(rng.choice(list("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"), n))  # noqa: E731,E501
+    if "prolific" in platforms:
+        return f"/?PROLIFIC_PID={hexes(24)}&STUDY_ID={'0' * 24}&SESSION_ID={hexes(24)}"
+    if "mturk" in platforms:
+        return f"/?workerId=A{caps(13)}&hitId={caps(30)}&assignmentId={caps(30)}"
+    return "/"
+
+
+def _visit(site: Site, rater: SimulatedRater, record: dict, rng):
+    """One rater's visit, as a generator: it yields the seconds until its next request."""
+    client = site.app.test_client()
+
+    def get(path):
+        site.requests += 1
+        return client.get(path, follow_redirects=True)
+
+    def post(path, data):
+        site.requests += 1
+        response = client.post(path, data=data, follow_redirects=True)
+        site.requests += len(response.history)
+        return response
+
+    response = get(_entry_query(site, rng))
+    yield READING_SECONDS["consent"]
+    page = read_page(response.get_data(as_text=True))
+    response = post("/consent", {**page.fields, "consent": "yes", "native": "yes"})
+    with client.session_transaction() as cookie:
+        record["rater_id"] = cookie.get("rater", "")
+    answered, stop = 0, None
+    while True:
+        page = read_page(response.get_data(as_text=True))
+        if page.action.endswith("/instructions"):
+            yield READING_SECONDS["instructions"]
+            response = post(page.action, page.fields)
+        elif page.action.endswith("/qualification"):
+            yield READING_SECONDS["qualification"]
+            qualification = site.config.qualification
+            choice = rater.choose(len(qualification.options), qualification.answer)
+            response = post(page.action, {**page.fields, "choice": str(choice)})
+        elif page.action.endswith("/step"):
+            if stop is None:
+                stop = rater.pages_before_quitting(page.total) or page.total + 1
+            if answered >= stop:
+                record["quit"] = True
+                break
+            seconds = rater.seconds(max(1, len(page.items)))
+            yield seconds
+            response = post(page.action, _answers(site, rater, page, seconds))
+            answered += 1
+        else:
+            break
+    record["pages"] = answered
+    record["outcome"] = "quit" if record["quit"] else _stage(site, record["rater_id"])
+
+
+def _answers(site: Site, rater: SimulatedRater, page: Page, seconds: float) -> dict:
+    data = dict(page.fields)
+    if page.choices:                         # a checkpoint page
+        answer = site.checkpoints.get(frozenset(o.casefold() for o in page.options))
+        if answer is None:
+            raise InputError("a checkpoint page whose options match no [[study.checkpoints]] "
+                             "item", field="study.checkpoints")
+        data["choice"] = str(rater.choose(len(page.choices), answer))
+        data["t"] = str(int(seconds * 1000))
+        return data
+    pairs = [site.item_pair[i] for i in page.items]
+    values = rater.rate(pairs, [site.truth[p] for p in pairs])
+    each = int(seconds * 1000 / max(1, len(page.items)))
+    for item, value in zip(page.items, values):
+        data[f"r{item}"], data[f"t{item}"] = str(value), str(each)
+    return data
+
+
+def _stage(site: Site, public_id: str) -> str:
+    """Where a rater ended: done, screened_out, full, or expired (its place went to another)."""
+    with site.app.extensions["lexgold"].reads() as session:
+        rater = session.scalars(select(m.Rater).where(m.Rater.public_id == public_id)).first()
+        if rater is None:
+            return "refused"
+        if rater.stage == "rating":
+            slot = session.get(m.Slot, rater.slot_id) if rater.slot_id is not None else None
+            return "expired" if slot is None or slot.rater_id != rater.id else "rating"
+        return rater.stage
