@@ -169,20 +169,33 @@ def export_command(study_db, out_file, complete_only):
     """Export the raw ratings in the long format read by `lexgold agree` and `lexgold process`.
 
     By default only raters who finished their tranche are exported (--all-raters for all).
+    Beside the CSV goes the study's description (ratings.csv -> ratings.study.json: its pairs,
+    protocol, language pack and scale), which `lexgold process ratings.csv` reads, so that a
+    pair of the study with no rating in the CSV is never released silently.
 
     \b
     Example:
         lexgold study export study.sqlite --out ratings.csv
     """
     from lexgold.annotate.db import open_study, session_factory
-    from lexgold.annotate.study import export_ratings
+    from lexgold.annotate.study import export_ratings, study_description
+    from lexgold.process.source import description_path
 
     engine = open_study(study_db)
     with session_factory(engine, write=False)() as session:
         frame = export_ratings(session, complete_only=complete_only)
+        description = study_description(session)
+    engine.dispose()
     Path(out_file).parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(out_file, index=False)
-    click.echo(f"{len(frame)} answers of {frame['rater_id'].nunique()} raters -> {out_file}")
+    sidecar = description_path(out_file)
+    description["ratings"] = {"file": Path(out_file).name, "answers": len(frame),
+                              "raters": int(frame["rater_id"].nunique()),
+                              "complete_only": complete_only}
+    sidecar.write_text(json.dumps(description, indent=1, ensure_ascii=False) + "\n",
+                       encoding="utf-8")
+    click.echo(f"{len(frame)} answers of {frame['rater_id'].nunique()} raters -> {out_file} "
+               f"(the study's {len(description['pairs'])} pairs and protocol -> {sidecar.name})")
 
 
 @study.command("rehearse")

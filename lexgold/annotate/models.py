@@ -53,6 +53,9 @@ class Study(Base):
     #: accepted entry links (revision 0006): ``{"platforms": [...], "strict_ids": bool}``;
     #: ``None`` (older studies): every platform and the anonymous link, any well-formed ID
     entries: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    #: the language pack of the protocol (revision 0007): ``{"language", "folder",
+    #: "packaged", "protocol_file"}``; ``None``: a protocol outside any pack
+    pack: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
 

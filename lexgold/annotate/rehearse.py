@@ -30,10 +30,11 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import re
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from html.parser import HTMLParser
+from html import unescape
 
 import numpy as np
 import pandas as pd
@@ -59,38 +60,33 @@ class Page:
     total: int = 0                                    # the tranche's pages (progress bar)
 
 
-class _PageParser(HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.page, self._option = Page(), False
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag == "form" and not self.page.action:
-            self.page.action = a.get("action", "")
-        elif tag == "input":
-            name = a.get("name") or ""
-            if a.get("type") == "hidden" and not name.startswith(("r", "t")) or name in ("t",):
-                self.page.fields[name] = a.get("value", "")
-            elif name[:1] == "r" and name[1:].isdigit() and int(name[1:]) not in self.page.items:
-                self.page.items.append(int(name[1:]))
-            elif name == "choice":
-                self.page.choices.append(int(a["value"]))
-        elif tag == "progress":
-            self.page.total = int(a.get("max") or 0)
-        elif tag == "span" and a.get("class") == "pairtext":
-            self._option = True
-
-    def handle_data(self, data):
-        if self._option:
-            self.page.options.append(data)
-            self._option = False
+TAG = re.compile(r"<(form|input|progress|span)\b([^>]*)>([^<]*)")
+ATTRIBUTE = re.compile(r'([\w-]+)(?:="([^"]*)")?')
 
 
 def read_page(html: str) -> Page:
-    parser = _PageParser()
-    parser.feed(html)
-    return parser.page
+    """The form of a page of the site, read as a browser submits it (the site's templates put
+    every attribute value in double quotes)."""
+    page = Page()
+    for tag, attributes, text in TAG.findall(html):
+        a = {k: unescape(v) for k, v in ATTRIBUTE.findall(attributes)}
+        name = a.get("name", "")
+        if tag == "form" and not page.action:
+            page.action = a.get("action", "")
+        elif tag == "progress":
+            page.total = int(a.get("max") or 0)
+        elif tag == "span" and a.get("class") == "pairtext":
+            page.options.append(unescape(text))
+        elif tag != "input" or not name:
+            continue
+        elif name[:1] == "r" and name[1:].isdigit():
+            if int(name[1:]) not in page.items:
+                page.items.append(int(name[1:]))
+        elif name == "choice":
+            page.choices.append(int(a["value"]))
+        elif a.get("type") == "hidden" and not (name[:1] == "t" and name[1:].isdigit()):
+            page.fields[name] = a.get("value", "")
+    return page
 
 
 @dataclass

@@ -27,6 +27,7 @@ from lexgold.annotate.models import ENTRY_KINDS
 from lexgold.annotate.pairs import read_pairs
 from lexgold.annotate.schema import config_to_dict, load_study_config
 from lexgold.errors import InputError
+from lexgold.languages.packs import pack_record
 from lexgold.protocols import load_protocol
 
 EXPORT_COLUMNS = ["rater_id", "tranche", "word1", "word2", "rating", "pos", "kind",
@@ -91,10 +92,36 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
             secret_key=secrets.token_hex(32),
             completion_code=completion_code or secrets.token_hex(4).upper(),
             screenout_code=screenout_code or secrets.token_hex(4).upper(),
-            completion_url=completion_url, entries=entries))
+            completion_url=completion_url, entries=entries, pack=pack_record(spec["_path"])))
         _store_design(session, frame, design, set(design.consistency), config.raters_per_tranche)
     engine.dispose()
     return {**design.report, "slots": config.raters_per_tranche * len(design.tranches)}
+
+
+#: version of the study description (``lexgold study export`` writes it beside the ratings)
+DESCRIPTION_VERSION = 1
+
+
+def study_description(session: Session) -> dict:
+    """What a later step needs to know of the study, as stored at ``study create``.
+
+    ``name``; ``protocol`` (``name``, ``sha256``, ``text``: the protocol file as it was);
+    ``language`` and ``pack`` (see :func:`lexgold.languages.packs.pack_record`); ``scale``
+    (the raters' scale, ``[min, max]``; ``[0, 1]`` for binary questions); ``pairs``, one dict per
+    pair the study rates (``word1, word2, pos, topic, consistency`` and the pair file's other
+    columns), in the pair file's order.
+    """
+    study = session.scalars(select(m.Study)).one()
+    config = study.config
+    pairs = [{"word1": p.word1, "word2": p.word2, "pos": p.pos, "topic": p.topic,
+              "consistency": bool(p.consistency), **(p.extra or {})}
+             for p in session.scalars(select(m.Pair).order_by(m.Pair.id))]
+    scale = [0, 1] if config["task"] == "binary" else [config["scale_min"], config["scale_max"]]
+    return {"lexgold_study": DESCRIPTION_VERSION, "name": study.name,
+            "protocol": {"name": study.protocol_name, "sha256": study.protocol_sha256,
+                         "text": study.protocol_text},
+            "language": config.get("language") or "en", "pack": study.pack,
+            "scale": scale, "pairs": pairs}
 
 
 def _store_design(session: Session, frame, design, consistency, raters_per_tranche):

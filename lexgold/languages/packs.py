@@ -198,3 +198,28 @@ def english_base(pack_protocol: Path) -> Path:
     """The shipped English protocol a pack's protocol file translates (by file name)."""
     from lexgold.protocols import protocol_path
     return protocol_path(pack_protocol.name)
+
+
+def pack_record(protocol_path: str | Path) -> dict | None:
+    """What a study stores of the pack its protocol file belongs to (a ``pack.toml`` beside the
+    file): ``language``, ``folder`` (absolute), ``packaged`` (the shipped pack's name, else
+    ``""``) and ``protocol_file``; ``None`` for a protocol outside any pack."""
+    path = Path(protocol_path)
+    if not (path.parent / "pack.toml").is_file():
+        return None
+    pack = load_pack(path.parent)
+    folder = pack.path.resolve()
+    packaged = Path(str(PACKAGED)).resolve()
+    return {"language": pack.language, "folder": str(folder),
+            "packaged": folder.name if folder.parent == packaged else "",
+            "protocol_file": path.name}
+
+
+def pack_folder(record: dict | None) -> Path | None:
+    """The folder of a stored pack (:func:`pack_record`) on this machine, or None when it is not
+    there (a shipped pack is found in this installation of lexgold)."""
+    if not record:
+        return None
+    folder = (Path(str(PACKAGED)) / record["packaged"] if record.get("packaged")
+              else Path(record.get("folder", "")))
+    return folder if (folder / "pack.toml").is_file() else None

@@ -121,14 +121,16 @@ def _agreement_figures(frame, *, pool, min_overlap, splits, seed) -> dict:
 
 
 @click.command()
-@click.argument("ratings", type=click.Path(exists=True, dir_okay=False))
-@click.option("--protocol", required=True,
+@click.argument("ratings", metavar="STUDY_OR_RATINGS")
+@click.option("--protocol",
               help="simlex, hyperlex, tr9856, plain (mean per pair on the declared scale, "
-                   "gold.csv word1,word2,score), or the path of a protocol file.")
+                   "gold.csv word1,word2,score), or the path of a protocol file. Default: the "
+                   "study's own protocol; needed for ratings that come without a study.")
 @out_option
 @click.option("--pairs", "pairs_path", type=click.Path(exists=True, dir_okay=False),
-              help="The builder's pairs.csv: POS, concreteness (conc1, conc2), fsg, relation, "
-                   "topic of each pair for gold.csv and per-subset agreement.")
+              help="For ratings from elsewhere: the builder's pairs.csv (POS, concreteness "
+                   "conc1, conc2, fsg, relation, topic of each pair for gold.csv and per-subset "
+                   "agreement; every pair must be released). A study brings its own pairs.")
 @usf_option
 @seed_option
 @click.option("--bootstrap", type=click.IntRange(min=0),
@@ -139,26 +141,32 @@ def _agreement_figures(frame, *, pool, min_overlap, splits, seed) -> dict:
               help="The scale of ratings that declare none (see `lexgold ratings import "
                    "--scale`); they are mapped onto the protocol's scale.")
 @click.option("--allow-incomplete", is_flag=True,
-              help="Release even when no rater is left, a pair of --pairs has no accepted "
-                   "rating, or a pair has fewer accepted raters than the protocol's "
-                   "[process.release] min_raters_per_pair; the problems are printed and "
-                   "recorded in report.json and README.md.")
+              help="Release even when no rater is left, a pair of the study (or of --pairs) "
+                   "has no accepted rating, or a pair has fewer accepted raters than the "
+                   "protocol's [process.release] min_raters_per_pair; the problems are printed "
+                   "and recorded in report.json and README.md.")
 def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no_plots, scale,
             allow_incomplete):
     """Turn raw ratings into a released gold standard with its reliability report.
+
+    STUDY_OR_RATINGS is a study (its SQLite file or database URL: the ratings of every rater
+    who finished a tranche, with the study's own pairs, protocol and language), an export of
+    one (`lexgold study export` writes ratings.study.json beside the CSV, read from there), or
+    a long-format ratings CSV from elsewhere (then --protocol, and --pairs if any).
 
     Calibrates, excludes raters, averages and rescales per pair, measures agreement, and
     writes to --out the release file in the published layout (SimLex-999.txt,
     hyperlex-all.txt or TR9856.txt), gold.csv (the same table, comma-separated),
     exclusions.csv, report.json, report.md (with plots), a dataset card (README.md),
     CITATION.cff, datapackage.json and SHA256SUMS; HyperLex also gets splits.csv. An
-    incomplete release (see --allow-incomplete) stops with an error and writes nothing. A
-    rating outside the protocol's scale is an error; a source's declared scale (--scale, or
-    the scale_min/scale_max columns of `lexgold ratings import --scale`) is mapped linearly
-    onto it.
+    incomplete release (see --allow-incomplete) stops with an error naming every problem and
+    writes nothing. A rating outside the protocol's scale is an error; a source's declared
+    scale (--scale, or the scale_min/scale_max columns of `lexgold ratings import --scale`) is
+    mapped linearly onto it.
 
     \b
     Example:
+        lexgold process study.sqlite --out gold
         lexgold process ratings.csv --protocol simlex --pairs out/pairs.csv --out gold
     """
     from lexgold.process.pipeline import run
@@ -168,6 +176,8 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
                  allow_incomplete=allow_incomplete)
     for problem in report["warnings"]:
         click.echo(f"Warning: incomplete release: {problem}", err=True)
+    for note in report["notes"]:
+        click.echo(f"Note: {note}", err=True)
     counts, final = report["counts"], report["agreement"]["final"]
     show = lambda v: "n/a" if v is None else f"{v:.3f}"  # noqa: E731
     if "split_half_random" in report["agreement"]:

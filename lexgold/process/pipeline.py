@@ -70,9 +70,11 @@ class IncompleteRelease(InputError):
 def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.random.Generator,
                     pairs: pd.DataFrame | None = None, usf: pd.DataFrame | None = None,
                     brysbaert: pd.DataFrame | None = None,
-                    source: str | Path | None = None) -> ProcessResult:
+                    source: str | Path | None = None,
+                    pairs_from: str = "the pairs file") -> ProcessResult:
     """Run steps 1-6 in memory; see the module docstring. ``rng`` drives bootstrap and splits;
-    ``source`` (the ratings file) lets errors name the file and line."""
+    ``source`` (the ratings file) lets errors name the file and line; ``pairs_from`` says where
+    ``pairs`` came from (in the release check's messages)."""
     protocol = protocol if isinstance(protocol, dict) else load_protocol(protocol)
     config = process_config(protocol)
     release = config.release
@@ -130,29 +132,30 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
     if config.splits.enabled and len(scores):
         splits, report["splits"] = _splits(scores, config, rng)
     report["release_check"] = release_check(scores, pairs, final,
-                                            release.min_raters_per_pair)
+                                            release.min_raters_per_pair, pairs_from)
     return ProcessResult(gold, scores, exclusions, per_rater, splits, _clean(report))
 
 
 def release_check(scores: pd.DataFrame, pairs: pd.DataFrame | None, final: pd.DataFrame,
-                  min_raters: int) -> dict:
+                  min_raters: int, pairs_from: str = "the pairs file") -> dict:
     """Is the release complete? No accepted rater left, pairs of ``pairs`` with no accepted
     rating, and pairs on fewer than ``min_raters`` accepted raters are each a problem.
 
     Returns ``{"min_raters_per_pair", "pairs_below", "pairs_missing", "problems"}``, with
-    ``problems`` a list of one-line messages (empty when the release is complete).
+    ``problems`` a list of one-line messages, every problem named, the biggest (most pairs)
+    first (empty when the release is complete); ``pairs_from`` names where ``pairs`` came from.
     """
     problems = []
     raters = int(final.loc[final["kind"] != "checkpoint", "rater_id"].nunique())
     if raters == 0:
-        problems.append("no rater is left after the exclusions")
+        problems.append((math.inf, "no rater is left after the exclusions"))
     below = scores[scores["n"] < min_raters]
     if raters and len(below):
         first = below.sort_values("n", kind="stable").iloc[0]      # the thinnest pair
-        problems.append(f"{len(below)} of {len(scores)} pairs have fewer than {min_raters} "
-                        f"accepted raters, the protocol's min_raters_per_pair (fewest: "
-                        f"{int(first['n'])}, e.g. "
-                        f"{first['word1']} / {first['word2']})")
+        problems.append((len(below), f"{len(below)} of {len(scores)} pairs have fewer than "
+                         f"{min_raters} accepted raters, the protocol's "
+                         f"min_raters_per_pair (fewest: {int(first['n'])}, e.g. "
+                         f"{first['word1']} / {first['word2']})"))
     missing = pd.DataFrame(columns=ITEM)
     if pairs is not None:
         wanted = pairs.drop_duplicates(ITEM)[ITEM]
@@ -160,19 +163,26 @@ def release_check(scores: pd.DataFrame, pairs: pd.DataFrame | None, final: pd.Da
         missing = missing[missing["_merge"] == "left_only"][ITEM]
         if raters and len(missing):
             first = missing.iloc[0]
-            problems.append(f"{len(missing)} pairs of the pairs file have no accepted rating "
-                            f"(e.g. {first['word1']} / {first['word2']})")
+            problems.append((len(missing), f"{len(missing)} of the {len(wanted)} pairs of "
+                             f"{pairs_from} have no accepted rating (e.g. {first['word1']} / "
+                             f"{first['word2']})"))
+    problems.sort(key=lambda problem: -problem[0])
     return {"min_raters_per_pair": min_raters, "accepted_raters": raters,
             "pairs_below": int(len(below)), "pairs_missing": int(len(missing)),
-            "problems": problems}
+            "problems": [text for _, text in problems]}
 
 
-def run(ratings_path: str | Path, protocol: str, out_dir: str | Path, *,
+def run(ratings_path: str | Path, protocol: str | None, out_dir: str | Path, *,
         pairs_path: str | Path | None = None, seed: int = 0, usf_dir: str | Path | None = None,
         plots: bool = True, bootstrap: int | None = None,
         scale: tuple[float, float] | None = None, allow_incomplete: bool = False) -> dict:
     """``lexgold process``: read, process and write the release folder (module docstring).
-    ``scale`` declares the scale of ratings that do not declare one.
+
+    ``ratings_path`` is a study (SQLite file or database URL), an export of one (its study
+    description beside it) or a ratings CSV (:mod:`lexgold.process.source`). ``protocol``
+    defaults to the study's own; a ratings CSV without a study needs one. ``pairs_path``
+    replaces the study's pairs (ratings from elsewhere). ``scale`` declares the scale of
+    ratings that do not declare one.
 
     Raises :class:`IncompleteRelease` (nothing written) when :func:`release_check` finds a
     problem, unless ``allow_incomplete``; then the problems go to ``report.json`` under
@@ -180,25 +190,28 @@ def run(ratings_path: str | Path, protocol: str, out_dir: str | Path, *,
     """
     from lexgold.process.publish import write_checksums, write_publication
     from lexgold.process.report import write_markdown
+    from lexgold.process.source import read_source
 
-    ratings = read_ratings(ratings_path)
+    source = read_source(ratings_path)
+    ratings = source.ratings
     if scale is not None:
         ratings = declare_scale(ratings, scale)
-    loaded = load_protocol(protocol)
+    loaded, notes = _protocol_of(source, protocol)
     if bootstrap is not None:             # command-line override of [process.agreement]
         loaded.setdefault("process", {}).setdefault("agreement", {})["bootstrap"] = bootstrap
-    pairs = read_pairs(pairs_path) if pairs_path else None
+    pairs = read_pairs(pairs_path) if pairs_path else source.pairs
     release = process_config(loaded).release
     name = release_name(release.format, release.release_file)
-    usf, concreteness = release_norms(loaded, release.format, usf_dir)
+    usf, concreteness, norms = release_norms(loaded, release.format, usf_dir,
+                                             study=source.description)
     result = process_ratings(ratings, loaded, rng=np.random.default_rng(seed), pairs=pairs,
-                             usf=usf, brysbaert=concreteness, source=ratings_path)
+                             usf=usf, brysbaert=concreteness, source=source.label,
+                             pairs_from="the pairs file" if pairs_path else "the study")
     problems = result.problems
     if problems and not allow_incomplete:
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise IncompleteRelease(f"incomplete release: {problems[0]}{more}; nothing written "
+        raise IncompleteRelease(f"incomplete release: {'; '.join(problems)}; nothing written "
                                 f"(--allow-incomplete writes it anyway, with a warning)",
-                                path=ratings_path)
+                                path=source.label)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     result.gold.to_csv(out / "gold.csv", index=False, lineterminator="\n")
@@ -213,12 +226,16 @@ def run(ratings_path: str | Path, protocol: str, out_dir: str | Path, *,
         files.append("splits.csv")
     images = _plots(result, loaded, out) if plots and len(result.scores) else []
     published = ["README.md", "CITATION.cff", "datapackage.json", "SHA256SUMS"]
+    description = source.description or {}
     report = {**result.report, "paper": loaded.get("paper", ""),
-              "language": loaded.get("language", "en"), "release_file": name,
-              "ratings_file": str(ratings_path), "seed": seed,
-              "pairs_file": str(pairs_path) if pairs_path else None,
-              "builder_manifest": _builder_manifest(pairs_path),
-              "dates": _dates(ratings), "warnings": problems,
+              "language": description.get("language") or loaded.get("language", "en"),
+              "release_file": name, "ratings_file": source.label, "ratings_source": source.kind,
+              "study": ({"name": description.get("name"),
+                         "protocol_sha256": description["protocol"]["sha256"],
+                         "pairs": len(description["pairs"])} if description else None),
+              "seed": seed, "pairs_file": str(pairs_path) if pairs_path else None,
+              "builder_manifest": _builder_manifest(pairs_path), "norms": norms,
+              "dates": _dates(ratings), "warnings": problems, "notes": notes,
               "files": files + images + published}
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     write_markdown(report, result.gold, out / "report.md", images)
@@ -227,27 +244,77 @@ def run(ratings_path: str | Path, protocol: str, out_dir: str | Path, *,
     return report
 
 
-def release_norms(protocol: dict, format: str, usf_dir=None):
-    """``(association norms, concreteness norms)`` for the SimLex/HyperLex metadata.
+def _protocol_of(source, protocol: str | None) -> tuple[dict, list[str]]:
+    """The protocol to process with, and notes: ``--protocol`` when given (a note when it is not
+    the study's own), else the study's; ratings without a study need ``--protocol``."""
+    own = source.protocol()
+    if protocol is None:
+        if own is None:
+            raise InputError("no --protocol given, and these ratings come with no study (a "
+                             "study database, or an export with its .study.json beside it)",
+                             path=source.label, field="protocol")
+        return own, []
+    loaded = load_protocol(protocol)
+    if own is not None and loaded["_sha256"] != own["_sha256"]:
+        return loaded, [f"processed with {Path(loaded['_path']).name} (sha256 "
+                        f"{loaded['_sha256'][:12]}), not the study's own protocol "
+                        f"{source.description['protocol']['name']} (sha256 "
+                        f"{own['_sha256'][:12]}); the study's language and norms are kept"]
+    return loaded, []
 
-    English protocols: USF (``--usf`` or the shipped copy) and Brysbaert et al. (2014). A
-    protocol of a language pack (a ``pack.toml`` beside it): the pack's ``[resources]``
-    association and concreteness norms, or None for each it does not name; never the English
-    norms. Other languages without a pack: None, None (only ``pairs.csv`` is used).
+
+def release_norms(protocol: dict, format: str, usf_dir=None, *, study: dict | None = None):
+    """``(association norms, concreteness norms, what was used)`` for the SimLex/HyperLex
+    metadata (Assoc(USF), SimAssoc333, concreteness, HyperLex's G1-G4).
+
+    The language is the study's (``study``, see :func:`lexgold.process.source.read_source`),
+    else the protocol's. English: USF (``--usf`` or the shipped copy) and Brysbaert et al.
+    (2014). Another language: its language pack's ``[resources]`` association and
+    concreteness norms (the study's pack, else a ``pack.toml`` beside the protocol file), None
+    for each it does not name; never the English norms. The third value is
+    ``{"language", "association", "concreteness", "note"}``; the note says where the columns
+    come from, or why they stay empty (it goes to the dataset card).
     """
     if format not in ("simlex", "hyperlex"):
-        return None, None
-    if protocol.get("language", "en") == "en":
+        return None, None, {}
+    language = (study or {}).get("language") or protocol.get("language", "en")
+    wants = "association and concreteness norms" if format == "simlex" else "association norms"
+    if language == "en":
         from lexgold.resources import read_brysbaert, read_usf
-        return read_usf(usf_dir), read_brysbaert() if format == "simlex" else None
-    folder = Path(protocol.get("_path", ".")).parent
-    if not (folder / "pack.toml").is_file():
-        return None, None
-    from lexgold.languages.packs import load_pack
+        concreteness = read_brysbaert() if format == "simlex" else None
+        return read_usf(usf_dir), concreteness, {
+            "language": "en", "association": "USF (Nelson, McEvoy & Schreiber 2004)",
+            "concreteness": "Brysbaert, Warriner & Kuperman (2014)" if concreteness is not None
+            else None, "note": "English norms: USF free association (Nelson et al. 2004)"
+            + (" and Brysbaert et al. (2014) concreteness." if concreteness is not None else ".")}
+    from lexgold.languages.packs import load_pack, pack_folder
+    if study is not None:
+        folder = pack_folder(study.get("pack"))
+        missing = (f"the study's language pack is not on this machine "
+                   f"({(study.get('pack') or {}).get('folder', 'none stored')})"
+                   if study.get("pack") else "the study's protocol belongs to no language pack")
+    else:
+        folder = Path(protocol.get("_path", ".")).parent
+        folder = folder if (folder / "pack.toml").is_file() else None
+        missing = "the protocol belongs to no language pack"
+    empty = {"language": language, "association": None, "concreteness": None,
+             "note": f"empty: no {wants} for language {language!r} ({missing}); English norms "
+                     "are never used for other languages."}
+    if folder is None:
+        return None, None, empty
     pack = load_pack(folder)
-    norms = pack.association_norms() if pack.resources.association_norms else None
+    association = (pack.association_norms() if pack.resources.association_norms else None)
     concreteness = pack.concreteness() if format == "simlex" else None
-    return norms, concreteness
+    named = {"association": pack.resources.association_norms.path if association is not None
+             else None, "concreteness": pack.resources.concreteness.path
+             if concreteness is not None else None}
+    used = [f"{kind} from the {language!r} pack's {path}" for kind, path in named.items() if path]
+    lacking = [kind for kind, path in named.items() if not path
+               and (kind == "association" or format == "simlex")]
+    note = "; ".join(used) or f"empty: the {language!r} language pack names no {wants}"
+    if used and lacking:
+        note += f"; no {' or '.join(lacking)} norms in the pack (columns empty)"
+    return association, concreteness, {"language": language, **named, "note": note + "."}
 
 
 def _builder_manifest(pairs_path) -> dict | None:

@@ -143,6 +143,8 @@ def _datasheet(report: dict, gold: pd.DataFrame) -> list[str]:
              f"- {counts['released_pairs']} pairs; columns as in the published {release['format']} "
              f"file (see `report.md` and lexgold's docs/process.md).",
              f"- Scores: {release['score_min']:g}-{release['score_max']:g}.", ""]
+    if (report.get("norms") or {}).get("note"):
+        lines.insert(-1, f"- Association and concreteness columns: {report['norms']['note']}")
     for column in ("POS", "TYPE"):
         if column in gold.columns and gold[column].astype(str).str.len().gt(0).any():
             table = gold[column].replace("", "(none)").value_counts().sort_index()

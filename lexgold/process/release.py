@@ -86,15 +86,8 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
         if column not in frame.columns:
             raise InputError("missing column; need word1, word2 (or term1, term2)", path=path,
                              line=1, field=column)
-    for column in ("conc1", "conc2", "fsg"):
-        if column in frame.columns:
-            values = pd.to_numeric(frame[column].replace("", np.nan), errors="coerce")
-            bad = values.isna() & frame[column].ne("")
-            if bad.any():
-                raise InputError(f"expected a number, found {frame[column][bad].iloc[0]!r}",
-                                 path=path, line=int(np.flatnonzero(bad)[0]) + 2, field=column)
-            frame[column] = values
-    return frame
+    from lexgold.process.source import numeric_pair_columns
+    return numeric_pair_columns(frame, path)
 
 
 def concreteness_quartile(total: pd.Series) -> pd.Series:
