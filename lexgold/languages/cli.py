@@ -158,46 +158,52 @@ def _language_files(values, option) -> dict[str, Path]:
               help="The language's aligned.csv (`lexgold translate adjudicate`), giving pair "
                    "ids to a gold file without a pair_id column.")
 @click.option("--protocol", default="simlex", show_default=True,
-              help="Protocol whose [crosslingual] table is used (simlex, hyperlex, tr9856 or a "
-                   "file).")
+              help="Protocol whose [crosslingual] table and release scale are used (simlex, "
+                   "hyperlex, tr9856 or a file).")
+@click.option("--scale", nargs=2, type=float, metavar="MIN MAX",
+              help="The scale of every gold file, instead of the report.json beside it or the "
+                   "protocol's release scale.")
+@click.option("--rescale", is_flag=True,
+              help="Map every gold file linearly onto the protocol's release scale first "
+                   "(gold files on different scales are otherwise an error).")
 @click.option("--max-score-difference", type=float,
-              help="Override the protocol's max_score_difference.")
+              help="The threshold in score units, instead of the protocol's "
+                   "max_score_difference_share of the scale.")
 @out_option
-def crosslingual(golds, aligned_files, protocol, max_score_difference, out_dir):
+def crosslingual(golds, aligned_files, protocol, scale, rescale, max_score_difference, out_dir):
     """Build cross-lingual sets for every pair of languages from aligned gold standards.
 
-    Writes OUT/<lang1>-<lang2>.csv for every language pair and OUT/report.json with the
-    counts (aligned, dropped because the monolingual scores disagree, kept).
+    Writes OUT/<lang1>-<lang2>.csv for every language pair, one row per cross-lingual word
+    pair, and OUT/report.json with the scale, the threshold and the counts (aligned, dropped
+    because the monolingual scores disagree, kept, merged repeated word pairs).
 
     \b
     Example:
         lexgold crosslingual --gold it=it/gold.csv --aligned it=it/aligned.csv \\
             --gold he=he/gold.csv --aligned he=he/aligned.csv --out xling
     """
-    from lexgold.languages.crosslingual import CrosslingualConfig, all_crosslingual, gold_scores
-    from lexgold.protocols import load_protocol, parse_section
+    from lexgold.languages.crosslingual import crosslingual_from_files
     gold_paths = _language_files(golds, "--gold")
     aligned_paths = _language_files(aligned_files, "--aligned")
     unknown = sorted(set(aligned_paths) - set(gold_paths))
     if unknown:
         raise click.BadParameter(f"no --gold for language {unknown[0]!r}", param_hint="--aligned")
-    config = parse_section(CrosslingualConfig, load_protocol(protocol), "crosslingual")
-    threshold = config.max_score_difference if max_score_difference is None else max_score_difference
-    scores = {}
-    for lang, path in gold_paths.items():
-        aligned = (sheet_files.read_table(aligned_paths[lang], ("pair_id", "word1", "word2"))
-                   if lang in aligned_paths else None)
-        scores[lang] = gold_scores(sheet_files.read_table(path), aligned, str(path))
-    sets, report = all_crosslingual(scores, threshold)
+    sets, report = crosslingual_from_files(
+        gold_paths, aligned_paths, protocol, scale=tuple(scale) if scale else None,
+        max_score_difference=max_score_difference, rescale=rescale)
     out = Path(out_dir)
+    low, high = report["scale"]
+    threshold = report["max_score_difference"]
     for (lang1, lang2), pairs in sets.items():
         sheet_files.write_table(pairs, out / f"{lang1}-{lang2}.csv")
         counts = report[f"{lang1}-{lang2}"]
         click.echo(f"{lang1}-{lang2}: {counts['pairs']} cross-lingual pairs from "
                    f"{counts['kept']} of {counts['aligned']} aligned concept pairs "
                    f"({counts['dropped_disagreement']} dropped: scores differ by more than "
-                   f"{threshold:g})")
-    sheet_files.write_json(report | {"protocol": str(protocol)}, out / "report.json")
+                   f"{threshold:g} on {low:g}-{high:g}; {counts['merged']} word pairs merged "
+                   f"from {counts['merged_rows']} rows, "
+                   f"{counts['dropped_merged_disagreement']} of them dropped)")
+    sheet_files.write_json(report, out / "report.json")
 
 
 @click.group()
