@@ -227,7 +227,8 @@ def _open_site(url, rng, truth, create_app) -> Site:
     checkpoints = {frozenset(f"{show(a)} \u2013 {show(b)}".casefold() for a, b in c.options):
                    c.answer for c in config.checkpoints}
     site = Site(app, engine, config, state.entries or {"platforms": list(m.ENTRY_KINDS)},
-                item_pair, scores.to_dict(), pairs, checkpoints, [created])
+                item_pair, scores.to_dict(), pairs, checkpoints,
+                [created.replace(microsecond=0)])
     return site
 
 
