@@ -28,11 +28,11 @@ lexgold study create --protocol simlex --pairs "$out/simlex/pairs.csv" --db "$ou
 LEXGOLD_ADMIN_PASSWORD=quickstart lexgold serve "$out/study.sqlite" --port 0 --check
 echo "to run it for real: LEXGOLD_ADMIN_PASSWORD=<choose one> lexgold serve $out/study.sqlite --port 8000"
 
-step "4. post-processing: simulated raters through calibration, exclusions and agreement"
-lexgold simulate --pairs "$out/simlex/pairs.csv" --protocol simlex --out "$out/ratings.csv" --seed 1
+step "4. rehearsal and post-processing: simulated raters answer the study through its site"
+lexgold study rehearse "$out/study.sqlite" --seed 1
+lexgold study export "$out/study.sqlite" --out "$out/ratings.csv"
 lexgold agree "$out/ratings.csv"
-lexgold process "$out/ratings.csv" --protocol simlex --pairs "$out/simlex/pairs.csv" \
-    --out "$out/gold" --seed 1 --bootstrap 50
+lexgold process "$out/study.sqlite" --out "$out/gold" --seed 1 --bootstrap 50
 head -6 "$out/gold/gold.csv"
 
 step "5. evaluation: word2vec vectors (wefe wheel) vs published and our gold; analogies; SDT-rho"

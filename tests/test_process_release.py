@@ -309,14 +309,16 @@ def test_unrated_and_thin_pairs_are_problems(tmp_path):
     assert result.problems == [
         "2 of 2 pairs have fewer than 10 accepted raters, the protocol's min_raters_per_pair "
         "(fewest: 2, e.g. sun / moon)",
-        "1 pairs of the pairs file have no accepted rating (e.g. tea / cup)"]
+        "1 of the 3 pairs of the pairs file have no accepted rating (e.g. tea / cup)"]
 
 
 # -- language packs ----------------------------------------------------------------------------
 
 def test_language_pack_metadata_never_comes_from_english_norms(tmp_path):
     hebrew = load_protocol(str(PACKAGED / "he" / "simlex999.toml"))
-    assert release_norms(hebrew, "simlex") == (None, None)      # the he pack names no norms
+    norms, concreteness, used = release_norms(hebrew, "simlex")     # the he pack names none
+    assert norms is None and concreteness is None and used["language"] == "he"
+    assert "the 'he' language pack names no association and concreteness norms" in used["note"]
     scores = pair_scores(ratings_of({("cat", "dog"): [4, 5, 6], ("old", "new"): [1, 2, 0]}))
     gold = gold_table(scores, "simlex", usf=None, brysbaert=None)
     assert gold["Assoc(USF)"].isna().all() and gold["conc(w1)"].isna().all()
@@ -332,7 +334,9 @@ def test_language_pack_metadata_never_comes_from_english_norms(tmp_path):
         'language = "xx"\nprotocols = ["simlex999.toml"]\n[resources]\n'
         '[resources.association_norms]\npath = "norms.tsv"\n'
         '[resources.concreteness]\npath = "conc.csv"\n')
-    norms, concreteness = release_norms(load_protocol(str(pack / "simlex999.toml")), "simlex")
+    norms, concreteness, used = release_norms(load_protocol(str(pack / "simlex999.toml")),
+                                              "simlex")
+    assert used["association"] == "norms.tsv" and used["concreteness"] == "conc.csv"
     gold = gold_table(scores, "simlex", usf=norms, brysbaert=concreteness).set_index("word1")
     assert gold.loc["cat", "Assoc(USF)"] == pytest.approx(3.0)   # 10 x 30/100, cue dog
     assert np.isnan(gold.loc["old", "Assoc(USF)"])               # "new" was never a cue
