@@ -24,7 +24,7 @@ def test_create_report_export_serve(tmp_path, pairs):
                                  str(pairs), "--db", str(db), "--seed", "4",
                                  "--completion-code", "CLI-OK"])
     assert result.exit_code == 0, result.output
-    assert re.search(r"210 pairs, 10 tranches .* 20 consistency pairs, 500 rater slots",
+    assert re.search(r"210 pairs, 10 tranches .* 20 consistency pairs, 520 rater slots",
                      result.output)
     assert "not satisfied: unique pairs per tranche" in result.output
 
