@@ -54,8 +54,9 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
            accept, strict_ids, topics, as_json):
     """Create a study from a protocol file and a pair set.
 
-    Lays out tranches and groups (docs/annotate.md), stores the design and prints what it could
-    not satisfy.
+    Lays out tranches and groups (docs/annotate.md), stores the design, and prints the
+    completion and screen-out codes, the entry links to give the platform, and what the design
+    could not satisfy.
 
     \b
     Example:
@@ -80,16 +81,31 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
     if skipped:
         click.echo("  not rated (aligned pair set): "
                    + ", ".join(f"{n} {flag} rows" for flag, n in skipped.items()))
+    _echo_codes(report, accept or ("prolific", "mturk", "anonymous"))
     for message in report["unmet"][:20]:
         click.echo(f"  not satisfied: {message}")
     if len(report["unmet"]) > 20:
         click.echo(f"  ... and {len(report['unmet']) - 20} more (see --json)")
 
 
+def _echo_codes(report: dict, accept) -> None:
+    """The codes and the entry links to give the platform (``<site>``: the served site)."""
+    from lexgold.annotate.flow import ENTRY_NOTES, entry_links
+
+    click.echo(f"completion code: {report['completion_code']}  screen-out code: "
+               f"{report['screenout_code']}")
+    for kind, link in entry_links("<site>/", {"platforms": list(accept)}).items():
+        click.echo(f"entry link for {kind} ({ENTRY_NOTES[kind]}):\n  {link}")
+    click.echo("  (<site>: the address `lexgold serve` is reached at, e.g. "
+               "https://ratings.example.org; the admin view shows the links in full)")
+
+
 @study.command()
 @click.argument("study_db")
 def report(study_db):
-    """Print a study's design report, progress per tranche and recruitment as JSON.
+    """Print a study's codes, design report, progress per tranche and recruitment as JSON.
+
+    Top-level keys: completion_code, screenout_code, design, progress, below_minimum.
 
     Progress rows also give the accepted raters (completed, not excluded by the protocol's
     [process.exclusions] rules) and how many are missing against [study]
@@ -111,6 +127,7 @@ def report(study_db):
     with session_factory(engine, write=False)() as session:
         stored = session.scalars(select(m.Study)).one()
         design, config = stored.report, config_from_dict(stored.config)
+        codes = stored.completion_code, stored.screenout_code
         table = progress(session)
         found = recruitment(session, config)
     tranches = found["tranches"]
@@ -120,7 +137,8 @@ def report(study_db):
              "pairs": found["pairs_below"].to_dict("records")}
     if found["note"]:
         below["note"] = found["note"]
-    click.echo(json.dumps({"design": design, "progress": table.to_dict("records"),
+    click.echo(json.dumps({"completion_code": codes[0], "screenout_code": codes[1],
+                           "design": design, "progress": table.to_dict("records"),
                            "below_minimum": below}, indent=2, default=int))
 
 
