@@ -56,7 +56,7 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
 
     Lays out tranches and groups (docs/annotate.md), stores the design, and prints the
     completion and screen-out codes, the entry links to give the platform, and what the design
-    could not satisfy.
+    could not satisfy, summed up by kind (every item: --json, or `lexgold study report`).
 
     \b
     Example:
@@ -82,10 +82,11 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
         click.echo("  not rated (aligned pair set): "
                    + ", ".join(f"{n} {flag} rows" for flag, n in skipped.items()))
     _echo_codes(report, accept or ("prolific", "mturk", "anonymous"))
-    for message in report["unmet"][:20]:
-        click.echo(f"  not satisfied: {message}")
-    if len(report["unmet"]) > 20:
-        click.echo(f"  ... and {len(report['unmet']) - 20} more (see --json)")
+    if report["unmet"]:
+        click.echo(f"design notes ({len(report['unmet'])} constraints not met; each one in "
+                   "--json and `lexgold study report`):")
+    for line in report["unmet_summary"]:
+        click.echo(f"  {line}")
 
 
 def _echo_codes(report: dict, accept) -> None:
