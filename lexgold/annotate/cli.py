@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import signal
 import threading
 import urllib.request
 from pathlib import Path
@@ -204,6 +205,28 @@ def export_command(study_db, out_file, complete_only):
     click.echo(f"{len(frame)} answers of {frame['rater_id'].nunique()} raters -> {out_file}")
 
 
+@study.command("backup")
+@click.argument("study_db", metavar="STUDY")
+@click.argument("out_file", metavar="OUT")
+@click.option("--force", is_flag=True, help="Replace OUT if it exists.")
+def backup_command(study_db, out_file, force):
+    """Copy a SQLite study into OUT, one self-contained file, safely while it is served.
+
+    Uses SQLite's online backup API: the copy is one consistent snapshot, needs no -wal file
+    and opens with lexgold like the study itself. A PostgreSQL study is backed up with
+    pg_dump; given its URL, the command prints the pg_dump command line.
+
+    \b
+    Example:
+        lexgold study backup study.sqlite backups/study-2026-03-01.sqlite
+    """
+    from lexgold.annotate.db import backup_study
+
+    copy = backup_study(study_db, out_file, force=force)
+    click.echo(f"{study_db} -> {copy['out']}: {copy['answers']} answers of {copy['raters']} "
+               f"raters, {copy['bytes'] / 1e6:.1f} MB, one self-contained file")
+
+
 #: the participant-ID column of each platform's own export
 PARTICIPANT_COLUMNS = {"prolific": ("Participant id", "participant_id", "PROLIFIC_PID"),
                        "mturk": ("WorkerId", "workerId", "worker_id")}
@@ -334,7 +357,8 @@ def serve(study_db, host, port, threads, workers, connection_limit, channel_time
         if secure:
             click.echo("session cookies are Secure: serve behind HTTPS (or --no-secure-cookies)")
         serve_workers(settings, study_db, host=host, port=port, workers=workers, threads=threads,
-                      connection_limit=connection_limit, channel_timeout=channel_timeout)
+                      connection_limit=connection_limit, channel_timeout=channel_timeout,
+                      on_exit=lambda: _checkpoint(db_url, study_db))
         return
     app = create_app(settings)
     # waitress drops X-Forwarded-* headers unless told otherwise; with trusted proxies the
@@ -348,9 +372,52 @@ def serve(study_db, host, port, threads, workers, connection_limit, channel_time
     if secure:
         click.echo("session cookies are Secure: serve behind HTTPS (or --no-secure-cookies)")
     if check:
-        _check(server, url)
+        try:
+            _check(server, url)
+        finally:
+            app.extensions["lexgold_engine"].dispose()
+            _checkpoint(db_url, study_db)
         return
-    server.run()
+    previous = {number: signal.signal(number, _stop) for number in STOP_SIGNALS}
+    try:
+        server.run()        # returns on SIGTERM / SIGINT, the requests in progress finished
+    finally:
+        server.close()
+        app.extensions["lexgold_engine"].dispose()
+        _checkpoint(db_url, study_db)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+#: signals that stop `lexgold serve` cleanly (systemd and `kill` send SIGTERM; Ctrl-C SIGINT)
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+def _stop(_signum, _frame):
+    """A stop signal: SystemExit in the main thread, which waitress's loop catches (it stops
+    serving, lets the requests in progress finish, 5 s at most, and returns). Later stop
+    signals are ignored, so nothing interrupts the checkpoint."""
+    for number in STOP_SIGNALS:
+        signal.signal(number, signal.SIG_IGN)
+    raise SystemExit(0)
+
+
+def _checkpoint(db_url: str, study_db: str) -> None:
+    """On a clean stop: move a SQLite study's write-ahead log into the database file and say so
+    (nothing for PostgreSQL)."""
+    from lexgold.annotate.db import checkpoint_sqlite
+
+    result = checkpoint_sqlite(db_url)
+    if result is None:
+        return
+    busy, frames, done = result
+    if busy:
+        click.echo(f"stopped; {study_db}: checkpoint incomplete ({done} of {frames} log frames; "
+                   f"another process has the database open): keep {Path(study_db).name}-wal "
+                   "with it", err=True)
+    else:
+        click.echo(f"stopped; {study_db}: write-ahead log checkpointed, the file alone holds "
+                   "the study")
 
 
 def _to_terminal(line: str) -> bool:
