@@ -222,4 +222,4 @@ def test_psycopg_missing_says_what_to_install(monkeypatch, command):
     assert result.exit_code == 1
     assert result.output == "Error: postgresql+psycopg://u:***@127.0.0.1:5432/study: the " \
                             "database driver psycopg is not installed " \
-                            "(pip install 'lexgold[postgres]')\n"
+                            "(pip install -e '.[postgres]' in the lexgold clone)\n"

@@ -99,8 +99,8 @@ def make_engine(url: str, busy_timeout_s: float = 30) -> Engine:
         try:
             return create_engine(url, pool_pre_ping=True)
         except ModuleNotFoundError as err:
-            hint = (" (pip install 'lexgold[postgres]')" if url.startswith("postgresql")
-                    else "")
+            hint = (" (pip install -e '.[postgres]' in the lexgold clone)"
+                    if url.startswith("postgresql") else "")
             raise InputError(f"the database driver {err.name} is not installed{hint}",
                              path=_shown(make_url(url))) from None
     engine = create_engine(url, connect_args={"timeout": busy_timeout_s,
