@@ -84,7 +84,7 @@ def test_admin_view_shows_the_codes_and_the_entry_links(tmp_path, pairs):
                  completion_url=COMPLETE, entries={"platforms": ["prolific", "mturk"],
                                                    "strict_ids": True})
     page = admin_page(make_app(url), "https://ratings.example.org")
-    table = html.unescape(re.search(r'<table id="platform">.*?</table>', page, re.S).group(0))
+    table = html.unescape(re.search(r'<table id="platform">.*?</table>', page, re.DOTALL).group(0))
     assert "<code>ADM-DONE</code>" in table and "<code>ADM-OUT</code>" in table
     assert "https://app.prolific.com/submissions/complete?cc=ADM-DONE" in table
     assert "https://app.prolific.com/submissions/complete?cc=ADM-OUT" in table

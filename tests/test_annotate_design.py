@@ -196,12 +196,12 @@ def test_unmet_summary_of_the_simlex_paper_layout():
                           np.random.default_rng(1))
     assert len(design.report["unmet"]) == 9                  # the full list is kept
     assert design.report["unmet_summary"] == [
-        "layout: 97-98 unique pairs per tranche where the protocol's figure is 99 (979 unique "
-        "pairs spread evenly over 10 tranches): expected, the paper's own figures do not add up "
-        "(docs/annotate.md, \"The design\"); nothing to do",
-        "consistency pair second in each group: 8 groups (batch V in tranches 2-9) have none, "
-        "as the batch has more groups than consistency pairs; harmless (every consistency pair "
-        "is still shown in every tranche): nothing to do"]
+        ("layout: 97-98 unique pairs per tranche where the protocol's figure is 99 (979 unique "
+         "pairs spread evenly over 10 tranches): expected, the paper's own figures do not add up "
+         "(docs/annotate.md, \"The design\"); nothing to do"),
+        ("consistency pair second in each group: 8 groups (batch V in tranches 2-9) have none, "
+         "as the batch has more groups than consistency pairs; harmless (every consistency pair "
+         "is still shown in every tranche): nothing to do")]
 
 
 def test_unmet_summary_of_the_hyperlex_paper_layout():
