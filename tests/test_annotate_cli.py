@@ -26,7 +26,9 @@ def test_create_report_export_serve(tmp_path, pairs):
     assert result.exit_code == 0, result.output
     assert re.search(r"210 pairs, 10 tranches .* 20 consistency pairs, 520 rater slots",
                      result.output)
-    assert "not satisfied: unique pairs per tranche" in result.output
+    assert "  layout: 19 unique pairs per tranche where the protocol's figure is 99" \
+        in result.output
+    assert "not satisfied" not in result.output          # summed up by kind, not listed
 
     report = runner.invoke(cli, ["study", "report", str(db)])
     assert report.exit_code == 0
@@ -59,6 +61,30 @@ def test_create_report_export_serve(tmp_path, pairs):
     assert served.exit_code == 0, served.output
     assert re.search(r"serving .* at http://127\.0\.0\.1:\d+/", served.output)
     assert "entry page OK (HTTP 200)" in served.output
+
+
+def test_create_sums_up_what_the_design_could_not_meet(tmp_path):
+    """A SimLex-sized pair set: the 9 misses of the paper's layout print as two lines that say
+    nothing needs doing; every miss is still in --json and in the stored report."""
+    rows = [(f"{pos.lower()}{i}a", f"{pos.lower()}{i}b", pos)
+            for pos, n in (("N", 666), ("V", 222), ("A", 111)) for i in range(n)]
+    pairs = tmp_path / "simlex-sized.csv"
+    pd.DataFrame(rows, columns=["word1", "word2", "pos"]).to_csv(pairs, index=False)
+    runner = CliRunner()
+    args = ["study", "create", "--protocol", "simlex", "--pairs", str(pairs), "--seed", "1"]
+    result = runner.invoke(cli, [*args, "--db", str(tmp_path / "a.sqlite")])
+    assert result.exit_code == 0, result.output
+    notes = result.output.split("design notes (9 constraints not met; each one in --json and "
+                                "`lexgold study report`):\n")[1].splitlines()
+    assert [line.split(":")[0] for line in notes] == [
+        "  layout", "  consistency pair second in each group"]
+    assert all(line.endswith("nothing to do") for line in notes)
+    created = json.loads(runner.invoke(cli, [*args, "--db", str(tmp_path / "b.sqlite"),
+                                             "--json"]).output)
+    assert len(created["unmet"]) == 9 and created["unmet_summary"] == [n[2:] for n in notes]
+    stored = json.loads(runner.invoke(cli, ["study", "report", str(tmp_path / "b.sqlite")])
+                        .output)["design"]
+    assert stored["unmet"] == created["unmet"]
 
 
 def test_create_errors_are_one_line(tmp_path, pairs):
@@ -196,4 +222,4 @@ def test_psycopg_missing_says_what_to_install(monkeypatch, command):
     assert result.exit_code == 1
     assert result.output == "Error: postgresql+psycopg://u:***@127.0.0.1:5432/study: the " \
                             "database driver psycopg is not installed " \
-                            "(pip install 'lexgold[postgres]')\n"
+                            "(pip install -e '.[postgres]' in the lexgold clone)\n"

@@ -186,3 +186,67 @@ def test_empty_tranches_are_dropped_and_reported():
     design = design_study(frame({"N": 3}), config, np.random.default_rng(0))
     assert len(design.tranches) == 3
     assert "2 of 5 tranches got no pairs and were dropped" in design.report["unmet"]
+
+
+# -- the summary of what could not be met (printed by `lexgold study create`) -----------------
+
+def test_unmet_summary_of_the_simlex_paper_layout():
+    """The 9 misses of SimLex-999's own pair set are two lines that say nothing needs doing."""
+    design = design_study(frame({"N": 666, "V": 222, "A": 111}), load_study_config("simlex"),
+                          np.random.default_rng(1))
+    assert len(design.report["unmet"]) == 9                  # the full list is kept
+    assert design.report["unmet_summary"] == [
+        ("layout: 97-98 unique pairs per tranche where the protocol's figure is 99 (979 unique "
+         "pairs spread evenly over 10 tranches): expected, the paper's own figures do not add up "
+         "(docs/annotate.md, \"The design\"); nothing to do"),
+        ("consistency pair second in each group: 8 groups (batch V in tranches 2-9) have none, "
+         "as the batch has more groups than consistency pairs; harmless (every consistency pair "
+         "is still shown in every tranche): nothing to do")]
+
+
+def test_unmet_summary_of_the_hyperlex_paper_layout():
+    design = design_study(frame({"N": 2163, "V": 453}), load_study_config("hyperlex"),
+                          np.random.default_rng(2))
+    summary = design.report["unmet_summary"]
+    assert len(summary) == 2 and summary[0].startswith(
+        "layout: 57-58 unique pairs per tranche where the protocol's figure is 50 (2596 unique "
+        "pairs spread evenly over 45 tranches): expected")
+    groups = [m for m in design.report["unmet"] if "wanted 6-7" in m]
+    assert groups and summary[1].startswith(
+        f"group sizes: {len(groups)} of 675 groups have 5 pairs, outside 6-7 (batch V in ")
+    assert summary[1].endswith("harmless (a shorter page): nothing to do")
+
+
+def test_unmet_summary_says_what_to_do():
+    """A pair set far smaller than the layout, too few pairs for the consistency set and for
+    duplicates: each kind is one line, with the fix."""
+    config = StudyConfig(tranches=1, consistency={"N": 14, "V": 4}, checkpoints=[],
+                         duplicates_per_tranche=2)
+    design = design_study(frame({"N": 10, "V": 3}), config, np.random.default_rng(0))
+    summary = design.report["unmet_summary"]
+    assert [line.split(":")[0] for line in summary] == [
+        "layout", "consistency set", "duplicates", "group sizes"]
+    assert summary[1] == ("consistency set: 14 N pairs wanted, only 10 exist; 4 V pairs wanted, "
+                          "only 3 exist: the pair set has too few pairs of that part of speech; "
+                          "check the pair file or [study] consistency")
+    assert summary[2].startswith("duplicates: 1 not placed (batch V in tranche 1): ")
+    small = design_study(frame({"N": 144, "V": 44, "A": 22}), load_study_config("simlex"),
+                         np.random.default_rng(0)).report["unmet_summary"]
+    assert small[0] == ("layout: 19 unique pairs per tranche where the protocol's figure is 99 "
+                        "(190 unique pairs spread evenly over 10 tranches): the pair set is "
+                        "smaller than the protocol's layout is for; for about 99 per tranche set "
+                        "[study] tranches = 2 in a copy of the protocol")
+    dropped = design_study(frame({"N": 3}), StudyConfig(tranches=5, consistency={},
+                                                        checkpoints=[]),
+                           np.random.default_rng(0)).report["unmet_summary"]
+    assert "2 of 5 tranches got no pairs and were dropped: too few pairs for [study] " \
+           "tranches: lower it" in dropped
+
+
+def test_annotate_docstring_examples():
+    import doctest
+
+    from lexgold.annotate import design, flow
+    for module in (design, flow):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0

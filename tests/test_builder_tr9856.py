@@ -516,5 +516,6 @@ def test_default_corpus_without_gensim_says_what_to_do(tmp_path, monkeypatch):
                         lambda name, *a: None if name == "gensim" else find_spec(name, *a))
     result = _run(["build", "tr9856", "--out", str(tmp_path / "out")])
     assert result.exit_code == 1
-    assert "install gensim (pip install 'lexgold[gensim]') or pass --corpus" in result.output
+    assert "install gensim (pip install -e '.[gensim]' in the lexgold clone) or pass " \
+        "--corpus" in result.output
     assert len(result.output.strip().splitlines()) == 1

@@ -47,7 +47,8 @@ def test_gensim_missing_gives_clear_error(tmp_path, lee_kv, monkeypatch):
     path = tmp_path / "v.kv"
     lee_kv.save(str(path))
     monkeypatch.setitem(sys.modules, "gensim.utils", None)
-    with pytest.raises(InputError, match=r"needs gensim: pip install 'lexgold\[gensim\]'"):
+    with pytest.raises(InputError,
+                       match=r"needs gensim: pip install -e '\.\[gensim\]' in the lexgold clone"):
         read_vectors(path)
 
 

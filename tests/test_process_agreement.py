@@ -120,6 +120,42 @@ def test_one_rater_or_constant_ratings_warn_and_give_nan(statistic):
         assert np.isnan(statistic(frame({"a": [3, 3, 3], "b": [3, 3, 3]}), min_overlap=3))
 
 
+@pytest.mark.parametrize("statistic", [iaa_pairwise, iaa_against_mean])
+def test_undefined_within_tranches_says_why_and_suggests_pool_all(statistic):
+    """One rater per tranche: nobody to compare within a tranche. The warning says raters
+    are compared only within their tranche and names pool='all' (`lexgold agree --pool all`),
+    which does give a figure on the shared pairs."""
+    ratings = random_study(tranches=3, raters=1, shared=12)
+    with pytest.warns(AgreementWarning) as caught:
+        assert np.isnan(statistic(ratings))
+    message = str(caught[-1].message)
+    assert "is undefined" in message
+    assert "raters are compared only within their tranche (pool='tranche'" in message
+    assert "pool='all' (`lexgold agree --pool all`)" in message
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AgreementWarning)
+        assert -1 <= statistic(ratings, pool="all") <= 1
+    with pytest.warns(AgreementWarning) as caught:       # one tranche: pooling cannot help
+        assert np.isnan(statistic(frame({"a": [0, 3, 6, 2]}), min_overlap=3))
+    assert "within their tranche" not in str(caught[-1].message)
+
+
+def test_agree_prints_the_tranche_hint(tmp_path):
+    from click.testing import CliRunner
+
+    from lexgold.cli import cli
+    path = tmp_path / "ratings.csv"
+    random_study(tranches=3, raters=1, shared=12).to_csv(path, index=False)
+    result = CliRunner().invoke(cli, ["agree", str(path)])
+    assert result.exit_code == 0, result.output
+    warned = [line for line in result.stderr.splitlines() if line.startswith("Warning: IAA-")]
+    assert len(warned) == 2
+    assert all("compared only within their tranche" in line and "--pool all" in line
+               for line in warned)
+    pooled = CliRunner().invoke(cli, ["agree", str(path), "--pool", "all"])
+    assert pooled.exit_code == 0 and "Warning" not in pooled.stderr
+
+
 def test_constant_rater_is_left_out_with_a_warning():
     ratings = frame({"a": [0, 3, 6], "b": [1, 4, 5], "c": [2, 2, 2]})
     with pytest.warns(AgreementWarning, match="undefined"):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from datetime import timedelta
+from urllib.parse import quote
 
 from flask import Flask, g, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
@@ -66,8 +67,9 @@ def create_app(config: dict | None = None) -> Flask:
         state = StudyState(sessions, session_factory(engine, write=False),
                            config_from_dict(study.config), study.name, study.seed,
                            study.completion_code, study.screenout_code,
-                           study.completion_url.replace("{code}", study.completion_code),
-                           study.protocol_text, study.entries)
+                           _platform_link(study.completion_url, study.completion_code),
+                           study.protocol_text, study.entries,
+                           _platform_link(study.completion_url, study.screenout_code))
         if not app.config.get("SECRET_KEY"):
             app.config["SECRET_KEY"] = study.secret_key
     app.extensions["lexgold"] = state
@@ -78,6 +80,11 @@ def create_app(config: dict | None = None) -> Flask:
     CSRFProtect(app)
     _register(app)
     return app
+
+
+def _platform_link(completion_url: str, code: str) -> str:
+    """The study's ``--completion-url`` with ``{code}`` filled in (URL-quoted), or ""."""
+    return completion_url.replace("{code}", quote(code, safe="")) if completion_url else ""
 
 
 def _register(app: Flask) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import signal
 import threading
 import urllib.request
 from pathlib import Path
@@ -54,8 +55,9 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
            accept, strict_ids, topics, as_json):
     """Create a study from a protocol file and a pair set.
 
-    Lays out tranches and groups (docs/annotate.md), stores the design and prints what it could
-    not satisfy.
+    Lays out tranches and groups (docs/annotate.md), stores the design, and prints the
+    completion and screen-out codes, the entry links to give the platform, and what the design
+    could not satisfy, summed up by kind (every item: --json, or `lexgold study report`).
 
     \b
     Example:
@@ -80,16 +82,32 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
     if skipped:
         click.echo("  not rated (aligned pair set): "
                    + ", ".join(f"{n} {flag} rows" for flag, n in skipped.items()))
-    for message in report["unmet"][:20]:
-        click.echo(f"  not satisfied: {message}")
-    if len(report["unmet"]) > 20:
-        click.echo(f"  ... and {len(report['unmet']) - 20} more (see --json)")
+    _echo_codes(report, accept or ("prolific", "mturk", "anonymous"))
+    if report["unmet"]:
+        click.echo(f"design notes ({len(report['unmet'])} constraints not met; each one in "
+                   "--json and `lexgold study report`):")
+    for line in report["unmet_summary"]:
+        click.echo(f"  {line}")
+
+
+def _echo_codes(report: dict, accept) -> None:
+    """The codes and the entry links to give the platform (``<site>``: the served site)."""
+    from lexgold.annotate.flow import ENTRY_NOTES, entry_links
+
+    click.echo(f"completion code: {report['completion_code']}  screen-out code: "
+               f"{report['screenout_code']}")
+    for kind, link in entry_links("<site>/", {"platforms": list(accept)}).items():
+        click.echo(f"entry link for {kind} ({ENTRY_NOTES[kind]}):\n  {link}")
+    click.echo("  (<site>: the address `lexgold serve` is reached at, e.g. "
+               "https://ratings.example.org; the admin view shows the links in full)")
 
 
 @study.command()
 @click.argument("study_db")
 def report(study_db):
-    """Print a study's design report, progress per tranche and recruitment as JSON.
+    """Print a study's codes, design report, progress per tranche and recruitment as JSON.
+
+    Top-level keys: completion_code, screenout_code, design, progress, below_minimum.
 
     Progress rows also give the accepted raters (completed, not excluded by the protocol's
     [process.exclusions] rules) and how many are missing against [study]
@@ -111,6 +129,7 @@ def report(study_db):
     with session_factory(engine, write=False)() as session:
         stored = session.scalars(select(m.Study)).one()
         design, config = stored.report, config_from_dict(stored.config)
+        codes = stored.completion_code, stored.screenout_code
         table = progress(session)
         found = recruitment(session, config)
     tranches = found["tranches"]
@@ -120,7 +139,8 @@ def report(study_db):
              "pairs": found["pairs_below"].to_dict("records")}
     if found["note"]:
         below["note"] = found["note"]
-    click.echo(json.dumps({"design": design, "progress": table.to_dict("records"),
+    click.echo(json.dumps({"completion_code": codes[0], "screenout_code": codes[1],
+                           "design": design, "progress": table.to_dict("records"),
                            "below_minimum": below}, indent=2, default=int))
 
 
@@ -269,6 +289,28 @@ def rehearse_command(study_db, arrivals_per_hour, max_raters, truth_path, seed, 
                    "to fill")
 
 
+@study.command("backup")
+@click.argument("study_db", metavar="STUDY")
+@click.argument("out_file", metavar="OUT")
+@click.option("--force", is_flag=True, help="Replace OUT if it exists.")
+def backup_command(study_db, out_file, force):
+    """Copy a SQLite study into OUT, one self-contained file, safely while it is served.
+
+    Uses SQLite's online backup API: the copy is one consistent snapshot, needs no -wal file
+    and opens with lexgold like the study itself. A PostgreSQL study is backed up with
+    pg_dump; given its URL, the command prints the pg_dump command line.
+
+    \b
+    Example:
+        lexgold study backup study.sqlite backups/study-2026-03-01.sqlite
+    """
+    from lexgold.annotate.db import backup_study
+
+    copy = backup_study(study_db, out_file, force=force)
+    click.echo(f"{study_db} -> {copy['out']}: {copy['answers']} answers of {copy['raters']} "
+               f"raters, {copy['bytes'] / 1e6:.1f} MB, one self-contained file")
+
+
 #: the participant-ID column of each platform's own export
 PARTICIPANT_COLUMNS = {"prolific": ("Participant id", "participant_id", "PROLIFIC_PID"),
                        "mturk": ("WorkerId", "workerId", "worker_id")}
@@ -399,7 +441,8 @@ def serve(study_db, host, port, threads, workers, connection_limit, channel_time
         if secure:
             click.echo("session cookies are Secure: serve behind HTTPS (or --no-secure-cookies)")
         serve_workers(settings, study_db, host=host, port=port, workers=workers, threads=threads,
-                      connection_limit=connection_limit, channel_timeout=channel_timeout)
+                      connection_limit=connection_limit, channel_timeout=channel_timeout,
+                      on_exit=lambda: _checkpoint(db_url, study_db))
         return
     app = create_app(settings)
     # waitress drops X-Forwarded-* headers unless told otherwise; with trusted proxies the
@@ -413,9 +456,52 @@ def serve(study_db, host, port, threads, workers, connection_limit, channel_time
     if secure:
         click.echo("session cookies are Secure: serve behind HTTPS (or --no-secure-cookies)")
     if check:
-        _check(server, url)
+        try:
+            _check(server, url)
+        finally:
+            app.extensions["lexgold_engine"].dispose()
+            _checkpoint(db_url, study_db)
         return
-    server.run()
+    previous = {number: signal.signal(number, _stop) for number in STOP_SIGNALS}
+    try:
+        server.run()        # returns on SIGTERM / SIGINT, the requests in progress finished
+    finally:
+        server.close()
+        app.extensions["lexgold_engine"].dispose()
+        _checkpoint(db_url, study_db)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+#: signals that stop `lexgold serve` cleanly (systemd and `kill` send SIGTERM; Ctrl-C SIGINT)
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+def _stop(_signum, _frame):
+    """A stop signal: SystemExit in the main thread, which waitress's loop catches (it stops
+    serving, lets the requests in progress finish, 5 s at most, and returns). Later stop
+    signals are ignored, so nothing interrupts the checkpoint."""
+    for number in STOP_SIGNALS:
+        signal.signal(number, signal.SIG_IGN)
+    raise SystemExit(0)
+
+
+def _checkpoint(db_url: str, study_db: str) -> None:
+    """On a clean stop: move a SQLite study's write-ahead log into the database file and say so
+    (nothing for PostgreSQL)."""
+    from lexgold.annotate.db import checkpoint_sqlite
+
+    result = checkpoint_sqlite(db_url)
+    if result is None:
+        return
+    busy, frames, done = result
+    if busy:
+        click.echo(f"stopped; {study_db}: checkpoint incomplete ({done} of {frames} log frames; "
+                   f"another process has the database open): keep {Path(study_db).name}-wal "
+                   "with it", err=True)
+    else:
+        click.echo(f"stopped; {study_db}: write-ahead log checkpointed, the file alone holds "
+                   "the study")
 
 
 def _to_terminal(line: str) -> bool:

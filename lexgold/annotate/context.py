@@ -27,9 +27,10 @@ class StudyState:
     seed: int
     completion_code: str
     screenout_code: str
-    completion_url: str
+    completion_url: str          # the link back to the platform, completion code filled in
     protocol_text: str
     entries: dict | None = None     # accepted entry links (see flow.check_entry)
+    screenout_url: str = ""      # the same link with the screen-out code ("" without a link)
 
 
 def state() -> StudyState:

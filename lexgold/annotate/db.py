@@ -1,6 +1,9 @@
 """The database lifecycle in one place: URLs, engines, sessions, migrations.
 
-SQLite runs in WAL mode with a busy timeout. Transactions that write start with ``BEGIN
+SQLite runs in WAL mode with a busy timeout: committed transactions go to ``study.sqlite-wal``
+first and reach ``study.sqlite`` at checkpoints; :func:`checkpoint_sqlite` (run by ``lexgold
+serve`` on every clean stop) moves them all, and :func:`backup_study` copies a study into one
+self-contained file while it is served. Transactions that write start with ``BEGIN
 IMMEDIATE`` (sessions from :func:`session_factory` with ``write=True``, the default) so that
 concurrent writers queue instead of failing on a read-to-write upgrade; read-only sessions
 (``write=False``) start a plain deferred ``BEGIN`` and never wait for the write lock (WAL
@@ -11,6 +14,10 @@ and unique constraints, which are safe there). The schema is made only by Alembi
 
 from __future__ import annotations
 
+import os
+import secrets
+import shlex
+import sqlite3
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,7 +28,7 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event, text
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -92,8 +99,8 @@ def make_engine(url: str, busy_timeout_s: float = 30) -> Engine:
         try:
             return create_engine(url, pool_pre_ping=True)
         except ModuleNotFoundError as err:
-            hint = (" (pip install 'lexgold[postgres]')" if url.startswith("postgresql")
-                    else "")
+            hint = (" (pip install -e '.[postgres]' in the lexgold clone)"
+                    if url.startswith("postgresql") else "")
             raise InputError(f"the database driver {err.name} is not installed{hint}",
                              path=_shown(make_url(url))) from None
     engine = create_engine(url, connect_args={"timeout": busy_timeout_s,
@@ -188,3 +195,119 @@ def is_current(engine: Engine) -> bool:
     head = ScriptDirectory.from_config(_alembic_config(engine)).get_current_head()
     with engine.connect() as connection:
         return MigrationContext.configure(connection).get_current_revision() == head
+
+
+def checkpoint_sqlite(url: str, busy_timeout_s: float = 30) -> tuple[int, int, int] | None:
+    """``PRAGMA wal_checkpoint(TRUNCATE)`` on a SQLite study: every committed transaction of the
+    write-ahead log (``study.sqlite-wal``) is written into the database file and the log is
+    emptied, so ``study.sqlite`` alone holds the whole study.
+
+    Returns SQLite's ``(busy, log frames, frames checkpointed)``: ``busy`` is 1 when another
+    connection (another process) kept the checkpoint from finishing within ``busy_timeout_s``.
+    None for a database that is not SQLite (PostgreSQL has no such step).
+    """
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or not parsed.database:
+        return None
+    connection = sqlite3.connect(parsed.database, timeout=busy_timeout_s)
+    try:
+        busy, frames, done = connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    finally:
+        connection.close()
+    return int(busy), int(frames), int(done)
+
+
+def pg_dump_command(url: str, out: str | Path) -> str:
+    """The ``pg_dump`` command line that backs up the PostgreSQL study at ``url`` into ``out``
+    (custom format, restored with ``pg_restore``). The password is left out of the URL (pg_dump
+    asks for it, or reads ``PGPASSWORD`` or ``~/.pgpass``), so the line can be shown and run.
+
+    >>> print(pg_dump_command("postgresql+psycopg://u:secret@db:5432/study", "s.dump"))
+    pg_dump --format=custom --file s.dump postgresql://u@db:5432/study
+    """
+    given = make_url(url)
+    text = URL.create("postgresql", username=given.username, host=given.host, port=given.port,
+                      database=given.database, query=given.query).render_as_string()
+    return f"pg_dump --format=custom --file {shlex.quote(str(out))} {shlex.quote(text)}"
+
+
+def backup_study(study: str | Path, out: str | Path, *, force: bool = False) -> dict:
+    """Copy a SQLite study into ``out`` through SQLite's online backup API.
+
+    Safe while ``lexgold serve`` runs: the copy is one snapshot of the committed answers (in
+    WAL mode a reader never blocks the site's writers). The copy is self-contained (journal
+    mode DELETE: no ``-wal`` file), checked (``PRAGMA quick_check``) and written under a
+    temporary name, then renamed, so ``out`` is never half-written.
+
+    Returns
+    -------
+    dict
+        ``out``, ``bytes``, ``answers``, ``raters`` of the copy.
+
+    Raises
+    ------
+    InputError
+        A PostgreSQL URL (the message gives the ``pg_dump`` command line), a missing file or
+        one that is not a lexgold study, an existing ``out`` without ``force``, or ``out`` with
+        a write-ahead log of its own (open, or not closed cleanly).
+    """
+    parsed = make_url(database_url(study, must_exist=True))
+    if parsed.get_backend_name() != "sqlite":
+        raise InputError("a PostgreSQL study is backed up with pg_dump (it asks for the "
+                         f"password): {pg_dump_command(str(study), out)}")
+    source_path, target = Path(parsed.database), Path(out)
+    _check_backup_target(source_path, target, force)
+    source = sqlite3.connect(source_path, timeout=30)
+    try:
+        _check_is_study(source, study)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(f".{target.name}.{secrets.token_hex(4)}.partial")
+        try:
+            counts = _copy(source, partial)
+            os.replace(partial, target)
+        except sqlite3.Error as err:
+            raise InputError(f"backup failed: {err}", path=target) from None
+        finally:
+            partial.unlink(missing_ok=True)
+    finally:
+        source.close()
+    return {"out": str(target), "bytes": target.stat().st_size, **counts}
+
+
+def _check_backup_target(source: Path, target: Path, force: bool) -> None:
+    if target.is_dir():
+        raise InputError("is a folder; give the name of the backup file", path=target)
+    if not target.exists():
+        return
+    if target.resolve() == source.resolve():
+        raise InputError("is the study itself; give another file", path=target)
+    if not force:
+        raise InputError("already exists (--force replaces it)", path=target)
+    if Path(f"{target}-wal").exists():
+        raise InputError(f"{target.name}-wal is next to it (a database that is open, or was "
+                         "not closed cleanly): not replaced", path=target)
+
+
+def _check_is_study(source: sqlite3.Connection, study) -> None:
+    try:
+        tables = {row[0] for row in source.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError as err:
+        raise InputError(f"not a lexgold study database ({err})", path=study) from None
+    if not {"study", "answer", "alembic_version"} <= tables:
+        raise InputError("not a lexgold study database (no study tables)", path=study)
+
+
+def _copy(source: sqlite3.Connection, path: Path) -> dict:
+    """The backup proper: all pages in one step (one consistent snapshot), then DELETE mode."""
+    copy = sqlite3.connect(path)
+    try:
+        source.backup(copy)
+        copy.execute("PRAGMA journal_mode=DELETE")
+        check = copy.execute("PRAGMA quick_check").fetchone()[0]
+        if check != "ok":
+            raise sqlite3.DatabaseError(f"the copy fails quick_check: {check}")
+        return {"answers": copy.execute("SELECT count(*) FROM answer").fetchone()[0],
+                "raters": copy.execute("SELECT count(*) FROM rater").fetchone()[0]}
+    finally:
+        copy.close()

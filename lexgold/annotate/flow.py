@@ -92,6 +92,32 @@ def check_entry(entry: Entry, entries: dict | None) -> None:
                 raise Rejected("entry_refused", f"not a {entry.platform} ID: {value!r}")
 
 
+#: how each entry link is given to its platform (shown next to the links)
+ENTRY_NOTES = {"prolific": "the study URL there; Prolific fills in the placeholders",
+               "mturk": "the HIT's ExternalQuestion URL; MTurk adds workerId, assignmentId "
+                        "and hitId",
+               "anonymous": "shared as it is; without a platform ID one browser is one rater"}
+
+
+def entry_links(site: str, entries: dict | None) -> dict[str, str]:
+    """The entry link to give each platform the study accepts (in ``ENTRY_KINDS`` order).
+
+    ``site`` is the rating site's root URL, ending in ``/``. Prolific's link carries its
+    placeholders (``PROLIFIC_PID={{%PROLIFIC_PID%}}`` ...); MTurk appends its own parameters
+    to the ExternalQuestion URL and the anonymous link has none, so both are ``site``.
+
+    >>> links = entry_links("https://r.example.org/", {"platforms": ["prolific", "anonymous"]})
+    >>> print(links["prolific"].removeprefix("https://r.example.org/"))
+    ?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}
+    >>> links["anonymous"], "mturk" in links
+    ('https://r.example.org/', False)
+    """
+    accepted = m.ENTRY_KINDS if entries is None else entries.get("platforms", m.ENTRY_KINDS)
+    prolific = "&".join(f"{key}={{{{%{key}%}}}}" for key in PLATFORMS["prolific"])
+    links = {"prolific": f"{site}?{prolific}", "mturk": site, "anonymous": site}
+    return {kind: links[kind] for kind in m.ENTRY_KINDS if kind in accepted}
+
+
 def browser_hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 

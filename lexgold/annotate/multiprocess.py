@@ -16,16 +16,25 @@ a POSIX system) and buffers slow clients itself.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import click
 
 
 def serve_workers(settings: dict, study_db: str, *, host: str, port: int, workers: int,
-                  threads: int, connection_limit: int, channel_timeout: int) -> None:
+                  threads: int, connection_limit: int, channel_timeout: int,
+                  on_exit: Callable[[], None] | None = None) -> None:
     """Run gunicorn until it is stopped (SIGTERM or SIGINT stops the workers cleanly).
 
     ``settings`` are :func:`~lexgold.annotate.app.create_app`'s (the admin password hash is made
     once, here, so every worker checks the same one). X-Forwarded-* headers are left to the
     app (``TRUSTED_PROXIES``): gunicorn itself trusts none.
+
+    On SIGTERM the arbiter stops accepting, lets each worker finish its requests (10 s at most),
+    and exits; on SIGINT (Ctrl-C) the workers stop at once. Either way each worker closes its
+    database connections as it exits (gunicorn's ``worker_exit`` hook), and ``on_exit`` runs in
+    the arbiter once every worker is gone (``on_exit`` hook): ``lexgold serve`` checkpoints a
+    SQLite study there.
     """
     from gunicorn.app.base import BaseApplication
 
@@ -35,6 +44,12 @@ def serve_workers(settings: dict, study_db: str, *, host: str, port: int, worker
         click.echo(f"serving {study_db} at http://{shown}:{bound[1]}/ "
                    f"(admin: http://{shown}:{bound[1]}/admin/) with {workers} workers")
 
+    def worker_exit(_server, worker):
+        app = getattr(worker, "wsgi", None)        # None in the arbiter and before loading
+        engine = getattr(app, "extensions", {}).get("lexgold_engine")
+        if engine is not None:
+            engine.dispose()
+
     options = {
         "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
         "workers": workers, "worker_class": "gthread", "threads": threads,
@@ -42,7 +57,8 @@ def serve_workers(settings: dict, study_db: str, *, host: str, port: int, worker
         "timeout": max(30, channel_timeout), "graceful_timeout": 10,
         "forwarded_allow_ips": "", "proxy_allow_ips": "",
         "accesslog": None, "errorlog": "-", "loglevel": "warning",
-        "when_ready": when_ready,
+        "when_ready": when_ready, "worker_exit": worker_exit,
+        "on_exit": lambda _server: on_exit() if on_exit is not None else None,
     }
 
     class Server(BaseApplication):

@@ -47,7 +47,8 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
     Returns
     -------
     dict
-        The design report (see :func:`lexgold.annotate.design.design_study`) plus ``slots``.
+        The design report (see :func:`lexgold.annotate.design.design_study`) plus ``slots``,
+        ``completion_code`` and ``screenout_code`` (given, or drawn at random).
 
     Raises
     ------
@@ -75,6 +76,8 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
         config.topic_titles = {**topic_titles(set(frame["topic"]), topics),
                                **config.topic_titles}
     design = design_study(frame, config, np.random.default_rng(seed))
+    completion_code = completion_code or secrets.token_hex(4).upper()
+    screenout_code = screenout_code or secrets.token_hex(4).upper()
     design.report["skipped_pairs"] = dict(frame.attrs.get("skipped", {}))
     engine = make_engine(url)
     check_connects(engine)
@@ -90,12 +93,12 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
             pairs_sha256=hashlib.sha256(Path(pairs).read_bytes()).hexdigest(),
             config=config_to_dict(config), report=design.report, seed=seed,
             secret_key=secrets.token_hex(32),
-            completion_code=completion_code or secrets.token_hex(4).upper(),
-            screenout_code=screenout_code or secrets.token_hex(4).upper(),
+            completion_code=completion_code, screenout_code=screenout_code,
             completion_url=completion_url, entries=entries, pack=pack_record(spec["_path"])))
         _store_design(session, frame, design, set(design.consistency), config.raters_per_tranche)
     engine.dispose()
-    return {**design.report, "slots": config.raters_per_tranche * len(design.tranches)}
+    return {**design.report, "slots": config.raters_per_tranche * len(design.tranches),
+            "completion_code": completion_code, "screenout_code": screenout_code}
 
 
 #: version of the study description (``lexgold study export`` writes it beside the ratings)

@@ -142,7 +142,21 @@ def overview():
                            stages=dict(stages), exclusions=exclusions,
                            n_answers=len(ratings), raters=_raters(), recruitment=found,
                            quality=_quality(ratings, platform_ids), refresh_s=REFRESH_S,
-                           too_fast_s=_too_fast_s())
+                           too_fast_s=_too_fast_s(), platform=_platform())
+
+
+def _platform() -> dict:
+    """What the researcher gives the platform: the completion and screen-out codes, the link
+    back (``--completion-url``) and the entry link of each accepted platform. The site's root
+    URL is Flask's (this request's host and scheme; behind a reverse proxy only as far as
+    ``--trusted-proxies`` lets forwarded headers in)."""
+    study = state()
+    return {"completion_code": study.completion_code, "screenout_code": study.screenout_code,
+            "qualification": study.config.qualification is not None,
+            "completion_url": study.completion_url, "screenout_url": study.screenout_url,
+            "entry_links": flow.entry_links(url_for("rater.entry", _external=True),
+                                            study.entries),
+            "notes": flow.ENTRY_NOTES}
 
 
 @admin.route("/preview/<int:tranche>/<int:position>", methods=["GET", "POST"])

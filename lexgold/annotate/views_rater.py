@@ -129,7 +129,7 @@ def task():
         return render_template("qualification.html", qualification=study.config.qualification)
     if current.stage == "screened_out":
         return message_page("screened_out_text", texts.screened_out_heading,
-                            code=study.screenout_code)
+                            link=study.screenout_url, code=study.screenout_code)
     if current.stage == "full":
         retried = write_db().get(m.Rater, current.id)
         flow.retry_claim(write_db(), retried, study.config, now())

@@ -61,12 +61,14 @@ def gensim_wiki_sample() -> Path:
     Raises
     ------
     FileNotFoundError
-        gensim is not installed (``pip install lexgold[gensim]``), or its test data is missing.
+        gensim is not installed (``pip install -e '.[gensim]'`` in the lexgold clone), or its
+        test data is missing.
     """
     spec = importlib.util.find_spec("gensim")
     if spec is None or not spec.submodule_search_locations:
         raise FileNotFoundError("the default TR9856 corpus is gensim's Wikipedia sample: "
-                                "install gensim (pip install 'lexgold[gensim]') or pass --corpus")
+                                "install gensim (pip install -e '.[gensim]' in the lexgold "
+                                "clone) or pass --corpus")
     package = Path(list(spec.submodule_search_locations)[0])
     path = package / "test" / "test_data" / GENSIM_WIKI_SAMPLE
     if not path.is_file():

