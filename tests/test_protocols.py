@@ -56,3 +56,16 @@ def test_missing_and_broken_files(tmp_path):
     bad.write_text("name = \n")
     with pytest.raises(InputError, match=r"bad\.toml: not a valid TOML protocol file"):
         load_protocol(bad)
+
+
+def test_shipped_pack_protocols_by_language_and_name(tmp_path, monkeypatch):
+    assert protocol_path("he/simlex") == protocol_path("he/simlex999.toml")
+    assert protocol_path("he/simlex").parent.name == "he"
+    assert protocol_path("it/hyperlex").name == "hyperlex.toml"
+    assert load_protocol("he/simlex")["language"] == "he"
+    with pytest.raises(InputError, match="or a shipped pack's <language>/<name>"):
+        protocol_path("xx/simlex")
+    monkeypatch.chdir(tmp_path)                     # a file of that name wins
+    (tmp_path / "he").mkdir()
+    (tmp_path / "he" / "simlex").write_text('name = "mine"\n')
+    assert load_protocol("he/simlex")["name"] == "mine"

@@ -30,8 +30,9 @@ NAMES = {"simlex": "simlex999.toml", "simlex999": "simlex999.toml",
 
 
 def protocol_path(name_or_path: str | Path) -> Path:
-    """A packaged protocol by short name (``simlex``, ``hyperlex``, ``tr9856``, ``plain``) or a
-    file path."""
+    """A packaged protocol by short name (``simlex``, ``hyperlex``, ``tr9856``, ``plain``), a
+    shipped language pack's protocol as ``<language>/<name>`` (``it/simlex``, ``he/simlex999``)
+    when no such file exists, or a file path."""
     key = str(name_or_path)
     if key in NAMES:
         return Path(str(PACKAGED / NAMES[key]))
@@ -40,7 +41,14 @@ def protocol_path(name_or_path: str | Path) -> Path:
         packaged = Path(str(PACKAGED / path.name))
         if path.parent == Path(".") and packaged.is_file():
             return packaged
-        raise InputError("protocol file not found (or use simlex, hyperlex, tr9856, plain)",
+        if len(path.parts) == 2:
+            name = NAMES.get(path.parts[1], path.parts[1])
+            shipped = Path(str(PACKAGED / path.parts[0] / name))
+            if (shipped.parent / "pack.toml").is_file() and shipped.suffix == ".toml" \
+                    and shipped.is_file():
+                return shipped
+        raise InputError("protocol file not found (or use simlex, hyperlex, tr9856, plain, "
+                         "or a shipped pack's <language>/<name>: it/hyperlex, he/simlex)",
                          path=path)
     return path
 
