@@ -267,3 +267,28 @@ def test_a_foreign_study_never_gets_english_norms(tmp_path, pairs):
 def _shipped_pack(name):
     from lexgold.languages.packs import pack_dir
     return pack_dir(name)
+
+
+@pytest.mark.postgres
+def test_rehearse_and_process_a_postgresql_study(postgres_url, tmp_path, pairs):
+    """The same on PostgreSQL: `study rehearse URL`, then `process URL` from the study."""
+    from lexgold.annotate.db import postgres_schema
+
+    protocol = protocol_variant(tmp_path, "simlex", tranches=2, raters_per_tranche=6,
+                                min_accepted_raters=0)
+    text = protocol.read_text().replace("min_raters_per_pair = 36", "min_raters_per_pair = 3")
+    protocol.write_text(text)
+    with postgres_schema(postgres_url, "rehearse") as (_, url):
+        create_study(protocol, pairs, url, seed=1)
+        result = invoke("study", "rehearse", url, "--seed", "2", "--spammers", "0", "--json")
+        assert result.exit_code == 0, result.output
+        figures = json.loads(result.output)
+        assert figures["finished"] and figures["completed"] == 12
+        done = invoke("process", url, "--out", tmp_path / "gold", "--no-plots",
+                      "--bootstrap", "0")
+        assert done.exit_code == 0, done.output
+        password = url.split("://", 1)[1].split("@", 1)[0].partition(":")[2]
+        assert password and f":{password}@" not in done.output    # never printed
+    report = json.loads((tmp_path / "gold" / "report.json").read_text())
+    assert report["ratings_source"] == "study" and report["counts"]["released_pairs"] == 92
+    assert f":{password}@" not in report["ratings_file"]

@@ -253,9 +253,9 @@ def _next_expiry(site: Site) -> datetime:
 
 def _completed(site: Site) -> tuple[int, int]:
     with site.app.extensions["lexgold"].reads() as session:
-        rows = dict(session.execute(select(m.Slot.status == "completed", func.count())
-                                    .group_by(m.Slot.status == "completed")).all())
-    return int(rows.get(True, 0)), int(sum(rows.values()))
+        rows = dict(session.execute(select(m.Slot.status, func.count())
+                                    .group_by(m.Slot.status)).all())
+    return int(rows.get("completed", 0)), int(sum(rows.values()))
 
 
 def _finished(site: Site) -> bool:
