@@ -157,6 +157,13 @@ def test_tr9856_rehearsal_answers_binary_questions(tmp_path, usf):
     means = ratings.groupby(["word1", "word2"])["rating"].mean()
     expected = truth.set_index(["word1", "word2"])["truth"]
     assert (means == expected[means.index]).all()        # honest raters, certain truths
+    done = invoke("process", tmp_path / "study.sqlite", "--out", tmp_path / "gold",
+                  "--no-plots", "--bootstrap", "0")        # the packaged protocol as it is
+    assert done.exit_code == 0, done.output
+    gold = pd.read_csv(tmp_path / "gold" / "gold.csv")
+    assert len(gold) == len(truth) and set(gold["topic"]) == set(truth["topic"])
+    scores = gold.set_index(["term1", "term2"])["score"]
+    assert (scores == expected.rename_axis(["term1", "term2"])[scores.index]).all()
 
 
 # -- process reads the study -------------------------------------------------------------------
