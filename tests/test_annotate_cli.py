@@ -34,7 +34,7 @@ def test_create_report_export_serve(tmp_path, pairs):
     assert report.exit_code == 0
     data = json.loads(report.output)
     assert data["design"]["tranches"] == 10 and len(data["progress"]) == 10
-    assert {row["target"] for row in data["progress"]} == {50}
+    assert {row["target"] for row in data["progress"]} == {52}
 
     app = make_app(f"sqlite:///{db}")
     client = app.test_client()

@@ -64,8 +64,7 @@ def test_read_page_reads_the_site_forms():
 def test_rehearsal_fills_every_place_through_the_site(tmp_path, pairs):
     """Every place is completed through the site's pages: the answers stored are the study's
     designed showings, per rater, with checkpoints; the clock is simulated (minutes apart)."""
-    protocol = protocol_variant(tmp_path, "simlex", tranches=2, raters_per_tranche=6,
-                                min_accepted_raters=0)
+    protocol = protocol_variant(tmp_path, "simlex", tranches=2, raters_per_tranche=6)
     url = database_url(tmp_path / "study.sqlite")
     design = create_study(protocol, pairs, url, seed=1)
     result = rehearse(url, rng=np.random.default_rng(1), crowd=Crowd(spammers=0.0))
@@ -88,8 +87,7 @@ def test_rehearsal_fills_every_place_through_the_site(tmp_path, pairs):
 
 
 def test_rehearsal_is_reproducible(tmp_path, pairs):
-    protocol = protocol_variant(tmp_path, "simlex", tranches=2, raters_per_tranche=3,
-                                min_accepted_raters=0)
+    protocol = protocol_variant(tmp_path, "simlex", tranches=2, raters_per_tranche=3)
     runs = []
     for name in ("a", "b"):
         url = database_url(tmp_path / f"{name}.sqlite")
@@ -105,8 +103,7 @@ def test_rehearsal_is_reproducible(tmp_path, pairs):
 def test_quitters_places_go_to_later_raters(tmp_path, pairs):
     """A rater who closes the page keeps its place until the claim expires; a later rater
     then gets it, and the study still completes every place."""
-    protocol = protocol_variant(tmp_path, "simlex", tranches=2, raters_per_tranche=4,
-                                min_accepted_raters=0)
+    protocol = protocol_variant(tmp_path, "simlex", tranches=2, raters_per_tranche=4)
     url = database_url(tmp_path / "study.sqlite")
     create_study(protocol, pairs, url, seed=1)
     result = rehearse(url, rng=np.random.default_rng(3),
@@ -171,8 +168,7 @@ def test_tr9856_rehearsal_answers_binary_questions(tmp_path, usf):
 @pytest.fixture(scope="module")
 def rehearsed(usf, tmp_path_factory, pairs):
     folder = tmp_path_factory.mktemp("rehearsed")
-    protocol = protocol_variant(folder, "simlex", tranches=3, raters_per_tranche=8,
-                                min_accepted_raters=0)
+    protocol = protocol_variant(folder, "simlex", tranches=3, raters_per_tranche=8)
     text = protocol.read_text().replace("min_raters_per_pair = 36", "min_raters_per_pair = 4")
     protocol.write_text(text)
     db = folder / "study.sqlite"
@@ -249,7 +245,7 @@ def test_a_foreign_study_never_gets_english_norms(tmp_path, pairs):
     shutil.copytree(_shipped_pack("he"), pack)
     protocol = pack / "simlex999.toml"
     text = protocol.read_text(encoding="utf-8")
-    for key, value in (("tranches", 2), ("raters_per_tranche", 6), ("min_accepted_raters", 0)):
+    for key, value in (("tranches", 2), ("raters_per_tranche", 6)):
         text = text.replace(f"\n{key} = ", f"\n{key} = {value} #", 1)
     text = text.replace("min_raters_per_pair = 36", "min_raters_per_pair = 4")
     protocol.write_text(text, encoding="utf-8")
@@ -281,8 +277,7 @@ def test_rehearse_and_process_a_postgresql_study(postgres_url, tmp_path, pairs):
     """The same on PostgreSQL: `study rehearse URL`, then `process URL` from the study."""
     from lexgold.annotate.db import postgres_schema
 
-    protocol = protocol_variant(tmp_path, "simlex", tranches=2, raters_per_tranche=6,
-                                min_accepted_raters=0)
+    protocol = protocol_variant(tmp_path, "simlex", tranches=2, raters_per_tranche=6)
     text = protocol.read_text().replace("min_raters_per_pair = 36", "min_raters_per_pair = 3")
     protocol.write_text(text)
     with postgres_schema(postgres_url, "rehearse") as (_, url):
