@@ -228,6 +228,24 @@ def test_translator_inconsistency_across_pairs_is_counted():
         tr.check_sheet(repeated, "it_A.csv")
 
 
+def translated(pairs, lang, folder):
+    """docs/languages.md steps 2-4 with simulated translators and a rule adjudicator: sheets,
+    two translations, agreement, the adjudication sheet filled (not yet applied)."""
+    sheets, out = folder / "sheets", folder / lang
+    for args in (["translate", "export", "--pairs", str(pairs), "--lang", lang, "--out",
+                  str(sheets)],
+                 ["translate", "simulate", str(sheets / f"{lang}_A.csv"), "--style", "first"],
+                 ["translate", "simulate", str(sheets / f"{lang}_B.csv"), "--style", "sampled",
+                  "--seed", "2"],
+                 ["translate", "import", str(sheets / f"{lang}_A.csv"),
+                  str(sheets / f"{lang}_B.csv"), "--out", str(out)],
+                 ["translate", "simulate-adjudication", str(out / "adjudication.csv"),
+                  "--prefer", "A"]):
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 0, result.output
+    return out
+
+
 def test_hebrew_walk_through_aligned_csv_goes_to_study_create_as_is(usf, tmp_path):
     """docs/languages.md steps 1-6 for Hebrew: the aligned.csv of `translate adjudicate`, with a
     pair two English pairs became and a collapsed pair, is accepted by `study create`; the
@@ -240,17 +258,7 @@ def test_hebrew_walk_through_aligned_csv_goes_to_study_create_as_is(usf, tmp_pat
     from test_annotate_app import usf_pair_file
     run = CliRunner().invoke
     pairs = usf_pair_file(usf, tmp_path / "pairs.csv")
-    sheets, he = tmp_path / "sheets", tmp_path / "he"
-    for args in (["translate", "export", "--pairs", str(pairs), "--lang", "he", "--out",
-                  str(sheets)],
-                 ["translate", "simulate", str(sheets / "he_A.csv"), "--style", "first"],
-                 ["translate", "simulate", str(sheets / "he_B.csv"), "--style", "sampled"],
-                 ["translate", "import", str(sheets / "he_A.csv"), str(sheets / "he_B.csv"),
-                  "--out", str(he)],
-                 ["translate", "simulate-adjudication", str(he / "adjudication.csv"),
-                  "--prefer", "A"]):
-        result = run(cli, args)
-        assert result.exit_code == 0, result.output
+    he = translated(pairs, "he", tmp_path)
     # the adjudicator's own decisions: one kept pair made the same as an agreed pair, one
     # kept pair whose two words are one word
     sheet, agreed = read_table(he / "adjudication.csv"), read_table(he / "agreed.csv")
@@ -296,18 +304,7 @@ def test_italian_walk_through_runs_as_written_to_a_release(usf, tmp_path):
     run = CliRunner().invoke
     pairs = usf_pair_file(usf, tmp_path / "pairs.csv",
                           counts=(("N", "N", 40), ("V", "V", 12), ("A", "AJ", 8)))
-    sheets, it = tmp_path / "sheets", tmp_path / "it"
-    for args in (["translate", "export", "--pairs", str(pairs), "--lang", "it", "--out",
-                  str(sheets)],
-                 ["translate", "simulate", str(sheets / "it_A.csv"), "--style", "first"],
-                 ["translate", "simulate", str(sheets / "it_B.csv"), "--style", "sampled",
-                  "--seed", "2"],
-                 ["translate", "import", str(sheets / "it_A.csv"), str(sheets / "it_B.csv"),
-                  "--out", str(it)],
-                 ["translate", "simulate-adjudication", str(it / "adjudication.csv"),
-                  "--prefer", "A"]):
-        result = run(cli, args)
-        assert result.exit_code == 0, result.output
+    it = translated(pairs, "it", tmp_path)
     sheet = read_table(it / "adjudication.csv")     # the adjudicator keeps a collapsed pair
     kept = sheet.index[sheet["decision"] == "keep"].tolist()
     sheet.loc[kept[0], "final_translation2"] = sheet.loc[kept[0], "final_translation1"]

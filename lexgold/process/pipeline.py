@@ -39,7 +39,7 @@ from lexgold.process.config import process_config
 from lexgold.process.exclusions import exclusion_table, excluded_raters
 from lexgold.errors import InputError
 from lexgold.process.ratings import (ITEM, check_ratings, declare_scale, is_anonymous, on_scale,
-                                     read_ratings, require_raters)
+                                     require_raters)
 from lexgold.process.release import (concreteness_group, gold_table, read_pairs, release_name,
                                     usf_concreteness, write_release)
 from lexgold.process.scaling import pair_scores
