@@ -26,7 +26,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from lexgold.annotate import models as m
 from lexgold.annotate.db import is_current, make_engine, session_factory
 from lexgold.annotate.context import StudyState, message_page, state
-from lexgold.annotate.flow import Rejected
+from lexgold.annotate.flow import BadEntry, Rejected
 from lexgold.annotate.schema import config_from_dict
 from lexgold.errors import InputError
 
@@ -135,7 +135,8 @@ def _register(app: Flask) -> None:
     def _rejected(err):
         status = 409 if err.text in ("expired_text", "full_text") else \
             403 if err.text == "entry_refused" else 429 if err.text == "error_busy" else 400
-        return message_page(err.text), status
+        named = {"parameter": err.parameter} if isinstance(err, BadEntry) else {}
+        return message_page(err.text, **named), status
 
     @app.errorhandler(OperationalError)
     @app.errorhandler(InterfaceError)
