@@ -223,3 +223,18 @@ def test_psycopg_missing_says_what_to_install(monkeypatch, command):
     assert result.output == "Error: postgresql+psycopg://u:***@127.0.0.1:5432/study: the " \
                             "database driver psycopg is not installed " \
                             "(pip install -e '.[postgres]' in the lexgold clone)\n"
+
+
+def test_serve_warns_on_a_public_address_without_a_proxy(tmp_path, pairs):
+    """Round 3, item 7: straight at waitress, slow clients tie up every connection."""
+    db = tmp_path / "public.sqlite"
+    assert CliRunner().invoke(cli, ["study", "create", "--protocol", "simlex", "--pairs",
+                                    str(pairs), "--db", str(db)]).exit_code == 0
+    warned = {}
+    for host, proxies in (("0.0.0.0", "0"), ("0.0.0.0", "1"), ("127.0.0.1", "0")):
+        result = CliRunner().invoke(cli, ["serve", str(db), "--check", "--host", host,
+                                          "--port", "0", "--trusted-proxies", proxies])
+        assert result.exit_code == 0, result.output
+        warned[host, proxies] = "put nginx in front (deploy/README.md)" in result.stderr
+    assert warned == {("0.0.0.0", "0"): True, ("0.0.0.0", "1"): False,
+                      ("127.0.0.1", "0"): False}

@@ -10,6 +10,7 @@ import shutil
 import socket
 import ssl
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -26,7 +27,10 @@ from test_annotate_browser import (CHROMIUM, browser, rate_slider_page, start,  
 from test_hardening_faults import load_test
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
-TEMPLATE = Path(__file__).resolve().parents[1] / "deploy" / "nginx-lexgold.conf"
+DEPLOY = Path(__file__).resolve().parents[1] / "deploy"
+TEMPLATE, SHARED = DEPLOY / "nginx-lexgold.conf", DEPLOY / "nginx-lexgold-http.conf"
+#: nginx.conf's events {} value that deploy/README.md (step 6) asks for
+WORKER_CONNECTIONS = 4096
 NGINX = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if Path(p).exists()),
                                       None)
 
@@ -63,10 +67,12 @@ def nginx_config(tmp_path: Path, upstream: str, https_port: int, http_port: int)
 worker_processes 1;
 pid {tmp_path / "nginx.pid"};
 error_log {tmp_path / "nginx-error.log"} warn;
-events {{ worker_connections 256; }}
+worker_rlimit_nofile {2 * WORKER_CONNECTIONS};
+events {{ worker_connections {WORKER_CONNECTIONS}; }}
 http {{
     access_log {tmp_path / "nginx-access.log"};
 {paths}
+{SHARED.read_text()}
 {site}
 }}
 """)
@@ -164,3 +170,81 @@ def test_rater_over_https_behind_nginx(browser, nginx, tmp_path, usf):
         assert statuses[:MAX_FAILURES] == [401] * MAX_FAILURES and statuses[-1] == 429
     finally:
         server.stop()
+
+
+def test_deploy_readme_asks_for_the_tested_nginx_settings():
+    readme = (DEPLOY / "README.md").read_text()
+    assert f"worker_connections {WORKER_CONNECTIONS}" in readme
+    assert "nginx-lexgold-http.conf" in readme and "conf.d" in readme
+    assert "limit_conn_zone" not in TEMPLATE.read_text()         # shared part only in SHARED
+
+
+def _trickle(port: int, stop: threading.Event, counts: dict, n: int = 300) -> None:
+    """Keep ``n`` slowloris connections from 127.0.0.2 open: TLS, then one header line a second,
+    never the blank line that ends the headers; reopen each one nginx closes."""
+    context = ssl.create_default_context()
+    context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+    open_ = []
+    while not stop.is_set():
+        while len(open_) < n and not stop.is_set():
+            try:
+                raw = socket.create_connection(("127.0.0.1", port), timeout=2,
+                                               source_address=("127.0.0.2", 0))
+                sock = context.wrap_socket(raw, server_hostname="localhost")
+                sock.sendall(b"GET / HTTP/1.1\r\nHost: localhost\r\n")
+                open_.append(sock)
+                counts["opened"] += 1
+            except OSError:
+                counts["refused"] += 1
+                break
+        for sock in list(open_):
+            try:
+                sock.sendall(b"X-a: b\r\n")
+            except OSError:
+                sock.close()
+                open_.remove(sock)
+                counts["dropped"] += 1
+        counts["peak"] = max(counts["peak"], len(open_))
+        stop.wait(1)
+    for sock in open_:
+        sock.close()
+
+
+def test_slowloris_behind_nginx_does_not_block_a_rater(nginx, tmp_path, usf):
+    """Round 3, item 7: 300 trickling connections at nginx while a rater loads pages."""
+    pairs = usf_pair_file(usf, tmp_path / "pairs.csv")
+    protocol = protocol_variant(tmp_path, "simlex", tranches=2, raters_per_tranche=2)
+    url = database_url(tmp_path / "slow.sqlite")
+    create_study(protocol, pairs, url)
+    server = load_test.Server(url, tmp_path, threads=4, args=("--trusted-proxies", "1"))
+    upstream = server.start().removeprefix("http://")
+    stop, counts = threading.Event(), {"opened": 0, "refused": 0, "dropped": 0, "peak": 0}
+    try:
+        https_port = free_port()
+        nginx(nginx_config(tmp_path, upstream, https_port, free_port()), https_port)
+        site = f"https://localhost:{https_port}/"
+        attacker = threading.Thread(target=_trickle, args=(https_port, stop, counts),
+                                    daemon=True)
+        attacker.start()
+        deadline = time.monotonic() + 60
+        while counts["peak"] < 300 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert counts["peak"] == 300
+        loads = []
+        trust = ssl.create_default_context(cafile=tmp_path / "cert.pem")
+        for k in range(12):                        # over two of nginx's header timeouts
+            with httpx.Client(base_url=site, verify=trust, timeout=10) as client:
+                start_s = time.monotonic()
+                entry = client.get(f"/?PROLIFIC_PID=real{k}")
+                css = client.get("/static/lexgold.css")
+                loads.append((entry.status_code, css.status_code, time.monotonic() - start_s))
+            time.sleep(1)
+        stop.set()
+        attacker.join(30)
+    finally:
+        stop.set()
+        server.stop()
+    print(f"\nslowloris: {counts}; page loads (status, css, s): {loads}")
+    assert counts["dropped"] >= 300                      # nginx drops trickling connections
+    assert [(e, c) for e, c, _ in loads] == [(200, 200)] * 12
+    assert max(s for _, _, s in loads) < 5

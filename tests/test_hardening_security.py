@@ -415,10 +415,21 @@ def test_a_prolific_study_refuses_other_links_and_made_up_ids(tmp_path, pairs, s
     """Before: the anonymous link and any made-up PROLIFIC_PID entered a Prolific study."""
     url = small_study(tmp_path, pairs, entries={"platforms": ["prolific"], "strict_ids": True})
     _, base = serve(url)
-    for query in ("", "?PROLIFIC_PID=bot0001", "?workerId=A1B2C3D4E5F6G7&hitId=H&assignmentId=A",
-                  f"?PROLIFIC_PID={PROLIFIC}&STUDY_ID=x&SESSION_ID=y"):
+    for query in ("", "?workerId=A1B2C3D4E5F6G7&hitId=H&assignmentId=A"):
         response = httpx.get(base + "/" + query, timeout=30)
         assert response.status_code == 403 and "not valid for this study" in response.text
+    # round 3: a missing or malformed parameter is named (400), the same for each of the three;
+    # before, a malformed STUDY_ID got the generic 403 and a missing one was accepted
+    for query, wrong in (("?PROLIFIC_PID=bot0001", "PROLIFIC_PID"),
+                         (f"?PROLIFIC_PID={PROLIFIC}&STUDY_ID=x&SESSION_ID={PROLIFIC}",
+                          "STUDY_ID"),
+                         (f"?PROLIFIC_PID={PROLIFIC}&SESSION_ID={PROLIFIC}", "STUDY_ID"),
+                         (f"?PROLIFIC_PID={PROLIFIC}&STUDY_ID={PROLIFIC}&SESSION_ID=y",
+                          "SESSION_ID"),
+                         (f"?PROLIFIC_PID={PROLIFIC}&STUDY_ID={PROLIFIC}", "SESSION_ID")):
+        response = httpx.get(base + "/" + query, timeout=30)
+        assert response.status_code == 400, query
+        assert f"not complete: {wrong} holds no valid ID" in response.text, query
     client = httpx.Client(base_url=base, timeout=30)        # no entry page: POST directly
     token = CSRF.search(client.get("/admin/login").text).group(1)
     response = client.post("/consent", data={"csrf_token": token, "consent": "yes",

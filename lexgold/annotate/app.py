@@ -16,19 +16,23 @@ import os
 from datetime import timedelta
 from urllib.parse import quote
 
-from flask import Flask, g, request
+from flask import Flask, g, render_template, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from sqlalchemy import select
 from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from lexgold.annotate import models as m
 from lexgold.annotate.db import is_current, make_engine, session_factory
 from lexgold.annotate.context import StudyState, message_page, state
-from lexgold.annotate.flow import Rejected
+from lexgold.annotate.flow import BadEntry, Rejected
 from lexgold.annotate.schema import config_from_dict
 from lexgold.errors import InputError
 
+#: the PostgreSQL limits of :func:`lexgold.annotate.db.make_engine` as configuration keys
+DB_LIMITS = ("DATABASE_CONNECT_TIMEOUT_S", "DATABASE_STATEMENT_TIMEOUT_S",
+             "DATABASE_POOL_TIMEOUT_S")
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 
@@ -42,6 +46,8 @@ def create_app(config: dict | None = None) -> Flask:
     environment variable ``LEXGOLD_ADMIN_PASSWORD_HASH``; no hash = admin disabled),
     ``RATE_LIMIT_PER_HOUR`` (new raters and claims per client address; default 0: none),
     ``DATABASE_BUSY_TIMEOUT_S`` (how long a write waits for SQLite's lock, default 5),
+    ``DATABASE_CONNECT_TIMEOUT_S``, ``DATABASE_STATEMENT_TIMEOUT_S``,
+    ``DATABASE_POOL_TIMEOUT_S`` (PostgreSQL: defaults 3, 5, 5; :mod:`lexgold.annotate.health`),
     ``SECRET_KEY`` (default: the study's own), ``SESSION_COOKIE_SECURE``, ``TESTING``,
     ``WTF_CSRF_ENABLED``.
     """
@@ -54,8 +60,11 @@ def create_app(config: dict | None = None) -> Flask:
     if not app.config.get("DATABASE_URL"):
         raise InputError("no study database given", field="DATABASE_URL")
     # a write waits this long for SQLite's lock before the request gets the 503 "retry" page
+    # and PostgreSQL's limits, so that a stalled server fails requests fast (health.py)
     engine = make_engine(app.config["DATABASE_URL"],
-                         busy_timeout_s=float(app.config.get("DATABASE_BUSY_TIMEOUT_S", 5)))
+                         busy_timeout_s=float(app.config.get("DATABASE_BUSY_TIMEOUT_S", 5)),
+                         **{key.lower()[9:]: float(app.config[key]) for key in DB_LIMITS
+                            if key in app.config})
     if not is_current(engine):
         raise InputError("not a lexgold study database at the current schema "
                          "(create it with `lexgold study create`)", field="db")
@@ -126,15 +135,22 @@ def _register(app: Flask) -> None:
     def _rejected(err):
         status = 409 if err.text in ("expired_text", "full_text") else \
             403 if err.text == "entry_refused" else 429 if err.text == "error_busy" else 400
-        return message_page(err.text), status
+        named = {"parameter": err.parameter} if isinstance(err, BadEntry) else {}
+        return message_page(err.text, **named), status
 
     @app.errorhandler(OperationalError)
     @app.errorhandler(InterfaceError)
+    @app.errorhandler(PoolTimeout)
     def _database_unavailable(err):
-        """A dropped or locked database connection: nothing was stored; ask for a reload."""
-        reason = str(getattr(err, "orig", None) or err).strip().splitlines()[0]
+        """A dropped, locked or stalled database (health.py): nothing was stored; ask for a
+        reload. The admin view says since when the database is down."""
+        reason = (str(getattr(err, "orig", None) or err).strip() or repr(err)).splitlines()[0]
         app.logger.error("database unavailable for %s %s: %s", request.method, request.path,
                          reason)
+        health = getattr(app.extensions["lexgold_engine"], "lexgold_health", None)
+        if request.blueprint == "admin" and health is not None:
+            return render_template("admin_down.html", health=health.report()), 503, \
+                {"Retry-After": "5"}
         return message_page("error_retry"), 503, {"Retry-After": "5"}
 
     @app.errorhandler(CSRFError)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import secrets
@@ -422,6 +423,8 @@ def serve(study_db, host, port, threads, workers, connection_limit, channel_time
         engine.dispose()
     db_url = database_url(study_db)
     loopback = host in ("127.0.0.1", "localhost", "::1")
+    if not _is_loopback(host) and trusted_proxies == 0:      # slowloris reaches the app port
+        click.echo(PUBLIC_WITHOUT_PROXY.format(host=host), err=True)
     password_hash = os.environ.get("LEXGOLD_ADMIN_PASSWORD_HASH")
     if not password_hash:
         password = os.environ.get("LEXGOLD_ADMIN_PASSWORD")
@@ -471,6 +474,18 @@ def serve(study_db, host, port, threads, workers, connection_limit, channel_time
         _checkpoint(db_url, study_db)
         for number, handler in previous.items():
             signal.signal(number, handler)
+
+
+PUBLIC_WITHOUT_PROXY = ("warning: listening on {host}, a public address, with no reverse proxy "
+                        "(--trusted-proxies 0): slow clients can tie up every connection; put "
+                        "nginx in front (deploy/README.md) and serve on 127.0.0.1")
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
 
 
 #: signals that stop `lexgold serve` cleanly (systemd and `kill` send SIGTERM; Ctrl-C SIGINT)

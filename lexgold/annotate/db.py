@@ -15,6 +15,7 @@ and unique constraints, which are safe there). The schema is made only by Alembi
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import shlex
 import sqlite3
@@ -32,6 +33,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
+from lexgold.annotate.health import DatabaseHealth
 from lexgold.errors import InputError
 
 MIGRATIONS = Path(__file__).resolve().parents[1] / "migrations"
@@ -90,14 +92,29 @@ def open_study(study: str | Path) -> Engine:
     return engine
 
 
-def make_engine(url: str, busy_timeout_s: float = 30) -> Engine:
+def make_engine(url: str, busy_timeout_s: float = 30, *, connect_timeout_s: float = 3,
+                statement_timeout_s: float = 5, pool_timeout_s: float = 5,
+                health: DatabaseHealth | None = None) -> Engine:
     """An engine; SQLite gets WAL and a busy timeout (how long a writer waits for the lock).
+
+    PostgreSQL (psycopg) gets time limits, so that a server that stops answering costs a
+    request seconds, not forever (:mod:`lexgold.annotate.health`): ``connect_timeout_s`` for a
+    new connection, ``statement_timeout_s`` for a statement (enforced by the server), the
+    statement timeout + 2 s for any exchange with the server (enforced here: a stopped server
+    enforces nothing) and ``pool_timeout_s`` to wait for a free pooled connection. The URL's
+    own ``connect_timeout`` and ``options=-c statement_timeout=...`` take precedence. Every
+    failure and success is recorded in ``health`` (fail fast while the database is down).
 
     A missing database driver (psycopg for PostgreSQL) is an :class:`InputError` saying what to
     install."""
     if not url.startswith("sqlite"):
         try:
-            return create_engine(url, pool_pre_ping=True)
+            if make_url(url).get_driver_name() != "psycopg":
+                engine = create_engine(url, pool_pre_ping=True)
+                engine.lexgold_health = DatabaseHealth()
+                return engine
+            return _postgres_engine(url, connect_timeout_s, statement_timeout_s,
+                                    pool_timeout_s, health or DatabaseHealth())
         except ModuleNotFoundError as err:
             hint = (" (pip install -e '.[postgres]' in the lexgold clone)"
                     if url.startswith("postgresql") else "")
@@ -105,6 +122,7 @@ def make_engine(url: str, busy_timeout_s: float = 30) -> Engine:
                              path=_shown(make_url(url))) from None
     engine = create_engine(url, connect_args={"timeout": busy_timeout_s,
                                               "check_same_thread": False})
+    engine.lexgold_health = DatabaseHealth()         # the admin view's latency figure
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection, _record):
@@ -119,6 +137,62 @@ def make_engine(url: str, busy_timeout_s: float = 30) -> Engine:
     def _begin(connection):
         read_only = connection.get_execution_options().get("lexgold_read_only", False)
         connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
+
+    return engine
+
+
+def _postgres_engine(url: str, connect_timeout_s: float, statement_timeout_s: float,
+                     pool_timeout_s: float, health: DatabaseHealth) -> Engine:
+    import psycopg
+
+    query = make_url(url).query
+    options = query.get("options", "")
+    options = " ".join(options) if isinstance(options, tuple) else options
+    if "statement_timeout" not in options:
+        options = f"{options} -c statement_timeout={int(statement_timeout_s * 1000)}".strip()
+    else:
+        found = re.search(r"statement_timeout\s*=\s*(\d+)", options)
+        statement_timeout_s = int(found.group(1)) / 1000 if found else statement_timeout_s
+    connect_args = {"options": options}
+    if "connect_timeout" not in query:
+        connect_args["connect_timeout"] = max(2, round(connect_timeout_s))
+    deadline_s = statement_timeout_s + 2
+
+    class GuardedConnection(psycopg.Connection):
+        """psycopg's connection, each exchange with the server bounded by ``deadline_s``."""
+
+        def wait(self, gen, interval=0.1, timeout=None):
+            refused = health.refused()
+            if refused is not None:
+                gen.close()
+                self.close()          # never reused: SQLAlchemy sees a disconnect
+                raise psycopg.OperationalError(refused)
+            try:
+                result = super().wait(gen, interval, deadline_s if timeout is None else timeout)
+            except psycopg.errors._WaitTimeout:  # noqa: SLF001 (psycopg's own timeout)
+                reason = f"no answer from the database server within {deadline_s:g} s"
+                health.failed(reason)
+                self.close()
+                raise psycopg.OperationalError(reason) from None
+            health.succeeded()
+            return result
+
+    engine = create_engine(url, pool_pre_ping=True, pool_timeout=pool_timeout_s,
+                           connect_args=connect_args)
+    engine.lexgold_health = health
+
+    @event.listens_for(engine, "do_connect")
+    def _connect(_dialect, _record, cargs, cparams):
+        refused = health.refused()
+        if refused is not None:
+            raise psycopg.OperationalError(refused)
+        try:
+            connection = GuardedConnection.connect(*cargs, **cparams)
+        except psycopg.OperationalError as err:
+            health.failed(str(err).strip().splitlines()[0] if str(err).strip() else repr(err))
+            raise
+        health.succeeded()
+        return connection
 
     return engine
 

@@ -77,7 +77,9 @@ def parse_entry(args) -> Entry:
 
 
 def check_entry(entry: Entry, entries: dict | None) -> None:
-    """:class:`Rejected` (``entry_refused``) unless the study accepts this entry link.
+    """:class:`Rejected` (``entry_refused``) unless the study accepts this kind of entry link;
+    with strict IDs, :class:`BadEntry` naming a parameter that is missing or not in the
+    platform's format.
 
     ``entries`` is the study's ``{"platforms": [...], "strict_ids": bool}``; ``None`` (a study
     made before entries were declared) accepts every platform and the anonymous link."""
@@ -86,10 +88,13 @@ def check_entry(entry: Entry, entries: dict | None) -> None:
     if entry.platform not in entries.get("platforms", m.ENTRY_KINDS):
         raise Rejected("entry_refused", f"{entry.platform} entry not accepted by this study")
     if entries.get("strict_ids") and entry.platform in STRICT_IDS:
+        # every parameter of the platform's link, in its format: a missing or malformed one is
+        # named (:class:`BadEntry`, 400), as parse_entry names one that is not an ID at all
         values = (entry.external_id, entry.external_study, entry.external_session)
-        for value, pattern in zip(values, STRICT_IDS[entry.platform]):
-            if value and value != MTURK_PREVIEW and not pattern.fullmatch(value):
-                raise Rejected("entry_refused", f"not a {entry.platform} ID: {value!r}")
+        for key, value, pattern in zip(PLATFORMS[entry.platform], values,
+                                       STRICT_IDS[entry.platform]):
+            if value != MTURK_PREVIEW and not (value and pattern.fullmatch(value)):
+                raise BadEntry(key)
 
 
 #: how each entry link is given to its platform (shown next to the links)

@@ -26,6 +26,7 @@ from werkzeug.security import check_password_hash
 from lexgold.annotate import flow, throttle
 from lexgold.annotate import models as m
 from lexgold.annotate.context import db, state
+from lexgold.annotate.health import measure
 from lexgold.annotate.recruit import recruitment
 from lexgold.annotate.study import export_ratings, progress
 
@@ -126,6 +127,7 @@ def logout():
 @admin.get("/")
 @admin_required
 def overview():
+    db_health = measure(db(), current_app.extensions["lexgold_engine"].lexgold_health)
     ratings = export_ratings(db())
     table = progress(db())
     agreement = _agreement(ratings)
@@ -142,7 +144,7 @@ def overview():
                            stages=dict(stages), exclusions=exclusions,
                            n_answers=len(ratings), raters=_raters(), recruitment=found,
                            quality=_quality(ratings, platform_ids), refresh_s=REFRESH_S,
-                           too_fast_s=_too_fast_s(), platform=_platform())
+                           too_fast_s=_too_fast_s(), platform=_platform(), db_health=db_health)
 
 
 def _platform() -> dict:
