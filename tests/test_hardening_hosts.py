@@ -22,7 +22,7 @@ from lexgold.annotate.study import create_study
 from lexgold.cli import cli
 from test_annotate_app import protocol_variant
 from test_hardening_faults import load_test
-from test_hardening_security import (CSRF, admin_page, answer_page, login, pairs,  # noqa: F401
+from test_hardening_security import (admin_page, answer_page, login, pairs,  # noqa: F401
                                      rater_client, serve, small_study)
 
 #: ``lexgold`` with this host's clock (the function every time in lexgold came from) 2 h ahead;

@@ -94,7 +94,8 @@ def admin_required(view):
 def _start_admin_session() -> None:
     token, started = secrets.token_urlsafe(32), now()
     db().execute(delete(m.AdminSession).where(
-        (m.AdminSession.expires_at <= started) | (m.AdminSession.password_sha256 != _password_id())))
+        (m.AdminSession.expires_at <= started)
+        | (m.AdminSession.password_sha256 != _password_id())))
     db().add(m.AdminSession(token_sha256=_sha256(token), password_sha256=_password_id(),
                             created_at=started,
                             expires_at=started + timedelta(seconds=ADMIN_SESSION_S)))
