@@ -31,6 +31,7 @@ import json
 import math
 import os
 import re
+import secrets
 import ssl
 import subprocess
 import sys
@@ -92,20 +93,25 @@ class Server:
     """``lexgold serve`` in its own process on 127.0.0.1 (any free port), logs in ``workdir``."""
 
     def __init__(self, url: str, workdir: Path, threads: int, password: str = "load-admin",
-                 args: tuple[str, ...] = ()):
+                 args: tuple[str, ...] = (), launcher: tuple[str, ...] = ()):
         self.url, self.workdir, self.threads, self.password = url, workdir, threads, password
         self.args = tuple(args)
+        # how ``lexgold`` is run (default: the installed command beside this Python)
+        self.launcher = tuple(launcher) or (str(Path(sys.executable).with_name("lexgold")),)
+        # the session-signing key, kept over restarts (a restart must not log raters out)
+        self.secret_key = secrets.token_hex(32)
         self.process: subprocess.Popen | None = None
         self.base = ""
         self.log: Path | None = None
 
     def start(self, timeout_s: float = 60) -> str:
         log = self.log = self.workdir / f"server-{time.monotonic_ns()}.log"
-        command = [str(Path(sys.executable).with_name("lexgold")), "serve", self.url,
+        command = [*self.launcher, "serve", self.url,
                    "--host", "127.0.0.1", "--port", "0", "--threads", str(self.threads),
                    "--rate-limit", "0",          # every simulated rater comes from loopback
                    *self.args]
-        env = {**os.environ, "LEXGOLD_ADMIN_PASSWORD": self.password}
+        env = {**os.environ, "LEXGOLD_ADMIN_PASSWORD": self.password,
+               "LEXGOLD_SECRET_KEY": self.secret_key}
         with log.open("wb") as out:
             self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
                                             env=env)

@@ -63,7 +63,8 @@ def tr9856_pair_file(usf, path: Path):
 
 def make_app(url: str, **config):
     settings = {"DATABASE_URL": url, "WTF_CSRF_ENABLED": False, "SESSION_COOKIE_SECURE": False,
-                "ADMIN_PASSWORD_HASH": generate_password_hash("s3cret"), "TESTING": True}
+                "ADMIN_PASSWORD_HASH": generate_password_hash("s3cret"), "TESTING": True,
+                "SECRET_KEY": "test-key-" + "k" * 32}
     settings.update(config)
     return create_app(settings)
 

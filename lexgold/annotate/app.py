@@ -24,6 +24,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from lexgold.annotate import models as m
+from lexgold.annotate.clock import DatabaseClock
 from lexgold.annotate.db import is_current, make_engine, session_factory
 from lexgold.annotate.context import StudyState, message_page, state
 from lexgold.annotate.flow import BadEntry, Rejected
@@ -48,7 +49,11 @@ def create_app(config: dict | None = None) -> Flask:
     ``DATABASE_BUSY_TIMEOUT_S`` (how long a write waits for SQLite's lock, default 5),
     ``DATABASE_CONNECT_TIMEOUT_S``, ``DATABASE_STATEMENT_TIMEOUT_S``,
     ``DATABASE_POOL_TIMEOUT_S`` (PostgreSQL: defaults 3, 5, 5; :mod:`lexgold.annotate.health`),
-    ``SECRET_KEY`` (default: the study's own), ``SESSION_COOKIE_SECURE``, ``TESTING``,
+    ``SECRET_KEY`` (required: the session-signing key, kept out of the study database; see
+    :mod:`lexgold.annotate.secret`), ``ADMIN_PASSWORD_ID`` (what names the admin password on
+    every host: ``lexgold serve`` sets it from a plain ``LEXGOLD_ADMIN_PASSWORD``; default: the
+    hash), ``CLOCK`` (a simulated clock; default: the database server's, see
+    :mod:`lexgold.annotate.clock`), ``SESSION_COOKIE_SECURE``, ``TESTING``,
     ``WTF_CSRF_ENABLED``.
     """
     app = Flask(__name__)
@@ -59,6 +64,9 @@ def create_app(config: dict | None = None) -> Flask:
     app.config.update(config or {})
     if not app.config.get("DATABASE_URL"):
         raise InputError("no study database given", field="DATABASE_URL")
+    if not app.config.get("SECRET_KEY"):      # never in the study: a copy of it signs nothing
+        raise InputError("no session-signing key given (lexgold.annotate.secret)",
+                         field="SECRET_KEY")
     # a write waits this long for SQLite's lock before the request gets the 503 "retry" page
     # and PostgreSQL's limits, so that a stalled server fails requests fast (health.py)
     engine = make_engine(app.config["DATABASE_URL"],
@@ -79,10 +87,9 @@ def create_app(config: dict | None = None) -> Flask:
                            _platform_link(study.completion_url, study.completion_code),
                            study.protocol_text, study.entries,
                            _platform_link(study.completion_url, study.screenout_code))
-        if not app.config.get("SECRET_KEY"):
-            app.config["SECRET_KEY"] = study.secret_key
     app.extensions["lexgold"] = state
     app.extensions["lexgold_engine"] = engine
+    app.extensions["lexgold_clock"] = DatabaseClock(engine)      # context.now() without CLOCK
     proxies = int(app.config.get("TRUSTED_PROXIES") or 0)
     if proxies > 0:     # only then is a forwarded client address believed
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import json
 import os
@@ -72,6 +73,7 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
                           completion_url=completion_url, topics=topics,
                           entries={"platforms": list(accept or ("prolific", "mturk", "anonymous")),
                                    "strict_ids": strict_ids})
+    key_note = _study_key_file(db)
     if as_json:
         click.echo(json.dumps(report, indent=2))
         return
@@ -84,11 +86,58 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
         click.echo("  not rated (aligned pair set): "
                    + ", ".join(f"{n} {flag} rows" for flag, n in skipped.items()))
     _echo_codes(report, accept or ("prolific", "mturk", "anonymous"))
+    click.echo(key_note)
     if report["unmet"]:
         click.echo(f"design notes ({len(report['unmet'])} constraints not met; each one in "
                    "--json and `lexgold study report`):")
     for line in report["unmet_summary"]:
         click.echo(f"  {line}")
+
+
+def _study_key_file(study_db: str) -> str:
+    """Make a SQLite study's session-signing key file (kept if it exists); says where it is."""
+    from lexgold.annotate.secret import default_key_file, how_to_make, write_key_file
+
+    path = default_key_file(study_db)
+    if path is None:
+        return f"session-signing key: none for a database URL; {how_to_make(study_db)}"
+    if path.exists():
+        return f"session-signing key: {path} (kept; `lexgold serve` reads it)"
+    write_key_file(path)
+    return (f"session-signing key: {path} (new, readable by you only; `lexgold serve` reads "
+            "it; keep it out of backups and shared folders)")
+
+
+@study.command("secret")
+@click.argument("study_db", metavar="STUDY", required=False)
+@click.option("--out", "out_file", type=click.Path(dir_okay=False),
+              help="Write the key here (default: STUDY.key next to a SQLite study).")
+@click.option("--force", is_flag=True,
+              help="Replace an existing key (logs every rater and admin out).")
+def secret_command(study_db, out_file, force):
+    """Make the key that signs the rating site's session cookies, in a file only you can read.
+
+    The key is kept out of the study database: a copy of the database (a backup, a shared
+    folder) must not be enough to sign a rater's or an admin's session. `lexgold study create`
+    makes one next to a SQLite study; for PostgreSQL give --out and serve with
+    --secret-key-file FILE (or LEXGOLD_SECRET_KEY_FILE=FILE). Hosts serving one study share
+    the same key: copy the file.
+
+    \b
+    Example:
+        lexgold study secret study.sqlite
+        lexgold study secret --out /etc/lexgold/secret.key
+    """
+    from lexgold.annotate.secret import default_key_file, write_key_file
+
+    path = out_file or (default_key_file(study_db) if study_db else None)
+    if path is None:
+        raise click.ClickException("give --out FILE (a database URL has no folder to put the "
+                                   "key in)")
+    path = write_key_file(path, force=force)
+    where = f"`lexgold serve {study_db}` reads it" if not out_file and study_db else \
+        f"serve with --secret-key-file {path}"
+    click.echo(f"session-signing key written to {path} (mode 0600): {where}")
 
 
 def _echo_codes(report: dict, accept) -> None:
@@ -362,12 +411,16 @@ def upgrade_command(study_db):
         lexgold study upgrade study.sqlite
     """
     from lexgold.annotate.db import check_connects, database_url, make_engine, upgrade
+    from lexgold.annotate.secret import find_key, how_to_make
 
     engine = make_engine(database_url(study_db, must_exist=True))
     check_connects(engine)
     upgrade(engine)
     engine.dispose()
     click.echo(f"{study_db}: schema up to date")
+    if find_key(study_db) is None:       # revision 0009 dropped the key the study held
+        click.echo("session cookies are signed with a key kept outside the database, and none "
+                   f"is set for this study: {how_to_make(study_db)}")
 
 
 @click.command()
@@ -396,14 +449,21 @@ def upgrade_command(study_db):
               help="Secure session cookies (default: on unless serving on loopback).")
 @click.option("--check", is_flag=True,
               help="Start, fetch the entry page once, print the URL and status, and exit.")
+@click.option("--secret-key-file", type=click.Path(dir_okay=False),
+              help="File holding the session-signing key (`lexgold study secret`; default: "
+                   "LEXGOLD_SECRET_KEY_FILE, LEXGOLD_SECRET_KEY, or STUDY.key next to a SQLite "
+                   "study). Every host serving the study needs the same key.")
 def serve(study_db, host, port, threads, workers, connection_limit, channel_timeout, rate_limit,
-          trusted_proxies, secure_cookies, check):
+          trusted_proxies, secure_cookies, check, secret_key_file):
     """Serve a study's rating site under waitress, or gunicorn with --workers N (production
     WSGI servers).
 
     The admin password comes from LEXGOLD_ADMIN_PASSWORD (or a werkzeug hash in
     LEXGOLD_ADMIN_PASSWORD_HASH); without either, a random one is shown on the terminal (never
-    in stdout or a log file; with no terminal the admin view stays off).
+    in stdout or a log file; with no terminal the admin view stays off). Session cookies are
+    signed with a key kept out of the study database (--secret-key-file); without one the
+    server starts only on loopback with no proxy in front (or with --check), with a key for this
+    run only: a restart then logs every rater and admin out.
 
     \b
     Example:
@@ -425,7 +485,9 @@ def serve(study_db, host, port, threads, workers, connection_limit, channel_time
     loopback = host in ("127.0.0.1", "localhost", "::1")
     if not _is_loopback(host) and trusted_proxies == 0:      # slowloris reaches the app port
         click.echo(PUBLIC_WITHOUT_PROXY.format(host=host), err=True)
-    password_hash = os.environ.get("LEXGOLD_ADMIN_PASSWORD_HASH")
+    secret_key = _secret_key(study_db, secret_key_file,
+                             temporary_ok=check or (loopback and not trusted_proxies))
+    password_hash, password_id = os.environ.get("LEXGOLD_ADMIN_PASSWORD_HASH"), None
     if not password_hash:
         password = os.environ.get("LEXGOLD_ADMIN_PASSWORD")
         if not password:
@@ -435,10 +497,13 @@ def serve(study_db, host, port, threads, workers, connection_limit, channel_time
                 click.echo("admin view disabled (no terminal to show a random password on): "
                            "set LEXGOLD_ADMIN_PASSWORD or LEXGOLD_ADMIN_PASSWORD_HASH")
         password_hash = generate_password_hash(password) if password else None
+        # every host hashes the plain password with its own salt: sessions name it by this
+        password_id = hashlib.sha256(password.encode()).hexdigest() if password else None
     secure = (not loopback) if secure_cookies is None else secure_cookies
     settings = {"DATABASE_URL": db_url, "ADMIN_PASSWORD_HASH": password_hash,
                 "SESSION_COOKIE_SECURE": secure, "TRUSTED_PROXIES": trusted_proxies,
-                "RATE_LIMIT_PER_HOUR": rate_limit}
+                "RATE_LIMIT_PER_HOUR": rate_limit, "SECRET_KEY": secret_key,
+                "ADMIN_PASSWORD_ID": password_id}
     if workers > 1 and not check:
         from lexgold.annotate.multiprocess import serve_workers
         if secure:
@@ -490,6 +555,23 @@ def _is_loopback(host: str) -> bool:
 
 #: signals that stop `lexgold serve` cleanly (systemd and `kill` send SIGTERM; Ctrl-C SIGINT)
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+def _secret_key(study_db: str, key_file: str | None, temporary_ok: bool) -> str:
+    """The session-signing key (:func:`lexgold.annotate.secret.find_key`), or one for this run
+    only where that is allowed; else a one-line error saying how to make one."""
+    from lexgold.annotate.secret import find_key, how_to_make, new_key
+
+    found = find_key(study_db, key_file)
+    if found is not None:
+        click.echo(f"session-signing key: {found[1]}")
+        return found[0]
+    if not temporary_ok:
+        raise click.ClickException(f"no session-signing key for a public server: "
+                                   f"{how_to_make(study_db)}")
+    click.echo("session-signing key: none set, one made for this run only (a restart logs "
+               f"every rater and admin out; to keep one: {how_to_make(study_db)})")
+    return new_key()
 
 
 def _stop(_signum, _frame):

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from flask import current_app, g, render_template, request
 from sqlalchemy.orm import sessionmaker
 
-from lexgold.annotate.models import utcnow
 from lexgold.annotate.schema import StudyConfig
 
 
@@ -40,9 +39,10 @@ def state() -> StudyState:
 
 def now():
     """The time of this request, naive UTC: ``app.config["CLOCK"]()`` when set (``lexgold study
-    rehearse`` runs the site on a simulated clock), else the machine's clock."""
-    clock = current_app.config.get("CLOCK")
-    return clock() if clock is not None else utcnow()
+    rehearse`` runs the site on a simulated clock), else the database server's clock (shared by
+    every app host; :mod:`lexgold.annotate.clock`), never this machine's."""
+    clock = current_app.config.get("CLOCK") or current_app.extensions["lexgold_clock"]
+    return clock()
 
 
 def db():

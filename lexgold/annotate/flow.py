@@ -22,6 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from lexgold.annotate import models as m
+from lexgold.annotate.clock import database_now
 from lexgold.annotate.recruit import top_up
 from lexgold.annotate.schema import StudyConfig
 
@@ -147,7 +148,7 @@ def enrol(session: Session, entry: Entry, native_speaker: bool,
     rater = m.Rater(public_id=secrets.token_urlsafe(12), platform=entry.platform,
                     external_id=entry.external_id, external_study=entry.external_study,
                     external_session=entry.external_session, native_speaker=native_speaker,
-                    browser_sha256=browser_hash(secret), created_at=now or m.utcnow())
+                    browser_sha256=browser_hash(secret), created_at=now or database_now(session))
     session.add(rater)
     try:
         session.commit()
@@ -182,7 +183,7 @@ def advance_instructions(session: Session, rater: m.Rater, page: int, config: St
             session.execute(update(m.Rater).where(m.Rater.id == rater.id)
                             .values(stage="qualification"))
         else:
-            _claim(session, rater.id, config, now or m.utcnow())
+            _claim(session, rater.id, config, now or database_now(session))
     session.commit()
     session.refresh(rater)
 
@@ -199,7 +200,7 @@ def answer_qualification(session: Session, rater: m.Rater, choice: int, config: 
             m.Rater.id == rater.id, m.Rater.stage == "qualification")
             .values(qualification_choice=choice, stage="screened_out")).rowcount:
         if choice == qual.answer:
-            _claim(session, rater.id, config, now or m.utcnow())
+            _claim(session, rater.id, config, now or database_now(session))
     session.commit()
     session.refresh(rater)
 
@@ -243,7 +244,7 @@ def retry_claim(session: Session, rater: m.Rater, config: StudyConfig, now=None)
     if rater.stage != "full":
         return
     session.execute(update(m.Rater).where(m.Rater.id == rater.id).values(stage="rating"))
-    _claim(session, rater.id, config, now or m.utcnow())
+    _claim(session, rater.id, config, now or database_now(session))
     session.commit()
     session.refresh(rater)
 
@@ -320,7 +321,7 @@ def submit_step(session: Session, rater: m.Rater, position: int, form, config: S
     Raises :class:`Rejected` for a step out of order, unknown or foreign item ids, values out
     of range (``error_invalid``) or unanswered items (``error_incomplete``).
     """
-    now = now or m.utcnow()
+    now = now or database_now(session)
     slot = current_slot(session, rater)
     if slot.status == "completed" or position < slot.step:
         return "repeat"

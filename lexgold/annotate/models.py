@@ -45,7 +45,6 @@ class Study(Base):
     config: Mapped[dict] = mapped_column(JSON)
     report: Mapped[dict] = mapped_column(JSON)
     seed: Mapped[int] = mapped_column(Integer)
-    secret_key: Mapped[str] = mapped_column(String(128))
     completion_code: Mapped[str] = mapped_column(String(100))
     screenout_code: Mapped[str] = mapped_column(String(100))
     #: where a finished rater is sent back to, ``{code}`` filled in (revision 0002)

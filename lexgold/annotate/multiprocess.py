@@ -6,9 +6,11 @@ gunicorn runs N worker processes with threads each (``gthread``; on 2 cores, 2 w
 about 40 % more requests per second than one, 4 no more than 2): each
 worker builds its own app with :func:`~lexgold.annotate.app.create_app` after the fork (no
 database connection is shared across processes). Nothing a request depends on lives in a
-process: answers, claims, the admin lock-out counts, admin sessions, rate limits and the
-session-signing key are all in the study database, so any number of processes, on one host or
-several behind one reverse proxy and one PostgreSQL server, serve one study consistently.
+process: answers, claims, the admin lock-out counts, admin sessions and rate limits are all in
+the study database, time comes from the database server, and the session-signing key from
+``settings`` (read once by ``serve``; every host is given the same key), so any number of
+processes, on one host or several behind one reverse proxy and one PostgreSQL server, serve one
+study consistently.
 
 waitress stays the default for one process: it is pure Python, runs everywhere (gunicorn needs
 a POSIX system) and buffers slow clients itself.

@@ -41,6 +41,7 @@ import pandas as pd
 from sqlalchemy import func, or_, and_, select
 
 from lexgold.annotate import models as m
+from lexgold.annotate.secret import new_key
 from lexgold.errors import InputError
 from lexgold.process.simulate import Crowd, SimulatedRater
 
@@ -202,6 +203,7 @@ def rehearse(url: str, *, rng: np.random.Generator, crowd: Crowd = Crowd(),
 
 def _open_site(url, rng, truth, create_app) -> Site:
     app = create_app({"DATABASE_URL": url, "SESSION_COOKIE_SECURE": False,
+                      "SECRET_KEY": new_key(),         # in-process clients only: this run's
                       "CLOCK": lambda: site.clock[0]})
     engine = app.extensions["lexgold_engine"]
     state = app.extensions["lexgold"]

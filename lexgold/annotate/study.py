@@ -21,6 +21,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from lexgold.annotate import models as m
+from lexgold.annotate.clock import database_now
 from lexgold.annotate.db import check_connects, make_engine, session_factory, upgrade
 from lexgold.annotate.design import design_study
 from lexgold.annotate.models import ENTRY_KINDS
@@ -92,7 +93,6 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
             protocol_sha256=spec["_sha256"],
             pairs_sha256=hashlib.sha256(Path(pairs).read_bytes()).hexdigest(),
             config=config_to_dict(config), report=design.report, seed=seed,
-            secret_key=secrets.token_hex(32),
             completion_code=completion_code, screenout_code=screenout_code,
             completion_url=completion_url, entries=entries, pack=pack_record(spec["_path"])))
         _store_design(session, frame, design, set(design.consistency), config.raters_per_tranche)
@@ -250,7 +250,7 @@ def _checkpoint_rows(session: Session, study) -> list[tuple]:
 
 def progress(session: Session, now=None) -> pd.DataFrame:
     """Per tranche: target raters, completed, active (unexpired claims), expired claims."""
-    now = now or m.utcnow()
+    now = now or database_now(session)
     slots = pd.DataFrame(session.execute(
         select(m.Tranche.number, m.Slot.status, m.Slot.expires_at)
         .join(m.Tranche, m.Slot.tranche_id == m.Tranche.id)).all(),

@@ -20,6 +20,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from lexgold.annotate import models as m
+from lexgold.annotate.clock import database_now
 
 #: rows whose window began longer ago than this are deleted (no key keeps a longer window)
 FORGET_S = 24 * 3600
@@ -31,7 +32,7 @@ def hit(session: Session, key: str, limit: int, window_s: float, now=None) -> bo
     A window starts at the first attempt and lasts ``window_s`` seconds; the count restarts
     after it. The attempt is committed before returning.
     """
-    now = now or m.utcnow()
+    now = now or database_now(session)
     old = now - timedelta(seconds=window_s)
     expired = m.Throttle.window_start <= old
     for _ in range(5):

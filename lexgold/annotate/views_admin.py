@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import hmac
 import secrets
 import tomllib
 import warnings
@@ -25,7 +26,7 @@ from werkzeug.security import check_password_hash
 
 from lexgold.annotate import flow, throttle
 from lexgold.annotate import models as m
-from lexgold.annotate.context import db, state
+from lexgold.annotate.context import db, now, state
 from lexgold.annotate.health import measure
 from lexgold.annotate.recruit import recruitment
 from lexgold.annotate.study import export_ratings, progress
@@ -56,8 +57,15 @@ def _sha256(text: str) -> str:
 
 
 def _password_id() -> str:
-    """Fingerprint of the admin password hash in force (a new password voids old sessions)."""
-    return _sha256(current_app.config.get("ADMIN_PASSWORD_HASH") or "")
+    """Fingerprint of the admin password in force (a new password voids old sessions), the same
+    on every host: keyed with the session-signing key (which hosts share), over
+    ``ADMIN_PASSWORD_ID`` (what ``lexgold serve`` derives from a plain password: each host's
+    salted hash of it differs) or else the hash itself."""
+    named = current_app.config.get("ADMIN_PASSWORD_ID") or \
+        current_app.config.get("ADMIN_PASSWORD_HASH") or ""
+    key = current_app.secret_key
+    return hmac.new(key if isinstance(key, bytes) else key.encode(),
+                    b"admin-password\0" + named.encode(), hashlib.sha256).hexdigest()
 
 
 def is_admin() -> bool:
@@ -72,7 +80,7 @@ def is_admin() -> bool:
     return db().scalar(select(m.AdminSession.id).where(
         m.AdminSession.token_sha256 == _sha256(token),
         m.AdminSession.password_sha256 == _password_id(),
-        m.AdminSession.expires_at > m.utcnow())) is not None
+        m.AdminSession.expires_at > now())) is not None
 
 
 def admin_required(view):
@@ -85,11 +93,13 @@ def admin_required(view):
 
 
 def _start_admin_session() -> None:
-    token, now = secrets.token_urlsafe(32), m.utcnow()
+    token, started = secrets.token_urlsafe(32), now()
     db().execute(delete(m.AdminSession).where(
-        (m.AdminSession.expires_at <= now) | (m.AdminSession.password_sha256 != _password_id())))
+        (m.AdminSession.expires_at <= started)
+        | (m.AdminSession.password_sha256 != _password_id())))
     db().add(m.AdminSession(token_sha256=_sha256(token), password_sha256=_password_id(),
-                            created_at=now, expires_at=now + timedelta(seconds=ADMIN_SESSION_S)))
+                            created_at=started,
+                            expires_at=started + timedelta(seconds=ADMIN_SESSION_S)))
     db().commit()
     session["admin"] = token
 
@@ -129,7 +139,7 @@ def logout():
 def overview():
     db_health = measure(db(), current_app.extensions["lexgold_engine"].lexgold_health)
     ratings = export_ratings(db())
-    table = progress(db())
+    table = progress(db(), now())
     agreement = _agreement(ratings)
     found = recruitment(db(), state().config)     # HyperLex section 4.4: accepted raters
     table = table.merge(agreement, on="tranche", how="left").merge(
