@@ -99,7 +99,7 @@ def login():
     if not stored:
         return render_template("admin_login.html", error="The admin view is disabled: start the "
                                "server with LEXGOLD_ADMIN_PASSWORD set."), 403
-    if request.method == "GET":
+    if request.method != "POST":     # GET, and HEAD (Flask routes it here): never a login
         return render_template("admin_login.html", error=None)
     key = f"login:{request.remote_addr or '-'}"
     # counted before the (slow) hash check, atomically in the database: parallel guesses

@@ -130,6 +130,8 @@ def task():
     if current.stage == "screened_out":
         return message_page("screened_out_text", texts.screened_out_heading,
                             link=study.screenout_url, code=study.screenout_code)
+    if current.stage == "full" and request.method == "HEAD":   # HEAD changes nothing
+        return message_page("full_text")
     if current.stage == "full":
         retried = write_db().get(m.Rater, current.id)
         flow.retry_claim(write_db(), retried, study.config, now())
