@@ -144,6 +144,10 @@ class Rater(Base):
     fast_pages: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: the platform ID was found in the platform's participant list (``lexgold study confirm``)
     confirmed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: SHA-256 of the one-time link the admin view issued to move the rater to a new browser
+    #: ("" = none) and when that link expires (revision 0008)
+    move_sha256: Mapped[str] = mapped_column(String(64), default="", server_default="")
+    move_expires_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
 
 
 class Answer(Base):

@@ -25,7 +25,7 @@ from werkzeug.security import check_password_hash
 
 from lexgold.annotate import flow, throttle
 from lexgold.annotate import models as m
-from lexgold.annotate.context import db, state
+from lexgold.annotate.context import db, now, state
 from lexgold.annotate.recruit import recruitment
 from lexgold.annotate.study import export_ratings, progress
 
@@ -180,6 +180,28 @@ def preview(tranche: int, position: int):
                        action=url_for("admin.preview", tranche=tranche, position=position),
                        banner=f"Preview as rater: tranche {tranche}, page {position + 1} of "
                               f"{n_steps}. Nothing is stored and no place is taken.")
+
+
+@admin.post("/move")
+@admin_required
+def move():
+    """A one-time link (valid :data:`flow.MOVE_LINK_S`) that moves a rater to a new browser,
+    for a participant who contacted the researcher. ``rater``: its rater ID or platform ID.
+    Anonymous raters are not moved: nothing tells the researcher who is asking."""
+    wanted = request.form.get("rater", "").strip()
+    found = db().scalars(select(m.Rater).where(
+        (m.Rater.public_id == wanted) |
+        ((m.Rater.external_id == wanted) & (m.Rater.platform != "anonymous"))).limit(2)).all() \
+        if wanted else []
+    if len(found) != 1 or found[0].platform == "anonymous":
+        error = (f"No rater with the rater or platform ID {wanted!r}" if not found else
+                 f"{wanted!r} names an anonymous rater, who cannot be moved" if len(found) == 1
+                 else f"{wanted!r} names several raters: give the rater ID")
+        return render_template("admin_move.html", error=error, link=None), 404
+    token = flow.issue_move_link(db(), found[0], now())
+    return render_template("admin_move.html", error=None, rater=found[0],
+                           link=url_for("rater.move_link", token=token, _external=True),
+                           hours=flow.MOVE_LINK_S // 3600)
 
 
 def _platform_ids() -> dict[str, dict]:
