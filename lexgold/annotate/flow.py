@@ -377,6 +377,8 @@ def submit_step(session: Session, rater: m.Rater, position: int, form, config: S
     else:
         rows = _group_answers(form, items, rater, slot, config, study_seed, now)
     given = slot.step_at or slot.claimed_at or now       # when this page was given
+    for row in rows:      # timed by the server: a browser's own t<id> fields are not believed
+        row.server_ms = server_ms(given, now, len(rows))
     try:
         moved = session.execute(update(m.Slot).where(
             m.Slot.id == slot.id, m.Slot.rater_id == rater.id, m.Slot.step == position)
@@ -402,6 +404,13 @@ def submit_step(session: Session, rater: m.Rater, position: int, form, config: S
     if position + 1 >= n_steps:   # HyperLex section 4.4: recruit until enough are accepted
         top_up(session, config, slot.tranche_id)
     return "stored"
+
+
+def server_ms(given, answered, n_items: int) -> int:
+    """Milliseconds per item of a page given at ``given`` and answered at ``answered`` (both
+    from the site's clock, never the browser's), capped at 24 days (an INTEGER column)."""
+    elapsed = max(0.0, (answered - given).total_seconds()) * 1000.0
+    return min(round(elapsed / max(1, n_items)), 2_000_000_000)
 
 
 def _group_answers(form, items, rater, slot, config, study_seed, now) -> list[m.Answer]:

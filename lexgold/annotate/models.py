@@ -161,6 +161,9 @@ class Answer(Base):
     start_value: Mapped[int | None] = mapped_column(Integer, nullable=True)
     response_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
     answered_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    #: server time per item: from the page being given to its answers arriving, divided by
+    #: the items of the page (revision 0009); ``response_ms`` is the browser's own figure
+    server_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class CheckpointAnswer(Base):
@@ -174,6 +177,9 @@ class CheckpointAnswer(Base):
     correct: Mapped[bool] = mapped_column(Boolean)
     response_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
     answered_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    #: server time per item: from the page being given to its answers arriving, divided by
+    #: the items of the page (revision 0009); ``response_ms`` is the browser's own figure
+    server_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class Throttle(Base):
