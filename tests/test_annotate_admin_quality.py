@@ -38,7 +38,8 @@ def study_app(tmp_path_factory, simlex_pairs):
             for (answer_id,) in session.execute(select(m.Answer.id).where(
                     m.Answer.rater_id == rater_id)).all():
                 session.execute(update(m.Answer).where(m.Answer.id == answer_id).values(
-                    response_ms=ms, answered_at=base + timedelta(seconds=answer_id)))
+                    response_ms=ms, server_ms=ms,
+                    answered_at=base + timedelta(seconds=answer_id)))
             session.execute(update(m.Rater).where(m.Rater.id == rater_id).values(
                 created_at=base, completed_at=base + timedelta(minutes=10 + 2 * rater_id)))
     return app

@@ -389,11 +389,12 @@ def test_a_forged_rater_cookie_reads_nothing(site):
 def test_platform_id_of_another_rater_resumes_only_their_own_page(site):
     """Another browser with a Prolific ID is asked before it continues; the page then shows
     no earlier answers."""
-    first = enter_with_csrf(site["app"].test_client(), "?PROLIFIC_PID=resumer")
+    own_link = "?PROLIFIC_PID=resumer&STUDY_ID=study1&SESSION_ID=session1"
+    first = enter_with_csrf(site["app"].test_client(), own_link)
     position, _, csrf, _ = current_form(first)
     first.post("/step", data={"csrf_token": csrf, "position": position, "choice": 1})
     client = site["app"].test_client()
-    asked = client.get("/?PROLIFIC_PID=resumer").get_data(as_text=True)
+    asked = client.get("/" + own_link).get_data(as_text=True)
     assert "another browser" in asked and client.get("/task").status_code == 302
     token = re.search(r'name="csrf_token" value="([^"]+)"', asked).group(1)
     client.post("/resume", data={"csrf_token": token})

@@ -175,11 +175,12 @@ def rater_client(base, query) -> httpx.Client:
 def test_another_browser_with_the_same_platform_id_does_not_resume_the_rater(
         tmp_path, pairs, serve):
     _, base = serve(small_study(tmp_path, pairs))
-    owner = rater_client(base, "?PROLIFIC_PID=victim01")
+    own_link = "?PROLIFIC_PID=victim01&STUDY_ID=study01&SESSION_ID=session01"
+    owner = rater_client(base, own_link)
     page = owner.get("/task").text
     position = re.search(r'name="position" value="(\d+)"', page).group(1)
     stranger = httpx.Client(base_url=base, timeout=30)
-    shown = stranger.get("/?PROLIFIC_PID=victim01").text
+    shown = stranger.get("/" + own_link).text           # the ID alone: round 3, item 1
     token = CSRF.search(shown).group(1)
     assert 'name="position"' not in shown
     task = stranger.get("/task")                # before: the victim's page, ready to submit

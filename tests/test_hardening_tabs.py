@@ -106,7 +106,7 @@ def test_expired_claim_not_yet_reassigned_lets_the_holder_finish(app):
 
 def test_reassigned_claim_keeps_both_raters_answers_apart(app):
     first = app.test_client()
-    enter(first, "?PROLIFIC_PID=first")
+    enter(first, "?PROLIFIC_PID=first&STUDY_ID=s&SESSION_ID=x")
     _, position, ids, _ = past_first_checkpoint(first)
     first.post("/step", data=form(position, ids, False, 2))
     stale = page(first)                                          # first's tab on page 2
@@ -122,7 +122,7 @@ def test_reassigned_claim_keeps_both_raters_answers_apart(app):
         assert response.status_code == 409
         assert "your place was given to another" in response.get_data(as_text=True)
     again = app.test_client()                                    # a fresh tab via the link
-    again.get("/?PROLIFIC_PID=first")
+    again.get("/?PROLIFIC_PID=first&STUDY_ID=s&SESSION_ID=x")
     again.post("/resume")                                        # "continue in this browser"
     assert again.get("/task").status_code == 409
     posted, _, last = _finish(second)

@@ -418,7 +418,7 @@ def upgrade_command(study_db):
     upgrade(engine)
     engine.dispose()
     click.echo(f"{study_db}: schema up to date")
-    if find_key(study_db) is None:       # revision 0009 dropped the key the study held
+    if find_key(study_db) is None:       # revision 0010 dropped the key the study held
         click.echo("session cookies are signed with a key kept outside the database, and none "
                    f"is set for this study: {how_to_make(study_db)}")
 

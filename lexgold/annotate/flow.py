@@ -11,6 +11,7 @@ double click, a reload or a retry stores one answer and never loses an accepted 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import re
 import secrets
 from dataclasses import dataclass
@@ -158,9 +159,58 @@ def enrol(session: Session, entry: Entry, native_speaker: bool,
     return rater, secret
 
 
+def own_link(rater: m.Rater, entry: Entry) -> bool:
+    """True when ``entry`` carries what only the rater's own platform link has: the study and
+    session IDs stored when it enrolled (Prolific ``STUDY_ID`` and ``SESSION_ID``; MTurk
+    ``hitId`` and ``assignmentId``). A platform ID alone is no credential: it shows in
+    screenshots and support e-mails. A rater enrolled without them (or anonymously) can be
+    moved to a new browser only by the admin view (:func:`issue_move_link`)."""
+    if rater.platform != entry.platform or entry.platform not in PLATFORMS:
+        return False
+    pairs = ((rater.external_study or "", entry.external_study),
+             (rater.external_session or "", entry.external_session))
+    return all(stored and stored != MTURK_PREVIEW and hmac.compare_digest(stored, given)
+               for stored, given in pairs)
+
+
+#: how long a link from the admin view that moves a rater to a new browser stays valid
+MOVE_LINK_S = 24 * 3600
+
+
+def issue_move_link(session: Session, rater: m.Rater, now) -> str:
+    """A one-time token that moves ``rater`` to the browser that opens its link (the admin
+    view gives it to a participant who contacted the researcher). Only its SHA-256 is stored;
+    a newer token replaces an older one."""
+    token = secrets.token_urlsafe(24)
+    session.execute(update(m.Rater).where(m.Rater.id == rater.id).values(
+        move_sha256=browser_hash(token), move_expires_at=now + timedelta(seconds=MOVE_LINK_S)))
+    session.commit()
+    return token
+
+
+def use_move_link(session: Session, token: str, now) -> tuple[m.Rater, str] | None:
+    """Bind the rater of a live move token to a new browser (the old one is let go) and spend
+    the token; ``(rater, browser secret)``, or ``None`` for an unknown, used or expired token.
+    One conditional UPDATE: two browsers opening the same link cannot both get the rater."""
+    if not token or not ID_PATTERN.fullmatch(token):
+        return None
+    digest, secret = browser_hash(token), secrets.token_urlsafe(24)
+    rater = session.scalars(select(m.Rater).where(m.Rater.move_sha256 == digest)).first()
+    if rater is None or session.execute(update(m.Rater).where(
+            m.Rater.id == rater.id, m.Rater.move_sha256 == digest,
+            m.Rater.move_expires_at > now).values(
+            browser_sha256=browser_hash(secret), browsers=m.Rater.browsers + 1,
+            move_sha256="", move_expires_at=None)).rowcount != 1:
+        session.rollback()
+        return None
+    session.commit()
+    return rater, secret
+
+
 def move_to_browser(session: Session, rater: m.Rater) -> str:
-    """Bind ``rater`` to a new browser (after asking); the secret for it. The old browser's
-    secret no longer matches, so only one browser at a time can answer as the rater."""
+    """Bind ``rater`` to a new browser (after asking, and only from the rater's own link:
+    :func:`own_link`); the secret for it. The old browser's secret no longer matches, so only
+    one browser at a time can answer as the rater."""
     secret = secrets.token_urlsafe(24)
     session.execute(update(m.Rater).where(m.Rater.id == rater.id).values(
         browser_sha256=browser_hash(secret), browsers=m.Rater.browsers + 1))
@@ -333,6 +383,8 @@ def submit_step(session: Session, rater: m.Rater, position: int, form, config: S
     else:
         rows = _group_answers(form, items, rater, slot, config, study_seed, now)
     given = slot.step_at or slot.claimed_at or now       # when this page was given
+    for row in rows:      # timed by the server: a browser's own t<id> fields are not believed
+        row.server_ms = server_ms(given, now, len(rows))
     try:
         moved = session.execute(update(m.Slot).where(
             m.Slot.id == slot.id, m.Slot.rater_id == rater.id, m.Slot.step == position)
@@ -358,6 +410,13 @@ def submit_step(session: Session, rater: m.Rater, position: int, form, config: S
     if position + 1 >= n_steps:   # HyperLex section 4.4: recruit until enough are accepted
         top_up(session, config, slot.tranche_id)
     return "stored"
+
+
+def server_ms(given, answered, n_items: int) -> int:
+    """Milliseconds per item of a page given at ``given`` and answered at ``answered`` (both
+    from the site's clock, never the browser's), capped at 24 days (an INTEGER column)."""
+    elapsed = max(0.0, (answered - given).total_seconds()) * 1000.0
+    return min(round(elapsed / max(1, n_items)), 2_000_000_000)
 
 
 def _group_answers(form, items, rater, slot, config, study_seed, now) -> list[m.Answer]:

@@ -143,6 +143,10 @@ class Rater(Base):
     fast_pages: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: the platform ID was found in the platform's participant list (``lexgold study confirm``)
     confirmed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: SHA-256 of the one-time link the admin view issued to move the rater to a new browser
+    #: ("" = none) and when that link expires (revision 0008)
+    move_sha256: Mapped[str] = mapped_column(String(64), default="", server_default="")
+    move_expires_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
 
 
 class Answer(Base):
@@ -156,6 +160,9 @@ class Answer(Base):
     start_value: Mapped[int | None] = mapped_column(Integer, nullable=True)
     response_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
     answered_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    #: server time per item: from the page being given to its answers arriving, divided by
+    #: the items of the page (revision 0009); ``response_ms`` is the browser's own figure
+    server_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class CheckpointAnswer(Base):
@@ -169,6 +176,9 @@ class CheckpointAnswer(Base):
     correct: Mapped[bool] = mapped_column(Boolean)
     response_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
     answered_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    #: server time per item: from the page being given to its answers arriving, divided by
+    #: the items of the page (revision 0009); ``response_ms`` is the browser's own figure
+    server_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class Throttle(Base):

@@ -108,6 +108,15 @@ class Texts:
                         "stop working. If it was not you, please close this page and contact "
                         "the researcher.")
     resume_button: str = "Continue here"
+    #: the same platform ID without the study and session IDs of the rater's own link
+    resume_refused: str = ("This participant ID has already started the study in another "
+                           "browser. To continue here, open the study again from the platform "
+                           "(its link carries your study and session IDs). If that does not "
+                           "work, please contact the researcher, who can send you a link that "
+                           "moves your place to this browser.")
+    #: a link from the researcher that moves a place to this browser, already used or expired
+    move_link_invalid: str = ("This link has already been used or has expired. Please contact "
+                              "the researcher for a new one.")
     #: an entry link the study does not accept (e.g. the anonymous link of a Prolific study)
     entry_refused: str = ("This link is not valid for this study. Please start the study from "
                           "the platform you were invited on.")

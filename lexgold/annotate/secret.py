@@ -1,7 +1,7 @@
 """The session-signing key of the rating site, kept out of the study database.
 
 Flask signs each session cookie (a rater's public ID and browser secret, an admin token) with
-this key. Before lexgold's revision 0009 it was stored in the study itself, so anyone who could
+this key. Before lexgold's revision 0010 it was stored in the study itself, so anyone who could
 read the database (a backup, a shared folder) could sign a session. It now comes from, in order:
 
 1. ``lexgold serve --secret-key-file FILE`` (or ``LEXGOLD_SECRET_KEY_FILE=FILE``);

@@ -3,7 +3,7 @@
 ``create_study`` reads a protocol and a pair set, runs the tranche designer and stores the
 design, so every rater of a tranche sees the same groups. ``export_ratings`` writes the long
 format of docs/contract.md (``rater_id, tranche, word1, word2, rating, pos, kind, answered_at``;
-plus ``topic`` for topic studies and ``start_value``, ``response_ms``), which
+plus ``topic`` for topic studies and ``start_value``, ``response_ms``, ``server_ms``), which
 ``lexgold agree`` and ``lexgold process`` read.
 """
 
@@ -158,13 +158,15 @@ def export_ratings(session: Session, *, complete_only: bool = False) -> pd.DataF
     rated = session.execute(
         select(m.Rater.public_id, m.Tranche.number, m.Pair.word1, m.Pair.word2, m.Answer.rating,
                m.Pair.pos, m.Item.kind, m.Answer.answered_at, m.Pair.topic,
-               m.Answer.start_value, m.Answer.response_ms, m.Rater.completed_at)
+               m.Answer.start_value, m.Answer.response_ms, m.Rater.completed_at,
+               m.Answer.server_ms)
         .join(m.Rater, m.Answer.rater_id == m.Rater.id)
         .join(m.Item, m.Answer.item_id == m.Item.id)
         .join(m.Tranche, m.Item.tranche_id == m.Tranche.id)
         .join(m.Pair, m.Item.pair_id == m.Pair.id)
         .order_by(m.Answer.id)).all()
-    columns = EXPORT_COLUMNS + ["topic", "start_value", "response_ms", "completed_at"]
+    columns = EXPORT_COLUMNS + ["topic", "start_value", "response_ms", "completed_at",
+                                "server_ms"]
     frame = pd.DataFrame(rated, columns=columns)
     checks = _checkpoint_rows(session, study)
     frame = pd.concat([frame, pd.DataFrame(checks, columns=columns)], ignore_index=True)
@@ -175,7 +177,7 @@ def export_ratings(session: Session, *, complete_only: bool = False) -> pd.DataF
     if not (frame["topic"] != "").any() and study.config["group_by"] != "topic":
         frame = frame.drop(columns="topic")
     frame["answered_at"] = pd.to_datetime(frame["answered_at"]).dt.strftime("%Y-%m-%dT%H:%M:%SZ")
-    for column in ("start_value", "response_ms"):
+    for column in ("start_value", "response_ms", "server_ms"):
         frame[column] = frame[column].astype("Int64")
     frame["rating"] = frame["rating"].astype(int)
     return frame.sort_values(["tranche", "rater_id", "answered_at"], kind="stable",
@@ -236,15 +238,15 @@ def _checkpoint_rows(session: Session, study) -> list[tuple]:
         select(m.Rater.public_id, m.Tranche.number, m.Step.checkpoint, m.Step.batch,
                m.CheckpointAnswer.choice, m.CheckpointAnswer.correct,
                m.CheckpointAnswer.answered_at, m.CheckpointAnswer.response_ms,
-               m.Rater.completed_at)
+               m.Rater.completed_at, m.CheckpointAnswer.server_ms)
         .join(m.Rater, m.CheckpointAnswer.rater_id == m.Rater.id)
         .join(m.Step, m.CheckpointAnswer.step_id == m.Step.id)
         .join(m.Tranche, m.Step.tranche_id == m.Tranche.id)).all()
     out = []
-    for rater, tranche, index, batch, choice, correct, at, ms, done in rows:
+    for rater, tranche, index, batch, choice, correct, at, ms, done, server in rows:
         word1, word2 = checkpoints[index]["options"][choice]
         out.append((rater, tranche, word1, word2, int(correct), batch, "checkpoint", at, "",
-                    None, ms, done))
+                    None, ms, done, server))
     return out
 
 

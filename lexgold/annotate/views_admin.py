@@ -110,7 +110,7 @@ def login():
     if not stored:
         return render_template("admin_login.html", error="The admin view is disabled: start the "
                                "server with LEXGOLD_ADMIN_PASSWORD set."), 403
-    if request.method == "GET":
+    if request.method != "POST":     # GET, and HEAD (Flask routes it here): never a login
         return render_template("admin_login.html", error=None)
     key = f"login:{request.remote_addr or '-'}"
     # counted before the (slow) hash check, atomically in the database: parallel guesses
@@ -192,6 +192,28 @@ def preview(tranche: int, position: int):
                        action=url_for("admin.preview", tranche=tranche, position=position),
                        banner=f"Preview as rater: tranche {tranche}, page {position + 1} of "
                               f"{n_steps}. Nothing is stored and no place is taken.")
+
+
+@admin.post("/move")
+@admin_required
+def move():
+    """A one-time link (valid :data:`flow.MOVE_LINK_S`) that moves a rater to a new browser,
+    for a participant who contacted the researcher. ``rater``: its rater ID or platform ID.
+    Anonymous raters are not moved: nothing tells the researcher who is asking."""
+    wanted = request.form.get("rater", "").strip()
+    found = db().scalars(select(m.Rater).where(
+        (m.Rater.public_id == wanted) |
+        ((m.Rater.external_id == wanted) & (m.Rater.platform != "anonymous"))).limit(2)).all() \
+        if wanted else []
+    if len(found) != 1 or found[0].platform == "anonymous":
+        error = (f"No rater with the rater or platform ID {wanted!r}" if not found else
+                 f"{wanted!r} names an anonymous rater, who cannot be moved" if len(found) == 1
+                 else f"{wanted!r} names several raters: give the rater ID")
+        return render_template("admin_move.html", error=error, link=None), 404
+    token = flow.issue_move_link(db(), found[0], now())
+    return render_template("admin_move.html", error=None, rater=found[0],
+                           link=url_for("rater.move_link", token=token, _external=True),
+                           hours=flow.MOVE_LINK_S // 3600)
 
 
 def _platform_ids() -> dict[str, dict]:

@@ -65,8 +65,7 @@ def entry():
             current = _current_rater()
             if current is not None and current.id == known.id:
                 return redirect(url_for("rater.task"))
-            session["resume"] = known.public_id      # another browser: ask before resuming
-            return render_template("resume.html")
+            return _ask_to_resume(known, entry)
         session.pop("rater", None)
     elif _current_rater() is not None:
         return redirect(url_for("rater.task"))
@@ -85,6 +84,16 @@ def _consent_page(preview: bool, error: str | None) -> str:
                            paragraphs=text.split("\n\n"))
 
 
+def _ask_to_resume(known: m.Rater, entry: flow.Entry):
+    """Another browser with a known platform ID: asked before resuming when the link is the
+    rater's own (:func:`flow.own_link`), else told to use it or to contact the researcher."""
+    session.pop("resume", None)
+    if not flow.own_link(known, entry):
+        return message_page("resume_refused"), 403
+    session["resume"] = known.public_id
+    return render_template("resume.html")
+
+
 @rater.post("/resume")
 def resume():
     """Confirmed: continue here a rater begun in another browser (which is let go)."""
@@ -94,6 +103,22 @@ def resume():
     if known is None:
         return redirect(url_for("rater.entry"))
     _bind(known, flow.move_to_browser(db(), known))
+    return redirect(url_for("rater.task"))
+
+
+@rater.get("/move/<token>")
+def move_link(token: str):
+    """A link from the admin view that moves a rater's place to this browser: asked first
+    (a GET or HEAD changes nothing; the link is spent by the POST)."""
+    return render_template("resume.html", action=url_for("rater.move", token=token))
+
+
+@rater.post("/move/<token>")
+def move(token: str):
+    moved = flow.use_move_link(db(), token, now())
+    if moved is None:
+        return message_page("move_link_invalid"), 410
+    _bind(*moved)
     return redirect(url_for("rater.task"))
 
 
@@ -109,8 +134,7 @@ def consent():
         _rate_limit("enrol")
     new, secret = flow.enrol(db(), entry, native_speaker=True, now=now())
     if new is None:      # enrolled meanwhile (another browser): ask before resuming it
-        session["resume"] = flow.find_rater(db(), entry).public_id
-        return render_template("resume.html")
+        return _ask_to_resume(flow.find_rater(db(), entry), entry)
     _bind(new, secret)
     return redirect(url_for("rater.task"))
 
@@ -130,6 +154,8 @@ def task():
     if current.stage == "screened_out":
         return message_page("screened_out_text", texts.screened_out_heading,
                             link=study.screenout_url, code=study.screenout_code)
+    if current.stage == "full" and request.method == "HEAD":   # HEAD changes nothing
+        return message_page("full_text")
     if current.stage == "full":
         retried = write_db().get(m.Rater, current.id)
         flow.retry_claim(write_db(), retried, study.config, now())

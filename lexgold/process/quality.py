@@ -6,7 +6,8 @@ themselves; only ``too_fast`` is also a rule, off unless the protocol sets a thr
 
 Columns of :func:`quality_flags`, one row per rater:
 
-``median_s_per_pair``   median seconds per pair over the rater's answers (see :func:`pair_seconds`);
+``median_s_per_pair``   median seconds per pair over the rater's answers (see :func:`pair_seconds`:
+                        the server's times, the browser's only where the server's are missing);
                         SimLex-999 section 3.5: raters took 8-21 minutes for a tranche of about
                         120 showings, i.e. over 4 s a pair, so a median far below that is a
                         rater who does not read the pairs;
@@ -36,8 +37,8 @@ def quality_flags(ratings: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     ratings : pandas.DataFrame
-        Long format (docs/contract.md); the optional ``response_ms`` and ``answered_at``
-        columns of ``lexgold study export`` give the times.
+        Long format (docs/contract.md); the optional ``server_ms``, ``response_ms`` and
+        ``answered_at`` columns of ``lexgold study export`` give the times.
 
     Returns
     -------
@@ -92,6 +93,35 @@ def median_seconds_per_pair(rated: pd.DataFrame) -> pd.Series:
 
 def pair_seconds(rated: pd.DataFrame) -> pd.Series:
     """Seconds spent per pair, for each answer (aligned on ``rated``'s index).
+
+    The server's time comes first: ``server_ms`` (``lexgold study export``) is the time from
+    the site giving the page to the page's answers arriving, divided by the page's items,
+    measured by the site's clock, which a browser cannot set. Answers without it (ratings from
+    elsewhere, studies before revision 0009) fall back on :func:`client_pair_seconds`.
+
+    Returns NaN for answers without any time.
+
+    Examples
+    --------
+    A bot waits 1.2 s per page of two pairs and claims 60 s per pair: the server's 0.6 s wins.
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"rater_id": "bot", "word1": ["x", "y"], "word2": "w",
+    ...     "response_ms": 60000, "server_ms": 600,
+    ...     "answered_at": "2026-01-01T10:00:00Z"})
+    >>> pair_seconds(frame).tolist()
+    [0.6, 0.6]
+    """
+    client = client_pair_seconds(rated)
+    if "server_ms" not in rated.columns:
+        return client
+    server = pd.to_numeric(rated["server_ms"], errors="coerce") / 1000.0
+    return server.fillna(client).astype(float)
+
+
+def client_pair_seconds(rated: pd.DataFrame) -> pd.Series:
+    """Seconds per pair from the times the browser sent (a second opinion: a script can send
+    any ``response_ms``), aligned on ``rated``'s index.
 
     A page is the answers of one rater sent together (same ``answered_at``). Its time is the
     largest ``response_ms`` among them (the rating site measures each answer from the page's

@@ -4,8 +4,8 @@ A copy of the database was enough to sign any rater's session; ``lexgold serve``
 key from ``--secret-key-file``, ``LEXGOLD_SECRET_KEY`` or the key file next to a SQLite study
 (``lexgold study secret STUDY``). The stored key is dropped: sessions signed with it end.
 
-Revision ID: 0009
-Revises: 0007
+Revision ID: 0010
+Revises: 0009
 Create Date: 2026-12-01
 """
 import secrets
@@ -14,8 +14,8 @@ from alembic import op
 import sqlalchemy as sa
 
 
-revision = '0009'
-down_revision = '0007'
+revision = '0010'
+down_revision = '0009'
 branch_labels = None
 depends_on = None
 
