@@ -73,6 +73,7 @@ def test_no_route_of_the_url_map_writes_on_head(tmp_path, pairs):
     password in the body): the database is unchanged."""
     url = small_study(tmp_path, pairs, study={"tranches": 1, "raters_per_tranche": 1})
     app = create_app({"DATABASE_URL": url, "SESSION_COOKIE_SECURE": False,
+                      "SECRET_KEY": "k" * 64,
                       "ADMIN_PASSWORD_HASH": generate_password_hash("admin-pw")})
     from test_hardening_input import enter_with_csrf
     enter_with_csrf(app.test_client(), "?PROLIFIC_PID=holder02")

@@ -127,6 +127,7 @@ def test_consenting_in_two_browsers_at_once_asks_only_with_the_own_link(tmp_path
     asked to resume the first's rater with the platform ID alone."""
     url = small_study(tmp_path, pairs)
     app = create_app({"DATABASE_URL": url, "SESSION_COOKIE_SECURE": False,
+                      "SECRET_KEY": "k" * 64,
                       "ADMIN_PASSWORD_HASH": generate_password_hash("admin-pw")})
     yes = {"consent": "yes", "native": "yes"}
     first, second, third = (app.test_client() for _ in range(3))
