@@ -66,8 +66,12 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
     if name is not None and any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in name):
         raise InputError("control characters (line breaks, tabs, ...) are not allowed in a "
                          "study name", field="name")
+    _check_lengths(name=name, completion_code=completion_code, screenout_code=screenout_code,
+                   completion_url=completion_url)
     spec = load_protocol(protocol)
     config = load_study_config(spec)
+    _check_lengths(protocol_name=str(spec.get("name", "")),
+                   name=None if name else str(spec.get("name", Path(spec["_path"]).stem)))
     if config.min_accepted_raters > 0:   # recruitment runs the [process.exclusions] rules
         from lexgold.process.config import process_config
         process_config(spec)
@@ -99,6 +103,25 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
     engine.dispose()
     return {**design.report, "slots": config.raters_per_tranche * len(design.tranches),
             "completion_code": completion_code, "screenout_code": screenout_code}
+
+
+#: the longest value each study setting holds in the database (lexgold.annotate.models.Study)
+LENGTHS = {"name": 200, "protocol_name": 200, "completion_code": 100, "screenout_code": 100,
+           "completion_url": 500}
+
+
+def _check_lengths(**values) -> None:
+    """One-line :class:`InputError` for a study setting longer than its column, or holding a
+    control character: the same on SQLite and PostgreSQL, before anything is written."""
+    for field, value in values.items():
+        if value is None:
+            continue
+        if len(value) > LENGTHS[field]:
+            raise InputError(f"longer than {LENGTHS[field]} characters ({len(value)})",
+                             field=field.replace("_", "-"))
+        if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in value):
+            raise InputError("holds a control character (a NUL byte, a tab or a line break)",
+                             field=field.replace("_", "-"))
 
 
 #: version of the study description (``lexgold study export`` writes it beside the ratings)

@@ -159,7 +159,8 @@ def _platform() -> dict:
             "notes": flow.ENTRY_NOTES}
 
 
-@admin.route("/preview/<int:tranche>/<int:position>", methods=["GET", "POST"])
+@admin.route("/preview/<int(max=999999999):tranche>/<int(max=999999999):position>",
+              methods=["GET", "POST"])
 @admin_required
 def preview(tranche: int, position: int):
     """Preview as rater: page ``position`` (from 0) of a tranche as a rater sees it. Nothing
