@@ -17,6 +17,13 @@ from lexgold.cliutil import crowd_options, seed_option
 STUDY_HELP = "Study database: a SQLite file path or a database URL (postgresql+psycopg://...)."
 
 
+def shown(study) -> str:
+    """A study as printed: its path, or its URL without the password."""
+    from lexgold.annotate.db import shown as shown_study
+
+    return shown_study(study)
+
+
 @click.group()
 def study():
     """Create and manage rating studies.
@@ -75,7 +82,8 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
         click.echo(json.dumps(report, indent=2))
         return
     sizes = sorted({row["showings"] for row in report["per_tranche"]})
-    click.echo(f"study created in {db}: {report['pairs']} pairs, {report['tranches']} tranches "
+    click.echo(f"study created in {shown(db)}: {report['pairs']} pairs, {report['tranches']} "
+               "tranches "
                f"({sizes[0]}-{sizes[-1]} showings each), {report['consistency']} consistency "
                f"pairs, {report['slots']} rater slots")
     skipped = {k: v for k, v in report.get("skipped_pairs", {}).items() if v}
@@ -170,9 +178,9 @@ def top_up_command(study_db):
         added = top_up(session, config)
     engine.dispose()
     if config.min_accepted_raters <= 0:
-        click.echo(f"{study_db}: no [study] min_accepted_raters: the slots are fixed")
+        click.echo(f"{shown(study_db)}: no [study] min_accepted_raters: the slots are fixed")
     elif not added:
-        click.echo(f"{study_db}: no tranche short of {config.min_accepted_raters} accepted "
+        click.echo(f"{shown(study_db)}: no tranche short of {config.min_accepted_raters} accepted "
                    "raters beyond its open slots")
     for tranche, count in added.items():
         click.echo(f"tranche {tranche}: {count} slot{'s' if count != 1 else ''} added")
@@ -276,7 +284,7 @@ def rehearse_command(study_db, arrivals_per_hour, max_raters, truth_path, seed, 
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return
-    click.echo(f"rehearsal of {study_db}: {result['raters']} raters entered "
+    click.echo(f"rehearsal of {shown(study_db)}: {result['raters']} raters entered "
                f"({result['completed']} completed, {result['quit']} quit, "
                f"{result['screened_out']} screened out, {result['turned_away']} turned away "
                f"full, {result['expired']} lost their place by taking too long)")
@@ -307,7 +315,7 @@ def backup_command(study_db, out_file, force):
     from lexgold.annotate.db import backup_study
 
     copy = backup_study(study_db, out_file, force=force)
-    click.echo(f"{study_db} -> {copy['out']}: {copy['answers']} answers of {copy['raters']} "
+    click.echo(f"{shown(study_db)} -> {copy['out']}: {copy['answers']} answers of {copy['raters']} "
                f"raters, {copy['bytes'] / 1e6:.1f} MB, one self-contained file")
 
 
@@ -366,7 +374,7 @@ def upgrade_command(study_db):
     check_connects(engine)
     upgrade(engine)
     engine.dispose()
-    click.echo(f"{study_db}: schema up to date")
+    click.echo(f"{shown(study_db)}: schema up to date")
 
 
 @click.command()
@@ -452,7 +460,7 @@ def serve(study_db, host, port, threads, workers, connection_limit, channel_time
                            cleanup_interval=min(30, max(1, channel_timeout // 2)),
                            clear_untrusted_proxy_headers=trusted_proxies == 0)
     url = f"http://{'localhost' if host in ('0.0.0.0', '::') else host}:{server.effective_port}/"
-    click.echo(f"serving {study_db} at {url} (admin: {url}admin/)")
+    click.echo(f"serving {shown(study_db)} at {url} (admin: {url}admin/)")
     if secure:
         click.echo("session cookies are Secure: serve behind HTTPS (or --no-secure-cookies)")
     if check:
@@ -496,11 +504,13 @@ def _checkpoint(db_url: str, study_db: str) -> None:
         return
     busy, frames, done = result
     if busy:
-        click.echo(f"stopped; {study_db}: checkpoint incomplete ({done} of {frames} log frames; "
+        click.echo(f"stopped; {shown(study_db)}: checkpoint incomplete ({done} of {frames} log "
+                   "frames; "
                    f"another process has the database open): keep {Path(study_db).name}-wal "
                    "with it", err=True)
     else:
-        click.echo(f"stopped; {study_db}: write-ahead log checkpointed, the file alone holds "
+        click.echo(f"stopped; {shown(study_db)}: write-ahead log checkpointed, the file alone "
+                   "holds "
                    "the study")
 
 
