@@ -206,19 +206,38 @@ def export_ratings(session: Session, *, complete_only: bool = False) -> pd.DataF
 
 
 #: first characters that make a spreadsheet read a cell as a formula (OWASP "CSV Injection")
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+FORMULA_START = ("=", "+", "@", "\t", "\r")
+#: a cell starting with ``-`` that a spreadsheet can only read as a number, a name or a cell
+#: reference (rater IDs such as ``-Xb3_k``, negative numbers): nothing to run, left as it is
+PLAIN_MINUS = re.compile(r"-[A-Za-z0-9_.-]*")
 
 
 def escape_formulas(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy in which every text cell starting with ``= + - @``, tab or CR gets a leading
+    """A copy in which every text cell a spreadsheet would run as a formula gets a leading
     ``'`` (OWASP's advice against CSV injection), so a pair word such as ``=HYPERLINK(...)``
-    is shown as text, never run, when the export is opened in a spreadsheet."""
+    is shown as text, never run, when the export is opened in a spreadsheet.
+
+    Escaped: cells starting with ``= + @``, tab or CR, and cells starting with ``-`` followed
+    by anything but letters, digits, ``_ . -`` (``-2+cmd|...``, ``-HYPERLINK(...)``). Left as
+    they are: ``-`` followed only by those characters (rater IDs like ``-Xb3_k``, which must
+    match the database, and negative numbers).
+
+    >>> escape_formulas(pd.DataFrame({"a": ["-Xb3_k", "-1.5", "-2+3", "=1+1", "cat"]}))["a"].tolist()
+    ['-Xb3_k', '-1.5', "'-2+3", "'=1+1", 'cat']
+    """
     out = frame.copy()
     for column in out.columns:
         if not pd.api.types.is_numeric_dtype(out[column]):
-            out[column] = out[column].map(
-                lambda v: "'" + v if isinstance(v, str) and v.startswith(FORMULA_START) else v)
+            out[column] = out[column].map(lambda v: "'" + v if _runs(v) else v)
     return out
+
+
+def _runs(value) -> bool:
+    """Would a spreadsheet run this cell as a formula? (see :func:`escape_formulas`)"""
+    if not isinstance(value, str):
+        return False
+    return value.startswith(FORMULA_START) or (value.startswith("-")
+                                                and not PLAIN_MINUS.fullmatch(value))
 
 
 #: per-rater columns of the export the researcher checks before paying or keeping a rater
