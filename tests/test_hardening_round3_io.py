@@ -219,3 +219,10 @@ def test_printed_study_urls_hide_the_password(empty_db, tmp_path, usf):
         assert result.exit_code == 0, result.output
         assert password and f":{password}@" not in result.output
         assert ":***@" in result.output
+
+
+def test_admin_without_slash_redirects_relatively(simlex_study):
+    response = simlex_study.test_client().get("/admin", headers={"Host": "evil.example"})
+    assert response.status_code in (301, 302, 308)
+    assert response.headers["Location"] == "/admin/"        # never http://evil.example/...
+

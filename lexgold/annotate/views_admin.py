@@ -123,6 +123,13 @@ def logout():
     return redirect(url_for("admin.login"))
 
 
+@admin.get("", strict_slashes=True)
+def no_slash():
+    """``/admin`` -> ``/admin/`` with a relative Location (Werkzeug's own slash redirect builds
+    an absolute URL from the request's Host header)."""
+    return redirect(url_for("admin.overview"))
+
+
 @admin.get("/")
 @admin_required
 def overview():
