@@ -226,3 +226,25 @@ def test_admin_without_slash_redirects_relatively(simlex_study):
     assert response.status_code in (301, 302, 308)
     assert response.headers["Location"] == "/admin/"        # never http://evil.example/...
 
+
+
+def test_serve_reads_the_study_from_the_environment_and_deploy_keeps_it_off_the_command_line(
+        tmp_path, usf):
+    from pathlib import Path
+
+    from test_annotate_app import usf_pair_file
+
+    study = tmp_path / "study.sqlite"
+    assert invoke("study", "create", "--protocol", "simlex999", "--pairs",
+                  usf_pair_file(usf, tmp_path / "pairs.csv"), "--db", study).exit_code == 0
+    for argument in ([], ["env:"]):
+        served = CliRunner().invoke(cli, ["serve", *argument, "--port", "0", "--check"],
+                                    env={"LEXGOLD_DATABASE_URL": str(study),
+                                         "LEXGOLD_ADMIN_PASSWORD": "x" * 12})
+        assert served.exit_code == 0, served.output
+        assert f"serving {study}" in served.output
+    missing = CliRunner().invoke(cli, ["serve", "--check"], env={"LEXGOLD_DATABASE_URL": ""})
+    assert missing.exit_code == 2 and "LEXGOLD_DATABASE_URL is not set" in missing.output
+    unit = (Path(__file__).parents[1] / "deploy" / "lexgold.service").read_text()
+    start = unit.split("ExecStart=", 1)[1].split("\nRestart", 1)[0]
+    assert "$" not in start and "LEXGOLD_DATABASE_URL=" in unit

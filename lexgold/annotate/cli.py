@@ -378,7 +378,7 @@ def upgrade_command(study_db):
 
 
 @click.command()
-@click.argument("study_db", metavar="STUDY")
+@click.argument("study_db", metavar="[STUDY]", required=False)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
 @click.option("--port", type=int, default=8000, show_default=True, help="Port (0: any free one).")
 @click.option("--threads", type=int, default=8, show_default=True,
@@ -408,6 +408,11 @@ def serve(study_db, host, port, threads, workers, connection_limit, channel_time
     """Serve a study's rating site under waitress, or gunicorn with --workers N (production
     WSGI servers).
 
+    STUDY omitted, or `env:`: the study's path or database URL is read from the environment
+    variable LEXGOLD_DATABASE_URL, so a password in the URL never shows on the command line
+    (where `ps` shows it to every user of the machine; deploy/lexgold.service reads it from
+    its environment file).
+
     The admin password comes from LEXGOLD_ADMIN_PASSWORD (or a werkzeug hash in
     LEXGOLD_ADMIN_PASSWORD_HASH); without either, a random one is shown on the terminal (never
     in stdout or a log file; with no terminal the admin view stays off).
@@ -415,7 +420,7 @@ def serve(study_db, host, port, threads, workers, connection_limit, channel_time
     \b
     Example:
         lexgold serve study.sqlite --port 8000
-        lexgold serve postgresql+psycopg://u:pw@db/study --workers 4 --port 8000
+        LEXGOLD_DATABASE_URL=postgresql+psycopg://u:pw@db/study lexgold serve --workers 4
     """
     from waitress.server import create_server
     from werkzeug.security import generate_password_hash
@@ -423,6 +428,7 @@ def serve(study_db, host, port, threads, workers, connection_limit, channel_time
     from lexgold.annotate.app import create_app
     from lexgold.annotate.db import check_writable, database_url, open_study
 
+    study_db = study_from_environment(study_db)
     engine = open_study(study_db)           # one-line error for a missing / foreign database
     try:
         check_writable(engine)              # ... and for one it cannot write (read-only)
@@ -512,6 +518,17 @@ def _checkpoint(db_url: str, study_db: str) -> None:
         click.echo(f"stopped; {shown(study_db)}: write-ahead log checkpointed, the file alone "
                    "holds "
                    "the study")
+
+
+def study_from_environment(study_db: str | None) -> str:
+    """``study_db``; when it is omitted or ``env:``, LEXGOLD_DATABASE_URL (see ``serve``)."""
+    if study_db not in (None, "env:"):
+        return study_db
+    value = os.environ.get("LEXGOLD_DATABASE_URL", "").strip()
+    if not value:
+        raise click.UsageError("no STUDY given and LEXGOLD_DATABASE_URL is not set (give the "
+                               "study's path or URL, or set the variable)")
+    return value
 
 
 def _to_terminal(line: str) -> bool:
