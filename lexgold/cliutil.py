@@ -29,7 +29,7 @@ class LexgoldGroup(click.Group):
 
 
 def seed_option(function):
-    return click.option("--seed", type=int, default=0, show_default=True,
+    return click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
                         help="Seed of the random generator: same seed, same output.")(function)
 
 

@@ -293,4 +293,6 @@ def test_rehearse_and_process_a_postgresql_study(postgres_url, tmp_path, pairs):
         assert password and f":{password}@" not in done.output    # never printed
     report = json.loads((tmp_path / "gold" / "report.json").read_text())
     assert report["ratings_source"] == "study" and report["counts"]["released_pairs"] == 92
-    assert f":{password}@" not in report["ratings_file"]
+    assert f":{password}@" not in json.dumps(report) and "127.0.0.1" not in json.dumps(report)
+    assert report["ratings_file"] == {"name": url.rsplit("/", 1)[1].split("?")[0],
+                                      "database": "postgresql"}

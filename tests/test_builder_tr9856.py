@@ -505,8 +505,8 @@ def test_negative_seed_is_refused_before_reading(tmp_path):
     corpus, topics = _hand_corpus(tmp_path)
     result = _run(["build", "tr9856", "--corpus", str(corpus), "--topics", str(topics),
                    "--seed", "-1", "--out", str(tmp_path / "out")])
-    assert result.exit_code == 1
-    assert result.output.strip() == "Error: field '--seed': expected a seed >= 0, found -1"
+    assert result.exit_code == 2 and not (tmp_path / "out").exists()
+    assert "Invalid value for '--seed': -1 is not in the range x>=0" in result.output
 
 
 def test_default_corpus_without_gensim_says_what_to_do(tmp_path, monkeypatch):

@@ -350,14 +350,20 @@ def test_the_web_export_escapes_spreadsheet_formulas_and_names_its_type_once(
     rater = rater_client(base, "?PROLIFIC_PID=formula1")
     for _ in range(3):
         assert answer_page(rater, rater.get("/task").text).status_code == 302
+    engine = create_engine(url)
+    with engine.begin() as connection:           # round 3, item 10: a rater ID may start with -
+        connection.execute(text("UPDATE rater SET public_id = '-' || substr(public_id, 2)"))
+        ids = set(connection.execute(text("SELECT public_id FROM rater")).scalars())
+    engine.dispose()
     response = login(base).get("/admin/ratings.csv")
     assert response.headers["content-type"] == "text/csv; charset=utf-8"   # before: twice
     frame = pd.read_csv(io.StringIO(response.text), dtype=str, keep_default_na=False)
     rated = frame[frame["kind"] != "checkpoint"]
     assert len(rated) > 0
     for column in frame.columns:                 # OWASP: no cell starts a formula
-        assert not frame[column].str.match(r"[=+\-@\t\r]").any(), column
+        assert not frame[column].str.match(r"[=+@\t\r]|-(?![A-Za-z0-9_.-]*$)").any(), column
     assert rated["word1"].str.match(r"'[=+\-@]cmd\|calc").all()
+    assert set(frame["rater_id"]) == ids and all(i.startswith("-") for i in ids)
 
 
 def test_a_checkpoint_page_refuses_rating_fields(tmp_path, pairs, serve):

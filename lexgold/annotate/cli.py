@@ -19,6 +19,13 @@ from lexgold.cliutil import crowd_options, seed_option
 STUDY_HELP = "Study database: a SQLite file path or a database URL (postgresql+psycopg://...)."
 
 
+def shown(study) -> str:
+    """A study as printed: its path, or its URL without the password."""
+    from lexgold.annotate.db import shown as shown_study
+
+    return shown_study(study)
+
+
 @click.group()
 def study():
     """Create and manage rating studies.
@@ -78,7 +85,8 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
         click.echo(json.dumps(report, indent=2))
         return
     sizes = sorted({row["showings"] for row in report["per_tranche"]})
-    click.echo(f"study created in {db}: {report['pairs']} pairs, {report['tranches']} tranches "
+    click.echo(f"study created in {shown(db)}: {report['pairs']} pairs, {report['tranches']} "
+               "tranches "
                f"({sizes[0]}-{sizes[-1]} showings each), {report['consistency']} consistency "
                f"pairs, {report['slots']} rater slots")
     skipped = {k: v for k, v in report.get("skipped_pairs", {}).items() if v}
@@ -220,9 +228,9 @@ def top_up_command(study_db):
         added = top_up(session, config)
     engine.dispose()
     if config.min_accepted_raters <= 0:
-        click.echo(f"{study_db}: no [study] min_accepted_raters: the slots are fixed")
+        click.echo(f"{shown(study_db)}: no [study] min_accepted_raters: the slots are fixed")
     elif not added:
-        click.echo(f"{study_db}: no tranche short of {config.min_accepted_raters} accepted "
+        click.echo(f"{shown(study_db)}: no tranche short of {config.min_accepted_raters} accepted "
                    "raters beyond its open slots")
     for tranche, count in added.items():
         click.echo(f"tranche {tranche}: {count} slot{'s' if count != 1 else ''} added")
@@ -326,7 +334,7 @@ def rehearse_command(study_db, arrivals_per_hour, max_raters, truth_path, seed, 
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return
-    click.echo(f"rehearsal of {study_db}: {result['raters']} raters entered "
+    click.echo(f"rehearsal of {shown(study_db)}: {result['raters']} raters entered "
                f"({result['completed']} completed, {result['quit']} quit, "
                f"{result['screened_out']} screened out, {result['turned_away']} turned away "
                f"full, {result['expired']} lost their place by taking too long)")
@@ -357,7 +365,7 @@ def backup_command(study_db, out_file, force):
     from lexgold.annotate.db import backup_study
 
     copy = backup_study(study_db, out_file, force=force)
-    click.echo(f"{study_db} -> {copy['out']}: {copy['answers']} answers of {copy['raters']} "
+    click.echo(f"{shown(study_db)} -> {copy['out']}: {copy['answers']} answers of {copy['raters']} "
                f"raters, {copy['bytes'] / 1e6:.1f} MB, one self-contained file")
 
 
@@ -417,14 +425,14 @@ def upgrade_command(study_db):
     check_connects(engine)
     upgrade(engine)
     engine.dispose()
-    click.echo(f"{study_db}: schema up to date")
+    click.echo(f"{shown(study_db)}: schema up to date")
     if find_key(study_db) is None:       # revision 0010 dropped the key the study held
         click.echo("session cookies are signed with a key kept outside the database, and none "
                    f"is set for this study: {how_to_make(study_db)}")
 
 
 @click.command()
-@click.argument("study_db", metavar="STUDY")
+@click.argument("study_db", metavar="[STUDY]", required=False)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
 @click.option("--port", type=int, default=8000, show_default=True, help="Port (0: any free one).")
 @click.option("--threads", type=int, default=8, show_default=True,
@@ -458,6 +466,11 @@ def serve(study_db, host, port, threads, workers, connection_limit, channel_time
     """Serve a study's rating site under waitress, or gunicorn with --workers N (production
     WSGI servers).
 
+    STUDY omitted, or `env:`: the study's path or database URL is read from the environment
+    variable LEXGOLD_DATABASE_URL, so a password in the URL never shows on the command line
+    (where `ps` shows it to every user of the machine; deploy/lexgold.service reads it from
+    its environment file).
+
     The admin password comes from LEXGOLD_ADMIN_PASSWORD (or a werkzeug hash in
     LEXGOLD_ADMIN_PASSWORD_HASH); without either, a random one is shown on the terminal (never
     in stdout or a log file; with no terminal the admin view stays off). Session cookies are
@@ -468,7 +481,7 @@ def serve(study_db, host, port, threads, workers, connection_limit, channel_time
     \b
     Example:
         lexgold serve study.sqlite --port 8000
-        lexgold serve postgresql+psycopg://u:pw@db/study --workers 4 --port 8000
+        LEXGOLD_DATABASE_URL=postgresql+psycopg://u:pw@db/study lexgold serve --workers 4
     """
     from waitress.server import create_server
     from werkzeug.security import generate_password_hash
@@ -476,6 +489,7 @@ def serve(study_db, host, port, threads, workers, connection_limit, channel_time
     from lexgold.annotate.app import create_app
     from lexgold.annotate.db import check_writable, database_url, open_study
 
+    study_db = study_from_environment(study_db)
     engine = open_study(study_db)           # one-line error for a missing / foreign database
     try:
         check_writable(engine)              # ... and for one it cannot write (read-only)
@@ -520,7 +534,7 @@ def serve(study_db, host, port, threads, workers, connection_limit, channel_time
                            cleanup_interval=min(30, max(1, channel_timeout // 2)),
                            clear_untrusted_proxy_headers=trusted_proxies == 0)
     url = f"http://{'localhost' if host in ('0.0.0.0', '::') else host}:{server.effective_port}/"
-    click.echo(f"serving {study_db} at {url} (admin: {url}admin/)")
+    click.echo(f"serving {shown(study_db)} at {url} (admin: {url}admin/)")
     if secure:
         click.echo("session cookies are Secure: serve behind HTTPS (or --no-secure-cookies)")
     if check:
@@ -593,12 +607,25 @@ def _checkpoint(db_url: str, study_db: str) -> None:
         return
     busy, frames, done = result
     if busy:
-        click.echo(f"stopped; {study_db}: checkpoint incomplete ({done} of {frames} log frames; "
+        click.echo(f"stopped; {shown(study_db)}: checkpoint incomplete ({done} of {frames} log "
+                   "frames; "
                    f"another process has the database open): keep {Path(study_db).name}-wal "
                    "with it", err=True)
     else:
-        click.echo(f"stopped; {study_db}: write-ahead log checkpointed, the file alone holds "
+        click.echo(f"stopped; {shown(study_db)}: write-ahead log checkpointed, the file alone "
+                   "holds "
                    "the study")
+
+
+def study_from_environment(study_db: str | None) -> str:
+    """``study_db``; when it is omitted or ``env:``, LEXGOLD_DATABASE_URL (see ``serve``)."""
+    if study_db not in (None, "env:"):
+        return study_db
+    value = os.environ.get("LEXGOLD_DATABASE_URL", "").strip()
+    if not value:
+        raise click.UsageError("no STUDY given and LEXGOLD_DATABASE_URL is not set (give the "
+                               "study's path or URL, or set the variable)")
+    return value
 
 
 def _to_terminal(line: str) -> bool:

@@ -211,6 +211,21 @@ def _shown(url) -> str:
     return url.render_as_string(hide_password=True)
 
 
+def shown(study: str | Path) -> str:
+    """A study as printed: the path of a SQLite file, a URL without its password.
+
+    >>> shown("postgresql+psycopg://u:secret@db/study")
+    'postgresql+psycopg://u:***@db/study'
+    """
+    text = str(study)
+    if "://" not in text:
+        return text
+    try:
+        return make_url(text).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "the study database"
+
+
 def check_connects(engine: Engine) -> None:
     """:class:`InputError` (one line) when the study database cannot be opened: a file that is
     not a SQLite database, a wrong PostgreSQL user or password, a server that cannot be
@@ -250,11 +265,38 @@ def _alembic_config(engine: Engine) -> Config:
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Apply the Alembic revisions up to ``revision`` (the only way the schema is made)."""
+    """Apply the Alembic revisions up to ``revision`` (the only way the schema is made).
+
+    :class:`InputError` (nothing written) for a database at a revision this lexgold does not
+    know (made by a newer version) and for one that is neither empty nor lexgold's (another
+    application's tables, no ``alembic_version``)."""
     config = _alembic_config(engine)
+    check_upgradable(engine, ScriptDirectory.from_config(config))
     with engine.begin() as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, revision)
+
+
+def check_upgradable(engine: Engine, scripts: ScriptDirectory) -> None:
+    """See :func:`upgrade`: refuse a newer lexgold's study and another application's
+    database."""
+    from sqlalchemy import inspect
+
+    with engine.connect() as connection:
+        current = MigrationContext.configure(connection).get_current_revision()
+        tables = sorted(inspect(connection).get_table_names())
+    if current is not None:
+        known = {script.revision for script in scripts.walk_revisions()}
+        if current not in known:
+            raise InputError(f"the study database is at schema revision {current}, which this "
+                             f"lexgold does not know (its newest is "
+                             f"{scripts.get_current_head()}): it was made by a newer lexgold; "
+                             "upgrade lexgold", path=_shown(engine.url))
+    elif tables:
+        shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+        raise InputError(f"not a lexgold study database: it holds other tables ({shown}); "
+                         "lexgold makes its schema only in an empty database",
+                         path=_shown(engine.url))
 
 
 def downgrade(engine: Engine, revision: str) -> None:

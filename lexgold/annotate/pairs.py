@@ -19,8 +19,10 @@ Skipped rows are counted in ``frame.attrs["skipped"]`` (the study report lists t
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
@@ -79,6 +81,8 @@ def check_pairs(frame: pd.DataFrame, *, source=None, group_by: str = "pos") -> p
         empty = out.index[out[column] == ""]
         if len(empty):
             raise InputError("empty value", path=source, line=int(empty[0]) + 2, field=column)
+    for column, limit in LENGTHS.items():
+        _check_text(out[column], limit, source, column)
     out["consistency"] = _flags(frame, source)
     key = out[["topic", "word1", "word2"]].apply(tuple, axis=1)
     dup = key.duplicated()
@@ -87,10 +91,40 @@ def check_pairs(frame: pd.DataFrame, *, source=None, group_by: str = "pos") -> p
                          field="word1")
     known = {"word1", "word2", "pos", "topic", "consistency"}
     extra = [c for c in frame.columns if c not in known]
+    for column in extra:              # stored as JSON: PostgreSQL refuses a NUL byte there
+        nul = frame[column].astype(str).str.contains("\x00", regex=False)
+        if nul.any():
+            raise InputError("holds a NUL byte", path=source,
+                             line=int(frame.index[np.flatnonzero(nul)[0]]) + 2, field=column)
     out["extra"] = frame[extra].to_dict("records") if extra else [{} for _ in range(len(out))]
     out = out.reset_index(drop=True)
     out.attrs["skipped"] = skipped
     return out
+
+
+#: the longest value each pair column holds in the study database (lexgold.annotate.models)
+LENGTHS = {"word1": 300, "word2": 300, "pos": 20, "topic": 500}
+
+
+def _check_text(values: pd.Series, limit: int, source, field: str) -> None:
+    """One-line :class:`InputError` for a value longer than ``limit`` characters or holding a
+    control character (a NUL byte, a line break): the same on SQLite and PostgreSQL, checked
+    before anything is written."""
+    too_long = values.str.len() > limit
+    if too_long.any():
+        at = int(np.flatnonzero(too_long)[0])
+        raise InputError(f"longer than {limit} characters ({len(values.iloc[at])})",
+                         path=source, line=int(values.index[at]) + 2, field=field)
+    control = values.map(has_control_character)
+    if control.any():
+        at = int(np.flatnonzero(control)[0])
+        raise InputError("holds a control character (a NUL byte, a tab or a line break)",
+                         path=source, line=int(values.index[at]) + 2, field=field)
+
+
+def has_control_character(value: str) -> bool:
+    """A character of Unicode category Cc (NUL, tab, line breaks), Zl or Zp."""
+    return any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in str(value))
 
 
 def _skip_aligned_flags(frame: pd.DataFrame, source) -> tuple[pd.DataFrame, dict]:

@@ -67,8 +67,12 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
     if name is not None and any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in name):
         raise InputError("control characters (line breaks, tabs, ...) are not allowed in a "
                          "study name", field="name")
+    _check_lengths(name=name, completion_code=completion_code, screenout_code=screenout_code,
+                   completion_url=completion_url)
     spec = load_protocol(protocol)
     config = load_study_config(spec)
+    _check_lengths(protocol_name=str(spec.get("name", "")),
+                   name=None if name else str(spec.get("name", Path(spec["_path"]).stem)))
     if config.min_accepted_raters > 0:   # recruitment runs the [process.exclusions] rules
         from lexgold.process.config import process_config
         process_config(spec)
@@ -99,6 +103,25 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
     engine.dispose()
     return {**design.report, "slots": config.raters_per_tranche * len(design.tranches),
             "completion_code": completion_code, "screenout_code": screenout_code}
+
+
+#: the longest value each study setting holds in the database (lexgold.annotate.models.Study)
+LENGTHS = {"name": 200, "protocol_name": 200, "completion_code": 100, "screenout_code": 100,
+           "completion_url": 500}
+
+
+def _check_lengths(**values) -> None:
+    """One-line :class:`InputError` for a study setting longer than its column, or holding a
+    control character: the same on SQLite and PostgreSQL, before anything is written."""
+    for field, value in values.items():
+        if value is None:
+            continue
+        if len(value) > LENGTHS[field]:
+            raise InputError(f"longer than {LENGTHS[field]} characters ({len(value)})",
+                             field=field.replace("_", "-"))
+        if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in value):
+            raise InputError("holds a control character (a NUL byte, a tab or a line break)",
+                             field=field.replace("_", "-"))
 
 
 #: version of the study description (``lexgold study export`` writes it beside the ratings)
@@ -185,19 +208,38 @@ def export_ratings(session: Session, *, complete_only: bool = False) -> pd.DataF
 
 
 #: first characters that make a spreadsheet read a cell as a formula (OWASP "CSV Injection")
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+FORMULA_START = ("=", "+", "@", "\t", "\r")
+#: a cell starting with ``-`` that a spreadsheet can only read as a number, a name or a cell
+#: reference (rater IDs such as ``-Xb3_k``, negative numbers): nothing to run, left as it is
+PLAIN_MINUS = re.compile(r"-[A-Za-z0-9_.-]*")
 
 
 def escape_formulas(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy in which every text cell starting with ``= + - @``, tab or CR gets a leading
+    """A copy in which every text cell a spreadsheet would run as a formula gets a leading
     ``'`` (OWASP's advice against CSV injection), so a pair word such as ``=HYPERLINK(...)``
-    is shown as text, never run, when the export is opened in a spreadsheet."""
+    is shown as text, never run, when the export is opened in a spreadsheet.
+
+    Escaped: cells starting with ``= + @``, tab or CR, and cells starting with ``-`` followed
+    by anything but letters, digits, ``_ . -`` (``-2+cmd|...``, ``-HYPERLINK(...)``). Left as
+    they are: ``-`` followed only by those characters (rater IDs like ``-Xb3_k``, which must
+    match the database, and negative numbers).
+
+    >>> escape_formulas(pd.DataFrame({"a": ["-Xb3_k", "-1.5", "-2+3", "=1+1", "cat"]}))["a"].tolist()
+    ['-Xb3_k', '-1.5', "'-2+3", "'=1+1", 'cat']
+    """
     out = frame.copy()
     for column in out.columns:
         if not pd.api.types.is_numeric_dtype(out[column]):
-            out[column] = out[column].map(
-                lambda v: "'" + v if isinstance(v, str) and v.startswith(FORMULA_START) else v)
+            out[column] = out[column].map(lambda v: "'" + v if _runs(v) else v)
     return out
+
+
+def _runs(value) -> bool:
+    """Would a spreadsheet run this cell as a formula? (see :func:`escape_formulas`)"""
+    if not isinstance(value, str):
+        return False
+    return value.startswith(FORMULA_START) or (value.startswith("-")
+                                                and not PLAIN_MINUS.fullmatch(value))
 
 
 #: per-rater columns of the export the researcher checks before paying or keeping a rater

@@ -134,6 +134,13 @@ def logout():
     return redirect(url_for("admin.login"))
 
 
+@admin.get("", strict_slashes=True)
+def no_slash():
+    """``/admin`` -> ``/admin/`` with a relative Location (Werkzeug's own slash redirect builds
+    an absolute URL from the request's Host header)."""
+    return redirect(url_for("admin.overview"))
+
+
 @admin.get("/")
 @admin_required
 def overview():
@@ -171,7 +178,8 @@ def _platform() -> dict:
             "notes": flow.ENTRY_NOTES}
 
 
-@admin.route("/preview/<int:tranche>/<int:position>", methods=["GET", "POST"])
+@admin.route("/preview/<int(max=999999999):tranche>/<int(max=999999999):position>",
+              methods=["GET", "POST"])
 @admin_required
 def preview(tranche: int, position: int):
     """Preview as rater: page ``position`` (from 0) of a tranche as a rater sees it. Nothing

@@ -139,7 +139,11 @@ def _data_rows(path: Path) -> list[tuple[int, list[str]]]:
     if delimiter is None:
         return [(n, line.split()) for n, line in lines]
     parsed = csv.reader([line for _, line in lines], delimiter=delimiter)
-    return [(n, [f.strip() for f in fields]) for (n, _), fields in zip(lines, parsed)]
+    try:
+        return [(n, [f.strip() for f in fields]) for (n, _), fields in zip(lines, parsed)]
+    except csv.Error as err:          # a field over the csv module's limit (128 KiB)
+        raise InputError(f"not a gold standard row: {err}", path=path,
+                         line=lines[max(parsed.line_num - 1, 0)][0]) from None
 
 
 def _is_number(text: str) -> bool:

@@ -229,12 +229,15 @@ def run(ratings_path: str | Path, protocol: str | None, out_dir: str | Path, *,
     description = source.description or {}
     report = {**result.report, "paper": loaded.get("paper", ""),
               "language": description.get("language") or loaded.get("language", "en"),
-              "release_file": name, "ratings_file": source.label, "ratings_source": source.kind,
+              "protocol_file": _protocol_file(loaded),
+              "release_file": name, "ratings_file": _input_named(ratings_path, source.kind),
+              "ratings_source": source.kind,
               "study": ({"name": description.get("name"),
                          "protocol_sha256": description["protocol"]["sha256"],
                          "pairs": len(description["pairs"])} if description else None),
-              "seed": seed, "pairs_file": str(pairs_path) if pairs_path else None,
-              "builder_manifest": _builder_manifest(pairs_path), "norms": norms,
+              "seed": seed, "pairs_file": _input_named(pairs_path) if pairs_path else None,
+              "builder_manifest": _without_folders(_builder_manifest(pairs_path)),
+              "norms": norms,
               "dates": _dates(ratings), "warnings": problems, "notes": notes,
               "files": files + images + published}
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
@@ -315,6 +318,47 @@ def release_norms(protocol: dict, format: str, usf_dir=None, *, study: dict | No
     if used and lacking:
         note += f"; no {' or '.join(lacking)} norms in the pack (columns empty)"
     return association, concreteness, {"language": language, **named, "note": note + "."}
+
+
+def _input_named(path, kind: str = "ratings") -> dict:
+    """An input as a release names it, never by the folders of this machine: a file by its
+    name and SHA-256; a study by its database's name (a SQLite file's name; a server's
+    database without user, password or host) and its backend."""
+    if kind == "study":
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError
+
+        try:
+            url = make_url(str(path)) if "://" in str(path) else None
+        except ArgumentError:
+            url = None
+        if url is None or url.get_backend_name() == "sqlite":
+            return {"name": Path(url.database if url is not None else str(path)).name,
+                    "database": "sqlite"}
+        return {"name": url.database or "", "database": url.get_backend_name()}
+    from lexgold.builder.common import sha256_file
+
+    return {"name": Path(path).name, "sha256": sha256_file(path)}
+
+
+def _protocol_file(protocol: dict) -> str:
+    """The protocol's file name; a study's stored protocol when no file stands behind it."""
+    path = str(protocol.get("_path", ""))
+    if path.startswith("<"):
+        return f"the protocol stored in the study ({protocol.get('name', '?')})"
+    return Path(path).name
+
+
+def _without_folders(value):
+    """``value`` (a builder manifest) with every absolute path cut to its file name."""
+    if isinstance(value, dict):
+        return {key: _without_folders(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_folders(item) for item in value]
+    if isinstance(value, str) and (value.startswith(("/", "~")) or
+                                   (len(value) > 2 and value[1:3] in (":\\", ":/"))):
+        return Path(value.replace("\\", "/")).name
+    return value
 
 
 def _builder_manifest(pairs_path) -> dict | None:

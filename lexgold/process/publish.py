@@ -23,6 +23,7 @@ import pandas as pd
 
 from lexgold import __version__
 from lexgold.builder.common import sha256_file
+from lexgold.process.markdown import code, text
 
 #: the dataset kind of each release format, for the card's tags
 KINDS = {"simlex": "word-similarity", "hyperlex": "lexical-entailment",
@@ -84,23 +85,23 @@ def dataset_card(report: dict, gold: pd.DataFrame) -> str:
     pairs = counts["released_pairs"]
     language = report.get("language") or "en"
     header = ["---", f"pretty_name: {_yaml(f'{name} gold standard (built with lexgold)')}",
-              "language:", f"- {language}", "license: other",
+              "language:", f"- {_yaml(language)}", "license: other",
               f"license_name: {_yaml('TODO: the licence of this dataset')}",
               "size_categories:", f"- {_size_category(pairs)}",
               "task_categories:", "- sentence-similarity",
               "tags:", f"- {KINDS.get(fmt, 'word-pairs')}", "- word-pairs", "- lexgold",
               "configs:", "- config_name: default", "  data_files: gold.csv", "---", ""]
     stages = counts["stages"]
-    lines = [f"# {name} gold standard", "",
+    lines = [f"# {text(name)} gold standard", "",
              f"{pairs} word pairs rated by {stages['final']['raters']} accepted raters, built "
              f"with lexgold {__version__} following the protocol of "
-             f"{report.get('paper') or name}.", ""]
+             f"{text(report.get('paper') or name)}.", ""]
     if report.get("warnings"):
         lines += ["> **Incomplete release.** " + " ".join(
-            f"{w}." for w in report["warnings"]) + " It was written with --allow-incomplete.",
+            f"{text(w)}." for w in report["warnings"]) + " It was written with --allow-incomplete.",
                   ""]
     lines += ["## Files", "", "| file | content |", "| --- | --- |",
-              *([f"| `{report['release_file']}` | the gold standard in the published "
+              *([f"| {code(report['release_file'])} | the gold standard in the published "
                  f"{fmt} layout |",
                  "| `gold.csv` | the same table, comma-separated (spreadsheets, pandas) |"]
                 if report["release_file"] != "gold.csv" else
@@ -116,11 +117,12 @@ def dataset_card(report: dict, gold: pd.DataFrame) -> str:
 
 
 def _loader(fmt: str, name: str) -> str:
+    quoted = json.dumps(name)   # a Python string literal, whatever the name holds
     if name == "gold.csv":
-        return '"gold.csv"'
+        return quoted
     if fmt == "hyperlex":        # the ratings are trailing fields: read the fixed columns
-        return f'"{name}", sep=" ", index_col=False, usecols=range(7)'
-    return f'"{name}", sep="\\t"'
+        return f'{quoted}, sep=" ", index_col=False, usecols=range(7)'
+    return f'{quoted}, sep="\\t"'
 
 
 def _datasheet(report: dict, gold: pd.DataFrame) -> list[str]:
@@ -137,29 +139,33 @@ def _datasheet(report: dict, gold: pd.DataFrame) -> list[str]:
              "`report.json`; TODO marks what only the authors can say.", "",
              "### Motivation", "",
              "- Purpose: TODO. The pairs and ratings follow "
-             f"{report.get('paper') or 'the protocol'}.",
+             f"{text(report.get('paper') or 'the protocol')}.",
              "- Creators and funding: TODO.", "",
              "### Composition", "",
-             f"- {counts['released_pairs']} pairs; columns as in the published {release['format']} "
+             f"- {counts['released_pairs']} pairs; columns as in the published "
+             f"{text(release['format'])} "
              f"file (see `report.md` and lexgold's docs/process.md).",
              f"- Scores: {release['score_min']:g}-{release['score_max']:g}.", ""]
     if (report.get("norms") or {}).get("note"):
-        lines.insert(-1, f"- Association and concreteness columns: {report['norms']['note']}")
+        lines.insert(-1, "- Association and concreteness columns: "
+                     + text(report['norms']['note']))
     for column in ("POS", "TYPE"):
         if column in gold.columns and gold[column].astype(str).str.len().gt(0).any():
             table = gold[column].replace("", "(none)").value_counts().sort_index()
-            lines.insert(-1, f"- {column}: " + ", ".join(f"{k} {v}" for k, v in table.items())
+            lines.insert(-1, f"- {column}: " + ", ".join(f"{text(k)} {v}"
+                                                         for k, v in table.items())
                          + ".")
     lines += ["### Collection process", "",
-              f"- Protocol: `{Path(report['protocol_file']).name}` "
-              f"(sha256 `{report['protocol_sha256']}`).",
+              f"- Protocol: {code(Path(report['protocol_file']).name)} "
+              f"(sha256 {code(report['protocol_sha256'])}).",
               "- Pairs: " + (f"built by lexgold {manifest.get('lexgold_version', '?')} with "
-                             f"protocol `{(manifest.get('protocol') or {}).get('file', '?')}` "
-                             f"(sha256 `{(manifest.get('protocol') or {}).get('sha256', '?')}`), "
-                             f"seed {manifest.get('seed', '?')}; resources: "
-                             f"{json.dumps(manifest.get('resources', {}), sort_keys=True)}."
+                             f"protocol {code(_protocol_name(manifest))} "
+                             f"(sha256 {code((manifest.get('protocol') or {}).get('sha256', '?'))}"
+                             f"), seed {text(manifest.get('seed', '?'))}; resources: "
+                             f"{code(json.dumps(manifest.get('resources', {}), sort_keys=True))}."
                              if manifest else "TODO (no builder manifest beside pairs.csv)."),
-              f"- Ratings collected: {dates.get('first', 'TODO')} to {dates.get('last', 'TODO')}"
+              f"- Ratings collected: {text(dates.get('first', 'TODO'))} to "
+              f"{text(dates.get('last', 'TODO'))}"
               f" (first and last answer).",
               f"- Raters recruited: {stages['raw']['raters']} ({stages['raw']['ratings']} "
               f"ratings on {stages['raw']['pairs']} pairs). Recruitment, payment and consent: "
@@ -167,13 +173,13 @@ def _datasheet(report: dict, gold: pd.DataFrame) -> list[str]:
               "### Preprocessing and cleaning", "",
               f"- Calibration: {counts['calibrated_raters']} raters shifted "
               f"(`[process.calibration]`: "
-              f"{json.dumps(report['config']['calibration'], sort_keys=True)}).",
-              f"- Exclusion rules: {', '.join(rules) if rules else 'none'}; "
+              f"{code(json.dumps(report['config']['calibration'], sort_keys=True))}).",
+              f"- Exclusion rules: {text(', '.join(rules)) if rules else 'none'}; "
               f"{counts['excluded_raters']} raters excluded, "
               f"{stages['final']['raters']} accepted.", ""]
     if rules:
         lines += ["| rule | raters excluded |", "| --- | --- |"]
-        lines += [f"| {rule} | {by_rule.get(rule, 0)} |" for rule in rules]
+        lines += [f"| {text(rule)} | {by_rule.get(rule, 0)} |" for rule in rules]
         lines += ["", "A rater may meet several rules; `exclusions.csv` lists each.", ""]
     lines += [f"- Scale transform: the mean of the accepted ratings of a pair, mapped linearly "
               f"from [{release['rating_min']:g}, {release['rating_max']:g}] to "
@@ -187,13 +193,19 @@ def _datasheet(report: dict, gold: pd.DataFrame) -> list[str]:
         lines.append(f"| {stage} | {_ci(agreement[stage], 'iaa1', level)} | "
                      f"{_ci(agreement[stage], 'iaa2', level)} |")
     lines += ["", f"Intervals: percentile bootstrap over pairs, {agreement.get('bootstrap', 0)} "
-              f"replicates, seed {report.get('seed', '?')}.", "",
+              f"replicates, seed {text(report.get('seed', '?'))}.", "",
               "### Uses", "", "- Intended uses: TODO.", "- Uses to avoid: TODO.", "",
               "### Distribution", "",
               "- Licence: TODO (also `license` in the YAML header and `CITATION.cff`).",
               "- Citation: TODO; see `CITATION.cff`, and cite the protocol's paper.", "",
               "### Maintenance", "", "- Maintainer and contact: TODO.", "- Errata: TODO.", ""]
     return lines
+
+
+def _protocol_name(manifest: dict) -> str:
+    """The protocol file a builder manifest names (``file``; TR9856's ``path``)."""
+    protocol = manifest.get("protocol") or {}
+    return str(protocol.get("file") or protocol.get("path") or "?")
 
 
 # -- CITATION.cff ------------------------------------------------------------------------------

@@ -62,6 +62,8 @@ def read_ratings(path: str | Path) -> pd.DataFrame:
         raise
     if "rater_id" not in frame.columns:
         _suggest_import(path)
+    if frame.empty and all(column in frame.columns for column in REQUIRED):
+        raise InputError("no ratings: the file has no rows below its header", path=path, line=2)
     return check_ratings(frame, source=path)
 
 

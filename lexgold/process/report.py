@@ -17,6 +17,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from lexgold.process.markdown import code, text  # noqa: E402
+
 
 def plot_scores_by_subset(scores: pd.DataFrame, subset: str, path: Path,
                           score_range: tuple[float, float]) -> None:
@@ -70,20 +72,20 @@ def _interval(row: dict, name: str) -> str:
 def write_markdown(report: dict, gold: pd.DataFrame, path: Path, images: list[str]) -> None:
     """``report.md``: counts per stage, agreement figures, exclusions, plots, gold head."""
     agreement, counts = report["agreement"], report["counts"]
-    lines = [f"# {report['protocol']} gold standard: post-processing report", "",
-             f"Protocol file `{report['protocol_file']}` (sha256 {report['protocol_sha256'][:12]})."
-             , ""]
+    lines = [f"# {text(report['protocol'])} gold standard: post-processing report", "",
+             f"Protocol file {code(report['protocol_file'])} "
+             f"(sha256 {text(report['protocol_sha256'][:12])}).", ""]
     if report.get("release_file"):
-        lines += [f"Release file `{report['release_file']}` (the published layout); `gold.csv` "
+        lines += [f"Release file {code(report['release_file'])} (the published layout); `gold.csv` "
                   "holds the same table, comma-separated; `README.md` is the dataset card.", ""]
     for problem in report.get("warnings") or []:
-        lines += [f"**Warning: incomplete release:** {problem}.", ""]
+        lines += [f"**Warning: incomplete release:** {text(problem)}.", ""]
     lines += ["## Counts per stage", "", "| stage | raters | ratings | pairs |",
              "| --- | --- | --- | --- |"]
     for stage, row in counts["stages"].items():
-        lines.append(f"| {stage} | {row['raters']} | {row['ratings']} | {row['pairs']} |")
+        lines.append(f"| {text(stage)} | {row['raters']} | {row['ratings']} | {row['pairs']} |")
     lines += ["", f"Calibrated raters: {counts['calibrated_raters']}. Excluded raters: "
-              f"{counts['excluded_raters']} ({json.dumps(counts['excluded_by_rule'])}).", "",
+              f"{counts['excluded_raters']} ({text(json.dumps(counts['excluded_by_rule']))}).", "",
               "## Agreement (Spearman)", "", "| stage | IAA-1 | IAA-2 |", "| --- | --- | --- |"]
     for stage in ("raw", "calibrated", "final"):
         lines.append(f"| {stage} | {_fmt(agreement[stage]['iaa1'])} | "
@@ -95,9 +97,9 @@ def write_markdown(report: dict, gold: pd.DataFrame, path: Path, images: list[st
                   f"replicates): IAA-1 {_fmt(final['iaa1_ci'][0])}-{_fmt(final['iaa1_ci'][1])}, "
                   f"IAA-2 {_fmt(final['iaa2_ci'][0])}-{_fmt(final['iaa2_ci'][1])}."]
     for name, rows in agreement.get("by_subset", {}).items():
-        lines += ["", f"### By {name}", "", "| subset | IAA-1 | IAA-2 | raters | pairs |",
+        lines += ["", f"### By {text(name)}", "", "| subset | IAA-1 | IAA-2 | raters | pairs |",
                   "| --- | --- | --- | --- | --- |"]
-        lines += [f"| {r['subset']} | {_fmt(r['iaa1'])}{_interval(r, 'iaa1')} | "
+        lines += [f"| {text(r['subset'])} | {_fmt(r['iaa1'])}{_interval(r, 'iaa1')} | "
                   f"{_fmt(r['iaa2'])}{_interval(r, 'iaa2')} | {r['raters']} | {r['pairs']} |"
                   for r in rows]
     if "weighted_by_pairs" in agreement:
@@ -106,7 +108,7 @@ def write_markdown(report: dict, gold: pd.DataFrame, path: Path, images: list[st
                   f"IAA-1 {_fmt(weighted['iaa1'])}, IAA-2 {_fmt(weighted['iaa2'])}."]
     if "split_half_random" in agreement:
         half = agreement["split_half_random"]
-        lines += ["", f"{agreement['note']}. Split-half on random halves ({half['splits']} "
+        lines += ["", f"{text(agreement['note'])}. Split-half on random halves ({half['splits']} "
                   f"splits, {half['pairs']} pairs): r {_fmt(half['r'])}, rho {_fmt(half['rho'])}"
                   f", Spearman-Brown {_fmt(half['spearman_brown'])}."]
     scale = report.get("scale")
@@ -124,10 +126,22 @@ def write_markdown(report: dict, gold: pd.DataFrame, path: Path, images: list[st
         lines += ["", f"Transitivity: Spearman(R2, |R3-R1|) = "
                   f"{_fmt(report['transitivity']['spearman'])} over "
                   f"{report['transitivity']['points']} triplet points."]
-    lines += ["", "## Plots", ""] + [f"![{name}]({name})" for name in images]
-    lines += ["", "## Gold standard (first rows)", "", gold.head(10).to_markdown(index=False)
-              if _has_tabulate() else "```\n" + gold.head(10).to_string(index=False) + "\n```"]
+    lines += ["", "## Plots", ""] + [f"![{text(name)}]({text(name)})" for name in images]
+    lines += ["", "## Gold standard (first rows)", "", _head(gold)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _head(gold: pd.DataFrame) -> str:
+    """The first rows of the gold standard as a Markdown table, every cell escaped."""
+    head = gold.head(10).copy()
+    for column in head.columns:
+        if not pd.api.types.is_numeric_dtype(head[column]):
+            head[column] = head[column].map(text)
+    head.columns = [text(column) for column in head.columns]
+    if _has_tabulate():
+        return head.to_markdown(index=False)
+    rows = [list(head.columns), ["---"] * len(head.columns)] + head.astype(str).values.tolist()
+    return "\n".join("| " + " | ".join(row) + " |" for row in rows)
 
 
 def _has_tabulate() -> bool:

@@ -63,6 +63,10 @@ def import_ratings(paths: list[str | Path], *, layout: str | None = None,
         raise InputError(f"two files named {twice[0]!r}: rater ids come from file names, "
                          f"so rename one", field="FILE")
     imported = [read_layout(p, kind, tranche=group) for p, kind in zip(paths, layouts)]
+    for item, path in zip(imported, paths):
+        if item.frame.empty:
+            raise InputError("no ratings: the file has no rows below its header", path=path,
+                             line=2)
     if scale is not None:
         for item in imported:
             _check_scale(item, scale)
