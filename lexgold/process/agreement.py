@@ -165,7 +165,8 @@ def _dense_rho_sum(ranks: np.ndarray):
     ranks within each column, with no missing cell. With z_i the centred, unit-length rank
     column of rater i, rho_ij = z_i . z_j and z_i . z_i = 1, so
     sum over pairs i < j of rho_ij = (|sum_i z_i|^2 - k) / 2: O(items x raters) instead of
-    O(items x raters^2). Constant columns (no defined rho) are left out, as NaN rho is.
+    O(items x raters^2); |z_i|^2 is subtracted as computed. Constant columns (no defined rho)
+    are left out, as NaN rho is.
     Equal to the pairwise route to about 1e-12 (rounding), not bit for bit.
     """
     centred = ranks - ranks.mean(axis=-2, keepdims=True)
@@ -175,7 +176,9 @@ def _dense_rho_sum(ranks: np.ndarray):
         unit = np.where(varying, centred / np.sqrt(squares), 0.0)
     summed = unit.sum(axis=-1)
     k = varying.sum(axis=(-2, -1))
-    return ((summed * summed).sum(axis=-1) - k) / 2, k
+    # z_i . z_i is 1 up to rounding; subtracting the computed squares (not k) cancels that
+    # rounding, so that e.g. two identical raters give exactly their |z|^2
+    return ((summed * summed).sum(axis=-1) - (unit * unit).sum(axis=(-2, -1))) / 2, k
 
 
 def iaa_weighted_by_pairs(ratings: pd.DataFrame, *, min_overlap: int = MIN_OVERLAP,
