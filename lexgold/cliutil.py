@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import click
 
-from lexgold.errors import InputError
-from lexgold.resources.wordnet import WordNetNotFound
+from lexgold.errors import InputError, WordNetNotFound
 
 #: errors that are the user's input, reported in one line without a traceback
 USER_ERRORS = (InputError, FileNotFoundError, WordNetNotFound, PermissionError, IsADirectoryError)

@@ -15,3 +15,10 @@ class InputError(ValueError):
         prefix = ", ".join(where)
         super().__init__(f"{prefix}: {message}" if prefix else message)
         self.path, self.line, self.field = path, line, field
+
+
+class WordNetNotFound(FileNotFoundError):
+    """No WordNet 3.0 could be found; the message says where lexgold looked.
+
+    Defined here, not in :mod:`lexgold.resources.wordnet` (which still exports it), so that the
+    command line can report it without importing NLTK at start-up."""

@@ -7,17 +7,18 @@ import math
 import warnings
 
 import click
-import numpy as np
 
 from lexgold.cliutil import seed_option, usf_option
 from lexgold.errors import InputError
-from lexgold.evaluate.vectors import CASE_POLICIES, DEFAULT_CASE
+from lexgold.evaluate import CASE_POLICIES, DEFAULT_CASE
 
 VECTOR_FORMATS = ("auto", "word2vec", "glove", "word2vec-bin", "gensim")
 
 
 def _clean(value):
     """JSON-safe copy: NaN and infinities become null."""
+    import numpy as np
+
     if isinstance(value, dict):
         return {k: _clean(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -53,10 +53,9 @@ import numpy as np
 
 from lexgold.compression import open_input
 from lexgold.errors import InputError
+from lexgold.evaluate import CASE_POLICIES, DEFAULT_CASE  # noqa: F401  (re-exported)
 
 FORMATS = ("auto", "word2vec", "glove", "word2vec-bin", "gensim")
-CASE_POLICIES = ("exact-then-lower", "lower", "exact")
-DEFAULT_CASE = "exact-then-lower"
 #: rows checked for spelling order, and rows whose mean length is compared with the rest
 _ORDER_SAMPLE, _HEAD_ROWS = 10_000, 1_000
 _READ_BLOCK = 1 << 20

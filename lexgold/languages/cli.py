@@ -8,11 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-import numpy as np
 
 from lexgold.cliutil import out_option, seed_option
-from lexgold.languages import sheets as sheet_files
-from lexgold.languages.translation import QUESTIONS
+from lexgold.languages import QUESTIONS
 
 
 @click.group()
@@ -44,9 +42,11 @@ def export_sheets(pairs, lang, translators, protocol, shuffle, seed, out_dir):
     Example:
         lexgold translate export --pairs pairs.csv --lang it --out sheets
     """
+    import numpy as np
+
     rng = np.random.default_rng(seed) if shuffle else None
     labels = tuple(t.strip() for t in translators.split(",") if t.strip())
-    for path in sheet_files.export_sheets(pairs, lang, out_dir, labels, protocol, rng):
+    for path in _sheets().export_sheets(pairs, lang, out_dir, labels, protocol, rng):
         click.echo(f"wrote {path}")
 
 
@@ -63,7 +63,7 @@ def import_sheets(sheets, out_dir):
     Example:
         lexgold translate import sheets/it_A.csv sheets/it_B.csv --out it
     """
-    report = sheet_files.import_sheets(sheets, out_dir)
+    report = _sheets().import_sheets(sheets, out_dir)
     for key in ("words", "word_types", "pairs"):
         part = report[key]
         click.echo(f"{key:<11} agreed {part['agreed']}/{part['n']} ({part['rate']:.1%})")
@@ -91,7 +91,7 @@ def adjudicate(folder, adjudication, out_dir):
         lexgold translate adjudicate it --out it
     """
     folder = Path(folder)
-    report = sheet_files.adjudicate(folder / "agreed.csv",
+    report = _sheets().adjudicate(folder / "agreed.csv",
                                     adjudication or folder / "adjudication.csv", out_dir)
     click.echo(f"aligned pairs: {report['pairs']} ({report['by_origin']}), "
                f"dropped: {report['dropped']}, flags: {report['flags']}")
@@ -115,11 +115,13 @@ def simulate(sheet, style, seed, output):
     """
     from lexgold.languages.simulate import fill_sheet
     from lexgold.languages.wordnets import load_multiwordnet
-    frame = sheet_files.read_table(sheet, ("lang", "word1", "word2", "pos"))
+    frame = _sheets().read_table(sheet, ("lang", "word1", "word2", "pos"))
     english = load_multiwordnet("english")
     target = load_multiwordnet(frame["lang"].iloc[0])
+    import numpy as np
+
     filled = fill_sheet(frame, english, target, style, np.random.default_rng(seed))
-    click.echo(f"wrote {sheet_files.write_table(filled, Path(output or sheet), True)}")
+    click.echo(f"wrote {_sheets().write_table(filled, Path(output or sheet), True)}")
 
 
 @translate.command("simulate-adjudication")
@@ -134,8 +136,14 @@ def simulate_adjudication(sheet, prefer, output):
         lexgold translate simulate-adjudication it/adjudication.csv --prefer A
     """
     from lexgold.languages.simulate import adjudicate_sheet
-    filled = adjudicate_sheet(sheet_files.read_table(sheet, ("pair_id", "decision")), prefer)
-    click.echo(f"wrote {sheet_files.write_table(filled, Path(output or sheet), True)}")
+    filled = adjudicate_sheet(_sheets().read_table(sheet, ("pair_id", "decision")), prefer)
+    click.echo(f"wrote {_sheets().write_table(filled, Path(output or sheet), True)}")
+
+
+def _sheets():
+    """:mod:`lexgold.languages.sheets`, imported when a command runs (it imports pandas)."""
+    from lexgold.languages import sheets
+    return sheets
 
 
 def _language_files(values, option) -> dict[str, Path]:
@@ -195,7 +203,7 @@ def crosslingual(golds, aligned_files, protocol, scale, rescale, max_score_diffe
     low, high = report["scale"]
     threshold = report["max_score_difference"]
     for (lang1, lang2), pairs in sets.items():
-        sheet_files.write_table(pairs, out / f"{lang1}-{lang2}.csv")
+        _sheets().write_table(pairs, out / f"{lang1}-{lang2}.csv")
         counts = report[f"{lang1}-{lang2}"]
         click.echo(f"{lang1}-{lang2}: {counts['pairs']} cross-lingual pairs from "
                    f"{counts['kept']} of {counts['aligned']} aligned concept pairs "
@@ -203,7 +211,7 @@ def crosslingual(golds, aligned_files, protocol, scale, rescale, max_score_diffe
                    f"{threshold:g} on {low:g}-{high:g}; {counts['merged']} word pairs merged "
                    f"from {counts['merged_rows']} rows, "
                    f"{counts['dropped_merged_disagreement']} of them dropped)")
-    sheet_files.write_json(report, out / "report.json")
+    _sheets().write_json(report, out / "report.json")
 
 
 @click.group()
@@ -272,15 +280,15 @@ def pack_hyperlex(name, aligned, use_norms, usf_dir, seed, out_dir):
     found = load_pack(name)
     if aligned:
         from lexgold.resources import read_usf
-        usf_like = pools.usf_like_from_aligned(sheet_files.read_table(aligned), read_usf(usf_dir))
+        usf_like = pools.usf_like_from_aligned(_sheets().read_table(aligned), read_usf(usf_dir))
     else:
         usf_like = pools.usf_like_from_norms(found.association_norms(), found.wordnet(),
                                              found.concreteness())
     pool, pairs, report = pools.build_pack_hyperlex(found, usf_like, seed)
     out = Path(out_dir)
-    sheet_files.write_table(pool, out / "pool.csv")
-    sheet_files.write_table(pairs, out / "pairs.csv")
-    sheet_files.write_json(report, out / "report.json")
+    _sheets().write_table(pool, out / "pool.csv")
+    _sheets().write_table(pairs, out / "pairs.csv")
+    _sheets().write_json(report, out / "report.json")
     counts = report["pool"]["candidates"]
     click.echo(f"pool: {sum(sum(v.values()) for v in counts.values())} candidates "
                f"{counts}; sampled pairs: {len(pairs)} -> {out / 'pairs.csv'}")

@@ -29,19 +29,13 @@ import unicodedata
 import pandas as pd
 
 from lexgold.errors import InputError
+from lexgold.languages import QUESTIONS
 
 #: what a translator writes when a word has no translation
 NONE_MARK = "NONE"
 #: columns of a translator sheet; the translator fills the last four
 SHEET_COLUMNS = ["pair_id", "lang", "translator", "word1", "word2", "pos", "question",
                  "translation1", "translation2", "pos_translated", "comment"]
-#: the English rating's question without context, per protocol (SimLex section 3.2;
-#: HyperLex section 4.3; TR9856 section 3.4 without the topic)
-QUESTIONS = {
-    "simlex": "How similar are {word1} and {word2}?",
-    "hyperlex": "Is {word1} a type of {word2}?",
-    "tr9856": "Are {word1} and {word2} related?",
-}
 VERB_PREFIX = {"hyperlex": "to "}
 DECISIONS = ("keep", "drop")
 

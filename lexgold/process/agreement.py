@@ -26,6 +26,15 @@ Undefined correlations (constant ratings, too little overlap) are left out of th
 :class:`AgreementWarning`; when none is defined the result is NaN, never 0 (with
 ``pool="tranche"`` and several tranches the warning says raters are compared only within their
 tranche and names ``pool="all"``).
+
+Cost (issue 22). A group where every rater rated every item (a SimLex tranche) gets IAA-1 in
+closed form, O(items x raters) (:func:`_dense_rho_sum`); it equals the mean of the pairwise rho
+to about 1e-15, not bit for bit. Raters who overlap partially are still correlated pair by pair
+on their shared items. The bootstrap draws every replicate's items first (the same generator
+calls as one replicate at a time), then ranks a batch of replicates at once by counting
+(:class:`_ColumnRanks`): IAA-2 intervals are the same bytes as before. Nothing per replicate
+goes through BLAS (no matrix product on small matrices, so no thread-pool contention); the one
+correlation matrix per group of :func:`rater_agreement` is large enough to use it.
 """
 
 from __future__ import annotations
@@ -83,8 +92,8 @@ def iaa_pairwise(ratings: pd.DataFrame, *, pool: Pool = "tranche",
     >>> round(iaa_pairwise(ratings, min_overlap=3), 4)   # (1 + -1 + -1) / 3
     -0.3333
     """
-    table = pairwise_correlations(ratings, pool=pool, min_overlap=min_overlap)
-    return _mean_or_nan(table["rho"], "IAA-1", "rater pair", _pool_hint(ratings, pool))
+    _check_options(pool, min_overlap)
+    return _iaa1(check_ratings(ratings), pool, min_overlap)
 
 
 def iaa_against_mean(ratings: pd.DataFrame, *, pool: Pool = "tranche",
@@ -118,8 +127,67 @@ def iaa_against_mean(ratings: pd.DataFrame, *, pool: Pool = "tranche",
     >>> iaa_against_mean(ratings, min_overlap=3)
     1.0
     """
-    table = rater_against_mean(ratings, pool=pool, min_overlap=min_overlap)
-    return _mean_or_nan(table["rho"], "IAA-2", "rater", _pool_hint(ratings, pool))
+    _check_options(pool, min_overlap)
+    return _iaa2(check_ratings(ratings), pool, min_overlap)
+
+
+def _iaa1(frame: pd.DataFrame, pool: Pool, min_overlap: int) -> float:
+    """:func:`iaa_pairwise` of a frame :func:`check_ratings` has already checked.
+
+    A group where every rater rated every item (a SimLex tranche) takes the closed form of
+    :func:`_dense_rho_sum`, O(items x raters); the others correlate each pair of raters on
+    their shared items (:func:`_spearman_matrix`)."""
+    total, defined, compared = 0.0, 0, 0
+    for group in _matrices(frame, pool, checked=True):
+        matrix = group.matrix
+        raters = matrix.shape[1]
+        if raters < 2:
+            continue
+        if not np.isnan(matrix).any():
+            if len(matrix) >= min_overlap:
+                rho_sum, varying = _dense_rho_sum(stats.rankdata(matrix, axis=0))
+                total += float(rho_sum)
+                defined += int(varying) * (int(varying) - 1) // 2
+                compared += raters * (raters - 1) // 2
+            continue
+        rho, n = _spearman_matrix(matrix, min_overlap)
+        upper_a, upper_b = np.triu_indices(raters, k=1)
+        kept = rho[upper_a, upper_b][n[upper_a, upper_b] >= min_overlap]
+        total += float(np.nansum(kept))
+        defined += int((~np.isnan(kept)).sum())
+        compared += len(kept)
+    return _mean_of_sum(total, defined, compared, "IAA-1", "rater pair",
+                        _pool_hint(frame, pool))
+
+
+def _iaa2(frame: pd.DataFrame, pool: Pool, min_overlap: int) -> float:
+    """:func:`iaa_against_mean` of a frame :func:`check_ratings` has already checked."""
+    table = rater_against_mean(frame, pool=pool, min_overlap=min_overlap,
+                               _groups=_matrices(frame, pool, checked=True))
+    return _mean_or_nan(table["rho"], "IAA-2", "rater", _pool_hint(frame, pool))
+
+
+def _dense_rho_sum(ranks: np.ndarray):
+    """Sum of the Spearman rho over every pair of non-constant raters, and their number k.
+
+    ``ranks`` is items x raters (or a stack of such matrices, ``(..., items, raters)``) of
+    ranks within each column, with no missing cell. With z_i the centred, unit-length rank
+    column of rater i, rho_ij = z_i . z_j and z_i . z_i = 1, so
+    sum over pairs i < j of rho_ij = (|sum_i z_i|^2 - k) / 2: O(items x raters) instead of
+    O(items x raters^2); |z_i|^2 is subtracted as computed. Constant columns (no defined rho)
+    are left out, as NaN rho is.
+    Equal to the pairwise route to about 1e-12 (rounding), not bit for bit.
+    """
+    centred = ranks - ranks.mean(axis=-2, keepdims=True)
+    squares = (centred * centred).sum(axis=-2, keepdims=True)
+    varying = squares > 1e-9 * ranks.shape[-2]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        unit = np.where(varying, centred / np.sqrt(squares), 0.0)
+    summed = unit.sum(axis=-1)
+    k = varying.sum(axis=(-2, -1))
+    # z_i . z_i is 1 up to rounding; subtracting the computed squares (not k) cancels that
+    # rounding, so that e.g. two identical raters give exactly their |z|^2
+    return ((summed * summed).sum(axis=-1) - (unit * unit).sum(axis=(-2, -1))) / 2, k
 
 
 def iaa_weighted_by_pairs(ratings: pd.DataFrame, *, min_overlap: int = MIN_OVERLAP,
@@ -170,8 +238,8 @@ def iaa_weighted_by_pairs(ratings: pd.DataFrame, *, min_overlap: int = MIN_OVERL
         warnings.simplefilter("ignore", AgreementWarning)
         for tranche, part in frame.groupby("tranche", sort=True):
             rows.append({"tranche": tranche,
-                         "iaa1": iaa_pairwise(part, min_overlap=min_overlap),
-                         "iaa2": iaa_against_mean(part, min_overlap=min_overlap),
+                         "iaa1": _iaa1(part, "tranche", min_overlap),
+                         "iaa2": _iaa2(part, "tranche", min_overlap),
                          "raters": int(part["rater_id"].nunique()),
                          "pairs": int(len(part[ITEM].drop_duplicates()))})
     table = pd.DataFrame(rows, columns=["tranche", "iaa1", "iaa2", "raters", "pairs"])
@@ -226,8 +294,9 @@ def rater_agreement(ratings: pd.DataFrame, *, pool: Pool = "tranche",
     IAA-1 without r is (S - s_r) / (N - n_r): one pass over the correlation matrices.
     """
     rows = []
-    groups = _matrices(ratings, pool)
-    for group, raters, rho, n in _group_correlations(ratings, pool, min_overlap, groups):
+    frame = check_ratings(ratings)
+    groups = _matrices(frame, pool, checked=True)
+    for group, raters, rho, n in _group_correlations(frame, pool, min_overlap, groups):
         defined = ~np.isnan(rho)
         rows.append(pd.DataFrame({
             "rater_id": raters, "group": group, "n_items": np.diag(n).astype(int),
@@ -242,7 +311,7 @@ def rater_agreement(ratings: pd.DataFrame, *, pool: Pool = "tranche",
         without = (total - table["sum_rho"]) / (count - table["n_pairs"]).where(
             count - table["n_pairs"] > 0)
         table["gain"] = without - (total / count if count else np.nan)
-    against = rater_against_mean(ratings, pool=pool, min_overlap=min_overlap, _groups=groups)
+    against = rater_against_mean(frame, pool=pool, min_overlap=min_overlap, _groups=groups)
     table = table.merge(against[["rater_id", "group", "rho"]], on=["rater_id", "group"],
                         how="left").rename(columns={"rho": "rho_vs_mean"})
     return table[columns]
@@ -299,6 +368,9 @@ def agreement_by_subset(ratings: pd.DataFrame, subset: pd.Series | str, *,
         iaa2_low, iaa2_high`` with ``n_boot > 0``. Correlations are computed on the subset's
         items only (SimLex Figure 4; HyperLex Table 5), so ``min_overlap`` applies per subset.
     """
+    _check_options(pool, min_overlap)
+    if n_boot > 0:
+        _check_bootstrap(rng, n_boot, level)
     frame = check_ratings(ratings)
     frame = frame[frame["kind"] != "checkpoint"]
     if isinstance(subset, str):
@@ -315,15 +387,15 @@ def agreement_by_subset(ratings: pd.DataFrame, subset: pd.Series | str, *,
         warnings.simplefilter("ignore", AgreementWarning)
         for label, part in frame.groupby(labels.to_numpy(), sort=True, dropna=True):
             row = {"subset": label,
-                   "iaa1": iaa_pairwise(part, pool=pool, min_overlap=min_overlap),
-                   "iaa2": iaa_against_mean(part, pool=pool, min_overlap=min_overlap),
+                   "iaa1": _iaa1(part, pool, min_overlap),
+                   "iaa2": _iaa2(part, pool, min_overlap),
                    "raters": part["rater_id"].nunique(),
                    "pairs": len(part[ITEM].drop_duplicates())}
             for name, statistic in (("iaa1", iaa_pairwise), ("iaa2", iaa_against_mean)):
                 if n_boot > 0:
-                    row[f"{name}_low"], row[f"{name}_high"] = bootstrap_ci(
-                        part, statistic, rng=rng, n_boot=n_boot, level=level, pool=pool,
-                        min_overlap=min_overlap)
+                    row[f"{name}_low"], row[f"{name}_high"] = _bootstrap_dense(
+                        _matrices(part, pool, checked=True), name, rng, n_boot, level,
+                        min_overlap)
             rows.append(row)
     columns = ["subset", "iaa1", "iaa2", "raters", "pairs"]
     if n_boot > 0:
@@ -361,18 +433,30 @@ def bootstrap_ci(ratings: pd.DataFrame, statistic: Callable[..., float], *,
     (float, float)
         Lower and upper bounds; NaN when fewer than two replicates are defined.
     """
-    if not isinstance(rng, np.random.Generator):
-        raise InputError(f"expected a numpy.random.Generator, found {type(rng).__name__}",
-                         field="rng")
-    if not 0 < level < 1 or n_boot < 1:
-        raise InputError(f"need 0 < level < 1 and n_boot >= 1, found {level}, {n_boot}",
-                         field="level")
+    _check_bootstrap(rng, n_boot, level)
     dense = {iaa_pairwise: _iaa1_dense, iaa_against_mean: _iaa2_dense}.get(statistic)
     pool, min_overlap = kwargs.get("pool", "tranche"), kwargs.get("min_overlap", MIN_OVERLAP)
     _check_options(pool, min_overlap)
     if dense is None:
         return _bootstrap_frames(ratings, statistic, rng, n_boot, level, kwargs)
-    matrices = _matrices(ratings, pool)
+    return _bootstrap_dense(_matrices(ratings, pool), "iaa1" if dense is _iaa1_dense else "iaa2",
+                            rng, n_boot, level, min_overlap)
+
+
+#: most cells (replicates x items x raters) of one batch of bootstrap replicates
+_BATCH_CELLS = 2_000_000
+
+
+def _bootstrap_dense(matrices: list[_Group], name: str, rng, n_boot, level, min_overlap):
+    """:func:`bootstrap_ci` of IAA-1 (``name="iaa1"``) or IAA-2 over the groups' matrices.
+
+    Every replicate's items are drawn first, in the same order and from the same ``rng`` calls
+    as one replicate at a time, so the draws (and the generator's state afterwards) do not
+    change. A group where every rater rated every item keeps the same number of rows in every
+    replicate (each stratum keeps its size): its replicates are stacked into one
+    ``replicates x items x raters`` array and ranked at once, in batches of at most
+    ``_BATCH_CELLS`` cells; other groups are computed one replicate at a time.
+    """
     n_items = max((int(g.items.max()) + 1 for g in matrices if len(g.items)), default=0)
     groups = []
     for group in matrices:
@@ -383,15 +467,113 @@ def bootstrap_ci(ratings: pd.DataFrame, statistic: Callable[..., float], *,
         np.concatenate([g.items for g in matrices]) if matrices else np.array([], int),
         np.concatenate([[str(g.key)] * len(g.items) for g in matrices]) if matrices
         else np.array([], str), n_items)
+    draws = [draw(rng) for _ in range(n_boot)]
+    parts = []                      # per group: one entry per replicate
+    for where, matrix in groups:
+        picked = [where[d][where[d] >= 0] for d in draws]
+        if matrix.shape[1] < 2 or np.isnan(matrix).any() or not picked \
+                or len({len(p) for p in picked}) > 1:
+            parts.append([matrix[p] for p in picked])
+            continue
+        rows = np.stack(picked)
+        batch = max(1, _BATCH_CELLS // max(1, rows.shape[1] * matrix.shape[1]))
+        columns = _ColumnRanks(matrix, name)
+        done = []
+        for start in range(0, n_boot, batch):
+            done.extend(_replicate_terms(matrix, columns, rows[start:start + batch], name,
+                                         min_overlap))
+        parts.append(done)
     values = []
-    for _ in range(n_boot):
-        draws = draw(rng)
-        sample = []
-        for where, matrix in groups:
-            rows = where[draws]
-            sample.append(matrix[rows[rows >= 0]])
-        values.append(dense(sample, min_overlap))
+    for b in range(n_boot):
+        terms = [part[b] for part in parts]
+        values.append(_iaa1_terms(terms, min_overlap) if name == "iaa1"
+                      else _iaa2_terms(terms, min_overlap))
     return _percentile_interval(values, level)
+
+
+class _ColumnRanks:
+    """Average ranks within each column of resampled rows of a matrix with no missing cell,
+    without sorting each replicate.
+
+    Each column's values are coded once by their order (0 for its smallest value, ...). In a
+    replicate, a value's average rank is (number of drawn values below it) + (number equal to
+    it + 1) / 2, counted with one ``bincount`` over all replicates of a batch: exactly the
+    ranks ``scipy.stats.rankdata`` gives (whole and half numbers), in O(cells). For IAA-2 the
+    leave-one-out means of the others are coded too: a drawn row brings its own.
+    """
+
+    def __init__(self, matrix: np.ndarray, name: str):
+        self.raters = matrix.shape[1]
+        self.x = self._codes(matrix)
+        self.others = None
+        if name == "iaa2":
+            total = matrix.sum(axis=-1, keepdims=True)
+            self.others = self._codes((total - matrix) / (self.raters - 1))
+
+    @staticmethod
+    def _codes(matrix):
+        order = np.argsort(matrix, axis=0, kind="stable")
+        ordered = np.take_along_axis(matrix, order, axis=0)
+        step = np.ones(ordered.shape, dtype=bool)
+        step[1:] = ordered[1:] != ordered[:-1]
+        codes = np.empty(matrix.shape, dtype=np.intp)
+        np.put_along_axis(codes, order, np.cumsum(step, axis=0) - 1, axis=0)
+        return codes, int(codes.max()) + 1 if codes.size else 1
+
+    def ranks(self, coded, rows: np.ndarray) -> np.ndarray:
+        """Ranks (replicates x drawn items x raters) of the drawn ``rows`` (replicates x
+        drawn items)."""
+        codes, levels = coded
+        cell = codes[rows] + (np.arange(len(rows))[:, None, None] * self.raters
+                              + np.arange(self.raters)) * levels
+        counts = np.bincount(cell.ravel(), minlength=len(rows) * self.raters * levels)
+        counts = counts.reshape(-1, levels)
+        average = (np.cumsum(counts, axis=1) - counts) + (counts + 1) / 2
+        return average.ravel()[cell]
+
+
+def _replicate_terms(matrix: np.ndarray, columns: _ColumnRanks, rows: np.ndarray, name: str,
+                     min_overlap: int) -> list:
+    """Per replicate (``rows``: replicates x drawn items of ``matrix``, no missing cell):
+    IAA-1's ``(rho sum, defined pairs)`` or IAA-2's ``(rho, n)`` per rater."""
+    if name == "iaa1":
+        if rows.shape[1] < min_overlap:
+            return [(0.0, 0)] * len(rows)
+        rho_sum, varying = _dense_rho_sum(columns.ranks(columns.x, rows))
+        return [(float(a), int(k) * (int(k) - 1) // 2) for a, k in zip(rho_sum, varying)]
+    rho, n = _against_mean_columns(matrix[rows], min_overlap,
+                                   ranks=(columns.ranks(columns.x, rows),
+                                          columns.ranks(columns.others, rows)))
+    return list(zip(rho, n))
+
+
+def _iaa1_terms(terms, min_overlap) -> float:
+    """IAA-1 of one replicate: a matrix (computed here) or a ``(rho sum, pairs)`` per group."""
+    total, count = 0.0, 0
+    for term in terms:
+        if isinstance(term, np.ndarray):
+            term = _iaa1_dense_parts([term], min_overlap)
+        total, count = total + term[0], count + term[1]
+    return total / count if count else np.nan
+
+
+def _iaa2_terms(terms, min_overlap) -> float:
+    """IAA-2 of one replicate: a matrix (computed here) or a ``(rho, n)`` per group."""
+    pairs = [_against_mean_columns(t, min_overlap) if isinstance(t, np.ndarray) else t
+             for t in terms]
+    values = [r[n >= min_overlap] for r, n in pairs]
+    values = np.concatenate(values) if values else np.array([])
+    values = values[~np.isnan(values)]
+    return float(values.mean()) if len(values) else np.nan
+
+
+def _check_bootstrap(rng, n_boot, level):
+    if not isinstance(rng, np.random.Generator):
+        raise InputError(f"expected a numpy.random.Generator, found {type(rng).__name__}",
+                         field="rng")
+    if not 0 < level < 1 or n_boot < 1:
+        raise InputError(f"need 0 < level < 1 and n_boot >= 1, found {level}, {n_boot}",
+                         field="level")
 
 
 def _percentile_interval(values, level):
@@ -450,15 +632,26 @@ def _bootstrap_frames(ratings, statistic, rng, n_boot, level, kwargs):
 
 def _iaa1_dense(matrices, min_overlap) -> float:
     """IAA-1 over dense items x raters matrices (NaN = not rated); NaN if undefined."""
+    total, count = _iaa1_dense_parts(matrices, min_overlap)
+    return total / count if count else np.nan
+
+
+def _iaa1_dense_parts(matrices, min_overlap) -> tuple[float, int]:
+    """Sum and number of the defined pairwise rho over items x raters matrices."""
     total, count = 0.0, 0
     for matrix in matrices:
         if matrix.shape[1] < 2:
+            continue
+        if not np.isnan(matrix).any():
+            if len(matrix) >= min_overlap:
+                rho_sum, varying = _dense_rho_sum(stats.rankdata(matrix, axis=0))
+                total, count = total + float(rho_sum), count + int(varying) * (int(varying) - 1) // 2
             continue
         rho, _ = _spearman_matrix(matrix, min_overlap)
         upper = rho[np.triu_indices(matrix.shape[1], k=1)]
         upper = upper[~np.isnan(upper)]
         total, count = total + upper.sum(), count + len(upper)
-    return total / count if count else np.nan
+    return total, count
 
 
 def _iaa2_dense(matrices, min_overlap) -> float:
@@ -470,27 +663,31 @@ def _iaa2_dense(matrices, min_overlap) -> float:
     return float(values.mean()) if len(values) else np.nan
 
 
-def _against_mean_columns(matrix: np.ndarray, min_overlap: int):
-    """Per column of ``matrix`` (items x raters, NaN = not rated): Spearman rho against the
-    leave-one-out row means, over the column's items another rater also rated; and that count."""
+def _against_mean_columns(matrix: np.ndarray, min_overlap: int, ranks=None):
+    """Per column of ``matrix`` (items x raters, NaN = not rated; or a stack of such matrices,
+    ``(..., items, raters)``): Spearman rho against the leave-one-out row means, over the
+    column's items another rater also rated; and that count. ``ranks``: the ranks of
+    ``matrix`` and of the leave-one-out means when known (no missing cell)."""
     mask = ~np.isnan(matrix)
-    count = mask.sum(axis=1, keepdims=True)
-    total = np.where(mask, matrix, 0.0).sum(axis=1, keepdims=True)
+    count = mask.sum(axis=-1, keepdims=True)
+    total = np.where(mask, matrix, 0.0).sum(axis=-1, keepdims=True)
     valid = mask & (count > 1)
     with np.errstate(invalid="ignore", divide="ignore"):
         others = (total - matrix) / (count - 1)
-    if valid.all():
-        x, y = stats.rankdata(matrix, axis=0), stats.rankdata(others, axis=0)
+    if ranks is not None and valid.all():
+        x, y = ranks
+    elif valid.all():
+        x, y = stats.rankdata(matrix, axis=-2), stats.rankdata(others, axis=-2)
     else:
-        x = stats.rankdata(np.where(valid, matrix, np.nan), axis=0, nan_policy="omit")
-        y = stats.rankdata(np.where(valid, others, np.nan), axis=0, nan_policy="omit")
+        x = stats.rankdata(np.where(valid, matrix, np.nan), axis=-2, nan_policy="omit")
+        y = stats.rankdata(np.where(valid, others, np.nan), axis=-2, nan_policy="omit")
         x, y = np.where(valid, x, 0.0), np.where(valid, y, 0.0)
-    n = valid.sum(axis=0)
+    n = valid.sum(axis=-2)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mx, my = x.sum(axis=0) / n, y.sum(axis=0) / n
-        sxy = (x * y).sum(axis=0) - n * mx * my
-        sxx = (x * x).sum(axis=0) - n * mx * mx
-        syy = (y * y).sum(axis=0) - n * my * my
+        mx, my = x.sum(axis=-2) / n, y.sum(axis=-2) / n
+        sxy = (x * y).sum(axis=-2) - n * mx * my
+        sxx = (x * x).sum(axis=-2) - n * mx * mx
+        syy = (y * y).sum(axis=-2) - n * my * my
         r = sxy / np.sqrt(sxx * syy)
     r[(n < max(min_overlap, 2)) | (sxx <= 1e-9 * n) | (syy <= 1e-9 * n)] = np.nan
     return np.clip(r, -1.0, 1.0), n
@@ -518,14 +715,15 @@ class _Group:
     matrix: np.ndarray       # items x raters ratings, NaN = not rated
 
 
-def _matrices(ratings, pool) -> list[_Group]:
+def _matrices(ratings, pool, *, checked: bool = False) -> list[_Group]:
     """One dense items x raters matrix per group (tranche, or all raters), sorted by group.
 
     A rater's answers to one item (calibration repeat, duplicate) are averaged; checkpoint rows
-    are dropped. Item codes are shared across groups (the consistency pairs).
+    are dropped. Item codes are shared across groups (the consistency pairs). ``checked``: the
+    frame comes from :func:`check_ratings` already (validated once, at the edge).
     """
     _check_options(pool, 2)
-    frame = check_ratings(ratings)
+    frame = ratings if checked else check_ratings(ratings)
     frame = frame[frame["kind"] != "checkpoint"]
     item = _item_codes(frame)
     rater, rater_ids = pd.factorize(frame["rater_id"])
@@ -606,13 +804,28 @@ def _pool_hint(ratings: pd.DataFrame, pool: Pool) -> str:
 
 def _mean_or_nan(values: pd.Series, name: str, unit: str, hint: str = "") -> float:
     defined = values.dropna()
-    if len(values) > len(defined):
-        warnings.warn(f"{name}: {len(values) - len(defined)} of {len(values)} {unit} "
-                      f"correlations undefined (constant ratings) and left out",
-                      AgreementWarning, stacklevel=3)
-    if defined.empty:
-        warnings.warn(f"{name} is undefined: no {unit} with a defined correlation on enough "
-                      f"shared items (one rater, constant ratings, or too little overlap){hint}",
-                      AgreementWarning, stacklevel=3)
+    if not _warn_undefined(len(defined), len(values), name, unit, hint):
         return float("nan")
     return float(defined.mean())
+
+
+def _mean_of_sum(total: float, defined: int, compared: int, name: str, unit: str,
+                 hint: str = "") -> float:
+    """:func:`_mean_or_nan` from the sum and number of the defined correlations."""
+    if not _warn_undefined(defined, compared, name, unit, hint):
+        return float("nan")
+    return total / defined
+
+
+def _warn_undefined(defined: int, compared: int, name: str, unit: str, hint: str) -> bool:
+    """Warn about undefined correlations; whether any is defined."""
+    if compared > defined:
+        warnings.warn(f"{name}: {compared - defined} of {compared} {unit} "
+                      f"correlations undefined (constant ratings) and left out",
+                      AgreementWarning, stacklevel=4)
+    if not defined:
+        warnings.warn(f"{name} is undefined: no {unit} with a defined correlation on enough "
+                      f"shared items (one rater, constant ratings, or too little overlap){hint}",
+                      AgreementWarning, stacklevel=4)
+        return False
+    return True

@@ -52,14 +52,15 @@ def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed)
     from lexgold.process.agreement import AgreementWarning
     from lexgold.process.ratings import is_anonymous, read_ratings, require_raters
 
-    frame = read_ratings(ratings)
+    frame = read_ratings(ratings)         # checked once, here
     anonymous = is_anonymous(frame)
-    if not split_half:
+    if anonymous and not split_half:
         require_raters(frame, "IAA-1 and IAA-2", source=ratings)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", AgreementWarning)
         result = _agreement_figures(frame, pool=pool, min_overlap=min_overlap,
-                                    splits=splits if split_half else 0, seed=seed)
+                                    splits=splits if split_half else 0, seed=seed,
+                                    anonymous=anonymous)
     for warning in caught:
         if issubclass(warning.category, AgreementWarning):
             click.echo(f"Warning: {warning.message}", err=True)
@@ -91,7 +92,7 @@ def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed)
         click.echo(f"pairs: {result['pairs']}")
 
 
-def _agreement_figures(frame, *, pool, min_overlap, splits, seed) -> dict:
+def _agreement_figures(frame, *, pool, min_overlap, splits, seed, anonymous=None) -> dict:
     """The figures of `lexgold agree`: pooled IAA, per tranche weighted by pairs, pairs rated by
     more than one rater, and (``splits > 0``) split-half on random halves."""
     import numpy as np
@@ -103,7 +104,7 @@ def _agreement_figures(frame, *, pool, min_overlap, splits, seed) -> dict:
     rated = frame[frame["kind"] != "checkpoint"]
     result = {"iaa1": None, "iaa2": None, "raters": None,
               "pairs": int(len(rated[ITEM].drop_duplicates()))}
-    if not is_anonymous(frame):
+    if not (is_anonymous(frame) if anonymous is None else anonymous):
         options = {"pool": pool, "min_overlap": min_overlap}
         weighted = iaa_weighted_by_pairs(frame, min_overlap=min_overlap)
         result.update(

@@ -151,8 +151,8 @@ def min_answers(frame, config, agreement) -> pd.DataFrame:
     """Raters who answered less than ``min_answers_share`` of their tranche's pairs."""
     rated = frame[frame["kind"] != "checkpoint"]
     tranche = _rater_tranche(rated)
-    shown = rated.groupby("tranche")[ITEM].apply(lambda t: len(t.drop_duplicates()))
-    answered = rated.groupby("rater_id")[ITEM].apply(lambda t: len(t.drop_duplicates()))
+    shown = rated[["tranche", *ITEM]].drop_duplicates().groupby("tranche").size()
+    answered = rated[["rater_id", *ITEM]].drop_duplicates().groupby("rater_id").size()
     table = pd.DataFrame({"answered": answered, "shown": tranche.reindex(answered.index).map(
         shown)})
     table["share"] = table["answered"] / table["shown"]
@@ -310,8 +310,12 @@ def _value_shares(frame) -> pd.DataFrame:
 
 
 def _rater_tranche(frame) -> pd.Series:
-    """A rater's tranche: the one most of its answers belong to."""
-    return frame.groupby("rater_id")["tranche"].agg(lambda t: t.mode().iloc[0])
+    """A rater's tranche: the one most of its answers belong to (on a tie, the first in sort
+    order, as ``Series.mode`` gives it); counted for every rater at once."""
+    counts = frame.groupby(["rater_id", "tranche"]).size().reset_index(name="answers")
+    counts = counts.sort_values(["rater_id", "answers", "tranche"],
+                                ascending=[True, False, True], kind="stable")
+    return counts.drop_duplicates("rater_id").set_index("rater_id")["tranche"]
 
 
 def _rows(raters, rule, values, threshold, details) -> pd.DataFrame:

@@ -474,8 +474,13 @@ def _counts(raw, calibrated, final, scores, exclusions, shifted) -> dict:
 def _merged(final) -> int:
     """Pairs listed twice in a source (kind duplicate) whose listings were averaged per rater."""
     rated = final[final["kind"] != "checkpoint"]
-    twice = rated.groupby(["rater_id", *ITEM]).filter(lambda g: len(g) > 1
-                                                       and (g["kind"] == "duplicate").any())
+    if not (rated["kind"] == "duplicate").any():      # SimLex, TR9856: no pair listed twice
+        return 0
+    keys = ["rater_id", *ITEM]
+    size = rated.groupby(keys, sort=False)["kind"].transform("size")
+    listed = (rated["kind"] == "duplicate").groupby([rated[k] for k in keys],
+                                                    sort=False).transform("any")
+    twice = rated[(size > 1) & listed]
     return int(len(twice[ITEM].drop_duplicates()))
 
 

@@ -103,6 +103,14 @@ def check_ratings(ratings: pd.DataFrame, *, source: str | Path | None = None) ->
     ------
     InputError
         A missing column, an empty key, a rating that is not a finite number, an unknown kind.
+
+    Notes
+    -----
+    Validated once, at the edge: the returned frame carries a mark in ``attrs`` (kept by row
+    subsets and copies). A marked frame is checked again only where that is cheap (columns,
+    ratings finite numbers, kinds known); its keys, already stripped strings, are not scanned
+    again, so the statistics of :mod:`lexgold.process` can each call this function without
+    re-reading every string of a large study.
     """
     if not isinstance(ratings, pd.DataFrame):
         raise InputError(f"ratings: expected a pandas DataFrame, found {type(ratings).__name__}")
@@ -111,6 +119,8 @@ def check_ratings(ratings: pd.DataFrame, *, source: str | Path | None = None) ->
     if missing:
         raise InputError(f"missing column; required: {', '.join(REQUIRED)}", path=where,
                          line=1 if source is not None else None, field=missing[0])
+    if _still_checked(ratings):
+        return ratings.copy(deep=False)
     frame = ratings.copy()
     if "kind" not in frame.columns:
         frame["kind"] = "unique"
@@ -137,7 +147,24 @@ def check_ratings(ratings: pd.DataFrame, *, source: str | Path | None = None) ->
               "rating", source)
     frame["rating"] = values.astype(float)
     _check_scale_columns(frame, where, source)
+    frame.attrs[_CHECKED] = True
     return frame
+
+
+#: the ``attrs`` key of a frame returned by :func:`check_ratings`
+_CHECKED = "lexgold.checked"
+
+
+def _still_checked(frame: pd.DataFrame) -> bool:
+    """A frame :func:`check_ratings` returned (or a row subset of one) that still holds: the
+    cheap parts are checked again; a frame that fails is checked in full (and the error named)."""
+    if not frame.attrs.get(_CHECKED) or "kind" not in frame.columns \
+            or frame["rating"].dtype != np.float64:
+        return False
+    if not np.isfinite(frame["rating"].to_numpy()).all():
+        return False
+    kinds = pd.unique(frame["kind"])
+    return all(isinstance(k, str) and k in KINDS for k in kinds)
 
 
 def _check_scale_columns(frame: pd.DataFrame, where, source) -> None:
@@ -176,7 +203,8 @@ def declare_scale(ratings: pd.DataFrame, scale: tuple[float, float]) -> pd.DataF
 
 def is_anonymous(ratings: pd.DataFrame) -> bool:
     """Whether any rating lacks rater identity (a ``rater_id`` starting with ``?``)."""
-    return bool(ratings["rater_id"].astype(str).str.startswith(ANONYMOUS).any())
+    raters = pd.Series(pd.unique(ratings["rater_id"]))      # each distinct id once
+    return bool(raters.astype(str).str.startswith(ANONYMOUS).any())
 
 
 def require_raters(ratings: pd.DataFrame, what: str, *, source: str | Path | None = None) -> None:

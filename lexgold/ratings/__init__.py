@@ -5,3 +5,7 @@ per rater, MEN's one file per rater, SimVerb-3500's ratings without rater identi
 long CSV, Potato-style JSON lines) into long-format rows (``docs/process.md``, "Importing
 published ratings"); :mod:`lexgold.ratings.cli` is ``lexgold ratings import``.
 """
+
+#: the layouts ``lexgold ratings import --layout`` reads (here, not in :mod:`.layouts`, so that the
+#: command line offers them without importing pandas)
+LAYOUTS = ("wide", "per-rater", "anonymous", "long", "potato")

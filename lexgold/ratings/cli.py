@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from lexgold.ratings.layouts import LAYOUTS
+from lexgold.ratings import LAYOUTS
 
 
 @click.group()

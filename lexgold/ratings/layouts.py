@@ -39,8 +39,7 @@ import pandas as pd
 
 from lexgold.errors import InputError
 from lexgold.process.ratings import ANONYMOUS, read_ratings
-
-LAYOUTS = ("wide", "per-rater", "anonymous", "long", "potato")
+from lexgold.ratings import LAYOUTS
 LABELS = {"wide": "one column per rater", "per-rater": "one file per rater",
           "anonymous": "ratings without rater identity",
           "long": "lexgold long CSV", "potato": "Potato JSON annotations"}

@@ -1,12 +1,25 @@
-"""Real readers of the lexical resources lexgold builds from (USF, Brysbaert, WordNet, POS)."""
+"""Real readers of the lexical resources lexgold builds from (USF, Brysbaert, WordNet, POS).
 
-from lexgold.resources.concreteness import read_brysbaert
-from lexgold.resources.pos import (one_tag_per_word, pos_tendency, penn_tag_counts,
-                                   semcor_tag_counts, sum_counts, tagged_corpus_counts,
-                                   usf_pos_counts)
-from lexgold.resources.usf import read_usf
-from lexgold.resources.wordnet import load_wordnet
+The readers are imported on first use (PEP 562 ``__getattr__``): importing a submodule such as
+``lexgold.resources.cli`` must not import NLTK and SciPy, which every command would otherwise
+pay for at start-up.
+"""
+
+from importlib import import_module
+
+_HOMES = {"read_brysbaert": "concreteness", "one_tag_per_word": "pos", "pos_tendency": "pos",
+          "penn_tag_counts": "pos", "semcor_tag_counts": "pos", "sum_counts": "pos",
+          "tagged_corpus_counts": "pos", "usf_pos_counts": "pos", "read_usf": "usf",
+          "load_wordnet": "wordnet"}
 
 __all__ = ["read_usf", "read_brysbaert", "load_wordnet", "usf_pos_counts", "penn_tag_counts",
            "semcor_tag_counts", "sum_counts", "one_tag_per_word", "tagged_corpus_counts",
            "pos_tendency"]
+
+
+def __getattr__(name):
+    if name in _HOMES:
+        value = getattr(import_module(f"lexgold.resources.{_HOMES[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'lexgold.resources' has no attribute {name!r}")

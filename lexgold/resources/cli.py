@@ -7,7 +7,6 @@ import json
 import click
 
 from lexgold.cliutil import usf_option, wordnet_option
-from lexgold.resources.catalogue import catalogue
 
 
 @click.command()
@@ -25,6 +24,8 @@ def resources(usf_dir, brysbaert, wordnet_dir, as_json):
     Example:
         lexgold resources --wordnet /usr/share/wordnet
     """
+    from lexgold.resources.catalogue import catalogue
+
     entries = catalogue(usf_dir, brysbaert, wordnet_dir)
     if as_json:
         click.echo(json.dumps(entries, indent=2))

@@ -26,6 +26,8 @@ from pathlib import Path
 import nltk
 from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
+from lexgold.errors import WordNetNotFound  # noqa: F401  (its old home; still importable here)
+
 ENV_VAR = "LEXGOLD_WORDNET"
 KNOWN_DICT_DIRS = ("/usr/share/wordnet", "/usr/share/wordnet/dict", "/usr/local/WordNet-3.0/dict",
                    "/usr/local/share/wordnet", "/opt/homebrew/share/wordnet")
@@ -47,10 +49,6 @@ LEXNAMES = (
     + ["adj.ppl"]
 )
 _CATEGORY = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
-
-
-class WordNetNotFound(FileNotFoundError):
-    """No WordNet 3.0 could be found; the message says where lexgold looked."""
 
 
 def lexnames_text() -> str:

@@ -1,0 +1,151 @@
+"""`lexgold process`, `lexgold agree` and start-up at research scale (issue 22, items 2, 3, 5).
+
+Studies of 500, 2,000 and 10,000 finished SimLex raters (10 tranches of 50, 200, 1,000):
+
+- the layout is the packaged SimLex protocol's (``lexgold.process.simulate.simulate_ratings``
+  over 999 same-POS pairs drawn from the shipped USF norms, seed 1), simulated once with 50
+  raters per tranche (calibration repeats, consistency pairs, checkpoints, spammers);
+- larger studies are built from it with numpy, not by simulating every rater (that takes
+  ~0.02 s per rater): rater ``r`` of a tranche copies the rows of simulated rater ``r % 50``
+  (same items, kinds, checkpoint answers, dates) with its ratings moved by its own bias and
+  noise (SD 0.7 and 0.5, rounded, clipped to 0-6). So 10,000 raters give 1.39 M rows.
+
+Every measurement is one fresh subprocess (`python -m` of the installed CLI entry point, in
+this checkout or the one given by ``--root``): wall time and the child's peak resident memory
+(``ru_maxrss`` from ``os.wait4``), the median of ``--runs`` runs.
+
+- process: ``lexgold process ratings.csv --protocol simlex --pairs pairs.csv --no-plots``
+  (bootstrap: the protocol's 200 replicates; seed 0);
+- agree: ``lexgold agree ratings.csv --json``;
+- start-up: ``lexgold --help`` against ``python -c "import click"`` (median of 5).
+
+Usage: python bench/bench_scale.py [--raters 500 2000 10000] [--runs 1] [--root DIR]
+       [--data /tmp/lexgold-bench-scale] [--skip-process] [--skip-agree]
+``--root`` measures another checkout (e.g. the base commit in a ``git worktree``) on the same
+data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parents[1]
+BASE_PER_TRANCHE = 50
+CLI = "from lexgold.cli import main; main()"
+
+
+def build_study(raters: int, folder: Path) -> tuple[Path, Path]:
+    """``(ratings.csv, pairs.csv)`` of a SimLex study of ``raters`` finished raters (cached)."""
+    import numpy as np
+    import pandas as pd
+
+    from lexgold.process.simulate import simulate_ratings, usf_pairs
+
+    folder.mkdir(parents=True, exist_ok=True)
+    pairs_path, ratings_path = folder / "pairs.csv", folder / f"ratings_{raters}.csv"
+    template_path = folder / "template.csv"
+    if not template_path.exists():
+        rng = np.random.default_rng(1)
+        pairs = usf_pairs(999, rng=rng)
+        pairs.to_csv(pairs_path, index=False)
+        ratings, _ = simulate_ratings(pairs, "simlex", rng=rng,
+                                      raters_per_tranche=BASE_PER_TRANCHE)
+        ratings.to_csv(template_path, index=False)
+    if ratings_path.exists():
+        return ratings_path, pairs_path
+    template = pd.read_csv(template_path, keep_default_na=False)
+    tranches = template["tranche"].nunique()
+    per_tranche = raters // tranches
+    if per_tranche == BASE_PER_TRANCHE:
+        template.to_csv(ratings_path, index=False)
+        return ratings_path, pairs_path
+    rng = np.random.default_rng(raters)
+    number = template["rater_id"].str.slice(4).astype(int).to_numpy()
+    rows_of = template.groupby([template["tranche"], number]).indices
+    rows, ids, copy = [], [], []
+    for t in sorted(template["tranche"].unique()):
+        for r in range(per_tranche):
+            own = rows_of[(t, r % BASE_PER_TRANCHE)]
+            rows.append(own)
+            ids.append(np.full(len(own), f"t{t:02d}r{r:04d}", dtype=object))
+            copy.append(np.full(len(own), r >= BASE_PER_TRANCHE))
+    rows, copy = np.concatenate(rows), np.concatenate(copy)
+    study = template.iloc[rows].reset_index(drop=True)
+    study["rater_id"] = np.concatenate(ids)
+    sizes = np.array([len(i) for i in ids])
+    bias = np.repeat(rng.normal(0, 0.7, len(ids)), sizes)
+    moved = np.clip(np.round(study["rating"].to_numpy(float) + bias
+                             + rng.normal(0, 0.5, len(study))), 0, 6)
+    move = copy & (study["kind"] != "checkpoint").to_numpy()
+    study["rating"] = np.where(move, moved, study["rating"]).astype(int)
+    study.to_csv(ratings_path, index=False)
+    return ratings_path, pairs_path
+
+
+def measure(argv: list[str], root: Path) -> tuple[float, float, float]:
+    """Wall seconds, peak RSS (MB) and CPU seconds (user + system) of one subprocess."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    start = time.perf_counter()
+    child = subprocess.Popen(argv, env=env, cwd=root, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)      # cwd: `python -c` imports from it
+    _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - start
+    error = child.stderr.read().decode()
+    child.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(argv)} failed:\n{error}")
+    return seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
+
+
+def median_of(argv, root, runs):
+    results = [measure(argv, root) for _ in range(runs)]
+    return (statistics.median(s for s, _, _ in results), max(m for _, m, _ in results),
+            statistics.median(c for _, _, c in results))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--raters", type=int, nargs="+", default=[500, 2000, 10000])
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--root", type=Path, default=HERE)
+    parser.add_argument("--data", type=Path, default=Path(tempfile.gettempdir())
+                        / "lexgold-bench-scale")
+    parser.add_argument("--skip-process", action="store_true")
+    parser.add_argument("--skip-agree", action="store_true")
+    args = parser.parse_args()
+    python = sys.executable
+    print(f"checkout {args.root}; data {args.data}; {os.cpu_count()} CPUs; "
+          f"median of {args.runs} run(s); load average {os.getloadavg()[0]:.1f}")
+    for raters in args.raters:
+        ratings, pairs = build_study(raters, args.data)
+        with open(ratings) as handle:
+            rows = sum(1 for _ in handle) - 1
+        print(f"{raters} raters, {rows} rows ({ratings.name})")
+        if not args.skip_process:
+            out = Path(tempfile.mkdtemp(prefix=f"bench-process-{raters}-"))
+            seconds, mb, cpu = median_of([python, "-c", CLI, "process", str(ratings),
+                                          "--protocol", "simlex", "--pairs", str(pairs),
+                                          "--out", str(out), "--no-plots"], args.root, args.runs)
+            print(f"  process  {seconds:8.2f} s wall {cpu:8.2f} s CPU {mb:6.0f} MB peak  "
+                  f"(out: {out})")
+        if not args.skip_agree:
+            seconds, mb, cpu = median_of([python, "-c", CLI, "agree", str(ratings), "--json"],
+                                         args.root, args.runs)
+            print(f"  agree    {seconds:8.2f} s wall {cpu:8.2f} s CPU {mb:6.0f} MB peak")
+    help_s = statistics.median(measure([python, "-c", CLI, "--help"], args.root)[0]
+                               for _ in range(5))
+    click_s = statistics.median(measure([python, "-c", "import click"], args.root)[0]
+                                for _ in range(5))
+    print(f"lexgold --help {help_s:.3f} s; python -c 'import click' {click_s:.3f} s "
+          f"({help_s / click_s:.1f}x)")
+
+
+if __name__ == "__main__":
+    main()
