@@ -25,7 +25,7 @@ from lexgold.process.simulate import Crowd, simulate_ratings, usf_pairs
 from lexgold.protocols import PACKAGED, load_protocol
 
 SIMLEX_HEADER = (b"word1\tword2\tPOS\tSimLex999\tconc(w1)\tconc(w2)\tconcQ\tAssoc(USF)\t"
-                 b"SimAssoc333\tSD(SimLex)\n")
+                 b"SimAssoc333\tSD(SimLex)\r\n")     # SimLex-999.txt has CRLF line ends
 HYPERLEX_HEADER = b"WORD1 WORD2 POS TYPE AVG_SCORE AVG_SCORE_0_10 STD SCORES..\n"
 TR9856_HEADER = b"#term1\tterm2\tscore\n"
 
@@ -45,8 +45,9 @@ def test_simlex_layout_bytes(tmp_path, usf, brysbaert):
                                     pos="N"))
     gold = gold_table(scores, "simlex", usf=usf, brysbaert=brysbaert)
     data = write_release(gold, "simlex", tmp_path / "SimLex-999.txt").read_bytes()
-    lines = data.split(b"\n")
-    assert data.startswith(SIMLEX_HEADER) and data.endswith(b"\n") and lines[-1] == b""
+    lines = data.split(b"\r\n")
+    assert data.startswith(SIMLEX_HEADER) and data.endswith(b"\r\n") and lines[-1] == b""
+    assert data.count(b"\n") == data.count(b"\r\n") == 3
     assert all(line.count(b"\t") == 9 for line in lines[:-1]) and b"," not in data
     cat = lines[1].decode().split("\t")
     assert cat[:4] == ["cat", "dog", "N", "8.33"]            # mean 5 on 0-6 -> 8.33
@@ -68,8 +69,12 @@ def test_hyperlex_layout_bytes_and_relation_names(tmp_path):
             for line in data.decode().splitlines()[1:]}
     dog = rows[("dog", "animal")]
     assert dog[2:4] == ["N", "hyp-4"]                       # hyp-4 holds paths of 4 or more
-    assert dog[4:7] == ["5.25", "8.75", "0.96"]
-    assert sorted(dog[7:]) == ["4", "5", "6", "6"]           # the ratings, trailing fields
+    # population SD (ddof = 0) as published: sqrt(2.75 / 4) = 0.83 (the sample SD is 0.96)
+    assert dog[4:7] == ["5.25", "8.75", "0.83"]
+    assert dog[7:] == ["6", "5", "6", "4"]                  # integers, in rater-id order a-d
+    car = rows[("car", "wheel")]                            # two decimals, trailing zeros kept
+    assert car[4:7] == ["0.25", "0.42", "0.43"] and car[7:] == ["0", "1", "0", "0"]
+    assert rows[("animal", "dog")][4:7] == ["1.00", "1.67", "0.71"]
     assert rows[("animal", "dog")][3] == "r-hyp-2"
     assert rows[("car", "wheel")][2:4] == ["NA", "NA"]      # unknown POS and TYPE
 

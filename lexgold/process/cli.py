@@ -179,6 +179,8 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
         click.echo(f"Warning: incomplete release: {problem}", err=True)
     for note in report["notes"]:
         click.echo(f"Note: {note}", err=True)
+    for warning in report["scale"].get("warnings", []):
+        click.echo(f"Warning: {warning}", err=True)
     counts, final = report["counts"], report["agreement"]["final"]
     show = lambda v: "n/a" if v is None else f"{v:.3f}"  # noqa: E731
     if "split_half_random" in report["agreement"]:

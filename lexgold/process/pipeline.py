@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import math
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -38,10 +38,10 @@ from lexgold.process.calibration import calibrate, calibration_shifts
 from lexgold.process.config import process_config
 from lexgold.process.exclusions import exclusion_table, excluded_raters
 from lexgold.errors import InputError
-from lexgold.process.ratings import (ITEM, check_ratings, declare_scale, is_anonymous, on_scale,
-                                     require_raters)
+from lexgold.process.ratings import (ITEM, check_binary, check_ratings, declare_scale,
+                                     is_anonymous, on_scale, require_raters, scale_use)
 from lexgold.process.release import (concreteness_group, gold_table, read_pairs, release_name,
-                                    usf_concreteness, write_release)
+                                     round_half_up, usf_concreteness, write_release)
 from lexgold.process.scaling import pair_scores
 from lexgold.process.splithalf import split_half, split_half_random, transitivity
 from lexgold.process.splits import lexical_split, random_split, score_interval
@@ -63,6 +63,11 @@ class ProcessResult:
         return self.report["release_check"]["problems"]
 
 
+#: random splits of split-half on random halves (ratings without rater identity), as
+#: ``lexgold agree --split-half``; fixed, so that ``--bootstrap`` does not change the figure
+RANDOM_SPLITS = 100
+
+
 class IncompleteRelease(InputError):
     """The ratings do not support a complete release; ``--allow-incomplete`` forces one."""
 
@@ -72,21 +77,36 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
                     brysbaert: pd.DataFrame | None = None,
                     source: str | Path | None = None,
                     pairs_from: str = "the pairs file") -> ProcessResult:
-    """Run steps 1-6 in memory; see the module docstring. ``rng`` drives bootstrap and splits;
-    ``source`` (the ratings file) lets errors name the file and line; ``pairs_from`` says where
-    ``pairs`` came from (in the release check's messages)."""
+    """Run steps 1-6 in memory; see the module docstring. ``rng`` seeds three separate
+    streams (:meth:`numpy.random.Generator.spawn`): bootstrap intervals, split-half on random
+    halves, and the HyperLex splits, so that the number of bootstrap replicates changes none of
+    the others. ``source`` (the ratings file) lets errors name the file and line; ``pairs_from``
+    says where ``pairs`` came from (in the release check's messages).
+
+    Ratings without rater identity (HyperLex's release, SimVerb-3500) skip the protocol's rater
+    exclusions with a note in ``report["notes"]`` (the ratings are taken as already screened);
+    calibration, which shifts a rater's ratings, is refused. A protocol whose study is binary
+    (TR9856) refuses a rating other than 0 or 1."""
     protocol = protocol if isinstance(protocol, dict) else load_protocol(protocol)
     config = process_config(protocol)
     release = config.release
+    boot_rng, half_rng, split_rng = rng.spawn(3)
     raw = check_ratings(ratings, source=source)
     rating_range, score_range, scale = _scales(raw, release, source)
+    scale["warnings"] = scale_use(raw)
     raw = on_scale(raw, *rating_range, source=source)
+    if (protocol.get("study") or {}).get("task") == "binary":
+        check_binary(raw, source=source)
     anonymous = is_anonymous(raw)
+    notes = []
     if anonymous and config.calibration.enabled:
         require_raters(raw, "calibration (SimLex-999 section 3.6)", source=source)
     if anonymous and config.exclusions.rules:
-        require_raters(raw, f"rater exclusion ({', '.join(config.exclusions.rules)})",
-                       source=source)
+        notes.append(f"rater exclusion ({', '.join(config.exclusions.rules)}) skipped: the "
+                     f"ratings have no rater identity (rater ids starting with '?'), so they "
+                     f"are taken as already screened (HyperLex's release lists the accepted "
+                     f"raters' ratings)")
+        config = replace(config, exclusions=replace(config.exclusions, rules=[]))
     calibrated, shifted = raw, 0
     if config.calibration.enabled:
         shifts = calibration_shifts(raw, threshold=config.calibration.threshold,
@@ -120,8 +140,9 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
               "protocol_sha256": protocol.get("_sha256", ""), "config": asdict(config),
               "scale": scale,
               "counts": _counts(raw, calibrated, final, scores, exclusions, shifted),
-              "agreement": (_agreement(raw, calibrated, final, scores, config, rng)
-                            if not anonymous else _anonymous_agreement(final, config, rng))}
+              "agreement": (_agreement(raw, calibrated, final, scores, config, boot_rng)
+                            if not anonymous else _anonymous_agreement(final, config, half_rng)),
+              "notes": notes}
     if config.split_half.enabled:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", iaa.AgreementWarning)
@@ -130,7 +151,7 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
             scores, bins=config.split_half.transitivity_bins, score_range=score_range)
     splits = None
     if config.splits.enabled and len(scores):
-        splits, report["splits"] = _splits(scores, config, rng)
+        splits, report["splits"] = _splits(scores, config, split_rng)
     report["release_check"] = release_check(scores, pairs, final,
                                             release.min_raters_per_pair, pairs_from)
     return ProcessResult(gold, scores, exclusions, per_rater, splits, _clean(report))
@@ -238,7 +259,8 @@ def run(ratings_path: str | Path, protocol: str | None, out_dir: str | Path, *,
               "seed": seed, "pairs_file": _input_named(pairs_path) if pairs_path else None,
               "builder_manifest": _without_folders(_builder_manifest(pairs_path)),
               "norms": norms,
-              "dates": _dates(ratings), "warnings": problems, "notes": notes,
+              "dates": _dates(ratings), "warnings": problems,
+              "notes": notes + result.report["notes"],
               "files": files + images + published}
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     write_markdown(report, result.gold, out / "report.md", images)
@@ -416,15 +438,17 @@ def _scales(raw, release, source):
 
 
 def plain_gold(scores: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
-    """The plain release: ``word1, word2, score`` (the mean rating on the released scale)."""
+    """The plain release: ``word1, word2, score`` (the mean rating on the released scale),
+    rounded half up on the decimal value as WordSim-353's published means are
+    (:func:`lexgold.process.release.round_half_up`)."""
     return pd.DataFrame({"word1": scores["word1"], "word2": scores["word2"],
-                         "score": scores["score"].round(decimals)})
+                         "score": round_half_up(scores["score"], decimals)})
 
 def _with_subsets(scores, final, pairs, format, usf=None) -> pd.DataFrame:
     """Attach subset labels (pos, conc_class, relation, topic, concQ, conc_group) to scores."""
-    if "topic" in final.columns and "topic" not in scores.columns:
-        topic = final.groupby(ITEM)["topic"].first()
-        scores = scores.join(topic, on=ITEM)
+    for column in ("topic", "relation"):      # pair attributes carried by the ratings
+        if column in final.columns and column not in scores.columns:
+            scores = scores.join(final.groupby(ITEM)[column].first(), on=ITEM)
     if pairs is not None:
         extra = [c for c in ("pos", "conc_class", "relation", "topic", "conc1", "conc2",
                              "conc_group") if c in pairs.columns and c not in scores.columns]
@@ -445,7 +469,7 @@ def _anonymous_agreement(final, config, rng) -> dict:
     """Ratings without rater identity: no IAA, split-half on random halves instead."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", iaa.AgreementWarning)
-        half = split_half_random(final, rng=rng, splits=max(config.agreement.bootstrap, 1))
+        half = split_half_random(final, rng=rng, splits=RANDOM_SPLITS)
     undefined = {"iaa1": np.nan, "iaa2": np.nan}
     return {"pool": config.agreement.pool, "min_overlap": config.agreement.min_overlap,
             "bootstrap": config.agreement.bootstrap, "ci_level": config.agreement.ci_level,

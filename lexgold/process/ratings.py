@@ -270,6 +270,61 @@ def on_scale(ratings: pd.DataFrame, rating_min: float, rating_max: float, *,
     return frame
 
 
+#: a declared scale is doubted when the ratings seen span less than this share of it
+SCALE_USE_MIN = 2 / 3
+
+
+def scale_use(ratings: pd.DataFrame) -> list[str]:
+    """Warnings for each declared scale (``scale_min, scale_max``) that the ratings declared on
+    it use less than two thirds of: a wrong declaration (SimVerb-3500's 0-6 ratings declared
+    0-10) misplaces every rescaled and released score without any rating falling outside.
+
+    Returns
+    -------
+    list of str
+        One sentence per doubtful scale; empty when none (or no scale is declared).
+
+    Examples
+    --------
+    >>> simverb = pd.DataFrame({"rater_id": "?a", "tranche": 1, "word1": ["x", "y"],
+    ...                         "word2": "z", "rating": [0, 6], "scale_min": 0, "scale_max": 10})
+    >>> scale_use(check_ratings(simverb))[0][:58]
+    'the ratings declared on 0-10 span only 0-6 (60% of the sca'
+    """
+    if "scale_min" not in ratings.columns:
+        return []
+    rated = ratings[(ratings["kind"] != "checkpoint").to_numpy() & ratings["scale_min"].notna()]
+    out = []
+    for (low, high), group in rated.groupby(["scale_min", "scale_max"]):
+        seen = group["rating"].max() - group["rating"].min()
+        if seen < SCALE_USE_MIN * (high - low):
+            out.append(f"the ratings declared on {low:g}-{high:g} span only "
+                       f"{group['rating'].min():g}-{group['rating'].max():g} "
+                       f"({seen / (high - low):.0%} of the scale, less than two thirds): is "
+                       f"the declared scale theirs? (SimVerb-3500's ratings are on 0-6, "
+                       f"MEN's on 1-7, WordSim-353's on 0-10)")
+    return out
+
+
+def check_binary(ratings: pd.DataFrame, *, source: str | Path | None = None) -> None:
+    """Refuse a rating other than 0 or 1 for a binary protocol (TR9856 section 3.4: each
+    annotator says related or unrelated; a pair's score is the fraction who said related).
+
+    Raises
+    ------
+    InputError
+        Naming the file, the line of the first other rating and its value; a fraction there
+        means released scores were given as ratings.
+    """
+    rated = (ratings["kind"] != "checkpoint").to_numpy()
+    bad = rated & ~ratings["rating"].isin([0.0, 1.0]).to_numpy()
+    if bad.any():
+        value = ratings["rating"].to_numpy()[bad][0]
+        _fail(f"rating {value:g}: a binary protocol takes 0 (unrelated) or 1 (related) from "
+              f"each annotator (a fraction is a released score, not a rating)", ratings, bad,
+              "rating", source)
+
+
 def _stripped(column: pd.Series) -> pd.Series:
     """``str`` values without surrounding blanks; the work is done once per distinct value."""
     codes, uniques = pd.factorize(column, use_na_sentinel=True)

@@ -17,10 +17,14 @@ tr9856      ``TR9856.txt``       ``#term1 term2 score``, TAB-separated, score = 
                                  of annotators who said "related"
 ==========  ===================  ==========================================================
 
-Numbers are written with at most ``decimals`` decimals, trailing zeros dropped (``9.2``,
-``2``), as in SimLex-999.txt. A missing value is an empty field (TAB layouts) or ``NA``
-(HyperLex's space layout, where an empty field cannot be seen). ``gold.csv`` also keeps the
-TR9856 ``topic``.
+Each layout prints numbers as its published file does. SimLex-999.txt and TR9856: at most
+``decimals`` decimals, trailing zeros dropped (``9.2``, ``2``); SimLex-999.txt has CRLF line
+ends. hyperlex-all.txt: exactly ``decimals`` decimals (``5.20``) and the ratings as integers
+(``5``; a rater's mean of two answers keeps its decimals, ``4.5``), LF line ends. Every release
+file rounds half up on the decimal value (:func:`round_half_up`: 6.125 -> 6.13, as
+WordSim-353's published means, where numpy rounds the binary value half to even, 6.12). A
+missing value is an empty field (TAB layouts) or ``NA`` (HyperLex's space layout, where an
+empty field cannot be seen). ``gold.csv`` also keeps the TR9856 ``topic``.
 
 Where the SimLex metadata comes from (Hill et al. 2015, section 3.1 and the release's README):
 
@@ -46,14 +50,18 @@ Where the SimLex metadata comes from (Hill et al. 2015, section 3.1 and the rele
 
 HyperLex ``TYPE`` is the ``relation`` column of ``pairs.csv`` in the published names
 (:func:`hyperlex_type`: hyp-1..hyp-4 with hyp-4 for every path of 4 or more, r-hyp-1..r-hyp-4,
-cohyp, mero, syn, ant, no-rel); ``STD`` is on the rating scale and ``SCORES..`` holds the
-accepted ratings. TR9856 ``topic`` (``gold.csv`` only) comes from a ``topic`` column of the
+cohyp, mero, syn, ant, no-rel); ``STD`` is the population SD (ddof = 0) on the rating scale,
+as published; ``SCORES..`` holds the accepted ratings the pair's AVG_SCORE and STD are computed
+from, one per accepted rater (a rater's repeated answers averaged), in rater-id order. A pair
+rated in several tranches (the consistency set) lists every accepted rater of every tranche, so
+that AVG_SCORE is always the mean of SCORES and STD their SD (the published file lists 7-14). TR9856 ``topic`` (``gold.csv`` only) comes from a ``topic`` column of the
 ratings or of ``pairs.csv``.
 """
 
 from __future__ import annotations
 
 import re
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import numpy as np
@@ -204,7 +212,7 @@ def simlex_gold(scores: pd.DataFrame, *, pairs: pd.DataFrame | None = None,
     """
     out = scores[["word1", "word2"]].copy()
     out["POS"] = _column(scores, pairs, "pos")
-    out["SimLex999"] = scores["score"].round(decimals)
+    out["SimLex999"] = round_half_up(scores["score"], decimals)
     if conc_source not in ("brysbaert", "pairs"):
         raise InputError(f"expected brysbaert or pairs, found {conc_source!r}",
                          field="conc_source")
@@ -214,27 +222,45 @@ def simlex_gold(scores: pd.DataFrame, *, pairs: pd.DataFrame | None = None,
             "key").set_index("key")["conc_m"]
         for column, word in (("conc1", "word1"), ("conc2", "word2")):
             conc[column] = conc[column].fillna(scores[word].str.lower().map(lookup))
-    out["conc(w1)"], out["conc(w2)"] = conc["conc1"].round(2), conc["conc2"].round(2)
+    out["conc(w1)"] = round_half_up(conc["conc1"], 2)
+    out["conc(w2)"] = round_half_up(conc["conc2"], 2)
     out["concQ"] = concreteness_quartile(conc["conc1"] + conc["conc2"])
     fsg = _from_pairs(scores, pairs, ["fsg"])["fsg"]
     if usf is not None:
         fsg = fsg.fillna(association_strength(scores["word1"], scores["word2"], usf))
-    out["Assoc(USF)"] = (10 * fsg).round(decimals)
+    out["Assoc(USF)"] = round_half_up(10 * fsg, decimals)
     out["SimAssoc333"] = most_associated(out["Assoc(USF)"], scores["word1"], scores["word2"])
-    out["SD(SimLex)"] = scores["sd"].round(decimals)
+    out["SD(SimLex)"] = round_half_up(scores["sd"], decimals)
     return out[SIMLEX_COLUMNS]
 
 
 def hyperlex_gold(scores: pd.DataFrame, *, pairs: pd.DataFrame | None = None,
                   decimals: int = 2) -> pd.DataFrame:
-    """HyperLex layout (hyperlex-all.txt) from :func:`pair_scores` output."""
+    """HyperLex layout (hyperlex-all.txt) from :func:`pair_scores` output.
+
+    ``STD`` is the population SD (ddof = 0) of the ratings listed in ``SCORES..``, as in the
+    published file (Vulic et al. 2017, section 4.5; it matches all 2,616 published rows to
+    0.005); ``SCORES..`` lists every accepted rating of the pair in rater-id order (module
+    docstring).
+
+    Examples
+    --------
+    >>> scores = pd.DataFrame({"word1": ["dog"], "word2": ["animal"], "pos": ["N"],
+    ...                        "relation": ["hyp-1"], "mean": [5.2], "score": [26 / 3],
+    ...                        "scores": [[6.0, 5.0, 5.0, 4.0, 6.0]]})
+    >>> print(release_text(hyperlex_gold(scores), "hyperlex"), end="")
+    WORD1 WORD2 POS TYPE AVG_SCORE AVG_SCORE_0_10 STD SCORES..
+    dog animal N hyp-1 5.20 8.67 0.75 6 5 5 4 6
+    """
     out = pd.DataFrame({"WORD1": scores["word1"], "WORD2": scores["word2"]})
     out["POS"] = _column(scores, pairs, "pos")
     out["TYPE"] = _column(scores, pairs, "relation").map(hyperlex_type)
-    out["AVG_SCORE"] = scores["mean"].round(decimals)
-    out["AVG_SCORE_0_10"] = scores["score"].round(decimals)
-    out["STD"] = scores["sd"].round(decimals)
-    out["SCORES.."] = [" ".join(f"{v:g}" for v in values) for values in scores["scores"]]
+    out["AVG_SCORE"] = round_half_up(scores["mean"], decimals)
+    out["AVG_SCORE_0_10"] = round_half_up(scores["score"], decimals)
+    population_sd = pd.Series([float(np.std(values)) if len(values) else np.nan
+                               for values in scores["scores"]], index=scores.index)
+    out["STD"] = round_half_up(population_sd, decimals)
+    out["SCORES.."] = [" ".join(_rating_text(v) for v in values) for values in scores["scores"]]
     return out[HYPERLEX_COLUMNS]
 
 
@@ -242,7 +268,7 @@ def tr9856_gold(scores: pd.DataFrame, *, pairs: pd.DataFrame | None = None,
                 decimals: int = 2) -> pd.DataFrame:
     """TR9856 layout (term1 term2 score topic) from :func:`pair_scores` output."""
     return pd.DataFrame({"term1": scores["word1"], "term2": scores["word2"],
-                         "score": scores["score"].round(decimals),
+                         "score": round_half_up(scores["score"], decimals),
                          "topic": _column(scores, pairs, "topic")})[TR9856_COLUMNS]
 
 
@@ -284,7 +310,7 @@ def release_text(gold: pd.DataFrame, format: str, *, decimals: int = 2) -> str:
     if format == "simlex":
         rows = [[_text(v, decimals) for v in row] for row in gold[SIMLEX_COLUMNS].itertuples(
             index=False)]
-        return _join(["\t".join(SIMLEX_COLUMNS)], rows, "\t", gold)
+        return _join(["\t".join(SIMLEX_COLUMNS)], rows, "\t", gold, end="\r\n")
     if format == "tr9856":
         rows = [[_text(v, decimals) for v in row] for row in gold[TR9856_COLUMNS[:3]].itertuples(
             index=False)]
@@ -294,16 +320,67 @@ def release_text(gold: pd.DataFrame, format: str, *, decimals: int = 2) -> str:
                          f"{', '.join(RELEASE_FILES)}", field="process.release.format")
     rows = []
     for row in gold[HYPERLEX_COLUMNS].itertuples(index=False):
-        fields = [_text(v, decimals) or "NA" for v in row[:-1]]
+        fields = [_fixed(v, decimals) or "NA" for v in row[:-1]]
         rows.append(fields + str(row[-1]).split())
     return _join([" ".join(HYPERLEX_COLUMNS)], rows, " ", gold)
 
 
 def write_release(gold: pd.DataFrame, format: str, path: str | Path, *, decimals: int = 2) -> Path:
-    """Write :func:`release_text` to ``path`` (UTF-8, ``\\n`` line ends)."""
+    """Write :func:`release_text` to ``path`` (UTF-8; the layout's line ends)."""
     path = Path(path)
     path.write_bytes(release_text(gold, format, decimals=decimals).encode("utf-8"))
     return path
+
+
+def round_half_up(values, decimals: int = 2):
+    """Round half up (away from zero) on the decimal value, as the published files print.
+
+    The value is first read as the decimal it stands for (its shortest repr, cut to 9 decimals,
+    so that a mean such as 49 / 8 = 6.125 or a float sum's last-bit error does not decide), then
+    rounded to ``decimals`` with :data:`decimal.ROUND_HALF_UP`. numpy and ``round()`` round the
+    binary value half to even (6.125 -> 6.12): 17 of the 352 WordSim-353 means regenerated that
+    way are 0.01 off the published ones.
+
+    Parameters
+    ----------
+    values : float or pandas.Series
+    decimals : int
+
+    Returns
+    -------
+    float or pandas.Series
+        Same shape; NaN stays NaN.
+
+    Examples
+    --------
+    >>> round_half_up(6.125), round_half_up(0.145), round_half_up(-2.675), round(6.125, 2)
+    (6.13, 0.15, -2.68, 6.12)
+    >>> round_half_up(pd.Series([1.005, None, 2.0])).tolist()
+    [1.01, nan, 2.0]
+    """
+    if isinstance(values, pd.Series):
+        return values.map(lambda v: _half_up(v, decimals)).astype(float)
+    return _half_up(values, decimals)
+
+
+def _half_up(value, decimals: int) -> float:
+    if value is None or value is pd.NA or not np.isfinite(float(value)):
+        return np.nan
+    exact = Decimal(repr(float(value))).quantize(Decimal(1).scaleb(-9), ROUND_HALF_EVEN)
+    return float(exact.quantize(Decimal(1).scaleb(-decimals), ROUND_HALF_UP))
+
+
+def _rating_text(value) -> str:
+    """A rating of HyperLex's SCORES: an integer as such (``5``), else its shortest form."""
+    value = float(value)
+    return str(int(value)) if value.is_integer() else repr(value)
+
+
+def _fixed(value, decimals: int) -> str:
+    """A HyperLex field: numbers with exactly ``decimals`` decimals (``5.20``); NaN empty."""
+    if isinstance(value, (float, np.floating)) and not isinstance(value, bool):
+        return "" if np.isnan(value) else f"{float(value):.{decimals}f}"
+    return _text(value, decimals)
 
 
 def _text(value, decimals: int) -> str:
@@ -321,14 +398,15 @@ def _text(value, decimals: int) -> str:
     return str(value)
 
 
-def _join(header: list[str], rows: list[list[str]], delimiter: str, gold: pd.DataFrame) -> str:
+def _join(header: list[str], rows: list[list[str]], delimiter: str, gold: pd.DataFrame,
+          end: str = "\n") -> str:
     for number, fields in enumerate(rows):
         for field in fields:
             if "\t" in field or "\n" in field or (delimiter == " " and not field.strip()) or (
                     delimiter == " " and len(field.split()) != 1):
                 raise InputError(f"{field!r} cannot be written in this layout (it holds the "
                                  f"delimiter)", line=number + 2, field="release")
-    return "".join(line + "\n" for line in header + [delimiter.join(f) for f in rows])
+    return "".join(line + end for line in header + [delimiter.join(f) for f in rows])
 
 
 def _from_pairs(scores, pairs, columns) -> pd.DataFrame:

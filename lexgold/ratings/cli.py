@@ -36,9 +36,12 @@ def import_(files, out_path, layout, tranche, scale):
 
     Layouts: one column per rater (WordSim-353 set1.csv/set2.csv, .tab), one file per rater
     (MEN's agreement files), ratings without rater identity (SimVerb-3500-ratings.txt; kept
-    as anonymous ratings), lexgold's long CSV, Potato JSON annotations. Prints one line per
-    file: raters, pairs, ratings, the scale seen and what was normalised (blanks, non-breaking
-    spaces, trailing delimiters, CRLF, pairs listed twice).
+    as anonymous ratings), HyperLex's release hyperlex-all.txt (its trailing ratings, without
+    rater identity; POS and TYPE kept), lexgold's long CSV, Potato JSON annotations. Released
+    scores that are not ratings (TR9856's TermRelatednessResults, SimLex-999.txt) are refused,
+    saying what they are. Prints one line per file: raters, pairs, ratings, the scale seen and
+    what was normalised (blanks, non-breaking spaces, trailing delimiters, CRLF, pairs listed
+    twice), and a warning when the ratings span less than two thirds of the declared scale.
 
     \b
     Example:
@@ -49,8 +52,12 @@ def import_(files, out_path, layout, tranche, scale):
 
     frame, imported = import_ratings(list(files), layout=layout, tranche=tranche,
                                      scale=tuple(scale) if scale else None)
+    from lexgold.process.ratings import scale_use
+
     for item in imported:
         click.echo(summary(item, tuple(scale) if scale else None))
+        for warning in scale_use(item.frame) if scale else []:
+            click.echo(f"Warning: {item.path.name}: {warning}", err=True)
     Path(out_path).parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(out_path, index=False)
     click.echo(written(frame, out_path))

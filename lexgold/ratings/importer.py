@@ -57,7 +57,7 @@ def import_ratings(paths: list[str | Path], *, layout: str | None = None,
     per_rater = [p for p, kind in zip(paths, layouts) if kind == "per-rater"]
     group = tranche or common_tranche(per_rater)
     stems = [p.stem for p, kind in zip(paths, layouts) if kind in ("wide", "per-rater",
-                                                                   "anonymous")]
+                                                                   "anonymous", "hyperlex")]
     twice = sorted({s for s in stems if stems.count(s) > 1})
     if twice:
         raise InputError(f"two files named {twice[0]!r}: rater ids come from file names, "
@@ -91,7 +91,7 @@ def summary(item: Imported, scale: tuple[float, float] | None = None) -> str:
     """One line: file, layout, raters, pairs, ratings, scale seen, what was normalised."""
     frame = item.frame
     rated = frame[frame["kind"] != "checkpoint"]
-    raters = ("" if item.layout == "anonymous" else
+    raters = ("" if item.layout in ("anonymous", "hyperlex") else
               plural(rated["rater_id"].nunique(), "rater") + ", ")
     seen = (f"scale seen {rated['rating'].min():g}-{rated['rating'].max():g}" if len(rated)
             else "no ratings")

@@ -14,9 +14,16 @@ layout          file
                 are not annotators, so every rating gets its own rater id starting with ``?``
                 (:data:`lexgold.process.ratings.ANONYMOUS`): means, SDs and split-half on random
                 halves are defined, per-rater statistics are refused.
+``hyperlex``    HyperLex's release ``hyperlex-all.txt`` (and lexgold's own): ``WORD1 WORD2 POS
+                TYPE AVG_SCORE AVG_SCORE_0_10 STD SCORES..``, the trailing ratings read as
+                ratings without rater identity, POS and TYPE kept as ``pos`` and
+                ``relation`` (:mod:`lexgold.ratings.released`).
 ``long``        lexgold's own long CSV (``docs/process.md``).
 ``potato``      Potato-style exports: one JSON object per annotation and line (or a JSON list).
 ==============  ===============================================================================
+
+Other released files (scores, not ratings: TR9856's ``TermRelatednessResults``, SimLex-999.txt)
+are recognised from their header and refused with a message saying what they are.
 
 Hand-made files are read as they are: stray blanks around values (non-breaking spaces too),
 trailing delimiters, CRLF line ends and blank lines are normalised and counted in
@@ -42,9 +49,11 @@ from lexgold.process.ratings import ANONYMOUS, read_ratings
 from lexgold.ratings import LAYOUTS
 LABELS = {"wide": "one column per rater", "per-rater": "one file per rater",
           "anonymous": "ratings without rater identity",
+          "hyperlex": "HyperLex release, ratings without rater identity",
           "long": "lexgold long CSV", "potato": "Potato JSON annotations"}
 #: columns of the written long file, in order (optional ones only when present)
-COLUMNS = ["rater_id", "tranche", "word1", "word2", "rating", "kind", "pos", "answered_at",
+COLUMNS = ["rater_id", "tranche", "word1", "word2", "rating", "kind", "pos", "relation",
+           "answered_at",
            "topic", "scale_min", "scale_max"]
 
 
@@ -128,8 +137,18 @@ def read_lines(path: Path, cleaner: _Cleaner) -> list[tuple[int, str]]:
 
 def detect_layout(path: Path) -> str:
     """The layout of ``path`` recognised from its first line (see the module table)."""
+    from lexgold.ratings.released import is_hyperlex, released_scores
+
     cleaner = _Cleaner()
-    lines = read_lines(path, cleaner)
+    try:
+        lines = read_lines(path, cleaner)
+    except InputError:                    # TR9856's CSV is Latin-1: say what it is all the same
+        first = path.read_bytes().split(b"\n", 1)[0].decode("latin-1").strip()
+        released = released_scores([_name(f) for f in cleaner.fields(first, _delimiter(first))],
+                                   WORD_COLUMNS)
+        if released:
+            raise InputError(released, path=path, line=1) from None
+        raise
     if not lines:
         raise InputError("empty file: no ratings", path=path)
     first = lines[0][1].lstrip("\ufeff \t")
@@ -139,6 +158,11 @@ def detect_layout(path: Path) -> str:
     names = [_name(f) for f in fields]
     if {"raterid", "rating"} <= set(names):
         return "long"
+    if is_hyperlex([_name(f) for f in first.split()]):
+        return "hyperlex"
+    released = released_scores(names, WORD_COLUMNS)
+    if released:
+        raise InputError(released, path=path, line=lines[0][0])
     if len(names) >= 3 and tuple(names[:2]) in WORD_COLUMNS:
         rest = names[2:]
         if rest and all(re.fullmatch(r"r\d+", n) for n in rest):
@@ -158,8 +182,10 @@ def read_layout(path: str | Path, layout: str, *, tranche: str | None = None) ->
     if layout not in LAYOUTS:
         raise InputError(f"expected one of {', '.join(LAYOUTS)}, found {layout!r}",
                          field="layout")
+    from lexgold.ratings.released import read_hyperlex
+
     reader = {"wide": _wide, "per-rater": _per_rater, "anonymous": _anonymous,
-              "long": _long, "potato": _potato}[layout]
+              "hyperlex": read_hyperlex, "long": _long, "potato": _potato}[layout]
     imported = reader(path, tranche) if layout == "per-rater" else reader(path)
     imported.notes = _repeats(imported.frame, layout) + imported.notes
     return imported
@@ -344,7 +370,7 @@ def _repeats(frame: pd.DataFrame, layout: str) -> list[str]:
     """
     if frame.empty or layout == "long":
         return []
-    if layout == "anonymous":
+    if layout in ("anonymous", "hyperlex"):
         listing = frame.drop_duplicates(["_line"])
         later_lines = listing.loc[listing.duplicated(["word1", "word2"]), "_line"]
         later = frame["_line"].isin(later_lines).to_numpy()
