@@ -82,8 +82,15 @@ def read_hyperlex(path: Path):
     InputError
         A row with fewer than 8 fields or a rating that is not a number, naming file and line.
     """
-    from lexgold.ratings.layouts import (Imported, _Cleaner, _name, _rating, _records, _words,
-                                         read_lines)
+    from lexgold.ratings.layouts import (
+        Imported,
+        _Cleaner,
+        _name,
+        _rating,
+        _records,
+        _words,
+        read_lines,
+    )
 
     cleaner = _Cleaner()
     lines = read_lines(path, cleaner)
@@ -116,11 +123,11 @@ def read_hyperlex(path: Path):
     frame["pos"] = [a[0] for a in attributes]
     frame["relation"] = [a[1] for a in attributes]
     mean_ok, sd_ok = (sum(c[0] for c in checks), sum(c[1] for c in checks))
-    notes = cleaner.notes() + [
-        "SCORES.. are not attributed to raters: kept as anonymous ratings (rater ids '?...'); "
-        "POS and TYPE kept as columns pos and relation",
-        f"AVG_SCORE is the mean of SCORES on {mean_ok} of {len(rows)} rows, STD their "
-        f"population SD on {sd_ok} of {len(rows)} rows (to the printed decimals)"]
+    anonymous = ("SCORES.. are not attributed to raters: kept as anonymous ratings (rater ids "
+                 "'?...'); POS and TYPE kept as columns pos and relation")
+    checked = (f"AVG_SCORE is the mean of SCORES on {mean_ok} of {len(rows)} rows, STD their "
+               f"population SD on {sd_ok} of {len(rows)} rows (to the printed decimals)")
+    notes = [*cleaner.notes(), anonymous, checked]
     return Imported(path, "hyperlex", frame, notes)
 
 
