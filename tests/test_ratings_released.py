@@ -119,16 +119,16 @@ def test_a_short_hyperlex_row_names_its_line(tmp_path):
 
 @pytest.mark.parametrize("name, content, encoding, message", [
     ("TermRelatednessResults.tsv",
-     "term1\tterm2\tscore\ttopic\r\nstem cell\tembryo\t0.9\tstem cells\r\n"
-     "tax\tmoon\t0.1\tspace\r\n", "utf-8", "TR9856's released scores"),
+     ("term1\tterm2\tscore\ttopic\r\nstem cell\tembryo\t0.9\tstem cells\r\n"
+      "tax\tmoon\t0.1\tspace\r\n"), "utf-8", "TR9856's released scores"),
     ("TermRelatednessResults.csv",            # IBM's copy: comma-separated, Latin-1
      "term1,term2,score,topic\nstem cell,embryo,0.9,stem cells\ncafé,coffee,0.8,food\n",
      "latin-1", "TR9856's released scores"),
     ("TR9856.txt", "#term1\tterm2\tscore\nstem cell\tembryo\t0.9\n", "utf-8",
      "TR9856's released scores"),
     ("SimLex-999.txt",
-     "word1\tword2\tPOS\tSimLex999\tconc(w1)\tconc(w2)\tconcQ\tAssoc(USF)\tSimAssoc333\t"
-     "SD(SimLex)\r\nold\tnew\tA\t1.58\t2.72\t2.81\t2\t7.25\t1\t0.41\r\n", "utf-8",
+     ("word1\tword2\tPOS\tSimLex999\tconc(w1)\tconc(w2)\tconcQ\tAssoc(USF)\tSimAssoc333\t"
+      "SD(SimLex)\r\nold\tnew\tA\t1.58\t2.72\t2.81\t2\t7.25\t1\t0.41\r\n"), "utf-8",
      "a released gold standard"),
     ("combined.csv", "Word 1,Word 2,Human (mean)\nlove,sex,6.77\n", "utf-8",
      "a released gold standard"),
