@@ -80,8 +80,8 @@ def rho_vs_mean(rows):
 
 @pytest.fixture
 def ws353(tmp_path):
-    set1 = ws353_rows(12, 13, seed=1)
-    set2 = ws353_rows(15, 16, seed=2, repeat=4)
+    set1 = ws353_rows(12, 13, seed=1, repeat=4)      # WordSim-353 lists a pair twice in set1
+    set2 = ws353_rows(15, 16, seed=2)
     write_ws353(tmp_path / "set1.csv", set1)
     write_ws353(tmp_path / "set2.csv", set2)
     return tmp_path, set1, set2
@@ -93,14 +93,15 @@ def test_wordsim353_wide_files(ws353):
                  "--out", folder / "ws.csv")
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0].startswith("set1.csv: one column per rater, 13 raters, 12 pairs, 156 ratings")
-    assert "CRLF line ends on 13 lines" in lines[0]
+    assert lines[0].startswith("set1.csv: one column per rater, 13 raters, 12 pairs, 169 ratings")
+    assert "CRLF line ends on 14 lines" in lines[0]
     assert "non-breaking spaces in 1 value" in lines[0]
     assert "stray blanks around 1 value" in lines[0]
     assert "trailing delimiters on 1 line" in lines[0]
-    assert "'Human (mean)' is not a rater" in lines[0] and "on 12 of 12 rows" in lines[0]
-    assert "set2.csv: one column per rater, 16 raters, 15 pairs, 256 ratings" in lines[1]
-    assert "1 pair listed twice (w2a4-w2b4 (line 17))" in lines[1]
+    assert "'Human (mean)' is not a rater" in lines[0] and "on 13 of 13 rows" in lines[0]
+    assert "1 pair listed twice (w1a4-w1b4 (line 14))" in lines[0]
+    assert "set2.csv: one column per rater, 16 raters, 15 pairs, 240 ratings" in lines[1]
+    assert "listed twice" not in lines[1]
     long = pd.read_csv(folder / "ws.csv", keep_default_na=False)
     assert list(long.columns) == ["rater_id", "tranche", "word1", "word2", "rating", "kind",
                                   "scale_min", "scale_max"]
@@ -108,7 +109,7 @@ def test_wordsim353_wide_files(ws353):
                                      | {f"set2:{i}" for i in range(1, 17)})
     assert set(long["tranche"]) == {"set1", "set2"}
     assert long.loc[long["word1"] == "w1a1", "word1"].size == 13      # blanks stripped
-    assert (long["kind"] == "duplicate").sum() == 16
+    assert (long["kind"] == "duplicate").sum() == 13
     assert (long["scale_min"] == 0).all() and (long["scale_max"] == 10).all()
 
 
@@ -120,16 +121,16 @@ def test_wordsim353_agreement_pooled_and_weighted_by_pairs(ws353):
     assert result.exit_code == 0, result.output
     figures = json.loads(result.output.splitlines()[-1])
     # the papers' aggregation: per set, the duplicate row kept, weighted by listed pairs
-    expected1 = (12 * mean_pairwise_rho(set1) + 16 * mean_pairwise_rho(set2)) / 28
-    expected2 = (12 * rho_vs_mean(set1) + 16 * rho_vs_mean(set2)) / 28
+    expected1 = (13 * mean_pairwise_rho(set1) + 15 * mean_pairwise_rho(set2)) / 28
+    expected2 = (13 * rho_vs_mean(set1) + 15 * rho_vs_mean(set2)) / 28
     assert figures["by_tranche"]["iaa1"] == pytest.approx(expected1, abs=1e-12)
     assert figures["by_tranche"]["iaa2"] == pytest.approx(expected2, abs=1e-12)
-    assert [t["pairs"] for t in figures["by_tranche"]["tranches"]] == [12, 16]
+    assert [t["pairs"] for t in figures["by_tranche"]["tranches"]] == [13, 15]
     # pooled: every within-set rater pair once, the repeated pair merged per rater
-    merged2 = set2[:4] + [(set2[4][0], set2[4][1], (set2[4][2] + set2[-1][2]) / 2)] + set2[5:-1]
+    merged1 = set1[:4] + [(set1[4][0], set1[4][1], (set1[4][2] + set1[-1][2]) / 2)] + set1[5:-1]
     pooled = [stats.spearmanr(np.array([r for *_, r in rows], dtype=float)[:, a],
                               np.array([r for *_, r in rows], dtype=float)[:, b]).statistic
-              for rows in (set1, merged2)
+              for rows in (merged1, set2)
               for a, b in itertools.combinations(range(len(rows[0][2])), 2)]
     assert figures["iaa1"] == pytest.approx(np.mean(pooled), abs=1e-12)
     assert figures["raters"] == 29 and figures["pairs"] == 27
@@ -156,13 +157,13 @@ def test_wordsim353_plain_process_mean_is_the_published_mean(ws353):
     assert "pairs listed twice in a source: 1, merged" in result.output
     gold = pd.read_csv(folder / "gold" / "gold.csv")
     assert list(gold.columns) == ["word1", "word2", "score"]
-    published = {(w1, w2): float(published_mean(r)) for w1, w2, r in set1 + set2[:-1]}
-    ties = [r for *_, r in set1 + set2[:-1] if round(float(np.mean(r)), 2)
+    published = {(w1, w2): float(published_mean(r)) for w1, w2, r in set1[:-1] + set2}
+    ties = [r for *_, r in set1[:-1] + set2 if round(float(np.mean(r)), 2)
             != float(published_mean(r))]
     assert ties, "the fixture should hold a mean that half-to-even rounds differently"
     for row in gold.itertuples():
-        if (row.word1, row.word2) == (set2[4][0], set2[4][1]):
-            assert row.score == pytest.approx(np.mean([set2[4][2], set2[-1][2]]), abs=0.005)
+        if (row.word1, row.word2) == (set1[4][0], set1[4][1]):
+            assert row.score == pytest.approx(np.mean([set1[4][2], set1[-1][2]]), abs=0.005)
         else:
             assert row.score == pytest.approx(published[row.word1, row.word2], abs=1e-9)
     report = json.loads((folder / "gold" / "report.json").read_text())
@@ -241,13 +242,14 @@ def test_men_declared_scale_is_rescaled_onto_the_protocol(men, tmp_path):
 
 
 def write_simverb(path):
-    """SimVerb-3500-ratings.txt: ``word1 word2 r1 ... r10`` header, TABs, rows of 10 or 11."""
+    """SimVerb-3500-ratings.txt: ``word1 word2 r1 ... r10`` header, TABs, rows of 10 or 11
+    ratings on SimVerb's 0-6 scale."""
     rng = np.random.default_rng(4)
     rows = []
     for i in range(20):
         n = 11 if i % 3 == 0 else 10
         rows.append((f"v{i}", f"u{i}", [int(x) for x in np.clip(
-            np.round(i / 2 + rng.normal(0, 1, n)), 0, 10)]))
+            np.round(i * 6 / 19 + rng.normal(0, 1, n)), 0, 6)]))
     header = "\t".join(["word1", "word2", *(f"r{k}" for k in range(1, 11))])
     lines = [header] + ["\t".join([w1, w2, *map(str, r)]) for w1, w2, r in rows]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -256,12 +258,13 @@ def write_simverb(path):
 
 def test_simverb_anonymous_ratings(tmp_path):
     rows = write_simverb(tmp_path / "SimVerb-3500-ratings.txt")
-    result = run("ratings", "import", tmp_path / "SimVerb-3500-ratings.txt", "--scale", 0, 10,
+    result = run("ratings", "import", tmp_path / "SimVerb-3500-ratings.txt", "--scale", 0, 6,
                  "--out", tmp_path / "sv.csv")
     assert result.exit_code == 0, result.output
     assert "SimVerb-3500-ratings.txt: ratings without rater identity, 20 pairs, 207 ratings" \
         in result.output
     assert "kept as anonymous ratings" in result.output
+    assert "scale seen 0-6 (declared 0-6)" in result.output and "Warning" not in result.output
     refused = run("agree", tmp_path / "sv.csv")
     assert refused.exit_code == 1
     assert "IAA-1 and IAA-2: not defined for ratings without rater identity" in refused.output
