@@ -132,6 +132,9 @@ def test_a_short_hyperlex_row_names_its_line(tmp_path):
      "a released gold standard"),
     ("combined.csv", "Word 1,Word 2,Human (mean)\nlove,sex,6.77\n", "utf-8",
      "a released gold standard"),
+    ("TermRelatednessResults.txt",            # a copy without header or topic
+     "stem cell\tembryo\t0.9\ntax\tmoon\t0.1\nstate\tsociety\t1\n", "utf-8",
+     "TR9856's released scores (every score 0-1, fractional"),
 ])
 def test_released_scores_are_refused_as_ratings(tmp_path, name, content, encoding, message):
     (tmp_path / name).write_bytes(content.encode(encoding))
@@ -231,3 +234,12 @@ def test_anonymous_split_half_does_not_depend_on_the_bootstrap(tmp_path):
         figures.append(json.loads((out / "report.json").read_text())["agreement"]
                        ["split_half_random"])
     assert figures[0] == figures[1] and figures[0]["splits"] == 100
+
+
+def test_docstring_examples_of_the_released_module():
+    import doctest
+
+    import lexgold.ratings.released as module
+
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0

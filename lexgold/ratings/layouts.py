@@ -137,7 +137,7 @@ def read_lines(path: Path, cleaner: _Cleaner) -> list[tuple[int, str]]:
 
 def detect_layout(path: Path) -> str:
     """The layout of ``path`` recognised from its first line (see the module table)."""
-    from lexgold.ratings.released import is_hyperlex, released_scores
+    from lexgold.ratings.released import fraction_scores, is_hyperlex, released_scores
 
     cleaner = _Cleaner()
     try:
@@ -169,6 +169,9 @@ def detect_layout(path: Path) -> str:
             return "anonymous"
         return "wide"
     if len(fields) >= 3 and _number(fields[2]) is not None:
+        looks = fraction_scores([cleaner.fields(line, _delimiter(line)) for _, line in lines])
+        if looks:
+            raise InputError(looks, path=path, line=lines[0][0])
         return "per-rater"
     raise InputError(f"cannot recognise the layout from line 1 ({lines[0][1][:60]!r}); "
                      f"name it with --layout ({', '.join(LAYOUTS)})", path=path, line=lines[0][0])

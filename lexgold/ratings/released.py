@@ -68,6 +68,30 @@ def released_scores(names: list[str], word_columns) -> str | None:
             f"--gold FILE), not as ratings")
 
 
+def fraction_scores(fields: list[list[str]]) -> str | None:
+    """What a headerless ``word1 word2 number ...`` file is when its numbers look like TR9856's
+    released scores (every one within 0-1, some fractional: the share of a pair's annotators
+    who said "related"), else None. ``fields`` are the split lines.
+
+    Examples
+    --------
+    >>> fraction_scores([["stem cell", "embryo", "0.9"], ["tax", "moon", "0.1"]])[:42]
+    "TR9856's released scores (every score 0-1,"
+    >>> fraction_scores([["sun", "sunlight", "7"], ["car", "tree", "1"]]) is None
+    True
+    """
+    from lexgold.ratings.layouts import _number
+
+    values = [_number(f[2]) if len(f) > 2 else None for f in fields]
+    if not values or any(v is None or not 0 <= v <= 1 for v in values) \
+            or all(float(v).is_integer() for v in values):
+        return None
+    return ("TR9856's released scores (every score 0-1, fractional: the share of a pair's "
+            "annotators who said \"related\"), not one rater's ratings; use the file as a gold "
+            "standard (lexgold evaluate --gold FILE), or pass --layout per-rater if these are "
+            "one rater's ratings on a 0-1 scale")
+
+
 def read_hyperlex(path: Path):
     """hyperlex-all.txt as long-format ratings without rater identity.
 
