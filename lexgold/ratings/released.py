@@ -13,7 +13,8 @@ ratings themselves, with one exception:
 - Every other released layout (TR9856's ``TermRelatednessResults`` with scores that are the
   fraction of annotators who said "related", lexgold's ``TR9856.txt``, SimLex-999.txt,
   WordSim-353's ``combined.csv``) is recognised from its header and refused as ratings by
-  :func:`released_scores`, with a message saying what it is.
+  :func:`released_scores`, with a message saying what it is; a headerless copy of TR9856's
+  scores by its numbers (:func:`fraction_scores`).
 """
 
 from __future__ import annotations
