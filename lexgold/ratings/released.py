@@ -55,6 +55,8 @@ def released_scores(names: list[str], word_columns) -> str | None:
     "TR9856's released scores (TermR"
     >>> released_scores(["word1", "word2", "1", "2"], [("word1", "word2")]) is None
     True
+    >>> released_scores(["word1", "word2", "pos", "relation"], [("word1", "word2")])[:15]
+    'a list of pairs'
     """
     rest = names[2:]
     if tuple(names[:2]) not in word_columns or not rest or not set(rest) <= _RELEASED_NAMES:
@@ -64,6 +66,9 @@ def released_scores(names: list[str], word_columns) -> str | None:
                 "'score' is the fraction of a pair's annotators who said \"related\", not a "
                 "rating, and TR9856's individual labels were not published; use the file as a "
                 "gold standard (lexgold evaluate --gold FILE), not as ratings")
+    if set(rest) <= {"pos", "type", "relation", "topic"}:
+        return (f"a list of pairs (columns {', '.join(rest)}) with no ratings in it: import "
+                f"the ratings, and pass the pairs to lexgold process with --pairs")
     return (f"a released gold standard (columns {', '.join(rest)}): its scores summarise "
             f"ratings that the file does not hold; use it as a gold standard (lexgold evaluate "
             f"--gold FILE), not as ratings")
