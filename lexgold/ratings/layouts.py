@@ -40,6 +40,8 @@ import pandas as pd
 from lexgold.errors import InputError
 from lexgold.process.ratings import ANONYMOUS, read_ratings
 from lexgold.ratings import LAYOUTS
+from lexgold.tables import has_unicode_space, normalise_spaces
+
 LABELS = {"wide": "one column per rater", "per-rater": "one file per rater",
           "anonymous": "ratings without rater identity",
           "long": "lexgold long CSV", "potato": "Potato JSON annotations"}
@@ -66,8 +68,8 @@ class _Cleaner:
         self.counts = Counter()
 
     def field(self, text: str) -> str:
-        nbsp = "\xa0" in text or "\u202f" in text
-        stripped = " ".join(text.replace("\xa0", " ").replace("\u202f", " ").split())
+        nbsp = has_unicode_space(text)
+        stripped = normalise_spaces(text)
         if nbsp:
             self.counts["nbsp"] += 1
         elif stripped != text:
