@@ -351,6 +351,9 @@ def test_hyperlex_file_in_published_names_out_with_agreement(tmp_path):
     assert list(frame.columns) == ["word1", "word2", "pos", "published_type", "relation"]
     assert list(frame["relation"]) == ["hyp-3", "r-hyp-3", "ant", "ant"]
     assert "agreement with the file's published TYPE: 75.0%" in result.output
+    # issue 23 item 13: the counts use the names written, HyperLex's
+    assert result.output.startswith("hyp-3 1, r-hyp-3 1, ant 2; written to ")
     lexgold_names = CliRunner().invoke(cli, ["relations", str(source), "--out", str(out)])
     assert lexgold_names.exit_code == 0
     assert list(pd.read_csv(out)["relation"]) == ["hyp-3", "rhyp-3", "ant", "ant"]
+    assert lexgold_names.output.startswith("hyp-3 1, rhyp-3 1, ant 2; written to ")

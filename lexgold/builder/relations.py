@@ -488,10 +488,13 @@ def label_csv(in_csv, out_csv, *, wordnet_dir=None, hyp_max: int = 4,
         raise InputError(message, path=in_csv, line=line, field=err.field) from None
     from lexgold.process.release import hyperlex_type
 
-    frame["relation"] = labels.map(hyperlex_type) if names == "hyperlex" else labels
+    written = labels.map(hyperlex_type) if names == "hyperlex" else labels
+    frame["relation"] = written
     frame.to_csv(out_csv, index=False, lineterminator="\n", encoding="utf-8")
-    counts = {name: int((labels == name).sum()) for name in relation_names(hyp_max)
-              if (labels == name).any()}
+    order = relation_names(hyp_max)             # counts in the names written to the file
+    if names == "hyperlex":
+        order = tuple(dict.fromkeys(hyperlex_type(name) for name in order))
+    counts = {name: int((written == name).sum()) for name in order if (written == name).any()}
     if "published_type" in frame:
         published = frame["published_type"].str.lower().map(hyperlex_type)
         counts["agreement"] = float((labels.map(hyperlex_type) == published).mean())
