@@ -61,7 +61,10 @@ def _echo_warnings(caught) -> None:
                    "they are). Repeat for several, evaluated in one pass over the vectors.")
 @click.option("--gold-format", default="auto", show_default=True,
               type=click.Choice(["auto", "simlex", "hyperlex", "tr9856", "ws353", "simverb",
-                                 "men", "rg65", "plain"]))
+                                 "men", "rg65", "multisimlex", "plain"]))
+@click.option("--language",
+              help="Multi-SimLex (Concepticon's Vulic-2020-2244.tsv): the language whose pairs "
+                   "are evaluated, an ISO code (en, fr, zh, yue ...) or name; default English.")
 @vectors_options
 @click.option("--oov", type=click.Choice(["drop", "mean", "zero"]), default="drop",
               show_default=True, help="Out-of-vocabulary words: drop the pair, use the mean "
@@ -77,8 +80,8 @@ def _echo_warnings(caught) -> None:
               help="Write a per-pair CSV, worst-modelled pairs first.")
 @seed_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def evaluate(golds, gold_format, vectors, case, vectors_format, oov, n_boot, compare, binary,
-             per_pair, seed, as_json):
+def evaluate(golds, gold_format, language, vectors, case, vectors_format, oov, n_boot, compare,
+             binary, per_pair, seed, as_json):
     """Spearman and Pearson of vector cosines against a gold standard, overall and per subset.
 
     Coverage is always reported: `pairs` in the gold standard, `covered` with every word in
@@ -102,6 +105,7 @@ def evaluate(golds, gold_format, vectors, case, vectors_format, oov, n_boot, com
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
         runs = evaluate_gold_files(list(golds), vectors, gold_format=gold_format,
+                                   language=language,
                                    vectors_format=vectors_format, case=case, oov=oov,
                                    n_boot=n_boot, seed=seed, compare=compare, binary=binary)
     _echo_warnings(caught)

@@ -18,6 +18,9 @@ format          layout (delimiter: tab, comma, semicolon or spaces, detected)
                 optional: SimVerb-500-dev has ``ensure secure V 4.07``)
 ``men``         MEN: word1 word2 score; the lemma form ``sun-n sunlight-n 50`` gets POS n
 ``rg65``        RG-65: word1;word2;score
+``multisimlex`` Multi-SimLex as Concepticon distributes it (``Vulic-2020-2244.tsv``: one row
+                per concept, ``SIMLEX_IDS``, ``<LANGUAGE>_IN_SOURCE``, ``<LANGUAGE>_SCORE``),
+                one language's pairs (:mod:`lexgold.evaluate.multisimlex`)
 ``plain``       ``word1 word2 score``, ``#`` comment lines, optional header
 ==============  ==========================================================================
 
@@ -50,11 +53,12 @@ import pandas as pd
 
 from lexgold.compression import read_input_text
 from lexgold.errors import InputError
+from lexgold.evaluate.multisimlex import is_multisimlex, multisimlex_pairs
 from lexgold.evaluate.vectors import check_choice
 from lexgold.tables import has_unicode_space, normalise_spaces
 
 GOLD_FORMATS = ("auto", "simlex", "hyperlex", "tr9856", "ws353", "simverb", "men", "rg65",
-                "plain")
+                "multisimlex", "plain")
 
 #: normalised header name -> lexgold column
 _HEADER_NAMES = {
@@ -78,7 +82,7 @@ def _normalise(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
-def read_gold(path, format: str = "auto") -> pd.DataFrame:
+def read_gold(path, format: str = "auto", language: str | None = None) -> pd.DataFrame:
     """Read a gold standard into ``word1, word2, score`` (+ optional columns, see module doc).
 
     Parameters
@@ -86,6 +90,9 @@ def read_gold(path, format: str = "auto") -> pd.DataFrame:
     path : str or Path
     format : str
         One of ``GOLD_FORMATS``; 'auto' detects it.
+    language : str, optional
+        Multi-SimLex only: the language whose pairs are read (ISO code or name, see
+        :data:`lexgold.evaluate.multisimlex.LANGUAGES`); default English.
 
     Returns
     -------
@@ -99,16 +106,20 @@ def read_gold(path, format: str = "auto") -> pd.DataFrame:
     """
     check_choice("gold format", format, GOLD_FORMATS)
     path = Path(path)
-    rows, notes = _data_rows(path)
-    if not rows:
-        raise InputError("no word pairs found", path=path)
+    first_fields, rows, notes = split_rows(path)
     header = None
-    first_fields = rows[0][1]
-    if not any(_is_number(f) for f in first_fields) or _is_header(first_fields):
+    if first_fields is not None:
         header = [_normalise(f) for f in first_fields]
-        rows = rows[1:]
-        if not rows:
-            raise InputError("no word pairs found after the header", path=path)
+        if format in ("auto", "multisimlex") and is_multisimlex(first_fields):
+            frame = multisimlex_pairs(first_fields, rows, language, path)
+            frame.attrs.update(format="multisimlex", notes=notes)
+            return frame
+    if format == "multisimlex":
+        raise InputError("not Multi-SimLex as Concepticon distributes it: the header needs "
+                         "SIMLEX_IDS and ENGLISH_IN_SOURCE", path=path, line=rows[0][0])
+    if language is not None:
+        raise InputError("--language applies to Multi-SimLex files only", path=path,
+                         field="--language")
     _check_pair_list(path, rows)
     if format == "auto":
         format = _detect(header, rows)
@@ -138,6 +149,21 @@ def _check_pair_list(path: Path, rows) -> None:
         raise InputError(f"not a list of word pairs: a word then {min(widths) - 1} numbers per "
                          "row (word vectors? pass them as --vectors); a gold standard has two "
                          "words and a score per row", path=path, line=rows[0][0])
+
+
+def split_rows(path: Path) -> tuple[list[str] | None, list[tuple[int, list[str]]], list[str]]:
+    """The header fields as written (None without a header), the data rows as (line number,
+    fields) and what was normalised: a pair file split as the gold readers split it (module
+    doc), shared with :func:`lexgold.pairfiles.read_pair_table`."""
+    rows, notes = _data_rows(path)
+    if not rows:
+        raise InputError("no word pairs found", path=path)
+    first_fields = rows[0][1]
+    if any(_is_number(f) for f in first_fields) and not _is_header(first_fields):
+        return None, rows, notes
+    if len(rows) == 1:
+        raise InputError("no word pairs found after the header", path=path)
+    return first_fields, rows[1:], notes
 
 
 def _is_header(fields: list[str]) -> bool:

@@ -79,7 +79,7 @@ class GoldRun(NamedTuple):
 
 
 def evaluate_gold_files(paths, vectors_path, *, gold_format: str = "auto",
-                        **options) -> list[GoldRun]:
+                        language: str | None = None, **options) -> list[GoldRun]:
     """``lexgold evaluate`` over gold files: each file's result, or the error that stops it.
 
     One unreadable gold file, or one with no pair covered by the vectors, does not stop the
@@ -91,7 +91,8 @@ def evaluate_gold_files(paths, vectors_path, *, gold_format: str = "auto",
     read, errors, notes = [], {}, {}
     for path in paths:
         try:
-            gold = read_gold(path, gold_format)
+            gold = read_gold(path, gold_format,
+                             language if _is_multisimlex_file(path) else None)
         except InputError as err:
             errors[path] = str(err)
             continue
@@ -116,6 +117,19 @@ def evaluate_gold_files(paths, vectors_path, *, gold_format: str = "auto",
             continue
         out.append(GoldRun(str(path), result, scores, None, notes[path]))
     return out
+
+
+def _is_multisimlex_file(path) -> bool:
+    """Whether ``--language`` applies to ``path`` (with several --gold, only to Multi-SimLex)."""
+    from lexgold.compression import open_input
+    from lexgold.evaluate.multisimlex import is_multisimlex
+
+    try:
+        with open_input(Path(path), "rt", encoding="utf-8-sig") as handle:
+            first = handle.readline()
+    except (InputError, OSError, UnicodeDecodeError, EOFError):
+        return False                  # read_gold reports it
+    return is_multisimlex(first.split("\t"))
 
 
 #: the Snowball English stop list (Martin Porter, BSD), packaged among the protocol files
