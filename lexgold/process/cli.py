@@ -64,6 +64,10 @@ def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed)
     for warning in caught:
         if issubclass(warning.category, AgreementWarning):
             click.echo(f"Warning: {warning.message}", err=True)
+    if not anonymous:
+        from lexgold.ratings.overlap import overlap_warnings
+        for message in overlap_warnings(frame):
+            click.echo(f"Warning: {message}", err=True)
     if as_json:
         extra = () if detail else ("shared_pairs", "by_tranche")
         click.echo(json.dumps({k: v for k, v in result.items() if k not in extra}))
@@ -175,6 +179,8 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
     report = run(ratings, protocol, out_dir, pairs_path=pairs_path, seed=seed, usf_dir=usf_dir,
                  plots=not no_plots, bootstrap=bootstrap, scale=tuple(scale) if scale else None,
                  allow_incomplete=allow_incomplete)
+    for message in report["overlap_warnings"]:
+        click.echo(f"Warning: {message}", err=True)
     for problem in report["warnings"]:
         click.echo(f"Warning: incomplete release: {problem}", err=True)
     for note in report["notes"]:
