@@ -109,6 +109,11 @@ def test_evaluate_multisimlex_language_option(tmp_path):
     assert result["format"] == "multisimlex" and result["pairs"] == 9
     assert result["covered"] == 5          # bras-muscle, sculpture-moteur/statue, muscle-langue,
     #                                        partir-apparaître
+    plain = tmp_path / "plain.txt"
+    plain.write_text("bras muscle 3\nsculpture statue 5\nmuscle langue 1\n")
+    refused = run("evaluate", "--gold", plain, "--language", "fr", "--vectors", vectors)
+    assert refused.exit_code == 1
+    assert "field '--language': applies to Multi-SimLex files only" in refused.output
 
 
 @pytest.mark.parametrize("name,columns", [

@@ -88,11 +88,14 @@ def evaluate_gold_files(paths, vectors_path, *, gold_format: str = "auto",
     """
     from lexgold.evaluate.gold import read_gold
 
+    multisimlex = {path: _is_multisimlex_file(path) for path in paths}
+    if language is not None and not any(multisimlex.values()):
+        raise InputError("applies to Multi-SimLex files only (Concepticon's "
+                         "Vulic-2020-2244.tsv); no --gold is one", field="--language")
     read, errors, notes = [], {}, {}
     for path in paths:
         try:
-            gold = read_gold(path, gold_format,
-                             language if _is_multisimlex_file(path) else None)
+            gold = read_gold(path, gold_format, language if multisimlex[path] else None)
         except InputError as err:
             errors[path] = str(err)
             continue

@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
@@ -55,35 +56,48 @@ def overlap_warnings(frame: pd.DataFrame, min_shared: float = MIN_SHARED) -> lis
     "tranche men: rater 'b' shares 2 of its 4 pairs (50.0%) with rater 'a' (4 "
     """
     rated = frame if "kind" not in frame else frame[frame["kind"] != "checkpoint"]
-    rated = rated[~rated["rater_id"].astype(str).str.startswith(ANONYMOUS)]
-    items = rated[["tranche", "rater_id", *ITEM]].drop_duplicates()
-    sizes = items.groupby(["tranche", "rater_id"], sort=True).size().rename("n").reset_index()
-    sizes = sizes[sizes.groupby("tranche")["rater_id"].transform("size") >= 2]
+    rater, names = pd.factorize(rated["rater_id"])          # integer codes: fast on studies
+    named = ~np.array([str(n).startswith(ANONYMOUS) for n in names], dtype=bool)[rater] \
+        if len(names) else np.zeros(0, dtype=bool)
+    tranche, tranches = pd.factorize(rated["tranche"])
+    word1 = pd.factorize(rated["word1"])[0].astype(np.int64)
+    word2 = pd.factorize(rated["word2"])[0].astype(np.int64)
+    pair = word1 * (word2.max(initial=0) + 1) + word2
+    items = pd.DataFrame({"t": tranche[named], "r": rater[named],
+                          "p": pair[named]}).drop_duplicates()
+    sizes = items.groupby(["t", "r"], sort=False).size().rename("n").reset_index()
+    sizes = sizes[sizes.groupby("t")["r"].transform("size") >= 2]
     if sizes.empty:
         return []
-    largest = (sizes.sort_values(["tranche", "n"], ascending=[True, False], kind="stable")
-               .drop_duplicates("tranche").set_index("tranche"))   # the first of equals
-    reference = items.merge(largest.reset_index()[["tranche", "rater_id"]],
-                            on=["tranche", "rater_id"])[["tranche", *ITEM]]
-    common = (items.merge(reference.assign(_shared=1), on=["tranche", *ITEM], how="left")
-              .groupby(["tranche", "rater_id"], sort=True)["_shared"].sum())
-    sizes = sizes.set_index(["tranche", "rater_id"])
-    sizes["shared"] = common.reindex(sizes.index).fillna(0).astype(int)
+    sizes["name"] = names.to_numpy()[sizes["r"]].astype(str)
+    largest = (sizes.sort_values(["t", "n", "name"], ascending=[True, False, True],
+                                 kind="stable").drop_duplicates("t").set_index("t"))
+    span = int(items["p"].max()) + 1
+    key = items["t"].to_numpy(np.int64) * span + items["p"].to_numpy(np.int64)
+    is_largest = items["r"].to_numpy() == largest["r"].reindex(items["t"]).to_numpy()
+    items["shared"] = np.isin(key, key[is_largest])
+    common = items.groupby(["t", "r"], sort=False)["shared"].sum()
+    sizes = sizes.set_index(["t", "r"])
+    sizes["shared"] = common.reindex(sizes.index).to_numpy().astype(int)
     sizes["share"] = sizes["shared"] / sizes["n"]
-    union = items.drop_duplicates(["tranche", *ITEM]).groupby("tranche").size()
+    union = items.drop_duplicates(["t", "p"]).groupby("t").size()
+    sizes = sizes.reset_index()
+    sizes["tranche"] = tranches.to_numpy()[sizes["t"]]
+    sizes = sizes.sort_values(["tranche", "name"], kind="stable")
     messages = []
-    for tranche, group in sizes.groupby(level="tranche", sort=True):
-        others = group.drop(index=(tranche, largest.at[tranche, "rater_id"]))
-        if others.empty or others["share"].min() >= min_shared:
+    for t, group in sizes.groupby("t", sort=False):
+        top = largest.loc[t]
+        others = group[group["r"] != top["r"]]
+        if others["share"].min() >= min_shared:
             continue
-        (_, worst), row = next(iter(others.sort_values("share", kind="stable").iterrows()))
+        row = others.sort_values("share", kind="stable").iloc[0]
         messages.append(
-            f"tranche {tranche}: rater {worst!r} shares {int(row['shared'])} of its "
-            f"{int(row['n'])} pairs ({row['share']:.1%}) with rater {largest.at[tranche, 'rater_id']!r} "
-            f"({largest.at[tranche, 'n']} pairs); the tranche's {len(group)} raters list "
-            f"{union[tranche]} different pairs. Raters of one tranche should rate the same "
-            f"pairs: are they spelled differently in their files (natural vs lemma forms)? "
-            f"Map one spelling onto the other with `lexgold ratings import --map FILE`")
+            f"tranche {row['tranche']}: rater {row['name']!r} shares {int(row['shared'])} of its "
+            f"{int(row['n'])} pairs ({row['share']:.1%}) with rater {top['name']!r} "
+            f"({int(top['n'])} pairs); the tranche's {len(group)} raters list {union[t]} "
+            f"different pairs. Raters of one tranche should rate the same pairs: are they "
+            f"spelled differently in their files (natural vs lemma forms)? Map one spelling onto "
+            f"the other with `lexgold ratings import --map FILE`")
     return messages
 
 
