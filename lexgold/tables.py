@@ -37,3 +37,28 @@ def read_text_table(path: str | Path, *, sep: str = ",") -> pd.DataFrame:
                          path=path) from None
     frame.columns = [str(c).strip() for c in frame.columns]
     return frame
+
+
+#: the Unicode space separators (category Zs) other than the ASCII space: no-break space
+#: U+00A0, ogham U+1680, en quad ... hair space U+2000-U+200A, narrow no-break U+202F, medium
+#: mathematical U+205F, ideographic U+3000. Spreadsheets and word processors put them in words.
+UNICODE_SPACES = "\u00a0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B)) \
+    + "\u202f\u205f\u3000"
+_TO_SPACE = str.maketrans(dict.fromkeys(UNICODE_SPACES, " "))
+
+
+def has_unicode_space(text: str) -> bool:
+    """Whether ``text`` holds a space of :data:`UNICODE_SPACES` (a no-break space ...)."""
+    return any(c in UNICODE_SPACES for c in text)
+
+
+def normalise_spaces(text: str) -> str:
+    """``text`` with every Unicode space as a plain space, runs of blanks as one, ends stripped.
+
+    One rule for every reader of hand-made files (``lexgold ratings import``, the gold readers
+    of ``lexgold evaluate``): ``'anno\\u00a0domini '`` -> ``'anno domini'``.
+
+    >>> normalise_spaces("\\u00a0sole\\u202fluna  ")
+    'sole luna'
+    """
+    return " ".join(text.translate(_TO_SPACE).split())

@@ -225,8 +225,16 @@ def test_several_golds_one_pass_same_results_as_alone(files, tmp_path):
     assert json.loads(out.output) == alone
     import pandas as pd
     pairs = pd.read_csv(tmp_path / "pairs.csv")
-    assert pairs.columns[0] == "gold"
-    assert pairs["gold"].value_counts().to_dict() == {str(GOLDS[0]): 999, str(GOLDS[1]): 353}
+    # issue 23 item 1: the file column is gold_file; gold keeps the gold score of every row
+    assert list(pairs.columns[:5]) == ["gold_file", "word1", "word2", "gold", "model"]
+    assert pairs.columns.is_unique
+    assert pairs["gold_file"].value_counts().to_dict() == {str(GOLDS[0]): 999,
+                                                           str(GOLDS[1]): 353}
+    for gold in GOLDS:
+        mine = pairs[pairs["gold_file"] == str(gold)]
+        expected = read_gold(gold)
+        assert (sorted(zip(mine["word1"], mine["word2"], mine["gold"]))
+                == sorted(zip(expected["word1"], expected["word2"], expected["score"])))
 
 
 def test_cli_warns_on_stderr_for_an_alphabetical_file(files):

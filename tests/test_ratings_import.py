@@ -203,7 +203,7 @@ def test_men_two_rater_files(men):
     long = pd.read_csv(folder / "men.csv")
     assert set(long["rater_id"]) == {"elias-men-ratings", "marcos-men-ratings"}
     assert set(long["tranche"].astype(str)) == {"1"}
-    figures = json.loads(run("agree", folder / "men.csv", "--json", "--detail").output)
+    figures = json.loads(run("agree", folder / "men.csv", "--json", "--detail").stdout)
     shared = {(w1, w2): r for w1, w2, r in elias}
     both = [(shared[w1, w2], r) for w1, w2, r in marcos if (w1, w2) in shared]
     assert figures["shared_pairs"] == len(both) == 22

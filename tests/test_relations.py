@@ -351,6 +351,22 @@ def test_hyperlex_file_in_published_names_out_with_agreement(tmp_path):
     assert list(frame.columns) == ["word1", "word2", "pos", "published_type", "relation"]
     assert list(frame["relation"]) == ["hyp-3", "r-hyp-3", "ant", "ant"]
     assert "agreement with the file's published TYPE: 75.0%" in result.output
+    # issue 23 item 13: the counts use the names written, HyperLex's
+    assert result.output.startswith("hyp-3 1, r-hyp-3 1, ant 2; written to ")
     lexgold_names = CliRunner().invoke(cli, ["relations", str(source), "--out", str(out)])
     assert lexgold_names.exit_code == 0
     assert list(pd.read_csv(out)["relation"]) == ["hyp-3", "rhyp-3", "ant", "ant"]
+    assert lexgold_names.output.startswith("hyp-3 1, rhyp-3 1, ant 2; written to ")
+
+
+def test_published_pair_files_are_read_by_the_shared_reader(tmp_path):
+    """Issue 23 item 10: SimVerb-3500's layout (no header, TABs) through lexgold.pairfiles."""
+    source = tmp_path / "SimVerb-500-dev.txt"
+    source.write_bytes(b"build\tconstruct\tV\t9.12\tSYNONYMS\nensure\tsecure\tV\t4.07\n")
+    out = tmp_path / "out.csv"
+    result = CliRunner().invoke(cli, ["relations", str(source), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    frame = pd.read_csv(out)
+    assert frame[["word1", "word2", "pos"]].values.tolist() == [["build", "construct", "V"],
+                                                               ["ensure", "secure", "V"]]
+    assert frame["relation"].notna().all()

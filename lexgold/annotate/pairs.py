@@ -26,7 +26,6 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
-from lexgold.tables import read_text_table
 
 TRUE = {"1", "true", "yes", "y"}
 FALSE = {"0", "false", "no", "n", ""}
@@ -38,7 +37,7 @@ def read_pairs(path: str | Path, *, group_by: str = "pos") -> pd.DataFrame:
     Parameters
     ----------
     path : str or Path
-        UTF-8 CSV with a header.
+        UTF-8 CSV with a header, or a published gold file (:mod:`lexgold.pairfiles`).
     group_by : {"pos", "topic"}
         ``pos`` needs a ``pos`` column; ``topic`` (TR9856) needs ``topic``.
 
@@ -53,8 +52,11 @@ def read_pairs(path: str | Path, *, group_by: str = "pos") -> pd.DataFrame:
     InputError
         Naming the file, the line (header = line 1) and the field at fault.
     """
+    from lexgold.pairfiles import PAIR_COLUMN_ALIASES, read_pair_table
+
     path = Path(path)
-    return check_pairs(read_text_table(path), source=path, group_by=group_by)
+    table = read_pair_table(path).rename(columns=PAIR_COLUMN_ALIASES)
+    return check_pairs(table, source=path, group_by=group_by)
 
 
 def check_pairs(frame: pd.DataFrame, *, source=None, group_by: str = "pos") -> pd.DataFrame:

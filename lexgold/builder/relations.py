@@ -67,7 +67,6 @@ from collections.abc import Iterable, Sequence
 import pandas as pd
 
 from lexgold.errors import InputError
-from lexgold.tables import read_text_table
 
 #: relation names as written in files, in precedence order after hyp-N / rhyp-N
 RELATIONS = ("hyp-1", "hyp-2", "hyp-3", "hyp-4", "rhyp-1", "rhyp-2", "rhyp-3", "rhyp-4",
@@ -441,7 +440,8 @@ def _is_hyperlex_file(path) -> bool:
 
 def read_pairs(in_csv) -> pd.DataFrame:
     """The pairs to label: a CSV with ``word1, word2, pos``, or a released HyperLex file
-    (``WORD1 WORD2 POS TYPE ...``, whose TYPE is kept as ``published_type``)."""
+    (``WORD1 WORD2 POS TYPE ...``, whose TYPE is kept as ``published_type``), or any other
+    pair file :func:`lexgold.pairfiles.read_pair_table` reads (SimVerb-3500 ...)."""
     if _is_hyperlex_file(in_csv):
         from lexgold.evaluate.gold import read_gold
         gold = read_gold(in_csv, format="hyperlex")
@@ -449,7 +449,8 @@ def read_pairs(in_csv) -> pd.DataFrame:
         if "relation" in gold:
             frame["published_type"] = gold["relation"].astype(str)
         return frame
-    return read_text_table(in_csv)
+    from lexgold.pairfiles import PAIR_COLUMN_ALIASES, read_pair_table
+    return read_pair_table(in_csv).rename(columns=PAIR_COLUMN_ALIASES)
 
 
 def label_csv(in_csv, out_csv, *, wordnet_dir=None, hyp_max: int = 4,
@@ -488,10 +489,13 @@ def label_csv(in_csv, out_csv, *, wordnet_dir=None, hyp_max: int = 4,
         raise InputError(message, path=in_csv, line=line, field=err.field) from None
     from lexgold.process.release import hyperlex_type
 
-    frame["relation"] = labels.map(hyperlex_type) if names == "hyperlex" else labels
+    written = labels.map(hyperlex_type) if names == "hyperlex" else labels
+    frame["relation"] = written
     frame.to_csv(out_csv, index=False, lineterminator="\n", encoding="utf-8")
-    counts = {name: int((labels == name).sum()) for name in relation_names(hyp_max)
-              if (labels == name).any()}
+    order = relation_names(hyp_max)             # counts in the names written to the file
+    if names == "hyperlex":
+        order = tuple(dict.fromkeys(hyperlex_type(name) for name in order))
+    counts = {name: int((written == name).sum()) for name in order if (written == name).any()}
     if "published_type" in frame:
         published = frame["published_type"].str.lower().map(hyperlex_type)
         counts["agreement"] = float((labels.map(hyperlex_type) == published).mean())

@@ -61,7 +61,10 @@ def _echo_warnings(caught) -> None:
                    "they are). Repeat for several, evaluated in one pass over the vectors.")
 @click.option("--gold-format", default="auto", show_default=True,
               type=click.Choice(["auto", "simlex", "hyperlex", "tr9856", "ws353", "simverb",
-                                 "men", "rg65", "plain"]))
+                                 "men", "rg65", "multisimlex", "plain"]))
+@click.option("--language",
+              help="Multi-SimLex (Concepticon's Vulic-2020-2244.tsv): the language whose pairs "
+                   "are evaluated, an ISO code (en, fr, zh, yue ...) or name; default English.")
 @vectors_options
 @click.option("--oov", type=click.Choice(["drop", "mean", "zero"]), default="drop",
               show_default=True, help="Out-of-vocabulary words: drop the pair, use the mean "
@@ -77,14 +80,17 @@ def _echo_warnings(caught) -> None:
               help="Write a per-pair CSV, worst-modelled pairs first.")
 @seed_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def evaluate(golds, gold_format, vectors, case, vectors_format, oov, n_boot, compare, binary,
-             per_pair, seed, as_json):
+def evaluate(golds, gold_format, language, vectors, case, vectors_format, oov, n_boot, compare,
+             binary, per_pair, seed, as_json):
     """Spearman and Pearson of vector cosines against a gold standard, overall and per subset.
 
     Coverage is always reported: `pairs` in the gold standard, `covered` with every word in
     the vocabulary. Multi-word terms are the sum of their word vectors. The vector file is
     read once, keeping only the rows of the gold standards' words. With several --gold, JSON
-    is a list with one result per gold standard.
+    is a list with one result per gold standard, and --per-pair names each row's file in a
+    first column gold_file. A gold file that cannot be read, or whose pairs the vectors do not
+    cover at all, is an error for that file: the others are still evaluated, and the exit
+    status is 1.
 
     \b
     Example:
@@ -93,29 +99,42 @@ def evaluate(golds, gold_format, vectors, case, vectors_format, oov, n_boot, com
     """
     import pandas as pd
 
-    from lexgold.evaluate.gold import read_gold
-    from lexgold.evaluate.report import evaluate_golds
+    from lexgold.evaluate.report import evaluate_gold_files
     from lexgold.evaluate.wordpairs import worst_pairs
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
-        runs = evaluate_golds([(read_gold(g, gold_format), g) for g in golds], vectors,
-                              vectors_format=vectors_format, case=case, oov=oov, n_boot=n_boot,
-                              seed=seed, compare=compare, binary=binary)
+        runs = evaluate_gold_files(list(golds), vectors, gold_format=gold_format,
+                                   language=language,
+                                   vectors_format=vectors_format, case=case, oov=oov,
+                                   n_boot=n_boot, seed=seed, compare=compare, binary=binary)
     _echo_warnings(caught)
-    if per_pair:
-        tables = [worst_pairs(scores) for _, scores in runs]
+    for run in runs:
+        for note in run.notes:
+            click.echo(f"Note: {run.path}: {note}", err=True)
+    done = [run for run in runs if run.error is None]
+    if len(runs) == 1 and not done:
+        raise click.ClickException(runs[0].error)
+    if per_pair and done:
+        tables = [worst_pairs(run.scores) for run in done]
         if len(runs) > 1:
-            tables = [t.assign(gold=str(g))[["gold", *t.columns]] for t, g in zip(tables, golds)]
+            tables = [t.assign(gold_file=run.path)[["gold_file", *t.columns]]
+                      for t, run in zip(tables, done)]
         pd.concat(tables).to_csv(per_pair, index=False)
     if as_json:
-        results = [_clean(result) for result, _ in runs]
+        results = [_clean(run.result) if run.error is None
+                   else {"gold": run.path, "error": run.error} for run in runs]
         click.echo(json.dumps(results[0] if len(results) == 1 else results, indent=2))
-        return
-    for number, (result, _) in enumerate(runs):
-        if number:
-            click.echo("")
-        _print_evaluation(result, oov, case)
+    else:
+        for number, run in enumerate(done):
+            if number:
+                click.echo("")
+            _print_evaluation(run.result, oov, case)
+    failed = [run for run in runs if run.error is not None]
+    for run in failed:
+        click.echo(f"Error: {run.error}", err=True)
+    if failed:
+        raise SystemExit(1)
 
 
 def _print_evaluation(result: dict, oov: str, case: str) -> None:

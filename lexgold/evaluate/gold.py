@@ -18,6 +18,9 @@ format          layout (delimiter: tab, comma, semicolon or spaces, detected)
                 optional: SimVerb-500-dev has ``ensure secure V 4.07``)
 ``men``         MEN: word1 word2 score; the lemma form ``sun-n sunlight-n 50`` gets POS n
 ``rg65``        RG-65: word1;word2;score
+``multisimlex`` Multi-SimLex as Concepticon distributes it (``Vulic-2020-2244.tsv``: one row
+                per concept, ``SIMLEX_IDS``, ``<LANGUAGE>_IN_SOURCE``, ``<LANGUAGE>_SCORE``),
+                one language's pairs (:mod:`lexgold.evaluate.multisimlex`)
 ``plain``       ``word1 word2 score``, ``#`` comment lines, optional header
 ==============  ==========================================================================
 
@@ -28,7 +31,15 @@ columns and a score column: any other first line without numbers is an error, an
 scores are all equal is refused, never read into an undefined correlation. With ``format="auto"`` a header row picks the format by its column names
 (SimLex999, AVG_SCORE or avg, term1/term2, Human (mean)); headerless files are SimVerb when
 they have four or five fields with a POS in the third, MEN lemma form when every word ends in
-``-n/-v/-j``, plain otherwise.
+``-n/-v/-j`` (also under a ``word1 word2 score`` header, as in the simcross copies), plain
+otherwise.
+
+Files as distributed are read exactly: the delimiter is detected on the data rows, so a header
+may use another one (simcross: a space-separated header over TAB-separated rows); a Unicode
+space inside a field (a no-break space in the Italian HyperLex files) is a plain space, as in
+``lexgold ratings import`` (:func:`lexgold.tables.normalise_spaces`), and what was changed is
+listed in ``attrs['notes']``. Files that are not pair lists are refused, saying what they look
+like: a matrix of numbers (gensim's ``similarities0-1.txt``) or word vectors.
 """
 
 from __future__ import annotations
@@ -42,10 +53,12 @@ import pandas as pd
 
 from lexgold.compression import read_input_text
 from lexgold.errors import InputError
+from lexgold.evaluate.multisimlex import is_multisimlex, multisimlex_pairs
 from lexgold.evaluate.vectors import check_choice
+from lexgold.tables import has_unicode_space, normalise_spaces
 
 GOLD_FORMATS = ("auto", "simlex", "hyperlex", "tr9856", "ws353", "simverb", "men", "rg65",
-                "plain")
+                "multisimlex", "plain")
 
 #: normalised header name -> lexgold column
 _HEADER_NAMES = {
@@ -62,13 +75,14 @@ _FORMAT_BY_HEADER = [("simlex999", "simlex"), ("avgscore", "hyperlex"), ("avg", 
 #: normalised names of the first word column: a row with one of them first is a header
 _WORD_HEADERS = {name for name, column in _HEADER_NAMES.items() if column == "word1"}
 _MEN_LEMMA = re.compile(r"^(.+)-([nvj])$")
+_BLANKS = re.compile(r"[ \t]+")
 
 
 def _normalise(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
-def read_gold(path, format: str = "auto") -> pd.DataFrame:
+def read_gold(path, format: str = "auto", language: str | None = None) -> pd.DataFrame:
     """Read a gold standard into ``word1, word2, score`` (+ optional columns, see module doc).
 
     Parameters
@@ -76,6 +90,9 @@ def read_gold(path, format: str = "auto") -> pd.DataFrame:
     path : str or Path
     format : str
         One of ``GOLD_FORMATS``; 'auto' detects it.
+    language : str, optional
+        Multi-SimLex only: the language whose pairs are read (ISO code or name, see
+        :data:`lexgold.evaluate.multisimlex.LANGUAGES`); default English.
 
     Returns
     -------
@@ -89,16 +106,21 @@ def read_gold(path, format: str = "auto") -> pd.DataFrame:
     """
     check_choice("gold format", format, GOLD_FORMATS)
     path = Path(path)
-    rows = _data_rows(path)
-    if not rows:
-        raise InputError("no word pairs found", path=path)
+    first_fields, rows, notes = split_rows(path)
     header = None
-    first_fields = rows[0][1]
-    if not any(_is_number(f) for f in first_fields) or _is_header(first_fields):
+    if first_fields is not None:
         header = [_normalise(f) for f in first_fields]
-        rows = rows[1:]
-        if not rows:
-            raise InputError("no word pairs found after the header", path=path)
+        if format in ("auto", "multisimlex") and is_multisimlex(first_fields):
+            frame = multisimlex_pairs(first_fields, rows, language, path)
+            frame.attrs.update(format="multisimlex", notes=notes)
+            return frame
+    if format == "multisimlex":
+        raise InputError("not Multi-SimLex as Concepticon distributes it: the header needs "
+                         "SIMLEX_IDS and ENGLISH_IN_SOURCE", path=path, line=rows[0][0])
+    if language is not None:
+        raise InputError("--language applies to Multi-SimLex files only", path=path,
+                         field="--language")
+    _check_pair_list(path, rows)
     if format == "auto":
         format = _detect(header, rows)
     frame = _frame(path, header, rows, format)
@@ -107,7 +129,41 @@ def read_gold(path, format: str = "auto") -> pd.DataFrame:
                          f"(read as {format}; is line 1 a header of another layout? "
                          f"name it with --gold-format)", path=path, field="score")
     frame.attrs["format"] = format
+    frame.attrs["notes"] = notes
     return frame
+
+
+def _check_pair_list(path: Path, rows) -> None:
+    """Refuse files that are not lists of word pairs, saying what they look like: a matrix of
+    numbers (gensim's ``similarities0-1.txt``) or word vectors (a word, then numbers)."""
+    sample = [fields for _, fields in rows[:50]]
+    numeric = [sum(_is_number(f) for f in fields) for fields in sample]
+    widths = sorted({len(fields) for fields in sample})
+    if all(n == len(fields) for n, fields in zip(numeric, sample)):
+        shape = f"{len(rows)} rows of {'/'.join(map(str, widths))} numbers"
+        raise InputError(f"not a list of word pairs: every field is a number ({shape}; a "
+                         "similarity matrix?); a gold standard has two words and a score per "
+                         "row", path=path, line=rows[0][0])
+    if min(widths) > 10 and all(n == len(fields) - 1 and not _is_number(fields[0])
+                                for n, fields in zip(numeric, sample)):
+        raise InputError(f"not a list of word pairs: a word then {min(widths) - 1} numbers per "
+                         "row (word vectors? pass them as --vectors); a gold standard has two "
+                         "words and a score per row", path=path, line=rows[0][0])
+
+
+def split_rows(path: Path) -> tuple[list[str] | None, list[tuple[int, list[str]]], list[str]]:
+    """The header fields as written (None without a header), the data rows as (line number,
+    fields) and what was normalised: a pair file split as the gold readers split it (module
+    doc), shared with :func:`lexgold.pairfiles.read_pair_table`."""
+    rows, notes = _data_rows(path)
+    if not rows:
+        raise InputError("no word pairs found", path=path)
+    first_fields = rows[0][1]
+    if any(_is_number(f) for f in first_fields) and not _is_header(first_fields):
+        return None, rows, notes
+    if len(rows) == 1:
+        raise InputError("no word pairs found after the header", path=path)
+    return first_fields, rows[1:], notes
 
 
 def _is_header(fields: list[str]) -> bool:
@@ -115,9 +171,17 @@ def _is_header(fields: list[str]) -> bool:
     return bool(fields) and _normalise(fields[0]) in _WORD_HEADERS
 
 
-def _data_rows(path: Path) -> list[tuple[int, list[str]]]:
+def _data_rows(path: Path) -> tuple[list[tuple[int, list[str]]], list[str]]:
     """(line number, fields) of the non-comment lines, split on the detected delimiter; a
-    first-line comment just before them too when it is a header (``#term1 term2``)."""
+    first-line comment just before them too when it is a header (``#term1 term2``); and what
+    was normalised.
+
+    The delimiter is detected on the data rows: a header may use its own (the simcross copies
+    put ``word1 word2 score`` over TAB-separated rows). Unicode spaces (a no-break space ...,
+    :data:`lexgold.tables.UNICODE_SPACES`) inside a field become plain spaces, as in
+    ``lexgold ratings import``; in a file delimited by blanks they separate fields only where
+    the row would otherwise have too few fields.
+    """
     text = read_input_text(path)
     lines = [(n, line.rstrip("\r\n")) for n, line in enumerate(text.splitlines(), start=1)]
     lines = [(n, line) for n, line in lines if line.strip()]
@@ -127,23 +191,53 @@ def _data_rows(path: Path) -> list[tuple[int, list[str]]]:
     if first == 1:                        # the file's only comment, just before the data
         number, line = lines[0]
         candidate = line.lstrip()[1:]
-        if _is_header(candidate.split("\t") if "\t" in candidate else candidate.split()):
+        if _is_header(_split(candidate, _delimiter(candidate), None)):
             header = (number, candidate)
     lines = [(n, line) for n, line in lines if not line.lstrip().startswith("#")]
     if header is not None:
         lines.insert(0, header)
     if not lines:
-        return []
-    sample = lines[0][1] + (lines[1][1] if len(lines) > 1 else "")
-    delimiter = next((d for d in ("\t", ";", ",") if d in sample), None)
+        return [], []
+    delimiter = _delimiter(lines[1][1] if len(lines) > 1 else lines[0][1])
+    head_delimiter = _delimiter(lines[0][1])
+    if head_delimiter != delimiter and _is_header(_split(lines[0][1], head_delimiter, None)):
+        delimiter_of = {lines[0][0]: head_delimiter}          # a header with its own delimiter
+    else:
+        delimiter_of = {}
+    width = len(_split(lines[0][1], delimiter_of.get(lines[0][0], delimiter), None))
+    rows, spaced = [], []
+    for number, line in lines:
+        raw = _split(line, delimiter_of.get(number, delimiter), width, path, number)
+        fields = [normalise_spaces(f) for f in raw]
+        spaced += [(number, f) for f, r in zip(fields, raw) if has_unicode_space(r)]
+        rows.append((number, fields))
+    notes = []
+    if spaced:
+        shown = ", ".join(f"line {n} {f!r}" for n, f in spaced[:3])
+        notes.append(f"Unicode spaces (no-break space ...) in {len(spaced)} "
+                     f"field{'s' if len(spaced) > 1 else ''} read as plain spaces ({shown})")
+    return rows, notes
+
+
+def _delimiter(line: str) -> str | None:
+    return next((d for d in ("\t", ";", ",") if d in line), None)
+
+
+def _split(line: str, delimiter: str | None, width: int | None, path=None,
+           number: int = 0) -> list[str]:
+    """Fields of one line; with no delimiter, split on ASCII blanks, and on Unicode spaces
+    too only when that gives the ``width`` fields the ASCII split misses."""
     if delimiter is None:
-        return [(n, line.split()) for n, line in lines]
-    parsed = csv.reader([line for _, line in lines], delimiter=delimiter)
+        fields = _BLANKS.split(line.strip(" \t"))
+        if width is not None and len(fields) < width:
+            unicode_split = line.split()
+            if len(unicode_split) == width:
+                return unicode_split
+        return fields
     try:
-        return [(n, [f.strip() for f in fields]) for (n, _), fields in zip(lines, parsed)]
+        return next(csv.reader([line], delimiter=delimiter))
     except csv.Error as err:          # a field over the csv module's limit (128 KiB)
-        raise InputError(f"not a gold standard row: {err}", path=path,
-                         line=lines[max(parsed.line_num - 1, 0)][0]) from None
+        raise InputError(f"not a gold standard row: {err}", path=path, line=number) from None
 
 
 def _is_number(text: str) -> bool:
@@ -155,17 +249,16 @@ def _is_number(text: str) -> bool:
 
 
 def _detect(header, rows) -> str:
+    men = all(_MEN_LEMMA.match(f[0]) and _MEN_LEMMA.match(f[1]) for _, f in rows[:50])
     if header is not None:
         for name, fmt in _FORMAT_BY_HEADER:
             if name in header:
                 return fmt
-        return "plain"
+        return "men" if men else "plain"        # simcross's MEN copies: word1 word2 score
     fields = rows[0][1]
     if len(fields) in (4, 5) and fields[2].upper() in {"N", "V", "A"} and _is_number(fields[3]):
         return "simverb"
-    if all(_MEN_LEMMA.match(f[0]) and _MEN_LEMMA.match(f[1]) for _, f in rows[:50]):
-        return "men"
-    return "plain"
+    return "men" if men else "plain"
 
 
 def _frame(path: Path, header, rows, format: str) -> pd.DataFrame:

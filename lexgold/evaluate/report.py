@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from importlib import resources
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -65,6 +66,73 @@ def evaluate_golds(golds, vectors_path, *, vectors_format: str = "auto",
     return [_evaluate_one(gold, gold_path, models, vectors_path, compare, case=case, oov=oov,
                           n_boot=n_boot, seed=seed, binary=binary)
             for gold, gold_path in golds]
+
+
+class GoldRun(NamedTuple):
+    """One ``--gold`` of ``lexgold evaluate``: its result and per-pair frame, or its error."""
+    path: str
+    result: dict | None
+    scores: pd.DataFrame | None
+    error: str | None
+    #: what reading the file normalised (Unicode spaces ...), one phrase each
+    notes: list
+
+
+def evaluate_gold_files(paths, vectors_path, *, gold_format: str = "auto",
+                        language: str | None = None, **options) -> list[GoldRun]:
+    """``lexgold evaluate`` over gold files: each file's result, or the error that stops it.
+
+    One unreadable gold file, or one with no pair covered by the vectors, does not stop the
+    others: its :class:`GoldRun` carries the one-line error and the command exits non-zero
+    after printing the other results. ``options`` are those of :func:`evaluate_golds`.
+    """
+    from lexgold.evaluate.gold import read_gold
+
+    multisimlex = {path: _is_multisimlex_file(path) for path in paths}
+    if language is not None and not any(multisimlex.values()):
+        raise InputError("applies to Multi-SimLex files only (Concepticon's "
+                         "Vulic-2020-2244.tsv); no --gold is one", field="--language")
+    read, errors, notes = [], {}, {}
+    for path in paths:
+        try:
+            gold = read_gold(path, gold_format, language if multisimlex[path] else None)
+        except InputError as err:
+            errors[path] = str(err)
+            continue
+        notes[path] = list(gold.attrs.get("notes", []))
+        read.append((gold, path))
+    runs = dict(zip([p for _, p in read], evaluate_golds(read, vectors_path, **options)
+                    if read else []))
+    out = []
+    for path in paths:
+        if path in errors:
+            out.append(GoldRun(str(path), None, None, errors[path], []))
+            continue
+        result, scores = runs[path]
+        if result["covered"] == 0:
+            first = scores.iloc[0]
+            error = str(InputError(
+                f"no pair covered: none of the {result['pairs']} pairs has all its words in "
+                f"{vectors_path} (the first: {first['word1']!r}, {first['word2']!r}); check the "
+                f"spelling the file uses (case, POS suffixes such as '-n') and --case",
+                path=path))
+            out.append(GoldRun(str(path), None, None, error, notes[path]))
+            continue
+        out.append(GoldRun(str(path), result, scores, None, notes[path]))
+    return out
+
+
+def _is_multisimlex_file(path) -> bool:
+    """Whether ``--language`` applies to ``path`` (with several --gold, only to Multi-SimLex)."""
+    from lexgold.compression import open_input
+    from lexgold.evaluate.multisimlex import is_multisimlex
+
+    try:
+        with open_input(Path(path), "rt", encoding="utf-8-sig") as handle:
+            first = handle.readline()
+    except (InputError, OSError, UnicodeDecodeError, EOFError):
+        return False                  # read_gold reports it
+    return is_multisimlex(first.split("\t"))
 
 
 #: the Snowball English stop list (Martin Porter, BSD), packaged among the protocol files

@@ -431,6 +431,8 @@ def gold_file_scale(path: str | Path, gold: pd.DataFrame, release, protocol: str
                         f"protocol {protocol} [process.release]")
     column = score if score in PUBLISHED_SCALES else words[0]
     published = PUBLISHED_SCALES.get(column)
+    if published is None and "scale" in gold.attrs:     # Multi-SimLex: 0-6
+        column, published = score, tuple(gold.attrs["scale"])
     if published is not None and published != scale[:2]:
         raise InputError(f"this layout's scores are published on {published[0]:g}-"
                          f"{published[1]:g} but protocol {protocol} releases on {scale.low:g}-"
@@ -506,6 +508,7 @@ def crosslingual_from_files(gold_paths: dict[str, Path], aligned_paths: dict[str
         Map every gold standard linearly onto the protocol's release scale first.
     """
     from lexgold.languages import sheets
+    from lexgold.pairfiles import read_pair_table
     from lexgold.process.config import process_config
     from lexgold.protocols import load_protocol, parse_section
     loaded = load_protocol(protocol)
@@ -524,7 +527,7 @@ def crosslingual_from_files(gold_paths: dict[str, Path], aligned_paths: dict[str
                              f"protocol {name} [process.release]")
     golds, scales = {}, {}
     for lang, path in gold_paths.items():
-        table = sheets.read_table(path)
+        table = read_pair_table(path, language=lang)
         aligned = (sheets.read_table(aligned_paths[lang], ("pair_id", "word1", "word2"))
                    if lang in aligned_paths else None)
         scales[lang] = given or gold_file_scale(path, table, release, name)

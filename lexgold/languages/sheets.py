@@ -26,6 +26,7 @@ import pandas as pd
 
 from lexgold.errors import InputError
 from lexgold.languages import translation
+from lexgold.pairfiles import PAIR_COLUMN_ALIASES, read_pair_table
 from lexgold.tables import read_text_table
 
 GUIDELINES = """\
@@ -48,9 +49,6 @@ translator does the same sheet independently: do not consult each other.
 """
 
 
-#: other spellings of the pair columns (released SimLex, HyperLex and TR9856 layouts)
-PAIR_COLUMN_ALIASES = {"WORD1": "word1", "WORD2": "word2", "POS": "pos", "term1": "word1",
-                       "term2": "word2"}
 
 
 def read_table(path: str | Path, required: tuple[str, ...] = ()) -> pd.DataFrame:
@@ -97,7 +95,7 @@ def export_sheets(pairs_path, lang: str, out_dir, translators=("A", "B"),
     if not lang or "_" in lang or "/" in lang:
         raise InputError(f"language code {lang!r} must be non-empty without '_' or '/'",
                          field="lang")
-    table = read_table(pairs_path).rename(columns=PAIR_COLUMN_ALIASES)
+    table = read_pair_table(pairs_path).rename(columns=PAIR_COLUMN_ALIASES)
     for column in ("word1", "word2"):
         if column not in table.columns:
             raise InputError("missing column (needs word1, word2, optional pos)",

@@ -64,6 +64,10 @@ def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed)
     for warning in caught:
         if issubclass(warning.category, AgreementWarning):
             click.echo(f"Warning: {warning.message}", err=True)
+    if not anonymous:
+        from lexgold.ratings.overlap import overlap_warnings
+        for message in overlap_warnings(frame):
+            click.echo(f"Warning: {message}", err=True)
     if as_json:
         extra = () if detail else ("shared_pairs", "by_tranche")
         click.echo(json.dumps({k: v for k, v in result.items() if k not in extra}))
@@ -175,6 +179,8 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
     report = run(ratings, protocol, out_dir, pairs_path=pairs_path, seed=seed, usf_dir=usf_dir,
                  plots=not no_plots, bootstrap=bootstrap, scale=tuple(scale) if scale else None,
                  allow_incomplete=allow_incomplete)
+    for message in report["overlap_warnings"]:
+        click.echo(f"Warning: {message}", err=True)
     for problem in report["warnings"]:
         click.echo(f"Warning: incomplete release: {problem}", err=True)
     for note in report["notes"]:
@@ -214,8 +220,9 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
               help="simlex, hyperlex, tr9856 or the path of a protocol file: its [study] table "
                    "lays the study out, as `lexgold study create` does.")
 @click.option("--pairs", "pairs_path", type=click.Path(exists=True, dir_okay=False),
-              help="pairs.csv as `lexgold study create` reads it; default: a random sample "
-                   "of same-POS normed pairs from the shipped USF norms.")
+              help="pairs.csv as `lexgold study create` reads it, or a published file "
+                   "(SimLex-999.txt, HyperLex, TR9856, Multi-SimLex ...); default: a random "
+                   "sample of same-POS normed pairs from the shipped USF norms.")
 @click.option("--n-pairs", type=click.IntRange(min=2), default=999, show_default=True,
               help="Pairs drawn from USF when --pairs is not given.")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False), required=True,
@@ -243,12 +250,12 @@ def simulate(protocol, pairs_path, n_pairs, out_path, truth_path, raters_per_tra
     import numpy as np
 
     from lexgold.annotate.schema import load_study_config
+    from lexgold.pairfiles import PAIR_COLUMN_ALIASES, read_pair_table
     from lexgold.process.simulate import Crowd, simulate_ratings, usf_pairs
-    from lexgold.tables import read_text_table
 
     rng = np.random.default_rng(seed)
     if pairs_path:
-        pairs = read_text_table(Path(pairs_path))
+        pairs = read_pair_table(Path(pairs_path)).rename(columns=PAIR_COLUMN_ALIASES)
     else:
         pairs = usf_pairs(n_pairs, rng=rng)
         if load_study_config(protocol).group_by == "topic":     # one topic: the USF sample

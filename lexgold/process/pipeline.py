@@ -212,6 +212,7 @@ def run(ratings_path: str | Path, protocol: str | None, out_dir: str | Path, *,
     from lexgold.process.publish import write_checksums, write_publication
     from lexgold.process.report import write_markdown
     from lexgold.process.source import read_source
+    from lexgold.ratings.overlap import overlap_warnings
 
     source = read_source(ratings_path)
     ratings = source.ratings
@@ -261,6 +262,7 @@ def run(ratings_path: str | Path, protocol: str | None, out_dir: str | Path, *,
               "norms": norms,
               "dates": _dates(ratings), "warnings": problems,
               "notes": notes + result.report["notes"],
+              "overlap_warnings": overlap_warnings(ratings),
               "files": files + images + published}
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     write_markdown(report, result.gold, out / "report.md", images)

@@ -68,7 +68,6 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
-from lexgold.tables import read_text_table
 
 SIMLEX_COLUMNS = ["word1", "word2", "POS", "SimLex999", "conc(w1)", "conc(w2)", "concQ",
                   "Assoc(USF)", "SimAssoc333", "SD(SimLex)"]
@@ -84,12 +83,15 @@ SIMASSOC_PAIRS = 333
 
 
 def read_pairs(path: str | Path) -> pd.DataFrame:
-    """A builder ``pairs.csv`` (or any CSV with ``word1, word2`` or ``term1, term2``).
+    """A builder ``pairs.csv`` (or any CSV with ``word1, word2`` or ``term1, term2``, or a
+    published gold file: :func:`lexgold.pairfiles.read_pair_table`).
 
     Returns the frame with ``term1/term2`` renamed to ``word1/word2``; other columns as read.
     """
+    from lexgold.pairfiles import PAIR_COLUMN_ALIASES, read_pair_table
+
     path = Path(path)
-    frame = read_text_table(path).rename(columns={"term1": "word1", "term2": "word2"})
+    frame = read_pair_table(path).rename(columns=PAIR_COLUMN_ALIASES)
     for column in ("word1", "word2"):
         if column not in frame.columns:
             raise InputError("missing column; need word1, word2 (or term1, term2)", path=path,

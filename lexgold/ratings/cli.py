@@ -31,17 +31,24 @@ def ratings():
               help="The sources' rating scale (WordSim-353: 0 10, MEN: 1 7). Checked, and "
                    "recorded in the long file so that `lexgold process` rescales onto the "
                    "protocol's scale; without it nothing is rescaled.")
-def import_(files, out_path, layout, tranche, scale):
+@click.option("--map", "map_path", type=click.Path(exists=True, dir_okay=False),
+              help="Two-column file, one word a line: FROM TAB TO (or comma, or blank; header "
+                   "'from,to' optional). Respells FROM as TO in every file before writing, so "
+                   "that files naming the same items in other spellings (MEN's natural and "
+                   "lemma forms) rate the same pairs.")
+def import_(files, out_path, layout, tranche, scale, map_path):
     """Read raw rating files as distributed and write one long-format ratings CSV.
 
     Layouts: one column per rater (WordSim-353 set1.csv/set2.csv, .tab), one file per rater
     (MEN's agreement files), ratings without rater identity (SimVerb-3500-ratings.txt; kept
     as anonymous ratings), HyperLex's release hyperlex-all.txt (its trailing ratings, without
-    rater identity; POS and TYPE kept), lexgold's long CSV, Potato JSON annotations. Released
-    scores that are not ratings (TR9856's TermRelatednessResults, SimLex-999.txt) are refused,
-    saying what they are. Prints one line per file: raters, pairs, ratings, the scale seen and
-    what was normalised (blanks, non-breaking spaces, trailing delimiters, CRLF, pairs listed
-    twice), and a warning when the ratings span less than two thirds of the declared scale.
+    rater identity; POS and TYPE kept), Rare Words' rw.txt, lexgold's long CSV, Potato JSON
+    annotations. Released scores that are not ratings (TR9856's TermRelatednessResults,
+    SimLex-999.txt) are refused, saying what they are. Prints one line per file: raters, pairs,
+    ratings, the scale seen and what was normalised (blanks, non-breaking spaces, trailing
+    delimiters, CRLF, pairs listed twice), and a warning when the ratings span less than two
+    thirds of the declared scale. Raters of one tranche who share few pairs (files spelling
+    the same items differently) are warned about; --map respells.
 
     \b
     Example:
@@ -49,15 +56,19 @@ def import_(files, out_path, layout, tranche, scale):
             --scale 1 7 --out men.csv
     """
     from lexgold.ratings.importer import import_ratings, summary
+    from lexgold.ratings.overlap import overlap_warnings, read_word_map
 
     frame, imported = import_ratings(list(files), layout=layout, tranche=tranche,
-                                     scale=tuple(scale) if scale else None)
+                                     scale=tuple(scale) if scale else None,
+                                     word_map=read_word_map(map_path) if map_path else None)
     from lexgold.process.ratings import scale_use
 
     for item in imported:
         click.echo(summary(item, tuple(scale) if scale else None))
         for warning in scale_use(item.frame) if scale else []:
             click.echo(f"Warning: {item.path.name}: {warning}", err=True)
+    for message in overlap_warnings(frame):
+        click.echo(f"Warning: {message}", err=True)
     Path(out_path).parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(out_path, index=False)
     click.echo(written(frame, out_path))

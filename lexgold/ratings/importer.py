@@ -18,11 +18,14 @@ from lexgold.errors import InputError
 from lexgold.process.ratings import ITEM
 from lexgold.ratings.layouts import (COLUMNS, LABELS, Imported, common_tranche, detect_layout,
                                      plural, read_layout)
+from lexgold.ratings.overlap import map_words
 
 
 def import_ratings(paths: list[str | Path], *, layout: str | None = None,
                    tranche: str | None = None,
-                   scale: tuple[float, float] | None = None) -> tuple[pd.DataFrame, list[Imported]]:
+                   scale: tuple[float, float] | None = None,
+                   word_map: dict[str, str] | None = None
+                   ) -> tuple[pd.DataFrame, list[Imported]]:
     """Read raw rating files into one long-format frame.
 
     Parameters
@@ -36,6 +39,10 @@ def import_ratings(paths: list[str | Path], *, layout: str | None = None,
         else ``1``).
     scale : (float, float), optional
         The sources' declared rating scale; a rating outside it is an error.
+    word_map : dict, optional
+        Words to respell, ``from -> to`` (:func:`lexgold.ratings.overlap.read_word_map`), so
+        that files spelling the same items differently (MEN's natural and lemma forms) name
+        the same pairs; each file's notes count what was changed.
 
     Returns
     -------
@@ -67,6 +74,12 @@ def import_ratings(paths: list[str | Path], *, layout: str | None = None,
         if item.frame.empty:
             raise InputError("no ratings: the file has no rows below its header", path=path,
                              line=2)
+    if word_map:
+        for item in imported:
+            item.frame, words, rows = map_words(item.frame, word_map)
+            if words:
+                item.notes.append(f"{plural(words, 'word')} on {plural(rows, 'row')} respelled "
+                                  f"by the --map file")
     if scale is not None:
         for item in imported:
             _check_scale(item, scale)

@@ -7,13 +7,16 @@ layout          file
                 header ``Word 1,Word 2,Human (mean),1,2,...``; the mean column is not a rater.
                 Rater ids ``<file stem>:<column>``, tranche = file stem.
 ``per-rater``   one file per rater, no header, ``word1 TAB word2 TAB rating`` (MEN's agreement
-                files, e.g. ``elias-men-ratings.txt``). Rater id = file stem; the files of one
+                files, e.g. ``elias-men-ratings.txt``; simcross's copies put a header
+                ``word1 word2 score`` over them). Rater id = file stem; the files of one
                 import form one tranche.
 ``anonymous``   ratings without rater identity: SimVerb-3500 ``SimVerb-3500-ratings.txt``,
                 header ``word1 word2 r1 ... r10``, rows of any number of ratings. The columns
                 are not annotators, so every rating gets its own rater id starting with ``?``
                 (:data:`lexgold.process.ratings.ANONYMOUS`): means, SDs and split-half on random
-                halves are defined, per-rater statistics are refused.
+                halves are defined, per-rater statistics are refused. Without a header (Rare
+                Words' ``rw.txt``: ``word1 word2 mean r1 ... r10``) the first number is the
+                published mean, not a rating.
 ``hyperlex``    HyperLex's release ``hyperlex-all.txt`` (and lexgold's own): ``WORD1 WORD2 POS
                 TYPE AVG_SCORE AVG_SCORE_0_10 STD SCORES..``, the trailing ratings read as
                 ratings without rater identity, POS and TYPE kept as ``pos`` and
@@ -25,7 +28,8 @@ layout          file
 Other released files (scores, not ratings: TR9856's ``TermRelatednessResults``, SimLex-999.txt)
 are recognised from their header and refused with a message saying what they are.
 
-Hand-made files are read as they are: stray blanks around values (non-breaking spaces too),
+Hand-made files are read as they are: stray blanks around values (Unicode spaces too, as
+:func:`lexgold.tables.normalise_spaces` does for every reader),
 trailing delimiters, CRLF line ends and blank lines are normalised and counted in
 :attr:`Imported.notes`; a pair listed twice in one file is kept as two listings, the later ones
 with ``kind = duplicate`` (a rater's answers to one pair are averaged by ``lexgold process``).
@@ -47,6 +51,8 @@ import pandas as pd
 from lexgold.errors import InputError
 from lexgold.process.ratings import ANONYMOUS, read_ratings
 from lexgold.ratings import LAYOUTS
+from lexgold.tables import has_unicode_space, normalise_spaces
+
 LABELS = {"wide": "one column per rater", "per-rater": "one file per rater",
           "anonymous": "ratings without rater identity",
           "hyperlex": "HyperLex release, ratings without rater identity",
@@ -75,8 +81,8 @@ class _Cleaner:
         self.counts = Counter()
 
     def field(self, text: str) -> str:
-        nbsp = "\xa0" in text or "\u202f" in text
-        stripped = " ".join(text.replace("\xa0", " ").replace("\u202f", " ").split())
+        nbsp = has_unicode_space(text)
+        stripped = normalise_spaces(text)
         if nbsp:
             self.counts["nbsp"] += 1
         elif stripped != text:
@@ -167,7 +173,11 @@ def detect_layout(path: Path) -> str:
         rest = names[2:]
         if rest and all(re.fullmatch(r"r\d+", n) for n in rest):
             return "anonymous"
+        if rest == ["rating"]:                  # one rater's file with a header
+            return "per-rater"
         return "wide"
+    if len(fields) > 3 and all(_number(f) is not None for f in fields[2:]):
+        return "anonymous"                       # Rare Words' rw.txt: mean, then ratings
     if len(fields) >= 3 and _number(fields[2]) is not None:
         looks = fraction_scores([cleaner.fields(line, _delimiter(line)) for _, line in lines])
         if looks:
@@ -235,7 +245,11 @@ def _per_rater(path: Path, tranche: str | None) -> Imported:
     """MEN agreement files: ``word1 TAB word2 TAB rating``, no header, one rater per file."""
     cleaner = _Cleaner()
     records = []
-    for number, line in read_lines(path, cleaner):
+    lines = read_lines(path, cleaner)
+    if lines and tuple(_name(f) for f in _Cleaner().fields(
+            lines[0][1], _delimiter(lines[0][1]))[:2]) in WORD_COLUMNS:
+        lines = lines[1:]                   # simcross's copies: a header 'word1 word2 score'
+    for number, line in lines:
         fields = cleaner.fields(line, _delimiter(line), width=3)
         if len(fields) != 3:
             raise InputError(f"expected 3 fields (word1, word2, rating), found {len(fields)}",
@@ -247,25 +261,46 @@ def _per_rater(path: Path, tranche: str | None) -> Imported:
 
 
 def _anonymous(path: Path) -> Imported:
-    """SimVerb-3500 ratings: ``word1 word2 r1 ... r10``; the columns are not annotators."""
+    """SimVerb-3500 ratings: ``word1 word2 r1 ... r10``; the columns are not annotators.
+    Without a header (Rare Words' ``rw.txt``: ``word1 TAB word2 TAB mean TAB r1 ... r10``) the
+    first number is the published mean, not a rating."""
     cleaner = _Cleaner()
-    lines, delimiter, header = _headed(path, cleaner, "'word1 word2 r1 ...'", shown=3)
-    records = []
+    first = read_lines(path, _Cleaner())
+    headerless = bool(first) and tuple(_name(f) for f in _Cleaner().fields(
+        first[0][1], _delimiter(first[0][1]))[:2]) not in WORD_COLUMNS
+    if headerless:
+        lines = [(0, "")] + read_lines(path, cleaner)
+        delimiter, header, skip = _delimiter(lines[1][1]), ["word1", "word2", "mean"], 1
+    else:
+        lines, delimiter, header = _headed(path, cleaner, "'word1 word2 r1 ...'", shown=3)
+        skip = 0
+    records, means = [], []
     for number, line in lines[1:]:
         fields = cleaner.fields(line, delimiter)
-        if len(fields) < 3:
-            raise InputError(f"expected word1, word2 and at least one rating, found "
-                             f"{len(fields)} fields", path=path, line=number)
+        if len(fields) < 3 + skip:
+            raise InputError(f"expected word1, word2{', the mean' if skip else ''} and at "
+                             f"least one rating, found {len(fields)} fields", path=path,
+                             line=number)
         word1, word2 = _words(fields, path, number)
-        for k, text in enumerate(fields[2:], start=1):
+        row = []
+        for k, text in enumerate(fields[2 + skip:], start=1):
             column = header[k + 1] if k + 1 < len(header) else f"rating {k}"
             if text == "":
                 continue
             value = _rating(text, path, number, column)
+            row.append(value)
             records.append((f"{ANONYMOUS}{path.stem}:{number}:{k}", path.stem, word1, word2,
                             value, number, column))
+        if skip and row:
+            means.append((_rating(fields[2], path, number, "mean"), float(np.mean(row)),
+                          _decimals(fields[2])))
     notes = cleaner.notes() + ["the rating columns are not annotators: kept as anonymous "
                                "ratings (rater ids '?...'); per-rater statistics are undefined"]
+    if means:
+        same = sum(abs(p - m) <= 0.5 * 10 ** -d + 1e-9 for p, m, d in means)
+        notes.append(f"no header: field 3 is the published mean, not a rating; it equals the "
+                     f"mean of the ratings on {same} of {len(means)} rows (to its printed "
+                     f"decimals)")
     return Imported(path, "anonymous", _records(records), notes)
 
 

@@ -69,9 +69,11 @@ def released_scores(names: list[str], word_columns) -> str | None:
     if set(rest) <= {"pos", "type", "relation", "topic"}:
         return (f"a list of pairs (columns {', '.join(rest)}) with no ratings in it: import "
                 f"the ratings, and pass the pairs to lexgold process with --pairs")
+    hint = ("; if it is one rater's ratings (simcross's copies of MEN's agreement files head "
+            "theirs 'word1 word2 score'), pass --layout per-rater") if rest == ["score"] else ""
     return (f"a released gold standard (columns {', '.join(rest)}): its scores summarise "
             f"ratings that the file does not hold; use it as a gold standard (lexgold evaluate "
-            f"--gold FILE), not as ratings")
+            f"--gold FILE), not as ratings{hint}")
 
 
 def fraction_scores(fields: list[list[str]]) -> str | None:

@@ -1,0 +1,109 @@
+"""One reader for every command that takes word pairs.
+
+``lexgold translate export --pairs``, ``lexgold crosslingual --gold``, ``lexgold simulate
+--pairs``, ``lexgold study create`` and ``lexgold process --pairs`` read their pairs here, so
+that a file one of them accepts, all of them accept:
+
+- a CSV whose header is comma-separated (a builder's ``pairs.csv``, lexgold's ``gold.csv``,
+  ``aligned.csv``): read as text cells by :func:`lexgold.tables.read_text_table`, every column
+  kept as written;
+- a published gold standard in its authors' layout (SimLex-999.txt, HyperLex's files, TR9856's
+  ``#term1 TAB term2 TAB score``, SimVerb-3500, MEN, WordSim-353, RG-65): split as
+  :func:`lexgold.evaluate.gold.read_gold` splits it (delimiter detected, ``#term1`` header,
+  Unicode spaces read as plain spaces). A file with a header keeps its column names as written
+  (``WORD1, WORD2, POS, AVG_SCORE_0_10``; TR9856's ``term1, term2``), so a published layout is
+  still recognised by its columns; HyperLex's trailing ``SCORES..`` field keeps the ratings,
+  space-separated. A file without a header gets lexgold's names (``word1, word2, pos, score``);
+- Multi-SimLex as Concepticon distributes it (``Vulic-2020-2244.tsv``): one language's pairs,
+  ``pair_id, word1, word2, pos, score`` (:mod:`lexgold.evaluate.multisimlex`), with
+  ``attrs['scale']`` its published 0-6 scale.
+
+``attrs['format']`` names what was read (``csv``, a gold format, or ``multisimlex``) and
+``attrs['notes']`` what was normalised.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from lexgold.compression import open_input
+from lexgold.errors import InputError
+from lexgold.tables import read_text_table
+
+#: other spellings of the pair columns (released SimLex, HyperLex and TR9856 layouts)
+PAIR_COLUMN_ALIASES = {"WORD1": "word1", "WORD2": "word2", "POS": "pos", "term1": "word1",
+                       "term2": "word2"}
+
+
+def read_pair_table(path: str | Path, *, language: str | None = None) -> pd.DataFrame:
+    """Read a pair file of any layout the module docstring lists.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file (``.gz``, ``.bz2``, ``.xz`` read as they are).
+    language : str, optional
+        For Multi-SimLex: the language (ISO code or name); default English. Other layouts
+        hold one language and ignore it.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Text cells (Multi-SimLex: a numeric ``score``), one row per pair, file order.
+
+    Raises
+    ------
+    InputError
+        Naming the file, line and field of what cannot be read.
+    """
+    from lexgold.evaluate.gold import read_gold, split_rows
+    from lexgold.evaluate.multisimlex import is_multisimlex, multisimlex_pairs
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("file not found", path=path)
+    if _comma_header(path):
+        frame = read_text_table(path)
+        frame.attrs.update(format="csv", notes=[])
+        return frame
+    header, rows, notes = split_rows(path)
+    if header is not None and is_multisimlex(header):
+        frame = multisimlex_pairs(header, rows, language, path)
+        frame.attrs.update(format="multisimlex", notes=notes)
+        return frame
+    if header is None:
+        gold = read_gold(path)
+        frame = gold.astype(object).where(gold.notna(), "").astype(str)
+        frame.attrs.update(format=gold.attrs["format"], notes=gold.attrs["notes"])
+        return frame
+    names = [h.lstrip("#").strip() for h in header]
+    width = len(names)
+    records = []
+    for number, fields in rows:
+        if len(fields) < 2:
+            raise InputError(f"expected at least 2 fields (two words), found {len(fields)}",
+                             path=path, line=number)
+        cells = fields[:width - 1] + [" ".join(fields[width - 1:])] if len(fields) > width \
+            else fields + [""] * (width - len(fields))
+        records.append(cells)
+    frame = pd.DataFrame(records, columns=names, dtype=str)
+    try:
+        kind = read_gold(path).attrs["format"]
+    except InputError:                     # a pair list without scores is no gold standard
+        kind = "table"
+    frame.attrs.update(format=kind, notes=notes)
+    return frame
+
+
+def _comma_header(path: Path) -> bool:
+    """Whether the first line is a comma-separated header (a CSV, not a published layout)."""
+    try:
+        with open_input(path, "rt", encoding="utf-8-sig", newline="") as handle:
+            first = handle.readline()
+    except (OSError, UnicodeDecodeError, EOFError):
+        return True                      # read_text_table names the problem
+    if not first.strip():
+        return True                      # an empty first line: read_text_table says so
+    return "," in first and "\t" not in first and not first.lstrip().startswith("#")
