@@ -53,7 +53,7 @@ def test_random_split_proportions_within_one_pair_per_stratum(n, seed):
     pos = rng.choice(["N", "V"], n)
     labels = random_split(scores, rng=rng, strata=[pos])
     cell = pd.Series(list(zip(score_interval(scores, [0, 2, 4, 6, 8, 10]), pos)))
-    for _, rows in cell.groupby(cell).groups.items():
+    for rows in cell.groupby(cell).groups.values():
         inside = labels[np.asarray(rows)]
         for part, share in (("train", 0.70), ("dev", 0.05), ("test", 0.25)):
             assert abs((inside == part).sum() - share * len(inside)) <= 1

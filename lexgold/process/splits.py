@@ -144,5 +144,5 @@ def lexical_split(pairs: pd.DataFrame, *, rng: np.random.Generator,
     if mode == "two-way":
         side = np.flatnonzero(labels == "train")
         share = fractions[1] / (fractions[0] + fractions[1]) if fractions[0] + fractions[1] else 0
-        labels[rng.choice(side, size=int(round(share * len(side))), replace=False)] = "dev"
+        labels[rng.choice(side, size=round(share * len(side)), replace=False)] = "dev"
     return labels.astype(str)
