@@ -5,7 +5,7 @@ import importlib
 
 import pytest
 
-MODULES = ["agreement", "calibration", "scaling", "release", "quality"]
+MODULES = ["agreement", "calibration", "scaling", "release", "quality", "splithalf"]
 
 
 @pytest.mark.parametrize("name", MODULES)

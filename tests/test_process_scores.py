@@ -188,6 +188,28 @@ def test_transitivity_hand_computed():
         stats.spearmanr([0.6, 0.8, 0.9], [0.1, 0.3, 0.2]).statistic)
 
 
+def test_transitivity_bins_have_exact_edges_and_a_p_value():
+    """TR9856 scores are shares of 10 labels: 0.3 and 0.7 open their own bins (linspace's
+    0.30000000000000004 / 0.7000000000000001 edges put them in the bin below)."""
+    labels = np.array([0, 1, 1, 1, 0, 0, 0, 0, 0, 0])  # 3 of 10
+    gold = pd.DataFrame({"word1": ["a", "b", "a", "p", "q", "p"],
+                         "word2": ["b", "c", "c", "q", "r", "r"],
+                         "score": [labels.mean(), 0.7, 0.5, 0.1 + 0.1 + 0.1, 0.2, 0.9]})
+    result = transitivity(gold, bins=10)
+    points = transitivity_points(gold)
+    assert sorted(points["r2"].round(9)) == [0.2, 0.3, 0.3, 0.5, 0.7, 0.9]
+    counts = [b["points"] for b in result["bins"]]
+    assert counts == [0, 0, 1, 2, 0, 1, 0, 1, 0, 1]
+    assert result["bins"][3]["r2_low"] == 0.3 and result["bins"][6]["r2_high"] == 0.7
+    assert result["bins"][9]["r2_high"] == 1.0
+    found = stats.spearmanr(points["r2"], points["diff"])
+    assert result["spearman"] == pytest.approx(found.statistic)
+    assert result["spearman_p"] == pytest.approx(found.pvalue)
+    # on 1-7 with bins of 1: R2 = 2.2, 2.8, 2.8, 4.0 (an edge: bin [4, 5)), 5.2, 6.4
+    shifted = transitivity(gold.assign(score=gold["score"] * 6 + 1), bins=6, score_range=(1, 7))
+    assert [b["points"] for b in shifted["bins"]] == [0, 3, 0, 1, 1, 1]
+
+
 # -- released formats --------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
