@@ -55,6 +55,7 @@ def draft(tmp_path_factory):
     out = tmp_path_factory.mktemp("hyperlex") / "draft"
     result = CliRunner().invoke(cli, ["build", "hyperlex", "--seed", "5", "--no-check", "--out", str(out)])
     assert result.exit_code == 0, result.output
+    (out.parent / "closing-note.txt").write_text(result.output, encoding="utf-8")
     return out
 
 
@@ -210,6 +211,18 @@ def test_no_check_build_meets_quotas_where_pools_allow(draft, settings):
     assert report["pairs"] == len(pairs) == 2616 - report["quota_shortfall"]
     assert (pairs["check"] == "unchecked").all()
     assert pairs[["word1", "word2"]].stack().str.fullmatch("[a-z]+").all()
+
+
+def test_closing_note_counts_per_relation_and_pos(draft):
+    """The released quotas met but for V hyp-4, whose pool has 18 pairs; the note says so."""
+    lines = (draft.parent / "closing-note.txt").read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("2614 pairs accepted (N 2163, V 451); complete without")
+    assert lines[1] == ("per relation (N / V): hyp-1 287/97, hyp-2 241/49, hyp-3 254/35, "
+                        "hyp-4 222/18, rhyp-1 73/25, rhyp-2 53/20, rhyp-3 60/15, rhyp-4 40/10, "
+                        "syn 165/29, ant 68/30, mero 241/0, cohyp 242/50, no-rel 217/73")
+    assert lines[2] == "short: V hyp-4: 18 of 20 (short by 2; pool 18)"
+    report = json.loads((draft / "report.json").read_text())
+    assert report["pairs_by_relation_and_pos"]["mero"] == {"N": 241, "V": 0}
 
 
 def test_step2_pairs(draft, res, usf_pairs, settings):
