@@ -55,6 +55,7 @@ def draft(tmp_path_factory):
     out = tmp_path_factory.mktemp("hyperlex") / "draft"
     result = CliRunner().invoke(cli, ["build", "hyperlex", "--seed", "5", "--no-check", "--out", str(out)])
     assert result.exit_code == 0, result.output
+    (out.parent / "closing-note.txt").write_text(result.output, encoding="utf-8")
     return out
 
 
@@ -70,19 +71,70 @@ def test_packaged_quotas_are_the_schema_defaults(settings):
     assert total == {"N": 2163, "V": 453}  # the paper's 2,616 pairs
 
 
+#: hyperlex-all.txt counted per relation and POS (N, V), as hyperlex.toml's Decision says
+RELEASED_CELLS = {"hyp-1": (287, 97), "hyp-2": (241, 49), "hyp-3": (254, 35), "hyp-4": (222, 20),
+                  "cohyp": (242, 50), "mero": (241, 0), "syn": (165, 29), "ant": (68, 30),
+                  "rhyp-1": (73, 25), "rhyp-2": (53, 20), "rhyp-3": (60, 15), "rhyp-4": (40, 10),
+                  "no-rel": (217, 73)}
+
+
 def test_quotas_per_relation_and_pos(settings):
-    """Per relation, N + V quotas add up to the released totals; verbs split per relation."""
+    """The default quotas are the released cell counts; every cell, not only the totals."""
     quotas = {pos: {**settings.step1[pos], **settings.step2.get(pos, {})} for pos in ("N", "V")}
-    released = {"hyp-1": 384, "hyp-2": 290, "hyp-3": 289, "hyp-4": 242, "cohyp": 292, "mero": 241,
-                "syn": 194, "ant": 98, "rhyp-1": 98, "rhyp-2": 73, "rhyp-3": 75, "rhyp-4": 50,
-                "no-rel": 290}  # hyperlex-all.txt, as the protocol file's comment says
-    assert {r: quotas["N"].get(r, 0) + quotas["V"].get(r, 0) for r in released} == released
+    assert settings.quotas == "release"
+    assert {r: (quotas["N"].get(r, 0), quotas["V"].get(r, 0)) for r in RELEASED_CELLS} == RELEASED_CELLS
     assert "mero" not in quotas["V"]  # section 4.1: nouns only
-    for n in (1, 2, 3, 4):  # rhyp-N drawn from the reversed hyp-N sample keeps its verb share
-        share = quotas["V"][f"hyp-{n}"] / released[f"hyp-{n}"]
-        assert abs(quotas["V"][f"rhyp-{n}"] - share * released[f"rhyp-{n}"]) < 1
-    verb_shares = {r: quotas["V"][r] / released[r] for r in quotas["V"]}
-    assert max(verb_shares.values()) / min(verb_shares.values()) > 2  # not one N:V ratio
+    assert quotas["V"]["rhyp-4"] / 50 > 2 * quotas["V"]["hyp-4"] / 242  # not hyp-4's verb share
+
+
+def test_derived_quotas_stay_a_key(tmp_path):
+    """quotas = "derived": the totals split as rhyp-N keeping its hyp-N's verb share."""
+    path = tmp_path / "derived.toml"
+    path.write_text('name = "d"\n[build]\nquotas = "derived"\n', encoding="utf-8")
+    settings = load_settings(load_protocol(path))
+    quotas = {pos: {**settings.step1[pos], **settings.step2.get(pos, {})} for pos in ("N", "V")}
+    totals = {r: sum(cell) for r, cell in RELEASED_CELLS.items()}
+    assert {r: quotas["N"].get(r, 0) + quotas["V"].get(r, 0) for r in totals} == totals
+    for n in (1, 2, 3, 4):
+        share = quotas["V"][f"hyp-{n}"] / totals[f"hyp-{n}"]
+        assert abs(quotas["V"][f"rhyp-{n}"] - share * totals[f"rhyp-{n}"]) < 1
+    assert (quotas["V"]["rhyp-4"], quotas["V"]["hyp-3"]) == (4, 48)
+    path.write_text('name = "d"\n[build]\nquotas = "paper"\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"field 'build\.quotas': expected one of release, derived"):
+        load_settings(load_protocol(path))
+    # a table given in the protocol replaces that step of the named quotas
+    path.write_text('name = "d"\n[build.step1.N]\nmero = 5\n', encoding="utf-8")
+    settings = load_settings(load_protocol(path))
+    assert settings.step1 == {"N": {"mero": 5}} and settings.step2["V"]["rhyp-4"] == 10
+
+
+def test_whole_part_usf_pairs_become_mero_part_whole(usf, res, settings):
+    """Section 4.1: mero has X the part. USF cues often name the whole (ALPHABET -> LETTERS);
+    such a pair, cohyp or no-rel in USF order, is a mero candidate part -> whole."""
+    wanted = [("ALPHABET", "LETTERS"),   # no-rel in USF order; letter is a member of alphabet
+              ("AIR", "OXYGEN"),         # cohyp in USF order; oxygen a substance of air
+              ("FINGER", "HAND"), ("HAND", "FINGER"),  # both orders in USF: one kept
+              ("CAR", "WHEEL")]          # cohyp both ways: stays cohyp
+    rows = usf[[(c, t) in wanted for c, t in zip(usf["cue"], usf["target"])]]
+    assert len(rows) == 5
+    pool = candidate_pool(rows, settings, res.labeller, res.offensive, res.is_proper)
+    cues = usf.loc[pool.index, "cue"].str.lower()
+    got = {(cue, r.word1, r.word2): (r.relation, r.usf_relation, r.reversed, r.excluded)
+           for cue, r in zip(cues, pool.itertuples())}
+    assert got[("alphabet", "letters", "alphabet")] == ("mero", "rmero", True, "")
+    assert got[("air", "oxygen", "air")] == ("mero", "rmero", True, "")
+    assert got[("finger", "finger", "hand")] == ("mero", "mero", False, "")  # first in USF
+    assert got[("hand", "finger", "hand")] == ("mero", "rmero", True, "duplicate")
+    assert got[("car", "car", "wheel")] == ("cohyp", "cohyp", False, "")
+
+
+def test_noun_mero_pool_reaches_its_quota(pool, settings):
+    mero = pool[(pool["excluded"] == "") & (pool["relation"] == "mero")]
+    assert len(mero) >= settings.step1["N"]["mero"] == 241
+    # 138 kept rows are USF's whole -> part order; 88 pairs are new to the pool, the other 50
+    # also have a part -> whole row in USF, later in USF order and now their duplicate
+    assert (mero["usf_relation"] == "rmero").sum() == 138
+    assert len(mero) == 234 + 88
 
 
 def test_pool_labels_follow_the_protocol(pool, wordnet, tmp_path):
@@ -127,7 +179,7 @@ def test_pool_relations_and_reversal(pool, res):
     assert all(res.labeller.relation(a, b, p) == r for a, b, p, r in
                zip(sample["word1"], sample["word2"], sample["pos"], sample["relation"]))
     flipped = pool[pool["reversed"]]
-    assert len(flipped) and flipped["usf_relation"].str.startswith("rhyp-").all()
+    assert len(flipped) and flipped["usf_relation"].str.match("rhyp-|rmero$").all()
     assert (flipped["relation"] == flipped["usf_relation"].str[1:]).all()
     usf = res.usf.loc[flipped.index]
     assert (flipped["word1"] == usf["target"].str.lower()).all()
@@ -159,6 +211,18 @@ def test_no_check_build_meets_quotas_where_pools_allow(draft, settings):
     assert report["pairs"] == len(pairs) == 2616 - report["quota_shortfall"]
     assert (pairs["check"] == "unchecked").all()
     assert pairs[["word1", "word2"]].stack().str.fullmatch("[a-z]+").all()
+
+
+def test_closing_note_counts_per_relation_and_pos(draft):
+    """The released quotas met but for V hyp-4, whose pool has 18 pairs; the note says so."""
+    lines = (draft.parent / "closing-note.txt").read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("2614 pairs accepted (N 2163, V 451); complete without")
+    assert lines[1] == ("per relation (N / V): hyp-1 287/97, hyp-2 241/49, hyp-3 254/35, "
+                        "hyp-4 222/18, rhyp-1 73/25, rhyp-2 53/20, rhyp-3 60/15, rhyp-4 40/10, "
+                        "syn 165/29, ant 68/30, mero 241/0, cohyp 242/50, no-rel 217/73")
+    assert lines[2] == "short: V hyp-4: 18 of 20 (short by 2; pool 18)"
+    report = json.loads((draft / "report.json").read_text())
+    assert report["pairs_by_relation_and_pos"]["mero"] == {"N": 241, "V": 0}
 
 
 def test_step2_pairs(draft, res, usf_pairs, settings):
@@ -349,6 +413,7 @@ def test_no_rel_pool_reasons(res):
     assert pool.reason("cathedral", "building", "N") == "in-usf"
     assert pool.reason("church", "building", "N") == "wordnet-hyp-2"  # both USF cues, not a USF pair
     assert pool.reason("chimney", "swan", "N") == ""
+    assert pool.reason("car", "window", "N") == "wordnet-rmero"  # window is part of car: not no-rel
 
 
 def test_duplicates_are_judged_among_kept_pairs(pool, usf):

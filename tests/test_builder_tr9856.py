@@ -4,6 +4,7 @@ import bz2
 import hashlib
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,8 @@ import pytest
 from click.testing import CliRunner
 from scipy.stats import hypergeom
 
-from lexgold.builder.corpus import TextFolder, WikiDump, gensim_wiki_sample, strip_wiki
+from lexgold.builder.corpus import (IDENTIFIERS, TextFolder, WikiDump, gensim_wiki_sample,
+                                    is_reference_heading, strip_wiki)
 from lexgold.builder.terms import SentenceSplitter, TermOptions, read_stop_words, tokens
 from lexgold.builder.tr9856 import (
     build_tr9856,
@@ -256,6 +258,33 @@ def test_strip_wiki_keeps_prose_only():
     assert "Oxford University Press" in strip_wiki(text)
 
 
+REAL_MARKUP = Path(__file__).parent / "data" / "enwiki_reference_sections.wiki"
+
+
+def test_reference_like_sections_and_identifiers_dropped_from_real_markup():
+    """Real markup of gensim's Wikipedia sample (source in the file's first comment): the
+    Editions list of "Animal Farm" and the Selected bibliography of "Arthur Schopenhauer" are
+    dropped by heading rule; identifiers with their numbers go from any text left."""
+    text = REAL_MARKUP.read_text(encoding="utf-8")
+    appendix = load_build_config(load_protocol("tr9856")).skip_wiki_sections
+    before = strip_wiki(text, appendix)                    # the appendix titles only
+    assert "ISBN 0-451-51679-6 (paperback, 1956, Signet Classic)" in before.splitlines()
+    assert "1816 ISBN 978-0-85496-988-3" in before and "LCCN 46006290" in before
+    after = strip_wiki(text, appendix, reference_like=True)
+    assert after.startswith("In The Daleks' Master Plan, a 1966 episode") and "\n" not in after
+    assert not re.search(r"isbn|lccn|\d{3}-\d", after, re.IGNORECASE)
+    # the identifier rule alone, on the real lines it meets when a heading escapes the rule
+    lines = IDENTIFIERS.sub("", before).splitlines()
+    assert "(paperback, 1956, Signet Classic)" in [line.strip() for line in lines]
+    assert "On Vision and Colors (Ueber das Sehn und die Farben), 1816" in [line.strip() for line in lines]
+    assert not re.search(r"ISBN|LCCN|0-451", "\n".join(lines))
+    assert [is_reference_heading(t) for t in ("Editions", "Selected bibliography", "Online",
+                                              "Notes and references", "Works cited",
+                                              "Life", "Influence", "Literature")] == [
+        True, True, False, True, True, False, False, False]
+    assert load_build_config(load_protocol("tr9856")).skip_reference_like is True
+
+
 _XML = """<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/">
 <siteinfo><sitename>Test</sitename></siteinfo>
 <page><title>Moon</title><ns>0</ns><id>1</id><revision><text>The [[Moon]] orbits [[Earth]].
@@ -378,8 +407,8 @@ def test_wiki_sample_counts_agree_with_a_naive_recount(wiki_runs):
     space = lexicon[lexicon["topic"] == "space"]
     probe = pd.concat([space[space["n"] == n].head(3) for n in (1, 2, 3)])
     topics = ["Apollo 11", "Apollo 8", "Astronaut", "Astronomer", "Amateur astronomy"]
-    dump = WikiDump(gensim_wiki_sample(),
-                    load_build_config(load_protocol("tr9856")).skip_wiki_sections)
+    config = load_build_config(load_protocol("tr9856"))
+    dump = WikiDump(gensim_wiki_sample(), config.skip_wiki_sections, config.skip_reference_like)
     texts = [a.text for a in dump.articles(set(topics))]
     splitter = SentenceSplitter("punkt-trained")
     for text in texts:

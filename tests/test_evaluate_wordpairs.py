@@ -114,6 +114,44 @@ def test_subsets_concreteness_quartiles_assoc_pos_relation_multiword():
     assert top.sum() == 333 and not top[:67].any() and top[67:].all()
 
 
+HYPERLEX_EXCERPT = """WORD1 WORD2 POS TYPE AVG_SCORE AVG_SCORE_0_10 STD SCORES..
+dog animal N hyp-2 5.70 9.50 0.48 6 6 5 6
+animal dog N r-hyp-2 0.90 1.50 0.82 1 0 2 1
+car vehicle N hyp-4 5.40 9.00 0.55 5 6 5 6
+vehicle car V r-hyp-4 1.00 1.67 0.71 1 1 2 0
+conflict disagreement N hyp-1 3.72 6.20 1.00 4 3 5 3
+disagreement conflict N r-hyp-1 3.00 5.00 1.20 3 2 4 3
+run move V hyp-1 4.20 7.00 0.84 4 5 3 5
+move run V r-hyp-1 1.20 2.00 0.84 1 2 0 2
+finger hand N mero 0.60 1.00 0.55 1 0 1 0
+"""
+
+
+def test_hyperlex_directionality_subset(tmp_path, lee_models):
+    """Section 7.2, Table 14: hyp-N pairs scoring >= 7 on 0-10 (AVG_SCORE_0_10, not the 0-6
+    AVG_SCORE), and the file's r-hyp-N pairs that reverse them (same POS)."""
+    path = tmp_path / "hyperlex-all.txt"
+    path.write_text(HYPERLEX_EXCERPT, encoding="utf-8")
+    gold = read_gold(path)
+    assert gold["score_0_10"].tolist()[:2] == [9.5, 1.5]
+    masks = subsets(gold)
+
+    def pick(mask):
+        return [f"{a}/{b}" for a, b in zip(gold["word1"][mask], gold["word2"][mask])]
+
+    # conflict / disagreement scores 6.2 < 7; run / move is exactly 7; vehicle / car is V
+    assert pick(masks["directionality"]) == ["dog/animal", "car/vehicle", "run/move"]
+    assert pick(masks["directionality+reversed"]) == ["dog/animal", "animal/dog", "car/vehicle",
+                                                      "run/move", "move/run"]
+    assert "directionality" not in subsets(gold.drop(columns="score_0_10"))
+    _, vectors = lee_models[0]
+    result, scores = evaluate_pairs(gold, vectors, oov="zero")
+    both = scores[masks["directionality+reversed"]]
+    assert result["subsets"]["directionality+reversed"]["pairs"] == 5
+    assert result["subsets"]["directionality+reversed"]["spearman"] == pytest.approx(
+        stats.spearmanr(both["gold"], both["model"])[0], nan_ok=True)
+
+
 def test_bootstrap_ci_reproducible_and_contains_estimate(lee_models):
     _, vectors = lee_models[0]
     scores = pair_scores(read_gold(DATA / "wordsim353.tsv"), vectors)

@@ -5,7 +5,7 @@ import importlib
 
 import pytest
 
-MODULES = ["agreement", "calibration", "scaling", "release", "quality", "ratings"]
+MODULES = ["agreement", "calibration", "scaling", "release", "quality", "ratings", "splithalf"]
 
 
 @pytest.mark.parametrize("name", MODULES)

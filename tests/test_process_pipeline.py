@@ -210,6 +210,13 @@ def test_process_hyperlex_writes_splits_and_rejects_unknown_protocol(tmp_path, p
     figures = json.loads((out / "report.json").read_text())
     assert figures["config"]["agreement"]["bootstrap"] == 0
     assert "iaa1_ci" not in figures["agreement"]["final"]
+    # HyperLex section 5 as released: random split by interval and POS, lexical split two-way
+    assert figures["splits"]["random_strata"] == ["interval", "pos"]
+    assert figures["splits"]["lexical_mode"] == "two-way"
+    lexical = splits[splits["lexical"] != ""]
+    test_words = set(lexical.loc[lexical["lexical"] == "test", ["word1", "word2"]].stack())
+    rest = set(lexical.loc[lexical["lexical"] != "test", ["word1", "word2"]].stack())
+    assert test_words and rest and not test_words & rest
     result = invoke("process", str(tmp_path / "ratings.csv"), "--protocol", "nosuch",
                     "--out", str(out))
     assert result.exit_code == 1 and "protocol file not found" in result.output

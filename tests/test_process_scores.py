@@ -47,12 +47,18 @@ def test_pair_scores_mean_sd_and_repeats():
 
 @settings(max_examples=examples(40), deadline=None)
 @given(n=st.integers(min_value=1, max_value=400), seed=st.integers(0, 2**32 - 1))
-def test_random_split_proportions_within_one_pair(n, seed):
+def test_random_split_proportions_within_one_pair_per_stratum(n, seed):
     rng = np.random.default_rng(seed)
     scores = rng.uniform(0, 10, n)
-    labels = random_split(scores, rng=rng)
+    pos = rng.choice(["N", "V"], n)
+    labels = random_split(scores, rng=rng, strata=[pos])
+    cell = pd.Series(list(zip(score_interval(scores, [0, 2, 4, 6, 8, 10]), pos)))
+    for rows in cell.groupby(cell).groups.values():
+        inside = labels[np.asarray(rows)]
+        for part, share in (("train", 0.70), ("dev", 0.05), ("test", 0.25)):
+            assert abs((inside == part).sum() - share * len(inside)) <= 1
     for part, share in (("train", 0.70), ("dev", 0.05), ("test", 0.25)):
-        assert abs((labels == part).sum() - share * n) <= 1
+        assert abs((labels == part).sum() - share * n) <= cell.nunique()
 
 
 def test_random_split_is_stratified_and_seeded():
@@ -62,29 +68,64 @@ def test_random_split_is_stratified_and_seeded():
     interval = score_interval(scores, [0, 2, 4, 6, 8, 10])
     for i in range(5):
         inside = labels[interval == i]
-        assert abs((inside == "train").sum() - 0.7 * len(inside)) <= 2
-        assert abs((inside == "test").sum() - 0.25 * len(inside)) <= 2
+        assert abs((inside == "train").sum() - 0.7 * len(inside)) <= 1
+        assert abs((inside == "test").sum() - 0.25 * len(inside)) <= 1
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_random_split_is_exact_within_interval_and_pos(seed):
+    """HyperLex's released random split is exact within every interval and POS: 20 nouns and
+    20 verbs in one interval get 14 / 1 / 5 each (70 / 5 / 25 %), whatever the shuffle."""
+    scores = np.full(40, 5.0)
+    pos = np.array(["N", "V"] * 20)
+    labels = random_split(scores, rng=np.random.default_rng(seed), strata=[pos])
+    for tag in ("N", "V"):
+        inside = pd.Series(labels[pos == tag]).value_counts()
+        assert inside.to_dict() == {"train": 14, "test": 5, "dev": 1}
+    with pytest.raises(InputError, match="one stratum label per pair"):
+        random_split(scores, rng=np.random.default_rng(0), strata=[pos[:3]])
 
 
 def test_score_interval_closes_the_last_interval():
     assert score_interval([0, 1.99, 2, 9.99, 10], [0, 2, 4, 6, 8, 10]).tolist() == [0, 0, 1, 4, 4]
 
 
-def test_lexical_split_shares_no_word():
+def _vocabularies(pairs, labels):
+    return {part: set(pairs.loc[labels == part, "word1"]) | set(pairs.loc[labels == part, "word2"])
+            for part in ("train", "dev", "test")}
+
+
+def test_lexical_split_strict_shares_no_word():
     rng = np.random.default_rng(1)
     words = [f"w{i}" for i in range(120)]
     pairs = pd.DataFrame({"word1": rng.choice(words, 900), "word2": rng.choice(words, 900)})
-    labels = lexical_split(pairs, rng=np.random.default_rng(2))
-    vocab = {}
-    for part in ("train", "dev", "test"):
-        kept = pairs[labels == part]
-        vocab[part] = set(kept["word1"]) | set(kept["word2"])
+    labels = lexical_split(pairs, rng=np.random.default_rng(2), mode="strict")
+    vocab = _vocabularies(pairs, labels)
     assert not vocab["train"] & vocab["test"]
     assert not vocab["train"] & vocab["dev"] and not vocab["dev"] & vocab["test"]
     cross = pairs[labels == ""]
     assert len(cross) > 0
     counts = pd.Series(labels[labels != ""]).value_counts(normalize=True)
     assert counts["train"] > counts["test"] > counts["dev"]
+
+
+def test_lexical_split_two_way_keeps_test_apart_only():
+    """The released HyperLex lexical split: train and dev share words, test shares none; dev
+    is dev / (train + dev) of the train side's pairs; more pairs are kept than three ways."""
+    rng = np.random.default_rng(1)
+    words = [f"w{i}" for i in range(120)]
+    pairs = pd.DataFrame({"word1": rng.choice(words, 900), "word2": rng.choice(words, 900)})
+    labels = lexical_split(pairs, rng=np.random.default_rng(2))
+    assert (labels == lexical_split(pairs, rng=np.random.default_rng(2), mode="two-way")).all()
+    vocab = _vocabularies(pairs, labels)
+    assert not vocab["train"] & vocab["test"] and not vocab["dev"] & vocab["test"]
+    assert vocab["train"] & vocab["dev"]
+    side = int(np.isin(labels, ["train", "dev"]).sum())
+    assert (labels == "dev").sum() == round(0.05 / 0.75 * side)
+    strict = lexical_split(pairs, rng=np.random.default_rng(2), mode="strict")
+    assert (labels != "").sum() > (strict != "").sum()
+    with pytest.raises(InputError, match="field 'lexical'.*two-way, strict"):
+        lexical_split(pairs, rng=np.random.default_rng(2), mode="loose")
 
 
 def test_split_fractions_are_checked():
@@ -145,6 +186,28 @@ def test_transitivity_hand_computed():
     assert result["bins"][1]["points"] == 3 and result["bins"][0]["points"] == 0
     assert result["spearman"] == pytest.approx(
         stats.spearmanr([0.6, 0.8, 0.9], [0.1, 0.3, 0.2]).statistic)
+
+
+def test_transitivity_bins_have_exact_edges_and_a_p_value():
+    """TR9856 scores are shares of 10 labels: 0.3 and 0.7 open their own bins (linspace's
+    0.30000000000000004 / 0.7000000000000001 edges put them in the bin below)."""
+    labels = np.array([0, 1, 1, 1, 0, 0, 0, 0, 0, 0])  # 3 of 10
+    gold = pd.DataFrame({"word1": ["a", "b", "a", "p", "q", "p"],
+                         "word2": ["b", "c", "c", "q", "r", "r"],
+                         "score": [labels.mean(), 0.7, 0.5, 0.1 + 0.1 + 0.1, 0.2, 0.9]})
+    result = transitivity(gold, bins=10)
+    points = transitivity_points(gold)
+    assert sorted(points["r2"].round(9)) == [0.2, 0.3, 0.3, 0.5, 0.7, 0.9]
+    counts = [b["points"] for b in result["bins"]]
+    assert counts == [0, 0, 1, 2, 0, 1, 0, 1, 0, 1]
+    assert result["bins"][3]["r2_low"] == 0.3 and result["bins"][6]["r2_high"] == 0.7
+    assert result["bins"][9]["r2_high"] == 1.0
+    found = stats.spearmanr(points["r2"], points["diff"])
+    assert result["spearman"] == pytest.approx(found.statistic)
+    assert result["spearman_p"] == pytest.approx(found.pvalue)
+    # on 1-7 with bins of 1: R2 = 2.2, 2.8, 2.8, 4.0 (an edge: bin [4, 5)), 5.2, 6.4
+    shifted = transitivity(gold.assign(score=gold["score"] * 6 + 1), bins=6, score_range=(1, 7))
+    assert [b["points"] for b in shifted["bins"]] == [0, 3, 0, 1, 1, 1]
 
 
 # -- released formats --------------------------------------------------------------------------

@@ -97,14 +97,14 @@ def hyperlex(usf_dir, wordnet_dir, protocol, concreteness, brysbaert, checked, n
         lexgold build hyperlex --seed 1 --out hl --checked alice.csv --checked bob.csv --checked carol.csv
         lexgold build hyperlex --seed 1 --out hl-draft --no-check
     """
-    from lexgold.builder.hyperlex import run_hyperlex
+    from lexgold.builder.hyperlex import closing_note, run_hyperlex
 
     report = run_hyperlex(out_dir, protocol=protocol, usf_dir=usf_dir, wordnet_dir=wordnet_dir,
                           brysbaert=brysbaert, seed=seed, checked=checked, no_check=no_check,
                           concreteness=concreteness)
     sheet = (report.get("human_check") or {}).get("sheet")
-    click.echo(f"{report['pairs']} pairs accepted ({', '.join(f'{k} {v}' for k, v in report['pairs_by_pos'].items())}); "
-               f"{report['status']}; written to {out_dir}" + (f"; next sheet: {sheet}" if sheet else ""))
+    click.echo(closing_note(report) + f"\nwritten to {out_dir}"
+               + (f"; next sheet: {sheet}" if sheet else ""))
 
 
 @build.command()

@@ -5,7 +5,9 @@ two kinds of corpus, both streamed so that memory does not grow with the corpus:
 
 - a MediaWiki XML dump (``.xml`` or ``.xml.bz2``), read page by page with
   :func:`xml.etree.ElementTree.iterparse`; redirects and pages outside the main namespace are
-  skipped and wiki markup is stripped with ``mwparserfromhell`` (:func:`strip_wiki`);
+  skipped and wiki markup is stripped with ``mwparserfromhell`` (:func:`strip_wiki`), which can
+  also drop reference-like sections and identifiers (lists of editions, works and sources are
+  not prose: without the rule "isbn" became an anarchism term of gensim's sample);
 - a folder of plain-text files, one ``<title>.txt`` per article, in any sub-folders
   (``CORPUS/<topic>/<title>.txt`` is the usual layout).
 
@@ -20,6 +22,7 @@ import dataclasses
 import hashlib
 import importlib.util
 import io
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -35,6 +38,29 @@ GENSIM_WIKI_SAMPLE = "enwiki-latest-pages-articles1.xml-p000000010p000030302-sho
 #: HTML-like tags whose content is not running text (footnotes, formulas, galleries, code)
 _DROPPED_TAGS = {"ref", "references", "gallery", "math", "chem", "score", "timeline",
                  "syntaxhighlight", "source", "pre", "code", "imagemap", "graph", "mapframe"}
+
+
+#: words of reference-like section headings: a heading made only of these words heads a list of
+#: references, editions, works, sources or links, not prose ("Editions", "Selected
+#: bibliography", "Notes and references", "Works cited", "List of works")
+REFERENCE_HEADING_WORDS = frozenset({
+    "see", "also", "notes", "references", "citations", "cited", "sources", "bibliography",
+    "further", "reading", "external", "links", "editions", "works", "selected", "publications",
+    "writings", "footnotes", "discography", "filmography", "list", "of", "and"})
+#: identifiers of bibliographic records (MediaWiki's ISBN / PMID magic links, the identifiers
+#: of citation templates written out), with their numbers
+IDENTIFIERS = re.compile(r"\b(?:ISBN|ISSN|OCLC|LCCN|PMID|PMC|ASIN|JSTOR)(?:-1[03])?\b[\s:]*"
+                         r"(?:[0-9][0-9X-]*(?: [0-9][0-9X-]*)*)?|\b(?:doi|arXiv):\s*\S+")
+
+
+def is_reference_heading(title: str) -> bool:
+    """Whether a section heading names a reference-like section (:data:`REFERENCE_HEADING_WORDS`).
+
+    >>> [is_reference_heading(t) for t in ("Editions", "Selected bibliography", "Works", "Life")]
+    [True, True, True, False]
+    """
+    words = re.findall(r"[a-z]+", title.lower())
+    return bool(words) and all(word in REFERENCE_HEADING_WORDS for word in words)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,43 +121,55 @@ class _HashingReader(io.RawIOBase):
         return size or 0
 
 
-def strip_wiki(wikitext: str, skip_sections: Iterable[str] = ()) -> str:
+def strip_wiki(wikitext: str, skip_sections: Iterable[str] = (), reference_like: bool = False
+               ) -> str:
     r"""Plain text of a MediaWiki article, keeping only running prose.
 
-    Removes templates, footnotes (``<ref>``) and other non-prose tags, comments, headings,
-    category / file / interlanguage links (any link whose target has a namespace prefix), and
-    keeps the visible text of ordinary links (``[[Moon|the moon]]`` -> ``the moon``). A section
-    whose heading is in ``skip_sections`` (case-insensitive) is dropped with its sub-sections.
+    Removes templates (citation templates included), footnotes (``<ref>``) and other non-prose
+    tags, comments, headings, category / file / interlanguage links (any link whose target has
+    a namespace prefix), and keeps the visible text of ordinary links (``[[Moon|the moon]]`` ->
+    ``the moon``). A section whose heading is in ``skip_sections`` (case-insensitive) is dropped
+    with its sub-sections. With ``reference_like``, so is every section whose heading
+    :func:`is_reference_heading` ("Editions", "Selected bibliography"), and identifiers with
+    their numbers (:data:`IDENTIFIERS`: ``ISBN 0-451-51679-6``, ``LCCN 46006290``) are removed
+    from the text left.
 
     >>> strip_wiki("The [[Moon|moon]]<ref>cite</ref> {{convert|1|km}} orbits.[[Category:Moons]]")
     'The moon  orbits.'
     >>> strip_wiki("Prose.\n== See also ==\n* [[Sun]]\n=== More ===\nx\n== Orbit ==\nOrbits.",
     ...            skip_sections=["See also"])
     'Prose.\nOrbits.'
+    >>> strip_wiki("Read it (ISBN 0-451-51679-6).\n==Editions==\n* ISBN 0-582-02173-1 (1989)",
+    ...            reference_like=True)
+    'Read it ().'
     """
     code = mwparserfromhell.parse(wikitext)
-    _prune(code, {" ".join(s.split()).lower() for s in skip_sections}, [0])
+    skip = {" ".join(s.split()).lower() for s in skip_sections}
+    _prune(code, skip, [0], is_reference_heading if reference_like else None)
     text = code.strip_code(normalize=True, collapse=True)
+    if reference_like:
+        text = IDENTIFIERS.sub("", text)
     return "\n".join(line.strip() for line in text.splitlines() if _is_prose_line(line))
 
 
-def _prune(code, skip: set[str], skipping: list[int]) -> None:
+def _prune(code, skip: set[str], skipping: list[int], rule=None) -> None:
     """Drop non-prose nodes and skipped sections in one pass, in document order.
 
     Unbalanced markup (an unclosed ``''``) makes the parser nest later text, headings included,
     inside a tag, so tags are pruned recursively; ``skipping[0]`` is the level of the heading
-    being skipped (0: none).
+    being skipped (0: none); ``rule(title)`` says whether a heading also starts a skip.
     """
     kept = []
     for node in code.nodes:
         if isinstance(node, Heading):
             title = " ".join(node.title.strip_code().split()).lower()
             if not skipping[0] or node.level <= skipping[0]:
-                skipping[0] = node.level if title in skip else 0
+                skipped = title in skip or (rule is not None and rule(title))
+                skipping[0] = node.level if skipped else 0
         elif _is_dropped(node):
             continue
         elif isinstance(node, Tag) and node.contents is not None:
-            _prune(node.contents, skip, skipping)
+            _prune(node.contents, skip, skipping, rule)
             kept.append(node)
         elif not skipping[0]:
             kept.append(node)
@@ -172,9 +210,11 @@ class WikiDump:
 
     unit = "B"
 
-    def __init__(self, path: str | Path, skip_sections: Iterable[str] = ()):
+    def __init__(self, path: str | Path, skip_sections: Iterable[str] = (),
+                 reference_like: bool = False):
         self.path = Path(path)
         self.skip_sections = tuple(skip_sections)
+        self.reference_like = reference_like
         self.size = self.path.stat().st_size
         self.sha256: str | None = None
         self.redirects: dict[str, str] = {}
@@ -218,7 +258,8 @@ class WikiDump:
                               else text.partition("[[")[2].partition("]]")[0])
                     self.redirects[title] = normalise_title(target)
                 else:
-                    yield Article(title, strip_wiki(text, self.skip_sections))
+                    yield Article(title, strip_wiki(text, self.skip_sections,
+                                                    self.reference_like))
             root.clear()  # keep memory flat: drop every finished page
 
 
@@ -271,11 +312,12 @@ class TextFolder:
         return sorted(t for t, f in self.files.items() if base in f.parents)
 
 
-def open_corpus(path: str | Path, skip_sections: Iterable[str] = ()) -> WikiDump | TextFolder:
+def open_corpus(path: str | Path, skip_sections: Iterable[str] = (),
+                reference_like: bool = False) -> WikiDump | TextFolder:
     """A :class:`TextFolder` for a folder; a
     :class:`~lexgold.builder.multistream.MultistreamDump` for a ``*multistream.xml.bz2`` file
-    with its index beside it; else a :class:`WikiDump` (``skip_sections``: see
-    :func:`strip_wiki`)."""
+    with its index beside it; else a :class:`WikiDump` (``skip_sections``, ``reference_like``:
+    see :func:`strip_wiki`; a text folder is read as it is)."""
     from lexgold.builder.multistream import MultistreamDump, is_multistream
 
     path = Path(path)
@@ -284,5 +326,5 @@ def open_corpus(path: str | Path, skip_sections: Iterable[str] = ()) -> WikiDump
     if path.is_dir():
         return TextFolder(path)
     if is_multistream(path):
-        return MultistreamDump(path, skip_sections)
-    return WikiDump(path, skip_sections)
+        return MultistreamDump(path, skip_sections, reference_like=reference_like)
+    return WikiDump(path, skip_sections, reference_like)

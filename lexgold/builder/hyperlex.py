@@ -5,7 +5,9 @@ Vulic et al. (2017), sections 4.1-4.2 and 5. Steps, each a function below:
 1. :func:`candidate_pool` -- USF N/N and V/V pairs (USF POS tags) produced by more than two
    participants, minus multi-word items, named entities and words on the offensive-word lists;
    each labelled with its WordNet relation (:mod:`lexgold.builder.relations`); of (X, Y) and
-   (Y, X) one is kept; rhyp-N pairs are reversed into hyp-N; no-rel pairs are dropped.
+   (Y, X) one is kept; rhyp-N pairs are reversed into hyp-N, and whole -> part pairs (cue = the
+   whole, otherwise cohyp or no-rel) into part -> whole mero pairs, section 4.1 defining mero
+   with X the part; no-rel pairs are dropped.
 2. :func:`draw_step1` -- per POS and relation (hyp-N, cohyp, mero, syn, ant), pairs are drawn
    at random up to the quota; each goes through the human check (:mod:`checking`); a rejected
    pair is replaced by the next random pair of its pool.
@@ -63,21 +65,28 @@ class HyperLexConcreteness:
         return getattr(self, self.source)
 
 
-#: Decision (see hyperlex.toml): the released data set's counts per relation and POS, where
-#: known, the rest derived from the per-relation totals
-STEP1_QUOTAS = {
-    "N": {"hyp-1": 287, "hyp-2": 241, "hyp-3": 241, "hyp-4": 222, "cohyp": 243, "mero": 241,
-          "syn": 161, "ant": 68},
-    "V": {"hyp-1": 97, "hyp-2": 49, "hyp-3": 48, "hyp-4": 20, "cohyp": 49, "syn": 33, "ant": 30},
+#: Decision (see hyperlex.toml, ``quotas = "release"``): the released data set's pair counts
+#: per relation and POS (hyperlex-all.txt), 2,163 N + 453 V = 2,616
+RELEASE_QUOTAS = {
+    "step1": {"N": {"hyp-1": 287, "hyp-2": 241, "hyp-3": 254, "hyp-4": 222, "cohyp": 242,
+                    "mero": 241, "syn": 165, "ant": 68},
+              "V": {"hyp-1": 97, "hyp-2": 49, "hyp-3": 35, "hyp-4": 20, "cohyp": 50, "syn": 29,
+                    "ant": 30}},
+    "step2": {"N": {"rhyp-1": 73, "rhyp-2": 53, "rhyp-3": 60, "rhyp-4": 40, "no-rel": 217},
+              "V": {"rhyp-1": 25, "rhyp-2": 20, "rhyp-3": 15, "rhyp-4": 10, "no-rel": 73}},
 }
-STEP2_QUOTAS = {
-    "N": {"rhyp-1": 73, "rhyp-2": 61, "rhyp-3": 62, "rhyp-4": 46, "no-rel": 217},
-    "V": {"rhyp-1": 25, "rhyp-2": 12, "rhyp-3": 13, "rhyp-4": 4, "no-rel": 73},
+#: ``quotas = "derived"``: the per-relation totals of the release split by a derivation from
+#: the paper (rhyp-N keeps its hyp-N's verb share, section 4.2; docs/builders.md)
+DERIVED_QUOTAS = {
+    "step1": {"N": {"hyp-1": 287, "hyp-2": 241, "hyp-3": 241, "hyp-4": 222, "cohyp": 243,
+                    "mero": 241, "syn": 161, "ant": 68},
+              "V": {"hyp-1": 97, "hyp-2": 49, "hyp-3": 48, "hyp-4": 20, "cohyp": 49, "syn": 33,
+                    "ant": 30}},
+    "step2": {"N": {"rhyp-1": 73, "rhyp-2": 61, "rhyp-3": 62, "rhyp-4": 46, "no-rel": 217},
+              "V": {"rhyp-1": 25, "rhyp-2": 12, "rhyp-3": 13, "rhyp-4": 4, "no-rel": 73}},
 }
-
-
-def _quotas(table: dict) -> dataclasses.Field:
-    return dataclasses.field(default_factory=lambda: {k: dict(v) for k, v in table.items()})
+QUOTA_TABLES = {"release": RELEASE_QUOTAS, "derived": DERIVED_QUOTAS}
+STEP1_QUOTAS, STEP2_QUOTAS = RELEASE_QUOTAS["step1"], RELEASE_QUOTAS["step2"]
 
 
 @dataclasses.dataclass
@@ -94,13 +103,25 @@ class HyperLexBuild:
     sense_policy: str = "first-sense"  # first-sense | shortest-path (lexgold.builder.relations)
     antonyms: list[str] = dataclasses.field(default_factory=lambda: list(DEFAULT_ANTONYMS))
     min_checkers: int = 3
-    step1: dict[str, dict[str, int]] = _quotas(STEP1_QUOTAS)   # per POS and relation
-    step2: dict[str, dict[str, int]] = _quotas(STEP2_QUOTAS)
+    quotas: str = "release"            # release | derived: the default step1 / step2 tables
+    step1: dict[str, dict[str, int]] | None = None   # per POS and relation; None: from quotas
+    step2: dict[str, dict[str, int]] | None = None
     concreteness: HyperLexConcreteness = dataclasses.field(default_factory=HyperLexConcreteness)
+
+    def __post_init__(self):
+        """A ``step1`` / ``step2`` table left out comes from the ``quotas`` table it names."""
+        for step in ("step1", "step2"):
+            if getattr(self, step) is None and self.quotas in QUOTA_TABLES:
+                table = QUOTA_TABLES[self.quotas][step]
+                setattr(self, step, {pos: dict(quotas) for pos, quotas in table.items()})
 
 
 def check_settings(settings: HyperLexBuild, source: str = "<protocol>") -> HyperLexBuild:
-    """Values the type check cannot catch: POS, relation names, choices, positive counts."""
+    """Values the type check cannot catch: POS, relation names, choices, positive counts.
+    """
+    if settings.quotas not in QUOTA_TABLES:
+        raise InputError(f"expected one of {', '.join(QUOTA_TABLES)}, found {settings.quotas!r}",
+                         path=source, field="build.quotas")
     names = set(relation_names(settings.hyp_max))
     for pos in settings.pos:
         if pos not in ("N", "V"):
@@ -178,11 +199,19 @@ def candidate_pool(usf: pd.DataFrame, settings: HyperLexBuild, labeller: Relatio
     usf_relation = pd.Series("", index=frame.index, dtype=object)
     usf_relation[labelled] = [labeller.relation(a, b, p) for a, b, p in
                               zip(w1[labelled], w2[labelled], frame["pos"][labelled])]
-    flip = usf_relation.str.startswith("rhyp-")
+    # whole -> part (cue = the whole): section 4.1 defines mero with X the part, and mero goes
+    # before cohyp, so the pair is a mero candidate in the order part -> whole ("rmero")
+    maybe = np.flatnonzero(labelled & usf_relation.isin(["cohyp", "no-rel"]).to_numpy()
+                           & (frame["pos"] == "N").to_numpy())
+    usf_relation.iloc[maybe] = [
+        "rmero" if labeller.relation(b, a, "N") == "mero" else old
+        for a, b, old in zip(w1.iloc[maybe], w2.iloc[maybe], usf_relation.iloc[maybe])]
+    flip = usf_relation.str.startswith("rhyp-") | (usf_relation == "rmero")
     frame["usf_relation"] = usf_relation
     frame["reversed"] = flip
     frame.loc[flip, ["word1", "word2"]] = frame.loc[flip, ["word2", "word1"]].to_numpy()
-    frame["relation"] = usf_relation.where(~flip, usf_relation.str.replace("rhyp-", "hyp-"))
+    frame["relation"] = usf_relation.where(~flip, usf_relation.str.replace("rhyp-", "hyp-")
+                                           .str.replace("rmero", "mero"))
     mark(frame["relation"] == "no-rel", "no-rel")
     open_rows = reason == ""
     keys = pd.Series([frozenset(p) for p in zip(frame["word1"], frame["word2"])], index=frame.index)
@@ -301,6 +330,8 @@ class NoRelPool:
         if a not in self.cues or b not in self.cues:
             return "not-normed"
         relation = self.labeller.relation(a, b, pos)
+        if relation == "no-rel" and pos == "N" and self.labeller.relation(b, a, pos) == "mero":
+            relation = "rmero"  # b is a part of a (section 4.1's mero, the other way round)
         return "" if relation == "no-rel" else f"wordnet-{relation}"
 
     def __call__(self, words: list[str], pos: str, rng: np.random.Generator) -> Iterator[tuple]:
@@ -436,6 +467,9 @@ def _report(pool, pairs, step1, step2, step1_open, settings, verdicts) -> dict:
         "pairs_by_pos": {p: int((pairs["pos"] == p).sum()) for p in settings.pos},
         "pairs_by_relation": {r: int((pairs["relation"] == r).sum())
                               for r in relation_names(settings.hyp_max)},
+        "pairs_by_relation_and_pos": {
+            r: {p: int(((pairs["relation"] == r) & (pairs["pos"] == p)).sum()) for p in settings.pos}
+            for r in relation_names(settings.hyp_max)},
         "concreteness_groups": {
             "source": settings.concreteness.source, "rhyp_pairs_left_out": True,
             **{g: int((not_rhyp["conc_group"] == g).sum()) for g in GROUPS},
@@ -444,6 +478,19 @@ def _report(pool, pairs, step1, step2, step1_open, settings, verdicts) -> dict:
             "min_checkers": settings.min_checkers, "verdicts": len(verdicts),
             "checkers": sorted(set(verdicts["checker"])), "pairs_to_check": to_check},
     }
+
+
+def closing_note(report: dict) -> str:
+    """The lines ``lexgold build hyperlex`` ends with: pairs per relation and POS, shortfalls."""
+    by_pos = ", ".join(f"{k} {v}" for k, v in report["pairs_by_pos"].items())
+    cells = report["pairs_by_relation_and_pos"]
+    pos = list(report["pairs_by_pos"])
+    per_relation = ", ".join(f"{r} {'/'.join(str(cells[r][p]) for p in pos)}" for r in cells
+                             if any(cells[r].values()))
+    short = report["shortfalls"]
+    return (f"{report['pairs']} pairs accepted ({by_pos}); {report['status']}\n"
+            f"per relation ({' / '.join(pos)}): {per_relation}\n"
+            f"short: {'none' if short == 'none' else '; '.join(short)}")
 
 
 def load_settings(protocol: dict, concreteness: str | None = None) -> HyperLexBuild:

@@ -61,8 +61,8 @@ class MultistreamDump(WikiDump):
     unit = "stream"
 
     def __init__(self, path: str | Path, skip_sections: Iterable[str] = (),
-                 index: str | Path | None = None):
-        super().__init__(path, skip_sections)
+                 index: str | Path | None = None, reference_like: bool = False):
+        super().__init__(path, skip_sections, reference_like)
         self.index = Path(index) if index is not None else index_path_for(path)
         if not self.index.is_file():
             raise InputError("multistream index not found (Wikipedia publishes it beside the "

@@ -66,6 +66,7 @@ class TR9856Build:
     stop_words: str = "tr9856_stopwords_snowball_english.txt"
     skip_wiki_sections: list[str] = dataclasses.field(default_factory=lambda: list(
         APPENDIX_SECTIONS))
+    skip_reference_like: bool = True
 
 
 def load_build_config(protocol: dict) -> TR9856Build:
@@ -299,7 +300,7 @@ def build_tr9856(corpus: str | Path | None, topics: str | Path | None, out_dir: 
     if not topics_path.is_file() and str(topics) == DEFAULT_TOPICS:
         topics_path = Path(str(resources.files("lexgold.protocols") / DEFAULT_TOPICS))
     topic_list = read_topics(topics_path)
-    reader = open_corpus(corpus, config.skip_wiki_sections)
+    reader = open_corpus(corpus, config.skip_wiki_sections, config.skip_reference_like)
     topics_of = topic_articles(topic_list, reader, topics_path)
     counts, found = count_corpus(reader, topics_of, options, show_progress=show_progress,
                                  splitter=config.sentence_splitter,

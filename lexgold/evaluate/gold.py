@@ -1,7 +1,8 @@
 """Readers of word-pair gold standards: lexgold's own ``gold.csv`` and the published files.
 
 Every reader returns one frame with the columns ``word1, word2, score`` and, when the file has
-them, ``pos, relation, conc1, conc2, assoc, assoc333, topic, sd``.
+them, ``pos, relation, conc1, conc2, assoc, assoc333, topic, sd`` and ``score_0_10`` (HyperLex's
+AVG_SCORE_0_10 beside its 0-6 AVG_SCORE, which is ``score``).
 
 ==============  ==========================================================================
 format          layout (delimiter: tab, comma, semicolon or spaces, detected)
@@ -65,7 +66,7 @@ _HEADER_NAMES = {
     "word1": "word1", "w1": "word1", "term1": "word1", "wordone": "word1",
     "word2": "word2", "w2": "word2", "term2": "word2", "wordtwo": "word2",
     "simlex999": "score", "avgscore": "score", "avg": "score", "score": "score",
-    "humanmean": "score",
+    "humanmean": "score", "avgscore010": "score_0_10",
     "pos": "pos", "type": "relation", "relation": "relation",
     "concw1": "conc1", "concw2": "conc2", "assocusf": "assoc", "simassoc333": "assoc333",
     "topic": "topic", "sdsimlex": "sd", "std": "sd",
@@ -290,7 +291,7 @@ def _frame(path: Path, header, rows, format: str) -> pd.DataFrame:
                              line=number, field="score")
         records.append(record)
     frame = pd.DataFrame.from_records(records, columns=list(positions))
-    for column in ("score", "conc1", "conc2", "assoc", "assoc333", "sd"):
+    for column in ("score", "conc1", "conc2", "assoc", "assoc333", "sd", "score_0_10"):
         if column in frame:
             frame[column] = pd.to_numeric(frame[column], errors="coerce")
     if format == "men":

@@ -1,7 +1,8 @@
 """Word-pair evaluation: cosine of the two vectors against the gold score.
 
 docs/evaluate.md; SimLex-999 (Hill et al. 2015, section 5: POS subsets, concreteness quartiles,
-the 333 most associated pairs), HyperLex (Vulic et al. 2017, per relation), TR9856 (Levy et al.
+the 333 most associated pairs), HyperLex (Vulic et al. 2017, per relation; section 7.2's
+directionality subset, Table 14), TR9856 (Levy et al.
 2015, section 5.3: single- vs multi-word pairs, multi-word terms as the sum of their word
 vectors). Model scores are cosines; Spearman's rho and Pearson's r are computed over the pairs
 the out-of-vocabulary policy keeps, and ``pairs`` (total) and ``covered`` (pairs with every word
@@ -149,6 +150,31 @@ def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return (x * y).sum(axis=1) / np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
 
 
+def directionality_subset(gold: pd.DataFrame, min_score: float = 7.0
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    """HyperLex's directionality subset and the reversed pairs of the file that mirror it.
+
+    Vulic et al. (2017), section 7.2, Experiment IV (Table 14): "retaining only hyp-N pairs
+    from HyperLex (as indicated by WordNet) with the graded LE score >= 7.0" on 0-10 (940
+    pairs in the release, 121 of them verbs), Y being the hypernym. The second mask marks the
+    r-hyp-N pairs (Y, X) of the file whose (X, Y) is in the subset (293 of the release's 296
+    reversed pairs mirror one of its hyp-N pairs); a symmetric measure such as the cosine gives
+    both orders one score, so only the subset with its reversed pairs shows whether a model
+    tells the direction. Needs the TYPE column and the 0-10 score (AVG_SCORE_0_10); otherwise
+    both masks are empty.
+    """
+    none = np.zeros(len(gold), dtype=bool)
+    if "relation" not in gold or "score_0_10" not in gold:
+        return none, none
+    relation = gold["relation"].astype(str).str.strip().str.lower()
+    hyp = (relation.str.fullmatch(r"hyp-?\d+") & (gold["score_0_10"] >= min_score)).to_numpy()
+    pos = gold["pos"].astype(str) if "pos" in gold else pd.Series("", index=gold.index)
+    wanted = set(zip(gold["word2"][hyp], gold["word1"][hyp], pos[hyp]))
+    reverse = relation.str.fullmatch(r"r-?hyp-?\d+").to_numpy() & np.array(
+        [key in wanted for key in zip(gold["word1"], gold["word2"], pos)], dtype=bool)
+    return hyp, reverse
+
+
 def subsets(gold: pd.DataFrame) -> dict[str, np.ndarray]:
     """Boolean masks of the evaluation subsets the gold standard's columns allow.
 
@@ -158,6 +184,8 @@ def subsets(gold: pd.DataFrame) -> dict[str, np.ndarray]:
     - ``assoc333``: the 333 most associated pairs (SimAssoc333 column, else the top 333 by
       Assoc(USF));
     - ``relation=X`` per HyperLex relation (TYPE column);
+    - ``directionality`` / ``directionality+reversed``: HyperLex's directionality subset
+      (:func:`directionality_subset`) without and with its reversed pairs;
     - ``single-word`` / ``multi-word``: both terms single words, or at least one multi-word
       term (TR9856 section 5.3), when the file has any multi-word term.
     """
@@ -166,6 +194,9 @@ def subsets(gold: pd.DataFrame) -> dict[str, np.ndarray]:
         if column in gold:
             for value in sorted(gold[column].dropna().astype(str).unique()):
                 masks[f"{prefix}={value}"] = (gold[column].astype(str) == value).to_numpy()
+    hyp, reverse = directionality_subset(gold)
+    if hyp.any():
+        masks["directionality"], masks["directionality+reversed"] = hyp, hyp | reverse
     if {"conc1", "conc2"} <= set(gold) and gold[["conc1", "conc2"]].notna().all(axis=None):
         order = np.argsort((gold["conc1"] + gold["conc2"]).to_numpy(), kind="stable")
         quarter = len(gold) // 4

@@ -102,6 +102,10 @@ class SplitConfig:
     test: float = 0.25
     #: interval edges on the released scale; the last interval is closed
     intervals: list[float] = field(default_factory=lambda: [0.0, 2.0, 4.0, 6.0, 8.0, 10.0])
+    #: pair columns the random split is stratified by beside the interval (skipped when absent)
+    strata: list[str] = field(default_factory=lambda: ["pos"])
+    #: lexical split: "two-way" (train+dev vs test, as released) or "strict" (three ways)
+    lexical: Literal["two-way", "strict"] = "two-way"
 
 
 @dataclass

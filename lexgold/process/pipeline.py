@@ -543,11 +543,14 @@ def _splits(scores, config, rng):
     split = config.splits
     fractions = (split.train, split.dev, split.test)
     table = scores[ITEM].copy()
+    strata = [c for c in split.strata
+              if c in scores.columns and scores[c].replace("", np.nan).notna().any()]
     table["random"] = random_split(scores["score"], rng=rng, fractions=fractions,
-                                   intervals=split.intervals)
-    table["lexical"] = lexical_split(scores, rng=rng, fractions=fractions)
+                                   intervals=split.intervals,
+                                   strata=[scores[c].to_numpy() for c in strata])
+    table["lexical"] = lexical_split(scores, rng=rng, fractions=fractions, mode=split.lexical)
     interval = score_interval(scores["score"], split.intervals)
-    summary = {}
+    summary = {"random_strata": ["interval", *strata], "lexical_mode": split.lexical}
     for kind in ("random", "lexical"):
         counts = pd.crosstab(table[kind], interval)
         summary[kind] = {part: {"pairs": int(counts.loc[part].sum()),

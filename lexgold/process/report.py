@@ -63,6 +63,11 @@ def _fmt(value) -> str:
     return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
+def _fmt_p(value) -> str:
+    """A p-value: two significant digits (1.2e-08), n/a when undefined."""
+    return "n/a" if value is None or math.isnan(value) else f"{value:.2g}"
+
+
 def _interval(row: dict, name: str) -> str:
     if row.get(f"{name}_low") is None:
         return ""
@@ -124,7 +129,8 @@ def write_markdown(report: dict, gold: pd.DataFrame, path: Path, images: list[st
                   f"(Spearman-Brown {_fmt(half['spearman_brown'])}) on {half['pairs']} pairs."]
     if "transitivity" in report:
         lines += ["", f"Transitivity: Spearman(R2, |R3-R1|) = "
-                  f"{_fmt(report['transitivity']['spearman'])} over "
+                  f"{_fmt(report['transitivity']['spearman'])} (p = "
+                  f"{_fmt_p(report['transitivity'].get('spearman_p'))}) over "
                   f"{report['transitivity']['points']} triplet points."]
     lines += ["", "## Plots", ""] + [f"![{text(name)}]({text(name)})" for name in images]
     lines += ["", "## Gold standard (first rows)", "", _head(gold)]

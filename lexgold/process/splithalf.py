@@ -183,17 +183,52 @@ def transitivity(gold: pd.DataFrame, *, score: str = "score", bins: int = 10,
     Returns
     -------
     dict
-        ``bins``: list of ``{"r2_low", "r2_high", "mean_abs_diff", "points"}``; ``spearman``:
-        rho between R2 and |R3 - R1| over all points (NaN when undefined); ``points``.
+        ``bins``: list of ``{"r2_low", "r2_high", "mean_abs_diff", "points"}``, bin i being
+        [low, high) (the last one closed); ``spearman``: rho between R2 and |R3 - R1| over all
+        points, and ``spearman_p``, its two-sided p-value (scipy; NaN when undefined);
+        ``points``.
+
+    Notes
+    -----
+    Levy et al. (2015), TR9856 section 4.1 and Figure 1. A score is a share of labels (k of n
+    annotators), so a score on an edge belongs to the bin that starts there: 0.3 is in
+    [0.3, 0.4). Edges computed in floating point (``linspace`` gives 0.30000000000000004) put
+    it in the bin below; here the bin is found in integers: scores and the range are counted
+    in units of 1e-9 (far finer than any share of raters) and bin = units x bins // width.
+    The p-value treats the points as independent, which they are not (each triangle gives
+    three points and pairs recur across triangles): read it as a rough guide.
     """
     points = transitivity_points(gold, score=score)
-    edges = np.linspace(score_range[0], score_range[1], bins + 1)
-    index = np.clip(np.searchsorted(edges, points["r2"], side="right") - 1, 0, bins - 1)
+    index = score_bins(points["r2"], bins, score_range)
     table = points.groupby(index)["diff"].agg(["mean", "count"])
-    rows = [{"r2_low": float(edges[i]), "r2_high": float(edges[i + 1]),
+    low, high = score_range
+    rows = [{"r2_low": (low * bins + i * (high - low)) / bins,
+             "r2_high": (low * bins + (i + 1) * (high - low)) / bins,
              "mean_abs_diff": float(table["mean"].get(i, np.nan)),
              "points": int(table["count"].get(i, 0))} for i in range(bins)]
-    rho = np.nan
+    rho = p_value = np.nan
     if len(points) > 2 and points["r2"].nunique() > 1 and points["diff"].nunique() > 1:
-        rho = float(stats.spearmanr(points["r2"], points["diff"]).statistic)
-    return {"bins": rows, "spearman": rho, "points": int(len(points))}
+        found = stats.spearmanr(points["r2"], points["diff"])
+        rho, p_value = float(found.statistic), float(found.pvalue)
+    return {"bins": rows, "spearman": rho, "spearman_p": p_value, "points": int(len(points))}
+
+
+_UNIT = 10 ** 9   # score units per 1.0 for binning (see transitivity)
+
+
+def score_bins(values, bins: int, score_range: tuple[float, float]) -> np.ndarray:
+    """Bin index of each value among ``bins`` equal bins of ``score_range``, in integers.
+
+    Values and range are rounded to 1e-9 units; a value on an edge goes to the bin above (the
+    top edge to the last bin); values outside the range go to the first / last bin.
+
+    Examples
+    --------
+    >>> score_bins([0.0, 0.2, 0.3, 0.30000000000000004, 0.7, 0.7000000000000001, 0.69, 1.0],
+    ...            10, (0.0, 1.0)).tolist()
+    [0, 2, 3, 3, 7, 7, 6, 9]
+    """
+    low = round(score_range[0] * _UNIT)
+    width = round(score_range[1] * _UNIT) - low
+    units = np.rint(np.asarray(values, dtype=float) * _UNIT).astype(np.int64) - low
+    return np.clip(units * bins // width, 0, bins - 1)
