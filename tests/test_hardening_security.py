@@ -506,7 +506,7 @@ def test_the_export_marks_unconfirmed_platform_ids_and_too_fast_pages(tmp_path, 
     _, base = serve(url)
     bot = rater_client(base, "?PROLIFIC_PID=madeup1")
     person = rater_client(base, "?PROLIFIC_PID=realperson")
-    for _ in range(3):
+    for _ in range(5):                    # three checkpoints, then two pages of pairs
         assert answer_page(bot, bot.get("/task").text).status_code == 302
     html = person.get("/task").text
     assert 'name="choice"' in html                            # a checkpoint: one question

@@ -31,7 +31,7 @@ def test_server_ms_is_the_sites_time_per_item_whatever_the_browser_sends(tmp_pat
     client = app.test_client()
     enter(client, "?PROLIFIC_PID=timed01&STUDY_ID=s&SESSION_ID=x")   # the claim: T0
     seen = []
-    for wait_s in (3, 7, 2):
+    for wait_s in (3, 7, 2, 5):          # three checkpoints, then a page of pairs
         html, position, ids, checkpoint = page(client)
         clock[0] += timedelta(seconds=wait_s)
         data = ({"position": position, "choice": 0, "t": 60000} if checkpoint else
