@@ -456,7 +456,8 @@ def test_consent_states_what_is_stored_and_one_progress_count(browser, tmp_path,
         to_first_group(page)
         assert counts and set(counts) == {0}
         assert page.locator(".progress").count() == 1
-        assert re.fullmatch(r"Page 2 of \d+", page.locator(".progress").inner_text())
+        # three checkpoints (two after the instructions, the noun one), then the first group
+        assert re.fullmatch(r"Page 4 of \d+", page.locator(".progress").inner_text())
     finally:
         site.close()
 
@@ -637,7 +638,7 @@ def test_a_tranche_with_the_keyboard_only(browser, tmp_path, usf):
                 press_and_wait(page, "Enter")
         assert "SIMLEX-DONE" in page.inner_text("#message")
         ratings, checks = site.stored()
-        assert ratings == keyed and len(checks) == picks == 3
+        assert ratings == keyed and len(checks) == picks == 5
     finally:
         site.close()
 
@@ -654,7 +655,7 @@ def test_progress_bar_primary_button_and_favicon(browser, tmp_path, usf):
         assert page.locator(".progress").inner_text() == f"Page 1 of {total}"
         assert bar.evaluate("b => b.value") == 0
         to_first_group(page)
-        assert bar.evaluate("b => [b.value, b.max]") == [1, total]
+        assert bar.evaluate("b => [b.value, b.max]") == [3, total]     # after 3 checkpoints
         button = page.locator("#submit")
         style = button.evaluate("b => [getComputedStyle(b).backgroundColor, "
                                 "getComputedStyle(b).color, b.getBoundingClientRect().height]")

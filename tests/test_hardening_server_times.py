@@ -55,7 +55,7 @@ def test_a_script_claiming_slow_answers_is_flagged_by_the_servers_time(tmp_path,
     url = study_with_keys(tmp_path, pairs, "min_seconds_per_pair = 2")
     _, base = serve(url)
     bot = rater_client(base, "?PROLIFIC_PID=fastbot01")
-    for _ in range(4):
+    for _ in range(6):                    # three checkpoints, then three pages of pairs
         html = bot.get("/task").text
         token = re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
         ids = set(re.findall(r'name="r(\d+)"', html))
