@@ -201,6 +201,20 @@ def test_min_answers_excludes_raters_who_quit():
     assert half.empty
 
 
+def test_min_answers_lists_a_rater_who_quit_on_the_opening_checkpoints():
+    """A rater who answered the two checkpoints after the instructions (SimLex section 3.2) and
+    closed the page has no rating at all: 0 answered pairs, excluded as incomplete."""
+    ratings = simlex_study(contrarian=False)
+    shown = len(ratings[["word1", "word2"]].drop_duplicates())
+    checks = pd.DataFrame({"rater_id": "gone", "tranche": 1, "word1": ["problem", "boat"],
+                           "word2": ["difficulty", "ship"], "rating": 1.0, "kind": "checkpoint"})
+    table = exclusion_table(pd.concat([ratings, checks], ignore_index=True),
+                            protocol_with("simlex", rules=["min_answers"]))
+    assert table["rater_id"].tolist() == ["gone"] and table["value"].iloc[0] == 0
+    assert table["detail"].iloc[0] == f"answered 0 of the {shown} pairs of its tranche"
+    assert excluded_raters(table) == ["gone"]
+
+
 def test_hyperlex_protocol_by_name_runs_every_rule():
     table = exclusion_table(hyperlex_study(), "hyperlex")
     assert {"single", "alternate"} <= set(excluded_raters(table))
