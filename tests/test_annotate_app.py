@@ -87,6 +87,18 @@ def enter(client, query=""):
         client.post("/instructions", data={"page": number})
 
 
+def past_checkpoints(client, choice: int = 1) -> int:
+    """Answer the checkpoints that open a tranche (``choice`` each); returns how many."""
+    answered = 0
+    while True:
+        _, position, _, checkpoint = page(client)
+        if not checkpoint:
+            return answered
+        response = client.post("/step", data={"position": position, "choice": choice})
+        assert response.status_code == 302
+        answered += 1
+
+
 def rate_all(client, rating=lambda item_id: item_id % 7, choice=lambda html: 1):
     """Answer every page to the end; returns {item_id: rating} and checkpoint choices."""
     posted, choices = {}, []
@@ -141,8 +153,12 @@ def test_full_simlex_tranche_stored_equals_posted(simlex_study):
     assert set(rated["kind"]) == {"unique", "consistency", "calibration"}
     assert (rated["kind"] == "consistency").sum() == 20
     checks = frame[frame["kind"] == "checkpoint"]
-    assert checks["pos"].tolist() == ["N", "A", "V"] and checks["rating"].tolist() == [1, 1, 1]
-    assert {"bread", "toast"} == set(checks.iloc[0][["word1", "word2"]])
+    # section 3.2: two checks right after the instructions (abstract, then concrete examples),
+    # then one before the first group of each part of speech (section 3.4)
+    assert checks["pos"].tolist() == ["start", "start", "N", "A", "V"]
+    assert checks["rating"].tolist() == [1] * 5
+    assert [set(r) for r in checks[["word1", "word2"]].to_numpy()][:3] == [
+        {"problem", "difficulty"}, {"boat", "ship"}, {"bread", "toast"}]
     assert frame["answered_at"].str.match(r"\d{4}-\d\d-\d\dT").all()
     assert (rated["start_value"] == 3).all()
 
@@ -169,7 +185,7 @@ def test_resume_after_reload_and_from_another_device(simlex_study):
 def test_double_submission_stores_one_answer(simlex_study):
     client = simlex_study.test_client()
     enter(client)
-    client.post("/step", data={"position": 0, "choice": 1})   # noun checkpoint
+    past_checkpoints(client)               # the two after the instructions, the noun one
     _, position, ids, _ = page(client)
     first = {"position": position, **{f"r{i}": 5 for i in ids}}
     assert client.post("/step", data=first).status_code == 302
@@ -193,7 +209,7 @@ def test_double_submission_stores_one_answer(simlex_study):
 def test_tampered_fields_are_refused_and_nothing_is_stored(simlex_study, change, message):
     client = simlex_study.test_client()
     enter(client)
-    client.post("/step", data={"position": 0, "choice": 1})
+    past_checkpoints(client)
     _, position, ids, _ = page(client)
     with simlex_study.extensions["lexgold"].sessions() as session:   # an item of tranche 2
         other = session.scalar(select(m.Item.id).join(m.Tranche).where(m.Tranche.number == 2))
@@ -234,7 +250,7 @@ def test_expired_claim_is_given_away_and_old_answers_are_kept(tmp_path, simlex_p
     app = make_app(url)
     slow = app.test_client()
     enter(slow)
-    slow.post("/step", data={"position": 0, "choice": 1})
+    past_checkpoints(slow)
     _, position, ids, _ = page(slow)
     slow.post("/step", data={"position": position, **{f"r{i}": 4 for i in ids}})
     late = app.test_client()
@@ -486,7 +502,7 @@ def test_right_to_left_protocol_and_mturk_preview(tmp_path, simlex_pairs):
     assert re.search(r'<button type="submit"\s+disabled\b', html)      # preview: cannot start
     client = app.test_client()
     enter(client)
-    client.post("/step", data={"position": 0, "choice": 1})
+    past_checkpoints(client)
     assert "עד כמה דומות המילים" in page(client)[0]
     with app.extensions["lexgold"].sessions() as session:
         assert session.scalar(select(func.count()).select_from(m.Rater)) == 1

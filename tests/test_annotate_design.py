@@ -8,7 +8,7 @@ import pytest
 
 from lexgold.annotate.design import design_study
 from lexgold.annotate.pairs import check_pairs, read_pairs
-from lexgold.annotate.schema import StudyConfig, load_study_config
+from lexgold.annotate.schema import Checkpoint, StudyConfig, load_study_config
 from lexgold.errors import InputError
 from lexgold.protocols import load_protocol
 
@@ -31,7 +31,9 @@ def test_packaged_protocols_parse(name):
 def test_paper_values():
     simlex, hyperlex = load_study_config("simlex"), load_study_config("hyperlex")
     assert simlex.consistency == {"N": 14, "V": 4, "A": 2} and simlex.tranches == 10
-    assert [c.options[c.answer] for c in simlex.checkpoints][0] == ["bread", "toast"]
+    assert [(c.before, c.options[c.answer]) for c in simlex.checkpoints] == [
+        ("start", ["problem", "difficulty"]), ("start", ["boat", "ship"]),
+        ("N", ["bread", "toast"]), ("A", ["cold", "chilly"]), ("V", ["buy", "purchase"])]
     assert hyperlex.duplicates_per_tranche == 9 and hyperlex.qualification is not None
     assert hyperlex.texts.question_by_pos["V"].format(word1="RUN", word2="MOVE") == \
         "Is TO RUN a type of TO MOVE?"
@@ -126,11 +128,45 @@ def test_simlex_paper_sized_layout():
         assert all(len({pairs.at[i, "pos"] for i, _ in g.items}) == 1 for g in groups)
         cons = [i for g in groups for i, k in g.items if k == "consistency"]
         assert sorted(cons) == sorted(design.consistency)
-        assert [s.batch for s in steps if s.kind == "checkpoint"] == ["N", "A", "V"]
-        assert steps[0].kind == "checkpoint"
+        # section 3.2: the abstract and the concrete check right after the instructions, then
+        # the noun check before the first (noun) group; A and V before their first groups
+        assert [s.batch for s in steps if s.kind == "checkpoint"] == ["start", "start", "N",
+                                                                      "A", "V"]
+        assert [(s.kind, s.checkpoint) for s in steps[:4]] == [
+            ("checkpoint", 0), ("checkpoint", 1), ("checkpoint", 2), ("group", None)]
+        first = {b: next(k for k, s in enumerate(steps) if s.kind == "group" and s.batch == b)
+                 for b in "NAV"}
+        assert all(steps[first[b] - 1].batch == b and steps[first[b] - 1].kind == "checkpoint"
+                   for b in "NAV")
         seen += [i for g in groups for i, k in g.items if k == "unique"]
     assert sorted(seen) == sorted(set(range(999)) - set(design.consistency))
     assert any("unique pairs per tranche: 97-98" in m for m in design.report["unmet"])
+
+
+def test_start_checkpoints_open_every_tranche_in_listed_order():
+    """Checks with ``before = "start"`` come first in every tranche, in the order listed, wherever
+    they stand in the list; the per-POS checks stay before their batch's first group; the
+    report counts them all."""
+    item = [["a", "b"], ["a", "c"], ["a", "d"]]
+    checks = [Checkpoint("V", item, 1), Checkpoint("start", item, 2), Checkpoint("N", item, 0),
+              Checkpoint("start", item, 0)]
+    config = StudyConfig(tranches=2, consistency={"N": 2, "V": 2}, checkpoints=checks,
+                         pos_order=["N", "V"])
+    design = design_study(frame({"N": 20, "V": 12}), config, np.random.default_rng(0))
+    for steps, row in zip(design.tranches, design.report["per_tranche"]):
+        marks = [(s.batch, s.checkpoint) for s in steps if s.kind == "checkpoint"]
+        assert marks == [("start", 1), ("start", 3), ("N", 2), ("V", 0)]
+        assert [s.kind for s in steps[:4]] == ["checkpoint"] * 3 + ["group"]
+        assert row["checkpoints"] == 4
+    assert not any("checkpoint" in m for m in design.report["unmet"])
+
+
+def test_checkpoint_needs_a_place(tmp_path):
+    path = tmp_path / "p.toml"
+    path.write_text('name = "x"\n[[study.checkpoints]]\nbefore = " "\n'
+                    'options = [["a", "b"], ["a", "c"]]\nanswer = 0\n')
+    with pytest.raises(InputError, match=r"study.checkpoints\[0\].before.*'start' or a part of"):
+        load_study_config(load_protocol(path))
 
 
 def test_same_seed_same_design_and_other_seed_differs():

@@ -77,7 +77,10 @@ def test_rehearsal_fills_every_place_through_the_site(tmp_path, pairs):
     tranche = ratings.groupby("rater_id")["tranche"].first()
     assert (per_rater == tranche.map(showings)).all()
     checks = ratings[ratings["kind"] == "checkpoint"]
-    assert len(checks) == 12 * 3 and checks["rating"].mean() > 0.9   # honest raters
+    assert len(checks) == 12 * 5 and checks["rating"].mean() > 0.9   # honest raters
+    # two checks after the instructions (section 3.2), then one per part of speech
+    assert checks.groupby("rater_id")["pos"].agg(list).map(
+        lambda p: p == ["start", "start", "N", "A", "V"]).all()
     times = pd.to_datetime(ratings["answered_at"])
     assert (times.max() - times.min()).total_seconds() > 600         # simulated time
     assert result["pages"] == sum(r["groups"] + r["checkpoints"]

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from lexgold.builder import common
 from lexgold.builder.simlex import (CLASSES, assign_classes, associated_pool,
-                                    build_simlex, load_settings, run_simlex)
+                                    build_simlex, load_settings, run_simlex, sample_cohort)
 from lexgold.cli import cli
 from lexgold.errors import InputError
 from lexgold.protocols import load_protocol
@@ -200,6 +200,86 @@ def test_split_quota_spreads_remainders_at_random():
     assert common.split_quota(600, CLASSES, rng) == dict.fromkeys(CLASSES, 150)
 
 
+def test_proportional_quota_by_hand():
+    """Largest remainder: 4 x (6, 3, 2, 1) / 12 = 2, 1, 0.67, 0.33 -> 2, 1, 1, 0."""
+    sizes = dict(zip(CLASSES, (6, 3, 2, 1)))
+    assert common.proportional_quota(4, sizes) == {"C1": 2, "C2": 1, "C3": 1, "C4": 0}
+    assert common.proportional_quota(12, sizes) == sizes
+    # an empty pool draws nothing: the quota is spread equally so that the shortfall shows
+    assert common.proportional_quota(6, dict.fromkeys(CLASSES, 0)) == {"C1": 2, "C2": 2,
+                                                                     "C3": 1, "C4": 1}
+
+
+def _class_pool(sizes: dict[str, int]) -> pd.DataFrame:
+    rows = [(f"{c.lower()}a{i}", f"{c.lower()}b{i}", "N", c) for c, n in sizes.items()
+            for i in range(n)]
+    frame = pd.DataFrame(rows, columns=["word1", "word2", "pos", "conc_class"])
+    return frame.assign(excluded="", cohort="associated")
+
+
+def test_class_allocation_equal_or_proportional():
+    """Four candidates N per class 6/3/2/1 and a quota of 4: the paper's equal allocation
+    draws one of each; proportional draws 2/1/1/0, as the pool's shares 50/25/17/8 %."""
+    pool = _class_pool(dict(zip(CLASSES, (6, 3, 2, 1))))
+    quotas = {"N": 4}
+    equal, records = sample_cohort(pool, quotas, np.random.default_rng(0))
+    assert equal["conc_class"].value_counts().to_dict() == dict.fromkeys(CLASSES, 1)
+    assert [r["quota"] for r in records if r["pos"] == "N"] == [1, 1, 1, 1]
+    prop, records = sample_cohort(pool, quotas, np.random.default_rng(0), allocation="proportional")
+    assert prop["conc_class"].value_counts().to_dict() == {"C1": 2, "C2": 1, "C3": 1}
+    assert [(r["pool"], r["quota"], r["shortfall"]) for r in records if r["pos"] == "N"] == [
+        (6, 2, 0), (3, 1, 0), (2, 1, 0), (1, 0, 0)]
+    # equal allocation of 8 needs 2 from C4, which has 1: the shortfall is reported, not moved
+    _, records = sample_cohort(pool, {"N": 8}, np.random.default_rng(0))
+    assert [r["shortfall"] for r in records if r["pos"] == "N"] == [0, 0, 0, 1]
+    with pytest.raises(InputError, match="class_allocation"):
+        sample_cohort(pool, quotas, np.random.default_rng(0), allocation="pool")
+
+
+def test_class_allocation_proportional_on_usf(usf, defaults):
+    """On the real USF pool the proportional quotas follow each POS's class shares (nouns are
+    mostly C1/C2, adjectives mostly C3/C4) and sum to the paper's 600 / 200 / 100."""
+    settings, pos, conc = defaults
+    pool = associated_pool(usf, pos, conc, settings)
+    pool, _ = assign_classes(pool, threshold=3.0)
+    sample, records = sample_cohort(pool, settings.associated, np.random.default_rng(1),
+                                    allocation="proportional")
+    candidates = pool[pool["excluded"] == ""]
+    for p, quota in settings.associated.items():
+        rows = [r for r in records if r["pos"] == p]
+        total = sum(r["pool"] for r in rows)
+        assert sum(r["quota"] for r in rows) == quota == (sample["pos"] == p).sum()
+        for r in rows:
+            assert abs(r["quota"] - quota * r["pool"] / total) < 1
+            assert r["pool"] == ((candidates["pos"] == p)
+                                 & (candidates["conc_class"] == r["conc_class"])).sum()
+    by = {(r["pos"], r["conc_class"]): r["quota"] for r in records}
+    assert by[("N", "C1")] > by[("N", "C3")] and by[("A", "C3")] > by[("A", "C1")]
+
+
+def test_simlex_own_pairs_outside_the_literal_direction(built):
+    """docs/builders.md and the protocol's class_direction comment: of SimLex-999's associated
+    pairs that are candidates in lexgold's pool, one in seven (117 of 837) lie the other way
+    from the paper's literal C2 (c2 < c1) / C4 (c2 > c1); the pool as a whole: 3,901 of 27,676."""
+    gensim = pytest.importorskip("gensim")
+    path = Path(gensim.__file__).parent / "test" / "test_data" / "simlex999.txt"
+    simlex = pd.read_csv(path, sep="\t", comment="#", header=None, usecols=[0, 1],
+                         names=["word1", "word2"], keep_default_na=False)
+    pool = pd.read_csv(built / "pool.csv", keep_default_na=False, low_memory=False)
+    cand = pool[(pool["cohort"] == "associated") & (pool["excluded"] == "")]
+    c1, c2 = cand["conc1"].astype(float), cand["conc2"].astype(float)
+    other_way = (((cand["conc_class"] == "C2") & ~(c2 < c1))
+                 | ((cand["conc_class"] == "C4") & ~(c2 > c1)))
+    assert (other_way.sum(), len(cand)) == (3901, 27676)
+    own = pd.Series([k in set(zip(simlex["word1"], simlex["word2"]))
+                     for k in zip(cand["word1"], cand["word2"])], index=cand.index)
+    assert (other_way[own].sum(), own.sum()) == (117, 837)
+    classes = cand[own].groupby(["pos", "conc_class"]).size()
+    assert [classes[("N", c)] for c in CLASSES] == [322, 135, 31, 51]
+    assert [classes[("V", c)] for c in CLASSES] == [20, 28, 85, 65]
+    assert [classes[("A", c)] for c in CLASSES] == [5, 17, 45, 33]
+
+
 def test_usf_concreteness_source_as_the_paper_words_it(usf):
     """--concreteness usf --concreteness-fallback none: USF's 1-7 ratings, threshold 4, and a
     pair with an unrated word is excluded (section 3.1)."""
@@ -267,6 +347,8 @@ def test_tagged_corpus_source(tmp_path, usf):
     ("[build.pos]\nsource = [\"penn\", \"penn\"]\n", r"field 'build\.pos\.source': expected one or more different"),
     ("[build]\norientation = \"left\"\n", r"field 'build\.orientation': expected one of target-cue, cue-target"),
     ("[build.concreteness]\nclass_direction = \"down\"\n", r"field 'build\.concreteness\.class_direction'"),
+    ("[build.concreteness]\nclass_allocation = \"pool\"\n",
+     r"field 'build\.concreteness\.class_allocation': expected one of equal, proportional, found 'pool'"),
     ("[build.concreteness.usf]\nscale = [1.0, 7.0]\nthreshold = \"4\"\n",
      r"field 'build\.concreteness\.usf\.threshold': expected float"),
 ])

@@ -97,7 +97,9 @@ def site(usf, tmp_path_factory):
     parked = enter_with_csrf(app.test_client(), "?PROLIFIC_PID=parked")
     position, _, csrf, checkpoint = current_form(parked)
     assert checkpoint
-    parked.post("/step", data={"csrf_token": csrf, "position": position, "choice": 1})
+    while checkpoint:            # the two checks after the instructions, then the noun one
+        parked.post("/step", data={"csrf_token": csrf, "position": position, "choice": 1})
+        position, _, csrf, checkpoint = current_form(parked)
     other = enter_with_csrf(app.test_client(), "?PROLIFIC_PID=other")
     with app.extensions["lexgold"].sessions() as session:
         mine = session.scalars(select(m.Rater).where(m.Rater.external_id == "parked")).one()

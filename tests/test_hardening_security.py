@@ -348,7 +348,7 @@ def test_the_web_export_escapes_spreadsheet_formulas_and_names_its_type_once(
     engine.dispose()
     _, base = serve(url)
     rater = rater_client(base, "?PROLIFIC_PID=formula1")
-    for _ in range(3):
+    for _ in range(5):                    # three checkpoints, then two pages of pairs
         assert answer_page(rater, rater.get("/task").text).status_code == 302
     engine = create_engine(url)
     with engine.begin() as connection:           # round 3, item 10: a rater ID may start with -
@@ -506,7 +506,7 @@ def test_the_export_marks_unconfirmed_platform_ids_and_too_fast_pages(tmp_path, 
     _, base = serve(url)
     bot = rater_client(base, "?PROLIFIC_PID=madeup1")
     person = rater_client(base, "?PROLIFIC_PID=realperson")
-    for _ in range(3):
+    for _ in range(5):                    # three checkpoints, then two pages of pairs
         assert answer_page(bot, bot.get("/task").text).status_code == 302
     html = person.get("/task").text
     assert 'name="choice"' in html                            # a checkpoint: one question

@@ -31,7 +31,7 @@ def test_server_ms_is_the_sites_time_per_item_whatever_the_browser_sends(tmp_pat
     client = app.test_client()
     enter(client, "?PROLIFIC_PID=timed01&STUDY_ID=s&SESSION_ID=x")   # the claim: T0
     seen = []
-    for wait_s in (3, 7, 2):
+    for wait_s in (3, 7, 2, 5):          # three checkpoints, then a page of pairs
         html, position, ids, checkpoint = page(client)
         clock[0] += timedelta(seconds=wait_s)
         data = ({"position": position, "choice": 0, "t": 60000} if checkpoint else
@@ -55,7 +55,7 @@ def test_a_script_claiming_slow_answers_is_flagged_by_the_servers_time(tmp_path,
     url = study_with_keys(tmp_path, pairs, "min_seconds_per_pair = 2")
     _, base = serve(url)
     bot = rater_client(base, "?PROLIFIC_PID=fastbot01")
-    for _ in range(4):
+    for _ in range(6):                    # three checkpoints, then three pages of pairs
         html = bot.get("/task").text
         token = re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
         ids = set(re.findall(r'name="r(\d+)"', html))

@@ -201,6 +201,20 @@ def test_min_answers_excludes_raters_who_quit():
     assert half.empty
 
 
+def test_min_answers_lists_a_rater_who_quit_on_the_opening_checkpoints():
+    """A rater who answered the two checkpoints after the instructions (SimLex section 3.2) and
+    closed the page has no rating at all: 0 answered pairs, excluded as incomplete."""
+    ratings = simlex_study(contrarian=False)
+    shown = len(ratings[["word1", "word2"]].drop_duplicates())
+    checks = pd.DataFrame({"rater_id": "gone", "tranche": 1, "word1": ["problem", "boat"],
+                           "word2": ["difficulty", "ship"], "rating": 1.0, "kind": "checkpoint"})
+    table = exclusion_table(pd.concat([ratings, checks], ignore_index=True),
+                            protocol_with("simlex", rules=["min_answers"]))
+    assert table["rater_id"].tolist() == ["gone"] and table["value"].iloc[0] == 0
+    assert table["detail"].iloc[0] == f"answered 0 of the {shown} pairs of its tranche"
+    assert excluded_raters(table) == ["gone"]
+
+
 def test_hyperlex_protocol_by_name_runs_every_rule():
     table = exclusion_table(hyperlex_study(), "hyperlex")
     assert {"single", "alternate"} <= set(excluded_raters(table))
@@ -275,3 +289,29 @@ def test_exclusion_rows_carry_the_raters_quality_flags():
     mine = ratings[ratings["rater_id"] == "r0"]["rating"]
     assert row["top_value_share"] == mine.value_counts().max() / len(mine)
     assert row["median_s_per_pair"] == 3.0
+
+
+def test_checkpoints_after_the_instructions_are_simulated_and_excluded_for():
+    """SimLex section 3.2: the abstract and the concrete check after the instructions are rows
+    of every simulated rater (pos ``start``), scored 1/0 like the per-POS checks, and a rater
+    who gets only one of them wrong is excluded by rule (c) (section 3.6)."""
+    from lexgold.process.simulate import Crowd, simulate_ratings
+    pairs = pd.DataFrame([(f"{p.lower()}{i}a", f"{p.lower()}{i}b", p)
+                          for p, n in (("N", 30), ("V", 10), ("A", 6)) for i in range(n)],
+                         columns=["word1", "word2", "pos"])
+    ratings, _ = simulate_ratings(pairs, "simlex", rng=np.random.default_rng(4),
+                                  crowd=Crowd(spammers=0.0, honest_checkpoint=0.8),
+                                  tranches=1, raters_per_tranche=12)
+    checks = ratings[ratings["kind"] == "checkpoint"]
+    assert checks.groupby("rater_id")["pos"].agg(list).map(
+        lambda p: p == ["start", "start", "N", "A", "V"]).all()
+    start = checks[checks["pos"] == "start"]
+    right = start[start["rating"] == 1]
+    assert set(map(frozenset, right[["word1", "word2"]].to_numpy())) <= {
+        frozenset({"problem", "difficulty"}), frozenset({"boat", "ship"})}
+    wrong = checks.groupby("rater_id")["rating"].agg(lambda r: list(r == 0))
+    only_start = wrong[wrong.map(lambda w: any(w[:2]) and not any(w[2:]))].index
+    assert len(only_start) > 0
+    table = exclusion_table(ratings, protocol_with("simlex", rules=["checkpoint"]))
+    assert set(only_start) <= set(excluded_raters(table))
+    assert set(excluded_raters(table)) == set(wrong[wrong.map(any)].index)

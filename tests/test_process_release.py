@@ -145,12 +145,20 @@ def test_simassoc333_ignores_row_order_and_never_ranks_unknown_association():
         set(words["word1"][flags == 1])
 
 
-def test_concreteness_quartile_ignores_row_order():
-    total = pd.Series([2.0, 5.0, 5.0, 5.0, 8.0, 9.0, 1.0, 5.0])
+def test_concreteness_quartile_breaks_ties_by_row_order():
+    """Issue 24: the published concQ ranks tied sums in row order (999 of 999 reproduced; mean
+    ranks give 997). Sums 2 5 5 5 8 9 1 5: ranks 2 3 4 5 7 8 1 6, quartile ceil(rank / 2); the
+    four tied 5s fall in quartiles 2, 2, 3, 3 (with mean rank 4.5 all four would be 3)."""
+    total = pd.Series([2.0, 5.0, 5.0, 5.0, 8.0, 9.0, 1.0, 5.0, np.nan])
     quartiles = concreteness_quartile(total)
-    reversed_ = concreteness_quartile(total[::-1].reset_index(drop=True))[::-1]
-    assert quartiles.tolist() == reversed_.tolist()
-    assert quartiles[total == 5.0].nunique() == 1          # tied sums share a quartile
+    assert quartiles.iloc[:8].tolist() == [1, 2, 2, 3, 4, 4, 1, 3] and pd.isna(quartiles.iloc[8])
+    # the same sums in another row order: the ties take their quartiles in that order
+    order = [7, 3, 2, 1, 0, 4, 5, 6]
+    moved = concreteness_quartile(total.iloc[order].reset_index(drop=True))
+    assert moved.tolist() == [2, 2, 3, 3, 1, 4, 4, 1]
+    n = 999                                   # SimLex-999: quartiles of 249, 250, 250, 250 pairs
+    counts = concreteness_quartile(pd.Series(np.zeros(n))).value_counts().sort_index()
+    assert counts.tolist() == [249, 250, 250, 250]
 
 
 # -- the whole release folder ------------------------------------------------------------------

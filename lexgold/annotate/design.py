@@ -1,9 +1,11 @@
 """The tranche designer: a pair set and a ``[study]`` table in, tranches of groups out.
 
-SimLex-999 (Hill et al. 2015, section 3.4): a consistency set (14 N, 4 V, 2 A) shown in every
-tranche; groups of 7 (the last 6), POS-pure and batched by POS; from the second group on the
-first pair repeats the previous group's last pair (calibration) and the second is a consistency
-pair; checkpoints before the first group of each POS. HyperLex (Vulic et al. 2017, section 4.4):
+SimLex-999 (Hill et al. 2015, sections 3.2, 3.4): a consistency set (14 N, 4 V, 2 A) shown in
+every tranche; groups of 7 (the last 6), POS-pure and batched by POS; from the second group on
+the first pair repeats the previous group's last pair (calibration) and the second is a
+consistency pair; the checkpoints with ``before = "start"`` (section 3.2: one with abstract and
+one with concrete examples, "immediately following the instructions") open every tranche, and
+a checkpoint comes before the first group of each POS. HyperLex (Vulic et al. 2017, section 4.4):
 79 showings per tranche, 50 unique + 20 consistency + 9 duplicates, equal N/V counts per tranche.
 TR9856 (Levy et al. 2015, section 3.4): binary labels, pairs grouped by topic.
 
@@ -24,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from lexgold.annotate.schema import StudyConfig
+from lexgold.annotate.schema import START, StudyConfig
 
 
 @dataclass
@@ -32,7 +34,7 @@ class Step:
     """One page of a tranche: a group of items or a checkpoint question."""
 
     kind: str                      # "group" or "checkpoint"
-    batch: str                     # part of speech or topic
+    batch: str                     # part of speech, topic, or "start" (after the instructions)
     items: list[tuple[int, str]] = field(default_factory=list)  # (pair row, item kind)
     checkpoint: int | None = None  # index into config.checkpoints
 
@@ -87,8 +89,10 @@ def design_study(pairs: pd.DataFrame, config: StudyConfig, rng: np.random.Genera
     cons_by_batch = {b: [i for i in consistency if pairs.at[i, key] == b] for b in batches}
     dup_target = _split_duplicates(shares, config.duplicates_per_tranche)
     tranches = []
+    opening = [i for i, check in enumerate(config.checkpoints) if check.before == START]
     for t in range(n_tranches):
-        steps, previous_last = [], None
+        steps = [Step("checkpoint", START, checkpoint=i) for i in opening]
+        previous_last = None
         for b_index, batch in enumerate(batches):
             if not shares[t][batch] and not cons_by_batch[batch]:
                 continue

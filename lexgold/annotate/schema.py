@@ -125,11 +125,18 @@ class Texts:
                        "again later.")
 
 
+#: ``[[study.checkpoints]] before`` of the checks shown right after the instructions
+START = "start"
+
+
 @dataclass
 class Checkpoint:
     """A multiple-choice check (SimLex section 3.2): pick the most similar of associated pairs.
 
-    Shown before the first group of part of speech ``before`` (section 3.4)."""
+    Shown before the first group of part of speech ``before`` (section 3.4), or, with ``before
+    = "start"``, right after the instructions, before the first page of pairs: section 3.2's
+    "two checkpoint questions, one with abstract examples and one with concrete examples"
+    (several such checks are shown in the order listed)."""
 
     before: str = "N"
     options: list[list[str]] = field(default_factory=list)
@@ -249,6 +256,8 @@ def _validate(config: StudyConfig, source) -> None:
     if not config.texts.instructions:
         fail("texts.instructions", "needs at least one page")
     for i, check in enumerate(config.checkpoints):
+        if not check.before.strip():
+            fail(f"checkpoints[{i}].before", f"expected {START!r} or a part of speech")
         if len(check.options) < 2 or any(len(o) != 2 for o in check.options):
             fail(f"checkpoints[{i}].options", "expected at least two [word1, word2] pairs")
         if not 0 <= check.answer < len(check.options):

@@ -215,6 +215,32 @@ def split_quota(quota: int, strata: list[str], rng: np.random.Generator) -> dict
     return {s: share + (i in extra) for i, s in enumerate(strata)}
 
 
+def proportional_quota(quota: int, sizes: dict[str, int]) -> dict[str, int]:
+    """Spread ``quota`` over strata in proportion to their pool ``sizes`` (largest remainder).
+
+    Each stratum gets the whole part of ``quota * size / total``; the pairs left over go to the
+    largest fractional parts, ties to the stratum listed first. With an empty pool (total 0)
+    nothing can be drawn from any stratum: the quota is then spread equally (the shortfall is
+    reported per stratum). Used for ``class_allocation = "proportional"`` (SimLex-999 section
+    3.1 asks for equal classes; this is the alternative docs/builders.md compares it with).
+
+    >>> proportional_quota(600, {"C1": 9186, "C2": 8279, "C3": 1360, "C4": 2185})
+    {'C1': 262, 'C2': 237, 'C3': 39, 'C4': 62}
+    >>> proportional_quota(3, {"a": 1, "b": 1, "c": 1, "d": 1})
+    {'a': 1, 'b': 1, 'c': 1, 'd': 0}
+    """
+    total = sum(sizes.values())
+    if total == 0:
+        share, rest = divmod(quota, len(sizes))
+        return {s: share + (i < rest) for i, s in enumerate(sizes)}
+    exact = {s: quota * n / total for s, n in sizes.items()}
+    counts = {s: int(x) for s, x in exact.items()}
+    order = sorted(sizes, key=lambda s: -(exact[s] - counts[s]))     # stable: ties keep order
+    for s in order[:quota - sum(counts.values())]:
+        counts[s] += 1
+    return counts
+
+
 def draw(pool: pd.DataFrame, quota: int, rng: np.random.Generator, taken: set) -> pd.DataFrame:
     """Draw up to ``quota`` rows at random, never two rows of the same unordered word pair.
 

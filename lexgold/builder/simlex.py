@@ -12,10 +12,11 @@ Steps, each a function below:
    C1 c1 > t and d <= m; C2 c1 > t, d > m; C3 c1 <= t and d <= m; C4 c1 <= t, d > m
    (t = 3 on Brysbaert's 1-5 scale, 4 on USF's 1-7). With ``class_direction = "required"``
    C2 also needs c2 < c1 and C4 c2 > c1, as the paper words them.
-3. :func:`sample_cohort` -- 600 N / 200 V / 100 A associated pairs, equally over C1-C4.
+3. :func:`sample_cohort` -- 600 N / 200 V / 100 A associated pairs, equally over C1-C4
+   (``class_allocation = "proportional"``: in proportion to the classes' candidate pools).
 4. :func:`unassociated_pool` -- the words of the sampled pairs paired up at random; pairs found
    anywhere in USF (either direction) are dropped, both words must have been normed as cues.
-5. :func:`sample_cohort` again -- 66 N / 22 V / 11 A unassociated pairs, equally over C1-C4.
+5. :func:`sample_cohort` again -- 66 N / 22 V / 11 A unassociated pairs, over C1-C4 as in 3.
 
 :func:`build_simlex` runs them over frames; :func:`run_simlex` adds the I/O (``pool.csv``,
 ``pairs.csv``, ``report.json``). docs/builders.md gives each rule with its reason.
@@ -45,6 +46,8 @@ PAIR_COLUMNS = ["word1", "word2", "pos", "cohort", "conc1", "conc2", "conc_class
 
 ORIENTATIONS = ("target-cue", "cue-target")
 CONC_SOURCES = ("usf", "brysbaert")
+#: how a POS quota is spread over C1-C4: equally (section 3.1) or as the eligible pool is
+ALLOCATIONS = ("equal", "proportional")
 
 
 @dataclasses.dataclass
@@ -53,6 +56,7 @@ class SimLexConcreteness:
     fallback: str = "usf"                # words the source lacks: usf | brysbaert | none
     median_scope: str = "pos"            # Decision: median of d per POS pool | global
     class_direction: str = "any"         # any | required (C2 needs c2 < c1, C4 c2 > c1)
+    class_allocation: str = "equal"      # equal (the paper) | proportional to the class pools
     usf: Scale = dataclasses.field(default_factory=lambda: Scale([1.0, 7.0], 4.0))
     brysbaert: Scale = dataclasses.field(default_factory=lambda: Scale([1.0, 5.0], 3.0))
 
@@ -85,6 +89,7 @@ def check_settings(settings: SimLexBuild, source: str = "<protocol>") -> SimLexB
                "concreteness.fallback": (conc.fallback, CONC_SOURCES + ("none",)),
                "concreteness.median_scope": (conc.median_scope, ("pos", "global")),
                "concreteness.class_direction": (conc.class_direction, ("any", "required")),
+               "concreteness.class_allocation": (conc.class_allocation, ALLOCATIONS),
                "pos.share_among": (settings.pos.share_among, ("nva", "all"))}
     pos_sources = common.pos_sources(settings.pos)
     if not pos_sources or len(set(pos_sources)) < len(pos_sources):
@@ -199,21 +204,33 @@ def assign_classes(frame: pd.DataFrame, threshold: float, median_scope: str = "p
 
 # -- steps 3 and 5 -------------------------------------------------------------------------------
 def sample_cohort(pool: pd.DataFrame, quotas: dict[str, int], rng: np.random.Generator,
-                  taken: set | None = None) -> tuple[pd.DataFrame, list[dict]]:
-    """Draw each POS quota equally over C1-C4 from the candidate rows of ``pool``.
+                  taken: set | None = None, allocation: str = "equal"
+                  ) -> tuple[pd.DataFrame, list[dict]]:
+    """Draw each POS quota over C1-C4 from the candidate rows of ``pool``.
+
+    ``allocation = "equal"`` (section 3.1: "each of the four concreteness classes C1-C4 was
+    equally represented") gives each class a quarter of the quota, the remainder to classes
+    drawn at random; ``"proportional"`` gives each class the share it has of the POS's
+    candidates (:func:`common.proportional_quota`).
 
     Returns the sample and one record per (POS, class): pool size, quota, sampled, shortfall.
     A class with too few candidates gives all it has; the shortfall is reported, not filled
-    from other classes (the paper asks for equal representation).
+    from other classes.
     """
+    if allocation not in ALLOCATIONS:
+        raise InputError(f"expected one of {', '.join(ALLOCATIONS)}, found {allocation!r}",
+                         field="build.concreteness.class_allocation")
     taken = set() if taken is None else taken
     candidates = pool[pool["excluded"] == ""]
     parts, records = [], []
     for pos in POS:
         quota = quotas.get(pos, 0)
-        per_class = common.split_quota(quota, CLASSES, rng)
+        strata = {cls: candidates[(candidates["pos"] == pos) & (candidates["conc_class"] == cls)]
+                  for cls in CLASSES}
+        per_class = (common.split_quota(quota, CLASSES, rng) if allocation == "equal" else
+                     common.proportional_quota(quota, {c: len(f) for c, f in strata.items()}))
         for cls in CLASSES:
-            stratum = candidates[(candidates["pos"] == pos) & (candidates["conc_class"] == cls)]
+            stratum = strata[cls]
             chosen = common.draw(stratum.sort_values(["word1", "word2"]), per_class[cls], rng, taken)
             parts.append(chosen)
             records.append({"cohort": str(pool["cohort"].iat[0]) if len(pool) else "", "pos": pos,
@@ -281,10 +298,12 @@ def build_simlex(usf: pd.DataFrame, pos: pd.DataFrame, conc: pd.Series, settings
     assoc = associated_pool(usf, pos, conc, settings, is_proper)
     assoc, assoc_medians = assign_classes(assoc, threshold, scope, direction)
     taken: set = set()
-    assoc_sample, assoc_records = sample_cohort(assoc, settings.associated, rng, taken)
+    allocation = settings.concreteness.class_allocation
+    assoc_sample, assoc_records = sample_cohort(assoc, settings.associated, rng, taken, allocation)
     unassoc = unassociated_pool(assoc_sample, usf, conc, rng, settings.pairing_rounds)
     unassoc, unassoc_medians = assign_classes(unassoc, threshold, scope, direction)
-    unassoc_sample, unassoc_records = sample_cohort(unassoc, settings.unassociated, rng, taken)
+    unassoc_sample, unassoc_records = sample_cohort(unassoc, settings.unassociated, rng, taken,
+                                                    allocation)
     for frame, sample in ((assoc, assoc_sample), (unassoc, unassoc_sample)):
         frame["sampled"] = frame.index.isin(sample.index)
     pool = pd.concat([assoc, unassoc], ignore_index=True)[POOL_COLUMNS]
@@ -294,6 +313,7 @@ def build_simlex(usf: pd.DataFrame, pos: pd.DataFrame, conc: pd.Series, settings
             "associated": _cohort_report(assoc, assoc_medians, assoc_records),
             "unassociated": _cohort_report(unassoc, unassoc_medians, unassoc_records),
         },
+        "class_allocation": allocation,
         "pairs": len(pairs),
         "pairs_by_pos": {p: int((pairs["pos"] == p).sum()) for p in POS},
     }

@@ -148,11 +148,18 @@ def agreement_gain(frame, config, agreement) -> pd.DataFrame:
 
 
 def min_answers(frame, config, agreement) -> pd.DataFrame:
-    """Raters who answered less than ``min_answers_share`` of their tranche's pairs."""
+    """Raters who answered less than ``min_answers_share`` of their tranche's pairs.
+
+    A rater with checkpoint rows only (one who quit on the checkpoints that open a SimLex
+    tranche, section 3.2) answered 0 pairs and is listed too."""
     rated = frame[frame["kind"] != "checkpoint"]
     tranche = _rater_tranche(rated)
+    unrated = frame[~frame["rater_id"].isin(tranche.index)]
+    if len(unrated):
+        tranche = pd.concat([tranche, _rater_tranche(unrated)])
     shown = rated[["tranche", *ITEM]].drop_duplicates().groupby("tranche").size()
-    answered = rated[["rater_id", *ITEM]].drop_duplicates().groupby("rater_id").size()
+    answered = rated[["rater_id", *ITEM]].drop_duplicates().groupby("rater_id").size().reindex(
+        tranche.index, fill_value=0)
     table = pd.DataFrame({"answered": answered, "shown": tranche.reindex(answered.index).map(
         shown)})
     table["share"] = table["answered"] / table["shown"]

@@ -35,8 +35,9 @@ Where the SimLex metadata comes from (Hill et al. 2015, section 3.1 and the rele
   the builder's ``pairs.csv`` (``--pairs``), falling back to the norms for pairs it lacks. A word
   with no rating gets an empty cell, and so does the pair's ``concQ``.
 - ``concQ``: the quartile (1 = most abstract ... 4 = most concrete) of conc(w1) + conc(w2) over
-  the released pairs that have both; tied sums share their mean rank, so a quartile never
-  depends on the order of the rows.
+  the released pairs that have both, ranked with ties broken by row order (the earlier row
+  ranks lower), as the published file's concQ is: that rule reproduces all 999 of its values,
+  mean ranks for ties 997 (issue 24's audit of the release).
 - ``Assoc(USF)``: 10 x the free-association strength FSG(word2 -> word1), on 0-10 as in the
   published file (SimLex's word1 is the USF target, word2 the cue). FSG is the ``fsg`` column
   of ``pairs.csv`` (USF's 0-1 FSG) when given, otherwise looked up in the association norms
@@ -101,11 +102,30 @@ def read_pairs(path: str | Path) -> pd.DataFrame:
 
 
 def concreteness_quartile(total: pd.Series) -> pd.Series:
-    """Quartile 1-4 of summed concreteness (NaN stays NaN), as SimLex's ``concQ``."""
+    """Quartile 1-4 of summed concreteness (NaN stays NaN), as SimLex's ``concQ``.
+
+    Parameters
+    ----------
+    total : Series
+        conc(w1) + conc(w2) per pair, in the release's row order.
+
+    Returns
+    -------
+    Series (Int64)
+        ``ceil(4 r / n)`` for the rank r (1..n) of each known sum among the n known sums, ties
+        ranked in row order (SimLex-999 section 5's quartiles; the published file's concQ
+        follows row order for ties, not mean ranks); ``<NA>`` where the sum is missing, and
+        everywhere when fewer than 4 sums are known.
+
+    Examples
+    --------
+    >>> concreteness_quartile(pd.Series([2.0, 5.0, 5.0, 5.0, 8.0, 9.0, 1.0, 5.0])).tolist()
+    [1, 2, 2, 3, 4, 4, 1, 3]
+    """
     out = pd.Series(np.nan, index=total.index)
     known = total.dropna()
     if len(known) >= 4:
-        ranks = known.rank(method="average")       # ties share a quartile, whatever the order
+        ranks = known.rank(method="first")         # ties: the earlier row ranks lower
         out[known.index] = np.ceil(ranks * 4 / len(known)).clip(1, 4)
     return out.astype("Int64")
 
