@@ -31,10 +31,10 @@ Cost (issue 22). A group where every rater rated every item (a SimLex tranche) g
 closed form, O(items x raters) (:func:`_dense_rho_sum`); it equals the mean of the pairwise rho
 to about 1e-15, not bit for bit. Raters who overlap partially are still correlated pair by pair
 on their shared items. The bootstrap draws every replicate's items first (the same generator
-calls as one replicate at a time), then ranks a batch of replicates at once by counting
-(:class:`_ColumnRanks`): IAA-2 intervals are the same bytes as before. Nothing per replicate
-goes through BLAS (no matrix product on small matrices, so no thread-pool contention); the one
-correlation matrix per group of :func:`rater_agreement` is large enough to use it.
+calls as one replicate at a time), then computes a batch of replicates at once from the drawn
+counts of each rater's rating levels (:mod:`lexgold.process.replicates`, sparse products, no
+BLAS): IAA-2 intervals are the same bytes as before, IAA-1 intervals equal to about 1e-15.
+The one correlation matrix per group of :func:`rater_agreement` is large enough for BLAS.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from scipy import stats
 
 from lexgold.errors import InputError
 from lexgold.process.ratings import ITEM, check_ratings
+from lexgold.process.replicates import ReplicateTerms
 
 Pool = Literal["tranche", "all"]
 POOLS = ("tranche", "all")
@@ -443,19 +444,15 @@ def bootstrap_ci(ratings: pd.DataFrame, statistic: Callable[..., float], *,
                             rng, n_boot, level, min_overlap)
 
 
-#: most cells (replicates x items x raters) of one batch of bootstrap replicates
-_BATCH_CELLS = 2_000_000
-
-
 def _bootstrap_dense(matrices: list[_Group], name: str, rng, n_boot, level, min_overlap):
     """:func:`bootstrap_ci` of IAA-1 (``name="iaa1"``) or IAA-2 over the groups' matrices.
 
     Every replicate's items are drawn first, in the same order and from the same ``rng`` calls
     as one replicate at a time, so the draws (and the generator's state afterwards) do not
     change. A group where every rater rated every item keeps the same number of rows in every
-    replicate (each stratum keeps its size): its replicates are stacked into one
-    ``replicates x items x raters`` array and ranked at once, in batches of at most
-    ``_BATCH_CELLS`` cells; other groups are computed one replicate at a time.
+    replicate (each stratum keeps its size): its replicates are computed in batches by
+    :class:`lexgold.process.replicates.ReplicateTerms`; other groups are computed one
+    replicate at a time.
     """
     n_items = max((int(g.items.max()) + 1 for g in matrices if len(g.items)), default=0)
     groups = []
@@ -476,12 +473,10 @@ def _bootstrap_dense(matrices: list[_Group], name: str, rng, n_boot, level, min_
             parts.append([matrix[p] for p in picked])
             continue
         rows = np.stack(picked)
-        batch = max(1, _BATCH_CELLS // max(1, rows.shape[1] * matrix.shape[1]))
-        columns = _ColumnRanks(matrix, name)
-        done = []
+        replicates = ReplicateTerms(matrix, name)
+        batch, done = replicates.batch(), []
         for start in range(0, n_boot, batch):
-            done.extend(_replicate_terms(matrix, columns, rows[start:start + batch], name,
-                                         min_overlap))
+            done.extend(replicates.terms(rows[start:start + batch], min_overlap))
         parts.append(done)
     values = []
     for b in range(n_boot):
@@ -489,62 +484,6 @@ def _bootstrap_dense(matrices: list[_Group], name: str, rng, n_boot, level, min_
         values.append(_iaa1_terms(terms, min_overlap) if name == "iaa1"
                       else _iaa2_terms(terms, min_overlap))
     return _percentile_interval(values, level)
-
-
-class _ColumnRanks:
-    """Average ranks within each column of resampled rows of a matrix with no missing cell,
-    without sorting each replicate.
-
-    Each column's values are coded once by their order (0 for its smallest value, ...). In a
-    replicate, a value's average rank is (number of drawn values below it) + (number equal to
-    it + 1) / 2, counted with one ``bincount`` over all replicates of a batch: exactly the
-    ranks ``scipy.stats.rankdata`` gives (whole and half numbers), in O(cells). For IAA-2 the
-    leave-one-out means of the others are coded too: a drawn row brings its own.
-    """
-
-    def __init__(self, matrix: np.ndarray, name: str):
-        self.raters = matrix.shape[1]
-        self.x = self._codes(matrix)
-        self.others = None
-        if name == "iaa2":
-            total = matrix.sum(axis=-1, keepdims=True)
-            self.others = self._codes((total - matrix) / (self.raters - 1))
-
-    @staticmethod
-    def _codes(matrix):
-        order = np.argsort(matrix, axis=0, kind="stable")
-        ordered = np.take_along_axis(matrix, order, axis=0)
-        step = np.ones(ordered.shape, dtype=bool)
-        step[1:] = ordered[1:] != ordered[:-1]
-        codes = np.empty(matrix.shape, dtype=np.intp)
-        np.put_along_axis(codes, order, np.cumsum(step, axis=0) - 1, axis=0)
-        return codes, int(codes.max()) + 1 if codes.size else 1
-
-    def ranks(self, coded, rows: np.ndarray) -> np.ndarray:
-        """Ranks (replicates x drawn items x raters) of the drawn ``rows`` (replicates x
-        drawn items)."""
-        codes, levels = coded
-        cell = codes[rows] + (np.arange(len(rows))[:, None, None] * self.raters
-                              + np.arange(self.raters)) * levels
-        counts = np.bincount(cell.ravel(), minlength=len(rows) * self.raters * levels)
-        counts = counts.reshape(-1, levels)
-        average = (np.cumsum(counts, axis=1) - counts) + (counts + 1) / 2
-        return average.ravel()[cell]
-
-
-def _replicate_terms(matrix: np.ndarray, columns: _ColumnRanks, rows: np.ndarray, name: str,
-                     min_overlap: int) -> list:
-    """Per replicate (``rows``: replicates x drawn items of ``matrix``, no missing cell):
-    IAA-1's ``(rho sum, defined pairs)`` or IAA-2's ``(rho, n)`` per rater."""
-    if name == "iaa1":
-        if rows.shape[1] < min_overlap:
-            return [(0.0, 0)] * len(rows)
-        rho_sum, varying = _dense_rho_sum(columns.ranks(columns.x, rows))
-        return [(float(a), int(k) * (int(k) - 1) // 2) for a, k in zip(rho_sum, varying)]
-    rho, n = _against_mean_columns(matrix[rows], min_overlap,
-                                   ranks=(columns.ranks(columns.x, rows),
-                                          columns.ranks(columns.others, rows)))
-    return list(zip(rho, n))
 
 
 def _iaa1_terms(terms, min_overlap) -> float:
