@@ -132,14 +132,15 @@ def iaa_against_mean(ratings: pd.DataFrame, *, pool: Pool = "tranche",
     return _iaa2(check_ratings(ratings), pool, min_overlap)
 
 
-def _iaa1(frame: pd.DataFrame, pool: Pool, min_overlap: int) -> float:
-    """:func:`iaa_pairwise` of a frame :func:`check_ratings` has already checked.
+def _iaa1(frame: pd.DataFrame, pool: Pool, min_overlap: int, groups=None) -> float:
+    """:func:`iaa_pairwise` of a frame :func:`check_ratings` has already checked (``groups``:
+    its :func:`_matrices`, when already made).
 
     A group where every rater rated every item (a SimLex tranche) takes the closed form of
     :func:`_dense_rho_sum`, O(items x raters); the others correlate each pair of raters on
     their shared items (:func:`_spearman_matrix`)."""
     total, defined, compared = 0.0, 0, 0
-    for group in _matrices(frame, pool, checked=True):
+    for group in groups if groups is not None else _matrices(frame, pool, checked=True):
         matrix = group.matrix
         raters = matrix.shape[1]
         if raters < 2:
@@ -161,10 +162,11 @@ def _iaa1(frame: pd.DataFrame, pool: Pool, min_overlap: int) -> float:
                         _pool_hint(frame, pool))
 
 
-def _iaa2(frame: pd.DataFrame, pool: Pool, min_overlap: int) -> float:
+def _iaa2(frame: pd.DataFrame, pool: Pool, min_overlap: int, groups=None) -> float:
     """:func:`iaa_against_mean` of a frame :func:`check_ratings` has already checked."""
     table = rater_against_mean(frame, pool=pool, min_overlap=min_overlap,
-                               _groups=_matrices(frame, pool, checked=True))
+                               _groups=groups if groups is not None
+                               else _matrices(frame, pool, checked=True))
     return _mean_or_nan(table["rho"], "IAA-2", "rater", _pool_hint(frame, pool))
 
 
@@ -238,9 +240,10 @@ def iaa_weighted_by_pairs(ratings: pd.DataFrame, *, min_overlap: int = MIN_OVERL
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AgreementWarning)
         for tranche, part in frame.groupby("tranche", sort=True):
+            groups = _matrices(part, "tranche", checked=True)
             rows.append({"tranche": tranche,
-                         "iaa1": _iaa1(part, "tranche", min_overlap),
-                         "iaa2": _iaa2(part, "tranche", min_overlap),
+                         "iaa1": _iaa1(part, "tranche", min_overlap, groups),
+                         "iaa2": _iaa2(part, "tranche", min_overlap, groups),
                          "raters": int(part["rater_id"].nunique()),
                          "pairs": int(len(part[ITEM].drop_duplicates()))})
     table = pd.DataFrame(rows, columns=["tranche", "iaa1", "iaa2", "raters", "pairs"])
@@ -387,21 +390,49 @@ def agreement_by_subset(ratings: pd.DataFrame, subset: pd.Series | str, *,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AgreementWarning)
         for label, part in frame.groupby(labels.to_numpy(), sort=True, dropna=True):
+            groups = _matrices(part, pool, checked=True)      # once per subset
             row = {"subset": label,
-                   "iaa1": _iaa1(part, pool, min_overlap),
-                   "iaa2": _iaa2(part, pool, min_overlap),
+                   "iaa1": _iaa1(part, pool, min_overlap, groups),
+                   "iaa2": _iaa2(part, pool, min_overlap, groups),
                    "raters": part["rater_id"].nunique(),
                    "pairs": len(part[ITEM].drop_duplicates())}
-            for name, statistic in (("iaa1", iaa_pairwise), ("iaa2", iaa_against_mean)):
+            for name in ("iaa1", "iaa2"):
                 if n_boot > 0:
                     row[f"{name}_low"], row[f"{name}_high"] = _bootstrap_dense(
-                        _matrices(part, pool, checked=True), name, rng, n_boot, level,
-                        min_overlap)
+                        groups, name, rng, n_boot, level, min_overlap)
             rows.append(row)
     columns = ["subset", "iaa1", "iaa2", "raters", "pairs"]
     if n_boot > 0:
         columns += ["iaa1_low", "iaa1_high", "iaa2_low", "iaa2_high"]
     return pd.DataFrame(rows, columns=columns)
+
+
+def stage_agreement(ratings: pd.DataFrame, *, pool: Pool = "tranche",
+                    min_overlap: int = MIN_OVERLAP, rng: np.random.Generator | None = None,
+                    n_boot: int = 0, level: float = 0.95) -> dict:
+    """IAA-1 and IAA-2 of one set of ratings, with their bootstrap intervals when ``n_boot``.
+
+    The figures of :func:`iaa_pairwise`, :func:`iaa_against_mean` and (``n_boot > 0``)
+    :func:`bootstrap_ci` of each, in that order from ``rng``, from one items x raters matrix
+    per group instead of one per figure (issue 22).
+
+    Returns
+    -------
+    dict
+        ``iaa1, iaa2`` and, with ``n_boot > 0``, ``iaa1_ci, iaa2_ci`` as ``[low, high]``.
+    """
+    _check_options(pool, min_overlap)
+    if n_boot > 0:
+        _check_bootstrap(rng, n_boot, level)
+    frame = check_ratings(ratings)
+    groups = _matrices(frame, pool, checked=True)
+    out = {"iaa1": _iaa1(frame, pool, min_overlap, groups),
+           "iaa2": _iaa2(frame, pool, min_overlap, groups)}
+    if n_boot > 0:
+        for name in ("iaa1", "iaa2"):
+            out[f"{name}_ci"] = list(_bootstrap_dense(groups, name, rng, n_boot, level,
+                                                      min_overlap))
+    return out
 
 
 def bootstrap_ci(ratings: pd.DataFrame, statistic: Callable[..., float], *,
