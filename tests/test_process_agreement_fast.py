@@ -305,3 +305,30 @@ def test_process_gives_the_figures_of_the_code_before(tmp_path):
     for name, digest in base["sha256"].items():
         assert hashlib.sha256((tmp_path / "gold" / name).read_bytes()).hexdigest() == digest
     _compare(json.loads(json.dumps(report["agreement"])), base["agreement"])
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.integers(1, 9), st.integers(1, 7), st.sampled_from([2, 5, 50]), st.booleans(),
+       st.integers(0, 2**32 - 1))
+def test_average_ranks_are_scipy_rankdata(rows, columns, levels, holes, seed):
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, levels, (rows, columns)).astype(float) / 2
+    if holes:
+        values[rng.random(values.shape) < 0.3] = np.nan
+    for axis in (0, 1, -1):
+        got = replicates.average_ranks(values, axis=axis)
+        np.testing.assert_array_equal(got, stats.rankdata(values, axis=axis))
+        got = replicates.average_ranks(values, axis=axis, omit_nan=True)
+        np.testing.assert_array_equal(got, stats.rankdata(values, axis=axis, nan_policy="omit"))
+
+
+def test_agree_does_not_import_scipy_stats():
+    import subprocess
+    import sys
+
+    code = ("import sys; from lexgold.process.agreement import iaa_pairwise, stage_agreement; "
+            "import lexgold.process.cli; print('scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env={**__import__("os").environ,
+                                          "PYTHONPATH": str(Path(__file__).parents[1])})
+    assert out.stdout.strip() == "False"

@@ -45,11 +45,10 @@ from typing import Callable, Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from lexgold.errors import InputError
 from lexgold.process.ratings import ITEM, check_ratings
-from lexgold.process.replicates import ReplicateTerms
+from lexgold.process.replicates import ReplicateTerms, average_ranks
 
 Pool = Literal["tranche", "all"]
 POOLS = ("tranche", "all")
@@ -147,7 +146,7 @@ def _iaa1(frame: pd.DataFrame, pool: Pool, min_overlap: int, groups=None) -> flo
             continue
         if not np.isnan(matrix).any():
             if len(matrix) >= min_overlap:
-                rho_sum, varying = _dense_rho_sum(stats.rankdata(matrix, axis=0))
+                rho_sum, varying = _dense_rho_sum(average_ranks(matrix, axis=0))
                 total += float(rho_sum)
                 defined += int(varying) * (int(varying) - 1) // 2
                 compared += raters * (raters - 1) // 2
@@ -614,7 +613,7 @@ def _iaa1_dense_parts(matrices, min_overlap) -> tuple[float, int]:
             continue
         if not np.isnan(matrix).any():
             if len(matrix) >= min_overlap:
-                rho_sum, varying = _dense_rho_sum(stats.rankdata(matrix, axis=0))
+                rho_sum, varying = _dense_rho_sum(average_ranks(matrix, axis=0))
                 total, count = total + float(rho_sum), count + int(varying) * (int(varying) - 1) // 2
             continue
         rho, _ = _spearman_matrix(matrix, min_overlap)
@@ -647,10 +646,10 @@ def _against_mean_columns(matrix: np.ndarray, min_overlap: int, ranks=None):
     if ranks is not None and valid.all():
         x, y = ranks
     elif valid.all():
-        x, y = stats.rankdata(matrix, axis=-2), stats.rankdata(others, axis=-2)
+        x, y = average_ranks(matrix, axis=-2), average_ranks(others, axis=-2)
     else:
-        x = stats.rankdata(np.where(valid, matrix, np.nan), axis=-2, nan_policy="omit")
-        y = stats.rankdata(np.where(valid, others, np.nan), axis=-2, nan_policy="omit")
+        x = average_ranks(np.where(valid, matrix, np.nan), axis=-2, omit_nan=True)
+        y = average_ranks(np.where(valid, others, np.nan), axis=-2, omit_nan=True)
         x, y = np.where(valid, x, 0.0), np.where(valid, y, 0.0)
     n = valid.sum(axis=-2)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -751,7 +750,7 @@ def _spearman_matrix(matrix: np.ndarray, min_overlap: int):
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         if mask.all():
-            rho = np.corrcoef(stats.rankdata(matrix, axis=0), rowvar=False)
+            rho = np.corrcoef(average_ranks(matrix, axis=0), rowvar=False)
         else:
             rho = pd.DataFrame(matrix).corr(method="spearman",
                                             min_periods=min_overlap).to_numpy()

@@ -25,7 +25,6 @@ counts of every rater's levels in every replicate of a batch come from one spars
 from __future__ import annotations
 
 import numpy as np
-from scipy import sparse
 
 #: most cells (items x raters x replicates, or raters x levels x replicates) of one batch
 BATCH_CELLS = 2_000_000
@@ -52,6 +51,8 @@ class _Levels:
         self.cell = np.arange(raters) * self.levels + codes         # items x raters
         shape = (raters * self.levels, items)
         ones = np.ones(items * raters)
+        from scipy import sparse          # here: `lexgold agree` never needs it
+
         self.by_level = sparse.csr_matrix(
             (ones, (self.cell.ravel(), np.repeat(np.arange(items), raters))), shape=shape)
         self.by_item = self.by_level.T.tocsr()
@@ -162,6 +163,8 @@ class _NearOrder:
         self.rows, row = np.unique(first, return_inverse=True)       # items with near pairs
         raters = comparison.shape[1]
         # (near item, rater) x item: rater r's comparison of near item j with item j'
+        from scipy import sparse
+
         self.own = sparse.csr_matrix(
             (comparison.ravel(), ((row[:, None] * raters + np.arange(raters)).ravel(),
                                   np.repeat(second, raters))),
@@ -202,3 +205,30 @@ class _NearOrder:
             sum_yy += (np.einsum("jb,jrb->rb", 2 * w * shared[rows], own)
                        + np.einsum("jb,jrb,jrb->rb", w, own, own))
         return sum_xy, sum_yy
+
+
+def average_ranks(values: np.ndarray, axis: int = -1, *, omit_nan: bool = False) -> np.ndarray:
+    """``scipy.stats.rankdata(values, axis=axis)`` (method "average"; with ``omit_nan``,
+    ``nan_policy="omit"``: NaN cells are left out of the ranking and get NaN), the same
+    values, without importing ``scipy.stats`` (about a second of start-up; issue 22)."""
+    moved = np.moveaxis(np.asarray(values, dtype=float), axis, -1)
+    count = moved.shape[-1]
+    order = np.argsort(moved, axis=-1, kind="stable")               # NaN last
+    ordered = np.take_along_axis(moved, order, axis=-1)
+    position = np.broadcast_to(np.arange(count), moved.shape)
+    starts = np.ones(moved.shape, dtype=bool)
+    starts[..., 1:] = ordered[..., 1:] != ordered[..., :-1]
+    ends = np.ones(moved.shape, dtype=bool)
+    ends[..., :-1] = starts[..., 1:]
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=-1)
+    last = np.flip(np.minimum.accumulate(np.flip(np.where(ends, position, count - 1), -1),
+                                         axis=-1), -1)
+    ranks = np.empty(moved.shape)
+    np.put_along_axis(ranks, order, (first + last) / 2 + 1, axis=-1)
+    missing = np.isnan(moved)
+    if missing.any():
+        if omit_nan:
+            ranks[missing] = np.nan
+        else:                                   # scipy propagates: the whole slice is NaN
+            ranks[missing.any(axis=-1)] = np.nan
+    return np.moveaxis(ranks, -1, axis)
