@@ -89,6 +89,87 @@ def build_study(raters: int, folder: Path) -> tuple[Path, Path]:
     return ratings_path, pairs_path
 
 
+def build_study_db(raters: int, folder: Path) -> Path:
+    """``study_{raters}.sqlite``: the packaged SimLex study over ``pairs.csv`` with ``raters``
+    finished raters bulk-loaded (cached). Each rater answers every item and checkpoint of
+    its tranche (ratings drawn at random around a per-pair mean, a minute per page), as the
+    site would store them; rater ``r`` of tranche ``t`` is ``t{t:02d}r{r:05d}``."""
+    import sqlite3
+
+    import numpy as np
+
+    from lexgold.annotate.study import create_study
+
+    path = folder / f"study_{raters}.sqlite"
+    if path.exists():
+        return path
+    build_study(raters, folder)                      # pairs.csv
+    partial = path.with_suffix(".partial")
+    partial.unlink(missing_ok=True)
+    create_study("simlex", folder / "pairs.csv", f"sqlite:///{partial}", seed=1)
+    rng = np.random.default_rng(raters)
+    db = sqlite3.connect(partial)
+    tranches = db.execute("SELECT id, number FROM tranche ORDER BY number").fetchall()
+    per_tranche = raters // len(tranches)
+    truth = rng.uniform(0, 6, db.execute("SELECT max(id) FROM pair").fetchone()[0] + 1)
+    rater_id, slot_id = 0, db.execute("SELECT max(id) FROM slot").fetchone()[0]
+    for tranche, number in tranches:
+        items = db.execute("SELECT item.id, item.pair_id, step.position FROM item JOIN step "
+                           "ON item.step_id = step.id WHERE item.tranche_id = ? ORDER BY "
+                           "step.position, item.position", (tranche,)).fetchall()
+        checks = db.execute("SELECT id, position FROM step WHERE tranche_id = ? AND "
+                            "kind = 'checkpoint' ORDER BY position", (tranche,)).fetchall()
+        item_ids = np.array([i for i, _, _ in items])
+        means = truth[[p for _, p, _ in items]]
+        pages = np.array([s for _, _, s in items])
+        answers, checkpoints, rows = [], [], []
+        for r in range(per_tranche):
+            rater_id += 1
+            slot_id += 1
+            start = 1_767_225_600 + rater_id * 600                 # 2026-01-01, 10 min apart
+            done = _stamp(start + 60 * (pages.max() + 2))
+            rows.append((rater_id, f"t{number:02d}r{r:05d}", "prolific", f"P{rater_id:07d}",
+                         done, done, tranche, slot_id))
+            ratings = np.clip(np.round(means + rng.normal(0, 1.2, len(means))), 0, 6)
+            times = start + 60 * pages + rng.integers(0, 50, len(pages))
+            answers.extend(zip(item_ids.tolist(), [rater_id] * len(items), [slot_id] * len(items),
+                               ratings.astype(int).tolist(),
+                               rng.integers(0, 7, len(items)).tolist(),
+                               rng.integers(800, 9000, len(items)).tolist(),
+                               [_stamp(t) for t in times],
+                               rng.integers(800, 9000, len(items)).tolist()))
+            checkpoints.extend((rater_id, step, slot_id, 0, True, 3000, _stamp(start + 60 * pos),
+                                2900) for step, pos in checks)
+        db.executemany("INSERT INTO rater (id, public_id, platform, external_id, created_at, "
+                       "completed_at, stage, instructions_page, native_speaker, "
+                       "external_study, external_session, browser_sha256, browsers, "
+                       "fast_pages, confirmed, move_sha256) VALUES (?, ?, ?, ?, ?, ?, "
+                       "'done', 0, 1, '', '', '', 1, 0, 0, '')",
+                       [row[:6] for row in rows])
+        db.executemany("INSERT INTO slot (id, tranche_id, number, status, rater_id, step, "
+                       "completed_at) VALUES (?, ?, ?, 'completed', ?, 0, ?)",
+                       [(row[7], row[6], 1000 + i, row[0], row[5])
+                        for i, row in enumerate(rows)])
+        db.executemany("INSERT INTO answer (item_id, rater_id, slot_id, rating, start_value, "
+                       "response_ms, answered_at, server_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       answers)
+        db.executemany("INSERT INTO checkpoint_answer (rater_id, step_id, slot_id, choice, "
+                       "correct, response_ms, answered_at, server_ms) VALUES "
+                       "(?, ?, ?, ?, ?, ?, ?, ?)", checkpoints)
+        db.commit()
+    db.close()
+    partial.rename(path)
+    return path
+
+
+def _stamp(seconds) -> str:
+    """A time as SQLAlchemy stores a DateTime in SQLite."""
+    import datetime
+
+    return datetime.datetime.fromtimestamp(int(seconds), datetime.UTC).strftime(
+        "%Y-%m-%d %H:%M:%S.000000")
+
+
 def measure(argv: list[str], root: Path) -> tuple[float, float, float]:
     """Wall seconds, peak RSS (MB) and CPU seconds (user + system) of one subprocess."""
     env = {**os.environ, "PYTHONPATH": str(root)}

@@ -51,7 +51,7 @@ class _Levels:
         self.cell = np.arange(raters) * self.levels + codes         # items x raters
         shape = (raters * self.levels, items)
         ones = np.ones(items * raters)
-        from scipy import sparse          # here: `lexgold agree` never needs it
+        from scipy import sparse  # here: `lexgold agree` never needs it
 
         self.by_level = sparse.csr_matrix(
             (ones, (self.cell.ravel(), np.repeat(np.arange(items), raters))), shape=shape)
