@@ -218,7 +218,9 @@ def export_chunks(session: Session, *, complete_only: bool = False,
     for start in range(0, max(len(keys), 1), raters):
         part = keys[start:start + raters]
         ids = sorted({key[2] for key in part})
-        rated = session.execute(_answers_query(complete_only, ids)).all()
+        # Core rows as plain tuples: no ORM loading, and pandas builds its frame at C speed
+        rated = list(map(tuple, session.connection().execute(
+            _answers_query(complete_only, ids)).all()))
         points = _checkpoint_rows(session, study, complete_only, ids)
         frame = _export_frame(rated, points, study, checks, complete_only)
         wanted = pd.MultiIndex.from_tuples([key[:2] for key in part], names=["t", "r"])
@@ -361,7 +363,7 @@ def _checkpoints_query(complete_only: bool = False, raters=None):
 def _checkpoint_rows(session: Session, study, complete_only: bool = False,
                      raters=None) -> list[tuple]:
     checkpoints = study.config["checkpoints"]
-    rows = session.execute(_checkpoints_query(complete_only, raters)).all()
+    rows = session.connection().execute(_checkpoints_query(complete_only, raters)).all()
     out = []
     for rater, tranche, index, batch, choice, correct, at, ms, done, server in rows:
         word1, word2 = checkpoints[index]["options"][choice]
