@@ -1,4 +1,4 @@
-"""`lexgold process`, `lexgold agree` and start-up at research scale (issue 22, items 2, 3, 5).
+"""`lexgold process`, `agree`, `study export` and start-up at research scale (issue 22, items 2-5).
 
 Studies of 500, 2,000 and 10,000 finished SimLex raters (10 tranches of 50, 200, 1,000):
 
@@ -17,10 +17,14 @@ this checkout or the one given by ``--root``): wall time and the child's peak re
 - process: ``lexgold process ratings.csv --protocol simlex --pairs pairs.csv --no-plots``
   (bootstrap: the protocol's 200 replicates; seed 0);
 - agree: ``lexgold agree ratings.csv --json``;
+- study export: ``lexgold study export STUDY --out ratings.csv`` of a SQLite study with the
+  same number of finished raters, bulk-loaded (:func:`build_study_db`: every item and
+  checkpoint of the rater's tranche answered, ~139 rows per rater), against the same answers
+  written by the ``sqlite3`` command line (``-csv``, one joined SELECT; when it is installed);
 - start-up: ``lexgold --help`` against ``python -c "import click"`` (median of 5).
 
-Usage: python bench/bench_scale.py [--raters 500 2000 10000] [--runs 1] [--root DIR]
-       [--data /tmp/lexgold-bench-scale] [--skip-process] [--skip-agree]
+Usage: python bench/bench_scale.py [--raters 2000 10000] [--runs 1] [--root DIR]
+       [--data /tmp/lexgold-bench-scale] [--skip-process] [--skip-agree] [--skip-export]
 ``--root`` measures another checkout (e.g. the base commit in a ``git worktree``) on the same
 data.
 """
@@ -29,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -37,6 +42,13 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[1]
+#: the answers of `study export` as the sqlite3 command line writes them (checkpoints aside)
+SQLITE_EXPORT = ("SELECT r.public_id, t.number, p.word1, p.word2, a.rating, p.pos, i.kind, "
+                 "a.answered_at, a.start_value, a.response_ms, a.server_ms, r.platform, "
+                 "r.confirmed, r.fast_pages, r.browsers FROM answer a "
+                 "JOIN rater r ON a.rater_id = r.id JOIN item i ON a.item_id = i.id "
+                 "JOIN tranche t ON i.tranche_id = t.id JOIN pair p ON i.pair_id = p.id "
+                 "ORDER BY a.id;")
 BASE_PER_TRANCHE = 50
 CLI = "from lexgold.cli import main; main()"
 
@@ -193,13 +205,14 @@ def median_of(argv, root, runs):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--raters", type=int, nargs="+", default=[500, 2000, 10000])
+    parser.add_argument("--raters", type=int, nargs="+", default=[2000, 10000])
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--root", type=Path, default=HERE)
     parser.add_argument("--data", type=Path, default=Path(tempfile.gettempdir())
                         / "lexgold-bench-scale")
     parser.add_argument("--skip-process", action="store_true")
     parser.add_argument("--skip-agree", action="store_true")
+    parser.add_argument("--skip-export", action="store_true")
     args = parser.parse_args()
     python = sys.executable
     print(f"checkout {args.root}; data {args.data}; {os.cpu_count()} CPUs; "
@@ -220,6 +233,19 @@ def main():
             seconds, mb, cpu = median_of([python, "-c", CLI, "agree", str(ratings), "--json"],
                                          args.root, args.runs)
             print(f"  agree    {seconds:8.2f} s wall {cpu:8.2f} s CPU {mb:6.0f} MB peak")
+        if not args.skip_export:
+            study = build_study_db(raters, args.data)
+            out = Path(tempfile.mkdtemp(prefix=f"bench-export-{raters}-")) / "ratings.csv"
+            seconds, mb, cpu = median_of([python, "-c", CLI, "study", "export", str(study),
+                                          "--out", str(out)], args.root, args.runs)
+            print(f"  export   {seconds:8.2f} s wall {cpu:8.2f} s CPU {mb:6.0f} MB peak  "
+                  f"(lexgold study export, {out.stat().st_size / 2**20:.0f} MiB)")
+            if shutil.which("sqlite3"):
+                seconds, mb, cpu = median_of(["sqlite3", "-csv", "-header", str(study),
+                                              ".output " + str(out.with_name("sqlite3.csv")),
+                                              SQLITE_EXPORT], args.root, args.runs)
+                print(f"  sqlite3  {seconds:8.2f} s wall {cpu:8.2f} s CPU {mb:6.0f} MB peak  "
+                      f"(the same answers, one joined SELECT)")
     help_s = statistics.median(measure([python, "-c", CLI, "--help"], args.root)[0]
                                for _ in range(5))
     click_s = statistics.median(measure([python, "-c", "import click"], args.root)[0]
