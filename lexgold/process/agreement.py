@@ -31,10 +31,9 @@ Cost (issue 22). A group where every rater rated every item (a SimLex tranche) g
 closed form, O(items x raters) (:func:`_dense_rho_sum`); it equals the mean of the pairwise rho
 to about 1e-15, not bit for bit. Raters who overlap partially are still correlated pair by pair
 on their shared items. The bootstrap draws every replicate's items first (the same generator
-calls as one replicate at a time), then computes a batch of replicates at once from the drawn
-counts of each rater's rating levels (:mod:`lexgold.process.replicates`, sparse products, no
-BLAS): IAA-2 intervals are the same bytes as before, IAA-1 intervals equal to about 1e-15.
-The one correlation matrix per group of :func:`rater_agreement` is large enough for BLAS.
+calls as one replicate at a time), then computes batches of replicates from the drawn counts
+of each rater's rating levels (:mod:`lexgold.process.replicates`): IAA-2 intervals are the
+same bytes as before, IAA-1 intervals equal to about 1e-15.
 """
 
 from __future__ import annotations

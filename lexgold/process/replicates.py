@@ -16,10 +16,12 @@ counts of every rater's levels in every replicate of a batch come from one spars
   (|sum_i z_i|^2 - sum_i |z_i|^2) / 2; sum_i z_i per item is a second sparse product. The
   same figure to about 1e-15 as ranking every drawn row, not bit for bit (another order of
   summation).
-- IAA-2 (rho of each rater against the mean of the others, the leave-one-out means coded
-  too): every sum of the correlation (of ranks, multiples of 1/2, times whole weights) is
-  exact in floating point whatever the order, so the figures are the same bytes as ranking
-  every drawn row.
+- IAA-2 (rho of each rater against the mean of the others): the leave-one-out means are
+  ranked through the order the raters share (:class:`_NearOrder`, one small items x items
+  product), or coded like the ratings when few raters share it. Every sum of the correlation
+  (of ranks, multiples of 1/2, times whole weights) is exact in floating point whatever the
+  order or the number of BLAS threads, so the figures are the same bytes as ranking every
+  drawn row.
 """
 
 from __future__ import annotations
