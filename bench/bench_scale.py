@@ -1,4 +1,4 @@
-"""`lexgold process`, `lexgold agree` and start-up at research scale (issue 22, items 2, 3, 5).
+"""`lexgold process`, `agree`, `study export` and start-up at research scale (issue 22, items 2-5).
 
 Studies of 500, 2,000 and 10,000 finished SimLex raters (10 tranches of 50, 200, 1,000):
 
@@ -17,10 +17,14 @@ this checkout or the one given by ``--root``): wall time and the child's peak re
 - process: ``lexgold process ratings.csv --protocol simlex --pairs pairs.csv --no-plots``
   (bootstrap: the protocol's 200 replicates; seed 0);
 - agree: ``lexgold agree ratings.csv --json``;
+- study export: ``lexgold study export STUDY --out ratings.csv`` of a SQLite study with the
+  same number of finished raters, bulk-loaded (:func:`build_study_db`: every item and
+  checkpoint of the rater's tranche answered, ~139 rows per rater), against the same answers
+  written by the ``sqlite3`` command line (``-csv``, one joined SELECT; when it is installed);
 - start-up: ``lexgold --help`` against ``python -c "import click"`` (median of 5).
 
-Usage: python bench/bench_scale.py [--raters 500 2000 10000] [--runs 1] [--root DIR]
-       [--data /tmp/lexgold-bench-scale] [--skip-process] [--skip-agree]
+Usage: python bench/bench_scale.py [--raters 2000 10000] [--runs 1] [--root DIR]
+       [--data /tmp/lexgold-bench-scale] [--skip-process] [--skip-agree] [--skip-export]
 ``--root`` measures another checkout (e.g. the base commit in a ``git worktree``) on the same
 data.
 """
@@ -29,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -37,6 +42,13 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[1]
+#: the answers of `study export` as the sqlite3 command line writes them (checkpoints aside)
+SQLITE_EXPORT = ("SELECT r.public_id, t.number, p.word1, p.word2, a.rating, p.pos, i.kind, "
+                 "a.answered_at, a.start_value, a.response_ms, a.server_ms, r.platform, "
+                 "r.confirmed, r.fast_pages, r.browsers FROM answer a "
+                 "JOIN rater r ON a.rater_id = r.id JOIN item i ON a.item_id = i.id "
+                 "JOIN tranche t ON i.tranche_id = t.id JOIN pair p ON i.pair_id = p.id "
+                 "ORDER BY a.id;")
 BASE_PER_TRANCHE = 50
 CLI = "from lexgold.cli import main; main()"
 
@@ -89,6 +101,87 @@ def build_study(raters: int, folder: Path) -> tuple[Path, Path]:
     return ratings_path, pairs_path
 
 
+def build_study_db(raters: int, folder: Path) -> Path:
+    """``study_{raters}.sqlite``: the packaged SimLex study over ``pairs.csv`` with ``raters``
+    finished raters bulk-loaded (cached). Each rater answers every item and checkpoint of
+    its tranche (ratings drawn at random around a per-pair mean, a minute per page), as the
+    site would store them; rater ``r`` of tranche ``t`` is ``t{t:02d}r{r:05d}``."""
+    import sqlite3
+
+    import numpy as np
+
+    from lexgold.annotate.study import create_study
+
+    path = folder / f"study_{raters}.sqlite"
+    if path.exists():
+        return path
+    build_study(raters, folder)                      # pairs.csv
+    partial = path.with_suffix(".partial")
+    partial.unlink(missing_ok=True)
+    create_study("simlex", folder / "pairs.csv", f"sqlite:///{partial}", seed=1)
+    rng = np.random.default_rng(raters)
+    db = sqlite3.connect(partial)
+    tranches = db.execute("SELECT id, number FROM tranche ORDER BY number").fetchall()
+    per_tranche = raters // len(tranches)
+    truth = rng.uniform(0, 6, db.execute("SELECT max(id) FROM pair").fetchone()[0] + 1)
+    rater_id, slot_id = 0, db.execute("SELECT max(id) FROM slot").fetchone()[0]
+    for tranche, number in tranches:
+        items = db.execute("SELECT item.id, item.pair_id, step.position FROM item JOIN step "
+                           "ON item.step_id = step.id WHERE item.tranche_id = ? ORDER BY "
+                           "step.position, item.position", (tranche,)).fetchall()
+        checks = db.execute("SELECT id, position FROM step WHERE tranche_id = ? AND "
+                            "kind = 'checkpoint' ORDER BY position", (tranche,)).fetchall()
+        item_ids = np.array([i for i, _, _ in items])
+        means = truth[[p for _, p, _ in items]]
+        pages = np.array([s for _, _, s in items])
+        answers, checkpoints, rows = [], [], []
+        for r in range(per_tranche):
+            rater_id += 1
+            slot_id += 1
+            start = 1_767_225_600 + rater_id * 600                 # 2026-01-01, 10 min apart
+            done = _stamp(start + 60 * (pages.max() + 2))
+            rows.append((rater_id, f"t{number:02d}r{r:05d}", "prolific", f"P{rater_id:07d}",
+                         done, done, tranche, slot_id))
+            ratings = np.clip(np.round(means + rng.normal(0, 1.2, len(means))), 0, 6)
+            times = start + 60 * pages + rng.integers(0, 50, len(pages))
+            answers.extend(zip(item_ids.tolist(), [rater_id] * len(items), [slot_id] * len(items),
+                               ratings.astype(int).tolist(),
+                               rng.integers(0, 7, len(items)).tolist(),
+                               rng.integers(800, 9000, len(items)).tolist(),
+                               [_stamp(t) for t in times],
+                               rng.integers(800, 9000, len(items)).tolist()))
+            checkpoints.extend((rater_id, step, slot_id, 0, True, 3000, _stamp(start + 60 * pos),
+                                2900) for step, pos in checks)
+        db.executemany("INSERT INTO rater (id, public_id, platform, external_id, created_at, "
+                       "completed_at, stage, instructions_page, native_speaker, "
+                       "external_study, external_session, browser_sha256, browsers, "
+                       "fast_pages, confirmed, move_sha256) VALUES (?, ?, ?, ?, ?, ?, "
+                       "'done', 0, 1, '', '', '', 1, 0, 0, '')",
+                       [row[:6] for row in rows])
+        db.executemany("INSERT INTO slot (id, tranche_id, number, status, rater_id, step, "
+                       "completed_at) VALUES (?, ?, ?, 'completed', ?, 0, ?)",
+                       [(row[7], row[6], 1000 + i, row[0], row[5])
+                        for i, row in enumerate(rows)])
+        db.executemany("INSERT INTO answer (item_id, rater_id, slot_id, rating, start_value, "
+                       "response_ms, answered_at, server_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       answers)
+        db.executemany("INSERT INTO checkpoint_answer (rater_id, step_id, slot_id, choice, "
+                       "correct, response_ms, answered_at, server_ms) VALUES "
+                       "(?, ?, ?, ?, ?, ?, ?, ?)", checkpoints)
+        db.commit()
+    db.close()
+    partial.rename(path)
+    return path
+
+
+def _stamp(seconds) -> str:
+    """A time as SQLAlchemy stores a DateTime in SQLite."""
+    import datetime
+
+    return datetime.datetime.fromtimestamp(int(seconds), datetime.UTC).strftime(
+        "%Y-%m-%d %H:%M:%S.000000")
+
+
 def measure(argv: list[str], root: Path) -> tuple[float, float, float]:
     """Wall seconds, peak RSS (MB) and CPU seconds (user + system) of one subprocess."""
     env = {**os.environ, "PYTHONPATH": str(root)}
@@ -112,13 +205,14 @@ def median_of(argv, root, runs):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--raters", type=int, nargs="+", default=[500, 2000, 10000])
+    parser.add_argument("--raters", type=int, nargs="+", default=[2000, 10000])
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--root", type=Path, default=HERE)
     parser.add_argument("--data", type=Path, default=Path(tempfile.gettempdir())
                         / "lexgold-bench-scale")
     parser.add_argument("--skip-process", action="store_true")
     parser.add_argument("--skip-agree", action="store_true")
+    parser.add_argument("--skip-export", action="store_true")
     args = parser.parse_args()
     python = sys.executable
     print(f"checkout {args.root}; data {args.data}; {os.cpu_count()} CPUs; "
@@ -139,6 +233,19 @@ def main():
             seconds, mb, cpu = median_of([python, "-c", CLI, "agree", str(ratings), "--json"],
                                          args.root, args.runs)
             print(f"  agree    {seconds:8.2f} s wall {cpu:8.2f} s CPU {mb:6.0f} MB peak")
+        if not args.skip_export:
+            study = build_study_db(raters, args.data)
+            out = Path(tempfile.mkdtemp(prefix=f"bench-export-{raters}-")) / "ratings.csv"
+            seconds, mb, cpu = median_of([python, "-c", CLI, "study", "export", str(study),
+                                          "--out", str(out)], args.root, args.runs)
+            print(f"  export   {seconds:8.2f} s wall {cpu:8.2f} s CPU {mb:6.0f} MB peak  "
+                  f"(lexgold study export, {out.stat().st_size / 2**20:.0f} MiB)")
+            if shutil.which("sqlite3"):
+                seconds, mb, cpu = median_of(["sqlite3", "-csv", "-header", str(study),
+                                              ".output " + str(out.with_name("sqlite3.csv")),
+                                              SQLITE_EXPORT], args.root, args.runs)
+                print(f"  sqlite3  {seconds:8.2f} s wall {cpu:8.2f} s CPU {mb:6.0f} MB peak  "
+                      f"(the same answers, one joined SELECT)")
     help_s = statistics.median(measure([python, "-c", CLI, "--help"], args.root)[0]
                                for _ in range(5))
     click_s = statistics.median(measure([python, "-c", "import click"], args.root)[0]

@@ -16,6 +16,7 @@ from scipy import stats
 
 from conftest import examples
 from lexgold.process import agreement as agr
+from lexgold.process import replicates
 from lexgold.process.agreement import (AgreementWarning, bootstrap_ci, iaa_against_mean,
                                        iaa_pairwise)
 
@@ -91,16 +92,60 @@ def test_a_constant_rater_is_left_out_with_a_warning():
     assert np.isnan(_quiet(iaa_pairwise, _long(matrix), min_overlap=5))   # too little overlap
 
 
+def _weights(rows, items):
+    """items x replicates: how often each replicate (a row of ``rows``) drew each item."""
+    return np.stack([np.bincount(r, minlength=items) for r in rows], axis=1).astype(float)
+
+
 def test_ties_and_repeated_rows_rank_as_scipy_does():
     rng = np.random.default_rng(0)
     matrix = rng.integers(0, 3, (12, 6)).astype(float)
-    columns = agr._ColumnRanks(matrix, "iaa2")
     rows = rng.integers(0, 12, (5, 12))
-    np.testing.assert_array_equal(columns.ranks(columns.x, rows),
-                                  stats.rankdata(matrix[rows], axis=1))
-    others = (matrix.sum(axis=1, keepdims=True) - matrix) / 5
-    np.testing.assert_array_equal(columns.ranks(columns.others, rows),
-                                  stats.rankdata(others[rows], axis=1))
+    counts, average = replicates._Levels(matrix).ranks(_weights(rows, 12))
+    codes, _ = replicates.level_codes(matrix)
+    for b in range(5):
+        got = average[np.arange(6), codes[rows[b]], b]        # drawn rows x raters
+        np.testing.assert_array_equal(got, stats.rankdata(matrix[rows[b]], axis=0))
+    assert (counts.sum(axis=1) == 12).all()
+
+
+def _iaa2_terms_by_ranking(matrix, rows, min_overlap):
+    """IAA-2 terms of each replicate, ranking every drawn row with scipy (the code before)."""
+    return [agr._against_mean_columns(matrix[r], min_overlap) for r in rows]
+
+
+@pytest.mark.parametrize("raters, levels", [(40, 7), (400, 7), (5, 7), (60, 3), (30, 100)])
+def test_iaa2_replicates_are_the_bytes_of_ranking_every_row(raters, levels):
+    rng = np.random.default_rng(raters + levels)
+    matrix = rng.integers(0, levels, (25, raters)).astype(float)
+    matrix += np.linspace(0, levels, 25)[:, None] // 2          # items of different means
+    rows = rng.integers(0, 25, (30, 25))
+    terms = replicates.ReplicateTerms(matrix, "iaa2")
+    got = terms.terms(rows, 4)
+    for (rho, n), (want_rho, want_n) in zip(got, _iaa2_terms_by_ranking(matrix, rows, 4)):
+        np.testing.assert_array_equal(n, want_n)
+        assert rho.tobytes() == want_rho.tobytes()
+
+
+def test_the_near_order_route_is_taken_with_many_raters_and_not_with_few():
+    rng = np.random.default_rng(1)
+    spread = np.linspace(0, 6, 30)[:, None]
+    many = np.clip(np.round(spread + rng.normal(0, 1, (30, 300))), 0, 6)
+    assert replicates.ReplicateTerms(many, "iaa2").near is not None
+    few = rng.integers(0, 7, (30, 3)).astype(float)
+    assert replicates.ReplicateTerms(few, "iaa2").near is None
+
+
+def test_iaa1_replicates_match_ranking_every_row():
+    rng = np.random.default_rng(3)
+    matrix = rng.integers(0, 7, (20, 9)).astype(float)
+    matrix[:, 4] = 2.0                                        # a constant rater
+    rows = rng.integers(0, 20, (12, 20))
+    got = replicates.ReplicateTerms(matrix, "iaa1").terms(rows, 4)
+    for (total, pairs), r in zip(got, rows):
+        want, k = agr._dense_rho_sum(stats.rankdata(matrix[r], axis=0))
+        assert pairs == int(k) * (int(k) - 1) // 2
+        assert total == pytest.approx(float(want), abs=1e-12)
 
 
 # -- against the reference -------------------------------------------------------------------
@@ -260,3 +305,30 @@ def test_process_gives_the_figures_of_the_code_before(tmp_path):
     for name, digest in base["sha256"].items():
         assert hashlib.sha256((tmp_path / "gold" / name).read_bytes()).hexdigest() == digest
     _compare(json.loads(json.dumps(report["agreement"])), base["agreement"])
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.integers(1, 9), st.integers(1, 7), st.sampled_from([2, 5, 50]), st.booleans(),
+       st.integers(0, 2**32 - 1))
+def test_average_ranks_are_scipy_rankdata(rows, columns, levels, holes, seed):
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, levels, (rows, columns)).astype(float) / 2
+    if holes:
+        values[rng.random(values.shape) < 0.3] = np.nan
+    for axis in (0, 1, -1):
+        got = replicates.average_ranks(values, axis=axis)
+        np.testing.assert_array_equal(got, stats.rankdata(values, axis=axis))
+        got = replicates.average_ranks(values, axis=axis, omit_nan=True)
+        np.testing.assert_array_equal(got, stats.rankdata(values, axis=axis, nan_policy="omit"))
+
+
+def test_agree_does_not_import_scipy_stats():
+    import subprocess
+    import sys
+
+    code = ("import sys; from lexgold.process.agreement import iaa_pairwise, stage_agreement; "
+            "import lexgold.process.cli; print('scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env={**__import__("os").environ,
+                                          "PYTHONPATH": str(Path(__file__).parents[1])})
+    assert out.stdout.strip() == "False"

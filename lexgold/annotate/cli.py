@@ -256,23 +256,22 @@ def export_command(study_db, out_file, complete_only):
         lexgold study export study.sqlite --out ratings.csv
     """
     from lexgold.annotate.db import open_study, session_factory
-    from lexgold.annotate.study import export_ratings, study_description
+    from lexgold.annotate.study import study_description, write_export
     from lexgold.process.source import description_path
 
     engine = open_study(study_db)
-    with session_factory(engine, write=False)() as session:
-        frame = export_ratings(session, complete_only=complete_only)
+    Path(out_file).parent.mkdir(parents=True, exist_ok=True)
+    with session_factory(engine, write=False)() as session, \
+            open(out_file, "w", encoding="utf-8", newline="") as handle:
+        answers, raters = write_export(session, handle, complete_only=complete_only)
         description = study_description(session)
     engine.dispose()
-    Path(out_file).parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(out_file, index=False)
     sidecar = description_path(out_file)
-    description["ratings"] = {"file": Path(out_file).name, "answers": len(frame),
-                              "raters": int(frame["rater_id"].nunique()),
-                              "complete_only": complete_only}
+    description["ratings"] = {"file": Path(out_file).name, "answers": answers,
+                              "raters": raters, "complete_only": complete_only}
     sidecar.write_text(json.dumps(description, indent=1, ensure_ascii=False) + "\n",
                        encoding="utf-8")
-    click.echo(f"{len(frame)} answers of {frame['rater_id'].nunique()} raters -> {out_file} "
+    click.echo(f"{answers} answers of {raters} raters -> {out_file} "
                f"(the study's {len(description['pairs'])} pairs and protocol -> {sidecar.name})")
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import func, select, update
+from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session
 
 from lexgold.annotate import models as m
@@ -176,29 +176,99 @@ def export_ratings(session: Session, *, complete_only: bool = False) -> pd.DataF
 
     Checkpoint rows carry 1 (correct) or 0 (wrong) in ``rating`` and the chosen pair in
     ``word1, word2``. With ``complete_only`` only raters who finished their tranche are kept.
+    Sorted by tranche, rater and answer time; :func:`export_chunks` gives the same rows a few
+    hundred raters at a time.
     """
     study = session.scalars(select(m.Study)).one()
-    rated = session.execute(
-        select(m.Rater.public_id, m.Tranche.number, m.Pair.word1, m.Pair.word2, m.Answer.rating,
-               m.Pair.pos, m.Item.kind, m.Answer.answered_at, m.Pair.topic,
-               m.Answer.start_value, m.Answer.response_ms, m.Rater.completed_at,
-               m.Answer.server_ms)
-        .join(m.Rater, m.Answer.rater_id == m.Rater.id)
-        .join(m.Item, m.Answer.item_id == m.Item.id)
-        .join(m.Tranche, m.Item.tranche_id == m.Tranche.id)
-        .join(m.Pair, m.Item.pair_id == m.Pair.id)
-        .order_by(m.Answer.id)).all()
+    rated = session.execute(_answers_query()).all()
+    checks = _checkpoint_rows(session, study)
+    frame = _export_frame(rated, checks, study, _rater_checks(session), complete_only)
+    if not (frame["topic"] != "").any() and study.config["group_by"] != "topic":
+        frame = frame.drop(columns="topic")
+    return frame
+
+
+#: raters per chunk of :func:`export_chunks` (well under SQLite's 999 bound parameters)
+EXPORT_CHUNK_RATERS = 500
+
+
+def export_chunks(session: Session, *, complete_only: bool = False,
+                  raters: int = EXPORT_CHUNK_RATERS):
+    """:func:`export_ratings` in pieces: yields frames of at most ``raters`` raters each whose
+    concatenation is the rows of :func:`export_ratings` in its order (the same CSV, header
+    once), so an export of any size holds only one piece in memory (issue 22).
+
+    The (tranche, rater) keys are read and sorted first, as :func:`export_ratings` sorts;
+    each piece then reads the answers of its raters only. Yields at least one frame (empty
+    when nothing is stored), so the header is always written.
+    """
+    study = session.scalars(select(m.Study)).one()
+    keep_topic = study.config["group_by"] == "topic" or session.execute(
+        _answers_query(complete_only).with_only_columns(m.Answer.id).order_by(None)
+        .where(or_(m.Pair.topic != "", m.Pair.topic.is_(None))).limit(1)).first() is not None
+    keys = set(session.execute(
+        _answers_query(complete_only).with_only_columns(m.Tranche.number, m.Rater.public_id,
+                                                        m.Rater.id).order_by(None)
+        .distinct()).all())
+    keys |= set(session.execute(
+        _checkpoints_query(complete_only).with_only_columns(m.Tranche.number, m.Rater.public_id,
+                                                            m.Rater.id).distinct()).all())
+    keys = sorted(keys, key=lambda key: (key[0], key[1]))
+    checks = _rater_checks(session)
+    for start in range(0, max(len(keys), 1), raters):
+        part = keys[start:start + raters]
+        ids = sorted({key[2] for key in part})
+        # Core rows as plain tuples: no ORM loading, and pandas builds its frame at C speed
+        rated = list(map(tuple, session.connection().execute(
+            _answers_query(complete_only, ids)).all()))
+        points = _checkpoint_rows(session, study, complete_only, ids)
+        frame = _export_frame(rated, points, study, checks, complete_only)
+        wanted = pd.MultiIndex.from_tuples([key[:2] for key in part], names=["t", "r"])
+        frame = frame[pd.MultiIndex.from_arrays([frame["tranche"], frame["rater_id"]])
+                      .isin(wanted)] if part else frame
+        yield frame if keep_topic else frame.drop(columns="topic")
+
+
+def write_export(session: Session, handle, *, complete_only: bool = False,
+                 escape: bool = False, raters: int = EXPORT_CHUNK_RATERS) -> tuple[int, int]:
+    """Write :func:`export_ratings` as CSV to the text ``handle``, piece by piece
+    (:func:`export_chunks`): the bytes of ``export_ratings(...).to_csv(handle, index=False)``
+    (through :func:`escape_formulas` with ``escape``). Returns (answers, raters)."""
+    answers, seen = 0, set()
+    for number, frame in enumerate(export_chunks(session, complete_only=complete_only,
+                                                 raters=raters)):
+        (escape_formulas(frame) if escape else frame).to_csv(handle, index=False,
+                                                             header=number == 0)
+        answers += len(frame)
+        seen.update(frame["rater_id"].unique())
+    return answers, len(seen)
+
+
+def _answers_query(complete_only: bool = False, raters=None):
+    query = (select(m.Rater.public_id, m.Tranche.number, m.Pair.word1, m.Pair.word2,
+                    m.Answer.rating, m.Pair.pos, m.Item.kind, m.Answer.answered_at,
+                    m.Pair.topic, m.Answer.start_value, m.Answer.response_ms,
+                    m.Rater.completed_at, m.Answer.server_ms)
+             .join(m.Rater, m.Answer.rater_id == m.Rater.id)
+             .join(m.Item, m.Answer.item_id == m.Item.id)
+             .join(m.Tranche, m.Item.tranche_id == m.Tranche.id)
+             .join(m.Pair, m.Item.pair_id == m.Pair.id)
+             .order_by(m.Answer.id))
+    if complete_only:
+        query = query.where(m.Rater.completed_at.is_not(None))
+    return query if raters is None else query.where(m.Answer.rater_id.in_(raters))
+
+
+def _export_frame(rated, checks, study, rater_checks, complete_only) -> pd.DataFrame:
+    """The export's rows (answers, then checkpoint answers) as :func:`export_ratings` gives
+    them, before the ``topic`` column is dropped."""
     columns = EXPORT_COLUMNS + ["topic", "start_value", "response_ms", "completed_at",
                                 "server_ms"]
     frame = pd.DataFrame(rated, columns=columns)
-    checks = _checkpoint_rows(session, study)
     frame = pd.concat([frame, pd.DataFrame(checks, columns=columns)], ignore_index=True)
     if complete_only:
         frame = frame[frame["completed_at"].notna()]
-    frame = frame.drop(columns="completed_at").merge(_rater_checks(session), on="rater_id",
-                                                     how="left")
-    if not (frame["topic"] != "").any() and study.config["group_by"] != "topic":
-        frame = frame.drop(columns="topic")
+    frame = frame.drop(columns="completed_at").merge(rater_checks, on="rater_id", how="left")
     frame["answered_at"] = pd.to_datetime(frame["answered_at"]).dt.strftime("%Y-%m-%dT%H:%M:%SZ")
     for column in ("start_value", "response_ms", "server_ms"):
         frame[column] = frame[column].astype("Int64")
@@ -274,16 +344,26 @@ def confirm_raters(session: Session, platform: str, external_ids) -> dict:
             "unconfirmed_raters": int(unconfirmed)}
 
 
-def _checkpoint_rows(session: Session, study) -> list[tuple]:
+def _checkpoints_query(complete_only: bool = False, raters=None):
+    query = (select(m.Rater.public_id, m.Tranche.number, m.Step.checkpoint, m.Step.batch,
+                    m.CheckpointAnswer.choice, m.CheckpointAnswer.correct,
+                    m.CheckpointAnswer.answered_at, m.CheckpointAnswer.response_ms,
+                    m.Rater.completed_at, m.CheckpointAnswer.server_ms)
+             .join(m.Rater, m.CheckpointAnswer.rater_id == m.Rater.id)
+             .join(m.Step, m.CheckpointAnswer.step_id == m.Step.id)
+             .join(m.Tranche, m.Step.tranche_id == m.Tranche.id))
+    if complete_only:
+        query = query.where(m.Rater.completed_at.is_not(None))
+    if raters is not None:
+        query = query.where(m.CheckpointAnswer.rater_id.in_(raters)).order_by(
+            m.CheckpointAnswer.id)
+    return query
+
+
+def _checkpoint_rows(session: Session, study, complete_only: bool = False,
+                     raters=None) -> list[tuple]:
     checkpoints = study.config["checkpoints"]
-    rows = session.execute(
-        select(m.Rater.public_id, m.Tranche.number, m.Step.checkpoint, m.Step.batch,
-               m.CheckpointAnswer.choice, m.CheckpointAnswer.correct,
-               m.CheckpointAnswer.answered_at, m.CheckpointAnswer.response_ms,
-               m.Rater.completed_at, m.CheckpointAnswer.server_ms)
-        .join(m.Rater, m.CheckpointAnswer.rater_id == m.Rater.id)
-        .join(m.Step, m.CheckpointAnswer.step_id == m.Step.id)
-        .join(m.Tranche, m.Step.tranche_id == m.Tranche.id)).all()
+    rows = session.connection().execute(_checkpoints_query(complete_only, raters)).all()
     out = []
     for rater, tranche, index, batch, choice, correct, at, ms, done, server in rows:
         word1, word2 = checkpoints[index]["options"][choice]

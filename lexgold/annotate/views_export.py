@@ -1,15 +1,16 @@
 """Export blueprint: the raw ratings in the long format (admin only), as a download whose
-cells cannot start a spreadsheet formula (:func:`lexgold.annotate.study.escape_formulas`)."""
+cells cannot start a spreadsheet formula (:func:`lexgold.annotate.study.escape_formulas`),
+streamed a few hundred raters at a time (:func:`lexgold.annotate.study.export_chunks`)."""
 
 from __future__ import annotations
 
 import unicodedata
 from urllib.parse import quote
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response, request, stream_with_context
 
 from lexgold.annotate.context import db, state
-from lexgold.annotate.study import escape_formulas, export_ratings
+from lexgold.annotate.study import escape_formulas, export_chunks
 from lexgold.annotate.views_admin import admin_required
 
 export = Blueprint("export", __name__, url_prefix="/admin")
@@ -19,9 +20,12 @@ export = Blueprint("export", __name__, url_prefix="/admin")
 @admin_required
 def ratings_csv():
     complete = request.args.get("complete") == "1"
-    frame = export_ratings(db(), complete_only=complete)
-    body = escape_formulas(frame).to_csv(index=False)     # a download opened in spreadsheets
-    return Response(body, content_type="text/csv; charset=utf-8",
+
+    def pieces():             # a few hundred raters at a time: memory flat at any size
+        for number, frame in enumerate(export_chunks(db(), complete_only=complete)):
+            # escaped: a download opened in spreadsheets
+            yield escape_formulas(frame).to_csv(index=False, header=number == 0)
+    return Response(stream_with_context(pieces()), content_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": attachment(f"{state().name}-ratings.csv")})
 
 

@@ -31,10 +31,9 @@ Cost (issue 22). A group where every rater rated every item (a SimLex tranche) g
 closed form, O(items x raters) (:func:`_dense_rho_sum`); it equals the mean of the pairwise rho
 to about 1e-15, not bit for bit. Raters who overlap partially are still correlated pair by pair
 on their shared items. The bootstrap draws every replicate's items first (the same generator
-calls as one replicate at a time), then ranks a batch of replicates at once by counting
-(:class:`_ColumnRanks`): IAA-2 intervals are the same bytes as before. Nothing per replicate
-goes through BLAS (no matrix product on small matrices, so no thread-pool contention); the one
-correlation matrix per group of :func:`rater_agreement` is large enough to use it.
+calls as one replicate at a time), then computes batches of replicates from the drawn counts
+of each rater's rating levels (:mod:`lexgold.process.replicates`): IAA-2 intervals are the
+same bytes as before, IAA-1 intervals equal to about 1e-15.
 """
 
 from __future__ import annotations
@@ -45,10 +44,10 @@ from typing import Callable, Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from lexgold.errors import InputError
 from lexgold.process.ratings import ITEM, check_ratings
+from lexgold.process.replicates import ReplicateTerms, average_ranks
 
 Pool = Literal["tranche", "all"]
 POOLS = ("tranche", "all")
@@ -131,21 +130,22 @@ def iaa_against_mean(ratings: pd.DataFrame, *, pool: Pool = "tranche",
     return _iaa2(check_ratings(ratings), pool, min_overlap)
 
 
-def _iaa1(frame: pd.DataFrame, pool: Pool, min_overlap: int) -> float:
-    """:func:`iaa_pairwise` of a frame :func:`check_ratings` has already checked.
+def _iaa1(frame: pd.DataFrame, pool: Pool, min_overlap: int, groups=None) -> float:
+    """:func:`iaa_pairwise` of a frame :func:`check_ratings` has already checked (``groups``:
+    its :func:`_matrices`, when already made).
 
     A group where every rater rated every item (a SimLex tranche) takes the closed form of
     :func:`_dense_rho_sum`, O(items x raters); the others correlate each pair of raters on
     their shared items (:func:`_spearman_matrix`)."""
     total, defined, compared = 0.0, 0, 0
-    for group in _matrices(frame, pool, checked=True):
+    for group in groups if groups is not None else _matrices(frame, pool, checked=True):
         matrix = group.matrix
         raters = matrix.shape[1]
         if raters < 2:
             continue
         if not np.isnan(matrix).any():
             if len(matrix) >= min_overlap:
-                rho_sum, varying = _dense_rho_sum(stats.rankdata(matrix, axis=0))
+                rho_sum, varying = _dense_rho_sum(average_ranks(matrix, axis=0))
                 total += float(rho_sum)
                 defined += int(varying) * (int(varying) - 1) // 2
                 compared += raters * (raters - 1) // 2
@@ -160,10 +160,11 @@ def _iaa1(frame: pd.DataFrame, pool: Pool, min_overlap: int) -> float:
                         _pool_hint(frame, pool))
 
 
-def _iaa2(frame: pd.DataFrame, pool: Pool, min_overlap: int) -> float:
+def _iaa2(frame: pd.DataFrame, pool: Pool, min_overlap: int, groups=None) -> float:
     """:func:`iaa_against_mean` of a frame :func:`check_ratings` has already checked."""
     table = rater_against_mean(frame, pool=pool, min_overlap=min_overlap,
-                               _groups=_matrices(frame, pool, checked=True))
+                               _groups=groups if groups is not None
+                               else _matrices(frame, pool, checked=True))
     return _mean_or_nan(table["rho"], "IAA-2", "rater", _pool_hint(frame, pool))
 
 
@@ -237,9 +238,10 @@ def iaa_weighted_by_pairs(ratings: pd.DataFrame, *, min_overlap: int = MIN_OVERL
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AgreementWarning)
         for tranche, part in frame.groupby("tranche", sort=True):
+            groups = _matrices(part, "tranche", checked=True)
             rows.append({"tranche": tranche,
-                         "iaa1": _iaa1(part, "tranche", min_overlap),
-                         "iaa2": _iaa2(part, "tranche", min_overlap),
+                         "iaa1": _iaa1(part, "tranche", min_overlap, groups),
+                         "iaa2": _iaa2(part, "tranche", min_overlap, groups),
                          "raters": int(part["rater_id"].nunique()),
                          "pairs": int(len(part[ITEM].drop_duplicates()))})
     table = pd.DataFrame(rows, columns=["tranche", "iaa1", "iaa2", "raters", "pairs"])
@@ -386,21 +388,49 @@ def agreement_by_subset(ratings: pd.DataFrame, subset: pd.Series | str, *,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AgreementWarning)
         for label, part in frame.groupby(labels.to_numpy(), sort=True, dropna=True):
+            groups = _matrices(part, pool, checked=True)      # once per subset
             row = {"subset": label,
-                   "iaa1": _iaa1(part, pool, min_overlap),
-                   "iaa2": _iaa2(part, pool, min_overlap),
+                   "iaa1": _iaa1(part, pool, min_overlap, groups),
+                   "iaa2": _iaa2(part, pool, min_overlap, groups),
                    "raters": part["rater_id"].nunique(),
                    "pairs": len(part[ITEM].drop_duplicates())}
-            for name, statistic in (("iaa1", iaa_pairwise), ("iaa2", iaa_against_mean)):
+            for name in ("iaa1", "iaa2"):
                 if n_boot > 0:
                     row[f"{name}_low"], row[f"{name}_high"] = _bootstrap_dense(
-                        _matrices(part, pool, checked=True), name, rng, n_boot, level,
-                        min_overlap)
+                        groups, name, rng, n_boot, level, min_overlap)
             rows.append(row)
     columns = ["subset", "iaa1", "iaa2", "raters", "pairs"]
     if n_boot > 0:
         columns += ["iaa1_low", "iaa1_high", "iaa2_low", "iaa2_high"]
     return pd.DataFrame(rows, columns=columns)
+
+
+def stage_agreement(ratings: pd.DataFrame, *, pool: Pool = "tranche",
+                    min_overlap: int = MIN_OVERLAP, rng: np.random.Generator | None = None,
+                    n_boot: int = 0, level: float = 0.95) -> dict:
+    """IAA-1 and IAA-2 of one set of ratings, with their bootstrap intervals when ``n_boot``.
+
+    The figures of :func:`iaa_pairwise`, :func:`iaa_against_mean` and (``n_boot > 0``)
+    :func:`bootstrap_ci` of each, in that order from ``rng``, from one items x raters matrix
+    per group instead of one per figure (issue 22).
+
+    Returns
+    -------
+    dict
+        ``iaa1, iaa2`` and, with ``n_boot > 0``, ``iaa1_ci, iaa2_ci`` as ``[low, high]``.
+    """
+    _check_options(pool, min_overlap)
+    if n_boot > 0:
+        _check_bootstrap(rng, n_boot, level)
+    frame = check_ratings(ratings)
+    groups = _matrices(frame, pool, checked=True)
+    out = {"iaa1": _iaa1(frame, pool, min_overlap, groups),
+           "iaa2": _iaa2(frame, pool, min_overlap, groups)}
+    if n_boot > 0:
+        for name in ("iaa1", "iaa2"):
+            out[f"{name}_ci"] = list(_bootstrap_dense(groups, name, rng, n_boot, level,
+                                                      min_overlap))
+    return out
 
 
 def bootstrap_ci(ratings: pd.DataFrame, statistic: Callable[..., float], *,
@@ -443,19 +473,15 @@ def bootstrap_ci(ratings: pd.DataFrame, statistic: Callable[..., float], *,
                             rng, n_boot, level, min_overlap)
 
 
-#: most cells (replicates x items x raters) of one batch of bootstrap replicates
-_BATCH_CELLS = 2_000_000
-
-
 def _bootstrap_dense(matrices: list[_Group], name: str, rng, n_boot, level, min_overlap):
     """:func:`bootstrap_ci` of IAA-1 (``name="iaa1"``) or IAA-2 over the groups' matrices.
 
     Every replicate's items are drawn first, in the same order and from the same ``rng`` calls
     as one replicate at a time, so the draws (and the generator's state afterwards) do not
     change. A group where every rater rated every item keeps the same number of rows in every
-    replicate (each stratum keeps its size): its replicates are stacked into one
-    ``replicates x items x raters`` array and ranked at once, in batches of at most
-    ``_BATCH_CELLS`` cells; other groups are computed one replicate at a time.
+    replicate (each stratum keeps its size): its replicates are computed in batches by
+    :class:`lexgold.process.replicates.ReplicateTerms`; other groups are computed one
+    replicate at a time.
     """
     n_items = max((int(g.items.max()) + 1 for g in matrices if len(g.items)), default=0)
     groups = []
@@ -476,12 +502,10 @@ def _bootstrap_dense(matrices: list[_Group], name: str, rng, n_boot, level, min_
             parts.append([matrix[p] for p in picked])
             continue
         rows = np.stack(picked)
-        batch = max(1, _BATCH_CELLS // max(1, rows.shape[1] * matrix.shape[1]))
-        columns = _ColumnRanks(matrix, name)
-        done = []
+        replicates = ReplicateTerms(matrix, name)
+        batch, done = replicates.batch(), []
         for start in range(0, n_boot, batch):
-            done.extend(_replicate_terms(matrix, columns, rows[start:start + batch], name,
-                                         min_overlap))
+            done.extend(replicates.terms(rows[start:start + batch], min_overlap))
         parts.append(done)
     values = []
     for b in range(n_boot):
@@ -489,62 +513,6 @@ def _bootstrap_dense(matrices: list[_Group], name: str, rng, n_boot, level, min_
         values.append(_iaa1_terms(terms, min_overlap) if name == "iaa1"
                       else _iaa2_terms(terms, min_overlap))
     return _percentile_interval(values, level)
-
-
-class _ColumnRanks:
-    """Average ranks within each column of resampled rows of a matrix with no missing cell,
-    without sorting each replicate.
-
-    Each column's values are coded once by their order (0 for its smallest value, ...). In a
-    replicate, a value's average rank is (number of drawn values below it) + (number equal to
-    it + 1) / 2, counted with one ``bincount`` over all replicates of a batch: exactly the
-    ranks ``scipy.stats.rankdata`` gives (whole and half numbers), in O(cells). For IAA-2 the
-    leave-one-out means of the others are coded too: a drawn row brings its own.
-    """
-
-    def __init__(self, matrix: np.ndarray, name: str):
-        self.raters = matrix.shape[1]
-        self.x = self._codes(matrix)
-        self.others = None
-        if name == "iaa2":
-            total = matrix.sum(axis=-1, keepdims=True)
-            self.others = self._codes((total - matrix) / (self.raters - 1))
-
-    @staticmethod
-    def _codes(matrix):
-        order = np.argsort(matrix, axis=0, kind="stable")
-        ordered = np.take_along_axis(matrix, order, axis=0)
-        step = np.ones(ordered.shape, dtype=bool)
-        step[1:] = ordered[1:] != ordered[:-1]
-        codes = np.empty(matrix.shape, dtype=np.intp)
-        np.put_along_axis(codes, order, np.cumsum(step, axis=0) - 1, axis=0)
-        return codes, int(codes.max()) + 1 if codes.size else 1
-
-    def ranks(self, coded, rows: np.ndarray) -> np.ndarray:
-        """Ranks (replicates x drawn items x raters) of the drawn ``rows`` (replicates x
-        drawn items)."""
-        codes, levels = coded
-        cell = codes[rows] + (np.arange(len(rows))[:, None, None] * self.raters
-                              + np.arange(self.raters)) * levels
-        counts = np.bincount(cell.ravel(), minlength=len(rows) * self.raters * levels)
-        counts = counts.reshape(-1, levels)
-        average = (np.cumsum(counts, axis=1) - counts) + (counts + 1) / 2
-        return average.ravel()[cell]
-
-
-def _replicate_terms(matrix: np.ndarray, columns: _ColumnRanks, rows: np.ndarray, name: str,
-                     min_overlap: int) -> list:
-    """Per replicate (``rows``: replicates x drawn items of ``matrix``, no missing cell):
-    IAA-1's ``(rho sum, defined pairs)`` or IAA-2's ``(rho, n)`` per rater."""
-    if name == "iaa1":
-        if rows.shape[1] < min_overlap:
-            return [(0.0, 0)] * len(rows)
-        rho_sum, varying = _dense_rho_sum(columns.ranks(columns.x, rows))
-        return [(float(a), int(k) * (int(k) - 1) // 2) for a, k in zip(rho_sum, varying)]
-    rho, n = _against_mean_columns(matrix[rows], min_overlap,
-                                   ranks=(columns.ranks(columns.x, rows),
-                                          columns.ranks(columns.others, rows)))
-    return list(zip(rho, n))
 
 
 def _iaa1_terms(terms, min_overlap) -> float:
@@ -644,7 +612,7 @@ def _iaa1_dense_parts(matrices, min_overlap) -> tuple[float, int]:
             continue
         if not np.isnan(matrix).any():
             if len(matrix) >= min_overlap:
-                rho_sum, varying = _dense_rho_sum(stats.rankdata(matrix, axis=0))
+                rho_sum, varying = _dense_rho_sum(average_ranks(matrix, axis=0))
                 total, count = total + float(rho_sum), count + int(varying) * (int(varying) - 1) // 2
             continue
         rho, _ = _spearman_matrix(matrix, min_overlap)
@@ -677,10 +645,10 @@ def _against_mean_columns(matrix: np.ndarray, min_overlap: int, ranks=None):
     if ranks is not None and valid.all():
         x, y = ranks
     elif valid.all():
-        x, y = stats.rankdata(matrix, axis=-2), stats.rankdata(others, axis=-2)
+        x, y = average_ranks(matrix, axis=-2), average_ranks(others, axis=-2)
     else:
-        x = stats.rankdata(np.where(valid, matrix, np.nan), axis=-2, nan_policy="omit")
-        y = stats.rankdata(np.where(valid, others, np.nan), axis=-2, nan_policy="omit")
+        x = average_ranks(np.where(valid, matrix, np.nan), axis=-2, omit_nan=True)
+        y = average_ranks(np.where(valid, others, np.nan), axis=-2, omit_nan=True)
         x, y = np.where(valid, x, 0.0), np.where(valid, y, 0.0)
     n = valid.sum(axis=-2)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -781,7 +749,7 @@ def _spearman_matrix(matrix: np.ndarray, min_overlap: int):
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         if mask.all():
-            rho = np.corrcoef(stats.rankdata(matrix, axis=0), rowvar=False)
+            rho = np.corrcoef(average_ranks(matrix, axis=0), rowvar=False)
         else:
             rho = pd.DataFrame(matrix).corr(method="spearman",
                                             min_periods=min_overlap).to_numpy()

@@ -101,25 +101,26 @@ def _agreement_figures(frame, *, pool, min_overlap, splits, seed, anonymous=None
     more than one rater, and (``splits > 0``) split-half on random halves."""
     import numpy as np
 
-    from lexgold.process.agreement import iaa_against_mean, iaa_pairwise, iaa_weighted_by_pairs
+    from lexgold.process.agreement import iaa_weighted_by_pairs, stage_agreement
     from lexgold.process.ratings import ITEM, is_anonymous
-    from lexgold.process.splithalf import split_half_random
 
     rated = frame[frame["kind"] != "checkpoint"]
     result = {"iaa1": None, "iaa2": None, "raters": None,
               "pairs": int(len(rated[ITEM].drop_duplicates()))}
     if not (is_anonymous(frame) if anonymous is None else anonymous):
-        options = {"pool": pool, "min_overlap": min_overlap}
         weighted = iaa_weighted_by_pairs(frame, min_overlap=min_overlap)
+        pooled = stage_agreement(frame, pool=pool, min_overlap=min_overlap)   # one matrix
         result.update(
-            iaa1=_number(iaa_pairwise(frame, **options)),
-            iaa2=_number(iaa_against_mean(frame, **options)),
+            iaa1=_number(pooled["iaa1"]),
+            iaa2=_number(pooled["iaa2"]),
             raters=int(rated["rater_id"].nunique()),
             shared_pairs=int((rated.groupby(ITEM)["rater_id"].nunique() > 1).sum()),
             by_tranche={"iaa1": _number(weighted["iaa1"]), "iaa2": _number(weighted["iaa2"]),
                         "tranches": [{k: _number(v) for k, v in row.items()}
                                      for row in weighted["tranches"]]})
     if splits:
+        from lexgold.process.splithalf import split_half_random
+
         half = split_half_random(frame, rng=np.random.default_rng(seed), splits=splits)
         result["split_half"] = {k: _number(v) for k, v in half.items()}
     return result

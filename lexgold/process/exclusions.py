@@ -68,7 +68,8 @@ COLUMNS = ["rater_id", "rule", "detail", "tranche", "value", "threshold", "exclu
 
 
 def exclusion_table(ratings: pd.DataFrame, protocol: dict | str, *,
-                    calibrate: bool = True) -> pd.DataFrame:
+                    calibrate: bool = True, agreement: pd.DataFrame | None = None
+                    ) -> pd.DataFrame:
     """Which raters the protocol excludes, by which rule, with the figures behind it.
 
     Parameters
@@ -81,6 +82,10 @@ def exclusion_table(ratings: pd.DataFrame, protocol: dict | str, *,
     calibrate : bool
         Apply the protocol's calibration first (SimLex section 3.6 calibrates, then excludes);
         pass False when the ratings are already calibrated.
+    agreement : pandas.DataFrame, optional
+        :func:`lexgold.process.agreement.rater_agreement` of ``ratings`` with the protocol's
+        pool and min_overlap, when the caller has it already (used only with ``calibrate``
+        False or no calibration; computed here otherwise).
 
     Returns
     -------
@@ -97,10 +102,12 @@ def exclusion_table(ratings: pd.DataFrame, protocol: dict | str, *,
                                   rating_min=config.release.rating_min,
                                   rating_max=config.release.rating_max)
     rules = config.exclusions
-    agreement = None
+    given, agreement = agreement, None
     if {"low_agreement", "agreement_gain", "two_value_alternation"} & set(rules.rules):
-        agreement = rater_agreement(frame, pool=config.agreement.pool,
-                                    min_overlap=config.agreement.min_overlap)
+        agreement = (given if given is not None and not
+                     (calibrate and config.calibration.enabled)
+                     else rater_agreement(frame, pool=config.agreement.pool,
+                                          min_overlap=config.agreement.min_overlap))
     found = []
     for rule in rules.rules:
         found.append(RULE_FUNCTIONS[rule](frame, config, agreement))

@@ -117,10 +117,11 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
                                rating_min=rating_range[0], rating_max=rating_range[1])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", iaa.AgreementWarning)
-        exclusions = exclusion_table(calibrated, config, calibrate=False)
         per_rater = (iaa.rater_agreement(calibrated, pool=config.agreement.pool,
                                          min_overlap=config.agreement.min_overlap)
                      if not anonymous else iaa.rater_agreement(calibrated.iloc[:0]))
+        exclusions = exclusion_table(calibrated, config, calibrate=False,
+                                     agreement=None if anonymous else per_rater)
     dropped = set(excluded_raters(exclusions))
     final = calibrated[~calibrated["rater_id"].isin(dropped)]
     scores = pair_scores(final, rating_range=rating_range, score_range=score_range)
@@ -516,14 +517,10 @@ def _agreement(raw, calibrated, final, scores, config, rng) -> dict:
            "bootstrap": config.agreement.bootstrap, "ci_level": config.agreement.ci_level}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", iaa.AgreementWarning)
-        for name, frame in (("raw", raw), ("calibrated", calibrated), ("final", final)):
-            out[name] = {"iaa1": iaa.iaa_pairwise(frame, **options),
-                         "iaa2": iaa.iaa_against_mean(frame, **options)}
-        if config.agreement.bootstrap > 0:
-            for key, statistic in (("iaa1_ci", iaa.iaa_pairwise), ("iaa2_ci", iaa.iaa_against_mean)):
-                out["final"][key] = list(iaa.bootstrap_ci(
-                    final, statistic, rng=rng, n_boot=config.agreement.bootstrap,
-                    level=config.agreement.ci_level, **options))
+        for name, frame in (("raw", raw), ("calibrated", calibrated)):
+            out[name] = iaa.stage_agreement(frame, **options)
+        out["final"] = iaa.stage_agreement(final, rng=rng, n_boot=config.agreement.bootstrap,
+                                           level=config.agreement.ci_level, **options)
         if final["tranche"].nunique() > 1 or (final["kind"] == "duplicate").any():
             out["weighted_by_pairs"] = iaa.iaa_weighted_by_pairs(
                 final, min_overlap=config.agreement.min_overlap)

@@ -121,7 +121,7 @@ def check_ratings(ratings: pd.DataFrame, *, source: str | Path | None = None) ->
                          line=1 if source is not None else None, field=missing[0])
     if _still_checked(ratings):
         return ratings.copy(deep=False)
-    frame = ratings.copy()
+    frame = ratings.copy(deep=False)      # columns are replaced, never changed in place
     if "kind" not in frame.columns:
         frame["kind"] = "unique"
     kind = _stripped(frame["kind"])
@@ -243,7 +243,7 @@ def on_scale(ratings: pd.DataFrame, rating_min: float, rating_max: float, *,
     >>> on_scale(check_ratings(men), 0, 6)["rating"].tolist()
     [0.0, 6.0]
     """
-    frame = ratings.copy()
+    frame = ratings.copy(deep=False)      # columns are replaced, never changed in place
     rated = (frame["kind"] != "checkpoint").to_numpy()
     low = pd.Series(float(rating_min), index=frame.index)
     high = pd.Series(float(rating_max), index=frame.index)
@@ -263,10 +263,12 @@ def on_scale(ratings: pd.DataFrame, rating_min: float, rating_max: float, *,
         _fail(f"rating {row['rating']:g} is outside {scale}, {hint}", frame, bad, "rating",
               source)
     move = rated & declared.to_numpy()
-    if move.any():
+    if move.any():                        # a new column: the caller's frame is not changed
         a, b = frame.loc[move, "scale_min"], frame.loc[move, "scale_max"]
-        frame.loc[move, "rating"] = rating_min + (frame.loc[move, "rating"] - a) * (
+        rating = frame["rating"].copy()
+        rating.loc[move] = rating_min + (frame.loc[move, "rating"] - a) * (
             rating_max - rating_min) / (b - a)
+        frame["rating"] = rating
     return frame
 
 

@@ -48,13 +48,13 @@ def pair_scores(ratings: pd.DataFrame, *, rating_range: tuple[float, float] = (0
         rating scale, ddof=1; NaN for one rater), ``score`` (mean mapped to ``score_range``),
         ``scores`` (the raters' answers, in rater order), in order of first appearance.
     """
-    frame = answers(check_ratings(ratings))
-    frame = frame.sort_values("rater_id", kind="stable")
+    answered = answers(check_ratings(ratings))                  # once (issue 22)
+    frame = answered.sort_values("rater_id", kind="stable")
     grouped = frame.groupby(ITEM, sort=False)["rating"]
     out = grouped.agg(n="count", mean="mean", sd=lambda r: r.std(ddof=1)).reset_index()
     out["scores"] = grouped.agg(list).to_numpy()
     if "pos" in frame.columns:
         out.insert(2, "pos", frame.groupby(ITEM, sort=False)["pos"].first().to_numpy())
     out["score"] = linear_scale(out["mean"], source=rating_range, target=score_range)
-    order = answers(check_ratings(ratings))[ITEM].drop_duplicates()
+    order = answered[ITEM].drop_duplicates()
     return order.merge(out, on=ITEM, how="left")

@@ -1,0 +1,111 @@
+"""`study export` and the admin's ratings.csv stream a few raters at a time (issue 22): the same
+bytes as the whole export built in memory, on SQLite and PostgreSQL."""
+
+import io
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import select, update
+from test_annotate_app import make_app, protocol_variant, usf_pair_file
+
+from lexgold.annotate import models as m
+from lexgold.annotate.db import (
+    database_url,
+    make_engine,
+    postgres_schema,
+    session_factory,
+)
+from lexgold.annotate.rehearse import rehearse
+from lexgold.annotate.study import (
+    create_study,
+    escape_formulas,
+    export_chunks,
+    export_ratings,
+    write_export,
+)
+from lexgold.cli import cli
+from lexgold.process.simulate import Crowd
+
+#: rater ids whose order is easy to get wrong (case, a leading '-', a formula, non-ASCII)
+AWKWARD = ["Zeta", "alpha", "-Xb3_k", "=cmd", "\u00c9mile", "10", "9", "a b"]
+
+
+@pytest.fixture(scope="module")
+def pairs(usf, tmp_path_factory):
+    return usf_pair_file(usf, tmp_path_factory.mktemp("pairs") / "pairs.csv",
+                         counts=(("N", "N", 30), ("V", "V", 10), ("A", "AJ", 6)))
+
+
+def _rehearsed(url, folder, pairs):
+    """A rehearsed two-tranche study (with quitters: --all-raters differs) whose first raters
+    carry the awkward ids."""
+    protocol = protocol_variant(folder, "simlex", tranches=2, raters_per_tranche=5)
+    create_study(protocol, pairs, url, seed=1)
+    rehearse(url, rng=np.random.default_rng(2), crowd=Crowd(spammers=0.0, quitters=0.3))
+    engine = make_engine(url)
+    with session_factory(engine)() as session, session.begin():
+        ids = session.scalars(select(m.Rater.id).order_by(m.Rater.id)).all()
+        for rater, name in zip(ids, AWKWARD):
+            session.execute(update(m.Rater).where(m.Rater.id == rater).values(public_id=name))
+    engine.dispose()
+
+
+def _check_same_bytes(url):
+    engine = make_engine(url)
+    with session_factory(engine, write=False)() as session:
+        for complete in (True, False):
+            whole = export_ratings(session, complete_only=complete)
+            assert len(whole) and set(AWKWARD) & set(whole["rater_id"])
+            for raters in (1, 3, 500):
+                pieces = list(export_chunks(session, complete_only=complete, raters=raters))
+                assert all(p["rater_id"].nunique() <= raters for p in pieces)
+                for escape in (False, True):
+                    handle = io.StringIO()
+                    counts = write_export(session, handle, complete_only=complete,
+                                          escape=escape, raters=raters)
+                    expected = (escape_formulas(whole) if escape else whole).to_csv(index=False)
+                    assert handle.getvalue() == expected
+                    assert counts == (len(whole), whole["rater_id"].nunique())
+    engine.dispose()
+
+
+def test_the_streamed_export_is_the_bytes_of_the_whole_export(tmp_path, pairs):
+    url = database_url(tmp_path / "study.sqlite")
+    _rehearsed(url, tmp_path, pairs)
+    _check_same_bytes(url)
+    whole = io.StringIO()
+    engine = make_engine(url)
+    with session_factory(engine, write=False)() as session:
+        export_ratings(session, complete_only=True).to_csv(whole, index=False)
+        everyone = escape_formulas(export_ratings(session)).to_csv(index=False)
+    engine.dispose()
+    out = tmp_path / "ratings.csv"                   # the command line
+    result = CliRunner().invoke(cli, ["study", "export", str(tmp_path / "study.sqlite"),
+                                      "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_text(encoding="utf-8") == whole.getvalue()
+    admin = make_app(url).test_client()              # the admin's download
+    admin.post("/admin/login", data={"password": "s3cret"})
+    response = admin.get("/admin/ratings.csv")
+    assert response.status_code == 200 and response.is_streamed
+    assert response.get_data(as_text=True) == everyone
+
+
+def test_an_empty_study_exports_its_header(tmp_path, pairs):
+    protocol = protocol_variant(tmp_path, "simlex", tranches=2, raters_per_tranche=5)
+    url = database_url(tmp_path / "empty.sqlite")
+    create_study(protocol, pairs, url, seed=1)
+    engine = make_engine(url)
+    with session_factory(engine, write=False)() as session:
+        handle = io.StringIO()
+        assert write_export(session, handle) == (0, 0)
+        assert handle.getvalue() == export_ratings(session).to_csv(index=False)
+    engine.dispose()
+
+
+@pytest.mark.postgres
+def test_the_streamed_export_on_postgresql(postgres_url, tmp_path, pairs):
+    with postgres_schema(postgres_url, "export") as (_, url):
+        _rehearsed(url, tmp_path, pairs)
+        _check_same_bytes(url)
