@@ -206,3 +206,18 @@ def test_bad_questions_file(tmp_path):
     path.write_text("athens greece baghdad iraq\n")
     with pytest.raises(InputError, match=r"q.txt:1: question before the first"):
         read_questions(path)
+
+
+def test_in_place_unit_rows_give_the_same_answers_without_a_copy(lee_kv):
+    """Issue 22 item 7: ``lexgold analogy`` scales the matrix in place instead of copying it."""
+    questions = read_questions(QUESTIONS)
+    copied = Vectors(list(lee_kv.index_to_key), lee_kv.vectors.copy())
+    expected = solve(questions, copied, ["ADD", "MULTIPLY"])
+    assert not np.allclose(np.linalg.norm(copied.matrix, axis=1), 1)    # left as it was
+    scaled = Vectors(list(lee_kv.index_to_key), lee_kv.vectors.copy())
+    buffer = scaled.matrix.ctypes.data
+    found = solve(questions, scaled, ["ADD", "MULTIPLY"], in_place=True)
+    assert found["ADD"] == expected["ADD"] and found["MULTIPLY"] == expected["MULTIPLY"]
+    assert scaled.matrix.ctypes.data == buffer
+    assert np.allclose(np.linalg.norm(scaled.matrix, axis=1), 1, atol=1e-6)
+    np.testing.assert_array_equal(scaled.matrix, copied.unit())

@@ -158,3 +158,16 @@ def test_lexgold_process_gold_csv(tmp_path):
     gold = read_gold(tmp_path / "gold_h.csv")
     assert gold.attrs["format"] == "hyperlex"
     assert gold.loc[0, ["word1", "relation", "score"]].tolist() == ["dog", "hyp-1", 5.5]
+
+
+def test_a_glove_file_read_past_the_first_allocation_is_trimmed_exactly(tmp_path):
+    """The matrix grows by doubling (no header), then is trimmed in place (issue 22 item 7):
+    every row as written, nothing past the last."""
+    matrix = np.random.default_rng(3).standard_normal((1000, 7)).astype(np.float32)
+    path = tmp_path / "glove.txt"
+    path.write_text("".join(f"w{i} " + " ".join(repr(float(x)) for x in row) + "\n"
+                            for i, row in enumerate(matrix)))
+    vectors = read_vectors(path)
+    assert vectors.words == [f"w{i}" for i in range(1000)]
+    assert vectors.matrix.shape == (1000, 7) and vectors.matrix.flags["C_CONTIGUOUS"]
+    np.testing.assert_array_equal(vectors.matrix, matrix)

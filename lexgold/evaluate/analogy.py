@@ -241,7 +241,8 @@ def _guesses(method: str, unit: np.ndarray, ids: dict, group: np.ndarray, varian
 
 def solve(questions: pd.DataFrame, vectors: Vectors, methods=METHODS, *,
           case: str = DEFAULT_CASE, restrict_vocab: int | None = None,
-          chunk_bytes: int = 256 << 20, multiply: str = "shifted") -> dict:
+          chunk_bytes: int = 32 << 20, multiply: str = "shifted",
+          in_place: bool = False) -> dict:
     """Accuracy of each analogy method, per category and overall, with solve times.
 
     Parameters
@@ -261,6 +262,10 @@ def solve(questions: pd.DataFrame, vectors: Vectors, methods=METHODS, *,
     multiply : {'shifted', 'literal'}
         Form of MULTIPLY: Levy & Goldberg's 3CosMul (default) or Linzen's Eq. 8 as printed
         (module docstring).
+    in_place : bool
+        Scale the rows of ``vectors.matrix`` to unit length in place instead of in a copy
+        (``lexgold analogy`` does: it reads the vectors only for this; the matrix is then
+        changed for the caller).
 
     Returns
     -------
@@ -282,7 +287,7 @@ def solve(questions: pd.DataFrame, vectors: Vectors, methods=METHODS, *,
     covered = np.all([looked_up[r] >= 0 for r in ROLES], axis=0)
     kept = questions[covered].reset_index(drop=True)
     ids = {role: looked_up[role][covered] for role in ROLES}
-    unit = vectors.unit(n)
+    unit = vectors.unit(n, in_place=in_place)
     variants = _variant_rows(group)
     result: dict = {"seconds": {}}
     for method in methods:

@@ -201,7 +201,7 @@ def analogy(questions, vectors, case, vectors_format, methods, restrict_vocab, m
     if message:
         click.echo(f"Warning: {message}", err=True)
     result = solve(table, model, methods or METHODS, case=case, restrict_vocab=restrict_vocab,
-                   multiply=multiply)
+                   multiply=multiply, in_place=True)     # the vectors serve nothing else here
     if as_json:
         click.echo(json.dumps(_clean(result), indent=2))
         return

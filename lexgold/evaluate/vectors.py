@@ -138,14 +138,23 @@ class Vectors:
                              "mean=True")
         return self.matrix.mean(axis=0, dtype=np.float64)
 
-    def unit(self, n: int | None = None) -> np.ndarray:
-        """The first ``n`` rows (all by default) scaled to length 1 (zero rows stay zero)."""
-        return unit_rows(self.matrix if n is None else self.matrix[:n])
+    def unit(self, n: int | None = None, *, in_place: bool = False) -> np.ndarray:
+        """The first ``n`` rows (all by default) scaled to length 1 (zero rows stay zero).
+
+        With ``in_place`` the rows of :attr:`matrix` themselves are scaled (no second copy of
+        the matrix: what ``lexgold analogy`` does, which reads the vectors only to solve) and a
+        view of them is returned; the vectors' lengths are then lost.
+        """
+        rows = self.matrix if n is None else self.matrix[:n]
+        return unit_rows(rows, out=rows if in_place else None)
 
 
-def unit_rows(matrix: np.ndarray) -> np.ndarray:
-    """Rows scaled to length 1 (zero rows stay zero), float32, in blocks of 64 MB."""
-    out = np.empty(matrix.shape, dtype=np.float32)
+def unit_rows(matrix: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Rows scaled to length 1 (zero rows stay zero), float32, in blocks of 64 MB.
+
+    ``out`` may be ``matrix`` itself (float32) to scale in place.
+    """
+    out = np.empty(matrix.shape, dtype=np.float32) if out is None else out
     step = max(1, (64 << 20) // max(1, 4 * matrix.shape[1]))
     for first in range(0, len(matrix), step):
         block = matrix[first:first + step]
@@ -395,8 +404,9 @@ class _Collector:
             matrix = np.empty((0, dim), dtype=np.float32)
         elif len(self.matrix) == size:
             matrix = self.matrix
-        else:
-            matrix = self.matrix[:size].copy()
+        else:                  # trim in place (realloc), not a second copy of the matrix
+            matrix = self.matrix
+            matrix.resize((size, matrix.shape[1]), refcheck=False)
         mean = self.total / self.count if self.total is not None else None
         streamed = self.selector is not None
         return Vectors(self.words, matrix, str(self.path),
