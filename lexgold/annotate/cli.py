@@ -183,7 +183,7 @@ def report(study_db):
     from lexgold.annotate.schema import config_from_dict
     from lexgold.annotate.study import progress
 
-    engine = open_study(study_db)
+    engine = open_study(study_db, read_only=True)     # a study it cannot write: read it
     with session_factory(engine, write=False)() as session:
         stored = session.scalars(select(m.Study)).one()
         design, config = stored.report, config_from_dict(stored.config)
@@ -259,7 +259,7 @@ def export_command(study_db, out_file, complete_only):
     from lexgold.annotate.study import export_ratings, study_description
     from lexgold.process.source import description_path
 
-    engine = open_study(study_db)
+    engine = open_study(study_db, read_only=True)     # a study it cannot write: read it
     with session_factory(engine, write=False)() as session:
         frame = export_ratings(session, complete_only=complete_only)
         description = study_description(session)
