@@ -114,3 +114,191 @@ def test_a_read_only_file_system_is_named(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "statvfs", lambda _path: ReadOnly())
     assert sqlite_write_problem(study) == f"read-only file system at {tmp_path}"
     assert database_url(study).startswith("sqlite:///")
+
+
+# -- raters of a study made before browser binding (0005) and the key's move (0010) ---------------
+
+def old_cookie(key: str, session: dict) -> str:
+    """A session cookie as lexgold signed them before revision 0010: Flask's own cookie
+    session, signed with the key kept in ``study.secret_key``."""
+    from flask import Flask
+    from flask.sessions import SecureCookieSessionInterface
+
+    app = Flask("before-0010")
+    app.secret_key = key
+    return SecureCookieSessionInterface().get_signing_serializer(app).dumps(
+        {**session, "_permanent": True})
+
+
+def serve_without_key_setting(url: str, workdir: Path):
+    """``lexgold serve`` with no key in its environment (it reads STUDY.key); (process, base)."""
+    import re
+    import time
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEXGOLD_SECRET")}
+    env["LEXGOLD_ADMIN_PASSWORD"] = "admin-pw-1234"
+    log = workdir / "serve.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen([LEXGOLD, "serve", url, "--port", "0", "--rate-limit", "0"],
+                                   stdout=out, stderr=subprocess.STDOUT, env=env)
+    for _ in range(600):
+        found = re.search(r"at (http://127\.0\.0\.1:\d+)/", log.read_text())
+        if found:
+            return process, found.group(1), log
+        assert process.poll() is None, log.read_text()
+        time.sleep(0.05)
+    process.terminate()
+    raise AssertionError(log.read_text())
+
+
+def browser_with(base: str, cookie: str):
+    """A browser holding ``cookie`` as the site's own (host-only, so the site replaces it)."""
+    import httpx
+    client = httpx.Client(base_url=base, timeout=30)
+    client.cookies.set("session", cookie, domain=base.split("//")[1].split(":")[0], path="/")
+    return client
+
+
+@pytest.fixture
+def served(tmp_path):
+    processes = []
+
+    def start(url):
+        process, base, log = serve_without_key_setting(url, tmp_path)
+        processes.append(process)
+        return base, log
+
+    yield start
+    for process in processes:
+        process.terminate()
+        process.wait(10)
+
+
+@pytest.mark.parametrize("made_at", ["0004", "0009"])
+def test_raters_of_a_study_made_before_binding_continue_after_study_upgrade(
+        made_at, tmp_path, pairs, served):
+    """Before: `study upgrade` dropped the key the study held (0010) and a rater's cookie
+    carried no browser secret (before 0005), so raters halfway through started over.
+
+    The study is made at head, answered halfway by one anonymous rater and taken back to
+    ``made_at`` (0004: before browser binding; 0009: bound, the key still in the study); the
+    rater's cookie is then what that lexgold signed with ``study.secret_key``."""
+
+    from click.testing import CliRunner
+    from flask.sessions import SecureCookieSessionInterface
+    from sqlalchemy import text
+    from test_annotate_app import enter, make_app, page
+
+    from lexgold.annotate.db import downgrade, make_engine
+    from lexgold.cli import cli
+
+    url = small_study(tmp_path, pairs)
+    app = make_app(url)
+    browser = app.test_client()
+    enter(browser)
+    for _ in range(4):
+        _, position, ids, checkpoint = page(browser)
+        data = {"choice": 0} if checkpoint else {f"r{i}": 4 for i in ids}
+        assert browser.post("/step", data={"position": position, **data}).status_code == 302
+    reached = page(browser)[1]
+    cookie = browser.get_cookie("session").value
+    stored = SecureCookieSessionInterface().get_signing_serializer(app).loads(cookie)
+    app.extensions["lexgold_engine"].dispose()
+    engine = make_engine(url)
+    downgrade(engine, made_at)
+    with engine.connect() as connection:
+        old_key = connection.execute(text("SELECT secret_key FROM study")).scalar_one()
+        answered = connection.execute(text("SELECT count(*) FROM answer")).scalar_one()
+    engine.dispose()
+    kept = {"rater": stored["rater"]} if made_at == "0004" else \
+        {"rater": stored["rater"], "browser": stored["browser"]}
+    study = tmp_path / "security.sqlite"
+    upgraded = CliRunner(env={"LEXGOLD_SECRET_KEY": None, "LEXGOLD_SECRET_KEY_FILE": None}) \
+        .invoke(cli, ["study", "upgrade", str(study)])
+    assert upgraded.exit_code == 0, upgraded.output
+    key_file = Path(f"{study}.key")
+    assert f"session-signing key: {key_file} (new, readable by you only); the key the study " \
+           "held is kept in it until" in upgraded.output
+    assert oct(key_file.stat().st_mode & 0o777) == "0o600"
+    assert f"legacy {old_key} until " in key_file.read_text()
+    assert not key_file.read_text().startswith(old_key)        # new cookies: a new key
+
+    base, log = served(url)
+    assert "sessions signed with the key the study held" in log.read_text()
+    rater = browser_with(base, old_cookie(old_key, kept))
+    html = rater.get("/task").text
+    assert f'name="position" value="{reached}"' in html, html[:400]   # before: sent to consent
+    assert answer_page(rater, html).status_code == 302
+    assert f'name="position" value="{reached + 1}"' in rater.get("/task").text
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        raters = connection.execute(text("SELECT public_id, browser_sha256 FROM rater")).all()
+        now_answered = connection.execute(text("SELECT count(*) FROM answer")).scalar_one()
+    engine.dispose()
+    assert [r[0] for r in raters] == [stored["rater"]] and raters[0][1]     # bound, no new one
+    assert now_answered > answered
+    # the old cookie again, from another browser (a copy): the rater is bound, it gets nothing
+    copy = browser_with(base, old_cookie(old_key, {"rater": stored["rater"]}))
+    assert copy.get("/task").status_code == 302
+    # the old key with a forged "resume" (anyone with an old copy of the database has the
+    # key) moves no one: only the rater of an unbound row, or with its secret, is read
+    from itsdangerous import URLSafeTimedSerializer
+    raw = "f" * 40
+    forger = browser_with(base, old_cookie(old_key, {"resume": stored["rater"],
+                                                     "csrf_token": raw}))
+    token = URLSafeTimedSerializer(old_key, salt="wtf-csrf-token").dumps(raw)
+    assert forger.post("/resume", data={"csrf_token": token}).status_code in (302, 400)
+    assert 'name="position"' not in forger.get("/task", follow_redirects=True).text
+    assert f'name="position" value="{reached + 1}"' in rater.get("/task").text
+
+
+def test_the_old_key_is_read_only_until_its_date_and_only_for_unbound_raters(tmp_path, pairs):
+    """In the app: a cookie signed with the old key finds an unbound rater (binding it) while
+    ``LEGACY_SECRET_UNTIL`` is ahead, never after it, and never a bound rater without its
+    secret."""
+    from datetime import datetime, timedelta
+
+    from sqlalchemy import text
+    from test_annotate_app import enter, make_app
+
+    from lexgold.annotate.db import make_engine
+
+    url = small_study(tmp_path, pairs)
+    enter(make_app(url).test_client())
+    engine = make_engine(url)
+    with engine.begin() as connection:
+        public_id = connection.execute(text("SELECT public_id FROM rater")).scalar_one()
+        connection.execute(text("UPDATE rater SET browser_sha256 = ''"))     # as before 0005
+    old = "o" * 64
+    cookie = old_cookie(old, {"rater": public_id})
+    for until, found in ((datetime(2000, 1, 1), False), (datetime(2999, 1, 1), True)):
+        client = make_app(url, LEGACY_SECRET_KEY=old, LEGACY_SECRET_UNTIL=until).test_client()
+        client.set_cookie("session", cookie)
+        assert (client.get("/task").status_code == 200) is found
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT browser_sha256 FROM rater")).scalar_one()
+    client = make_app(url, LEGACY_SECRET_KEY=old,
+                      LEGACY_SECRET_UNTIL=datetime.now() + timedelta(days=1)).test_client()
+    client.set_cookie("session", cookie)                      # bound now: the cookie is spent
+    assert client.get("/task").status_code == 302
+    engine.dispose()
+
+
+def test_key_files_keep_their_key_and_the_old_one_with_its_date(tmp_path):
+    from lexgold.annotate.secret import (
+        keep_legacy_key,
+        read_key_file,
+        read_legacy_key,
+        write_key_file,
+    )
+
+    path = write_key_file(tmp_path / "study.sqlite.key")
+    key = read_key_file(path)
+    assert read_legacy_key(path) is None
+    from datetime import datetime
+    until = keep_legacy_key(path, "o" * 64, now=datetime(2026, 3, 1, 12, 0, 30))
+    assert until == datetime(2026, 3, 15, 12, 0, 30)
+    assert read_key_file(path) == key                       # its own key is kept
+    assert read_legacy_key(path) == ("o" * 64, until)
+    assert path.read_text() == f"{key}\nlegacy {'o' * 64} until 2026-03-15T12:00:30Z\n"
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+
