@@ -302,3 +302,40 @@ def test_key_files_keep_their_key_and_the_old_one_with_its_date(tmp_path):
     assert path.read_text() == f"{key}\nlegacy {'o' * 64} until 2026-03-15T12:00:30Z\n"
     assert oct(path.stat().st_mode & 0o777) == "0o600"
 
+
+# -- the admin view's agreement warnings ---------------------------------------------------------
+
+def test_admin_reloads_log_no_agreement_warning_and_show_the_caveat(tmp_path, pairs):
+    """Before: `warnings.catch_warnings` (process-wide filters) in two admin requests at once
+    restored each other's filters, so `AgreementWarning: IAA-1 is undefined ...` reached the
+    server's log (1-3 times in 30 reloads from 6 threads; none when reloads came one at a
+    time), and the page never said why IAA-1 and IAA-2 were blank.
+
+    One rater with constant ratings per tranche: both figures are undefined."""
+    import concurrent.futures
+
+    from test_annotate_app import enter, make_app, rate_all
+    from test_hardening_faults import load_test
+    from test_hardening_security import login
+
+    url = small_study(tmp_path, pairs)
+    app = make_app(url)
+    for _ in range(2):
+        client = app.test_client()
+        enter(client)
+        rate_all(client, rating=lambda _item: 3)
+    app.extensions["lexgold_engine"].dispose()
+    server = load_test.Server(url, tmp_path, threads=8, password="admin-pw")
+    base = server.start()
+    try:
+        admin = login(base)
+        pages = [admin.get("/admin/") for _ in range(3)]
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            pages += list(pool.map(lambda _k: admin.get("/admin/"), range(24)))
+    finally:
+        server.stop()
+    assert {page.status_code for page in pages} == {200}
+    assert all("tranche 1: IAA-1 is undefined: no rater pair with a defined correlation"
+               in page.text for page in pages)
+    log = server.log.read_text()
+    assert "Warning" not in log, log[-2000:]
