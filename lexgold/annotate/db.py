@@ -247,9 +247,9 @@ def sqlite_write_problem(path: str | Path) -> str | None:
     ``study.sqlite-shm`` beside it, which it makes in the folder when they are not there: a
     read-only file system, a folder without write permission (while either file is missing) or
     an unwritable one of the three files each stop it, even from reading."""
-    path = Path(path)
-    if not path.exists():
+    if not str(path) or str(path) == ":memory:" or not Path(path).is_file():
         return None
+    path = Path(path)
     try:
         if os.statvfs(path).f_flag & os.ST_RDONLY:
             return f"read-only file system at {path.parent}"
