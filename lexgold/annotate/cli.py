@@ -465,7 +465,12 @@ def _keep_stored_key(study_db: str, key_file: str | None, old_key: str) -> str |
     """Keep the key the study held in the key file `serve` will read (see `upgrade`); what
     was done, or None when there is no such file (the key is then in the environment, or the
     study is a database URL without a key file)."""
-    from lexgold.annotate.secret import ENV_KEY, default_key_file, keep_legacy_key, key_source
+    from lexgold.annotate.secret import (
+        ENV_KEY,
+        default_key_file,
+        keep_legacy_key,
+        key_source,
+    )
 
     path = key_file or key_source(study_db)
     if path == ENV_KEY:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import secrets
 import stat
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy.engine import make_url
@@ -121,7 +121,7 @@ def keep_legacy_key(path: str | Path, old_key: str, now: datetime | None = None)
     until when (naive UTC). A key file's own key is kept (it may be shared by several hosts)."""
     path = Path(path)
     key = read_key_file(path) if path.exists() else new_key()
-    until = (now or datetime.now(timezone.utc).replace(tzinfo=None)) + \
+    until = (now or datetime.now(UTC).replace(tzinfo=None)) + \
         timedelta(days=LEGACY_DAYS)
     _write_private(path, f"{key}\nlegacy {old_key} until "
                          f"{until.replace(microsecond=0).isoformat()}Z\n")
