@@ -122,20 +122,34 @@ def test_serve_refuses_to_face_the_public_without_a_key(tmp_path, pairs):
         checked.stdout
 
 
-def test_upgrading_an_old_study_drops_its_key_and_says_how_to_make_one(tmp_path, pairs):
+def test_upgrading_an_old_study_moves_its_key_out_of_the_database(tmp_path, pairs):
+    """The key leaves the study; `study upgrade` keeps it in the key file for the cookies it
+    signed (tests/test_hardening_round3_leftovers.py), or says it is dropped when the key is
+    in the environment."""
     url = small_study(tmp_path, pairs)
-    engine = make_engine(url)
-    downgrade(engine, "0007")                    # as made before round 3: the key inside
-    with engine.connect() as connection:
-        assert connection.execute(text("SELECT secret_key FROM study")).scalar()
-    engine.dispose()
     db = str(tmp_path / "security.sqlite")
-    result = CliRunner(env={"LEXGOLD_SECRET_KEY": None, "LEXGOLD_SECRET_KEY_FILE": None}) \
-        .invoke(cli, ["study", "upgrade", db])
-    assert result.exit_code == 0, result.output
-    assert f"none is set for this study: run `lexgold study secret {db}`" in result.output
-    with make_engine(url).connect() as connection:
-        assert "secret_key" not in {c["name"] for c in inspect(connection).get_columns("study")}
+    for environment in ({"LEXGOLD_SECRET_KEY": "e" * 64, "LEXGOLD_SECRET_KEY_FILE": None},
+                        {"LEXGOLD_SECRET_KEY": None, "LEXGOLD_SECRET_KEY_FILE": None}):
+        engine = make_engine(url)
+        downgrade(engine, "0007")                    # as made before round 3: the key inside
+        with engine.connect() as connection:
+            old_key = connection.execute(text("SELECT secret_key FROM study")).scalar()
+        engine.dispose()
+        result = CliRunner(env=environment).invoke(cli, ["study", "upgrade", db])
+        assert result.exit_code == 0, result.output
+        with make_engine(url).connect() as connection:
+            assert "secret_key" not in {c["name"] for c in
+                                        inspect(connection).get_columns("study")}
+        if environment["LEXGOLD_SECRET_KEY"]:
+            assert "the session-signing key the study held is dropped: raters who started " \
+                   "before this upgrade start over" in result.output
+            assert not Path(f"{db}.key").exists()
+        else:
+            assert f"session-signing key: {db}.key (new, readable by you only); the key the " \
+                   "study held is kept in it until" in result.output
+            lines = Path(f"{db}.key").read_text().splitlines()
+            assert len(lines) == 2 and old_key not in lines[0] and \
+                lines[1].startswith(f"legacy {old_key} until ")
 
 
 # -- item 6: two hosts on one database ---------------------------------------------------------

@@ -53,8 +53,10 @@ def create_app(config: dict | None = None) -> Flask:
     :mod:`lexgold.annotate.secret`), ``ADMIN_PASSWORD_ID`` (what names the admin password on
     every host: ``lexgold serve`` sets it from a plain ``LEXGOLD_ADMIN_PASSWORD``; default: the
     hash), ``CLOCK`` (a simulated clock; default: the database server's, see
-    :mod:`lexgold.annotate.clock`), ``SESSION_COOKIE_SECURE``, ``TESTING``,
-    ``WTF_CSRF_ENABLED``.
+    :mod:`lexgold.annotate.clock`), ``LEGACY_SECRET_KEY`` and ``LEGACY_SECRET_UNTIL`` (naive
+    UTC; the key a study held before revision 0010, read only to find the rater of a cookie it
+    signed: :func:`lexgold.annotate.views_rater.legacy_rater`), ``SESSION_COOKIE_SECURE``,
+    ``TESTING``, ``WTF_CSRF_ENABLED``.
     """
     app = Flask(__name__)
     app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",

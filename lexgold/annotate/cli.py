@@ -183,7 +183,7 @@ def report(study_db):
     from lexgold.annotate.schema import config_from_dict
     from lexgold.annotate.study import progress
 
-    engine = open_study(study_db)
+    engine = open_study(study_db, read_only=True)     # a study it cannot write: read it
     with session_factory(engine, write=False)() as session:
         stored = session.scalars(select(m.Study)).one()
         design, config = stored.report, config_from_dict(stored.config)
@@ -259,7 +259,7 @@ def export_command(study_db, out_file, complete_only):
     from lexgold.annotate.study import study_description, write_export
     from lexgold.process.source import description_path
 
-    engine = open_study(study_db)
+    engine = open_study(study_db, read_only=True)     # a study it cannot write: read it
     Path(out_file).parent.mkdir(parents=True, exist_ok=True)
     with session_factory(engine, write=False)() as session, \
             open(out_file, "w", encoding="utf-8", newline="") as handle:
@@ -410,8 +410,18 @@ def confirm_command(study_db, participants, platform):
 
 @study.command("upgrade")
 @click.argument("study_db")
-def upgrade_command(study_db):
+@click.option("--secret-key-file", type=click.Path(dir_okay=False),
+              help="Key file `lexgold serve` reads (default: LEXGOLD_SECRET_KEY_FILE, or "
+                   "STUDY.key next to a SQLite study): a study made before lexgold's revision "
+                   "0010 holds its session-signing key, which the upgrade moves there for "
+                   "14 days, so raters who started before the upgrade continue.")
+def upgrade_command(study_db, secret_key_file):
     """Bring a study database made by an older lexgold to the current schema (Alembic).
+
+    A study made before the key left the database (revision 0010): the key it held is kept
+    in the key file for 14 days (the session lifetime), read only to find the raters of
+    cookies it signed; raters who started before browser binding (revision 0005) are bound to
+    their browser on their next visit. New cookies are signed with the key file's own key.
 
     \b
     Example:
@@ -422,12 +432,58 @@ def upgrade_command(study_db):
 
     engine = make_engine(database_url(study_db, must_exist=True))
     check_connects(engine)
+    old_key = _stored_key(engine)
+    kept = _keep_stored_key(study_db, secret_key_file, old_key) if old_key else None
     upgrade(engine)
     engine.dispose()
     click.echo(f"{shown(study_db)}: schema up to date")
-    if find_key(study_db) is None:       # revision 0010 dropped the key the study held
+    if kept:
+        click.echo(kept)
+    elif old_key:
+        click.echo("the session-signing key the study held is dropped: raters who started "
+                   "before this upgrade start over (an upgrade given --secret-key-file FILE, "
+                   "the file `lexgold serve` reads, keeps it there)")
+    if find_key(study_db, secret_key_file) is None:     # revision 0010 dropped the study's
         click.echo("session cookies are signed with a key kept outside the database, and none "
                    f"is set for this study: {how_to_make(study_db)}")
+
+
+def _stored_key(engine) -> str | None:
+    """The session-signing key a study made before revision 0010 holds, else None."""
+    from sqlalchemy import inspect, text
+
+    with engine.connect() as connection:
+        inspector = inspect(connection)
+        if not inspector.has_table("study") or "secret_key" not in {
+                column["name"] for column in inspector.get_columns("study")}:
+            return None
+        return connection.execute(text("SELECT secret_key FROM study")).scalar() or None
+
+
+def _keep_stored_key(study_db: str, key_file: str | None, old_key: str) -> str | None:
+    """Keep the key the study held in the key file `serve` will read (see `upgrade`); what
+    was done, or None when there is no such file (the key is then in the environment, or the
+    study is a database URL without a key file)."""
+    from lexgold.annotate.secret import (
+        ENV_KEY,
+        default_key_file,
+        keep_legacy_key,
+        key_source,
+    )
+
+    path = key_file or key_source(study_db)
+    if path == ENV_KEY:
+        return None
+    path = path or default_key_file(study_db)
+    if path is None:
+        return None
+    made = not Path(path).exists()
+    until = keep_legacy_key(path, old_key)
+    return (f"session-signing key: {path} ({'new, readable by you only' if made else 'kept'}"
+            f"); the key the study held is kept in it until {until:%Y-%m-%d %H:%M} UTC, read "
+            "only from the cookies of raters who started before this upgrade (their places "
+            "continue; a rater from before browser binding is bound on its next visit). Copy "
+            "the file to every host serving the study")
 
 
 @click.command()
@@ -516,7 +572,7 @@ def serve(study_db, host, port, threads, workers, connection_limit, channel_time
     settings = {"DATABASE_URL": db_url, "ADMIN_PASSWORD_HASH": password_hash,
                 "SESSION_COOKIE_SECURE": secure, "TRUSTED_PROXIES": trusted_proxies,
                 "RATE_LIMIT_PER_HOUR": rate_limit, "SECRET_KEY": secret_key,
-                "ADMIN_PASSWORD_ID": password_id}
+                "ADMIN_PASSWORD_ID": password_id, **_legacy_key(study_db, secret_key_file)}
     if workers > 1 and not check:
         from lexgold.annotate.multiprocess import serve_workers
         if secure:
@@ -585,6 +641,20 @@ def _secret_key(study_db: str, key_file: str | None, temporary_ok: bool) -> str:
     click.echo("session-signing key: none set, one made for this run only (a restart logs "
                f"every rater and admin out; to keep one: {how_to_make(study_db)})")
     return new_key()
+
+
+def _legacy_key(study_db: str, key_file: str | None) -> dict:
+    """``LEGACY_SECRET_KEY`` and ``LEGACY_SECRET_UNTIL`` for ``create_app`` while the key file
+    keeps the key the study held before revision 0010 (`study upgrade`), said once."""
+    from lexgold.annotate.secret import ENV_KEY, key_source, read_legacy_key
+
+    source = key_source(study_db, key_file)
+    legacy = read_legacy_key(source) if source not in (None, ENV_KEY) else None
+    if legacy is None:
+        return {}
+    click.echo(f"sessions signed with the key the study held before its upgrade: their raters "
+               f"are found until {legacy[1]:%Y-%m-%d %H:%M} UTC")
+    return {"LEGACY_SECRET_KEY": legacy[0], "LEGACY_SECRET_UNTIL": legacy[1]}
 
 
 def _stop(_signum, _frame):

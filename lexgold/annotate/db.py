@@ -23,6 +23,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import quote, unquote
 
 from alembic import command
 from alembic.config import Config
@@ -81,10 +82,23 @@ def database_url(study: str | Path, *, must_exist: bool = False) -> str:
     return f"sqlite:///{path.resolve()}"
 
 
-def open_study(study: str | Path) -> Engine:
-    """An engine on an existing study database at the current schema, else InputError."""
-    engine = make_engine(database_url(study, must_exist=True))
-    check_connects(engine)
+def open_study(study: str | Path, *, read_only: bool = False) -> Engine:
+    """An engine on an existing study database at the current schema, else InputError.
+
+    ``read_only`` (``study export``, ``study report``): a SQLite study that this user cannot
+    write (a read-only file system, a folder or file without write permission) is still
+    opened, read-only (:func:`read_only_sqlite_url`); a command that writes gets a one-line
+    error saying what cannot be written (:func:`sqlite_write_problem`)."""
+    url = database_url(study, must_exist=True)
+    engine = make_engine(url)
+    try:
+        check_connects(engine)
+    except InputError:
+        fallback = read_only_sqlite_url(url) if read_only else None
+        if fallback is None:
+            raise
+        engine = make_engine(fallback).execution_options(lexgold_read_only=True)
+        check_connects(engine)
     if not is_current(engine):
         engine.dispose()
         raise InputError("not a lexgold study database at the current schema (create it with "
@@ -226,17 +240,71 @@ def shown(study: str | Path) -> str:
         return "the study database"
 
 
+def sqlite_write_problem(path: str | Path) -> str | None:
+    """Why this user cannot write the SQLite study at ``path``, or None.
+
+    SQLite in WAL mode writes the database file and ``study.sqlite-wal`` and
+    ``study.sqlite-shm`` beside it, which it makes in the folder when they are not there: a
+    read-only file system, a folder without write permission (while either file is missing) or
+    an unwritable one of the three files each stop it, even from reading."""
+    if not str(path) or str(path) == ":memory:" or not Path(path).is_file():
+        return None
+    path = Path(path)
+    try:
+        if os.statvfs(path).f_flag & os.ST_RDONLY:
+            return f"read-only file system at {path.parent}"
+    except OSError:
+        pass
+    sides = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
+    if not all(side.exists() for side in sides) and not os.access(path.parent,
+                                                                   os.W_OK | os.X_OK):
+        return f"permission denied on the folder {path.parent}"
+    for name in (path, *sides):
+        if name.exists() and not os.access(name, os.W_OK):
+            return f"permission denied on {name}"
+    return None
+
+
+def read_only_sqlite_url(url: str) -> str | None:
+    """A URL that opens the SQLite study at ``url`` read-only, for a user who cannot write it
+    (:func:`sqlite_write_problem`); None when it can be written, or cannot be read safely.
+
+    With ``study.sqlite-shm`` present SQLite reads through it (``mode=ro``); with no
+    write-ahead log (``study.sqlite-wal`` missing or empty: the file alone holds the study,
+    as after ``lexgold serve`` stops) it reads the file as it is (``immutable=1``: no lock
+    taken, safe because nobody can be writing it: a writer would have made the
+    ``-shm`` file). A log without its ``-shm`` file cannot be read without writing."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or not parsed.database or \
+            parsed.database == ":memory:" or parsed.query.get("uri"):
+        return None
+    path = Path(parsed.database)
+    if sqlite_write_problem(path) is None:
+        return None
+    wal, shm = (path.with_name(path.name + suffix) for suffix in ("-wal", "-shm"))
+    if shm.exists():
+        mode = "mode=ro"
+    elif not wal.exists() or wal.stat().st_size == 0:
+        mode = "mode=ro&immutable=1"
+    else:
+        return None
+    return f"sqlite:///file:{quote(str(path.resolve()))}?{mode}&uri=true"
+
+
 def check_connects(engine: Engine) -> None:
     """:class:`InputError` (one line) when the study database cannot be opened: a file that is
-    not a SQLite database, a wrong PostgreSQL user or password, a server that cannot be
-    reached, a database that does not exist."""
+    not a SQLite database, one this user cannot write (:func:`sqlite_write_problem`: SQLite
+    needs to, even to read a WAL-mode database), a wrong PostgreSQL user or password, a server
+    that cannot be reached, a database that does not exist."""
     try:
         with engine.connect():
             pass
     except DBAPIError as err:
         reason = str(err.orig or err).strip().splitlines()[0]
         if engine.url.get_backend_name() == "sqlite":
-            message = f"not a lexgold study database ({reason})"
+            problem = sqlite_write_problem(_sqlite_file(engine.url))
+            message = (f"cannot write to the study database ({problem}): {reason}" if problem
+                       else f"not a lexgold study database ({reason})")
         else:
             message = f"cannot connect to the study database: {reason}"
         engine.dispose()
@@ -253,7 +321,19 @@ def check_writable(engine: Engine) -> None:
             transaction.rollback()
     except DBAPIError as err:
         reason = str(err.orig or err).strip().splitlines()[0]
-        raise InputError(f"cannot write to the study database: {reason}", field="db") from None
+        problem = sqlite_write_problem(_sqlite_file(engine.url)) \
+            if engine.url.get_backend_name() == "sqlite" else None
+        where = f" ({problem})" if problem else ""
+        raise InputError(f"cannot write to the study database{where}: {reason}",
+                         path=_shown(engine.url)) from None
+
+
+def _sqlite_file(url) -> str:
+    """The file of a SQLite URL (a ``file:`` URI's path without its query)."""
+    database = url.database or ""
+    if url.query.get("uri") and database.startswith("file:"):
+        database = unquote(database[5:].split("?", 1)[0])
+    return database
 
 
 def _alembic_config(engine: Engine) -> Config:

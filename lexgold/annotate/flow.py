@@ -218,6 +218,20 @@ def move_to_browser(session: Session, rater: m.Rater) -> str:
     return secret
 
 
+def bind_unbound(session: Session, rater: m.Rater) -> str | None:
+    """Bind a rater enrolled before browser binding (revision 0005: no browser hash stored) to
+    the browser whose cookie names it; the secret for it, or None when the rater is bound
+    already (by another browser meanwhile: one conditional UPDATE, so only one wins)."""
+    secret = secrets.token_urlsafe(24)
+    if session.execute(update(m.Rater).where(
+            m.Rater.id == rater.id, m.Rater.browser_sha256 == "").values(
+            browser_sha256=browser_hash(secret))).rowcount != 1:
+        session.rollback()
+        return None
+    session.commit()
+    return secret
+
+
 def advance_instructions(session: Session, rater: m.Rater, page: int, config: StudyConfig,
                          now=None) -> None:
     """Page ``page`` of the instructions was read; a repeated POST is ignored."""

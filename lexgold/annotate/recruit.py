@@ -21,7 +21,6 @@ rules, and ``lexgold process`` decides at release. Slots are only ever added, ne
 from __future__ import annotations
 
 import tomllib
-import warnings
 
 import pandas as pd
 from sqlalchemy import func, select
@@ -29,6 +28,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
 from lexgold.annotate import models as m
+from lexgold.annotate.quiet import collected_warnings
 from lexgold.annotate.schema import StudyConfig
 from lexgold.annotate.study import export_ratings
 
@@ -54,8 +54,7 @@ def live_exclusions(ratings: pd.DataFrame, protocol: dict) -> tuple[set[str], st
         return set(), ""
     from lexgold.process.exclusions import excluded_raters, exclusion_table
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with collected_warnings():          # one thread at a time (lexgold.annotate.quiet)
         try:
             table = exclusion_table(ratings, protocol)
         except ValueError as err:      # too few ratings for a rule yet

@@ -15,7 +15,6 @@ import hashlib
 import hmac
 import secrets
 import tomllib
-import warnings
 from datetime import datetime, timedelta, timezone
 
 import pandas as pd
@@ -28,6 +27,7 @@ from lexgold.annotate import flow, throttle
 from lexgold.annotate import models as m
 from lexgold.annotate.context import db, now, state
 from lexgold.annotate.health import measure
+from lexgold.annotate.quiet import collected_warnings
 from lexgold.annotate.recruit import recruitment
 from lexgold.annotate.study import export_ratings, progress
 
@@ -147,7 +147,8 @@ def overview():
     db_health = measure(db(), current_app.extensions["lexgold_engine"].lexgold_health)
     ratings = export_ratings(db())
     table = progress(db(), now())
-    agreement = _agreement(ratings)
+    agreement_notes: list[str] = []
+    agreement = _agreement(ratings, agreement_notes)
     found = recruitment(db(), state().config)     # HyperLex section 4.4: accepted raters
     table = table.merge(agreement, on="tranche", how="left").merge(
         found["tranches"][["tranche", "accepted", "missing"]], on="tranche", how="left").merge(
@@ -161,7 +162,8 @@ def overview():
                            stages=dict(stages), exclusions=exclusions,
                            n_answers=len(ratings), raters=_raters(), recruitment=found,
                            quality=_quality(ratings, platform_ids), refresh_s=REFRESH_S,
-                           too_fast_s=_too_fast_s(), platform=_platform(), db_health=db_health)
+                           too_fast_s=_too_fast_s(), platform=_platform(), db_health=db_health,
+                           agreement_notes=agreement_notes)
 
 
 def _platform() -> dict:
@@ -275,8 +277,9 @@ def _raters(limit: int = 1000) -> list:
         .order_by(m.Rater.id.desc()).limit(limit)).all()
 
 
-def _agreement(ratings: pd.DataFrame) -> pd.DataFrame:
-    """IAA-1 and IAA-2 per tranche (HyperLex section 5), NaN where undefined."""
+def _agreement(ratings: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+    """IAA-1 and IAA-2 per tranche (HyperLex section 5), NaN where undefined; why a figure is
+    undefined goes to ``notes`` (the page shows them; never the log, at every reload)."""
     rows = []
     try:
         from lexgold.process.agreement import iaa_against_mean, iaa_pairwise
@@ -284,10 +287,10 @@ def _agreement(ratings: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=["tranche", "iaa1", "iaa2"])
     rated = ratings[ratings["kind"] != "checkpoint"] if len(ratings) else ratings
     for tranche, frame in rated.groupby("tranche"):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with collected_warnings() as caveats:       # shown on the page, not logged
             rows.append({"tranche": tranche, "iaa1": iaa_pairwise(frame),
                          "iaa2": iaa_against_mean(frame)})
+        notes.extend(f"tranche {tranche}: {caveat}" for caveat in caveats)
     return pd.DataFrame(rows, columns=["tranche", "iaa1", "iaa2"])
 
 
@@ -301,8 +304,7 @@ def _exclusions(ratings: pd.DataFrame) -> list[dict] | str:
         return "not available in this version"
     protocol = tomllib.loads(state().protocol_text)
     protocol["_path"] = "<study protocol>"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with collected_warnings():
         try:
             table = exclusion_table(ratings, protocol)
         except ValueError as err:   # too few ratings for a rule yet: say so

@@ -7,8 +7,11 @@ Views stay short: they read the rater from the signed session cookie, call one f
 
 from __future__ import annotations
 
+import hmac
+
 from flask import (Blueprint, current_app, flash, redirect, render_template, request, session,
                    url_for)
+from itsdangerous import BadSignature, URLSafeTimedSerializer
 from sqlalchemy import select
 
 from lexgold.annotate import flow, throttle
@@ -21,11 +24,53 @@ rater = Blueprint("rater", __name__)
 def _current_rater() -> m.Rater | None:
     """The rater of this browser: its public ID and the browser secret must both match."""
     public_id, secret = session.get("rater"), session.get("browser")
-    if not public_id or not isinstance(secret, str):
+    if not public_id:
+        return legacy_rater()
+    if not isinstance(secret, str):
         return None
     return db().scalars(select(m.Rater).where(
         m.Rater.public_id == public_id,
         m.Rater.browser_sha256 == flow.browser_hash(secret))).first()
+
+
+def legacy_rater() -> m.Rater | None:
+    """The rater of a cookie signed with the key the study held before revision 0010 (kept by
+    ``lexgold study upgrade`` in the key file until ``LEGACY_SECRET_UNTIL``), now signed anew.
+
+    Only ``rater`` and ``browser`` are read from such a cookie (never ``resume``, an admin
+    token or an entry): a bound rater needs its browser secret, which no copy of the database
+    holds (only its hash); a rater enrolled before browser binding (revision 0005, no hash
+    stored) is bound to the first browser that comes back with its cookie
+    (:func:`flow.bind_unbound`), as that cookie was its only credential."""
+    key, until = current_app.config.get("LEGACY_SECRET_KEY"), \
+        current_app.config.get("LEGACY_SECRET_UNTIL")
+    cookie = request.cookies.get(current_app.config["SESSION_COOKIE_NAME"])
+    if not key or until is None or not cookie or now() > until:
+        return None
+    interface = current_app.session_interface
+    serializer = URLSafeTimedSerializer(key, salt=interface.salt,
+                                        serializer=interface.serializer,
+                                        signer_kwargs={"key_derivation": interface.key_derivation,
+                                                       "digest_method": interface.digest_method})
+    try:
+        old = serializer.loads(cookie, max_age=int(
+            current_app.permanent_session_lifetime.total_seconds()))
+    except BadSignature:
+        return None
+    public_id, secret = old.get("rater"), old.get("browser")
+    if not isinstance(public_id, str) or not public_id:
+        return None
+    known = db().scalars(select(m.Rater).where(m.Rater.public_id == public_id)).first()
+    if known is None:
+        return None
+    if isinstance(secret, str):         # bound (revisions 0005-0009): its secret must match
+        if not known.browser_sha256 or not hmac.compare_digest(known.browser_sha256,
+                                                               flow.browser_hash(secret)):
+            return None
+    elif known.browser_sha256 or (secret := flow.bind_unbound(write_db(), known)) is None:
+        return None
+    _bind(known, secret)
+    return known
 
 
 def _rate_limit(kind: str) -> None:
