@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 from sqlalchemy import func, select
+from test_annotate_app import enter, make_app, protocol_variant, rate_all, usf_pair_file
 
 from lexgold.annotate import figures
 from lexgold.annotate import models as m
@@ -21,7 +22,6 @@ from lexgold.cli import cli
 from lexgold.process.agreement import iaa_against_mean, iaa_pairwise
 from lexgold.process.exclusions import exclusion_table
 from lexgold.process.quality import quality_flags
-from test_annotate_app import enter, make_app, protocol_variant, rate_all, usf_pair_file
 
 
 @pytest.fixture
@@ -111,7 +111,7 @@ def test_figures_equal_what_the_admin_view_and_recruitment_computed(study):
             frame = rated[rated["tranche"] == row["tranche"]]
             for name, statistic in (("iaa1", iaa_pairwise), ("iaa2", iaa_against_mean)):
                 value = statistic(frame)
-                assert (row[name] is None and value != value) or \
+                assert (row[name] is None and pd.isna(value)) or \
                     row[name] == pytest.approx(value, abs=1e-12)
     # quality flags of every rater with its tranche (old: groupby.agg(lambda t: t.mode()))
     flags = quality_flags(ratings)
@@ -123,7 +123,7 @@ def test_figures_equal_what_the_admin_view_and_recruitment_computed(study):
     for new, before in zip(got["quality"], old_quality, strict=True):
         assert new.keys() == before.keys()
         for key, value in before.items():
-            assert new[key] == value or (new[key] is None and value != value), key
+            assert new[key] == value or (new[key] is None and pd.isna(value)), key
     # the exclusions preview: one table, over the raters who completed their tranche
     protocol = figures._protocol(state.protocol_text)
     with warnings.catch_warnings():
