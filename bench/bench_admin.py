@@ -161,7 +161,7 @@ def rater_phase(base: str, prefix: str, active: int, think_s: float, phase_s: fl
 
     asyncio.run(all_raters())
     latencies = np.array(rec.latencies["GET /task"] + rec.latencies["POST /step"]) * 1000
-    return {"requests": int(len(latencies)), "errors": len(rec.errors),
+    return {"requests": len(latencies), "errors": len(rec.errors),
             **{f"p{q}_ms": round(float(np.percentile(latencies, q)), 1) for q in (50, 95, 99)}}
 
 

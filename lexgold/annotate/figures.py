@@ -340,7 +340,8 @@ def watch(url: str, every_s: float = EVERY_S, parent: int | None = None,
 
 def start_refresher(url: str, every_s: float = EVERY_S):
     """:func:`watch` in a child process (its own interpreter, so no GIL is shared with the
-    raters' requests), which stops by itself when this process is gone; returns the
+    raters' requests; at a lower priority, :data:`NICE`), which stops by itself when this
+    process is gone; returns the
     :class:`subprocess.Popen` (``terminate()`` it at shutdown). The URL goes through the
     environment: a password in it never shows on a command line."""
     import subprocess
@@ -354,7 +355,14 @@ def start_refresher(url: str, every_s: float = EVERY_S):
 URL_VARIABLE = "LEXGOLD_FIGURES_URL"
 
 
+#: the refresher's scheduling priority below the server's (``os.nice``): on a busy machine the
+#: raters' requests get the CPU first
+NICE = 10
+
+
 if __name__ == "__main__":         # started by start_refresher
+    if hasattr(os, "nice"):
+        os.nice(NICE)
     try:
         watch(os.environ[URL_VARIABLE], float(sys.argv[1]), int(sys.argv[2]))
     except KeyboardInterrupt:
