@@ -162,6 +162,7 @@ def rater_phase(base: str, prefix: str, active: int, think_s: float, phase_s: fl
     asyncio.run(all_raters())
     latencies = np.array(rec.latencies["GET /task"] + rec.latencies["POST /step"]) * 1000
     return {"requests": len(latencies), "errors": len(rec.errors),
+            "first_errors": sorted(set(rec.errors))[:3],
             **{f"p{q}_ms": round(float(np.percentile(latencies, q)), 1) for q in (50, 95, 99)}}
 
 

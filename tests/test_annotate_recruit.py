@@ -171,10 +171,10 @@ def test_fixed_slots_without_a_minimum_and_bad_minimum(tmp_path, usf):
         create_study(bad, pairs, database_url(tmp_path / "bad.sqlite"))
 
 
-def test_completing_request_computes_nothing_and_study_top_up_stores_figures(hyperlex_study,
-                                                                             monkeypatch):
+def test_completing_request_computes_nothing_and_study_top_up_computes_once(hyperlex_study,
+                                                                            monkeypatch):
     """The rater's last page only records the completion: no export, no exclusion rules, no
-    figures; `study top-up` (by hand) computes them once, tops up and stores them."""
+    figures; `study top-up` (by hand) runs the rules once and tops up."""
     app, path = hyperlex_study
     calls = []
     real_compute = figures.compute
@@ -191,7 +191,9 @@ def test_completing_request_computes_nothing_and_study_top_up_stores_figures(hyp
         assert figures.load(session) is None
     out = CliRunner().invoke(cli, ["study", "top-up", str(path)])
     assert out.output.strip() == "tranche 1: 3 slots added" and calls == [1, 2]
+    assert _slots(app) == 6
+    done = refresh(app)                               # the admin figures: by the refresher
+    assert done["computed"] and done["added"] == {} and calls == [1, 2, 1, 2]
     with app.extensions["lexgold"].reads() as session:
         stored = figures.load(session)
     assert stored.figures["tranches"][0]["slots"] == 6 and stored.figures["full"] == []
-    assert refresh(app)["computed"] is False          # the stored figures are current

@@ -83,8 +83,11 @@ def _key_text(key: dict) -> str:
     return "{slots}:{completed}:{answer}:{checkpoint}".format(**key)
 
 
-def compute(session: Session, config: StudyConfig, protocol: dict) -> dict:
-    """Every figure of the admin view and recruitment (module docstring), JSON-ready.
+def compute(session: Session, config: StudyConfig, protocol: dict, *,
+            admin: bool = True) -> dict:
+    """Every figure of the admin view and recruitment (module docstring), JSON-ready; with
+    ``admin=False`` only recruitment's (``tranches`` without agreement and completion times,
+    ``full``; the rest empty), for a top-up.
 
     Returns
     -------
@@ -102,7 +105,7 @@ def compute(session: Session, config: StudyConfig, protocol: dict) -> dict:
         m.Rater.completed_at.is_not(None))).all(),
         columns=["rater_id", "platform", "platform_id", "done"])
     slots, shown = recruit.slot_frame(session), recruit.shown_frame(session)
-    minutes = completion_minutes(session)
+    minutes = completion_minutes(session) if admin else _none("median_minutes")
     session.commit()                   # end the read: SQLite holds its snapshot until then
     raters["platform_id"] = raters["platform_id"].fillna("")
     complete = ratings[ratings["rater_id"].isin(raters.loc[raters["done"], "rater_id"])]
@@ -110,8 +113,9 @@ def compute(session: Session, config: StudyConfig, protocol: dict) -> dict:
     excluded = set() if table is None else \
         set(table.loc[table["excluded"].astype(bool), "rater_id"])
     found = recruit.tally(slots, shown, excluded, config.min_accepted_raters)
-    tranches = found["tranches"].merge(agreement(ratings), on="tranche", how="left").merge(
-        minutes, on="tranche", how="left")[TRANCHE_FIELDS]
+    tranches = found["tranches"].merge(
+        agreement(ratings) if admin else _none("iaa1", "iaa2"),
+        on="tranche", how="left").merge(minutes, on="tranche", how="left")[TRANCHE_FIELDS]
     ids = raters[["rater_id", "platform", "platform_id"]]
     return {"n_answers": len(ratings), "min_accepted_raters": config.min_accepted_raters,
             "tranches": _records(tranches),
@@ -121,7 +125,13 @@ def compute(session: Session, config: StudyConfig, protocol: dict) -> dict:
             "exclusions": (f"not yet computable: {note}" if note else
                            _records(table.merge(ids, on="rater_id", how="left"))
                            if table is not None else []),
-            "quality": _records(quality(ratings, ids))}
+            "quality": _records(quality(ratings, ids)) if admin else []}
+
+
+def _none(*columns: str) -> pd.DataFrame:
+    """No figure for any tranche: ``tranche`` and ``columns``, no rows."""
+    return pd.DataFrame({"tranche": pd.Series(dtype="int64"),
+                         **{c: pd.Series(dtype=float) for c in columns}})
 
 
 def exclusions(ratings: pd.DataFrame, protocol: dict) -> tuple[pd.DataFrame | None, str]:
@@ -221,14 +231,6 @@ def save(session: Session, key: dict, computed_at: datetime, figures: dict) -> N
     session.commit()
 
 
-def answers_since(session: Session, stored: Stored) -> int:
-    """Answers (pairs and checkpoints) stored after the figures were computed."""
-    key = stored.figures.get("key", {})
-    now = version_key(session)
-    return max(0, now["answer"] - key.get("answer", 0)) + \
-        max(0, now["checkpoint"] - key.get("checkpoint", 0))
-
-
 # -- refreshing and topping up ------------------------------------------------------------------
 
 def refresh(reads: Session, writes: Session, *, now: datetime | None = None,
@@ -283,10 +285,10 @@ def add_slots(session: Session, figures: dict, key: dict, minimum: int) -> dict:
     return added
 
 
-def top_up(session: Session, config: StudyConfig, tranche_id: int | None = None, *,
-           now: datetime | None = None) -> dict:
-    """:func:`lexgold.annotate.recruit.top_up`: compute the figures, add the missing slots,
-    store the figures (one session; ``lexgold study top-up`` and ``lexgold study rehearse``)."""
+def top_up(session: Session, config: StudyConfig, tranche_id: int | None = None) -> dict:
+    """:func:`lexgold.annotate.recruit.top_up`: compute recruitment's figures and add the
+    missing slots (one session; ``lexgold study top-up`` and ``lexgold study rehearse``, which
+    has no refresher). The admin view's figures are left to the refresher."""
     if config.min_accepted_raters <= 0:
         return {}
     try:
@@ -295,11 +297,9 @@ def top_up(session: Session, config: StudyConfig, tranche_id: int | None = None,
                     m.Slot.tranche_id == tranche_id, m.Slot.status != "completed")):
             session.commit()
             return {}
-        key = version_key(session)
-        figures = compute(session, config, recruit.study_protocol(session))
-        added = add_slots(session, figures, key, config.min_accepted_raters)
+        figures = compute(session, config, recruit.study_protocol(session), admin=False)
+        added = add_slots(session, figures, version_key(session), config.min_accepted_raters)
         session.commit()
-        save(session, key, now or database_now(session), figures)
         return added
     except (IntegrityError, OperationalError):
         session.rollback()     # a concurrent top-up took these numbers, or the database is busy

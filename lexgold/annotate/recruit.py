@@ -123,15 +123,14 @@ def tally(slots: pd.DataFrame, shown: pd.DataFrame, excluded: set[str], minimum:
             "pairs_below": below}
 
 
-def top_up(session: Session, config: StudyConfig, tranche_id: int | None = None, *,
-           now=None) -> dict:
+def top_up(session: Session, config: StudyConfig, tranche_id: int | None = None) -> dict:
     """Add slots to tranches whose accepted raters, with the open slots, fall short.
 
     A tranche gets ``minimum - accepted - open`` new slots (numbered after its last), so a
     repeated or concurrent call adds nothing more for the same state. With ``tranche_id``
     (a rater completed a slot of it) nothing is computed unless that tranche has no open slot
-    left: the rules then run once per round of a tranche, not once per rater. The figures
-    computed on the way are stored (:func:`lexgold.annotate.figures.top_up`, which this is).
+    left: the rules then run once per round of a tranche, not once per rater
+    (:func:`lexgold.annotate.figures.top_up`, which this is).
 
     Returns
     -------
@@ -141,7 +140,7 @@ def top_up(session: Session, config: StudyConfig, tranche_id: int | None = None,
     """
     from lexgold.annotate.figures import top_up as figures_top_up
 
-    return figures_top_up(session, config, tranche_id, now=now)
+    return figures_top_up(session, config, tranche_id)
 
 
 def _add_slots(session: Session, short: pd.DataFrame, minimum: int) -> dict:

@@ -347,7 +347,7 @@ def _recruit(site: Site, public_id: str) -> None:
             .where(m.Rater.public_id == public_id))
         session.commit()
         if tranche_id is not None:
-            top_up(session, site.config, tranche_id, now=site.clock[0])
+            top_up(session, site.config, tranche_id)
 
 
 def _answers(site: Site, rater: SimulatedRater, page: Page, seconds: float) -> dict:
