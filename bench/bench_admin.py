@@ -16,7 +16,7 @@ figures refresher in a child process) serves it and the script prints:
   (the page's own reload is 60 s: this is harsher), and the admin page times meanwhile.
 
 Usage: python bench/bench_admin.py [--raters 2000 10000] [--active 40] [--phase-s 60]
-       [--think-s 1] [--admin-every-s 5] [--json out.json]
+       [--think-s 1] [--admin-every-s 5] [--data DIR [--reuse]] [--json out.json]
 The machine may be shared: quote the load with the figures.
 """
 
@@ -167,9 +167,18 @@ def rater_phase(base: str, prefix: str, active: int, think_s: float, phase_s: fl
 
 
 def measure(folder: Path, raters: int, args) -> dict:
-    print(f"building {raters} raters ...", flush=True)
     started = time.perf_counter()
-    url = build(folder, raters)
+    url = database_url(folder / f"admin_{raters}.sqlite")
+    if args.reuse and (folder / f"admin_{raters}.sqlite").exists():
+        print(f"reusing {raters} raters (claims of earlier runs freed) ...", flush=True)
+        engine = make_engine(url)
+        with engine.begin() as connection:
+            connection.execute(update(m.Slot).where(m.Slot.status == "active").values(
+                status="free", rater_id=None, step=0))
+        engine.dispose()
+    else:
+        print(f"building {raters} raters ...", flush=True)
+        url = build(folder, raters)
     result = {"raters": raters, "build_s": round(time.perf_counter() - started, 1),
               "figures": figures_once(folder, raters)}
     print(f"  figures: {result['figures']}", flush=True)
@@ -180,7 +189,8 @@ def measure(folder: Path, raters: int, args) -> dict:
         admin = login(base, "bench-admin")
         result["admin"] = admin_times(admin)
         print(f"  admin: {result['admin']}", flush=True)
-        result["raters_alone"] = rater_phase(base, "alone", args.active, args.think_s,
+        run = os.urandom(3).hex()              # fresh platform IDs on a reused study
+        result["raters_alone"] = rater_phase(base, f"alone{run}", args.active, args.think_s,
                                              args.phase_s, 1)
         print(f"  raters, no admin tab: {result['raters_alone']}", flush=True)
         stop, loads = threading.Event(), []
@@ -195,7 +205,7 @@ def measure(folder: Path, raters: int, args) -> dict:
         tab = threading.Thread(target=reload)
         tab.start()
         try:
-            result["raters_with_admin"] = rater_phase(base, "tab", args.active, args.think_s,
+            result["raters_with_admin"] = rater_phase(base, f"tab{run}", args.active, args.think_s,
                                                       args.phase_s, 2)
         finally:
             stop.set()
@@ -226,6 +236,8 @@ def main() -> None:
                         help="lexgold serve --figures-every (5 s)")
     parser.add_argument("--data", type=Path, help="folder for the studies (default: a temp dir)")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--reuse", action="store_true",
+                        help="reuse a study built by an earlier run in --data")
     args = parser.parse_args()
     print(f"{datetime.now():%Y-%m-%d %H:%M}, load average {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} CPUs", flush=True)

@@ -87,6 +87,8 @@ def test_figures_equal_what_the_admin_view_and_recruitment_computed(study):
     _partial_rater(app, 3)
     assert _refresh(app)["computed"]
     got = _stored(app).figures
+    with app.extensions["lexgold"].reads() as session:
+        got.update(figures.load(session, details=True).figures)     # the full lists
     state = app.extensions["lexgold"]
     with state.reads() as session:
         ratings = export_ratings(session)
@@ -162,10 +164,13 @@ def test_stored_figures_are_what_the_admin_page_shows(study):
 
 def test_long_tables_are_capped_flagged_raters_first(study, monkeypatch):
     app, _, _ = study
-    _refresh(app)
     from lexgold.annotate import views_admin
-    monkeypatch.setattr(views_admin, "SHOWN", 1)
+    monkeypatch.setattr(figures, "SHOWN", 1)
     monkeypatch.setattr(views_admin, "RATERS_PER_PAGE", 2)
+    _refresh(app)
+    with app.extensions["lexgold"].reads() as session:      # the page's row stays small
+        shown = figures.load(session).figures
+    assert len(shown["quality"]) == 1 and shown["n_quality"] == 3
     admin = app.test_client()
     admin.post("/admin/login", data={"password": "s3cret"})
     html = admin.get("/admin/").get_data(as_text=True)

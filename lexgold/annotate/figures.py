@@ -49,8 +49,12 @@ from lexgold.annotate.clock import database_now
 from lexgold.annotate.schema import StudyConfig, config_from_dict
 from lexgold.annotate.study import export_ratings
 
-#: the one row of ``study_figures``
-ROW_ID = 1
+#: the rows of ``study_figures``: what the admin page shows (long lists cut at :data:`SHOWN`,
+#: marked raters first), and the full lists (``quality.csv``, ``study report``)
+ROW_ID, DETAILS_ID = 1, 2
+#: rows of each long list on the admin page
+SHOWN = 200
+LISTS = ("quality", "exclusions", "pairs_below")
 #: ``lexgold serve --figures-every`` default (seconds)
 EVERY_S = 5.0
 #: a refresher waits at least this many times its last computation before the next
@@ -117,7 +121,7 @@ def compute(session: Session, config: StudyConfig, protocol: dict, *,
         agreement(ratings) if admin else _none("iaa1", "iaa2"),
         on="tranche", how="left").merge(minutes, on="tranche", how="left")[TRANCHE_FIELDS]
     ids = raters[["rater_id", "platform", "platform_id"]]
-    return {"n_answers": len(ratings), "min_accepted_raters": config.min_accepted_raters,
+    return {"too_fast_s": too_fast_s(protocol, config),"n_answers": len(ratings), "min_accepted_raters": config.min_accepted_raters,
             "tranches": _records(tranches),
             "full": [int(t) for t in tranches.loc[tranches["open"] == 0, "tranche"]],
             "pairs_below": _records(found["pairs_below"]),
@@ -126,6 +130,21 @@ def compute(session: Session, config: StudyConfig, protocol: dict, *,
                            _records(table.merge(ids, on="rater_id", how="left"))
                            if table is not None else []),
             "quality": _records(quality(ratings, ids)) if admin else []}
+
+
+def too_fast_s(protocol: dict, config: StudyConfig) -> float:
+    """Seconds per pair below which a rater is marked too fast: the protocol's
+    ``too_fast_s_per_pair`` when set, else the study's ``min_seconds_per_pair``."""
+    limit = protocol.get("process", {}).get("exclusions", {}).get("too_fast_s_per_pair", 0)
+    return float(limit or config.min_seconds_per_pair)
+
+
+def marked(row: dict, limit: float) -> bool:
+    """Is this quality row marked on the admin page (too fast, one value throughout, a
+    checkpoint failed)?"""
+    fast = row.get("median_s_per_pair")
+    return ((fast is not None and fast < limit) or (row.get("top_value_share") or 0) >= 1
+            or bool(row.get("checkpoints_failed")))
 
 
 def _none(*columns: str) -> pd.DataFrame:
@@ -210,24 +229,38 @@ def _plain(value):
 
 # -- storing ------------------------------------------------------------------------------------
 
-def load(session: Session) -> Stored | None:
-    """The stored figures, or None before the first computation."""
-    row = session.get(m.StudyFigures, ROW_ID)
+def load(session: Session, *, details: bool = False) -> Stored | None:
+    """The stored figures (with ``details``: the full lists), or None before the first
+    computation."""
+    row = session.get(m.StudyFigures, DETAILS_ID if details else ROW_ID)
     if row is None:
         return None
     return Stored(row.version, row.computed_at, json.loads(row.figures))
 
 
 def save(session: Session, key: dict, computed_at: datetime, figures: dict) -> None:
-    """Store ``figures`` (replacing the row; commits). Another process storing at the same
-    moment wins (IntegrityError is left to the caller)."""
-    text = json.dumps({**figures, "key": key}, allow_nan=False, default=str)
-    row = session.get(m.StudyFigures, ROW_ID)
-    if row is None:
-        session.add(m.StudyFigures(id=ROW_ID, version=_key_text(key), computed_at=computed_at,
-                                   figures=text))
-    else:
-        row.version, row.computed_at, row.figures = _key_text(key), computed_at, text
+    """Store ``figures`` (replacing the row; commits). The JSON is written before the
+    transaction starts, so the write lock is held for one row only. Another process storing at
+    the same moment wins (IntegrityError is left to the caller)."""
+    shown = {**figures, "key": key}
+    limit = figures.get("too_fast_s", 0.0)
+    for name in LISTS:
+        rows = figures.get(name, [])
+        if name == "quality":
+            rows = sorted(rows, key=lambda q: not marked(q, limit))
+        shown[name] = rows if isinstance(rows, str) else rows[:SHOWN]
+        shown[f"n_{name}"] = 0 if isinstance(rows, str) else len(rows)
+    texts = {ROW_ID: json.dumps(shown, allow_nan=False, default=str),
+             DETAILS_ID: json.dumps({name: figures.get(name, []) for name in LISTS},
+                                    allow_nan=False, default=str)}
+    session.commit()
+    for row_id, text in texts.items():
+        row = session.get(m.StudyFigures, row_id)
+        if row is None:
+            session.add(m.StudyFigures(id=row_id, version=_key_text(key),
+                                       computed_at=computed_at, figures=text))
+        else:
+            row.version, row.computed_at, row.figures = _key_text(key), computed_at, text
     session.commit()
 
 
@@ -248,10 +281,13 @@ def refresh(reads: Session, writes: Session, *, now: datetime | None = None,
     """
     study = reads.scalars(select(m.Study)).one()
     config = config_from_dict(study.config)
-    key, stored = version_key(reads), load(reads)
-    reads.commit()
-    if stored is not None and stored.version == _key_text(key) and not force:
+    key = version_key(reads)
+    if not force and reads.scalar(select(m.StudyFigures.version).where(
+            m.StudyFigures.id == ROW_ID)) == _key_text(key):
+        reads.commit()
         return {"computed": False, "seconds": 0.0, "added": {}}
+    stored, now = load(reads), now or database_now(reads)
+    reads.commit()
     started = time.perf_counter()
     figures = compute(reads, config, _protocol(study.protocol_text))
     seconds = time.perf_counter() - started
@@ -260,10 +296,14 @@ def refresh(reads: Session, writes: Session, *, now: datetime | None = None,
     try:
         if config.min_accepted_raters > 0 and set(figures["full"]) - before:
             added = add_slots(writes, figures, key, config.min_accepted_raters)
-        save(writes, key, now or database_now(writes), {**figures, "seconds": seconds})
+            writes.commit()
     except (IntegrityError, OperationalError):
         writes.rollback()     # another refresher took these numbers, or the database is busy
         return {"computed": True, "seconds": seconds, "added": {}}
+    try:
+        save(writes, key, now, {**figures, "seconds": seconds})
+    except (IntegrityError, OperationalError):
+        writes.rollback()     # stored by another refresher, or busy: the next round stores
     return {"computed": True, "seconds": seconds, "added": added}
 
 

@@ -163,29 +163,27 @@ def overview():
     n_answers = (db().scalar(select(func.count()).select_from(m.Answer)) +
                  db().scalar(select(func.count()).select_from(m.CheckpointAnswer)))
     page = max(0, request.args.get("raters", 0, type=int) or 0)
-    too_fast_s = _too_fast_s()
-    quality = shown.get("quality", [])
-    exclusions = shown.get("exclusions", [])
     return render_template(
         "admin.html", name=state().name, progress=table.to_dict("records"),
         stages=dict(stages), n_answers=n_answers, stored=stored,
         since=n_answers - shown["n_answers"] if stored is not None else 0,
-        exclusions=exclusions if isinstance(exclusions, str) else exclusions[:SHOWN],
-        n_exclusions=len(exclusions), recruitment=shown, shown_max=SHOWN,
-        quality=_flagged_first(quality, too_fast_s)[:SHOWN], n_quality=len(quality),
+        exclusions=shown.get("exclusions", []), n_exclusions=shown.get("n_exclusions", 0),
+        recruitment=shown, quality=shown.get("quality", []),
+        n_quality=shown.get("n_quality", 0),
         raters=_raters(page), raters_page=page, raters_per_page=RATERS_PER_PAGE,
-        refresh_s=REFRESH_S, too_fast_s=too_fast_s, platform=_platform(), db_health=db_health)
+        refresh_s=REFRESH_S, too_fast_s=shown.get("too_fast_s", _too_fast_s()),
+        platform=_platform(), db_health=db_health)
 
 
 @admin.get("/quality.csv")
 @admin_required
 def quality_csv():
     """Every rater's quality flags, as stored with the figures (the page shows the first
-    :data:`SHOWN`, flagged raters first)."""
+    :data:`lexgold.annotate.figures.SHOWN`, marked raters first)."""
     from lexgold.annotate.study import escape_formulas
     from lexgold.annotate.views_export import attachment
 
-    stored = figures.load(db())
+    stored = figures.load(db(), details=True)
     frame = pd.DataFrame(stored.figures.get("quality", []) if stored is not None else [],
                          columns=QUALITY_COLUMNS)
     return Response(escape_formulas(frame).to_csv(index=False),
@@ -193,22 +191,10 @@ def quality_csv():
                     headers={"Content-Disposition": attachment(f"{state().name}-quality.csv")})
 
 
-#: rows of the exclusions and quality tables on the page (all in ``quality.csv``)
-SHOWN = 200
 #: rows of the raters table per page (``?raters=N`` pages back)
 RATERS_PER_PAGE = 100
 QUALITY_COLUMNS = ["rater_id", "platform", "platform_id", "tranche", "median_s_per_pair",
                    "top_value_share", "checkpoints_failed", "checkpoints", "repeat_difference"]
-
-
-def _flagged_first(rows: list[dict], too_fast_s: float) -> list[dict]:
-    """Raters the page marks (too fast, one value throughout, a checkpoint failed) first,
-    each group in its stored (tranche) order."""
-    def flagged(q):
-        fast = q.get("median_s_per_pair")
-        return ((fast is not None and fast < too_fast_s) or (q.get("top_value_share") or 0) >= 1
-                or bool(q.get("checkpoints_failed")))
-    return sorted(rows, key=lambda q: not flagged(q))
 
 
 def _progress(at) -> pd.DataFrame:
@@ -288,11 +274,9 @@ def move():
 
 
 def _too_fast_s() -> float:
-    """Seconds per pair below which the view marks a rater too fast: the protocol's
-    ``too_fast_s_per_pair`` when set, else the study's ``min_seconds_per_pair``."""
-    protocol = tomllib.loads(state().protocol_text)
-    limit = protocol.get("process", {}).get("exclusions", {}).get("too_fast_s_per_pair", 0)
-    return float(limit or state().config.min_seconds_per_pair)
+    """Seconds per pair below which the view marks a rater too fast (before any figures:
+    :func:`lexgold.annotate.figures.too_fast_s`)."""
+    return figures.too_fast_s(tomllib.loads(state().protocol_text), state().config)
 
 
 def _raters(page: int = 0) -> list:
