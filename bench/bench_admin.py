@@ -168,6 +168,7 @@ def rater_phase(base: str, prefix: str, active: int, think_s: float, phase_s: fl
 
 def measure(folder: Path, raters: int, args) -> dict:
     started = time.perf_counter()
+    folder.mkdir(parents=True, exist_ok=True)
     url = database_url(folder / f"admin_{raters}.sqlite")
     if args.reuse and (folder / f"admin_{raters}.sqlite").exists():
         print(f"reusing {raters} raters (claims of earlier runs freed) ...", flush=True)
