@@ -15,7 +15,7 @@ from test_annotate_app import enter, make_app, protocol_variant, rate_all, usf_p
 
 from lexgold.annotate import figures
 from lexgold.annotate import models as m
-from lexgold.annotate.db import database_url, downgrade, make_engine, upgrade
+from lexgold.annotate.db import database_url, downgrade, make_engine, postgres_schema, upgrade
 from lexgold.annotate.recruit import live_exclusions, recruitment
 from lexgold.annotate.study import create_study, export_ratings
 from lexgold.cli import cli
@@ -28,12 +28,15 @@ from lexgold.process.quality import quality_flags
 def study(tmp_path, usf):
     """One HyperLex tranche of 4 slots, at least 3 accepted raters wanted, no time limit; two
     honest raters and one on one value throughout (excluded) completed it."""
+    return _study(tmp_path, usf, database_url(tmp_path / "h.sqlite"))
+
+
+def _study(tmp_path, usf, url):
     pairs = usf_pair_file(usf, tmp_path / "h.csv", (("N", "N", 60), ("V", "V", 20)))
     protocol = protocol_variant(tmp_path, "hyperlex", tranches=1, raters_per_tranche=4,
                                 min_accepted_raters=3)
     protocol.write_text(protocol.read_text(encoding="utf-8").replace(
         "[study]\n", "[study]\nmin_seconds_per_pair = 0\n", 1), encoding="utf-8")
-    url = database_url(tmp_path / "h.sqlite")
     create_study(protocol, pairs, url, completion_code="OK-1")
     app = make_app(url)
     with app.extensions["lexgold"].reads() as session:
@@ -236,3 +239,21 @@ def test_revision_0011_up_and_down_keeps_the_study(study):
     with engine.connect() as connection:
         assert connection.exec_driver_sql("SELECT count(*) FROM study_figures").scalar() == 0
     engine.dispose()
+
+
+@pytest.mark.postgres
+def test_refresh_top_up_and_page_on_postgres(tmp_path, usf, postgres_url):
+    with postgres_schema(postgres_url, "figures") as (_, url):
+        app, _, _ = _study(tmp_path, usf, url)
+        _complete(app, 3, lambda i: 5)                 # the last slot: excluded
+        assert _refresh(app)["added"] == {1: 1}
+        assert _refresh(app)["computed"] is False
+        stored = _stored(app)
+        assert stored.figures["tranches"][0]["accepted"] == 2
+        assert stored.figures["tranches"][0]["slots"] == 5
+        admin = app.test_client()
+        admin.post("/admin/login", data={"password": "s3cret"})
+        html = admin.get("/admin/").get_data(as_text=True)
+        assert re.search(r"figures as of \S+\+00:00, 0 answers since", html)
+        assert admin.get("/admin/quality.csv").get_data(as_text=True).count("\n") == 5
+        app.extensions["lexgold_engine"].dispose()
