@@ -15,7 +15,13 @@ from test_annotate_app import enter, make_app, protocol_variant, rate_all, usf_p
 
 from lexgold.annotate import figures
 from lexgold.annotate import models as m
-from lexgold.annotate.db import database_url, downgrade, make_engine, postgres_schema, upgrade
+from lexgold.annotate.db import (
+    database_url,
+    downgrade,
+    make_engine,
+    postgres_schema,
+    upgrade,
+)
 from lexgold.annotate.recruit import live_exclusions, recruitment
 from lexgold.annotate.study import create_study, export_ratings
 from lexgold.cli import cli
