@@ -96,7 +96,8 @@ def compute(session: Session, config: StudyConfig, protocol: dict, *,
     Returns
     -------
     dict
-        ``n_answers``; ``min_accepted_raters``; ``tranches`` (one dict per tranche with
+        ``n_answers``; ``min_accepted_raters``; ``too_fast_s`` (:func:`too_fast_s`);
+        ``tranches`` (one dict per tranche with
         :data:`TRANCHE_FIELDS`; NaN as None); ``full`` (tranches without an open slot);
         ``pairs_below`` (``word1, word2, pos, accepted``); ``note``; ``exclusions`` (rows of
         :func:`lexgold.process.exclusions.exclusion_table` with ``platform, platform_id``, or a
@@ -121,8 +122,8 @@ def compute(session: Session, config: StudyConfig, protocol: dict, *,
         agreement(ratings) if admin else _none("iaa1", "iaa2"),
         on="tranche", how="left").merge(minutes, on="tranche", how="left")[TRANCHE_FIELDS]
     ids = raters[["rater_id", "platform", "platform_id"]]
-    return {"too_fast_s": too_fast_s(protocol, config),"n_answers": len(ratings), "min_accepted_raters": config.min_accepted_raters,
-            "tranches": _records(tranches),
+    return {"n_answers": len(ratings), "min_accepted_raters": config.min_accepted_raters,
+            "too_fast_s": too_fast_s(protocol, config), "tranches": _records(tranches),
             "full": [int(t) for t in tranches.loc[tranches["open"] == 0, "tranche"]],
             "pairs_below": _records(found["pairs_below"]),
             "note": f"exclusions not yet computable: {note}" if note else "",
