@@ -18,11 +18,12 @@ the completed slots and the last answer ids. It also tops up recruitment, as the
 request of the rater who completed a tranche's last slot: when a tranche has become fully
 completed since the stored figures, every tranche short of accepted raters gets new slots
 (:func:`lexgold.annotate.recruit.top_up`'s rule; concurrent refreshers collide on (tranche,
-number) and add nothing twice). ``lexgold serve`` runs :func:`watch` in a child process (its
-own interpreter: no GIL shared with the raters' requests; :func:`start_refresher`), at most every ``--figures-every``
-seconds, and never more often than twice the last computation took; ``lexgold study figures``
-runs it by hand or as a loop (``--watch``) on another host. The admin view only reads the
-stored figures (:func:`load`).
+number) and add nothing twice). ``lexgold serve`` runs :func:`watch` in a child process
+(:func:`start_refresher`; its own interpreter, so no GIL is shared with the raters' requests,
+at a lower priority), at most every ``--figures-every`` seconds, and never more often than
+twice the last computation took; ``lexgold study figures`` runs it by hand or as a loop
+(``--watch``) on another host. The admin view only reads the stored figures (:func:`load`):
+one row with what the page shows (long lists cut at :data:`SHOWN`), one with the full lists.
 """
 
 from __future__ import annotations
