@@ -59,7 +59,7 @@ LISTS = ("quality", "exclusions", "pairs_below")
 #: ``lexgold serve --figures-every`` default (seconds)
 EVERY_S = 5.0
 #: a refresher waits at least this many times its last computation before the next
-BACKOFF = 2.0
+BACKOFF = 4.0
 TRANCHE_FIELDS = [*recruit.TRANCHE_COLUMNS, "iaa1", "iaa2", "median_minutes"]
 
 
