@@ -20,8 +20,9 @@ completed since the stored figures, every tranche short of accepted raters gets 
 (:func:`lexgold.annotate.recruit.top_up`'s rule; concurrent refreshers collide on (tranche,
 number) and add nothing twice). ``lexgold serve`` runs :func:`watch` in a child process
 (:func:`start_refresher`; its own interpreter, so no GIL is shared with the raters' requests,
-at a lower priority), at most every ``--figures-every`` seconds, and never more often than
-twice the last computation took; ``lexgold study figures`` runs it by hand or as a loop
+at a lower priority), at most every ``--figures-every`` seconds, and waiting at least
+:data:`BACKOFF` times as long as the last computation took (so it uses at most a fifth of a
+core); ``lexgold study figures`` runs it by hand or as a loop
 (``--watch``) on another host. The admin view only reads the stored figures (:func:`load`):
 one row with what the page shows (long lists cut at :data:`SHOWN`), one with the full lists.
 """
