@@ -12,7 +12,7 @@ from lexgold.annotate import models as m
 from lexgold.annotate.db import database_url
 from lexgold.annotate.study import create_study
 from lexgold.process.quality import quality_flags
-from test_annotate_app import answers, enter, make_app, protocol_variant, rate_all
+from test_annotate_app import answers, enter, make_app, protocol_variant, rate_all, refresh_figures
 from test_annotate_app import simlex_pairs  # noqa: F401  (fixture)
 
 
@@ -42,6 +42,7 @@ def study_app(tmp_path_factory, simlex_pairs):
                     answered_at=base + timedelta(seconds=answer_id)))
             session.execute(update(m.Rater).where(m.Rater.id == rater_id).values(
                 created_at=base, completed_at=base + timedelta(minutes=10 + 2 * rater_id)))
+    refresh_figures(app)
     return app
 
 

@@ -69,6 +69,16 @@ def make_app(url: str, **config):
     return create_app(settings)
 
 
+def refresh_figures(app) -> dict:
+    """What the figures refresher of `lexgold serve` does in the background, done once now
+    (the admin view only shows stored figures: lexgold.annotate.figures)."""
+    from lexgold.annotate import figures
+
+    state = app.extensions["lexgold"]
+    with state.reads() as reads, state.sessions() as writes:
+        return figures.refresh(reads, writes)
+
+
 def page(client):
     """The current task page: (html, position or None, item ids, is checkpoint)."""
     html = client.get("/task").get_data(as_text=True)
@@ -364,6 +374,8 @@ def test_admin_login_and_export_round_trip(tmp_path, simlex_pairs):
     assert admin.get("/admin/ratings.csv").status_code == 302
     assert admin.post("/admin/login", data={"password": "wrong"}).status_code == 401
     assert admin.post("/admin/login", data={"password": "s3cret"}).status_code == 302
+    assert "no figures computed yet" in admin.get("/admin/").get_data(as_text=True)
+    refresh_figures(app)
     overview = admin.get("/admin/").get_data(as_text=True)
     assert "IAA-1" in overview and "Exclusions preview" in overview
     assert overview.count("<td>done</td>") == 3

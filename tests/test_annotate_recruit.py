@@ -1,7 +1,9 @@
 """Recruiting until every pair has enough accepted raters (HyperLex section 4.4): slots added
-when raters are excluded, what `study report` and the admin view say is missing, idempotence."""
+when raters are excluded (by the figures refresher, never in a rater's request), what `study
+report` and the admin view say is missing, idempotence."""
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -9,6 +11,7 @@ from click.testing import CliRunner
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
+from lexgold.annotate import figures
 from lexgold.annotate import models as m
 from lexgold.annotate.db import database_url, postgres_schema
 from lexgold.annotate.recruit import _add_slots, recruitment, top_up
@@ -51,6 +54,13 @@ def _slots(app) -> int:
         return session.scalar(select(func.count()).select_from(m.Slot))
 
 
+def refresh(app, **options) -> dict:
+    """One round of the background refresher of `lexgold serve` (lexgold.annotate.figures)."""
+    state = app.extensions["lexgold"]
+    with state.reads() as reads, state.sessions() as writes:
+        return figures.refresh(reads, writes, **options)
+
+
 def _recruitment(app) -> dict:
     state = app.extensions["lexgold"]
     with state.sessions() as session:
@@ -74,10 +84,14 @@ def _replaced_until_accepted(app):
     honest = lambda item: pair_of[item] * 3 % 7  # noqa: E731  same pair, same answer
     assert "OK-1" in _complete(app, honest)
     assert "OK-1" in _complete(app, lambda item: 6)   # one value throughout: excluded
-    assert _slots(app) == 3                           # the tranche's last slot is still open
+    assert refresh(app)["added"] == {}                # the tranche's last slot is still open
+    assert _slots(app) == 3
     assert "OK-1" in _complete(app, honest)
-    # all 3 slots completed, 2 accepted: one slot added for the missing accepted rater
+    assert _slots(app) == 3                           # never in the rater's request ...
+    # ... but by the refresher: all 3 slots completed, 2 accepted: one slot for the missing one
+    assert refresh(app)["added"] == {1: 1}
     assert _slots(app) == 4
+    assert refresh(app) == {"computed": False, "seconds": 0.0, "added": {}}   # nothing new
     found = _recruitment(app)
     row = found["tranches"].iloc[0].to_dict()
     assert row == {"tranche": 1, "slots": 4, "completed": 3, "open": 1, "excluded": 1,
@@ -86,6 +100,7 @@ def _replaced_until_accepted(app):
     assert len(below) == 80 and set(below["accepted"]) == {2} and found["note"] == ""
     # the fourth rater is offered the new slot, not the full text
     assert "OK-1" in _complete(app, honest)
+    assert refresh(app)["added"] == {}
     assert _slots(app) == 4
     found = _recruitment(app)
     assert found["tranches"].iloc[0]["accepted"] == 3 and found["pairs_below"].empty
@@ -100,6 +115,7 @@ def test_top_up_is_idempotent_and_concurrent_additions_collide(hyperlex_study):
     pair_of = _pair_of(app)
     for rating in (lambda i: pair_of[i] % 7, lambda i: 0, lambda i: 1):   # two excluded
         _complete(app, rating)
+    assert refresh(app)["added"] == {1: 2}
     assert _slots(app) == 5                           # 3 + the 2 missing accepted raters
     state = app.extensions["lexgold"]
     with state.sessions() as session:
@@ -114,6 +130,7 @@ def test_top_up_is_idempotent_and_concurrent_additions_collide(hyperlex_study):
 def test_report_and_admin_list_what_is_missing(hyperlex_study):
     app, path = hyperlex_study
     _complete(app, lambda item: 4)                    # one value throughout: excluded
+    refresh(app)                                      # slots left open: no top-up
     out = CliRunner().invoke(cli, ["study", "report", str(path)])
     assert out.exit_code == 0, out.output
     report = json.loads(out.output)
@@ -128,6 +145,7 @@ def test_report_and_admin_list_what_is_missing(hyperlex_study):
     html = client.get("/admin/").get_data(as_text=True)
     assert "80 pairs have fewer than 3 accepted raters" in html
     assert "<th>accepted</th><th>missing</th>" in html
+    assert re.search(r"figures as of \S+\+00:00, 0 answers since", html)
     # by hand: 0 accepted + 2 open slots < 3, so one slot now; a second run adds nothing
     out = CliRunner().invoke(cli, ["study", "top-up", str(path)])
     assert out.exit_code == 0 and out.output.strip() == "tranche 1: 1 slot added"
@@ -144,9 +162,38 @@ def test_fixed_slots_without_a_minimum_and_bad_minimum(tmp_path, usf):
     create_study(protocol, pairs, url)
     app = make_app(url)
     _complete(app, lambda item: 6)                    # excluded, but no minimum: no new slot
+    assert refresh(app)["added"] == {}
     assert _slots(app) == 1 and _recruitment(app)["pairs_below"].empty
     out = CliRunner().invoke(cli, ["study", "top-up", str(tmp_path / "h.sqlite")])
     assert "no [study] min_accepted_raters: the slots are fixed" in out.output
     bad = protocol_variant(tmp_path, "hyperlex", min_accepted_raters=-1)
     with pytest.raises(InputError, match="min_accepted_raters'"):
         create_study(bad, pairs, database_url(tmp_path / "bad.sqlite"))
+
+
+def test_completing_request_computes_nothing_and_study_top_up_computes_once(hyperlex_study,
+                                                                            monkeypatch):
+    """The rater's last page only records the completion: no export, no exclusion rules, no
+    figures; `study top-up` (by hand) runs the rules once and tops up."""
+    app, path = hyperlex_study
+    calls = []
+    real_compute = figures.compute
+    monkeypatch.setattr(figures, "compute",
+                        lambda *a, **k: calls.append(1) or real_compute(*a, **k))
+    from lexgold.process import exclusions
+    real_table = exclusions.exclusion_table
+    monkeypatch.setattr(exclusions, "exclusion_table",
+                        lambda *a, **k: calls.append(2) or real_table(*a, **k))
+    for rating in (lambda i: 0, lambda i: 1, lambda i: 2):   # all three excluded
+        _complete(app, rating)
+    assert calls == [] and _slots(app) == 3
+    with app.extensions["lexgold"].reads() as session:
+        assert figures.load(session) is None
+    out = CliRunner().invoke(cli, ["study", "top-up", str(path)])
+    assert out.output.strip() == "tranche 1: 3 slots added" and calls == [1, 2]
+    assert _slots(app) == 6
+    done = refresh(app)                               # the admin figures: by the refresher
+    assert done["computed"] and done["added"] == {} and calls == [1, 2, 1, 2]
+    with app.extensions["lexgold"].reads() as session:
+        stored = figures.load(session)
+    assert stored.figures["tranches"][0]["slots"] == 6 and stored.figures["full"] == []

@@ -314,7 +314,7 @@ def test_admin_reloads_log_no_agreement_warning_and_show_the_caveat(tmp_path, pa
     One rater with constant ratings per tranche: both figures are undefined."""
     import concurrent.futures
 
-    from test_annotate_app import enter, make_app, rate_all
+    from test_annotate_app import enter, make_app, rate_all, refresh_figures
     from test_hardening_faults import load_test
     from test_hardening_security import login
 
@@ -324,6 +324,7 @@ def test_admin_reloads_log_no_agreement_warning_and_show_the_caveat(tmp_path, pa
         client = app.test_client()
         enter(client)
         rate_all(client, rating=lambda _item: 3)
+    refresh_figures(app)     # as serve's refresher does (in its own process): the page shows them
     app.extensions["lexgold_engine"].dispose()
     server = load_test.Server(url, tmp_path, threads=8, password="admin-pw")
     base = server.start()

@@ -236,6 +236,43 @@ def top_up_command(study_db):
         click.echo(f"tranche {tranche}: {count} slot{'s' if count != 1 else ''} added")
 
 
+@study.command("figures")
+@click.argument("study_db")
+@click.option("--watch", "watch_s", type=click.FloatRange(min=0.5), default=None,
+              help="Keep refreshing every SECONDS (at most; stop with Ctrl-C), as `lexgold "
+                   "serve` does in the background; for a host that serves with "
+                   "--figures-every 0.")
+@click.option("--force", is_flag=True, help="Recompute even if no answer came in since.")
+def figures_command(study_db, watch_s, force):
+    """Compute the figures the admin view shows (agreement, recruitment, exclusions, quality
+    flags) and top up recruitment, as the server's background refresher does.
+
+    They are recomputed only when answers or slots changed since they were stored (or with
+    --force). Prints what was done as JSON.
+
+    \b
+    Example:
+        lexgold study figures study.sqlite
+        lexgold study figures "$LEXGOLD_DATABASE_URL" --watch 5
+    """
+    from lexgold.annotate import figures
+    from lexgold.annotate.db import database_url, open_study, session_factory
+
+    engine = open_study(study_db)
+    if watch_s is not None:
+        engine.dispose()
+        try:
+            figures.watch(database_url(study_db), watch_s)
+        except KeyboardInterrupt:
+            pass
+        return
+    with session_factory(engine, write=False)() as reads, session_factory(engine)() as writes:
+        done = figures.refresh(reads, writes, force=force)
+    engine.dispose()
+    click.echo(json.dumps({"computed": done["computed"], "seconds": round(done["seconds"], 2),
+                           "added": {str(k): v for k, v in done["added"].items()}}))
+
+
 @study.command("export")
 @click.argument("study_db")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), required=True,
@@ -512,12 +549,16 @@ def _keep_stored_key(study_db: str, key_file: str | None, old_key: str) -> str |
               help="Secure session cookies (default: on unless serving on loopback).")
 @click.option("--check", is_flag=True,
               help="Start, fetch the entry page once, print the URL and status, and exit.")
+@click.option("--figures-every", type=click.FloatRange(min=0), default=5.0, show_default=True,
+              help="Seconds between refreshes of the admin view's figures and recruitment "
+                   "top-ups, in a background process (0: none here; run `lexgold study "
+                   "figures --watch` on one host).")
 @click.option("--secret-key-file", type=click.Path(dir_okay=False),
               help="File holding the session-signing key (`lexgold study secret`; default: "
                    "LEXGOLD_SECRET_KEY_FILE, LEXGOLD_SECRET_KEY, or STUDY.key next to a SQLite "
                    "study). Every host serving the study needs the same key.")
 def serve(study_db, host, port, threads, workers, connection_limit, channel_timeout, rate_limit,
-          trusted_proxies, secure_cookies, check, secret_key_file):
+          trusted_proxies, secure_cookies, check, figures_every, secret_key_file):
     """Serve a study's rating site under waitress, or gunicorn with --workers N (production
     WSGI servers).
 
@@ -573,13 +614,21 @@ def serve(study_db, host, port, threads, workers, connection_limit, channel_time
                 "SESSION_COOKIE_SECURE": secure, "TRUSTED_PROXIES": trusted_proxies,
                 "RATE_LIMIT_PER_HOUR": rate_limit, "SECRET_KEY": secret_key,
                 "ADMIN_PASSWORD_ID": password_id, **_legacy_key(study_db, secret_key_file)}
+    refresher = None
+    if figures_every > 0 and not check:     # admin figures and top-ups, off the raters' path
+        from lexgold.annotate.figures import start_refresher
+        refresher = start_refresher(db_url, figures_every)
     if workers > 1 and not check:
         from lexgold.annotate.multiprocess import serve_workers
         if secure:
             click.echo("session cookies are Secure: serve behind HTTPS (or --no-secure-cookies)")
+
+        def on_exit():
+            _stop_refresher(refresher)
+            _checkpoint(db_url, study_db)
         serve_workers(settings, study_db, host=host, port=port, workers=workers, threads=threads,
                       connection_limit=connection_limit, channel_timeout=channel_timeout,
-                      on_exit=lambda: _checkpoint(db_url, study_db))
+                      on_exit=on_exit)
         return
     app = create_app(settings)
     # waitress drops X-Forwarded-* headers unless told otherwise; with trusted proxies the
@@ -605,6 +654,7 @@ def serve(study_db, host, port, threads, workers, connection_limit, channel_time
     finally:
         server.close()
         app.extensions["lexgold_engine"].dispose()
+        _stop_refresher(refresher)
         _checkpoint(db_url, study_db)
         for number, handler in previous.items():
             signal.signal(number, handler)
@@ -613,6 +663,13 @@ def serve(study_db, host, port, threads, workers, connection_limit, channel_time
 PUBLIC_WITHOUT_PROXY = ("warning: listening on {host}, a public address, with no reverse proxy "
                         "(--trusted-proxies 0): slow clients can tie up every connection; put "
                         "nginx in front (deploy/README.md) and serve on 127.0.0.1")
+
+
+def _stop_refresher(process) -> None:
+    """Stop the figures refresher (:func:`lexgold.annotate.figures.start_refresher`)."""
+    if process is not None and process.poll() is None:
+        process.terminate()
+        process.wait(10)
 
 
 def _is_loopback(host: str) -> bool:

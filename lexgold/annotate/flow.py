@@ -24,7 +24,6 @@ from sqlalchemy.orm import Session
 
 from lexgold.annotate import models as m
 from lexgold.annotate.clock import database_now
-from lexgold.annotate.recruit import top_up
 from lexgold.annotate.schema import StudyConfig
 
 #: platform IDs: letters, digits, ``_``, ``-`` (matched against the whole value: no newline)
@@ -421,8 +420,8 @@ def submit_step(session: Session, rater: m.Rater, position: int, form, config: S
         session.rollback()
         return "repeat"
     session.expire_all()
-    if position + 1 >= n_steps:   # HyperLex section 4.4: recruit until enough are accepted
-        top_up(session, config, slot.tranche_id)
+    # HyperLex section 4.4 (recruit until enough are accepted) is not run here: the figures
+    # refresher of lexgold.annotate.figures tops up tranches outside raters' requests
     return "stored"
 
 

@@ -14,6 +14,8 @@ these classes must match them (a test compares the two).
   window, counted by atomic UPDATEs so that every server process shares them.
 - ``AdminSession``: a logged-in admin browser, known by the SHA-256 of its random token (the
   cookie holds the token): deleted at logout, void when the admin password changes.
+- ``StudyFigures``: the admin view's and recruitment's figures, computed in the background and
+  shared by every server process and host (:mod:`lexgold.annotate.figures`).
 """
 
 from __future__ import annotations
@@ -200,3 +202,16 @@ class AdminSession(Base):
     password_sha256: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class StudyFigures(Base):
+    """What the admin view and recruitment show, computed off the raters' requests (revision
+    0011; :mod:`lexgold.annotate.figures`): one row, replaced when the answers change."""
+
+    __tablename__ = "study_figures"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: what the figures were computed from (slots, completed slots, last answer ids)
+    version: Mapped[str] = mapped_column(String(200))
+    computed_at: Mapped[datetime] = mapped_column(DateTime)
+    #: the figures as JSON text (NaN written as null)
+    figures: Mapped[str] = mapped_column(Text)

@@ -8,11 +8,13 @@ pairs short. With ``[study] min_accepted_raters`` above 0:
 - *accepted* raters are those who completed their tranche and whom the protocol's exclusion
   rules (``[process.exclusions]``, the rules ``lexgold process`` applies) do not exclude, the
   rules being run over the ratings of every rater who has completed a tranche;
-- when the last open slot of a tranche is completed, :func:`top_up` gives the tranche one new
-  slot per accepted rater it still lacks, and the assignment keeps offering it
-  (:func:`lexgold.annotate.flow.submit_step` calls it; ``lexgold study top-up`` runs it by hand);
-- :func:`recruitment` says per tranche and per pair what is missing (``lexgold study report``,
-  the admin view).
+- when the last open slot of a tranche has been completed, every tranche short of accepted
+  raters gets one new slot per accepted rater it still lacks, and the assignment keeps offering
+  them: the site's background refresher does it (:func:`lexgold.annotate.figures.refresh`,
+  never in a rater's request), :func:`top_up` does it at once (``lexgold study top-up`` by
+  hand, ``lexgold study rehearse`` after each completion);
+- :func:`recruitment` says per tranche and per pair what is missing (``lexgold study report``;
+  the admin view shows the stored figures of :mod:`lexgold.annotate.figures`).
 
 The live exclusions are a forecast: raters who complete later change the correlation-based
 rules, and ``lexgold process`` decides at release. Slots are only ever added, never removed.
@@ -23,8 +25,7 @@ from __future__ import annotations
 import tomllib
 
 import pandas as pd
-from sqlalchemy import func, select
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from lexgold.annotate import models as m
@@ -63,7 +64,8 @@ def live_exclusions(ratings: pd.DataFrame, protocol: dict) -> tuple[set[str], st
 
 
 def recruitment(session: Session, config: StudyConfig, protocol: dict | None = None) -> dict:
-    """Accepted raters per tranche and per pair against ``min_accepted_raters``.
+    """Accepted raters per tranche and per pair against ``min_accepted_raters``, computed now
+    (``lexgold study report``; the site reads them from :mod:`lexgold.annotate.figures`).
 
     Returns
     -------
@@ -75,20 +77,34 @@ def recruitment(session: Session, config: StudyConfig, protocol: dict | None = N
         (empty when the minimum is 0); ``note`` (see :func:`live_exclusions`).
     """
     protocol = study_protocol(session) if protocol is None else protocol
-    slots = pd.DataFrame(session.execute(
+    slots, shown = slot_frame(session), shown_frame(session)
+    ratings = export_ratings(session, complete_only=True)
+    session.commit()                  # end the read: SQLite holds its lock until then
+    excluded, note = live_exclusions(ratings, protocol)
+    return {**tally(slots, shown, excluded, config.min_accepted_raters), "note": note}
+
+
+def slot_frame(session: Session) -> pd.DataFrame:
+    """Every slot: ``tranche, status, rater`` (the rater's public id, or None)."""
+    return pd.DataFrame(session.execute(
         select(m.Tranche.number, m.Slot.status, m.Rater.public_id)
         .join(m.Tranche, m.Slot.tranche_id == m.Tranche.id)
         .outerjoin(m.Rater, m.Slot.rater_id == m.Rater.id)).all(),
         columns=["tranche", "status", "rater"])
-    shown = pd.DataFrame(session.execute(
+
+
+def shown_frame(session: Session) -> pd.DataFrame:
+    """Each pair once per tranche showing it: ``pair, word1, word2, pos, tranche``."""
+    return pd.DataFrame(session.execute(
         select(m.Pair.id, m.Pair.word1, m.Pair.word2, m.Pair.pos, m.Tranche.number)
         .join(m.Item, m.Item.pair_id == m.Pair.id)
         .join(m.Tranche, m.Item.tranche_id == m.Tranche.id).distinct()).all(),
         columns=["pair", "word1", "word2", "pos", "tranche"])
-    ratings = export_ratings(session, complete_only=True)
-    session.commit()                  # end the read: SQLite holds its lock until then
-    excluded, note = live_exclusions(ratings, protocol)
-    minimum = config.min_accepted_raters
+
+
+def tally(slots: pd.DataFrame, shown: pd.DataFrame, excluded: set[str], minimum: int) -> dict:
+    """:func:`recruitment`'s ``tranches`` and ``pairs_below`` from :func:`slot_frame`,
+    :func:`shown_frame` and the excluded raters (a pure function)."""
     done = slots[slots["status"] == "completed"]
     accepted = done[~done["rater"].isin(excluded)]
     table = slots.groupby("tranche").size().rename("slots").to_frame()
@@ -103,7 +119,7 @@ def recruitment(session: Session, config: StudyConfig, protocol: dict | None = N
     pairs = shown.drop_duplicates("pair").join(counts, on="pair").sort_values("pair")
     below = pairs[pairs["accepted"] < minimum][PAIR_COLUMNS].reset_index(drop=True)
     return {"min_accepted_raters": minimum, "tranches": table.reset_index()[TRANCHE_COLUMNS],
-            "pairs_below": below, "note": note}
+            "pairs_below": below}
 
 
 def top_up(session: Session, config: StudyConfig, tranche_id: int | None = None) -> dict:
@@ -111,8 +127,9 @@ def top_up(session: Session, config: StudyConfig, tranche_id: int | None = None)
 
     A tranche gets ``minimum - accepted - open`` new slots (numbered after its last), so a
     repeated or concurrent call adds nothing more for the same state. With ``tranche_id``
-    (called when a rater completes) nothing is computed unless that tranche has no open slot
-    left: the rules then run once per round of a tranche, not once per rater.
+    (a rater completed a slot of it) nothing is computed unless that tranche has no open slot
+    left: the rules then run once per round of a tranche, not once per rater
+    (:func:`lexgold.annotate.figures.top_up`, which this is).
 
     Returns
     -------
@@ -120,24 +137,9 @@ def top_up(session: Session, config: StudyConfig, tranche_id: int | None = None)
         ``{tranche number: slots added}``; empty when nothing was added (minimum 0, open
         slots left, enough accepted raters, a concurrent call won, or the database busy).
     """
-    if config.min_accepted_raters <= 0:
-        return {}
-    try:
-        if tranche_id is not None and session.scalar(
-                select(func.count()).select_from(m.Slot).where(
-                    m.Slot.tranche_id == tranche_id, m.Slot.status != "completed")):
-            session.commit()
-            return {}
-        table = recruitment(session, config)["tranches"]
-        short = table[table["accepted"] + table["open"] < config.min_accepted_raters]
-        if short.empty:
-            return {}
-        added = _add_slots(session, short, config.min_accepted_raters)
-        session.commit()
-        return added
-    except (IntegrityError, OperationalError):
-        session.rollback()     # a concurrent top-up took these numbers, or the database is busy
-        return {}
+    from lexgold.annotate.figures import top_up as figures_top_up
+
+    return figures_top_up(session, config, tranche_id)
 
 
 def _add_slots(session: Session, short: pd.DataFrame, minimum: int) -> dict:

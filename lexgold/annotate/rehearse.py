@@ -17,8 +17,12 @@ releases every pair. A rehearsal answers that with the study itself:
   platform stops sending participants when its places are taken), each page takes the rater's
   time, claims expire after the protocol's ``claim_timeout_s``, and a quitter's place goes to
   a later rater;
-- recruitment is the site's own: when the last place of a tranche is completed, the site tops
-  it up until ``min_accepted_raters`` are accepted (:mod:`lexgold.annotate.recruit`).
+- recruitment is the site's own: when the last place of a tranche is completed, the tranches
+  are topped up until ``min_accepted_raters`` are accepted (:mod:`lexgold.annotate.recruit`).
+  The served site does this in a background refresher (:mod:`lexgold.annotate.figures`); the
+  rehearsal has none and runs the same top-up at once, on its clock, right after the
+  completing request, where the site ran it until version 0011 of the schema (the same
+  study and seed recruit as before).
 
 The answers are stored in the study like real ones, so a rehearsal is run on a study no real
 rater has entered (rehearse a copy: ``lexgold study backup``). Everything random comes from one
@@ -326,6 +330,24 @@ def _visit(site: Site, rater: SimulatedRater, record: dict, rng):
             break
     record["pages"] = answered
     record["outcome"] = "quit" if record["quit"] else _stage(site, record["rater_id"])
+    if record["outcome"] == "done":
+        _recruit(site, record["rater_id"])
+
+
+def _recruit(site: Site, public_id: str) -> None:
+    """The top-up after a completion (HyperLex section 4.4), run at once on the site's clock:
+    only if the rater's tranche has no open slot left (:func:`lexgold.annotate.recruit.top_up`)."""
+    from lexgold.annotate.recruit import top_up
+
+    if site.config.min_accepted_raters <= 0:
+        return
+    with site.app.extensions["lexgold"].sessions() as session:
+        tranche_id = session.scalar(select(m.Slot.tranche_id).join(
+            m.Rater, (m.Rater.slot_id == m.Slot.id) & (m.Slot.rater_id == m.Rater.id))
+            .where(m.Rater.public_id == public_id))
+        session.commit()
+        if tranche_id is not None:
+            top_up(session, site.config, tranche_id)
 
 
 def _answers(site: Site, rater: SimulatedRater, page: Page, seconds: float) -> dict:

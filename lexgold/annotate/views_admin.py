@@ -3,6 +3,12 @@ quality flags per rater (:mod:`lexgold.process.quality`). The page reloads itsel
 :data:`REFRESH_S` seconds (a ``<meta http-equiv="refresh">``: no script under the CSP); times are
 ISO 8601 with their UTC offset.
 
+The page never runs the analysis: agreement, exclusions, recruitment and quality flags come
+from the figures stored by the background refresher (:mod:`lexgold.annotate.figures`), with
+when they were computed and how many answers came since; only cheap SQL aggregates (slots per
+tranche, raters by stage, a page of the newest raters) are read live. Long tables are capped
+(flagged raters first; every rater in ``/admin/quality.csv``).
+
 The password is checked against a werkzeug hash from the configuration or the environment
 (``LEXGOLD_ADMIN_PASSWORD_HASH``); it is never stored in the repository or the study.
 Agreement (IAA-1, IAA-2) and the exclusions preview come from :mod:`lexgold.process`.
@@ -18,18 +24,15 @@ import tomllib
 from datetime import datetime, timedelta, timezone
 
 import pandas as pd
-from flask import (Blueprint, abort, current_app, redirect, render_template, request, session,
-                   url_for)
-from sqlalchemy import delete, func, select
+from flask import (Blueprint, Response, abort, current_app, redirect, render_template, request,
+                   session, url_for)
+from sqlalchemy import case, delete, func, select
 from werkzeug.security import check_password_hash
 
-from lexgold.annotate import flow, throttle
+from lexgold.annotate import figures, flow, throttle
 from lexgold.annotate import models as m
 from lexgold.annotate.context import db, now, state
 from lexgold.annotate.health import measure
-from lexgold.annotate.quiet import collected_warnings
-from lexgold.annotate.recruit import recruitment
-from lexgold.annotate.study import export_ratings, progress
 
 admin = Blueprint("admin", __name__, url_prefix="/admin")
 #: password checks allowed from one client address within LOCKOUT_S (a successful login resets
@@ -144,26 +147,71 @@ def no_slash():
 @admin.get("/")
 @admin_required
 def overview():
+    """The study at a glance. Live (a few SQL aggregates): database health, slots per
+    tranche, raters by stage, the newest raters. From the stored figures
+    (:mod:`lexgold.annotate.figures`, computed off the raters' requests): accepted raters,
+    agreement, completion time, pairs below the minimum, exclusions, quality flags."""
     db_health = measure(db(), current_app.extensions["lexgold_engine"].lexgold_health)
-    ratings = export_ratings(db())
-    table = progress(db(), now())
-    agreement_notes: list[str] = []
-    agreement = _agreement(ratings, agreement_notes)
-    found = recruitment(db(), state().config)     # HyperLex section 4.4: accepted raters
-    table = table.merge(agreement, on="tranche", how="left").merge(
-        found["tranches"][["tranche", "accepted", "missing"]], on="tranche", how="left").merge(
-        _completion_minutes(), on="tranche", how="left")
+    stored = figures.load(db())
+    shown = stored.figures if stored is not None else {}
+    table = _progress(now()).merge(
+        pd.DataFrame(shown.get("tranches", []), columns=figures.TRANCHE_FIELDS)[
+            ["tranche", "accepted", "missing", "iaa1", "iaa2", "median_minutes"]],
+        on="tranche", how="left").astype(object)
+    table = table.where(table.notna(), None)
     stages = db().execute(select(m.Rater.stage, func.count()).group_by(m.Rater.stage)).all()
-    platform_ids = _platform_ids()
-    exclusions = _exclusions(ratings)
-    if not isinstance(exclusions, str):
-        exclusions = [{**row, **platform_ids.get(row["rater_id"], {})} for row in exclusions]
-    return render_template("admin.html", name=state().name, progress=table.to_dict("records"),
-                           stages=dict(stages), exclusions=exclusions,
-                           n_answers=len(ratings), raters=_raters(), recruitment=found,
-                           quality=_quality(ratings, platform_ids), refresh_s=REFRESH_S,
-                           too_fast_s=_too_fast_s(), platform=_platform(), db_health=db_health,
-                           agreement_notes=agreement_notes)
+    n_answers = (db().scalar(select(func.count()).select_from(m.Answer)) +
+                 db().scalar(select(func.count()).select_from(m.CheckpointAnswer)))
+    page = max(0, request.args.get("raters", 0, type=int) or 0)
+    return render_template(
+        "admin.html", name=state().name, progress=table.to_dict("records"),
+        stages=dict(stages), n_answers=n_answers, stored=stored,
+        since=n_answers - shown["n_answers"] if stored is not None else 0,
+        exclusions=shown.get("exclusions", []), n_exclusions=shown.get("n_exclusions", 0),
+        recruitment=shown, quality=shown.get("quality", []),
+        n_quality=shown.get("n_quality", 0),
+        raters=_raters(page), raters_page=page, raters_per_page=RATERS_PER_PAGE,
+        refresh_s=REFRESH_S, too_fast_s=shown.get("too_fast_s", _too_fast_s()),
+        platform=_platform(), db_health=db_health,
+        agreement_notes=shown.get("agreement_notes", []))
+
+
+@admin.get("/quality.csv")
+@admin_required
+def quality_csv():
+    """Every rater's quality flags, as stored with the figures (the page shows the first
+    :data:`lexgold.annotate.figures.SHOWN`, marked raters first)."""
+    from lexgold.annotate.study import escape_formulas
+    from lexgold.annotate.views_export import attachment
+
+    stored = figures.load(db(), details=True)
+    frame = pd.DataFrame(stored.figures.get("quality", []) if stored is not None else [],
+                         columns=QUALITY_COLUMNS)
+    return Response(escape_formulas(frame).to_csv(index=False),
+                    content_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": attachment(f"{state().name}-quality.csv")})
+
+
+#: rows of the raters table per page (``?raters=N`` pages back)
+RATERS_PER_PAGE = 100
+QUALITY_COLUMNS = ["rater_id", "platform", "platform_id", "tranche", "median_s_per_pair",
+                   "top_value_share", "checkpoints_failed", "checkpoints", "repeat_difference"]
+
+
+def _progress(at) -> pd.DataFrame:
+    """Per tranche: target (slots), completed, active (unexpired claims), expired claims; one
+    SQL aggregate."""
+    active = m.Slot.status == "active"
+    live = active & (m.Slot.expires_at > at)
+    rows = db().execute(
+        select(m.Tranche.number, func.count(),
+               func.sum(case((m.Slot.status == "completed", 1), else_=0)),
+               func.sum(case((live, 1), else_=0)),
+               func.sum(case((live, 0), (active, 1), else_=0)))
+        .join(m.Tranche, m.Slot.tranche_id == m.Tranche.id)
+        .group_by(m.Tranche.number).order_by(m.Tranche.number)).all()
+    return pd.DataFrame([tuple(int(v or 0) for v in row) for row in rows],
+                        columns=["tranche", "target", "completed", "active", "expired"])
 
 
 def _platform() -> dict:
@@ -226,89 +274,19 @@ def move():
                            hours=flow.MOVE_LINK_S // 3600)
 
 
-def _platform_ids() -> dict[str, dict]:
-    """Rater id -> its platform and platform ID (to reject a submission on the platform)."""
-    rows = db().execute(select(m.Rater.public_id, m.Rater.platform, m.Rater.external_id)).all()
-    return {r[0]: {"platform": r[1], "platform_id": r[2] or ""} for r in rows}
-
-
-def _completion_minutes() -> pd.DataFrame:
-    """Median minutes from entering (consent) to completion, per tranche, completed raters."""
-    rows = db().execute(
-        select(m.Tranche.number, m.Rater.created_at, m.Rater.completed_at)
-        .join(m.Slot, (m.Slot.id == m.Rater.slot_id) & (m.Slot.rater_id == m.Rater.id))
-        .join(m.Tranche, m.Tranche.id == m.Slot.tranche_id)
-        .where(m.Rater.completed_at.is_not(None))).all()
-    frame = pd.DataFrame(rows, columns=["tranche", "created_at", "completed_at"])
-    frame["minutes"] = (pd.to_datetime(frame["completed_at"]) -
-                        pd.to_datetime(frame["created_at"])).dt.total_seconds() / 60.0
-    return frame.groupby("tranche", as_index=False).agg(median_minutes=("minutes", "median"))
-
-
 def _too_fast_s() -> float:
-    """Seconds per pair below which the view marks a rater too fast: the protocol's
-    ``too_fast_s_per_pair`` when set, else the study's ``min_seconds_per_pair``."""
-    protocol = tomllib.loads(state().protocol_text)
-    limit = protocol.get("process", {}).get("exclusions", {}).get("too_fast_s_per_pair", 0)
-    return float(limit or state().config.min_seconds_per_pair)
+    """Seconds per pair below which the view marks a rater too fast (before any figures:
+    :func:`lexgold.annotate.figures.too_fast_s`)."""
+    return figures.too_fast_s(tomllib.loads(state().protocol_text), state().config)
 
 
-def _quality(ratings: pd.DataFrame, platform_ids: dict) -> list[dict]:
-    """Quality flags per rater (:func:`lexgold.process.quality.quality_flags`), with the
-    rater's tranche, platform and platform ID; raters in tranche order."""
-    from lexgold.process.quality import quality_flags
-
-    if ratings.empty:
-        return []
-    flags = quality_flags(ratings)
-    flags["tranche"] = flags["rater_id"].map(
-        ratings.groupby("rater_id")["tranche"].agg(lambda t: t.mode().iloc[0]))
-    rows = flags.sort_values(["tranche", "rater_id"], kind="stable").to_dict("records")
-    return [{**row, **platform_ids.get(row["rater_id"], {})} for row in rows]
-
-
-def _raters(limit: int = 1000) -> list:
-    """The newest raters: platform, stage, tranche and pages done (a claim lost shows no slot)."""
+def _raters(page: int = 0) -> list:
+    """The newest raters, :data:`RATERS_PER_PAGE` a page (0: the newest): platform, stage,
+    tranche and pages done (a claim lost shows no slot)."""
     return db().execute(
         select(m.Rater.public_id, m.Rater.platform, m.Rater.external_id, m.Rater.stage,
                m.Tranche.number, m.Slot.step, m.Rater.created_at, m.Rater.completed_at)
         .outerjoin(m.Slot, (m.Slot.id == m.Rater.slot_id) & (m.Slot.rater_id == m.Rater.id))
         .outerjoin(m.Tranche, m.Tranche.id == m.Slot.tranche_id)
-        .order_by(m.Rater.id.desc()).limit(limit)).all()
-
-
-def _agreement(ratings: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
-    """IAA-1 and IAA-2 per tranche (HyperLex section 5), NaN where undefined; why a figure is
-    undefined goes to ``notes`` (the page shows them; never the log, at every reload)."""
-    rows = []
-    try:
-        from lexgold.process.agreement import iaa_against_mean, iaa_pairwise
-    except ImportError:
-        return pd.DataFrame(columns=["tranche", "iaa1", "iaa2"])
-    rated = ratings[ratings["kind"] != "checkpoint"] if len(ratings) else ratings
-    for tranche, frame in rated.groupby("tranche"):
-        with collected_warnings() as caveats:       # shown on the page, not logged
-            rows.append({"tranche": tranche, "iaa1": iaa_pairwise(frame),
-                         "iaa2": iaa_against_mean(frame)})
-        notes.extend(f"tranche {tranche}: {caveat}" for caveat in caveats)
-    return pd.DataFrame(rows, columns=["tranche", "iaa1", "iaa2"])
-
-
-def _exclusions(ratings: pd.DataFrame) -> list[dict] | str:
-    """The protocol's exclusion rules applied to the ratings so far (a preview)."""
-    if ratings.empty:
-        return []
-    try:
-        from lexgold.process.exclusions import exclusion_table
-    except ImportError:
-        return "not available in this version"
-    protocol = tomllib.loads(state().protocol_text)
-    protocol["_path"] = "<study protocol>"
-    with collected_warnings():
-        try:
-            table = exclusion_table(ratings, protocol)
-        except ValueError as err:   # too few ratings for a rule yet: say so
-            return f"not yet computable: {err}"
-    return table.to_dict("records")
-
-
+        .order_by(m.Rater.id.desc()).limit(RATERS_PER_PAGE)
+        .offset(page * RATERS_PER_PAGE)).all()

@@ -1,0 +1,417 @@
+"""Study figures: what the admin view and live recruitment show, computed once, off the raters'
+requests, and stored in the study database for every server process and host.
+
+One computation (:func:`compute`) reads the answers once (:func:`~lexgold.annotate.study.
+export_ratings`), runs the protocol's exclusion rules once, over the raters who completed their
+tranche (HyperLex section 4.5; the same raters ``lexgold process`` would judge), and derives
+from them, with vectorised pandas and SQL aggregates:
+
+- per tranche: slots, completed, excluded, accepted and missing raters against
+  ``min_accepted_raters`` (HyperLex section 4.4, :mod:`lexgold.annotate.recruit`), IAA-1 and
+  IAA-2 (HyperLex section 5; SimLex-999 section 3.5), median completion minutes;
+- the pairs below the minimum of accepted raters;
+- the exclusions preview and the quality flags per rater (:mod:`lexgold.process.quality`),
+  with each rater's platform and platform ID.
+
+:func:`refresh` recomputes them only when the study changed: the version key counts the slots,
+the completed slots and the last answer ids. It also tops up recruitment, as the site did in the
+request of the rater who completed a tranche's last slot: when a tranche has become fully
+completed since the stored figures, every tranche short of accepted raters gets new slots
+(:func:`lexgold.annotate.recruit.top_up`'s rule; concurrent refreshers collide on (tranche,
+number) and add nothing twice). ``lexgold serve`` runs :func:`watch` in a child process
+(:func:`start_refresher`; its own interpreter, so no GIL is shared with the raters' requests,
+at a lower priority), at most every ``--figures-every`` seconds, and waiting at least
+:data:`BACKOFF` times as long as the last computation took (so it uses at most a fifth of a
+core); ``lexgold study figures`` runs it by hand or as a loop
+(``--watch``) on another host. The admin view only reads the stored figures (:func:`load`):
+one row with what the page shows (long lists cut at :data:`SHOWN`), one with the full lists.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+import tomllib
+import warnings
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import case, func, select
+from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
+from sqlalchemy.orm import Session
+
+from lexgold.annotate import models as m
+from lexgold.annotate import recruit
+from lexgold.annotate.clock import database_now
+from lexgold.annotate.quiet import collected_warnings
+from lexgold.annotate.schema import StudyConfig, config_from_dict
+from lexgold.annotate.study import export_ratings
+
+#: the rows of ``study_figures``: what the admin page shows (long lists cut at :data:`SHOWN`,
+#: marked raters first), and the full lists (``quality.csv``, ``study report``)
+ROW_ID, DETAILS_ID = 1, 2
+#: rows of each long list on the admin page
+SHOWN = 200
+LISTS = ("quality", "exclusions", "pairs_below")
+#: ``lexgold serve --figures-every`` default (seconds)
+EVERY_S = 5.0
+#: a refresher waits at least this many times its last computation before the next
+BACKOFF = 4.0
+TRANCHE_FIELDS = [*recruit.TRANCHE_COLUMNS, "iaa1", "iaa2", "median_minutes"]
+
+
+@dataclass
+class Stored:
+    """Figures as stored: the version key they were computed from, when, and the figures."""
+
+    version: str
+    computed_at: datetime
+    figures: dict
+
+
+def version_key(session: Session) -> dict:
+    """What the figures depend on, from four index lookups and one count: ``slots``,
+    ``completed`` (slots), ``answer`` and ``checkpoint`` (the last answer ids)."""
+    slots, completed = session.execute(select(
+        func.count(), func.coalesce(func.sum(case((m.Slot.status == "completed", 1), else_=0)),
+                                    0)).select_from(m.Slot)).one()
+    answer = session.scalar(select(func.coalesce(func.max(m.Answer.id), 0)))
+    checkpoint = session.scalar(select(func.coalesce(func.max(m.CheckpointAnswer.id), 0)))
+    return {"slots": int(slots), "completed": int(completed), "answer": int(answer),
+            "checkpoint": int(checkpoint)}
+
+
+def _key_text(key: dict) -> str:
+    return "{slots}:{completed}:{answer}:{checkpoint}".format(**key)
+
+
+def compute(session: Session, config: StudyConfig, protocol: dict, *,
+            admin: bool = True) -> dict:
+    """Every figure of the admin view and recruitment (module docstring), JSON-ready; with
+    ``admin=False`` only recruitment's (``tranches`` without agreement and completion times,
+    ``full``; the rest empty), for a top-up.
+
+    Returns
+    -------
+    dict
+        ``n_answers``; ``min_accepted_raters``; ``too_fast_s`` (:func:`too_fast_s`);
+        ``tranches`` (one dict per tranche with
+        :data:`TRANCHE_FIELDS`; NaN as None); ``full`` (tranches without an open slot);
+        ``pairs_below`` (``word1, word2, pos, accepted``); ``note``; ``exclusions`` (rows of
+        :func:`lexgold.process.exclusions.exclusion_table` with ``platform, platform_id``, or a
+        text saying why there are none yet); ``quality`` (rows of
+        :func:`lexgold.process.quality.quality_flags` with ``tranche, platform, platform_id``).
+    """
+    ratings = export_ratings(session)
+    raters = pd.DataFrame(session.execute(select(
+        m.Rater.public_id, m.Rater.platform, m.Rater.external_id,
+        m.Rater.completed_at.is_not(None))).all(),
+        columns=["rater_id", "platform", "platform_id", "done"])
+    slots, shown = recruit.slot_frame(session), recruit.shown_frame(session)
+    minutes = completion_minutes(session) if admin else _none("median_minutes")
+    session.commit()                   # end the read: SQLite holds its snapshot until then
+    raters["platform_id"] = raters["platform_id"].fillna("")
+    complete = ratings[ratings["rater_id"].isin(raters.loc[raters["done"], "rater_id"])]
+    table, note = exclusions(complete, protocol)
+    excluded = set() if table is None else \
+        set(table.loc[table["excluded"].astype(bool), "rater_id"])
+    found = recruit.tally(slots, shown, excluded, config.min_accepted_raters)
+    notes: list[str] = []
+    tranches = found["tranches"].merge(
+        agreement(ratings, notes) if admin else _none("iaa1", "iaa2"),
+        on="tranche", how="left").merge(minutes, on="tranche", how="left")[TRANCHE_FIELDS]
+    ids = raters[["rater_id", "platform", "platform_id"]]
+    return {"n_answers": len(ratings), "min_accepted_raters": config.min_accepted_raters,
+            "too_fast_s": too_fast_s(protocol, config), "tranches": _records(tranches),
+            "full": [int(t) for t in tranches.loc[tranches["open"] == 0, "tranche"]],
+            "pairs_below": _records(found["pairs_below"]),
+            "note": f"exclusions not yet computable: {note}" if note else "",
+            "exclusions": (f"not yet computable: {note}" if note else
+                           _records(table.merge(ids, on="rater_id", how="left"))
+                           if table is not None else []),
+            "quality": _records(quality(ratings, ids)) if admin else [],
+            "agreement_notes": notes}
+
+
+def too_fast_s(protocol: dict, config: StudyConfig) -> float:
+    """Seconds per pair below which a rater is marked too fast: the protocol's
+    ``too_fast_s_per_pair`` when set, else the study's ``min_seconds_per_pair``."""
+    limit = protocol.get("process", {}).get("exclusions", {}).get("too_fast_s_per_pair", 0)
+    return float(limit or config.min_seconds_per_pair)
+
+
+def marked(row: dict, limit: float) -> bool:
+    """Is this quality row marked on the admin page (too fast, one value throughout, a
+    checkpoint failed)?"""
+    fast = row.get("median_s_per_pair")
+    return ((fast is not None and fast < limit) or (row.get("top_value_share") or 0) >= 1
+            or bool(row.get("checkpoints_failed")))
+
+
+def _none(*columns: str) -> pd.DataFrame:
+    """No figure for any tranche: ``tranche`` and ``columns``, no rows."""
+    return pd.DataFrame({"tranche": pd.Series(dtype="int64"),
+                         **{c: pd.Series(dtype=float) for c in columns}})
+
+
+def exclusions(ratings: pd.DataFrame, protocol: dict) -> tuple[pd.DataFrame | None, str]:
+    """The protocol's exclusion table over ``ratings`` (None without ratings), and a note
+    saying why it cannot be computed yet (the table is then None)."""
+    if ratings.empty:
+        return None, ""
+    from lexgold.process.exclusions import exclusion_table
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return exclusion_table(ratings, protocol), ""
+        except ValueError as err:      # too few ratings for a rule yet
+            return None, str(err)
+
+
+def agreement(ratings: pd.DataFrame, notes: list[str] | None = None) -> pd.DataFrame:
+    """IAA-1 and IAA-2 per tranche (HyperLex section 5), NaN where undefined; why a figure is
+    undefined goes to ``notes`` (the admin page shows them; never the log)."""
+    from lexgold.process.agreement import iaa_against_mean, iaa_pairwise
+
+    rows = []
+    rated = ratings[ratings["kind"] != "checkpoint"] if len(ratings) else ratings
+    for tranche, frame in rated.groupby("tranche"):
+        with collected_warnings() as caveats:
+            rows.append({"tranche": tranche, "iaa1": iaa_pairwise(frame),
+                         "iaa2": iaa_against_mean(frame)})
+        if notes is not None:
+            notes.extend(f"tranche {tranche}: {caveat}" for caveat in caveats)
+    return pd.DataFrame(rows, columns=["tranche", "iaa1", "iaa2"])
+
+
+def quality(ratings: pd.DataFrame, ids: pd.DataFrame) -> pd.DataFrame:
+    """Quality flags per rater (:func:`lexgold.process.quality.quality_flags`) with the
+    rater's tranche (the one most of its answers are in; the lowest on a tie), platform and
+    platform ID; raters in tranche order."""
+    from lexgold.process.quality import quality_flags
+
+    if ratings.empty:
+        return pd.DataFrame()
+    flags = quality_flags(ratings)
+    counts = ratings.groupby(["rater_id", "tranche"]).size().rename("n").reset_index()
+    counts = counts.sort_values(["rater_id", "n", "tranche"], ascending=[True, False, True],
+                                kind="stable").drop_duplicates("rater_id")
+    flags = flags.merge(counts[["rater_id", "tranche"]], on="rater_id", how="left")
+    flags = flags.sort_values(["tranche", "rater_id"], kind="stable")
+    return flags.merge(ids, on="rater_id", how="left")
+
+
+def completion_minutes(session: Session) -> pd.DataFrame:
+    """Median minutes from entering (consent) to completion, per tranche, completed raters."""
+    rows = session.execute(
+        select(m.Tranche.number, m.Rater.created_at, m.Rater.completed_at)
+        .join(m.Slot, (m.Slot.id == m.Rater.slot_id) & (m.Slot.rater_id == m.Rater.id))
+        .join(m.Tranche, m.Tranche.id == m.Slot.tranche_id)
+        .where(m.Rater.completed_at.is_not(None))).all()
+    frame = pd.DataFrame(rows, columns=["tranche", "created_at", "completed_at"])
+    frame["minutes"] = (pd.to_datetime(frame["completed_at"]) -
+                        pd.to_datetime(frame["created_at"])).dt.total_seconds() / 60.0
+    return frame.groupby("tranche", as_index=False).agg(median_minutes=("minutes", "median"))
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    """Rows as plain Python values (numpy scalars unwrapped, NaN and NA as None)."""
+    return [{k: _plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
+
+
+def _plain(value):
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+# -- storing ------------------------------------------------------------------------------------
+
+def load(session: Session, *, details: bool = False) -> Stored | None:
+    """The stored figures (with ``details``: the full lists), or None before the first
+    computation."""
+    row = session.get(m.StudyFigures, DETAILS_ID if details else ROW_ID)
+    if row is None:
+        return None
+    return Stored(row.version, row.computed_at, json.loads(row.figures))
+
+
+def save(session: Session, key: dict, computed_at: datetime, figures: dict) -> None:
+    """Store ``figures`` (replacing the row; commits). The JSON is written before the
+    transaction starts, so the write lock is held for one row only. Another process storing at
+    the same moment wins (IntegrityError is left to the caller)."""
+    shown = {**figures, "key": key}
+    limit = figures.get("too_fast_s", 0.0)
+    for name in LISTS:
+        rows = figures.get(name, [])
+        if name == "quality":
+            rows = sorted(rows, key=lambda q: not marked(q, limit))
+        shown[name] = rows if isinstance(rows, str) else rows[:SHOWN]
+        shown[f"n_{name}"] = 0 if isinstance(rows, str) else len(rows)
+    texts = {ROW_ID: json.dumps(shown, allow_nan=False, default=str),
+             DETAILS_ID: json.dumps({name: figures.get(name, []) for name in LISTS},
+                                    allow_nan=False, default=str)}
+    session.commit()
+    for row_id, text in texts.items():
+        row = session.get(m.StudyFigures, row_id)
+        if row is None:
+            session.add(m.StudyFigures(id=row_id, version=_key_text(key),
+                                       computed_at=computed_at, figures=text))
+        else:
+            row.version, row.computed_at, row.figures = _key_text(key), computed_at, text
+    session.commit()
+
+
+# -- refreshing and topping up ------------------------------------------------------------------
+
+def refresh(reads: Session, writes: Session, *, now: datetime | None = None,
+            force: bool = False) -> dict:
+    """Recompute and store the figures if the study changed since they were stored (or
+    ``force``), topping up recruitment when a tranche has become fully completed since.
+
+    ``reads`` computes (never holding the write lock; on SQLite a writing session would keep
+    every rater waiting), ``writes`` adds slots and stores.
+
+    Returns
+    -------
+    dict
+        ``computed`` (bool), ``seconds`` (computation), ``added`` (``{tranche: slots}``).
+    """
+    study = reads.scalars(select(m.Study)).one()
+    config = config_from_dict(study.config)
+    key = version_key(reads)
+    if not force and reads.scalar(select(m.StudyFigures.version).where(
+            m.StudyFigures.id == ROW_ID)) == _key_text(key):
+        reads.commit()
+        return {"computed": False, "seconds": 0.0, "added": {}}
+    stored, now = load(reads), now or database_now(reads)
+    reads.commit()
+    started = time.perf_counter()
+    figures = compute(reads, config, _protocol(study.protocol_text))
+    seconds = time.perf_counter() - started
+    added = {}
+    before = set(stored.figures.get("full", [])) if stored is not None else set()
+    try:
+        if config.min_accepted_raters > 0 and set(figures["full"]) - before:
+            added = add_slots(writes, figures, key, config.min_accepted_raters)
+            writes.commit()
+    except (IntegrityError, OperationalError):
+        writes.rollback()     # another refresher took these numbers, or the database is busy
+        return {"computed": True, "seconds": seconds, "added": {}}
+    try:
+        save(writes, key, now, {**figures, "seconds": seconds})
+    except (IntegrityError, OperationalError):
+        writes.rollback()     # stored by another refresher, or busy: the next round stores
+    return {"computed": True, "seconds": seconds, "added": added}
+
+
+def add_slots(session: Session, figures: dict, key: dict, minimum: int) -> dict:
+    """Give every tranche short of ``minimum`` accepted raters beyond its open slots the
+    slots it lacks (HyperLex section 4.4), and update ``figures`` and ``key`` to match
+    (flushed, not committed; a concurrent top-up raises IntegrityError)."""
+    table = pd.DataFrame(figures["tranches"], columns=TRANCHE_FIELDS)
+    short = table[table["accepted"] + table["open"] < minimum]
+    if short.empty:
+        return {}
+    added = recruit._add_slots(session, short, minimum)
+    for row in figures["tranches"]:
+        count = added.get(int(row["tranche"]), 0)
+        row["slots"] += count
+        row["open"] += count
+    figures["full"] = [t for t in figures["full"] if t not in added]
+    key["slots"] += sum(added.values())
+    return added
+
+
+def top_up(session: Session, config: StudyConfig, tranche_id: int | None = None) -> dict:
+    """:func:`lexgold.annotate.recruit.top_up`: compute recruitment's figures and add the
+    missing slots (one session; ``lexgold study top-up`` and ``lexgold study rehearse``, which
+    has no refresher). The admin view's figures are left to the refresher."""
+    if config.min_accepted_raters <= 0:
+        return {}
+    try:
+        if tranche_id is not None and session.scalar(
+                select(func.count()).select_from(m.Slot).where(
+                    m.Slot.tranche_id == tranche_id, m.Slot.status != "completed")):
+            session.commit()
+            return {}
+        figures = compute(session, config, recruit.study_protocol(session), admin=False)
+        added = add_slots(session, figures, version_key(session), config.min_accepted_raters)
+        session.commit()
+        return added
+    except (IntegrityError, OperationalError):
+        session.rollback()     # a concurrent top-up took these numbers, or the database is busy
+        return {}
+
+
+def _protocol(text: str) -> dict:
+    protocol = tomllib.loads(text)
+    protocol["_path"] = "<study protocol>"
+    return protocol
+
+
+def watch(url: str, every_s: float = EVERY_S, parent: int | None = None,
+          rounds: int | None = None) -> None:
+    """Refresh the figures of the study at ``url`` in a loop: every ``every_s`` seconds, or
+    :data:`BACKOFF` times the last computation if longer; stops when the process ``parent``
+    is gone (the server that started it) or after ``rounds``. A database error is reported on
+    stderr and retried at the next round."""
+    from lexgold.annotate.db import make_engine, session_factory
+
+    engine = make_engine(url, statement_timeout_s=600)
+    reads, writes = session_factory(engine, write=False), session_factory(engine)
+    done = 0
+    try:
+        while (parent is None or os.getppid() == parent) and (rounds is None or done < rounds):
+            started = time.perf_counter()
+            try:
+                with reads() as r, writes() as w:
+                    refresh(r, w)
+            except SQLAlchemyError as err:
+                print(f"lexgold figures: {str(err).splitlines()[0]}", file=sys.stderr)
+            done += 1
+            if rounds is None or done < rounds:
+                time.sleep(max(every_s, BACKOFF * (time.perf_counter() - started)))
+    finally:
+        engine.dispose()
+
+
+def start_refresher(url: str, every_s: float = EVERY_S):
+    """:func:`watch` in a child process (its own interpreter, so no GIL is shared with the
+    raters' requests; at a lower priority, :data:`NICE`), which stops by itself when this
+    process is gone; returns the
+    :class:`subprocess.Popen` (``terminate()`` it at shutdown). The URL goes through the
+    environment: a password in it never shows on a command line."""
+    import subprocess
+
+    env = {**os.environ, URL_VARIABLE: url}
+    return subprocess.Popen([sys.executable, "-m", "lexgold.annotate.figures", str(every_s),
+                             str(os.getpid())], env=env, start_new_session=True)
+
+
+#: the environment variable :func:`start_refresher` passes the database URL in
+URL_VARIABLE = "LEXGOLD_FIGURES_URL"
+
+
+#: the refresher's scheduling priority below the server's (``os.nice``): on a busy machine the
+#: raters' requests get the CPU first
+NICE = 10
+
+
+if __name__ == "__main__":         # started by start_refresher
+    if hasattr(os, "nice"):
+        os.nice(NICE)
+    try:
+        watch(os.environ[URL_VARIABLE], float(sys.argv[1]), int(sys.argv[2]))
+    except KeyboardInterrupt:
+        pass
