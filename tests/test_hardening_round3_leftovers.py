@@ -47,7 +47,7 @@ def unwritable_study(request, tmp_path, pairs):
     app = make_app(url)
     client = app.test_client()
     enter(client)
-    for _ in range(3):
+    for _ in range(5):      # the opening checkpoints, the noun checkpoint, then groups
         _, position, ids, checkpoint = page(client)
         data = {"choice": 0} if checkpoint else {f"r{i}": 2 for i in ids}
         client.post("/step", data={"position": position, **data})
