@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 
-from lexgold.cliutil import crowd_options, out_option, seed_option, usf_option
+from lexgold.cliutil import (bootstrap_option, crowd_options, out_file_option, out_option,
+                             protocol_option, seed_option, usf_option)
 
 def _number(value):
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
@@ -128,10 +129,8 @@ def _agreement_figures(frame, *, pool, min_overlap, splits, seed, anonymous=None
 
 @click.command()
 @click.argument("ratings", metavar="STUDY_OR_RATINGS")
-@click.option("--protocol",
-              help="simlex, hyperlex, tr9856, plain (mean per pair on the declared scale, "
-                   "gold.csv word1,word2,score), or the path of a protocol file. Default: the "
-                   "study's own protocol; needed for ratings that come without a study.")
+@protocol_option("Default: the study's own; needed for ratings that come without a study "
+                 "(plain: the mean per pair on the declared scale, gold.csv word1,word2,score).")
 @out_option
 @click.option("--pairs", "pairs_path", type=click.Path(exists=True, dir_okay=False),
               help="For ratings from elsewhere: the builder's pairs.csv (POS, concreteness "
@@ -139,9 +138,9 @@ def _agreement_figures(frame, *, pool, min_overlap, splits, seed, anonymous=None
                    "agreement; every pair must be released). A study brings its own pairs.")
 @usf_option
 @seed_option
-@click.option("--bootstrap", type=click.IntRange(min=0),
-              help="Bootstrap replicates for the confidence intervals (0 = none); default: "
-                   "the protocol's [process.agreement] bootstrap (200).")
+@bootstrap_option("bootstrap", None,
+                  "Bootstrap replicates for the confidence intervals (0: none); default: "
+                  "the protocol's [process.agreement] bootstrap (200).")
 @click.option("--no-plots", is_flag=True, help="Skip the PNG plots of report.md.")
 @click.option("--scale", nargs=2, type=float, metavar="MIN MAX",
               help="The scale of ratings that declare none (see `lexgold ratings import "
@@ -217,17 +216,15 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
 
 
 @click.command()
-@click.option("--protocol", required=True,
-              help="simlex, hyperlex, tr9856 or the path of a protocol file: its [study] table "
-                   "lays the study out, as `lexgold study create` does.")
+@protocol_option("Its [study] table lays the study out, as `lexgold study create` does.",
+                 required=True)
 @click.option("--pairs", "pairs_path", type=click.Path(exists=True, dir_okay=False),
               help="pairs.csv as `lexgold study create` reads it, or a published file "
                    "(SimLex-999.txt, HyperLex, TR9856, Multi-SimLex ...); default: a random "
                    "sample of same-POS normed pairs from the shipped USF norms.")
 @click.option("--n-pairs", type=click.IntRange(min=2), default=999, show_default=True,
               help="Pairs drawn from USF when --pairs is not given.")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False), required=True,
-              help="Ratings CSV to write (long format).")
+@out_file_option("Ratings CSV to write (long format).")
 @click.option("--truth", "truth_path", type=click.Path(dir_okay=False),
               help="Also write the true scores and each rater's type to this CSV (and .raters.csv).")
 @click.option("--raters-per-tranche", type=click.IntRange(min=1),

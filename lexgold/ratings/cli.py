@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from lexgold.cliutil import out_file_option
 from lexgold.ratings import LAYOUTS
 
 
@@ -21,8 +22,7 @@ def ratings():
 
 @ratings.command("import")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
-@click.option("--out", "out_path", type=click.Path(dir_okay=False), required=True,
-              help="Long-format ratings CSV to write.")
+@out_file_option("Long-format ratings CSV to write.")
 @click.option("--layout", type=click.Choice(LAYOUTS),
               help="Layout of every file; default: recognised from each file.")
 @click.option("--tranche", help="Tranche of one-file-per-rater files (default: the common "
