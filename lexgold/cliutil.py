@@ -94,6 +94,20 @@ def bootstrap_option(dest: str, default: int | None, help: str):
                         show_default=default is not None, help=help)
 
 
+def _check_scale(ctx, param, value):
+    """``--scale MIN MAX`` must be finite with MIN below MAX: a usage error naming the option."""
+    if value and not (float("-inf") < value[0] < value[1] < float("inf")):
+        raise click.BadParameter(f"MIN must be below MAX, both finite; given {value[0]:g} "
+                                 f"{value[1]:g}", ctx=ctx, param=param)
+    return value
+
+
+def scale_option(help: str):
+    """``--scale MIN MAX``: a rating scale, the same check in every command that takes one."""
+    return click.option("--scale", nargs=2, type=float, metavar="MIN MAX",
+                        callback=_check_scale, help=help)
+
+
 STUDY_HELP = "Study database: a SQLite file path or a database URL (postgresql+psycopg://...)."
 
 

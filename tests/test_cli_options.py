@@ -200,3 +200,12 @@ def test_docs_contract_names_still_work(path, names):
     command = COMMANDS[path]
     opts = {o for p in _options(command) for o in p.opts + p.secondary_opts}
     assert set(names) <= opts
+
+
+@pytest.mark.parametrize("path", sorted(_with("--scale")), ids=" ".join)
+@pytest.mark.parametrize("scale", [["10", "0"], ["1", "1"], ["0", "inf"]])
+def test_a_scale_must_run_from_min_to_max_everywhere(path, scale):
+    assert len(_with("--scale")) >= 3
+    result = CliRunner().invoke(cli, [*path, "--scale", *scale])
+    assert result.exit_code == 2
+    assert "Invalid value for '--scale'" in result.output and "MIN must be below MAX" in result.output

@@ -13,6 +13,7 @@ from lexgold.cliutil import (
     out_file_option,
     out_option,
     protocol_option,
+    scale_option,
     seed_option,
     usf_option,
 )
@@ -173,9 +174,8 @@ def _language_files(values, option) -> dict[str, Path]:
               help="The language's aligned.csv (`lexgold translate adjudicate`), giving pair "
                    "ids to a gold file without a pair_id column.")
 @protocol_option("Its [crosslingual] table and release scale are used.", default="simlex")
-@click.option("--scale", nargs=2, type=float, metavar="MIN MAX",
-              help="The scale of every gold file, instead of the report.json beside it or the "
-                   "protocol's release scale.")
+@scale_option("The scale of every gold file, instead of the report.json beside it or the "
+              "protocol's release scale.")
 @click.option("--rescale", is_flag=True,
               help="Map every gold file linearly onto the protocol's release scale first "
                    "(gold files on different scales are otherwise an error).")

@@ -13,6 +13,7 @@ from lexgold.cliutil import (
     out_file_option,
     out_option,
     protocol_option,
+    scale_option,
     seed_option,
     usf_option,
 )
@@ -81,9 +82,8 @@ def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed)
                   "Bootstrap replicates for the confidence intervals (0: none); default: "
                   "the protocol's [process.agreement] bootstrap (200).")
 @click.option("--no-plots", is_flag=True, help="Skip the PNG plots of report.md.")
-@click.option("--scale", nargs=2, type=float, metavar="MIN MAX",
-              help="The scale of ratings that declare none (see `lexgold ratings import "
-                   "--scale`); they are mapped onto the protocol's scale.")
+@scale_option("The scale of ratings that declare none (see `lexgold ratings import "
+              "--scale`); they are mapped onto the protocol's scale.")
 @click.option("--allow-incomplete", is_flag=True,
               help="Release even when no rater is left, a pair of the study (or of --pairs) "
                    "has no accepted rating, or a pair has fewer accepted raters than the "
