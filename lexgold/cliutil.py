@@ -6,6 +6,8 @@ lets :class:`LexgoldGroup` turn lexgold's input errors into a one-line ``Error: 
 
 from __future__ import annotations
 
+import functools
+
 import click
 
 from lexgold.errors import InputError, WordNetNotFound
@@ -46,8 +48,85 @@ def wordnet_option(function):
 
 
 def out_option(function):
+    """``--out DIR``: the folder a command writes its files into."""
     return click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
-                        help="Output folder (created if missing).")(function)
+                        metavar="DIR", help="Output folder (created if missing).")(function)
+
+
+def out_file_option(help: str, *, dest: str = "out_path", required: bool = True,
+                    aliases: tuple[str, ...] = ()):
+    """``--out FILE``: the one file a command writes (``aliases``: older names kept working)."""
+    return click.option("--out", *aliases, dest, type=click.Path(dir_okay=False),
+                        required=required, metavar="FILE", help=help)
+
+
+#: what every ``--protocol`` accepts (:func:`lexgold.protocols.protocol_path`)
+PROTOCOL_VALUES = ("a packaged name (simlex, hyperlex, tr9856, plain), a shipped language "
+                   "pack's <language>/<name> (it/simlex), or the path of a protocol file")
+
+
+def _check_protocol(ctx, param, value):
+    """The protocol named by ``--protocol`` must exist: a usage error naming the option."""
+    if value is None:
+        return value
+    from lexgold.errors import InputError
+    from lexgold.protocols import protocol_path
+
+    try:
+        protocol_path(value)
+    except InputError as err:
+        raise click.BadParameter(str(err), ctx=ctx, param=param) from None
+    return value
+
+
+def protocol_option(use: str, *, default: str | None = None, required: bool = False):
+    """``--protocol NAME|FILE``, the same values and check in every command; ``use`` says what
+    the command takes from it."""
+    return click.option("--protocol", default=default, required=required,
+                        show_default=default is not None, metavar="NAME|FILE",
+                        callback=_check_protocol,
+                        help=f"Protocol: {PROTOCOL_VALUES}. {use}")
+
+
+def bootstrap_option(dest: str, default: int | None, help: str):
+    """``--bootstrap N``: resamples for confidence intervals; 0 means none, negative is refused."""
+    return click.option("--bootstrap", dest, type=click.IntRange(min=0), default=default,
+                        show_default=default is not None, help=help)
+
+
+def _check_scale(ctx, param, value):
+    """``--scale MIN MAX`` must be finite with MIN below MAX: a usage error naming the option."""
+    if value and not (float("-inf") < value[0] < value[1] < float("inf")):
+        raise click.BadParameter(f"MIN must be below MAX, both finite; given {value[0]:g} "
+                                 f"{value[1]:g}", ctx=ctx, param=param)
+    return value
+
+
+def scale_option(help: str):
+    """``--scale MIN MAX``: a rating scale, the same check in every command that takes one."""
+    return click.option("--scale", nargs=2, type=float, metavar="MIN MAX",
+                        callback=_check_scale, help=help)
+
+
+STUDY_HELP = "Study database: a SQLite file path or a database URL (postgresql+psycopg://...)."
+
+
+def study_target(default: str = "study.sqlite"):
+    """A new study's database, given as ``STUDY`` like every other ``lexgold study`` command
+    takes it, or as ``--db STUDY`` (the name docs/contract.md's scripts use); passed to the
+    command as ``db``."""
+    def decorate(function):
+        @functools.wraps(function)
+        def command(*args, study_positional=None, db_option=None, **kwargs):
+            if study_positional is not None and db_option is not None \
+                    and study_positional != db_option:
+                raise click.UsageError("give the study once: STUDY or --db, not both")
+            return function(*args, db=study_positional or db_option or default, **kwargs)
+
+        command = click.option("--db", "db_option", metavar="STUDY",
+                               help=f"Same as STUDY (default: {default}). {STUDY_HELP}")(command)
+        return click.argument("study_positional", metavar="[STUDY]", required=False)(command)
+    return decorate
 
 
 def crowd_options(function):
@@ -64,7 +143,7 @@ def crowd_options(function):
                      help="Chance that an honest rater repeats its first answer to a pair "
                           "shown again."),
         click.option("--quitters", type=click.FloatRange(0, 1), default=0.0, show_default=True,
-                     help="Share of honest raters who close the page after a random 10-90 %% "
+                     help="Share of honest raters who close the page after a random 10-90 % "
                           "of their pages."),
         click.option("--seconds-per-pair", type=click.FloatRange(min=0.1), default=6.0,
                      show_default=True,

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Set lexgold up on a fresh Debian machine: system packages (when apt-get is there and we are
 # root), a virtual environment in .venv, and lexgold installed into it (editable).
-#   bash scripts/setup.sh          # what the quickstart needs (lexgold plus gensim's data)
+#   bash scripts/setup.sh          # what the quickstart and bench/ need (lexgold, gensim, httpx)
 #   bash scripts/setup.sh --test   # plus what the tests need (PostgreSQL, Chromium, test extras)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(wordnet-base wordnet-sense-index liblingua-en-tagger-perl)
-extras="[gensim]"   # gensim ships the Wikipedia sample and vectors the quickstart uses
+extras="[gensim,bench]"   # gensim: the quickstart's Wikipedia sample; bench: bench/*.py (httpx)
 if [ "${1:-}" = "--test" ]; then
     packages+=(postgresql chromium nginx openssl)   # nginx: the HTTPS proxy test (deploy/)
-    extras="[test]"
+    extras="[test,bench]"
 fi
 
 missing=()

@@ -220,7 +220,8 @@ def test_process_hyperlex_writes_splits_and_rejects_unknown_protocol(tmp_path, p
     assert test_words and rest and not test_words & rest
     result = invoke("process", str(tmp_path / "ratings.csv"), "--protocol", "nosuch",
                     "--out", str(out))
-    assert result.exit_code == 1 and "protocol file not found" in result.output
+    assert result.exit_code == 2 and "protocol file not found" in result.output   # usage error
+    assert "Invalid value for '--protocol'" in result.output
 
 
 def test_tr9856_pipeline_split_half_and_topics(pairs):

@@ -14,7 +14,13 @@ from pathlib import Path
 
 import click
 
-from lexgold.cliutil import crowd_options, seed_option
+from lexgold.cliutil import (
+    crowd_options,
+    out_file_option,
+    protocol_option,
+    seed_option,
+    study_target,
+)
 
 STUDY_HELP = "Study database: a SQLite file path or a database URL (postgresql+psycopg://...)."
 
@@ -37,11 +43,10 @@ def study():
 
 
 @study.command()
-@click.option("--protocol", required=True,
-              help="Protocol file, or simlex / hyperlex / tr9856 for the packaged ones.")
+@protocol_option("Its [study] table lays the study out.", required=True)
 @click.option("--pairs", type=click.Path(exists=True, dir_okay=False), required=True,
               help="Pair set CSV: a builder's pairs.csv or word1,word2,pos.")
-@click.option("--db", default="study.sqlite", show_default=True, help=STUDY_HELP)
+@study_target("study.sqlite")
 @seed_option
 @click.option("--name", help="Study name shown in the admin view (default: the protocol's).")
 @click.option("--completion-code", help="Code shown on completion (default: random).")
@@ -118,8 +123,8 @@ def _study_key_file(study_db: str) -> str:
 
 @study.command("secret")
 @click.argument("study_db", metavar="STUDY", required=False)
-@click.option("--out", "out_file", type=click.Path(dir_okay=False),
-              help="Write the key here (default: STUDY.key next to a SQLite study).")
+@out_file_option("Write the key here (default: STUDY.key next to a SQLite study).",
+                 dest="out_file", required=False)
 @click.option("--force", is_flag=True,
               help="Replace an existing key (logs every rater and admin out).")
 def secret_command(study_db, out_file, force):
@@ -275,8 +280,7 @@ def figures_command(study_db, watch_s, force):
 
 @study.command("export")
 @click.argument("study_db")
-@click.option("--out", "out_file", type=click.Path(dir_okay=False), required=True,
-              help="CSV file to write (long format, docs/contract.md).")
+@out_file_option("CSV file to write (long format, docs/contract.md).", dest="out_file")
 @click.option("--complete-only/--all-raters", default=True, show_default=True,
               help="Only raters who finished their tranche (the default), or also those who "
                    "quit early (`lexgold process` then excludes them by its min_answers rule).")
@@ -416,7 +420,7 @@ PARTICIPANT_COLUMNS = {"prolific": ("Participant id", "participant_id", "PROLIFI
               help="The platform's participant list: Prolific's submissions export "
                    "('Participant id') or MTurk's batch results ('WorkerId').")
 @click.option("--platform", type=click.Choice(["prolific", "mturk"]), default="prolific",
-              show_default=True)
+              show_default=True, help="The platform whose participant list --participants is.")
 def confirm_command(study_db, participants, platform):
     """Mark raters whose platform ID is in the platform's own participant list as confirmed.
 
@@ -526,14 +530,14 @@ def _keep_stored_key(study_db: str, key_file: str | None, old_key: str) -> str |
 @click.command()
 @click.argument("study_db", metavar="[STUDY]", required=False)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
-@click.option("--port", type=int, default=8000, show_default=True, help="Port (0: any free one).")
-@click.option("--threads", type=int, default=8, show_default=True,
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port (0: any free one).")
+@click.option("--threads", type=click.IntRange(min=1), default=8, show_default=True,
               help="Threads per server process.")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="Server processes: 1 runs waitress; more run gunicorn (threaded workers). "
                    "All state is in the database, so any number of processes, or hosts, can "
                    "serve one study.")
-@click.option("--connection-limit", type=int, default=1000, show_default=True,
+@click.option("--connection-limit", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Open connections accepted at once (each rater's browser keeps one open).")
 @click.option("--channel-timeout", type=click.IntRange(min=1), default=30, show_default=True,
               help="Seconds after which an idle or half-sent connection is closed (behind a "

@@ -2,13 +2,18 @@
 
 import click
 
-from lexgold.cliutil import out_option, seed_option, usf_option, wordnet_option
+from lexgold.cliutil import (
+    out_file_option,
+    out_option,
+    protocol_option,
+    seed_option,
+    usf_option,
+    wordnet_option,
+)
 
 
-def protocol_option(default):
-    return click.option("--protocol", "protocol", default=default, show_default=True,
-                        help="Protocol file whose [build] table sets every threshold and quota "
-                             "(or a packaged name: simlex, hyperlex).")
+def build_protocol_option(default):
+    return protocol_option("Its [build] table sets every threshold and quota.", default=default)
 
 
 def concreteness_option(function):
@@ -28,7 +33,7 @@ def build():
 @build.command()
 @usf_option
 @wordnet_option
-@protocol_option("simlex")
+@build_protocol_option("simlex")
 @concreteness_option
 @click.option("--concreteness-fallback", type=click.Choice(["usf", "brysbaert", "none"]),
               help="Ratings for words the concreteness source lacks, mapped linearly onto its "
@@ -72,7 +77,7 @@ def simlex(usf_dir, wordnet_dir, protocol, concreteness, brysbaert, concreteness
 @build.command()
 @usf_option
 @wordnet_option
-@protocol_option("hyperlex")
+@build_protocol_option("hyperlex")
 @concreteness_option
 @click.option("--checked", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="A filled checking sheet (repeatable: one per checker). Verdicts are added "
@@ -114,8 +119,7 @@ def hyperlex(usf_dir, wordnet_dir, protocol, concreteness, brysbaert, checked, n
 @click.option("--topics", type=click.Path(exists=True, dir_okay=False),
               help="Topics file (TOML) with each topic's S_def terms and articles; "
                    "required with --corpus, default: the topics of the gensim sample.")
-@click.option("--protocol", default="tr9856", show_default=True,
-              help="Protocol file (or packaged name) whose [build] table sets the parameters.")
+@build_protocol_option("tr9856")
 @click.option("--all-terms", is_flag=True,
               help="Also write terms.csv: every term tested, kept in the lexicon or not.")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
@@ -149,9 +153,9 @@ def tr9856(corpus, topics, protocol, all_terms, workers, seed, out_dir):
 
 @click.command()
 @click.argument("in_csv", type=click.Path(exists=True, dir_okay=False))
-@click.option("--out", "out_csv", type=click.Path(dir_okay=False), required=True)
+@out_file_option("CSV to write: IN plus a relation column.", dest="out_csv")
 @wordnet_option
-@click.option("--hyp-max", type=int, default=4, show_default=True,
+@click.option("--hyp-max", type=click.IntRange(min=1), default=4, show_default=True,
               help="hyp-N / rhyp-N paths of this length or longer share one label.")
 @click.option("--sense-policy", type=click.Choice(["first-sense", "shortest-path"]),
               default="first-sense", show_default=True,
@@ -178,9 +182,7 @@ def relations(in_csv, out_csv, wordnet_dir, hyp_max, sense_policy, antonyms, nam
         lexgold relations coppie.csv --out etichettate.csv --wordnet multiwordnet:it
         lexgold relations hyperlex-all.txt --names hyperlex --out relabelled.csv
     """
-    from lexgold.builder.relations import label_csv
-
-    from lexgold.builder.relations import ANTONYM_ROUTES
+    from lexgold.builder.relations import ANTONYM_ROUTES, label_csv
 
     routes = [r.strip() for r in antonyms.split(",") if r.strip()]
     unknown = [r for r in routes if r not in ANTONYM_ROUTES]

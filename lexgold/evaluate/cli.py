@@ -8,7 +8,7 @@ import warnings
 
 import click
 
-from lexgold.cliutil import seed_option, usf_option
+from lexgold.cliutil import bootstrap_option, seed_option, usf_option
 from lexgold.errors import InputError
 from lexgold.evaluate import CASE_POLICIES, DEFAULT_CASE
 
@@ -61,7 +61,9 @@ def _echo_warnings(caught) -> None:
                    "they are). Repeat for several, evaluated in one pass over the vectors.")
 @click.option("--gold-format", default="auto", show_default=True,
               type=click.Choice(["auto", "simlex", "hyperlex", "tr9856", "ws353", "simverb",
-                                 "men", "rg65", "multisimlex", "plain"]))
+                                 "men", "rg65", "multisimlex", "plain"]),
+              help="Layout of the gold files (auto: recognised from each file's header, "
+                   "or from its rows when it has none).")
 @click.option("--language",
               help="Multi-SimLex (Concepticon's Vulic-2020-2244.tsv): the language whose pairs "
                    "are evaluated, an ISO code (en, fr, zh, yue ...) or name; default English.")
@@ -69,8 +71,7 @@ def _echo_warnings(caught) -> None:
 @click.option("--oov", type=click.Choice(["drop", "mean", "zero"]), default="drop",
               show_default=True, help="Out-of-vocabulary words: drop the pair, use the mean "
                                       "vector, or the zero vector (cosine 0).")
-@click.option("--bootstrap", "n_boot", type=int, default=1000, show_default=True,
-              help="Bootstrap resamples for 95 percent CIs (0: none).")
+@bootstrap_option("n_boot", 1000, "Bootstrap resamples for 95 percent CIs (0: none).")
 @click.option("--compare", type=click.Path(exists=True, dir_okay=False),
               help="A second vector file: Steiger's test of the difference on the same pairs.")
 @click.option("--binary/--no-binary", default=None,
@@ -219,21 +220,21 @@ def analogy(questions, vectors, case, vectors_format, methods, restrict_vocab, m
 @click.command()
 @click.option("--corpus", type=click.Path(exists=True, dir_okay=False), required=True,
               help="Plain text, one sentence (or document) per line.")
-@click.option("--doc-size", type=int, default=10, show_default=True,
+@click.option("--doc-size", type=click.IntRange(min=1), default=10, show_default=True,
               help="Lines per LSA document (the paper's best: 10 sentences).")
 @click.option("--trainer", default="lsa", show_default=True,
               help="lsa, random (chance baseline), or package.module:function.")
-@click.option("--dim", type=int, default=300, show_default=True, help="Semantic dimensions.")
-@click.option("--min-count", type=int, default=10, show_default=True,
+@click.option("--dim", type=click.IntRange(min=1), default=300, show_default=True, help="Semantic dimensions.")
+@click.option("--min-count", type=click.IntRange(min=1), default=10, show_default=True,
               help="Vocabulary: words seen at least this often (split words always kept).")
 @click.option("--words", type=click.Choice(["overlap", "band"]), default="overlap",
               show_default=True,
               help="overlap: split every USF cue in the vocabulary (the paper's main setup, "
                    "section 2.2); band: draw --n-words from a frequency band (section 3).")
-@click.option("--freq-min", type=int, default=40, show_default=True,
+@click.option("--freq-min", type=click.IntRange(min=0), default=40, show_default=True,
               help="--words band: split words have count > freq-min ...")
-@click.option("--freq-max", type=int, default=400, show_default=True, help="... and < freq-max.")
-@click.option("--n-words", type=int, default=500, show_default=True,
+@click.option("--freq-max", type=click.IntRange(min=1), default=400, show_default=True, help="... and < freq-max.")
+@click.option("--n-words", type=click.IntRange(min=1), default=500, show_default=True,
               help="--words band: words to split.")
 @click.option("--max-overlap", type=click.FloatRange(0, 1), default=0.10, show_default=True,
               help="--words band: at most this share of the drawn words may be in the overlap "

@@ -9,8 +9,14 @@ from pathlib import Path
 
 import click
 
-from lexgold.cliutil import out_option, seed_option
-from lexgold.languages import QUESTIONS
+from lexgold.cliutil import (
+    out_file_option,
+    out_option,
+    protocol_option,
+    scale_option,
+    seed_option,
+    usf_option,
+)
 
 
 @click.group()
@@ -29,8 +35,8 @@ def translate():
 @click.option("--lang", required=True, help="Target language code, e.g. it.")
 @click.option("--translators", default="A,B", show_default=True,
               help="Comma-separated translator labels, two or more.")
-@click.option("--protocol", type=click.Choice(sorted(QUESTIONS)), default="simlex",
-              show_default=True, help="Whose rating question the sheets show.")
+@protocol_option("Whose rating question the sheets show (SimLex-999's, HyperLex's or "
+                 "TR9856's).", default="simlex")
 @click.option("--shuffle/--no-shuffle", default=True, show_default=True,
               help="Give each translator the pairs in another random order.")
 @seed_option
@@ -103,7 +109,8 @@ def adjudicate(folder, adjudication, out_dir):
               show_default=True, help="first: first sense's first lemma; sampled: random "
               "lemma of one of the first two senses.")
 @seed_option
-@click.option("--output", type=click.Path(dir_okay=False), help="Default: overwrite SHEET.")
+@out_file_option("Sheet to write (--output: the same); default: overwrite SHEET.",
+                 dest="output", required=False, aliases=("--output",))
 def simulate(sheet, style, seed, output):
     """Fill a translator sheet with a simulated translator (MultiWordNet), for trials only.
 
@@ -127,7 +134,8 @@ def simulate(sheet, style, seed, output):
 @translate.command("simulate-adjudication")
 @click.argument("sheet", type=click.Path(exists=True, dir_okay=False))
 @click.option("--prefer", required=True, help="Translator whose version wins.")
-@click.option("--output", type=click.Path(dir_okay=False), help="Default: overwrite SHEET.")
+@out_file_option("Sheet to write (--output: the same); default: overwrite SHEET.",
+                 dest="output", required=False, aliases=("--output",))
 def simulate_adjudication(sheet, prefer, output):
     """Fill an adjudication sheet by rule (prefer one translator), for trials only.
 
@@ -165,16 +173,13 @@ def _language_files(values, option) -> dict[str, Path]:
 @click.option("--aligned", "aligned_files", multiple=True, metavar="LANG=PATH",
               help="The language's aligned.csv (`lexgold translate adjudicate`), giving pair "
                    "ids to a gold file without a pair_id column.")
-@click.option("--protocol", default="simlex", show_default=True,
-              help="Protocol whose [crosslingual] table and release scale are used (simlex, "
-                   "hyperlex, tr9856 or a file).")
-@click.option("--scale", nargs=2, type=float, metavar="MIN MAX",
-              help="The scale of every gold file, instead of the report.json beside it or the "
-                   "protocol's release scale.")
+@protocol_option("Its [crosslingual] table and release scale are used.", default="simlex")
+@scale_option("The scale of every gold file, instead of the report.json beside it or the "
+              "protocol's release scale.")
 @click.option("--rescale", is_flag=True,
               help="Map every gold file linearly onto the protocol's release scale first "
                    "(gold files on different scales are otherwise an error).")
-@click.option("--max-score-difference", type=float,
+@click.option("--max-score-difference", type=click.FloatRange(min=0),
               help="The threshold in score units, instead of the protocol's "
                    "max_score_difference_share of the scale.")
 @out_option
@@ -259,8 +264,7 @@ def pack_show(name, check):
               help="aligned.csv of translated USF pairs (lexgold translate adjudicate).")
 @click.option("--norms", "use_norms", is_flag=True,
               help="Start from the pack's own association norms instead.")
-@click.option("--usf", "usf_dir", type=click.Path(file_okay=False),
-              help="USF Appendix A folder for --aligned; default: the shipped copy.")
+@usf_option
 @seed_option
 @out_option
 def pack_hyperlex(name, aligned, use_norms, usf_dir, seed, out_dir):

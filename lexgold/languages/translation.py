@@ -111,6 +111,30 @@ def question(word1: str, word2: str, pos: str, protocol: str = "simlex") -> str:
     return QUESTIONS[protocol].format(word1=prefix + word1, word2=prefix + word2)
 
 
+def question_protocol(protocol: str) -> str:
+    """The key of :data:`lexgold.languages.QUESTIONS` whose question ``protocol`` asks.
+
+    ``protocol`` is such a key, or any protocol ``--protocol`` takes (a packaged name, a
+    pack's ``it/simlex``, a file) whose ``name`` is SimLex-999's, HyperLex's or TR9856's (a
+    language suffix such as ``-it`` ignored): the English question translated is the paper's.
+
+    >>> question_protocol("simlex"), question_protocol("simlex999"), question_protocol("it/hyperlex")
+    ('simlex', 'simlex', 'hyperlex')
+    """
+    if protocol in QUESTIONS:
+        return protocol
+    from lexgold.protocols import NAMES, load_protocol
+
+    loaded = load_protocol(protocol)
+    name = str(loaded.get("name", "")).split("-")[0]
+    for key in QUESTIONS:
+        if name in NAMES and NAMES[name] == NAMES[key]:
+            return key
+    raise InputError(f"protocol {name!r} has no English question for translators; allowed: a "
+                     f"protocol named {', '.join(QUESTIONS)} (or simlex999), with an optional "
+                     "language suffix", path=loaded["_path"], field="name")
+
+
 def translator_sheet(pairs: pd.DataFrame, lang: str, translator: str, protocol: str = "simlex",
                      rng=None) -> pd.DataFrame:
     """The sheet one translator fills in: one row per English pair, translation cells empty.
@@ -121,11 +145,13 @@ def translator_sheet(pairs: pd.DataFrame, lang: str, translator: str, protocol: 
         Output of :func:`assign_pair_ids`.
     lang, translator : str
         Target language code and the translator's label (``A``, ``B``, ...).
-    protocol : {"simlex", "hyperlex", "tr9856"}
-        Which question wording to show (the pair is translated as rated, not word by word).
+    protocol : str
+        Which question wording to show (the pair is translated as rated, not word by word):
+        ``simlex``, ``hyperlex``, ``tr9856`` or a protocol (:func:`question_protocol`).
     rng : numpy.random.Generator, optional
         When given, rows are shuffled, so each translator sees the pairs in another order.
     """
+    protocol = question_protocol(protocol)
     sheet = pd.DataFrame({
         "pair_id": pairs["pair_id"], "lang": lang, "translator": translator,
         "word1": pairs["word1"], "word2": pairs["word2"], "pos": pairs["pos"],

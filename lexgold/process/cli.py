@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import json
-import math
-import warnings
 from pathlib import Path
 
 import click
 
-from lexgold.cliutil import crowd_options, out_option, seed_option, usf_option
-
-def _number(value):
-    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+from lexgold.cliutil import (
+    bootstrap_option,
+    crowd_options,
+    out_file_option,
+    out_option,
+    protocol_option,
+    scale_option,
+    seed_option,
+    usf_option,
+)
 
 
 @click.command()
@@ -49,89 +53,24 @@ def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed)
     Example:
         lexgold agree ratings.csv --json
     """
-    from lexgold.process.agreement import AgreementWarning
-    from lexgold.process.ratings import is_anonymous, read_ratings, require_raters
+    from lexgold.process.agree import agree_file, summary_lines
 
-    frame = read_ratings(ratings)         # checked once, here
-    anonymous = is_anonymous(frame)
-    if anonymous and not split_half:
-        require_raters(frame, "IAA-1 and IAA-2", source=ratings)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", AgreementWarning)
-        result = _agreement_figures(frame, pool=pool, min_overlap=min_overlap,
-                                    splits=splits if split_half else 0, seed=seed,
-                                    anonymous=anonymous)
-    for warning in caught:
-        if issubclass(warning.category, AgreementWarning):
-            click.echo(f"Warning: {warning.message}", err=True)
-    if not anonymous:
-        from lexgold.ratings.overlap import overlap_warnings
-        for message in overlap_warnings(frame):
-            click.echo(f"Warning: {message}", err=True)
+    result, anonymous, messages = agree_file(ratings, pool=pool, min_overlap=min_overlap,
+                                             splits=splits if split_half else 0, seed=seed)
+    for message in messages:
+        click.echo(f"Warning: {message}", err=True)
     if as_json:
         extra = () if detail else ("shared_pairs", "by_tranche")
         click.echo(json.dumps({k: v for k, v in result.items() if k not in extra}))
         return
-    show = lambda v: "n/a" if v is None else f"{v:.3f}"  # noqa: E731
-    if anonymous:
-        click.echo("IAA-1, IAA-2: not defined (ratings without rater identity)")
-    else:
-        click.echo(f"IAA-1 (mean pairwise Spearman):     {show(result['iaa1'])}")
-        click.echo(f"IAA-2 (rater vs mean of the others): {show(result['iaa2'])}")
-        weighted = result["by_tranche"]
-        parts = ", ".join(f"{row['tranche']}: {row['pairs']} pairs {show(row['iaa1'])} / "
-                          f"{show(row['iaa2'])}" for row in weighted["tranches"])
-        if len(weighted["tranches"]) > 4:
-            parts = f"{len(weighted['tranches'])} tranches"
-        click.echo(f"per tranche, weighted by pairs (pairs listed twice kept): IAA-1 "
-                   f"{show(weighted['iaa1'])}  IAA-2 {show(weighted['iaa2'])}  ({parts})")
-        click.echo(f"raters: {result['raters']}  pairs: {result['pairs']}  "
-                   f"rated by more than one rater: {result['shared_pairs']}")
-    if split_half:
-        half = result["split_half"]
-        click.echo(f"split-half on random halves ({half['splits']} splits, {half['pairs']} "
-                   f"pairs): r {show(half['r'])}  rho {show(half['rho'])}  "
-                   f"Spearman-Brown {show(half['spearman_brown'])}")
-    if anonymous:
-        click.echo(f"pairs: {result['pairs']}")
-
-
-def _agreement_figures(frame, *, pool, min_overlap, splits, seed, anonymous=None) -> dict:
-    """The figures of `lexgold agree`: pooled IAA, per tranche weighted by pairs, pairs rated by
-    more than one rater, and (``splits > 0``) split-half on random halves."""
-    import numpy as np
-
-    from lexgold.process.agreement import iaa_weighted_by_pairs, stage_agreement
-    from lexgold.process.ratings import ITEM, is_anonymous
-
-    rated = frame[frame["kind"] != "checkpoint"]
-    result = {"iaa1": None, "iaa2": None, "raters": None,
-              "pairs": int(len(rated[ITEM].drop_duplicates()))}
-    if not (is_anonymous(frame) if anonymous is None else anonymous):
-        weighted = iaa_weighted_by_pairs(frame, min_overlap=min_overlap)
-        pooled = stage_agreement(frame, pool=pool, min_overlap=min_overlap)   # one matrix
-        result.update(
-            iaa1=_number(pooled["iaa1"]),
-            iaa2=_number(pooled["iaa2"]),
-            raters=int(rated["rater_id"].nunique()),
-            shared_pairs=int((rated.groupby(ITEM)["rater_id"].nunique() > 1).sum()),
-            by_tranche={"iaa1": _number(weighted["iaa1"]), "iaa2": _number(weighted["iaa2"]),
-                        "tranches": [{k: _number(v) for k, v in row.items()}
-                                     for row in weighted["tranches"]]})
-    if splits:
-        from lexgold.process.splithalf import split_half_random
-
-        half = split_half_random(frame, rng=np.random.default_rng(seed), splits=splits)
-        result["split_half"] = {k: _number(v) for k, v in half.items()}
-    return result
+    for line in summary_lines(result, anonymous):
+        click.echo(line)
 
 
 @click.command()
 @click.argument("ratings", metavar="STUDY_OR_RATINGS")
-@click.option("--protocol",
-              help="simlex, hyperlex, tr9856, plain (mean per pair on the declared scale, "
-                   "gold.csv word1,word2,score), or the path of a protocol file. Default: the "
-                   "study's own protocol; needed for ratings that come without a study.")
+@protocol_option("Default: the study's own; needed for ratings that come without a study "
+                 "(plain: the mean per pair on the declared scale, gold.csv word1,word2,score).")
 @out_option
 @click.option("--pairs", "pairs_path", type=click.Path(exists=True, dir_okay=False),
               help="For ratings from elsewhere: the builder's pairs.csv (POS, concreteness "
@@ -139,13 +78,12 @@ def _agreement_figures(frame, *, pool, min_overlap, splits, seed, anonymous=None
                    "agreement; every pair must be released). A study brings its own pairs.")
 @usf_option
 @seed_option
-@click.option("--bootstrap", type=click.IntRange(min=0),
-              help="Bootstrap replicates for the confidence intervals (0 = none); default: "
-                   "the protocol's [process.agreement] bootstrap (200).")
+@bootstrap_option("bootstrap", None,
+                  "Bootstrap replicates for the confidence intervals (0: none); default: "
+                  "the protocol's [process.agreement] bootstrap (200).")
 @click.option("--no-plots", is_flag=True, help="Skip the PNG plots of report.md.")
-@click.option("--scale", nargs=2, type=float, metavar="MIN MAX",
-              help="The scale of ratings that declare none (see `lexgold ratings import "
-                   "--scale`); they are mapped onto the protocol's scale.")
+@scale_option("The scale of ratings that declare none (see `lexgold ratings import "
+              "--scale`); they are mapped onto the protocol's scale.")
 @click.option("--allow-incomplete", is_flag=True,
               help="Release even when no rater is left, a pair of the study (or of --pairs) "
                    "has no accepted rating, or a pair has fewer accepted raters than the "
@@ -217,17 +155,15 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
 
 
 @click.command()
-@click.option("--protocol", required=True,
-              help="simlex, hyperlex, tr9856 or the path of a protocol file: its [study] table "
-                   "lays the study out, as `lexgold study create` does.")
+@protocol_option("Its [study] table lays the study out, as `lexgold study create` does.",
+                 required=True)
 @click.option("--pairs", "pairs_path", type=click.Path(exists=True, dir_okay=False),
               help="pairs.csv as `lexgold study create` reads it, or a published file "
                    "(SimLex-999.txt, HyperLex, TR9856, Multi-SimLex ...); default: a random "
                    "sample of same-POS normed pairs from the shipped USF norms.")
 @click.option("--n-pairs", type=click.IntRange(min=2), default=999, show_default=True,
               help="Pairs drawn from USF when --pairs is not given.")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False), required=True,
-              help="Ratings CSV to write (long format).")
+@out_file_option("Ratings CSV to write (long format).")
 @click.option("--truth", "truth_path", type=click.Path(dir_okay=False),
               help="Also write the true scores and each rater's type to this CSV (and .raters.csv).")
 @click.option("--raters-per-tranche", type=click.IntRange(min=1),

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from lexgold.cliutil import out_file_option, scale_option
 from lexgold.ratings import LAYOUTS
 
 
@@ -21,16 +22,14 @@ def ratings():
 
 @ratings.command("import")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
-@click.option("--out", "out_path", type=click.Path(dir_okay=False), required=True,
-              help="Long-format ratings CSV to write.")
+@out_file_option("Long-format ratings CSV to write.")
 @click.option("--layout", type=click.Choice(LAYOUTS),
               help="Layout of every file; default: recognised from each file.")
 @click.option("--tranche", help="Tranche of one-file-per-rater files (default: the common "
                                 "prefix of their names, else 1).")
-@click.option("--scale", nargs=2, type=float, metavar="MIN MAX",
-              help="The sources' rating scale (WordSim-353: 0 10, MEN: 1 7). Checked, and "
-                   "recorded in the long file so that `lexgold process` rescales onto the "
-                   "protocol's scale; without it nothing is rescaled.")
+@scale_option("The sources' rating scale (WordSim-353: 0 10, MEN: 1 7). Checked, and "
+              "recorded in the long file so that `lexgold process` rescales onto the "
+              "protocol's scale; without it nothing is rescaled.")
 @click.option("--map", "map_path", type=click.Path(exists=True, dir_okay=False),
               help="Two-column file, one word a line: FROM TAB TO (or comma, or blank; header "
                    "'from,to' optional). Respells FROM as TO in every file before writing, so "

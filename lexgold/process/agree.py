@@ -1,0 +1,116 @@
+"""The figures of ``lexgold agree``: IAA-1 and IAA-2 of a raw ratings file, as they stand.
+
+No calibration and no exclusion is applied (that is ``lexgold process``). IAA-1 is the mean
+pairwise Spearman rho between raters, IAA-2 the mean Spearman rho of each rater against the
+mean of the other raters (HyperLex section 5; SimLex-999 section 3.3). Next to these pooled
+figures: the per-tranche figures weighted by each tranche's listed pairs (how WordSim-353's
+0.611 / 0.756 were aggregated), the pairs rated by more than one rater, and optionally
+split-half reliability on random halves of each pair's ratings, the only figure for ratings
+without rater identity (SimVerb-3500).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from lexgold.process.agreement import (
+    AgreementWarning,
+    iaa_weighted_by_pairs,
+    stage_agreement,
+)
+from lexgold.process.ratings import ITEM, is_anonymous, read_ratings, require_raters
+
+
+def _number(value):
+    """JSON-safe figure: an undefined one (NaN) is None."""
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def agreement_figures(frame, *, pool: str = "tranche", min_overlap: int = 10, splits: int = 0,
+                      seed: int = 0, anonymous: bool | None = None) -> dict:
+    """The figures of ``lexgold agree`` for a long-format ratings frame.
+
+    Returns
+    -------
+    dict
+        ``iaa1``, ``iaa2`` (None when undefined or without rater identity), ``raters``,
+        ``pairs``; with rater identity also ``shared_pairs`` and ``by_tranche``; with
+        ``splits > 0`` ``split_half`` (random halves, seeded by ``seed``).
+    """
+    rated = frame[frame["kind"] != "checkpoint"]
+    result = {"iaa1": None, "iaa2": None, "raters": None,
+              "pairs": len(rated[ITEM].drop_duplicates())}
+    if not (is_anonymous(frame) if anonymous is None else anonymous):
+        weighted = iaa_weighted_by_pairs(frame, min_overlap=min_overlap)
+        pooled = stage_agreement(frame, pool=pool, min_overlap=min_overlap)   # one matrix
+        result.update(
+            iaa1=_number(pooled["iaa1"]),
+            iaa2=_number(pooled["iaa2"]),
+            raters=int(rated["rater_id"].nunique()),
+            shared_pairs=int((rated.groupby(ITEM)["rater_id"].nunique() > 1).sum()),
+            by_tranche={"iaa1": _number(weighted["iaa1"]), "iaa2": _number(weighted["iaa2"]),
+                        "tranches": [{k: _number(v) for k, v in row.items()}
+                                     for row in weighted["tranches"]]})
+    if splits:
+        from lexgold.process.splithalf import split_half_random
+
+        half = split_half_random(frame, rng=np.random.default_rng(seed), splits=splits)
+        result["split_half"] = {k: _number(v) for k, v in half.items()}
+    return result
+
+
+def agree_file(path, *, pool: str = "tranche", min_overlap: int = 10, splits: int = 0,
+               seed: int = 0) -> tuple[dict, bool, list[str]]:
+    """Read a ratings file and measure it: ``(figures, anonymous, warnings)``.
+
+    ``anonymous``: the ratings have no rater identity (then IAA is refused unless
+    ``splits > 0``); ``warnings``: the agreement warnings (undefined correlations) and the
+    overlap warnings (raters of one tranche sharing few pairs), as lines to show.
+    """
+    frame = read_ratings(path)         # checked once, here
+    anonymous = is_anonymous(frame)
+    if anonymous and not splits:
+        require_raters(frame, "IAA-1 and IAA-2", source=path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", AgreementWarning)
+        result = agreement_figures(frame, pool=pool, min_overlap=min_overlap, splits=splits,
+                                   seed=seed, anonymous=anonymous)
+    messages = [str(w.message) for w in caught if issubclass(w.category, AgreementWarning)]
+    if not anonymous:
+        from lexgold.ratings.overlap import overlap_warnings
+
+        messages += overlap_warnings(frame)
+    return result, anonymous, messages
+
+
+def summary_lines(result: dict, anonymous: bool) -> list[str]:
+    """``lexgold agree``'s text output: undefined figures as n/a."""
+    def show(value):
+        return "n/a" if value is None else f"{value:.3f}"
+
+    lines = []
+    if anonymous:
+        lines.append("IAA-1, IAA-2: not defined (ratings without rater identity)")
+    else:
+        lines.append(f"IAA-1 (mean pairwise Spearman):     {show(result['iaa1'])}")
+        lines.append(f"IAA-2 (rater vs mean of the others): {show(result['iaa2'])}")
+        weighted = result["by_tranche"]
+        parts = ", ".join(f"{row['tranche']}: {row['pairs']} pairs {show(row['iaa1'])} / "
+                          f"{show(row['iaa2'])}" for row in weighted["tranches"])
+        if len(weighted["tranches"]) > 4:
+            parts = f"{len(weighted['tranches'])} tranches"
+        lines.append(f"per tranche, weighted by pairs (pairs listed twice kept): IAA-1 "
+                     f"{show(weighted['iaa1'])}  IAA-2 {show(weighted['iaa2'])}  ({parts})")
+        lines.append(f"raters: {result['raters']}  pairs: {result['pairs']}  "
+                     f"rated by more than one rater: {result['shared_pairs']}")
+    if "split_half" in result:
+        half = result["split_half"]
+        lines.append(f"split-half on random halves ({half['splits']} splits, {half['pairs']} "
+                     f"pairs): r {show(half['r'])}  rho {show(half['rho'])}  "
+                     f"Spearman-Brown {show(half['spearman_brown'])}")
+    if anonymous:
+        lines.append(f"pairs: {result['pairs']}")
+    return lines
