@@ -141,8 +141,8 @@ def _build(schema, table, source, prefix):
         try:
             check()
         except Invalid as err:
-            raise ProtocolError(source, f"{prefix}.{err.key}", err.allowed,
-                                repr(err.given)) from None
+            given = table.get(err.key, err.given)       # as written in the file (5, not 5.0)
+            raise ProtocolError(source, f"{prefix}.{err.key}", err.allowed, repr(given)) from None
     return instance
 
 
