@@ -119,8 +119,9 @@ def check_top_level(protocol: dict, source) -> None:
                 raise ProtocolError(source, key, "a string", repr(value))
         else:
             table = isinstance(value, dict)
-            raise ProtocolError(source, f"[{key}]" if table else key, "tables " + " | ".join(f"[{t}]" for t in TABLES)
-                                + " and keys " + " | ".join(TOP_LEVEL),
+            allowed = ("tables " + " | ".join(f"[{t}]" for t in TABLES)
+                       + " and keys " + " | ".join(TOP_LEVEL))
+            raise ProtocolError(source, f"[{key}]" if table else key, allowed,
                                 "an unknown " + ("table" if table else "key"))
 
 
