@@ -100,7 +100,7 @@ def test_derived_quotas_stay_a_key(tmp_path):
         assert abs(quotas["V"][f"rhyp-{n}"] - share * totals[f"rhyp-{n}"]) < 1
     assert (quotas["V"]["rhyp-4"], quotas["V"]["hyp-3"]) == (4, 48)
     path.write_text('name = "d"\n[build]\nquotas = "paper"\n', encoding="utf-8")
-    with pytest.raises(InputError, match=r"field 'build\.quotas': expected one of release, derived"):
+    with pytest.raises(InputError, match=r"\[build\] quotas: allowed 'release' \| 'derived', given 'paper'"):
         load_settings(load_protocol(path))
     # a table given in the protocol replaces that step of the named quotas
     path.write_text('name = "d"\n[build.step1.N]\nmero = 5\n', encoding="utf-8")
@@ -393,12 +393,12 @@ def test_check_workflow_through_the_command_line(tmp_path):
 
 
 @pytest.mark.parametrize("table,message", [
-    ("[build.step1.N]\nrhyp-1 = 3\n", r"field 'build\.step1\.N\.rhyp-1': expected a quota"),
-    ("[build.step2.A]\nno-rel = 3\n", r"field 'build\.step2\.A\.no-rel'"),
-    ("[build]\nnamed_entities = \"spacy\"\n", r"field 'build\.named_entities': expected one of"),
-    ("[build]\nmin_participant = 3\n", r"field 'build\.min_participant': unknown key"),
-    ("[build]\nsense_policy = \"longest\"\n", r"field 'build\.sense_policy': expected one of"),
-    ("[build]\nantonyms = [\"similar\"]\n", r"field 'build\.antonyms': expected antonym routes"),
+    ("[build.step1.N]\nrhyp-1 = 3\n", r"\[build\.step1\.N\] rhyp-1: allowed relations .*hyp-1 .*, given 'rhyp-1'"),
+    ("[build.step2.A]\nno-rel = 3\n", r"\[build\.step2\] A: allowed keys N \| V, given an unknown key"),
+    ("[build]\nnamed_entities = \"spacy\"\n", r"\[build\] named_entities: allowed 'wordnet' \| 'none', given 'spacy'"),
+    ("[build]\nmin_participant = 3\n", r"\[build\] min_participant: allowed keys .*, given an unknown key"),
+    ("[build]\nsense_policy = \"longest\"\n", r"\[build\] sense_policy: allowed 'first-sense' \| 'shortest-path', given 'longest'"),
+    ("[build]\nantonyms = [\"similar\"]\n", r"\[build\] antonyms\[0\]: allowed 'lemma' \| 'synset' \| 'verb-group' \| 'derivation', given 'similar'"),
 ])
 def test_bad_protocol_keys(tmp_path, table, message):
     path = tmp_path / "p.toml"

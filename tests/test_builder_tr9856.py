@@ -494,11 +494,11 @@ def test_bad_protocol_value_names_the_key(tmp_path):
     result = _run(["build", "tr9856", "--corpus", str(corpus), "--topics", str(topics),
                    "--protocol", str(protocol), "--out", str(tmp_path / "out")])
     assert result.exit_code == 1
-    assert f"Error: {protocol}, field 'build.alpha'" in result.output
+    assert f"Error: {protocol}: [build] alpha: allowed 0 < x <= 1, given 2" in result.output
     protocol.write_text('name = "x"\n[build]\nstop_word = ""\n')
     result = _run(["build", "tr9856", "--corpus", str(corpus), "--topics", str(topics),
                    "--protocol", str(protocol), "--out", str(tmp_path / "out")])
-    assert "field 'build.stop_word'" in result.output and result.exit_code == 1
+    assert "[build] stop_word: allowed keys" in result.output and result.exit_code == 1
 
 
 def test_out_must_be_a_folder(tmp_path):

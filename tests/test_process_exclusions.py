@@ -227,7 +227,8 @@ def test_no_rules_gives_an_empty_table_with_columns():
 
 
 def test_unknown_rule_is_an_input_error():
-    with pytest.raises(InputError, match="unknown rule 'bogus'"):
+    with pytest.raises(InputError, match=r"\[process\.exclusions\] rules\[0\]: allowed "
+                                         r"'min_answers' \| .*, given 'bogus'$"):
         exclusion_table(hyperlex_study(), protocol_with("hyperlex", rules=["bogus"]))
     protocol = copy.deepcopy(load_protocol("simlex"))
     protocol["process"]["exclusions"]["sd_bellow"] = 1

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Annotated, Literal
 
-from lexgold.errors import InputError
-from lexgold.protocols import load_protocol, parse_section
+from lexgold.protocols import Invalid, between, load_protocol, parse_section
+
+Count = Annotated[int, between(0)]
+AtLeastOne = Annotated[int, between(1)]
 
 SIMLEX_INSTRUCTIONS = [
     "Two words are synonyms if they have very similar meanings. Synonyms represent the same "
@@ -167,18 +169,18 @@ class StudyConfig:
     #: how words are shown: SimLex lower case, HyperLex upper case ("Is TO RUN a type of ...")
     word_case: Literal["as-is", "lower", "upper"] = "lower"
     #: number of tranches; 0 = as many as ``unique_per_tranche`` gives
-    tranches: int = 10
+    tranches: Count = 10
     #: the paper's nominal count of unique pairs per tranche, reported against the actual one
-    unique_per_tranche: int = 99
+    unique_per_tranche: AtLeastOne = 99
     #: consistency pairs shown in every tranche, per part of speech (SimLex: 14 N, 4 V, 2 A)
-    consistency: dict[str, int] = field(default_factory=lambda: {"N": 14, "V": 4, "A": 2})
+    consistency: dict[str, Count] = field(default_factory=lambda: {"N": 14, "V": 4, "A": 2})
     #: pairs shown twice to the same rater (HyperLex: 9 per tranche)
-    duplicates_per_tranche: int = 0
+    duplicates_per_tranche: Count = 0
     #: order of the part-of-speech batches; ``topic`` groups by topic instead (TR9856)
     pos_order: list[str] = field(default_factory=lambda: ["N", "A", "V"])
     group_by: Literal["pos", "topic"] = "pos"
-    group_size_max: int = 7
-    group_size_min: int = 6
+    group_size_max: AtLeastOne = 7
+    group_size_min: Count = 6
     #: repeat the previous group's last pair first (calibration, SimLex section 3.4)
     calibration_repeat: bool = True
     #: Decision: the repeat stays inside a part-of-speech batch so groups stay POS-pure
@@ -186,23 +188,23 @@ class StudyConfig:
     #: put a consistency pair second in each group (SimLex) rather than at random places
     consistency_second: bool = True
     #: slots a tranche starts with (raters who may complete it)
-    raters_per_tranche: int = 50
+    raters_per_tranche: AtLeastOne = 50
     #: 0: the slots above are all; n > 0: a tranche gets more slots until it has n accepted
     #: raters, completed and not excluded by ``[process.exclusions]`` (HyperLex section 4.4: 10)
-    min_accepted_raters: int = 0
+    min_accepted_raters: Count = 0
     #: an unfinished claim on a tranche slot may be given to another rater after this long
-    claim_timeout_s: int = 3600
+    claim_timeout_s: AtLeastOne = 3600
     #: Decision: a claim whose first page is not answered within this time is released (a
     #: reader needs a minute or two for one page; a script that claims places and walks away
     #: must not hold them for ``claim_timeout_s``)
-    first_answer_timeout_s: int = 600
+    first_answer_timeout_s: AtLeastOne = 600
     #: Decision: a page sent sooner than this many seconds per pair (checkpoints count as one)
     #: after it was given is counted in the rater's ``fast_pages`` (export column): SimLex-999
     #: raters took 8-21 minutes for ~120 showings (section 3.5), over 4 s a pair; 0 = off
-    min_seconds_per_pair: float = 1.0
+    min_seconds_per_pair: Annotated[float, between(0)] = 1.0
     #: seconds per shown item (pair, checkpoint, qualification): one number (an average) or
     #: two (a range); the consent page states the duration of a tranche from it
-    seconds_per_item: list[float] = field(default_factory=lambda: [3.9, 10.3])
+    seconds_per_item: list[Annotated[float, between(0, low_open=True)]] = field(default_factory=lambda: [3.9, 10.3])
     #: topic id -> the title shown to raters (TR9856: the motion); ``study create`` fills it
     #: from the topics file, and a protocol may set it; a topic without a title shows its id
     topic_titles: dict[str, str] = field(default_factory=dict)
@@ -210,13 +212,56 @@ class StudyConfig:
     checkpoints: list[Checkpoint] = field(default_factory=list)
     qualification: Qualification | None = None
 
+    def check(self) -> None:
+        """Rules across keys (run by :func:`parse_section`; raise :class:`Invalid`)."""
+        if self.scale_min >= self.scale_max:
+            raise Invalid("scale_max", f"an integer > scale_min ({self.scale_min})",
+                          self.scale_max)
+        if isinstance(self.slider_start, int) and not (
+                self.scale_min <= self.slider_start <= self.scale_max):
+            raise Invalid("slider_start", f"'random' or an integer on the scale "
+                          f"{self.scale_min}..{self.scale_max}", self.slider_start)
+        if not 1 <= len(self.seconds_per_item) <= 2 or sorted(self.seconds_per_item) != list(
+                self.seconds_per_item):
+            raise Invalid("seconds_per_item", "one positive number, or two (low, high)",
+                          self.seconds_per_item)
+        if self.group_size_min > self.group_size_max:
+            raise Invalid("group_size_min", f"at most group_size_max ({self.group_size_max})",
+                          self.group_size_min)
+        if not self.texts.instructions:
+            raise Invalid("texts.instructions", "at least one page", self.texts.instructions)
+        for i, check in enumerate(self.checkpoints):
+            if not check.before.strip():
+                raise Invalid(f"checkpoints[{i}].before", f"{START!r} or a part of speech",
+                              check.before)
+            if len(check.options) < 2 or any(len(o) != 2 for o in check.options):
+                raise Invalid(f"checkpoints[{i}].options", "two or more [word1, word2] pairs",
+                              check.options)
+            if not 0 <= check.answer < len(check.options):
+                raise Invalid(f"checkpoints[{i}].answer", "the 0-based index of an option",
+                              check.answer)
+        qual = self.qualification
+        if qual is not None and (len(qual.options) < 2
+                                 or not 0 <= qual.answer < len(qual.options)):
+            raise Invalid("qualification", "two or more options and an answer indexing one "
+                          "(0-based)", {"options": qual.options, "answer": qual.answer})
+        for name in ("question", "completion_text", "screened_out_text", "progress",
+                     "submit_blocked", "error_entry_link", "topic_label", "consent_text"):
+            text = getattr(self.texts, name)
+            try:
+                text.format(word1="", word2="", topic="", current=1, total=1, code="", left=1,
+                            parameter="", minutes="")
+            except (KeyError, IndexError, ValueError) as err:
+                raise Invalid(f"texts.{name}", f"the placeholders of docs/annotate.md (bad: "
+                              f"{err})", text) from None
+
 
 def load_study_config(protocol: dict | str) -> StudyConfig:
     """Parse and check the ``[study]`` table of a protocol (a dict or a name/path).
 
     Raises
     ------
-    InputError
+    lexgold.protocols.ProtocolError
         Unknown key, wrong type, or an inconsistent value (naming the key).
     """
     if not isinstance(protocol, dict):
@@ -224,54 +269,7 @@ def load_study_config(protocol: dict | str) -> StudyConfig:
     config = parse_section(StudyConfig, protocol, "study")
     if not config.language:
         config.language = str(protocol.get("language", "en"))
-    _validate(config, protocol.get("_path", "<protocol>"))
     return config
-
-
-def _validate(config: StudyConfig, source) -> None:
-    def fail(key, message):
-        raise InputError(message, path=source, field=f"study.{key}")
-
-    if config.scale_min >= config.scale_max:
-        fail("scale_max", "must be greater than scale_min")
-    if isinstance(config.slider_start, int) and not (
-            config.scale_min <= config.slider_start <= config.scale_max):
-        fail("slider_start", "must lie on the scale (scale_min..scale_max) or be 'random'")
-    if config.tranches < 0:
-        fail("tranches", "must be 0 (automatic) or more")
-    for key in ("unique_per_tranche", "group_size_max", "raters_per_tranche", "claim_timeout_s",
-                "first_answer_timeout_s"):
-        if getattr(config, key) < 1:
-            fail(key, "must be at least 1")
-    if config.min_accepted_raters < 0:
-        fail("min_accepted_raters", "must be 0 (no minimum) or more")
-    if config.min_seconds_per_pair < 0:
-        fail("min_seconds_per_pair", "must be 0 (off) or more")
-    if not 1 <= len(config.seconds_per_item) <= 2 or any(
-            s <= 0 for s in config.seconds_per_item) or sorted(config.seconds_per_item) != list(
-            config.seconds_per_item):
-        fail("seconds_per_item", "expected one positive number, or two (low, high)")
-    if config.group_size_min > config.group_size_max:
-        fail("group_size_min", "must not exceed group_size_max")
-    if not config.texts.instructions:
-        fail("texts.instructions", "needs at least one page")
-    for i, check in enumerate(config.checkpoints):
-        if not check.before.strip():
-            fail(f"checkpoints[{i}].before", f"expected {START!r} or a part of speech")
-        if len(check.options) < 2 or any(len(o) != 2 for o in check.options):
-            fail(f"checkpoints[{i}].options", "expected at least two [word1, word2] pairs")
-        if not 0 <= check.answer < len(check.options):
-            fail(f"checkpoints[{i}].answer", "must index one of the options (0-based)")
-    qual = config.qualification
-    if qual is not None and (len(qual.options) < 2 or not 0 <= qual.answer < len(qual.options)):
-        fail("qualification", "needs at least two options and an answer indexing one (0-based)")
-    for name in ("question", "completion_text", "screened_out_text", "progress",
-                 "submit_blocked", "error_entry_link", "topic_label", "consent_text"):
-        try:
-            getattr(config.texts, name).format(word1="", word2="", topic="", current=1,
-                                               total=1, code="", left=1, parameter="", minutes="")
-        except (KeyError, IndexError, ValueError) as err:
-            fail(f"texts.{name}", f"bad placeholder {err}")
 
 
 def config_to_dict(config: StudyConfig) -> dict:

@@ -13,12 +13,14 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Annotated, Literal
 
 import numpy as np
 import pandas as pd
 
 from lexgold import __version__
 from lexgold.errors import InputError
+from lexgold.protocols import Invalid, between
 from lexgold.resources import (one_tag_per_word, penn_tag_counts, pos_tendency,
                                read_brysbaert, semcor_tag_counts, sum_counts,
                                tagged_corpus_counts, usf_pos_counts)
@@ -36,6 +38,13 @@ class Scale:
     scale: list[float]
     threshold: float
 
+    def check(self) -> None:
+        if len(self.scale) != 2 or not self.scale[0] < self.scale[1]:
+            raise Invalid("scale", "two numbers [low, high], low < high", self.scale)
+        if not self.scale[0] <= self.threshold <= self.scale[1]:
+            raise Invalid("threshold", f"a number on the scale {self.scale[0]:g}.."
+                          f"{self.scale[1]:g}", self.threshold)
+
 
 POS_SOURCES = ("usf", "penn", "semcor", "corpus")
 
@@ -47,11 +56,18 @@ class PosKeys:
     ``source`` is one of :data:`POS_SOURCES` or a list of them; counts of listed sources add up.
     """
 
-    source: str | list[str] = dataclasses.field(default_factory=lambda: ["penn", "semcor"])
-    min_tendency: float = 0.75       # a word's share of tags on its majority POS (0-1)
-    share_among: str = "nva"         # the share over the N, V, A tags ("nva") or all tags ("all")
+    source: Literal[POS_SOURCES] | list[Literal[POS_SOURCES]] = dataclasses.field(
+        default_factory=lambda: ["penn", "semcor"])
+    #: a word's share of tags on its majority POS, in (0, 1]
+    min_tendency: Annotated[float, between(0, 1, low_open=True)] = 0.75
+    share_among: Literal["nva", "all"] = "nva"   # the share over the N, V, A tags or all tags
     corpus: list[str] = dataclasses.field(default_factory=list)  # word/TAG files (source corpus)
     penn_file: str = str(LINGUA_WORDS)
+
+    def check(self) -> None:
+        sources = [self.source] if isinstance(self.source, str) else list(self.source)
+        if not sources or len(set(sources)) < len(sources):
+            raise Invalid("source", "one or more different sources", self.source)
 
 
 # -- words ------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Annotated, Literal
 
 import numpy as np
 import pandas as pd
@@ -37,7 +38,7 @@ from lexgold.builder.common import Scale
 from lexgold.builder.relations import (ANTONYM_ROUTES, DEFAULT_ANTONYMS, HOLONYM_KINDS,
                                        SENSE_POLICIES, RelationLabeller, relation_names)
 from lexgold.errors import InputError
-from lexgold.protocols import load_protocol, parse_section
+from lexgold.protocols import Invalid, between, check_instance, load_protocol, parse_section
 from lexgold.resources import load_wordnet, read_usf
 
 STEP1 = ("hyp", "cohyp", "mero", "syn", "ant")
@@ -51,12 +52,12 @@ GROUPS = ("G1", "G2", "G3", "G4")
 class GroupScale(Scale):
     """A concreteness scale with the G3/G4 difference threshold of HyperLex section 5."""
 
-    group_difference: float = 1.0
+    group_difference: Annotated[float, between(0)] = 1.0
 
 
 @dataclasses.dataclass
 class HyperLexConcreteness:
-    source: str = "usf"
+    source: Literal["usf", "brysbaert"] = "usf"
     usf: GroupScale = dataclasses.field(default_factory=lambda: GroupScale([1.0, 7.0], 4.0, 1.0))
     brysbaert: GroupScale = dataclasses.field(
         default_factory=lambda: GroupScale([1.0, 5.0], 3.0, 0.6667))
@@ -93,19 +94,25 @@ STEP1_QUOTAS, STEP2_QUOTAS = RELEASE_QUOTAS["step1"], RELEASE_QUOTAS["step2"]
 class HyperLexBuild:
     """The ``[build]`` table of a HyperLex-style protocol; defaults as in the protocol file."""
 
-    pos: list[str] = dataclasses.field(default_factory=lambda: ["N", "V"])
-    min_participants: int = 3          # pairs produced by two or fewer participants are dropped
+    pos: list[Literal["N", "V"]] = dataclasses.field(default_factory=lambda: ["N", "V"])
+    #: pairs produced by fewer participants are dropped
+    min_participants: Annotated[int, between(0)] = 3
     word_pattern: str = "[a-z]+"
-    named_entities: str = "wordnet"    # wordnet | none
+    named_entities: Literal["wordnet", "none"] = "wordnet"
     offensive_lists: list[str] = dataclasses.field(default_factory=lambda: ["offensive_en.txt"])
-    hyp_max: int = 4
-    mero_holonyms: list[str] = dataclasses.field(default_factory=lambda: list(HOLONYM_KINDS))
-    sense_policy: str = "first-sense"  # first-sense | shortest-path (lexgold.builder.relations)
-    antonyms: list[str] = dataclasses.field(default_factory=lambda: list(DEFAULT_ANTONYMS))
-    min_checkers: int = 3
-    quotas: str = "release"            # release | derived: the default step1 / step2 tables
-    step1: dict[str, dict[str, int]] | None = None   # per POS and relation; None: from quotas
-    step2: dict[str, dict[str, int]] | None = None
+    hyp_max: Annotated[int, between(1)] = 4
+    mero_holonyms: list[Literal[HOLONYM_KINDS]] = dataclasses.field(
+        default_factory=lambda: list(HOLONYM_KINDS))
+    #: first-sense | shortest-path (lexgold.builder.relations)
+    sense_policy: Literal[SENSE_POLICIES] = "first-sense"
+    antonyms: list[Literal[ANTONYM_ROUTES]] = dataclasses.field(
+        default_factory=lambda: list(DEFAULT_ANTONYMS))
+    min_checkers: Annotated[int, between(1)] = 3
+    #: release | derived: the default step1 / step2 tables
+    quotas: Literal[tuple(QUOTA_TABLES)] = "release"
+    #: per POS and relation; None: from quotas
+    step1: dict[Literal["N", "V"], dict[str, Annotated[int, between(0)]]] | None = None
+    step2: dict[Literal["N", "V"], dict[str, Annotated[int, between(0)]]] | None = None
     concreteness: HyperLexConcreteness = dataclasses.field(default_factory=HyperLexConcreteness)
 
     def __post_init__(self):
@@ -115,39 +122,21 @@ class HyperLexBuild:
                 table = QUOTA_TABLES[self.quotas][step]
                 setattr(self, step, {pos: dict(quotas) for pos, quotas in table.items()})
 
+    def check(self) -> None:
+        """Relation names of the step tables, which depend on ``hyp_max``."""
+        names = set(relation_names(self.hyp_max))
+        for step, allowed in (("step1", {n for n in names if n.split("-")[0] in STEP1}),
+                              ("step2", {n for n in names if n.startswith("rhyp-")} | {"no-rel"})):
+            for pos, quotas in (getattr(self, step) or {}).items():
+                for relation in quotas:
+                    if relation not in allowed:
+                        raise Invalid(f"{step}.{pos}.{relation}",
+                                      "relations " + " | ".join(sorted(allowed)), relation)
+
 
 def check_settings(settings: HyperLexBuild, source: str = "<protocol>") -> HyperLexBuild:
-    """Values the type check cannot catch: POS, relation names, choices, positive counts.
-    """
-    if settings.quotas not in QUOTA_TABLES:
-        raise InputError(f"expected one of {', '.join(QUOTA_TABLES)}, found {settings.quotas!r}",
-                         path=source, field="build.quotas")
-    names = set(relation_names(settings.hyp_max))
-    for pos in settings.pos:
-        if pos not in ("N", "V"):
-            raise InputError(f"expected N or V, found {pos!r}", path=source, field="build.pos")
-    for step, allowed in (("step1", {n for n in names if n.split("-")[0] in STEP1}),
-                          ("step2", {n for n in names if n.startswith("rhyp-")} | {"no-rel"})):
-        for pos, quotas in getattr(settings, step).items():
-            for relation, quota in quotas.items():
-                if pos not in ("N", "V") or relation not in allowed or quota < 0:
-                    raise InputError(f"expected a quota >= 0 for one of {', '.join(sorted(allowed))}"
-                                     f" under N or V, found {quota}", path=source,
-                                     field=f"build.{step}.{pos}.{relation}")
-    for route in settings.antonyms:
-        if route not in ANTONYM_ROUTES:
-            raise InputError(f"expected antonym routes from {', '.join(ANTONYM_ROUTES)}, found "
-                             f"{route!r}", path=source, field="build.antonyms")
-    for key, value, allowed in (("named_entities", settings.named_entities, ("wordnet", "none")),
-                                ("sense_policy", settings.sense_policy, SENSE_POLICIES),
-                                ("concreteness.source", settings.concreteness.source,
-                                 ("usf", "brysbaert"))):
-        if value not in allowed:
-            raise InputError(f"expected one of {', '.join(allowed)}, found {value!r}",
-                             path=source, field=f"build.{key}")
-    if settings.min_checkers < 1 or settings.hyp_max < 1:
-        raise InputError("min_checkers and hyp_max must be >= 1", path=source, field="build")
-    return settings
+    """Check settings again after command-line overrides (one path: the ``[build]`` schema)."""
+    return check_instance(settings, source, "build")
 
 
 def labeller_for(reader, settings: HyperLexBuild) -> RelationLabeller:

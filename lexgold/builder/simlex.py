@@ -26,14 +26,15 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Annotated, Literal
 
 import numpy as np
 import pandas as pd
 
 from lexgold.builder import common
-from lexgold.builder.common import POS_SOURCES, PosKeys, Scale
+from lexgold.builder.common import PosKeys, Scale
 from lexgold.errors import InputError
-from lexgold.protocols import load_protocol, parse_section
+from lexgold.protocols import between, check_instance, load_protocol, parse_section
 from lexgold.resources import load_wordnet, read_usf
 from lexgold.resources.wordnet import wordnet_file
 
@@ -52,11 +53,11 @@ ALLOCATIONS = ("equal", "proportional")
 
 @dataclasses.dataclass
 class SimLexConcreteness:
-    source: str = "brysbaert"            # brysbaert (1-5) | usf (QCON/TCON, 1-7)
-    fallback: str = "usf"                # words the source lacks: usf | brysbaert | none
-    median_scope: str = "pos"            # Decision: median of d per POS pool | global
-    class_direction: str = "any"         # any | required (C2 needs c2 < c1, C4 c2 > c1)
-    class_allocation: str = "equal"      # equal (the paper) | proportional to the class pools
+    source: Literal[CONC_SOURCES] = "brysbaert"        # brysbaert (1-5) | usf (QCON/TCON, 1-7)
+    fallback: Literal[CONC_SOURCES + ("none",)] = "usf"  # words the source lacks
+    median_scope: Literal["pos", "global"] = "pos"      # Decision: median of d per POS pool
+    class_direction: Literal["any", "required"] = "any"  # required: C2 c2 < c1, C4 c2 > c1
+    class_allocation: Literal[ALLOCATIONS] = "equal"    # equal (the paper) | proportional
     usf: Scale = dataclasses.field(default_factory=lambda: Scale([1.0, 7.0], 4.0))
     brysbaert: Scale = dataclasses.field(default_factory=lambda: Scale([1.0, 5.0], 3.0))
 
@@ -68,51 +69,22 @@ class SimLexConcreteness:
 class SimLexBuild:
     """The ``[build]`` table of a SimLex-style protocol; defaults are the paper's values."""
 
-    orientation: str = "target-cue"      # word1 = USF target, word2 = cue (| cue-target)
+    orientation: Literal[ORIENTATIONS] = "target-cue"  # word1 = USF target, word2 = cue
     word_pattern: str = "[a-z]+"         # Decision: single words of letters only
-    proper_nouns: str = "wordnet"        # "capital letter" test: wordnet | none
+    proper_nouns: Literal["wordnet", "none"] = "wordnet"  # the "capital letter" test
     pos: PosKeys = dataclasses.field(default_factory=PosKeys)
     concreteness: SimLexConcreteness = dataclasses.field(default_factory=SimLexConcreteness)
-    associated: dict[str, int] = dataclasses.field(
+    associated: dict[Literal[tuple(POS)], Annotated[int, between(0)]] = dataclasses.field(
         default_factory=lambda: {"N": 600, "V": 200, "A": 100})
-    unassociated: dict[str, int] = dataclasses.field(
+    unassociated: dict[Literal[tuple(POS)], Annotated[int, between(0)]] = dataclasses.field(
         default_factory=lambda: {"N": 66, "V": 22, "A": 11})
-    pairing_rounds: int = 1              # random pairings of the sampled words (paper: one)
+    #: random pairings of the sampled words (paper: one)
+    pairing_rounds: Annotated[int, between(1)] = 1
 
 
 def check_settings(settings: SimLexBuild, source: str = "<protocol>") -> SimLexBuild:
-    """Values the type check cannot catch: named choices, POS keys, non-negative quotas."""
-    conc = settings.concreteness
-    choices = {"orientation": (settings.orientation, ORIENTATIONS),
-               "proper_nouns": (settings.proper_nouns, ("wordnet", "none")),
-               "concreteness.source": (conc.source, CONC_SOURCES),
-               "concreteness.fallback": (conc.fallback, CONC_SOURCES + ("none",)),
-               "concreteness.median_scope": (conc.median_scope, ("pos", "global")),
-               "concreteness.class_direction": (conc.class_direction, ("any", "required")),
-               "concreteness.class_allocation": (conc.class_allocation, ALLOCATIONS),
-               "pos.share_among": (settings.pos.share_among, ("nva", "all"))}
-    pos_sources = common.pos_sources(settings.pos)
-    if not pos_sources or len(set(pos_sources)) < len(pos_sources):
-        raise InputError(f"expected one or more different sources, found {settings.pos.source!r}",
-                         path=source, field="build.pos.source")
-    for value in pos_sources:
-        _check_choice(value, POS_SOURCES, source, "pos.source")
-    for key, (value, allowed) in choices.items():
-        _check_choice(value, allowed, source, key)
-    for cohort in ("associated", "unassociated"):
-        for pos, quota in getattr(settings, cohort).items():
-            if pos not in POS or quota < 0:
-                raise InputError(f"expected a POS among {', '.join(POS)} with a quota >= 0, "
-                                 f"found {pos} = {quota}", path=source, field=f"build.{cohort}.{pos}")
-    if not 0 < settings.pos.min_tendency <= 1:
-        raise InputError("expected a share in (0, 1]", path=source, field="build.pos.min_tendency")
-    return settings
-
-
-def _check_choice(value, allowed, source, key):
-    if value not in allowed:
-        raise InputError(f"expected one of {', '.join(allowed)}, found {value!r}",
-                         path=source, field=f"build.{key}")
+    """Check settings again after command-line overrides (one path: the ``[build]`` schema)."""
+    return check_instance(settings, source, "build")
 
 
 # -- step 1 ------------------------------------------------------------------------------------

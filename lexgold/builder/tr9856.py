@@ -23,7 +23,7 @@ import json
 from collections import Counter
 from importlib import metadata, resources
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import numpy as np
 import regex
@@ -36,7 +36,7 @@ from lexgold.builder.terms import TermOptions, normalise_terms, read_stop_words
 from lexgold.builder.tr9856_lexicon import count_corpus, hypergeometric_lexicon, term_table
 from lexgold.builder.tr9856_topics import Topic, read_topics
 from lexgold.errors import InputError
-from lexgold.protocols import load_protocol, parse_section
+from lexgold.protocols import Check, between, load_protocol, parse_section
 
 #: topics file grouping the articles of gensim's Wikipedia sample (the embedded default)
 DEFAULT_TOPICS = "tr9856_enwiki_sample_topics.toml"
@@ -49,19 +49,33 @@ APPENDIX_SECTIONS = ("See also", "Notes", "Notes and references", "References", 
                      "Sources", "Bibliography", "Further reading", "External links")
 
 
+def _is_regex(text: str) -> bool:
+    try:
+        regex.compile(text)
+    except regex.error:
+        return False
+    return True
+
+
+Count = Annotated[int, between(0)]
+NON_EMPTY = Check("one or more", lambda values: len(values) > 0)
+REGEX = Check("a regular expression", _is_regex)
+
+
 @dataclasses.dataclass
 class TR9856Build:
     """The ``[build]`` table of ``protocols/tr9856.toml``; defaults are the paper's values."""
 
-    ngram_sizes: list[int] = dataclasses.field(default_factory=lambda: [1, 2, 3])
-    alpha: float = 0.05
-    top_terms_per_n: int = 10
-    misc_terms_per_n: int = 10
-    random_pairs_per_s_def: int = 60
+    ngram_sizes: Annotated[list[Annotated[int, between(1)]], NON_EMPTY] = dataclasses.field(
+        default_factory=lambda: [1, 2, 3])
+    alpha: Annotated[float, between(0, 1, low_open=True)] = 0.05
+    top_terms_per_n: Count = 10
+    misc_terms_per_n: Count = 10
+    random_pairs_per_s_def: Count = 60
     exclude_s_def_terms: bool = True
     sentence_splitter: Literal["punkt-trained", "punkt-untrained", "blingfire"] = "punkt-trained"
-    punkt_train_chars: int = 10_000_000
-    token_pattern: str = r"\w+(?:[-.]\w+)*"
+    punkt_train_chars: Count = 10_000_000
+    token_pattern: Annotated[str, REGEX] = r"\w+(?:[-.]\w+)*"
     lowercase: bool = True
     stop_words: str = "tr9856_stopwords_snowball_english.txt"
     skip_wiki_sections: list[str] = dataclasses.field(default_factory=lambda: list(
@@ -71,23 +85,7 @@ class TR9856Build:
 
 def load_build_config(protocol: dict) -> TR9856Build:
     """Check the ``[build]`` table; a bad value raises :class:`InputError` naming its key."""
-    config = parse_section(TR9856Build, protocol, "build")
-    source = protocol.get("_path", "<protocol>")
-    if not config.ngram_sizes or any(n < 1 for n in config.ngram_sizes):
-        raise InputError("expected term lengths >= 1", path=source, field="build.ngram_sizes")
-    if not 0 < config.alpha <= 1:
-        raise InputError(f"expected 0 < alpha <= 1, found {config.alpha}", path=source,
-                         field="build.alpha")
-    for key in ("top_terms_per_n", "misc_terms_per_n", "random_pairs_per_s_def",
-                "punkt_train_chars"):
-        if getattr(config, key) < 0:
-            raise InputError("expected a count >= 0", path=source, field=f"build.{key}")
-    try:
-        regex.compile(config.token_pattern)
-    except regex.error as err:
-        raise InputError(f"not a regular expression: {err}", path=source,
-                         field="build.token_pattern") from None
-    return config
+    return parse_section(TR9856Build, protocol, "build")
 
 
 def stop_words_path(config: TR9856Build, protocol: dict) -> Path | None:

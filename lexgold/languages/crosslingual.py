@@ -54,12 +54,13 @@ import dataclasses
 import itertools
 import json
 from pathlib import Path
-from typing import NamedTuple
+from typing import Annotated, NamedTuple
 
 import pandas as pd
 
 from lexgold.errors import InputError
 from lexgold.languages.translation import normalise
+from lexgold.protocols import between, load_protocol, parse_section
 
 #: score columns of the released layouts (lexgold.process.release), in order of preference
 SCORE_COLUMNS = ("score", "SimLex999", "AVG_SCORE_0_10")
@@ -74,9 +75,9 @@ _EPS = 1e-9
 class CrosslingualConfig:
     """The ``[crosslingual]`` table of a protocol file (module docstring, Decisions)."""
     #: drop when the scores differ by more than this share of the declared scale (0-1)
-    max_score_difference_share: float = 0.2
+    max_score_difference_share: Annotated[float, between(0, 1)] = 0.2
     #: an explicit threshold in score units instead of the share (absent: use the share)
-    max_score_difference: float | None = None
+    max_score_difference: Annotated[float, between(0)] | None = None
 
 
 class Scale(NamedTuple):
@@ -510,7 +511,6 @@ def crosslingual_from_files(gold_paths: dict[str, Path], aligned_paths: dict[str
     from lexgold.languages import sheets
     from lexgold.pairfiles import read_pair_table
     from lexgold.process.config import process_config
-    from lexgold.protocols import load_protocol, parse_section
     loaded = load_protocol(protocol)
     config = parse_section(CrosslingualConfig, loaded, "crosslingual")
     if max_score_difference is not None:

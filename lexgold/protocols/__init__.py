@@ -8,20 +8,39 @@ protocol step, each owned and checked by the module that implements that step:
 - ``[process]`` calibration, exclusions, agreement, release (``lexgold.process``, docs/process.md)
 
 Every key defaults to the paper's value; a new study or language is a new file that changes keys.
-Keys carry their units in their names (``claim_timeout_s``).
+Keys carry their units in their names (``claim_timeout_s``). Tables are checked by one path,
+:mod:`lexgold.protocols.schema`; docs/protocols.md lists every key with its range.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import tomllib
-import types
-import typing
 from importlib import resources
 from pathlib import Path
 
 from lexgold.errors import InputError
+from lexgold.protocols.schema import (
+    Check,
+    Invalid,
+    ProtocolError,
+    between,
+    check_instance,
+    check_top_level,
+    parse_section,
+)
+
+__all__ = [
+    "NAMES",
+    "Check",
+    "Invalid",
+    "ProtocolError",
+    "between",
+    "check_instance",
+    "load_protocol",
+    "parse_section",
+    "protocol_path",
+]
 
 PACKAGED = resources.files("lexgold.protocols")
 #: short names accepted wherever a protocol file is expected
@@ -54,82 +73,17 @@ def protocol_path(name_or_path: str | Path) -> Path:
 
 
 def load_protocol(name_or_path: str | Path) -> dict:
-    """Read a protocol file into a dict; adds ``_path`` and ``_sha256`` (for run manifests)."""
+    """Read a protocol file into a dict; adds ``_path`` and ``_sha256`` (for run manifests).
+
+    Unknown tables and top-level keys are refused here (:func:`check_top_level`); each table is
+    checked by the step that reads it (:func:`parse_section` with its schema)."""
     path = protocol_path(name_or_path)
     data = path.read_bytes()
     try:
         protocol = tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise InputError(f"not a valid TOML protocol file: {err}", path=path) from None
+    check_top_level(protocol, path)
     protocol["_path"] = str(path)
     protocol["_sha256"] = hashlib.sha256(data).hexdigest()
     return protocol
-
-
-T = typing.TypeVar("T")
-
-
-def parse_section(schema: type[T], protocol: dict, section: str) -> T:
-    """Check ``protocol[section]`` against the dataclass ``schema`` and return an instance.
-
-    Missing keys take the dataclass default (the paper's value). An unknown key or a value of
-    the wrong type raises :class:`InputError` naming the file, the key, what is allowed and what
-    was found. Nested tables map to nested dataclasses; lists and dicts are checked shallowly.
-    """
-    source = protocol.get("_path", "<protocol>")
-    return _build(schema, protocol.get(section, {}), source, section)
-
-
-def _build(schema, table, source, prefix):
-    if not isinstance(table, dict):
-        raise InputError(f"expected a table, found {table!r}", path=source, field=prefix)
-    fields = {f.name: f for f in dataclasses.fields(schema)}
-    unknown = sorted(set(table) - set(fields))
-    if unknown:
-        raise InputError(f"unknown key; allowed: {', '.join(sorted(fields))}", path=source,
-                         field=f"{prefix}.{unknown[0]}")
-    hints = typing.get_type_hints(schema)
-    values = {}
-    for name, value in table.items():
-        values[name] = _check(hints[name], value, source, f"{prefix}.{name}")
-    return schema(**values)
-
-
-def _check(hint, value, source, key):
-    origin = typing.get_origin(hint)
-    if dataclasses.is_dataclass(hint):
-        return _build(hint, value, source, key)
-    if origin in (typing.Union, types.UnionType):
-        for option in typing.get_args(hint):
-            try:
-                return _check(option, value, source, key)
-            except InputError:
-                continue
-        raise InputError(f"expected {hint}, found {value!r}", path=source, field=key)
-    if hint is type(None):
-        if value is None:
-            return None
-        raise InputError(f"expected nothing, found {value!r}", path=source, field=key)
-    if origin is typing.Literal:
-        if value in typing.get_args(hint):
-            return value
-        raise InputError(f"expected one of {', '.join(map(repr, typing.get_args(hint)))}, "
-                         f"found {value!r}", path=source, field=key)
-    base = origin or hint
-    if base is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    if base in (list, tuple, dict):
-        if not isinstance(value, (list, tuple) if base is not dict else dict):
-            raise InputError(f"expected a {base.__name__}, found {value!r}", path=source, field=key)
-        args = typing.get_args(hint)
-        if base is dict and args and dataclasses.is_dataclass(args[1]):
-            return {k: _build(args[1], v, source, f"{key}.{k}") for k, v in value.items()}
-        if base is dict and args:
-            return {k: _check(args[1], v, source, f"{key}.{k}") for k, v in value.items()}
-        if base is list and args:
-            return [_check(args[0], v, source, f"{key}[{i}]") for i, v in enumerate(value)]
-        return base(value) if base is tuple else value
-    if isinstance(value, bool) != (base is bool) or not isinstance(value, base):
-        raise InputError(f"expected {getattr(base, '__name__', base)}, found {value!r}",
-                         path=source, field=key)
-    return value
