@@ -22,9 +22,6 @@ from lexgold.cliutil import (
     study_target,
 )
 
-STUDY_HELP = "Study database: a SQLite file path or a database URL (postgresql+psycopg://...)."
-
-
 def shown(study) -> str:
     """A study as printed: its path, or its URL without the password."""
     from lexgold.annotate.db import shown as shown_study
