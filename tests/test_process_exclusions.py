@@ -84,6 +84,17 @@ def test_low_agreement_and_gain_single_out_the_contrarian():
     assert excluded_raters(table) == ["bad"]
 
 
+@pytest.mark.parametrize("raters, excluded", [(9, 0), (15, 1), (19, 1), (20, 2)])
+def test_rule_b_rounds_ten_percent_down(raters, excluded):
+    """SimLex-999 section 3.6 (b): floor(0.1 * raters) raters, so 9 raters exclude none and
+    15 or 19 exclude one (not two, as rounding up or to the nearest would)."""
+    ratings = simlex_study(contrarian=False, raters=raters)
+    table = exclusion_table(ratings, protocol_with("simlex", max_per_tranche=0,
+                                                   rules=["agreement_gain"]))
+    assert len(table) == excluded
+    assert table["excluded"].astype(bool).all()
+
+
 def test_rule_a_threshold_is_mean_minus_one_sample_sd():
     ratings = simlex_study()
     from lexgold.process.agreement import rater_agreement

@@ -27,6 +27,22 @@ def test_linear_scale():
         linear_scale([1], source=(6, 0))
 
 
+def test_linear_scale_keeps_the_offsets_of_both_scales():
+    """A 1-7 slider released on 0-10 (and 1-7 onto 2-4): the bottom of one scale is the bottom
+    of the other, so the mapping subtracts the source's start and adds the target's."""
+    assert linear_scale([1, 4, 7], source=(1, 7)).tolist() == [0.0, 5.0, 10.0]
+    assert linear_scale([1, 2.5, 7], source=(1, 7), target=(2, 4)).tolist() == [2.0, 2.5, 4.0]
+
+
+def test_pair_scores_on_a_scale_not_starting_at_zero():
+    ratings = pd.DataFrame({"rater_id": ["a", "b", "a", "b"], "tranche": 1,
+                            "word1": ["x", "x", "y", "y"], "word2": "w", "kind": "unique",
+                            "rating": [1, 2, 7, 4]})
+    scores = pair_scores(ratings, rating_range=(1, 7)).set_index("word1")
+    # x: mean 1.5 -> (1.5 - 1) / 6 * 10; y: mean 5.5 -> 4.5 / 6 * 10
+    assert scores["score"].tolist() == pytest.approx([0.5 / 6 * 10, 4.5 / 6 * 10])
+
+
 def test_pair_scores_mean_sd_and_repeats():
     ratings = pd.DataFrame({
         "rater_id": ["a", "a", "b", "c", "a", "b"], "tranche": 1,
