@@ -1,6 +1,7 @@
 """Word-pair evaluation: correlations against scipy and gensim, OOV/case policies, subsets,
 bootstrap, Steiger's test, and the TR9856 binary task."""
 
+import warnings
 from pathlib import Path
 
 import gensim
@@ -150,6 +151,24 @@ def test_hyperlex_directionality_subset(tmp_path, lee_models):
     assert result["subsets"]["directionality+reversed"]["pairs"] == 5
     assert result["subsets"]["directionality+reversed"]["spearman"] == pytest.approx(
         stats.spearmanr(both["gold"], both["model"])[0], nan_ok=True)
+
+
+def test_bootstrap_ci_is_the_central_95_percent_of_scipy_replicates():
+    """The percentile interval at the default level: the 2.5 % and 97.5 % quantiles of rho and
+    r recomputed by scipy on the same resamples of the pairs (same generator, same draws)."""
+    rng = np.random.default_rng(0)
+    gold, model = rng.permutation(12).astype(float), rng.normal(size=12)
+    scores = pd.DataFrame({"gold": gold, "model": model + gold / 4, "used": True})
+    draws = np.random.default_rng(5).integers(0, 12, size=(300, 12))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rho = [stats.spearmanr(scores["gold"][d], scores["model"][d]).statistic for d in draws]
+        r = [stats.pearsonr(scores["gold"][d], scores["model"][d]).statistic for d in draws]
+    ci = bootstrap_ci(scores, np.random.default_rng(5), n_boot=300)
+    assert ci["spearman"] == pytest.approx(list(np.nanpercentile(rho, [2.5, 97.5])), abs=1e-12)
+    assert ci["pearson"] == pytest.approx(list(np.nanpercentile(r, [2.5, 97.5])), abs=1e-12)
+    at_80 = bootstrap_ci(scores, np.random.default_rng(5), n_boot=300, level=0.8)
+    assert at_80["spearman"] == pytest.approx(list(np.nanpercentile(rho, [10, 90])), abs=1e-12)
 
 
 def test_bootstrap_ci_reproducible_and_contains_estimate(lee_models):
