@@ -237,12 +237,3 @@ def test_binary_task_tr9856_bands_and_errors():
     noise = binary_task(gold, rng.uniform(0, 1, 2000), np.random.default_rng(1))
     assert 0.35 < noise["error"] <= 0.6
     assert len(noise["fold_errors"]) == 10
-
-
-def test_docstring_examples_run():
-    import doctest
-
-    from lexgold.evaluate import sdt, wordpairs
-    for module in (wordpairs, sdt):
-        outcome = doctest.testmod(module)
-        assert outcome.attempted > 0 and outcome.failed == 0, module.__name__
