@@ -171,6 +171,18 @@ def test_bootstrap_ci_is_the_central_95_percent_of_scipy_replicates():
     assert at_80["spearman"] == pytest.approx(list(np.nanpercentile(rho, [10, 90])), abs=1e-12)
 
 
+def test_bootstrap_ci_needs_three_pairs():
+    scores = pd.DataFrame({"gold": [1.0, 2.0, 3.0, 4.0], "model": [1.0, 3.0, 2.0, 4.0],
+                           "used": [True, True, True, False]})
+    two = bootstrap_ci(scores.iloc[1:], np.random.default_rng(0), n_boot=50)
+    assert list(two) == ["spearman", "pearson"]
+    assert all(len(v) == 2 and np.isnan(v).all() for v in two.values())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        three = bootstrap_ci(scores, np.random.default_rng(0), n_boot=50)
+    assert all(len(v) == 2 and np.isfinite(v).all() for v in three.values())
+
+
 def test_bootstrap_ci_reproducible_and_contains_estimate(lee_models):
     _, vectors = lee_models[0]
     scores = pair_scores(read_gold(DATA / "wordsim353.tsv"), vectors)

@@ -259,6 +259,13 @@ def test_bootstrap_interval_is_the_central_95_percent_of_the_replicates():
     assert level_80 == pytest.approx(tuple(np.quantile(values, [0.1, 0.9])), abs=1e-12)
 
 
+def test_percentile_interval_by_hand():
+    # np.quantile interpolates linearly: the 25 % point of (1, 3) is 1.5, the 75 % one 2.5
+    assert agr._percentile_interval([1, 3], 0.5) == (1.5, 2.5)
+    assert agr._percentile_interval([3, np.nan, 1, 2, 5], 0.5) == (1.75, 3.5)
+    assert np.isnan(agr._percentile_interval([1, np.nan], 0.95)).all()
+
+
 def test_stage_and_subset_intervals_default_to_95_percent():
     ratings = random_study(seed=4, missing=0.1)
     seen = []
