@@ -62,6 +62,18 @@ def test_calibration_threshold_and_shift_are_the_given_ones():
         [0.5, 1.5, 2.5, 6, 3, 4, 5, 4, 5, 6]
 
 
+def test_calibration_shifts_only_raters_more_than_the_threshold_away():
+    """Section 3.6: "more than 1 away". Means a 2, b 4 (population 3): exactly 1 away, no shift;
+    c answered no consistency pair: NaN mean, no shift."""
+    ratings = pd.concat([long({"a": [2, 2], "b": [4, 4]}, kind="consistency"),
+                         long({"c": [6]}, kind="unique").replace({"x0": "u"})],
+                        ignore_index=True)
+    shifts = calibration_shifts(ratings).set_index("rater_id")
+    assert shifts["shift"].to_dict() == {"a": 0.0, "b": 0.0, "c": 0.0}
+    assert np.isnan(shifts.loc["c", "consistency_mean"])
+    assert calibrate(ratings)["rating"].tolist() == [2, 2, 4, 4, 6]
+
+
 def test_calibration_clips_fractional_ratings_to_the_scale():
     # means: a 11/6, b 25/6, population 3 -> a up, b down; 5.5 + 1 and 0.5 - 1 stay on 0-6
     ratings = long({"a": [0, 0, 5.5], "b": [6, 6, 0.5]}, kind="consistency")
