@@ -8,5 +8,8 @@ if [ -z "${LEXGOLD_TEST_POSTGRES_URL:-}" ] && [ "$(id -u)" = 0 ] && [ -d /usr/li
     LEXGOLD_TEST_POSTGRES_URL=$(bash scripts/postgres.sh | tail -n 1)
     export LEXGOLD_TEST_POSTGRES_URL
 fi
+# Nothing the tests need may be missing here: a test skipped for a missing program, extra or
+# server (Chromium, axe, PostgreSQL ...) fails instead (tests/conftest.py, REQUIRE_ALL).
+export LEXGOLD_REQUIRE_ALL=1
 # pytest exits 5 when it collected no test: that is a failure here, as any non-zero status.
 exec .venv/bin/python -m pytest "$@"

@@ -6,6 +6,13 @@ Hypothesis profiles (``HYPOTHESIS_PROFILE`` selects one; under ``CI`` the defaul
   so a red CI run fails the same way on any machine: rerun it with ``HYPOTHESIS_PROFILE=ci``.
 - ``dev`` (default outside CI): random examples, remembered in ``.hypothesis/`` as usual.
 - ``deep``: random, 20 times the examples of each test, for a nightly-style search.
+
+Under the README's test command (``scripts/test.sh``, which sets ``LEXGOLD_REQUIRE_ALL=1``; CI
+runs it through ``.ci/run``) or whenever ``CI`` is set, nothing the tests need may be missing: a
+test skipped for a missing program, extra or server (``pytest.importorskip``, a ``skipif`` on
+Chromium, no ``LEXGOLD_TEST_POSTGRES_URL``) fails instead. A case that does not apply (a
+PostgreSQL-only check in a test parametrized over SQLite too) skips with :func:`not_applicable`,
+which stays a skip.
 """
 
 import os
@@ -18,6 +25,49 @@ settings.register_profile("dev", print_blob=True)
 settings.register_profile("deep", database=None, print_blob=True)
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
 settings.load_profile(PROFILE)
+
+#: skips for something missing are failures (scripts/test.sh, CI)
+REQUIRE_ALL = any(os.environ.get(name, "").strip() not in ("", "0", "false")
+                  for name in ("CI", "LEXGOLD_REQUIRE_ALL"))
+#: the reason prefix of a skip that stays a skip under REQUIRE_ALL
+NOT_APPLICABLE = "not applicable: "
+
+
+def not_applicable(reason: str):
+    """Skip a case that does not apply (not one whose requirement is missing)."""
+    pytest.skip(NOT_APPLICABLE + reason)
+
+
+def _missing(report) -> str | None:
+    """The reason of a skip for something missing, or None for any other report."""
+    if not report.skipped or hasattr(report, "wasxfail"):
+        return None
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    reason = reason.removeprefix("Skipped: ")
+    return None if reason.startswith(NOT_APPLICABLE) else reason
+
+
+def _as_failure(report, reason: str) -> None:
+    report.outcome = "failed"
+    report.longrepr = (f"skipped for something missing: {reason} (under scripts/test.sh or CI "
+                       f"nothing the tests need may be missing: `bash scripts/setup.sh --test` "
+                       f"installs it, scripts/test.sh starts PostgreSQL)")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = (yield).get_result()
+    reason = _missing(report) if REQUIRE_ALL else None
+    if reason is not None:
+        _as_failure(report, reason)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    report = (yield).get_result()
+    reason = _missing(report) if REQUIRE_ALL else None
+    if reason is not None:                  # a module-level importorskip
+        _as_failure(report, reason)
 
 
 def examples(n: int) -> int:
@@ -55,10 +105,10 @@ def wordnet():
 
 @pytest.fixture(scope="session")
 def postgres_url():
-    """URL of the real PostgreSQL server started by scripts/test.sh; required under CI."""
+    """URL of the real PostgreSQL server started by scripts/test.sh; required there and
+    under CI (see REQUIRE_ALL)."""
     url = os.environ.get("LEXGOLD_TEST_POSTGRES_URL")
     if not url:
-        if os.environ.get("CI"):
-            pytest.fail("LEXGOLD_TEST_POSTGRES_URL is not set: scripts/test.sh starts PostgreSQL")
-        pytest.skip("no PostgreSQL server (set LEXGOLD_TEST_POSTGRES_URL)")
+        pytest.skip("no PostgreSQL server (set LEXGOLD_TEST_POSTGRES_URL; scripts/test.sh "
+                    "starts one)")
     return url

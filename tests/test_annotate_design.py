@@ -277,12 +277,3 @@ def test_unmet_summary_says_what_to_do():
                            np.random.default_rng(0)).report["unmet_summary"]
     assert "2 of 5 tranches got no pairs and were dropped: too few pairs for [study] " \
            "tranches: lower it" in dropped
-
-
-def test_annotate_docstring_examples():
-    import doctest
-
-    from lexgold.annotate import design, flow
-    for module in (design, flow):
-        result = doctest.testmod(module)
-        assert result.attempted > 0 and result.failed == 0

@@ -511,14 +511,6 @@ def test_out_must_be_a_folder(tmp_path):
         build_tr9856(corpus, topics, tmp_path / "out")  # the library's own check
 
 
-@pytest.mark.parametrize("module", ["corpus", "terms", "tr9856_lexicon"])
-def test_docstring_examples(module):
-    import doctest
-    import importlib
-    failed, attempted = doctest.testmod(importlib.import_module(f"lexgold.builder.{module}"))
-    assert attempted > 0 and failed == 0
-
-
 def test_protocol_keys_change_the_build(tmp_path):
     corpus, topics = _hand_corpus(tmp_path)
     protocol = tmp_path / "p.toml"

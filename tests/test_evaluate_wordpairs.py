@@ -1,6 +1,7 @@
 """Word-pair evaluation: correlations against scipy and gensim, OOV/case policies, subsets,
 bootstrap, Steiger's test, and the TR9856 binary task."""
 
+import warnings
 from pathlib import Path
 
 import gensim
@@ -152,6 +153,36 @@ def test_hyperlex_directionality_subset(tmp_path, lee_models):
         stats.spearmanr(both["gold"], both["model"])[0], nan_ok=True)
 
 
+def test_bootstrap_ci_is_the_central_95_percent_of_scipy_replicates():
+    """The percentile interval at the default level: the 2.5 % and 97.5 % quantiles of rho and
+    r recomputed by scipy on the same resamples of the pairs (same generator, same draws)."""
+    rng = np.random.default_rng(0)
+    gold, model = rng.permutation(12).astype(float), rng.normal(size=12)
+    scores = pd.DataFrame({"gold": gold, "model": model + gold / 4, "used": True})
+    draws = np.random.default_rng(5).integers(0, 12, size=(300, 12))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rho = [stats.spearmanr(scores["gold"][d], scores["model"][d]).statistic for d in draws]
+        r = [stats.pearsonr(scores["gold"][d], scores["model"][d]).statistic for d in draws]
+    ci = bootstrap_ci(scores, np.random.default_rng(5), n_boot=300)
+    assert ci["spearman"] == pytest.approx(list(np.nanpercentile(rho, [2.5, 97.5])), abs=1e-12)
+    assert ci["pearson"] == pytest.approx(list(np.nanpercentile(r, [2.5, 97.5])), abs=1e-12)
+    at_80 = bootstrap_ci(scores, np.random.default_rng(5), n_boot=300, level=0.8)
+    assert at_80["spearman"] == pytest.approx(list(np.nanpercentile(rho, [10, 90])), abs=1e-12)
+
+
+def test_bootstrap_ci_needs_three_pairs():
+    scores = pd.DataFrame({"gold": [1.0, 2.0, 3.0, 4.0], "model": [1.0, 3.0, 2.0, 4.0],
+                           "used": [True, True, True, False]})
+    two = bootstrap_ci(scores.iloc[1:], np.random.default_rng(0), n_boot=50)
+    assert list(two) == ["spearman", "pearson"]
+    assert all(len(v) == 2 and np.isnan(v).all() for v in two.values())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        three = bootstrap_ci(scores, np.random.default_rng(0), n_boot=50)
+    assert all(len(v) == 2 and np.isfinite(v).all() for v in three.values())
+
+
 def test_bootstrap_ci_reproducible_and_contains_estimate(lee_models):
     _, vectors = lee_models[0]
     scores = pair_scores(read_gold(DATA / "wordsim353.tsv"), vectors)
@@ -218,12 +249,3 @@ def test_binary_task_tr9856_bands_and_errors():
     noise = binary_task(gold, rng.uniform(0, 1, 2000), np.random.default_rng(1))
     assert 0.35 < noise["error"] <= 0.6
     assert len(noise["fold_errors"]) == 10
-
-
-def test_docstring_examples_run():
-    import doctest
-
-    from lexgold.evaluate import sdt, wordpairs
-    for module in (wordpairs, sdt):
-        outcome = doctest.testmod(module)
-        assert outcome.attempted > 0 and outcome.failed == 0, module.__name__

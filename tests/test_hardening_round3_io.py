@@ -7,6 +7,7 @@ import re
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from conftest import not_applicable
 
 from lexgold.cli import cli
 from lexgold.process.markdown import code, text
@@ -210,7 +211,7 @@ def test_printed_study_urls_hide_the_password(empty_db, tmp_path, usf):
 
     url, _ = empty_db
     if "://" not in url:
-        pytest.skip("a SQLite study is printed as its path")
+        not_applicable("a SQLite study is printed as its path")
     password = url.split("://", 1)[1].split("@", 1)[0].partition(":")[2]
     created = invoke("study", "create", "--protocol", "simlex999", "--pairs",
                      usf_pair_file(usf, tmp_path / "pairs.csv"), "--db", url)

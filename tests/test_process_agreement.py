@@ -230,6 +230,58 @@ def test_bootstrap_is_seeded_and_matches_the_generic_path():
     assert first[0] < first[1]
 
 
+def _recorded(statistic, seen):
+    """``statistic`` through bootstrap_ci's generic path, keeping every replicate's value."""
+    def recording(sample, **kwargs):
+        seen.append(statistic(sample, **kwargs))
+        return seen[-1]
+    return recording
+
+
+def test_bootstrap_interval_is_the_central_95_percent_of_the_replicates():
+    """The percentile interval (Efron & Tibshirani 1993, section 13.3) at the default level is
+    the 2.5 % and 97.5 % quantiles of the replicates, on the generic and the fast path."""
+    ratings = random_study(seed=4, missing=0.1)
+    seen = []
+    generic = bootstrap_ci(ratings, _recorded(iaa_pairwise, seen), rng=np.random.default_rng(1),
+                           n_boot=80, min_overlap=4)
+    values = np.array(seen)[~np.isnan(seen)]
+    assert len(values) == 80
+    expected = tuple(np.quantile(values, [0.025, 0.975]))
+    assert generic == pytest.approx(expected, abs=1e-12)
+    fast = bootstrap_ci(ratings, iaa_pairwise, rng=np.random.default_rng(1), n_boot=80,
+                        min_overlap=4)
+    assert fast == pytest.approx(expected, abs=1e-12)
+    # the 90 % interval is narrower: a level the tests can tell apart
+    assert np.quantile(values, 0.05) > expected[0] or np.quantile(values, 0.95) < expected[1]
+    level_80 = bootstrap_ci(ratings, iaa_pairwise, rng=np.random.default_rng(1), n_boot=80,
+                            min_overlap=4, level=0.8)
+    assert level_80 == pytest.approx(tuple(np.quantile(values, [0.1, 0.9])), abs=1e-12)
+
+
+def test_percentile_interval_by_hand():
+    # np.quantile interpolates linearly: the 25 % point of (1, 3) is 1.5, the 75 % one 2.5
+    assert agr._percentile_interval([1, 3], 0.5) == (1.5, 2.5)
+    assert agr._percentile_interval([3, np.nan, 1, 2, 5], 0.5) == (1.75, 3.5)
+    assert np.isnan(agr._percentile_interval([1, np.nan], 0.95)).all()
+
+
+def test_stage_and_subset_intervals_default_to_95_percent():
+    ratings = random_study(seed=4, missing=0.1)
+    seen = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AgreementWarning)
+        bootstrap_ci(ratings, _recorded(iaa_pairwise, seen), rng=np.random.default_rng(2),
+                     n_boot=80, min_overlap=4)
+        expected = pytest.approx(list(np.nanquantile(seen, [0.025, 0.975])), abs=1e-12)
+        stage = agr.stage_agreement(ratings, min_overlap=4, rng=np.random.default_rng(2),
+                                    n_boot=80)
+        one_subset = agreement_by_subset(ratings.assign(part="all"), "part", min_overlap=4,
+                                         rng=np.random.default_rng(2), n_boot=80)
+    assert stage["iaa1_ci"] == expected        # IAA-1 is drawn first from the generator
+    assert one_subset[["iaa1_low", "iaa1_high"]].iloc[0].tolist() == expected
+
+
 def test_bootstrap_needs_a_generator():
     with pytest.raises(InputError, match="Generator"):
         bootstrap_ci(frame({"a": [1, 2, 3]}), iaa_pairwise, rng=1)

@@ -51,6 +51,53 @@ def test_calibration_keeps_zero_when_shifting_down_and_ignores_checkpoints():
     assert calibrate(ratings)["rating"].tolist() == [5, 5, 0, 2, 2, 2, 1]
 
 
+def test_calibration_threshold_and_shift_are_the_given_ones():
+    """The worked example with threshold 2 and shift 0.5: only a (2.33 below) moves, by 0.5."""
+    ratings = pd.DataFrame({
+        "rater_id": list("aaaabbbccc"), "tranche": 1,
+        "word1": list("xyzu") + list("xyz") * 2, "word2": "w",
+        "kind": ["consistency"] * 3 + ["unique"] + ["consistency"] * 6,
+        "rating": [0, 1, 2, 6, 3, 4, 5, 4, 5, 6]})
+    assert calibrate(ratings, threshold=2.0, shift=0.5)["rating"].tolist() == \
+        [0.5, 1.5, 2.5, 6, 3, 4, 5, 4, 5, 6]
+
+
+def test_calibration_shifts_only_raters_more_than_the_threshold_away():
+    """Section 3.6: "more than 1 away". Means a 2, b 4 (population 3): exactly 1 away, no shift;
+    c answered no consistency pair: NaN mean, no shift."""
+    ratings = pd.concat([long({"a": [2, 2], "b": [4, 4]}, kind="consistency"),
+                         long({"c": [6]}, kind="unique").replace({"x0": "u"})],
+                        ignore_index=True)
+    shifts = calibration_shifts(ratings).set_index("rater_id")
+    assert shifts["shift"].to_dict() == {"a": 0.0, "b": 0.0, "c": 0.0}
+    assert np.isnan(shifts.loc["c", "consistency_mean"])
+    assert calibrate(ratings)["rating"].tolist() == [2, 2, 4, 4, 6]
+
+
+def test_calibration_clips_fractional_ratings_to_the_scale():
+    # means: a 11/6, b 25/6, population 3 -> a up, b down; 5.5 + 1 and 0.5 - 1 stay on 0-6
+    ratings = long({"a": [0, 0, 5.5], "b": [6, 6, 0.5]}, kind="consistency")
+    assert calibrate(ratings)["rating"].tolist() == [1, 1, 6, 5, 5, 0]
+
+
+def test_calibration_needs_a_scale_of_some_width():
+    ratings = long({"a": [1, 2]}, kind="consistency")
+    with pytest.raises(InputError, match="rating_min < rating_max") as error:
+        calibrate(ratings, rating_min=6, rating_max=6)
+    assert error.value.field == "rating_max"
+
+
+def test_consistency_set_leaves_out_checkpoints_rated_in_every_tranche():
+    one = long({"a": [0, 0], "b": [4, 4]}, tranche=1)
+    two = long({"c": [6, 6]}, tranche=2)
+    checkpoints = pd.concat([long({r: [0]}, tranche=t, kind="checkpoint")
+                             for r, t in (("a", 1), ("b", 1), ("c", 2))]).replace({"x0": "cp"})
+    ratings = pd.concat([one, two, checkpoints], ignore_index=True)
+    shifts = calibration_shifts(ratings).set_index("rater_id")
+    # x0, x1 are in both tranches; the checkpoint cp too, but it is no consistency pair
+    assert shifts["consistency_mean"].to_dict() == {"a": 0.0, "b": 4.0, "c": 6.0}
+
+
 def test_consistency_set_defaults_to_items_in_every_tranche():
     one = long({"a": [0, 1, 2], "b": [3, 4, 5]}, tranche=1)
     two = long({"c": [6, 6, 6]}, tranche=2).replace({"x0": "x0", "x1": "y1", "x2": "y2"})
@@ -82,6 +129,17 @@ def test_low_agreement_and_gain_single_out_the_contrarian():
     assert gain["rater_id"].tolist() == ["bad"]       # floor(0.1 * 10) = 1 rater
     assert gain["value"].iloc[0] > 0
     assert excluded_raters(table) == ["bad"]
+
+
+@pytest.mark.parametrize("raters, excluded", [(9, 0), (15, 1), (19, 1), (20, 2)])
+def test_rule_b_rounds_ten_percent_down(raters, excluded):
+    """SimLex-999 section 3.6 (b): floor(0.1 * raters) raters, so 9 raters exclude none and
+    15 or 19 exclude one (not two, as rounding up or to the nearest would)."""
+    ratings = simlex_study(contrarian=False, raters=raters)
+    table = exclusion_table(ratings, protocol_with("simlex", max_per_tranche=0,
+                                                   rules=["agreement_gain"]))
+    assert len(table) == excluded
+    assert table["excluded"].astype(bool).all()
 
 
 def test_rule_a_threshold_is_mean_minus_one_sample_sd():

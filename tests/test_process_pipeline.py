@@ -1,5 +1,6 @@
 """Simulated raters through the whole pipeline, and the three commands."""
 
+import copy
 import json
 import warnings
 
@@ -14,6 +15,7 @@ from lexgold.process.agreement import AgreementWarning
 from lexgold.process.cli import agree, process, simulate
 from lexgold.process.pipeline import process_ratings
 from lexgold.process.simulate import Crowd, simulate_ratings, study_layout, usf_pairs
+from lexgold.protocols import load_protocol
 
 
 @pytest.fixture(scope="module")
@@ -88,6 +90,30 @@ def test_calibration_and_exclusions_beat_raw_means(simlex_run):
     assert rmse < raw_rmse and rho > raw_rho
     report = result.report
     assert report["agreement"]["final"]["iaa1"] > report["agreement"]["raw"]["iaa1"]
+
+
+def test_pipeline_calibrates_before_scoring():
+    """SimLex-999 section 3.6 through process_ratings, on the worked example of
+    lexgold.process.calibration: consistency means a 1, b 4, c 5, population 10/3; a is
+    shifted up by one (its 6 stays 6), c down by one, b stays. No exclusion rule, so the
+    released scores are the calibrated ratings' means."""
+    protocol = copy.deepcopy(load_protocol("simlex"))
+    protocol["process"]["exclusions"]["rules"] = []
+    protocol["process"]["agreement"]["bootstrap"] = 0
+    ratings = pd.DataFrame({
+        "rater_id": list("aaaabbbbcccc"), "tranche": 1, "word1": list("xyzu") * 3,
+        "word2": "w", "kind": (["consistency"] * 3 + ["unique"]) * 3,
+        "rating": [0, 1, 2, 6, 3, 4, 5, 3, 4, 5, 6, 2]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AgreementWarning)
+        result = process_ratings(ratings, protocol, rng=np.random.default_rng(0))
+    assert result.report["counts"]["calibrated_raters"] == 2
+    scores = result.scores.set_index("word1")
+    # raters in order a, b, c: a +1, b unchanged, c -1
+    assert scores["scores"].to_dict() == {"x": [1.0, 3.0, 3.0], "y": [2.0, 4.0, 4.0],
+                                          "z": [3.0, 5.0, 5.0], "u": [6.0, 3.0, 1.0]}
+    assert scores.loc["u", "mean"] == pytest.approx(10 / 3)       # raw mean 11/3
+    assert scores.loc["u", "score"] == pytest.approx(10 / 3 / 6 * 10)
 
 
 def test_report_counts_and_gold_layout(simlex_run):

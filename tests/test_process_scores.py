@@ -27,6 +27,42 @@ def test_linear_scale():
         linear_scale([1], source=(6, 0))
 
 
+def test_linear_scale_keeps_the_offsets_of_both_scales():
+    """A 1-7 slider released on 0-10 (and 1-7 onto 2-4): the bottom of one scale is the bottom
+    of the other, so the mapping subtracts the source's start and adds the target's."""
+    assert linear_scale([1, 4, 7], source=(1, 7)).tolist() == [0.0, 5.0, 10.0]
+    assert linear_scale([1, 2.5, 7], source=(1, 7), target=(2, 4)).tolist() == [2.0, 2.5, 4.0]
+
+
+@pytest.mark.parametrize("source, target", [((1, 1), (0, 10)), ((6, 0), (0, 10)),
+                                            ((0, 6), (10, 10)), ((0, 6), (10, 0))])
+def test_linear_scale_refuses_an_empty_or_reversed_interval(source, target):
+    with pytest.raises(InputError, match=r"need increasing intervals, found .* -> ") as error:
+        linear_scale([1], source=source, target=target)
+    assert error.value.field == "scale" and str(source) in str(error.value)
+
+
+def test_pair_scores_on_a_scale_not_starting_at_zero():
+    ratings = pd.DataFrame({"rater_id": ["a", "b", "a", "b"], "tranche": 1,
+                            "word1": ["x", "x", "y", "y"], "word2": "w", "kind": "unique",
+                            "rating": [1, 2, 7, 4]})
+    scores = pair_scores(ratings, rating_range=(1, 7)).set_index("word1")
+    # x: mean 1.5 -> (1.5 - 1) / 6 * 10; y: mean 5.5 -> 4.5 / 6 * 10
+    assert scores["score"].tolist() == pytest.approx([0.5 / 6 * 10, 4.5 / 6 * 10])
+
+
+def test_pair_scores_keep_pos_and_rater_order_on_both_scales():
+    """Pairs in order of first appearance (z before a), each with its own POS; answers listed
+    by rater id whatever the row order; 1-7 mapped onto 0-1 (TR9856's released interval)."""
+    ratings = pd.DataFrame({"rater_id": ["b", "b", "a", "a"], "tranche": 1,
+                            "word1": ["z", "a", "z", "a"], "word2": "w", "kind": "unique",
+                            "pos": ["V", "N", "V", "N"], "rating": [7, 1, 1, 4]})
+    scores = pair_scores(ratings, rating_range=(1, 7), score_range=(0, 1))
+    assert scores[["word1", "pos"]].values.tolist() == [["z", "V"], ["a", "N"]]
+    assert scores["scores"].tolist() == [[1.0, 7.0], [4.0, 1.0]]      # a's answer first
+    assert scores["score"].tolist() == pytest.approx([0.5, 0.25])
+
+
 def test_pair_scores_mean_sd_and_repeats():
     ratings = pd.DataFrame({
         "rater_id": ["a", "a", "b", "c", "a", "b"], "tranche": 1,

@@ -165,12 +165,3 @@ def test_map_file_delimiters_and_header(tmp_path):
     frame = pd.DataFrame({"word1": ["dogs", "sun"], "word2": ["cats", "moon"]})
     mapped, words, rows = map_words(frame, mapping)
     assert mapped.values.tolist() == [["dog", "cat"], ["sun", "moon"]] and (words, rows) == (2, 1)
-
-
-@pytest.mark.parametrize("module", ["lexgold.ratings.overlap", "lexgold.tables"])
-def test_docstring_examples(module):
-    import doctest
-    import importlib
-
-    result = doctest.testmod(importlib.import_module(module))
-    assert result.attempted > 0 and result.failed == 0

@@ -234,12 +234,3 @@ def test_anonymous_split_half_does_not_depend_on_the_bootstrap(tmp_path):
         figures.append(json.loads((out / "report.json").read_text())["agreement"]
                        ["split_half_random"])
     assert figures[0] == figures[1] and figures[0]["splits"] == 100
-
-
-def test_docstring_examples_of_the_released_module():
-    import doctest
-
-    import lexgold.ratings.released as module
-
-    result = doctest.testmod(module)
-    assert result.attempted > 0 and result.failed == 0
