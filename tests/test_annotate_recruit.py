@@ -167,7 +167,8 @@ def test_fixed_slots_without_a_minimum_and_bad_minimum(tmp_path, usf):
     out = CliRunner().invoke(cli, ["study", "top-up", str(tmp_path / "h.sqlite")])
     assert "no [study] min_accepted_raters: the slots are fixed" in out.output
     bad = protocol_variant(tmp_path, "hyperlex", min_accepted_raters=-1)
-    with pytest.raises(InputError, match="min_accepted_raters'"):
+    with pytest.raises(InputError,
+                       match=r"\[study\] min_accepted_raters: allowed x >= 0, given -1"):
         create_study(bad, pairs, database_url(tmp_path / "bad.sqlite"))
 
 
