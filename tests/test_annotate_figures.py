@@ -22,11 +22,11 @@ from lexgold.annotate.db import (
     postgres_schema,
     upgrade,
 )
-from lexgold.annotate.recruit import live_exclusions, recruitment
+from lexgold.annotate.recruit import exclusion_forecast, protocol_from_text, recruitment
 from lexgold.annotate.study import create_study, export_ratings
 from lexgold.cli import cli
 from lexgold.process.agreement import iaa_against_mean, iaa_pairwise
-from lexgold.process.exclusions import exclusion_table
+from lexgold.process.exclusions import excluded_raters, exclusion_table
 from lexgold.process.quality import quality_flags
 
 
@@ -136,14 +136,15 @@ def test_figures_equal_what_the_admin_view_and_recruitment_computed(study):
         for key, value in before.items():
             assert new[key] == value or (new[key] is None and pd.isna(value)), key
     # the exclusions preview: one table, over the raters who completed their tranche
-    protocol = figures._protocol(state.protocol_text)
+    protocol = protocol_from_text(state.protocol_text)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         table = exclusion_table(complete, protocol)
     assert [(r["rater_id"], r["rule"]) for r in got["exclusions"]] == \
         list(zip(table["rater_id"], table["rule"]))
     assert {r["platform"] for r in got["exclusions"]} == {"prolific"}
-    assert set(table["rater_id"][table["excluded"]]) == live_exclusions(complete, protocol)[0]
+    assert set(table["rater_id"][table["excluded"]]) == \
+        set(excluded_raters(exclusion_forecast(complete, protocol)[0]))
 
 
 def test_stored_figures_are_what_the_admin_page_shows(study):

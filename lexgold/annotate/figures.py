@@ -34,8 +34,6 @@ import math
 import os
 import sys
 import time
-import tomllib
-import warnings
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -117,9 +115,10 @@ def compute(session: Session, config: StudyConfig, protocol: dict, *,
     session.commit()                   # end the read: SQLite holds its snapshot until then
     raters["platform_id"] = raters["platform_id"].fillna("")
     complete = ratings[ratings["rater_id"].isin(raters.loc[raters["done"], "rater_id"])]
-    table, note = exclusions(complete, protocol)
-    excluded = set() if table is None else \
-        set(table.loc[table["excluded"].astype(bool), "rater_id"])
+    from lexgold.process.exclusions import excluded_raters
+
+    table, note = recruit.exclusion_forecast(complete, protocol)
+    excluded = set() if table is None else set(excluded_raters(table))
     found = recruit.tally(slots, shown, excluded, config.min_accepted_raters)
     notes: list[str] = []
     tranches = found["tranches"].merge(
@@ -130,8 +129,8 @@ def compute(session: Session, config: StudyConfig, protocol: dict, *,
             "too_fast_s": too_fast_s(protocol, config), "tranches": _records(tranches),
             "full": [int(t) for t in tranches.loc[tranches["open"] == 0, "tranche"]],
             "pairs_below": _records(found["pairs_below"]),
-            "note": f"exclusions not yet computable: {note}" if note else "",
-            "exclusions": (f"not yet computable: {note}" if note else
+            "note": note,
+            "exclusions": (note.removeprefix("exclusions ") if note else
                            _records(table.merge(ids, on="rater_id", how="left"))
                            if table is not None else []),
             "quality": _records(quality(ratings, ids)) if admin else [],
@@ -157,21 +156,6 @@ def _none(*columns: str) -> pd.DataFrame:
     """No figure for any tranche: ``tranche`` and ``columns``, no rows."""
     return pd.DataFrame({"tranche": pd.Series(dtype="int64"),
                          **{c: pd.Series(dtype=float) for c in columns}})
-
-
-def exclusions(ratings: pd.DataFrame, protocol: dict) -> tuple[pd.DataFrame | None, str]:
-    """The protocol's exclusion table over ``ratings`` (None without ratings), and a note
-    saying why it cannot be computed yet (the table is then None)."""
-    if ratings.empty:
-        return None, ""
-    from lexgold.process.exclusions import exclusion_table
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return exclusion_table(ratings, protocol), ""
-        except ValueError as err:      # too few ratings for a rule yet
-            return None, str(err)
 
 
 def agreement(ratings: pd.DataFrame, notes: list[str] | None = None) -> pd.DataFrame:
@@ -297,7 +281,7 @@ def refresh(reads: Session, writes: Session, *, now: datetime | None = None,
     stored, now = load(reads), now or database_now(reads)
     reads.commit()
     started = time.perf_counter()
-    figures = compute(reads, config, _protocol(study.protocol_text))
+    figures = compute(reads, config, recruit.protocol_from_text(study.protocol_text))
     seconds = time.perf_counter() - started
     added = {}
     before = set(stored.figures.get("full", [])) if stored is not None else set()
@@ -352,12 +336,6 @@ def top_up(session: Session, config: StudyConfig, tranche_id: int | None = None)
     except (IntegrityError, OperationalError):
         session.rollback()     # a concurrent top-up took these numbers, or the database is busy
         return {}
-
-
-def _protocol(text: str) -> dict:
-    protocol = tomllib.loads(text)
-    protocol["_path"] = "<study protocol>"
-    return protocol
 
 
 def watch(url: str, every_s: float = EVERY_S, parent: int | None = None,

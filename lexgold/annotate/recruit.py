@@ -39,28 +39,29 @@ PAIR_COLUMNS = ["word1", "word2", "pos", "accepted"]
 
 def study_protocol(session: Session) -> dict:
     """The protocol stored with the study, parsed (its ``[process]`` table holds the rules)."""
-    text = session.scalars(select(m.Study.protocol_text)).one()
+    return protocol_from_text(session.scalars(select(m.Study.protocol_text)).one())
+
+
+def protocol_from_text(text: str) -> dict:
+    """A protocol stored with a study (``study.protocol_text``), parsed."""
     protocol = tomllib.loads(text)
     protocol["_path"] = "<study protocol>"
     return protocol
 
 
-def live_exclusions(ratings: pd.DataFrame, protocol: dict) -> tuple[set[str], str]:
-    """Raters the protocol's rules exclude among ``ratings`` (completed raters), and a note.
-
-    The note is empty, or says why the rules could not be computed yet (nobody is then
-    counted as excluded).
-    """
+def exclusion_forecast(ratings: pd.DataFrame, protocol: dict) -> tuple[pd.DataFrame | None, str]:
+    """The protocol's exclusion table over ``ratings`` (completed raters; None without
+    ratings), and a note: empty, or why the rules cannot be computed yet (the table is then
+    None and nobody is counted as excluded)."""
     if ratings.empty:
-        return set(), ""
-    from lexgold.process.exclusions import excluded_raters, exclusion_table
+        return None, ""
+    from lexgold.process.exclusions import exclusion_table
 
     with collected_warnings():          # one thread at a time (lexgold.annotate.quiet)
         try:
-            table = exclusion_table(ratings, protocol)
+            return exclusion_table(ratings, protocol), ""
         except ValueError as err:      # too few ratings for a rule yet
-            return set(), f"exclusions not yet computable: {err}"
-    return set(excluded_raters(table)), ""
+            return None, f"exclusions not yet computable: {err}"
 
 
 def recruitment(session: Session, config: StudyConfig, protocol: dict | None = None) -> dict:
@@ -74,13 +75,16 @@ def recruitment(session: Session, config: StudyConfig, protocol: dict | None = N
         (``open``: slots not completed yet, free or claimed; ``missing``: accepted raters
         lacking, ``max(0, minimum - accepted)``); ``pairs_below``, a DataFrame with
         :data:`PAIR_COLUMNS` of the pairs with fewer accepted raters than the minimum
-        (empty when the minimum is 0); ``note`` (see :func:`live_exclusions`).
+        (empty when the minimum is 0); ``note`` (see :func:`exclusion_forecast`).
     """
     protocol = study_protocol(session) if protocol is None else protocol
     slots, shown = slot_frame(session), shown_frame(session)
     ratings = export_ratings(session, complete_only=True)
     session.commit()                  # end the read: SQLite holds its lock until then
-    excluded, note = live_exclusions(ratings, protocol)
+    from lexgold.process.exclusions import excluded_raters
+
+    table, note = exclusion_forecast(ratings, protocol)
+    excluded = set() if table is None else set(excluded_raters(table))
     return {**tally(slots, shown, excluded, config.min_accepted_raters), "note": note}
 
 

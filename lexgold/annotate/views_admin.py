@@ -20,7 +20,6 @@ import functools
 import hashlib
 import hmac
 import secrets
-import tomllib
 from datetime import datetime, timedelta, timezone
 
 import pandas as pd
@@ -29,7 +28,7 @@ from flask import (Blueprint, Response, abort, current_app, redirect, render_tem
 from sqlalchemy import case, delete, func, select
 from werkzeug.security import check_password_hash
 
-from lexgold.annotate import figures, flow, throttle
+from lexgold.annotate import figures, flow, recruit, throttle
 from lexgold.annotate import models as m
 from lexgold.annotate.context import db, now, state
 from lexgold.annotate.health import measure
@@ -277,7 +276,7 @@ def move():
 def _too_fast_s() -> float:
     """Seconds per pair below which the view marks a rater too fast (before any figures:
     :func:`lexgold.annotate.figures.too_fast_s`)."""
-    return figures.too_fast_s(tomllib.loads(state().protocol_text), state().config)
+    return figures.too_fast_s(recruit.protocol_from_text(state().protocol_text), state().config)
 
 
 def _raters(page: int = 0) -> list:
