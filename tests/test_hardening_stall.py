@@ -74,8 +74,11 @@ def private_postgres():
         try:
             yield
         finally:
-            for pid in pids:
-                os.kill(pid, signal.SIGCONT)
+            for pid in reversed(pids):      # backends first, the postmaster last
+                try:
+                    os.kill(pid, signal.SIGCONT)
+                except ProcessLookupError:  # a backend that had exited and was reaped
+                    pass
 
     try:
         yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres", stalled
