@@ -215,3 +215,28 @@ class StudyFigures(Base):
     computed_at: Mapped[datetime] = mapped_column(DateTime)
     #: the figures as JSON text (NaN written as null)
     figures: Mapped[str] = mapped_column(Text)
+
+
+class ProlificAction(Base):
+    """An action lexgold took on Prolific's API (revision 0012; :mod:`lexgold.prolific.review`):
+    ``approve``, ``reject`` or ``return`` of a submission, or ``bonus`` of one participant in one
+    bonus batch. ``key`` is unique: the same action is never taken twice. ``state``: ``pending``
+    (claimed, the call not known to have succeeded), ``done``; bonuses ``set_up`` (the bulk
+    payment ``bulk_id`` exists, its payment not known) then ``paid``."""
+
+    __tablename__ = "prolific_action"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    key: Mapped[str] = mapped_column(String(300), unique=True)
+    prolific_study: Mapped[str] = mapped_column(String(100))
+    submission_id: Mapped[str] = mapped_column(String(100))
+    participant_id: Mapped[str] = mapped_column(String(100))
+    action: Mapped[str] = mapped_column(String(20))
+    #: the reason (rejection category and message, return reasons) or the bonus batch's label
+    detail: Mapped[str] = mapped_column(String(500))
+    amount_cents: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    bulk_id: Mapped[str] = mapped_column(String(100), default="")
+    state: Mapped[str] = mapped_column(String(20))
+    #: the last failed call's one-line error ("" = none)
+    error: Mapped[str] = mapped_column(String(500), default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    done_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
