@@ -16,6 +16,7 @@ from lexgold.process.cli import agree, process, simulate
 from lexgold.ratings.cli import ratings
 from lexgold.evaluate.cli import analogy, evaluate, sdt
 from lexgold.languages.cli import crosslingual, pack, translate
+from lexgold.prolific.cli import prolific
 
 
 @click.group(cls=LexgoldGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -30,7 +31,7 @@ def cli():
 
 
 for command in (resources, build, relations, study, serve, ratings, agree, process, simulate,
-                evaluate, analogy, sdt, translate, crosslingual, pack):
+                evaluate, analogy, sdt, translate, crosslingual, pack, prolific):
     cli.add_command(command)
 
 

@@ -1,7 +1,8 @@
 """The Flask application factory of the rating site (one study per database).
 
 Nothing is built at import time: ``create_app({"DATABASE_URL": ...})`` opens the study, and
-registers three blueprints: the rater flow, the admin view and the ratings export.
+registers four blueprints: the rater flow, the admin view, the ratings export and Prolific's
+webhook.
 Security: CSRF on every form (flask-wtf), signed HttpOnly SameSite session cookies (Secure when
 served beyond loopback or asked for), a strict Content-Security-Policy with
 ``frame-ancestors 'none'``, ``nosniff``, referrers to the same origin only (platform IDs stay
@@ -56,13 +57,16 @@ def create_app(config: dict | None = None) -> Flask:
     :mod:`lexgold.annotate.clock`), ``LEGACY_SECRET_KEY`` and ``LEGACY_SECRET_UNTIL`` (naive
     UTC; the key a study held before revision 0010, read only to find the rater of a cookie it
     signed: :func:`lexgold.annotate.views_rater.legacy_rater`), ``SESSION_COOKIE_SECURE``,
-    ``TESTING``, ``WTF_CSRF_ENABLED``.
+    ``TESTING``, ``WTF_CSRF_ENABLED``, ``PROLIFIC_WEBHOOK_SECRET`` (default from
+    ``LEXGOLD_PROLIFIC_WEBHOOK_SECRET``; none: no webhook) and ``PROLIFIC_WEBHOOK_WINDOW_S``
+    (replay window, default 300; :mod:`lexgold.annotate.views_prolific`).
     """
     app = Flask(__name__)
     app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",
                       SESSION_COOKIE_SECURE=True, PERMANENT_SESSION_LIFETIME=timedelta(days=14),
                       WTF_CSRF_TIME_LIMIT=None, MAX_CONTENT_LENGTH=256 * 1024,
-                      ADMIN_PASSWORD_HASH=os.environ.get("LEXGOLD_ADMIN_PASSWORD_HASH"))
+                      ADMIN_PASSWORD_HASH=os.environ.get("LEXGOLD_ADMIN_PASSWORD_HASH"),
+                      PROLIFIC_WEBHOOK_SECRET=os.environ.get("LEXGOLD_PROLIFIC_WEBHOOK_SECRET"))
     app.config.update(config or {})
     if not app.config.get("DATABASE_URL"):
         raise InputError("no study database given", field="DATABASE_URL")
@@ -108,11 +112,14 @@ def _platform_link(completion_url: str, code: str) -> str:
 def _register(app: Flask) -> None:
     from lexgold.annotate.views_admin import admin
     from lexgold.annotate.views_export import export
+    from lexgold.annotate.views_prolific import prolific
     from lexgold.annotate.views_rater import rater
 
     app.register_blueprint(rater)
     app.register_blueprint(admin)
     app.register_blueprint(export)
+    app.register_blueprint(prolific)
+    app.extensions["csrf"].exempt(prolific)     # Prolific's server, verified by its signature
 
     @app.context_processor
     def _study():

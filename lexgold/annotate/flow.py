@@ -302,6 +302,21 @@ def _claim(session: Session, rater_id: int, config: StudyConfig, now) -> m.Slot 
     raise Rejected("error_invalid", "could not claim a tranche; please reload")
 
 
+def release_claims(session: Session, rater_ids, now) -> int:
+    """End the unfinished claims of ``rater_ids`` at ``now``, as the idle timeout would later:
+    an active slot whose claim has expired is free to :func:`_claim` (the same predicate), so
+    the next rater gets it at once (a platform said the participant returned or timed out).
+    Completed slots are kept. Returns the slots released."""
+    ids = list(rater_ids)
+    if not ids:
+        return 0
+    released = session.execute(update(m.Slot).where(
+        m.Slot.rater_id.in_(ids), m.Slot.status == "active", m.Slot.expires_at > now)
+        .values(expires_at=now)).rowcount
+    session.commit()
+    return released
+
+
 def retry_claim(session: Session, rater: m.Rater, config: StudyConfig, now=None) -> None:
     """A rater turned away because the study was full tries again (claims may have expired)."""
     if rater.stage != "full":

@@ -8,9 +8,8 @@ Revision ID: 0012_prolific
 Revises: 0011
 Create Date: 2026-11-24
 """
-from alembic import op
 import sqlalchemy as sa
-
+from alembic import op
 
 revision = '0012_prolific'
 down_revision = '0011'
