@@ -414,3 +414,37 @@ def test_webhook_validates_strictly_and_is_off_without_a_secret(site, tmp_path):
                        PROLIFIC_WEBHOOK_SECRET=SECRET).test_client()
     assert post_hook(guarded, returned("X")).get_json() == {"released": 1}    # CSRF-exempt
     assert guarded.post("/consent", data={"consent": "yes"}).status_code == 400  # others not
+
+
+# -- PostgreSQL -----------------------------------------------------------------------------------
+
+@pytest.mark.postgres
+def test_review_and_webhook_on_postgresql(postgres_url, usf, tmp_path, fake, run):
+    from lexgold.annotate.db import postgres_schema
+
+    pairs = usf_pair_file(usf, tmp_path / "pairs.csv")
+    protocol = protocol_variant(tmp_path, "simlex", tranches=1, raters_per_tranche=3)
+    with postgres_schema(postgres_url, "prolific") as (_, url):
+        create_study(protocol, pairs, url, entries={"platforms": ["prolific"],
+                                                    "strict_ids": True})
+        app = make_app(url, PROLIFIC_WEBHOOK_SECRET=SECRET, CLOCK=lambda: MOMENT)
+        for letter, wrong in (("A", 0), ("B", 99)):
+            client = app.test_client()
+            enter(client, entry(letter))
+            rate_all(client, choice=checkpoint_choices(wrong))
+        holder = app.test_client()
+        enter(holder, entry("C"))             # a place for C, who then returns
+        past_checkpoints(holder)
+        fake.submissions = [submission("A", "AWAITING REVIEW"),
+                            submission("B", "AWAITING REVIEW"), submission("C", "RETURNED")]
+        result = run("review", url, "--study-minutes", 10, "--apply")
+        assert result.exit_code == 0, result.output
+        assert "applied: 1 approved, 1 rejected, 0 returns asked" in result.output
+        again = run("review", url, "--study-minutes", 10, "--apply")
+        assert "applied: 0 approved, 0 rejected" in again.output
+        assert len(fake.calls_to("/transition/")) == 2
+        assert post_hook(app.test_client(), returned("C")).get_json() == {"released": 1}
+        with app.extensions["lexgold"].sessions() as session:
+            slot = session.scalar(select(m.Slot).where(m.Slot.status == "active"))
+            assert slot.expires_at == MOMENT
+        app.extensions["lexgold_engine"].dispose()
