@@ -448,3 +448,29 @@ def test_review_and_webhook_on_postgresql(postgres_url, usf, tmp_path, fake, run
             slot = session.scalar(select(m.Slot).where(m.Slot.status == "active"))
             assert slot.expires_at == MOMENT
         app.extensions["lexgold_engine"].dispose()
+
+
+def test_serve_reads_the_webhook_secret_from_a_file(study, tmp_path, monkeypatch):
+    import lexgold.annotate.app as app_module
+
+    made = []
+    real = app_module.create_app
+
+    def spy(settings):
+        made.append(real(settings))
+        return made[-1]
+    monkeypatch.setattr(app_module, "create_app", spy)
+    secret = tmp_path / "hook.secret"
+    secret.write_text(SECRET + "\n")
+    runner = CliRunner()
+    served = runner.invoke(cli, ["serve", str(study), "--port", "0", "--check",
+                                 "--prolific-webhook-secret-file", str(secret)],
+                           env={"LEXGOLD_ADMIN_PASSWORD": "x"})
+    # (the check's anonymous fetch of the entry page is refused by this Prolific-only study)
+    assert "serving" in served.output and len(made) == 1
+    assert made[-1].config["PROLIFIC_WEBHOOK_SECRET"] == SECRET
+    secret.write_text("\n")
+    empty = runner.invoke(cli, ["serve", str(study), "--port", "0", "--check",
+                                "--prolific-webhook-secret-file", str(secret)],
+                          env={"LEXGOLD_ADMIN_PASSWORD": "x"})
+    assert empty.exit_code == 1 and empty.output == f"Error: {secret}: empty webhook secret\n"
