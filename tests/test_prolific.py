@@ -474,3 +474,14 @@ def test_serve_reads_the_webhook_secret_from_a_file(study, tmp_path, monkeypatch
                                 "--prolific-webhook-secret-file", str(secret)],
                           env={"LEXGOLD_ADMIN_PASSWORD": "x"})
     assert empty.exit_code == 1 and empty.output == f"Error: {secret}: empty webhook secret\n"
+
+
+def test_review_of_a_study_nobody_completed_uses_the_stricter_rule(study, run):
+    with sqlite3.connect(study) as connection:
+        connection.execute("UPDATE rater SET completed_at = NULL, stage = 'rating'")
+    result = run("review", study, "--json")
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.output)             # valid JSON: no NaN
+    assert found["study_minutes"] is None
+    assert {p["action"] for p in found["proposals"]} == {"return", "none"}
+    assert "study length unknown" in run("review", study).output

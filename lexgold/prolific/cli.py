@@ -8,6 +8,7 @@ confirm`` does).
 from __future__ import annotations
 
 import json
+import math
 
 import click
 
@@ -139,7 +140,8 @@ def review_command(study_db, prolific_study, api_url, as_json, study_minutes, ap
         session.close()
         engine.dispose()
     if as_json:
-        click.echo(json.dumps({"prolific_study": study, "study_minutes": minutes,
+        click.echo(json.dumps({"prolific_study": study,
+                               "study_minutes": None if math.isnan(minutes) else minutes,
                                "proposals": proposals.to_dict("records"), "applied": counts},
                               indent=2))
         return
@@ -149,7 +151,8 @@ def review_command(study_db, prolific_study, api_url, as_json, study_minutes, ap
     tally = proposals["action"].value_counts()
     click.echo(", ".join(f"{int(tally.get(a, 0))} {a}" for a in ("approve", "reject", "return",
                                                                  "none"))
-               + f" (study length {minutes:.1f} min)")
+               + (" (study length unknown: nobody completed it)" if math.isnan(minutes)
+                  else f" (study length {minutes:.1f} min)"))
     if counts is None:
         click.echo("dry run: nothing changed on Prolific (--apply performs it)")
     else:

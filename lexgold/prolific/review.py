@@ -329,8 +329,8 @@ def plan_bonuses(session: Session, amounts: dict[str, int], submissions: pd.Data
     keys = {f"bonus:{label}:{p}": p for p in amounts}
     recorded = set(session.scalars(select(m.ProlificAction.key)
                                    .where(m.ProlificAction.key.in_(list(keys)))))
-    return ({p: c for k, p in keys.items() if k not in recorded for c in [amounts[p]]},
-            sorted(keys[k] for k in recorded))
+    todo = {p: amounts[p] for k, p in keys.items() if k not in recorded}
+    return todo, sorted(keys[k] for k in recorded)
 
 
 def apply_bonuses(session: Session, client: Client, prolific_study: str,
