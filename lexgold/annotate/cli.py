@@ -559,9 +559,8 @@ def _keep_stored_key(study_db: str, key_file: str | None, old_key: str) -> str |
                    "LEXGOLD_SECRET_KEY_FILE, LEXGOLD_SECRET_KEY, or STUDY.key next to a SQLite "
                    "study). Every host serving the study needs the same key.")
 @click.option("--prolific-webhook-secret-file", type=click.Path(exists=True, dir_okay=False),
-              help="File holding the Prolific workspace's webhook secret: enables POST "
-                   "/hooks/prolific (default: LEXGOLD_PROLIFIC_WEBHOOK_SECRET; none: no "
-                   "webhook). See docs/annotate.md, \"Prolific, end to end\".")
+              help="File holding Prolific's webhook secret: enables POST /hooks/prolific "
+                   "(default: LEXGOLD_PROLIFIC_WEBHOOK_SECRET; none: no webhook).")
 def serve(study_db, host, port, threads, workers, connection_limit, channel_timeout, rate_limit,
           trusted_proxies, secure_cookies, check, figures_every, secret_key_file,
           prolific_webhook_secret_file):
@@ -590,6 +589,7 @@ def serve(study_db, host, port, threads, workers, connection_limit, channel_time
 
     from lexgold.annotate.app import create_app
     from lexgold.annotate.db import check_writable, database_url, open_study
+    from lexgold.prolific.webhook import read_secret
 
     study_db = study_from_environment(study_db)
     engine = open_study(study_db)           # one-line error for a missing / foreign database
@@ -597,11 +597,7 @@ def serve(study_db, host, port, threads, workers, connection_limit, channel_time
         check_writable(engine)              # ... and for one it cannot write (read-only)
     finally:
         engine.dispose()
-    hook_secret = None
-    if prolific_webhook_secret_file:
-        hook_secret = Path(prolific_webhook_secret_file).read_text(encoding="utf-8").strip()
-        if not hook_secret:
-            raise click.ClickException(f"{prolific_webhook_secret_file}: empty webhook secret")
+    hook_secret = read_secret(prolific_webhook_secret_file)      # before anything starts
     db_url = database_url(study_db)
     loopback = host in ("127.0.0.1", "localhost", "::1")
     if not _is_loopback(host) and trusted_proxies == 0:      # slowloris reaches the app port
@@ -624,9 +620,8 @@ def serve(study_db, host, port, threads, workers, connection_limit, channel_time
     settings = {"DATABASE_URL": db_url, "ADMIN_PASSWORD_HASH": password_hash,
                 "SESSION_COOKIE_SECURE": secure, "TRUSTED_PROXIES": trusted_proxies,
                 "RATE_LIMIT_PER_HOUR": rate_limit, "SECRET_KEY": secret_key,
-                "ADMIN_PASSWORD_ID": password_id, **_legacy_key(study_db, secret_key_file)}
-    if hook_secret:
-        settings["PROLIFIC_WEBHOOK_SECRET"] = hook_secret
+                "ADMIN_PASSWORD_ID": password_id, **_legacy_key(study_db, secret_key_file),
+                **({"PROLIFIC_WEBHOOK_SECRET": hook_secret} if hook_secret else {})}
     refresher = None
     if figures_every > 0 and not check:     # admin figures and top-ups, off the raters' path
         from lexgold.annotate.figures import start_refresher

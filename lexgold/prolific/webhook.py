@@ -45,6 +45,21 @@ class BadHook(ValueError):
         self.status = status
 
 
+def read_secret(path) -> str | None:
+    """The webhook secret held in the file ``path`` (None for no file); InputError when the
+    file is empty."""
+    if not path:
+        return None
+    from pathlib import Path
+
+    from lexgold.errors import InputError
+
+    secret = Path(path).read_text(encoding="utf-8").strip()
+    if not secret:
+        raise InputError("empty webhook secret", path=path)
+    return secret
+
+
 def signature(secret: str, timestamp: str, body: bytes) -> str:
     """Prolific's signature of ``body`` sent at ``timestamp`` (base64 of the HMAC-SHA256)."""
     digest = hmac.new(secret.encode(), timestamp.encode() + body, hashlib.sha256).digest()
