@@ -89,7 +89,8 @@ def test_rai_fields_come_from_the_report_and_the_protocol(tmp_path):
     assert document["rai:dataCollection"].startswith(
         f"Ratings collected following the protocol of {report['paper']}: "
         f"{stages['raw']['raters']} raters gave {stages['raw']['ratings']} ratings on "
-        f"{stages['raw']['pairs']} pairs, on a scale of 0-6, in 10 tranches of about 52")
+        f"{stages['raw']['pairs']} pairs, on a scale of 0-6. The protocol plans 10 tranches of "
+        "about 52 raters each.")
     assert report["protocol_sha256"] in document["rai:dataAnnotationProtocol"][0]
     final = report["agreement"]["final"]
     assert f"final ratings: IAA-1 (mean pairwise Spearman) {final['iaa1']:.3f}" in \

@@ -178,10 +178,11 @@ def _rai(report: dict, protocol: dict) -> dict:
                   f"{stages['raw']['raters']} raters gave {stages['raw']['ratings']} ratings "
                   f"on {stages['raw']['pairs']} pairs, on a scale of "
                   f"{release['rating_min']:g}-{release['rating_max']:g}")
+    collection += "."
     if study.get("tranches"):
-        collection += (f", in {study['tranches']} tranches of about "
-                       f"{study.get('raters_per_tranche', '?')} raters each")
-    fields = {"rai:dataCollection": collection + ". Recruitment and payment: TODO.",
+        collection += (f" The protocol plans {study['tranches']} tranches of about "
+                       f"{study.get('raters_per_tranche', '?')} raters each.")
+    fields = {"rai:dataCollection": collection + " Recruitment and payment: TODO.",
               "rai:dataCollectionType": ["Crowdsourcing"]}
     if dates.get("first") and dates.get("last"):
         fields["rai:dataCollectionTimeframe"] = [dates["first"], dates["last"]]
