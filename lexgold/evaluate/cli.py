@@ -122,23 +122,10 @@ def evaluate(golds, gold_format, language, gold_dir, vectors, case, vectors_form
                          "give the --compare file as another --vectors", field="--compare")
     if common_vocabulary and len(vectors) < 2:
         raise InputError("needs two or more --vectors", field="--common-vocabulary")
-    known = []
-    if gold_dir:
-        from lexgold.evaluate.catalogue import scan_folder
-        known, unknown = scan_folder(gold_dir)
-        for path in unknown:
-            click.echo(f"Note: {path}: not a known gold file, skipped", err=True)
-        for match in known:
-            if match.verdict == "modified":
-                click.echo(f"Warning: {match.path}: a modified copy of {match.entry.name}'s "
-                           f"{match.file} (sha256 {match.sha256[:12]}, the catalogue's "
-                           f"{match.entry.sha256[match.file][:12]})", err=True)
-        if not known and not golds:
-            raise InputError("no known gold file in this folder", path=gold_dir,
-                             field="--gold-dir")
-        golds = tuple(str(match.path) for match in known) + tuple(golds)
     if len(vectors) > 1 or gold_dir:
-        from lexgold.evaluate.several import evaluate_several
+        from lexgold.evaluate.several import evaluate_several, gold_dir_files
+        known = gold_dir_files(gold_dir, golds) if gold_dir else []
+        golds = tuple(str(match.path) for match in known) + tuple(golds)
         evaluate_several(list(golds), list(vectors), known, gold_format=gold_format,
                          language=language, case=case, vectors_format=vectors_format,
                          common_vocabulary=common_vocabulary, oov=oov, n_boot=n_boot,

@@ -19,6 +19,26 @@ def _fmt(value) -> str:
     return "nan" if value is None or not math.isfinite(value) else f"{value:.4f}"
 
 
+def gold_dir_files(gold_dir, golds) -> list:
+    """The catalogue's files in ``gold_dir`` (:func:`lexgold.evaluate.catalogue.scan_folder`),
+    with a note per unknown file and a warning per modified copy on stderr; an error when the
+    folder holds none and no --gold is given."""
+    from lexgold.errors import InputError
+    from lexgold.evaluate.catalogue import scan_folder
+
+    known, unknown = scan_folder(gold_dir)
+    for path in unknown:
+        click.echo(f"Note: {path}: not a known gold file, skipped", err=True)
+    for match in known:
+        if match.verdict == "modified":
+            click.echo(f"Warning: {match.path}: a modified copy of {match.entry.name}'s "
+                       f"{match.file} (sha256 {match.sha256[:12]}, the catalogue's "
+                       f"{match.entry.sha256[match.file][:12]})", err=True)
+    if not known and not golds:
+        raise InputError("no known gold file in this folder", path=gold_dir, field="--gold-dir")
+    return known
+
+
 def evaluate_several(golds, vectors, known, *, gold_format, language, case, vectors_format,
                      common_vocabulary, oov, n_boot, compare, binary, per_pair, seed,
                      as_json) -> None:
