@@ -68,7 +68,7 @@ def test_release_markdown_carries_no_html_from_data(tmp_path):
 
 def test_release_names_its_inputs_without_local_folders(tmp_path):
     home, report = hostile_release(tmp_path)
-    for name in ("report.json", "report.md", "README.md", "datapackage.json"):
+    for name in ("report.json", "report.md", "README.md", "datapackage.json", "croissant.json"):
         assert "alice" not in (home / "out" / name).read_text(encoding="utf-8"), name
     import hashlib
     digest = hashlib.sha256((home / "ratings.csv").read_bytes()).hexdigest()

@@ -184,7 +184,7 @@ def test_simulate_agree_process_commands(tmp_path, pairs):
     assert result.exit_code == 0, result.output
     assert "Warning: incomplete release: 280 of 300 pairs" in result.output
     for name in ("gold.csv", "SimLex-999.txt", "exclusions.csv", "report.json", "report.md",
-                 "README.md", "CITATION.cff", "datapackage.json", "SHA256SUMS",
+                 "README.md", "CITATION.cff", "datapackage.json", "croissant.json", "SHA256SUMS",
                  "rater_agreement.png", "ratings_by_subset.png"):
         assert (out / name).is_file(), name
     gold = pd.read_csv(out / "gold.csv")

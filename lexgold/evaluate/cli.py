@@ -34,7 +34,10 @@ def _fmt(value) -> str:
     return "nan" if value is None or not math.isfinite(value) else f"{value:.4f}"
 
 
-def vectors_options(function):
+def vectors_options(function=None, *, several: bool = False):
+    """``--vectors``, ``--vectors-format`` and ``--case``; ``several``: --vectors repeatable."""
+    if function is None:
+        return lambda f: vectors_options(f, several=several)
     function = click.option("--vectors-format", type=click.Choice(VECTOR_FORMATS), default="auto",
                             show_default=True, help="Layout of the vector file.")(function)
     function = click.option("--case", type=click.Choice(list(CASE_POLICIES)),
@@ -44,9 +47,12 @@ def vectors_options(function):
                                  "matches (gensim's case_insensitive); exact: as written. The "
                                  "first row always wins.")(function)
     return click.option("--vectors", type=click.Path(exists=True, dir_okay=False), required=True,
+                        multiple=several,
                         help="word2vec text/binary, GloVe/fastText text, or gensim "
-                             "KeyedVectors file; .gz, .bz2 and .xz are read as they "
-                             "are.")(function)
+                             "KeyedVectors file; .gz, .bz2 and .xz are read as they are."
+                             + (" Repeat to score several models in one pass per gold file, "
+                                "with Steiger's test between each two." if several else "")
+                        )(function)
 
 
 def _echo_warnings(caught) -> None:
@@ -55,7 +61,7 @@ def _echo_warnings(caught) -> None:
 
 
 @click.command()
-@click.option("--gold", "golds", type=click.Path(exists=True, dir_okay=False), required=True,
+@click.option("--gold", "golds", type=click.Path(exists=True, dir_okay=False),
               multiple=True,
               help="Gold standard: lexgold gold.csv or a published file (.gz, .bz2, .xz read as "
                    "they are). Repeat for several, evaluated in one pass over the vectors.")
@@ -67,7 +73,13 @@ def _echo_warnings(caught) -> None:
 @click.option("--language",
               help="Multi-SimLex (Concepticon's Vulic-2020-2244.tsv): the language whose pairs "
                    "are evaluated, an ISO code (en, fr, zh, yue ...) or name; default English.")
-@vectors_options
+@click.option("--gold-dir", type=click.Path(exists=True, file_okay=False),
+              help="A folder of published gold files: every file the catalogue knows (by name "
+                   "or checksum) is evaluated, a modified copy with a warning, and one table "
+                   "is printed over all of them.")
+@vectors_options(several=True)
+@click.option("--common-vocabulary", is_flag=True,
+              help="With several --vectors: score every model on the pairs all of them cover.")
 @click.option("--oov", type=click.Choice(["drop", "mean", "zero"]), default="drop",
               show_default=True, help="Out-of-vocabulary words: drop the pair, use the mean "
                                       "vector, or the zero vector (cosine 0).")
@@ -81,8 +93,8 @@ def _echo_warnings(caught) -> None:
               help="Write a per-pair CSV, worst-modelled pairs first.")
 @seed_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def evaluate(golds, gold_format, language, vectors, case, vectors_format, oov, n_boot, compare,
-             binary, per_pair, seed, as_json):
+def evaluate(golds, gold_format, language, gold_dir, vectors, case, vectors_format,
+             common_vocabulary, oov, n_boot, compare, binary, per_pair, seed, as_json):
     """Spearman and Pearson of vector cosines against a gold standard, overall and per subset.
 
     Coverage is always reported: `pairs` in the gold standard, `covered` with every word in
@@ -93,11 +105,34 @@ def evaluate(golds, gold_format, language, vectors, case, vectors_format, oov, n
     cover at all, is an error for that file: the others are still evaluated, and the exit
     status is 1.
 
+    With several --vectors each model is scored on each gold file (--common-vocabulary: on the
+    pairs all of them cover), and Steiger's test compares each two models. --gold-dir
+    evaluates every published gold file the catalogue recognises in a folder.
+
     \b
     Example:
         lexgold evaluate --gold SimLex-999.txt --vectors vectors.txt --json
         lexgold evaluate --gold SimLex-999.txt --gold MEN.txt.gz --vectors wiki.vec.gz
+        lexgold evaluate --gold-dir benchmarks/ --vectors a.vec --vectors b.vec --common-vocabulary
     """
+    if not golds and not gold_dir:
+        raise InputError("give --gold FILE (repeatable) or --gold-dir DIR", field="--gold")
+    if len(vectors) > 1 and compare:
+        raise InputError("with several --vectors every two are compared already; "
+                         "give the --compare file as another --vectors", field="--compare")
+    if common_vocabulary and len(vectors) < 2:
+        raise InputError("needs two or more --vectors", field="--common-vocabulary")
+    if len(vectors) > 1 or gold_dir:
+        from lexgold.evaluate.several import evaluate_several, gold_dir_files
+        known = gold_dir_files(gold_dir, golds) if gold_dir else []
+        golds = tuple(str(match.path) for match in known) + tuple(golds)
+        evaluate_several(list(golds), list(vectors), known, gold_format=gold_format,
+                         language=language, case=case, vectors_format=vectors_format,
+                         common_vocabulary=common_vocabulary, oov=oov, n_boot=n_boot,
+                         compare=compare, binary=binary, per_pair=per_pair, seed=seed,
+                         as_json=as_json)
+        return
+    vectors = vectors[0]
     import pandas as pd
 
     from lexgold.evaluate.report import evaluate_gold_files

@@ -84,7 +84,9 @@ def evaluate_gold_files(paths, vectors_path, *, gold_format: str = "auto",
 
     One unreadable gold file, or one with no pair covered by the vectors, does not stop the
     others: its :class:`GoldRun` carries the one-line error and the command exits non-zero
-    after printing the other results. ``options`` are those of :func:`evaluate_golds`.
+    after printing the other results. ``options`` are those of :func:`evaluate_golds`; with a
+    list of vector files, those of :func:`lexgold.evaluate.models.evaluate_models` (each run's
+    ``result`` is then its several-model result and ``scores`` one frame per model).
     """
     from lexgold.evaluate.gold import read_gold
 
@@ -101,14 +103,30 @@ def evaluate_gold_files(paths, vectors_path, *, gold_format: str = "auto",
             continue
         notes[path] = list(gold.attrs.get("notes", []))
         read.append((gold, path))
-    runs = dict(zip([p for _, p in read], evaluate_golds(read, vectors_path, **options)
-                    if read else []))
+    several = isinstance(vectors_path, (list, tuple))
+    if several:                       # lexgold.evaluate.models: several --vectors
+        from lexgold.evaluate.models import evaluate_models
+        evaluated = evaluate_models(read, vectors_path, **options) if read else []
+    else:
+        evaluated = evaluate_golds(read, vectors_path, **options) if read else []
+    runs = dict(zip([p for _, p in read], evaluated))
     out = []
     for path in paths:
         if path in errors:
             out.append(GoldRun(str(path), None, None, errors[path], []))
             continue
         result, scores = runs[path]
+        if several:
+            if not any(model and model["covered"] for model in result["models"]):
+                error = str(InputError(
+                    f"no pair covered: none of the {result['pairs']} pairs has all its words "
+                    + ("in every vector file (--common-vocabulary)"
+                       if result["common_vocabulary"] else "in any of the vector files")
+                    + "; check the spelling the file uses and --case", path=path))
+                out.append(GoldRun(str(path), None, None, error, notes[path]))
+            else:
+                out.append(GoldRun(str(path), result, scores, None, notes[path]))
+            continue
         if result["covered"] == 0:
             first = scores.iloc[0]
             error = str(InputError(

@@ -299,12 +299,36 @@ def steiger_test(r_jk: float, r_jh: float, r_kh: float, n: int) -> dict:
 def compare_models(gold: pd.DataFrame, first: Vectors, second: Vectors, *,
                    case: str = DEFAULT_CASE, oov: str = "drop") -> dict:
     """Steiger's test of Spearman (on ranks) and Pearson, on the pairs both models use."""
-    a = pair_scores(gold, first, case, oov)
-    b = pair_scores(gold, second, case, oov)
+    out = compare_scores(pair_scores(gold, first, case, oov), pair_scores(gold, second, case, oov))
+    return {"pairs": int(len(gold)), **out}
+
+
+def compare_scores(a: pd.DataFrame, b: pd.DataFrame) -> dict:
+    """Steiger's test between two models' per-pair frames (:func:`pair_scores`) of one gold.
+
+    Only the pairs both models use enter (``used``). Spearman's rho is Pearson's r of the
+    ranks, so its test is :func:`steiger_test` on the correlations of the ranks (gold, model 1
+    and model 2 ranked over those pairs); Pearson's on the scores.
+
+    Returns
+    -------
+    dict
+        ``used`` (pairs both models use) and, for ``spearman`` and ``pearson``: ``first``,
+        ``second`` (each model's correlation with gold), ``between`` (the models' correlation),
+        ``z`` and ``p``; NaN throughout with fewer than 4 pairs.
+
+    Examples
+    --------
+    >>> gold = pd.DataFrame({"gold": [1.0, 2, 3, 4, 5], "used": True})
+    >>> out = compare_scores(gold.assign(model=[1.0, 2, 3, 5, 4]),
+    ...                      gold.assign(model=[2.0, 1, 3, 4, 5]))
+    >>> out["used"], round(out["spearman"]["first"], 6), round(out["spearman"]["between"], 6)
+    (5, 0.9, 0.8)
+    """
     both = (a["used"] & b["used"]).to_numpy()
     g, x, y = a["gold"][both].to_numpy(), a["model"][both].to_numpy(), b["model"][both].to_numpy()
     n = int(both.sum())
-    out = {"pairs": int(len(gold)), "used": n}
+    out = {"used": n}
     for name, transform in (("spearman", stats.rankdata), ("pearson", np.asarray)):
         if n < 4:
             out[name] = {"first": float("nan"), "second": float("nan"), "z": float("nan"),

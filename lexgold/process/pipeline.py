@@ -248,7 +248,7 @@ def run(ratings_path: str | Path, protocol: str | None, out_dir: str | Path, *,
         result.splits.to_csv(out / "splits.csv", index=False, lineterminator="\n")
         files.append("splits.csv")
     images = _plots(result, loaded, out) if plots and len(result.scores) else []
-    published = ["README.md", "CITATION.cff", "datapackage.json", "SHA256SUMS"]
+    published = ["README.md", "CITATION.cff", "datapackage.json", "croissant.json", "SHA256SUMS"]
     description = source.description or {}
     report = {**result.report, "paper": loaded.get("paper", ""),
               "language": description.get("language") or loaded.get("language", "en"),
@@ -267,7 +267,7 @@ def run(ratings_path: str | Path, protocol: str | None, out_dir: str | Path, *,
               "files": files + images + published}
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     write_markdown(report, result.gold, out / "report.md", images)
-    write_publication(out, report, result.gold)
+    write_publication(out, report, result.gold, loaded)
     write_checksums(out, report["files"])
     return report
 

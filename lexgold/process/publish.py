@@ -7,6 +7,8 @@
 - ``CITATION.cff``: Citation File Format 1.2.0, citing the protocol's paper;
 - ``datapackage.json``: a Frictionless Data Package describing the tables (``frictionless
   validate datapackage.json`` checks them, their sizes and SHA-256 hashes);
+- ``croissant.json``: the same folder in MLCommons Croissant 1.1 with its Responsible-AI fields
+  (:mod:`lexgold.process.croissant`);
 - ``SHA256SUMS``: ``sha256sum -c`` format over every other file of the folder.
 
 Everything is computed from the report and the files, never from the clock: the same run gives
@@ -30,16 +32,21 @@ KINDS = {"simlex": "word-similarity", "hyperlex": "lexical-entailment",
          "tr9856": "term-relatedness"}
 
 
-def write_publication(out: Path, report: dict, gold: pd.DataFrame) -> list[str]:
-    """Write ``README.md``, ``CITATION.cff`` and ``datapackage.json`` into ``out``; return
-    their names. Call :func:`write_checksums` after every other file is written."""
+def write_publication(out: Path, report: dict, gold: pd.DataFrame,
+                      protocol: dict | None = None) -> list[str]:
+    """Write ``README.md``, ``CITATION.cff``, ``datapackage.json`` and ``croissant.json`` into
+    ``out``; return their names. ``protocol`` (the loaded protocol) fills Croissant's
+    collection fields. Call :func:`write_checksums` after every other file is written."""
+    from lexgold.process.croissant import write_croissant
+
     out = Path(out)
     (out / "README.md").write_text(dataset_card(report, gold), encoding="utf-8")
     (out / "CITATION.cff").write_text(citation_cff(report), encoding="utf-8")
     package = data_package(out, report)
     (out / "datapackage.json").write_text(json.dumps(package, indent=2, ensure_ascii=False)
                                           + "\n", encoding="utf-8")
-    return ["README.md", "CITATION.cff", "datapackage.json"]
+    write_croissant(out, report, protocol)
+    return ["README.md", "CITATION.cff", "datapackage.json", "croissant.json"]
 
 
 def write_checksums(out: Path, names: list[str]) -> str:
@@ -109,6 +116,7 @@ def dataset_card(report: dict, gold: pd.DataFrame) -> str:
               "| `exclusions.csv` | every excluded rater, the rule and the figures behind it |",
               "| `report.json`, `report.md` | counts, agreement, settings of the run |",
               "| `datapackage.json` | Frictionless Data Package (`frictionless validate`) |",
+              "| `croissant.json` | MLCommons Croissant 1.1 with its Responsible-AI fields |",
               "| `CITATION.cff`, `SHA256SUMS` | how to cite; checksums (`sha256sum -c`) |", "",
               "```python", "import pandas as pd",
               f"gold = pd.read_csv({_loader(fmt, report['release_file'])})", "```", ""]

@@ -1,0 +1,109 @@
+"""Several models against the same gold standards: ``lexgold evaluate --vectors A --vectors B``.
+
+Every vector file is streamed once for all the gold files (keeping only their words); each
+model is then scored on each gold file as a single-model run would score it. With
+``common_vocabulary`` every model is scored on the pairs that all of them cover (every word
+of both terms in every vocabulary), so the correlations compare like with like; without it,
+each model keeps its own coverage (as a run with that model alone).
+
+Between each two models, Steiger's (1980) test of two dependent correlations with one variable
+in common (the gold scores), on the pairs both models use: Pearson on the scores, and for
+Spearman the same test on the correlations of the ranks (Spearman's rho is Pearson's r of the
+ranks) (:func:`lexgold.evaluate.wordpairs.compare_scores`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from lexgold.evaluate.vectors import DEFAULT_CASE, case_warning, read_vectors
+from lexgold.evaluate.wordpairs import compare_scores, lookup_words, pair_scores
+
+
+def common_pairs(gold: pd.DataFrame, models, case: str = DEFAULT_CASE) -> np.ndarray:
+    """Boolean mask of the gold pairs whose words every model covers.
+
+    Parameters
+    ----------
+    gold : pandas.DataFrame
+        ``word1, word2, score`` (:func:`lexgold.evaluate.gold.read_gold`).
+    models : list of Vectors
+    case : str
+        The lookup's case policy.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        True where every word of both terms is found in every model (``found`` of
+        :func:`lexgold.evaluate.wordpairs.pair_scores`, whatever the OOV policy).
+    """
+    mask = np.ones(len(gold), dtype=bool)
+    for model in models:
+        mask &= pair_scores(gold, model, case, "drop")["found"].to_numpy()
+    return mask
+
+
+def evaluate_models(golds, vector_paths, *, vectors_format: str = "auto",
+                    case: str = DEFAULT_CASE, oov: str = "drop", n_boot: int = 1000,
+                    seed: int = 0, binary: bool | None = None,
+                    common_vocabulary: bool = False) -> list[tuple[dict, list[pd.DataFrame]]]:
+    """Every model on every gold standard, and Steiger's test between each two models.
+
+    Parameters
+    ----------
+    golds : list of (pandas.DataFrame, path)
+        Gold standards and their files.
+    vector_paths : list of str
+        Two or more vector files, each read once.
+    common_vocabulary : bool
+        Score every model on the pairs all of them cover.
+
+    Returns
+    -------
+    list of (dict, list of pandas.DataFrame)
+        Per gold standard: ``{"gold", "format", "pairs", "covered_by_all",
+        "common_vocabulary", "models": [one single-model result per vector file],
+        "steiger": [{"first", "second", "used", "spearman", "pearson"} per two models]}`` and
+        the per-pair frames of the models.
+    """
+    from lexgold.evaluate.report import CaseVariantWarning, _evaluate_one
+
+    words = lookup_words(term for gold, _ in golds for column in ("word1", "word2")
+                         for term in gold[column])
+    models = []
+    for path in vector_paths:
+        model = read_vectors(path, vectors_format, keep=words, case=case, mean=(oov == "mean"))
+        message = case_warning(model, words, case)
+        if message:
+            warnings.warn(message, CaseVariantWarning, stacklevel=2)
+        models.append(model)
+    out = []
+    for gold, gold_path in golds:
+        common = common_pairs(gold, models, case)
+        scored = gold[common] if common_vocabulary else gold
+        scored.attrs = dict(gold.attrs)
+        results, frames = [], []
+        for model, path in zip(models, vector_paths):
+            if len(scored) == 0:
+                results.append(None)
+                frames.append(None)
+                continue
+            result, scores = _evaluate_one(scored, gold_path, [model], path, None, case=case,
+                                           oov=oov, n_boot=n_boot, seed=seed, binary=binary)
+            results.append(result)
+            frames.append(scores)
+        steiger = []
+        for (i, a), (j, b) in combinations(enumerate(frames), 2):
+            if a is None or b is None:
+                continue
+            steiger.append({"first": str(vector_paths[i]), "second": str(vector_paths[j]),
+                            **compare_scores(a, b)})
+        out.append(({"gold": str(gold_path), "format": gold.attrs.get("format", "plain"),
+                     "pairs": len(gold), "covered_by_all": int(common.sum()),
+                     "common_vocabulary": common_vocabulary, "models": results,
+                     "steiger": steiger}, frames))
+    return out

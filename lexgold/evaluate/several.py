@@ -1,0 +1,165 @@
+"""Output of ``lexgold evaluate`` with several --vectors or --gold-dir (the I/O edge).
+
+The figures come from :func:`lexgold.evaluate.report.evaluate_gold_files` (several models:
+:mod:`lexgold.evaluate.models`); this module prints them: per gold file, one row per model and
+Steiger's test between each two, or with ``--gold-dir`` one table over every recognised file
+(rows: data sets; columns: models), as word-embeddings-benchmarks' ``evaluate_on_all`` does.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+
+import click
+
+
+def _fmt(value) -> str:
+    return "nan" if value is None or not math.isfinite(value) else f"{value:.4f}"
+
+
+def gold_dir_files(gold_dir, golds) -> list:
+    """The catalogue's files in ``gold_dir`` (:func:`lexgold.evaluate.catalogue.scan_folder`),
+    with a note per unknown file and a warning per modified copy on stderr; an error when the
+    folder holds none and no --gold is given."""
+    from lexgold.errors import InputError
+    from lexgold.evaluate.catalogue import scan_folder
+
+    known, unknown = scan_folder(gold_dir)
+    for path in unknown:
+        click.echo(f"Note: {path}: not a known gold file, skipped", err=True)
+    for match in known:
+        if match.verdict == "modified":
+            click.echo(f"Warning: {match.path}: a modified copy of {match.entry.name}'s "
+                       f"{match.file} (sha256 {match.sha256[:12]}, the catalogue's "
+                       f"{match.entry.sha256[match.file][:12]})", err=True)
+    if not known and not golds:
+        raise InputError("no known gold file in this folder", path=gold_dir, field="--gold-dir")
+    return known
+
+
+def evaluate_several(golds, vectors, known, *, gold_format, language, case, vectors_format,
+                     common_vocabulary, oov, n_boot, compare, binary, per_pair, seed,
+                     as_json) -> None:
+    """Run and print ``lexgold evaluate`` for several models or a --gold-dir folder.
+
+    ``known``: the :class:`lexgold.evaluate.catalogue.Match` of each --gold-dir file (empty
+    without --gold-dir). Exits with status 1 when a gold file fails (the others are printed).
+    """
+    import pandas as pd
+
+    from lexgold.evaluate.cli import _clean, _echo_warnings, _print_evaluation
+    from lexgold.evaluate.report import evaluate_gold_files
+    from lexgold.evaluate.wordpairs import worst_pairs
+
+    several = len(vectors) > 1
+    options = {"vectors_format": vectors_format, "case": case, "oov": oov, "n_boot": n_boot,
+               "seed": seed, "binary": binary}
+    if several:
+        options["common_vocabulary"] = common_vocabulary
+    else:
+        options["compare"] = compare
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        runs = evaluate_gold_files(golds, vectors if several else vectors[0],
+                                   gold_format=gold_format, language=language, **options)
+    _echo_warnings(caught)
+    for run in runs:
+        for note in run.notes:
+            click.echo(f"Note: {run.path}: {note}", err=True)
+    done = [run for run in runs if run.error is None]
+    matches = {str(match.path): match for match in known}
+    if per_pair and done:
+        tables = []
+        for run in done:
+            frames = run.scores if several else [run.scores]
+            for frame, path in zip(frames, vectors):
+                if frame is not None:
+                    table = worst_pairs(frame)
+                    tables.append(table.assign(gold_file=run.path, vectors=path)[
+                        ["gold_file", "vectors", *table.columns]])
+        pd.concat(tables).to_csv(per_pair, index=False)
+    if as_json:
+        results = []
+        for run in runs:
+            item = (_clean(run.result) if run.error is None
+                    else {"gold": run.path, "error": run.error})
+            if run.path in matches:
+                item["catalogue"] = _catalogue_item(matches[run.path])
+            results.append(item)
+        single = len(results) == 1 and not known
+        click.echo(json.dumps(results[0] if single else results, indent=2))
+    elif known:
+        _print_table(runs, vectors, matches, several)
+    else:
+        for number, run in enumerate(done):
+            if number:
+                click.echo("")
+            if several:
+                _print_models(run.result, oov, case)
+            else:
+                _print_evaluation(run.result, oov, case)
+    failed = [run for run in runs if run.error is not None]
+    for run in failed:
+        click.echo(f"Error: {run.error}", err=True)
+    if failed:
+        raise SystemExit(1)
+
+
+def _catalogue_item(match) -> dict:
+    entry = match.entry
+    return {"name": entry.name, "file": match.file, "layout": entry.layout,
+            "checksum": match.verdict, "sha256": match.sha256,
+            "expected_sha256": entry.sha256.get(match.file), "citation": entry.citation,
+            "licence": entry.licence or None, "url": entry.url}
+
+
+def _print_models(result: dict, oov: str, case: str) -> None:
+    """One gold file, several models: a row per model, then Steiger's test per two."""
+    models = [m for m in result["models"] if m is not None]
+    scope = (f"every model on the {result['covered_by_all']} pairs all cover"
+             if result["common_vocabulary"] else "each model on its own coverage")
+    click.echo(f"{result['gold']} ({result['format']}): {len(result['models'])} models, pairs "
+               f"{result['pairs']}, covered by all {result['covered_by_all']} ({scope}; "
+               f"oov={oov}, case={case})")
+    width = max(len("model"), *(len(m["vectors"]) for m in models))
+    click.echo(f"{'model':{width}s} {'covered':>11s} {'used':>6s} {'spearman':>9s} "
+               f"{'pearson':>9s}  95% CI (spearman)")
+    for m in models:
+        bounds = m.get("ci", {}).get("spearman")
+        ci = f"[{_fmt(bounds[0])}, {_fmt(bounds[1])}]" if bounds else ""
+        click.echo(f"{m['vectors']:{width}s} {m['covered']:>5d}/{m['pairs']:<5d} "
+                   f"{m['used']:>6d} {_fmt(m['spearman']):>9s} {_fmt(m['pearson']):>9s}  {ci}")
+    if result["steiger"]:
+        click.echo("Steiger's test (Steiger 1980; Spearman on the ranks), on the pairs both use:")
+    for test in result["steiger"]:
+        cells = "; ".join(f"{name} {_fmt(test[name]['first'])} vs {_fmt(test[name]['second'])}"
+                          f", z {_fmt(test[name]['z'])}, p {_fmt(test[name]['p'])}"
+                          for name in ("spearman", "pearson"))
+        click.echo(f"  {test['first']} vs {test['second']} ({test['used']} pairs): {cells}")
+
+
+def _print_table(runs, vectors, matches, several: bool) -> None:
+    """--gold-dir: one row per gold file, one column per model (Spearman, pairs used)."""
+    rows = []
+    for run in runs:
+        match = matches.get(run.path)
+        name, check = (match.entry.name, match.verdict) if match else ("-", "-")
+        if run.error is not None:
+            cells = ["error"] * len(vectors)
+            pairs = ""
+        else:
+            models = run.result["models"] if several else [run.result]
+            cells = ["n/a" if m is None else f"{_fmt(m['spearman'])} ({m['used']})"
+                     for m in models]
+            pairs = str(run.result["pairs"])
+        rows.append([name, run.path, check, pairs, *cells])
+    header = ["dataset", "file", "checksum", "pairs", *vectors]
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    for row in [header, *rows]:
+        click.echo("  ".join(f"{cell:{w}s}" if i < 3 else f"{cell:>{w}s}"
+                             for i, (cell, w) in enumerate(zip(row, widths))).rstrip())
+    common = any(run.error is None and run.result.get("common_vocabulary") for run in runs)
+    click.echo("Cells: Spearman's rho (pairs used)." + (
+        " --common-vocabulary: every model on the pairs all of them cover." if common else ""))

@@ -1,0 +1,238 @@
+"""``croissant.json``: the release folder described in MLCommons Croissant 1.1, with its
+Responsible-AI (RAI) fields.
+
+Croissant (Akhtar et al. 2024, "Croissant: A Metadata Format for ML-Ready Datasets"; the
+specification at http://mlcommons.org/croissant/1.1) is JSON-LD on schema.org's Dataset. The
+file written here has:
+
+- the dataset's name, description, language, ``citeAs`` (the protocol's paper; the dataset's
+  own citation is the authors' to add, as in ``CITATION.cff``) and ``license`` (a ``TODO``
+  placeholder, as in the dataset card: only the authors can choose it);
+- ``distribution``: one ``cr:FileObject`` per released file, with its size and SHA-256
+  (``SHA256SUMS`` and ``croissant.json`` itself are not listed: a file cannot hold its own hash);
+- ``recordSet``: one per comma-separated table (``gold.csv``, ``exclusions.csv``,
+  ``splits.csv``), one ``cr:Field`` per column with its type, read by column name;
+- the RAI fields, filled from ``report.json`` and the protocol: ``rai:dataCollection``,
+  ``rai:dataCollectionType``, ``rai:dataCollectionTimeframe``, ``rai:dataCollectionRawData``,
+  ``rai:annotatorDemographics`` (only what the study asked: the protocol's native-speaker
+  confirmation; nothing else is collected), ``rai:dataAnnotationProtocol``,
+  ``rai:dataAnnotationPlatform``, ``rai:annotationsPerItem``, ``rai:dataAnnotationAnalysis``
+  (agreement), ``rai:dataPreprocessingProtocol`` (calibration, exclusions, scale),
+  ``rai:dataLimitations``, ``rai:dataUseCases``, ``rai:personalSensitiveInformation``.
+
+Like the other files of the folder it is computed from the report and the files only, never
+from the clock. ``mlcroissant`` validates it offline (the context is inline; every
+``contentUrl`` is a relative path).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from lexgold import __version__
+from lexgold.builder.common import sha256_file
+
+CONFORMS_TO = "http://mlcommons.org/croissant/1.1"
+
+#: the JSON-LD context of Croissant 1.1 (the specification's recommended context)
+CONTEXT = {
+    "@language": "en", "@vocab": "https://schema.org/", "arrayShape": "cr:arrayShape",
+    "citeAs": "cr:citeAs", "column": "cr:column", "conformsTo": "dct:conformsTo",
+    "containedIn": "cr:containedIn",
+    "cr": "http://mlcommons.org/croissant/", "rai": "http://mlcommons.org/croissant/RAI/",
+    "data": {"@id": "cr:data", "@type": "@json"},
+    "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
+    "dct": "http://purl.org/dc/terms/", "description": {"@container": "@language"},
+    "equivalentProperty": "cr:equivalentProperty",
+    "examples": {"@id": "cr:examples", "@type": "@json"},
+    "extract": "cr:extract", "field": "cr:field", "fileProperty": "cr:fileProperty",
+    "fileObject": "cr:fileObject", "fileSet": "cr:fileSet", "format": "cr:format",
+    "includes": "cr:includes", "isArray": "cr:isArray", "isLiveDataset": "cr:isLiveDataset",
+    "jsonPath": "cr:jsonPath", "key": "cr:key", "md5": "cr:md5",
+    "name": {"@container": "@language"}, "parentField": "cr:parentField", "path": "cr:path",
+    "recordSet": "cr:recordSet", "references": "cr:references", "regex": "cr:regex",
+    "repeated": "cr:repeated", "replace": "cr:replace", "samplingRate": "cr:samplingRate",
+    "sc": "https://schema.org/", "separator": "cr:separator", "source": "cr:source",
+    "subField": "cr:subField", "transform": "cr:transform",
+}
+
+#: media type of each released file, by name or suffix
+MEDIA = {".csv": "text/csv", ".json": "application/json", ".md": "text/markdown",
+         ".cff": "text/plain", ".png": "image/png", ".txt": "text/plain"}
+TABLES = {"gold.csv": ("gold", "The gold standard, one row per pair (comma-separated)."),
+          "exclusions.csv": ("exclusions", ("Every excluded rater, the rule and the figures "
+                                            "behind it.")),
+          "splits.csv": ("splits", "The train/dev/test split of each pair.")}
+USES = {"simlex": "Evaluating how well models capture genuine similarity between words "
+                  "(intrinsic evaluation of word representations).",
+        "hyperlex": "Evaluating graded lexical entailment (type-of relations) in models.",
+        "tr9856": "Evaluating term relatedness of multi-word terms in models."}
+
+
+def croissant(out: Path, report: dict, protocol: dict | None = None) -> dict:
+    """The Croissant 1.1 description of the release folder ``out`` (module docstring).
+
+    Parameters
+    ----------
+    out : Path
+        The release folder; every file named in ``report["files"]`` that exists is hashed.
+    report : dict
+        ``report.json`` of the run.
+    protocol : dict, optional
+        The loaded protocol (its ``[study]`` settings and texts fill the collection fields).
+
+    Returns
+    -------
+    dict
+        JSON-LD, ready for ``json.dumps``.
+    """
+    out, protocol = Path(out), protocol or {}
+    name = report["protocol"]
+    paper = report.get("paper") or name
+    dataset = {
+        "@context": CONTEXT, "@type": "sc:Dataset",
+        "name": f"{name} gold standard (built with lexgold)",
+        "description": f"{report['counts']['released_pairs']} word pairs rated by "
+                       f"{report['counts']['stages']['final']['raters']} accepted raters, "
+                       f"following the protocol of {paper}. See README.md (dataset card) "
+                       "and report.json.",
+        "conformsTo": CONFORMS_TO,
+        "license": "TODO: the licence of this dataset",
+        "citeAs": f"TODO: how to cite this dataset. Please also cite {paper}.",
+        "inLanguage": report.get("language") or "en",
+        "keywords": ["word pairs", "gold standard", "lexgold"],
+        "url": "TODO: where this dataset is published",
+        "distribution": _distribution(out, report),
+        "recordSet": _record_sets(out, report),
+    }
+    dataset.update(_rai(report, protocol))
+    return dataset
+
+
+def write_croissant(out: Path, report: dict, protocol: dict | None = None) -> str:
+    """Write ``croissant.json`` into ``out``; return its name."""
+    text = json.dumps(croissant(out, report, protocol), indent=2, ensure_ascii=False) + "\n"
+    (Path(out) / "croissant.json").write_text(text, encoding="utf-8")
+    return "croissant.json"
+
+
+def _distribution(out: Path, report: dict) -> list[dict]:
+    files = []
+    for name in report["files"]:
+        path = out / name
+        if name in ("SHA256SUMS", "croissant.json") or not path.is_file():
+            continue
+        media = MEDIA.get(path.suffix.lower(), "application/octet-stream")
+        if name == report.get("release_file") and name != "gold.csv" and \
+                report["config"]["release"]["format"] in ("simlex", "tr9856"):
+            media = "text/tab-separated-values"
+        files.append({"@type": "cr:FileObject", "@id": name, "name": name,
+                      "contentUrl": name, "encodingFormat": media,
+                      "contentSize": f"{path.stat().st_size} B",
+                      "sha256": sha256_file(path)})
+    return files
+
+
+def _data_type(dtype) -> str:
+    if pd.api.types.is_bool_dtype(dtype):
+        return "sc:Boolean"
+    if pd.api.types.is_integer_dtype(dtype):
+        return "sc:Integer"
+    if pd.api.types.is_numeric_dtype(dtype):
+        return "sc:Float"
+    return "sc:Text"
+
+
+def _record_sets(out: Path, report: dict) -> list[dict]:
+    sets = []
+    for file, (name, description) in TABLES.items():
+        if file not in report["files"] or not (out / file).is_file():
+            continue
+        table = pd.read_csv(out / file, keep_default_na=False, na_values=[""])
+        fields = [{"@type": "cr:Field", "@id": f"{name}/{column}", "name": str(column),
+                   "dataType": _data_type(dtype),
+                   "source": {"fileObject": {"@id": file}, "extract": {"column": str(column)}}}
+                  for column, dtype in table.dtypes.items()]
+        sets.append({"@type": "cr:RecordSet", "@id": name, "name": name,
+                     "description": description, "field": fields})
+    return sets
+
+
+def _figure(value) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _rai(report: dict, protocol: dict) -> dict:
+    """The RAI fields (Croissant RAI 1.0 vocabulary, ``rai:``) from the report and protocol."""
+    counts, stages = report["counts"], report["counts"]["stages"]
+    config, release = report["config"], report["config"]["release"]
+    study = protocol.get("study") or {}
+    texts = study.get("texts") or {}
+    dates = report.get("dates") or {}
+    paper = report.get("paper") or report["protocol"]
+    raw = report.get("ratings_file") or {}
+    collection = (f"Ratings collected following the protocol of {paper}: "
+                  f"{stages['raw']['raters']} raters gave {stages['raw']['ratings']} ratings "
+                  f"on {stages['raw']['pairs']} pairs, on a scale of "
+                  f"{release['rating_min']:g}-{release['rating_max']:g}")
+    collection += "."
+    if study.get("tranches"):
+        collection += (f" The protocol plans {study['tranches']} tranches of about "
+                       f"{study.get('raters_per_tranche', '?')} raters each.")
+    fields = {"rai:dataCollection": collection + " Recruitment and payment: TODO.",
+              "rai:dataCollectionType": ["Crowdsourcing"]}
+    if dates.get("first") and dates.get("last"):
+        fields["rai:dataCollectionTimeframe"] = [dates["first"], dates["last"]]
+    if raw:
+        fields["rai:dataCollectionRawData"] = (
+            f"The ratings: {raw.get('name', '?')}"
+            + (f" (sha256 {raw['sha256']})" if raw.get("sha256") else "")
+            + f", source {report.get('ratings_source', '?')}; not part of this release.")
+    label = texts.get("native_speaker_label")
+    fields["rai:annotatorDemographics"] = (
+        [f"Raters confirmed on the consent page: \"{label}\"",
+         "No other demographic information was collected."] if label else
+        ["No demographic information was collected by the protocol."])
+    fields["rai:dataAnnotationProtocol"] = [
+        (f"Protocol {report['protocol_file']} (sha256 {report['protocol_sha256']}), following "
+         f"{paper}."),
+        (f"Task: {study.get('task', '?')}; ratings on {release['rating_min']:g}-"
+         f"{release['rating_max']:g}; {len(study.get('checkpoints') or [])} checkpoint "
+         "questions.")]
+    if report.get("ratings_source") in ("study", "export"):
+        fields["rai:dataAnnotationPlatform"] = [f"lexgold's crowd-rating site (lexgold {__version__})"]
+    fields["rai:annotationsPerItem"] = (
+        f"At least {counts['min_raters_per_pair']} accepted raters per pair (protocol: "
+        f"{release['min_raters_per_pair']}); {stages['final']['ratings']} accepted ratings "
+        f"on {stages['final']['pairs']} pairs.")
+    agreement = report["agreement"]
+    fields["rai:dataAnnotationAnalysis"] = [
+        f"{stage} ratings: IAA-1 (mean pairwise Spearman) {_figure(agreement[stage]['iaa1'])}, "
+        f"IAA-2 (rater vs mean of the others) {_figure(agreement[stage]['iaa2'])}"
+        for stage in ("raw", "final") if stage in agreement]
+    rules = config["exclusions"]["rules"]
+    fields["rai:dataPreprocessingProtocol"] = [
+        (f"Calibration: {counts['calibrated_raters']} raters shifted "
+         f"({json.dumps(config['calibration'], sort_keys=True)})."),
+        "Exclusion rules: " + (", ".join(f"{rule} ({counts['excluded_by_rule'].get(rule, 0)})"
+                                         for rule in rules) if rules else "none")
+        + f"; {counts['excluded_raters']} raters excluded, {stages['final']['raters']} "
+          "accepted (exclusions.csv).",
+        (f"Score: the mean of a pair's accepted ratings mapped linearly from "
+         f"[{release['rating_min']:g}, {release['rating_max']:g}] to "
+         f"[{release['score_min']:g}, {release['score_max']:g}].")]
+    limitations = [f"Incomplete release: {warning}." for warning in report.get("warnings", [])]
+    limitations += [str(note) for note in report.get("overlap_warnings", [])]
+    limitations.append("Ratings come from crowd raters; scores are means over the accepted "
+                       "raters of each pair and carry their sampling error (see the "
+                       "agreement figures). Further limitations: TODO.")
+    fields["rai:dataLimitations"] = limitations
+    fields["rai:dataUseCases"] = [USES.get(release["format"],
+                                           "Evaluating models on rated word pairs.")]
+    fields["rai:personalSensitiveInformation"] = [
+        ("gold.csv holds no rater information; exclusions.csv names each excluded rater by "
+         "the rater ID of the study.")]
+    return fields
