@@ -97,3 +97,15 @@ def test_design_pages_tranches_checkpoints():
                 ids = [t for t, _ in page.tuples]
                 assert len(set(design.tuples.set_index("tuple_id").loc[ids, "pos"])) == 1
     assert sorted(seen + design.consistency) == list(design.tuples["tuple_id"])
+
+
+def test_study_create_refuses_a_bws_protocol_until_the_site_serves_it(tmp_path):
+    from lexgold.annotate.study import create_study
+
+    pairs = tmp_path / "pairs.csv"
+    pd.DataFrame({"word1": ["a", "b", "c", "d"], "word2": ["e", "f", "g", "h"],
+                  "pos": "N"}).to_csv(pairs, index=False)
+    url = f"sqlite:///{tmp_path / 'study.sqlite'}"
+    with pytest.raises(InputError, match="Best-Worst Scaling studies cannot be served"):
+        create_study("simlex_bws", pairs, url)
+    assert not (tmp_path / "study.sqlite").exists()
