@@ -19,7 +19,10 @@ is a Chromium measurement; pass measured times when there are some).
 
 Printed per method: rater-seconds, answers, split-half reliability (random halves, Spearman,
 mean of 100 splits, no Spearman-Brown; sliders: halves of each pair's ratings, BWS: halves of
-each tuple's annotations, Kiritchenko & Mohammad 2017) and Spearman with the true scores.
+each tuple's annotations, Kiritchenko & Mohammad 2017) and Spearman with the true scores of
+the released scores (BWS: counting; Bradley-Terry on the same answers printed below). The two
+split-halves differ in kind: BWS halves share their tuples (a pair's neighbours are in both),
+slider halves share nothing but the pair.
 
 Usage: python bench/bench_bws.py [--pairs 300] [--slider-raters 20] [--seeds 1 2 3]
        [--slider-s 7.05] [--bws-s 11.5]
@@ -81,7 +84,9 @@ def one_seed(seed: int, args) -> dict:
                   "raters_per_tranche": raters,
                   "split_half": bws_split_half(check_bws(final),
                                                rng=np.random.default_rng(seed))["r"],
-                  "truth": _truth(out["scores"], pairs, truth)}
+                  "truth": _truth(out["scores"], pairs, truth),
+                  "truth_bt": _truth(out["scores"].drop(columns="score").rename(
+                      columns={"bradley_terry": "score"}), pairs, truth)}
     return {"sliders": sliders, "bws": best_worst}
 
 
@@ -111,6 +116,9 @@ def main():
               f" (sd {np.std([x['split_half'] for x in r]):.3f})"
               f"  Spearman with truth {np.mean([x['truth'] for x in r]):.3f}"
               f" (sd {np.std([x['truth'] for x in r]):.3f}){extra}")
+        if method == "bws":
+            print(f"{'':8s} Bradley-Terry scores: Spearman with truth "
+                  f"{np.mean([x['truth_bt'] for x in r]):.3f}")
 
 
 if __name__ == "__main__":
