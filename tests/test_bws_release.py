@@ -25,6 +25,8 @@ def bws_run(tmp_path_factory):
                                       str(folder / "answers.csv"), "--truth",
                                       str(folder / "truth.csv"), "--seed", "3"])
     assert result.exit_code == 0, result.output
+    assert "Best-Worst answers" in result.output and "on 60 pairs" in result.output
+    assert (folder / "truth.tuples.csv").is_file()
     result = runner.invoke(process, [str(folder / "answers.csv"), "--protocol", "simlex_bws",
                                      "--pairs", str(folder / "pairs.csv"), "--out",
                                      str(folder / "gold"), "--bootstrap", "50"])

@@ -228,5 +228,11 @@ def simulate(protocol, pairs_path, n_pairs, out_path, truth_path, raters_per_tra
             raters.attrs["tuples"].to_csv(Path(truth_path).with_suffix(".tuples.csv"),
                                           index=False)
     rated = ratings.loc[ratings["kind"] != "checkpoint", ["word1", "word2"]].drop_duplicates()
+    if "tuple_id" in ratings.columns:
+        answered = ratings[["rater_id", "tuple_id"]].drop_duplicates()
+        click.echo(f"wrote {len(answered)} Best-Worst answers ({len(ratings)} rows) by "
+                   f"{len(raters)} raters ({int(raters['spammer'].sum())} spammers) on "
+                   f"{len(rated)} pairs to {out_path}")
+        return
     click.echo(f"wrote {len(ratings)} ratings by {len(raters)} raters "
                f"({int(raters['spammer'].sum())} spammers) on {len(rated)} pairs to {out_path}")
