@@ -62,6 +62,11 @@ class Texts:
     scale_max_label: str = "very similar"
     binary_yes_label: str = "related"
     binary_no_label: str = "unrelated"
+    #: Best-Worst Scaling (``task = "bws"``): the two questions above a tuple's radio groups
+    best_question: str = "Which pair is most similar?"
+    worst_question: str = "Which pair is least similar?"
+    #: a BWS answer naming the same pair as both most and least
+    error_same_pair: str = "Please choose two different pairs: the most and the least similar."
     topic_label: str = "Topic: {topic}"
     calibration_note: str = ("You rated this pair on the previous page: please give it the same "
                              "rating again.")
@@ -155,11 +160,45 @@ class Qualification:
 
 
 @dataclass
+class BwsCheckpoint:
+    """A Best-Worst check tuple with an obvious answer: ``pairs`` ([word1, word2] each), the
+    0-based ``best`` and ``worst`` pair."""
+
+    pairs: list[list[str]] = field(default_factory=list)
+    best: int = 0
+    worst: int = 1
+
+
+@dataclass
+class BwsStudy:
+    """``[study.bws]``: the tuple design of a Best-Worst Scaling study (Kiritchenko & Mohammad
+    2016, section 3; lexgold.annotate.bws)."""
+
+    #: pairs per tuple (K&M: 4)
+    tuple_size: Annotated[int, between(2)] = 4
+    #: tuples per pair of the set: n_tuples = round(tuples_per_pair x N) (K&M: 2N)
+    tuples_per_pair: Annotated[float, between(0, low_open=True)] = 2.0
+    #: tuples only of pairs of one part of speech
+    pos_pure: bool = True
+    #: rounds of swaps that remove repeated co-occurrences (K&M's random-with-swaps)
+    swap_rounds: Annotated[int, between(0)] = 200
+    #: tuples per page (one per row)
+    tuples_per_page: Annotated[int, between(1)] = 5
+    #: tuples per tranche (0 tranches: as many tranches as this gives)
+    tuples_per_tranche: Annotated[int, between(1)] = 100
+    #: tuples shown in every tranche (as the slider's consistency set)
+    consistency_tuples: Annotated[int, between(0)] = 2
+    #: check tuples, spread evenly through every tranche
+    checkpoints: list[BwsCheckpoint] = field(default_factory=list)
+
+
+@dataclass
 class StudyConfig:
     """Schema of ``[study]``. Counts are per tranche unless the name says otherwise."""
 
-    #: ``slider`` (SimLex, HyperLex: integer scale) or ``binary`` (TR9856 related/unrelated)
-    task: Literal["slider", "binary"] = "slider"
+    #: ``slider`` (SimLex, HyperLex: integer scale), ``binary`` (TR9856 related/unrelated) or
+    #: ``bws`` (Best-Worst Scaling of tuples of pairs, ``[study.bws]``)
+    task: Literal["slider", "binary", "bws"] = "slider"
     language: str = ""
     direction: Literal["ltr", "rtl"] = "ltr"
     scale_min: int = 0
@@ -211,6 +250,7 @@ class StudyConfig:
     texts: Texts = field(default_factory=Texts)
     checkpoints: list[Checkpoint] = field(default_factory=list)
     qualification: Qualification | None = None
+    bws: BwsStudy = field(default_factory=BwsStudy)
 
     def check(self) -> None:
         """Rules across keys (run by :func:`parse_section`; raise :class:`Invalid`)."""
@@ -240,6 +280,14 @@ class StudyConfig:
             if not 0 <= check.answer < len(check.options):
                 raise Invalid(f"checkpoints[{i}].answer", "the 0-based index of an option",
                               check.answer)
+        for i, check in enumerate(self.bws.checkpoints):
+            n = len(check.pairs)
+            if n != self.bws.tuple_size or any(len(p) != 2 for p in check.pairs) \
+                    or not (0 <= check.best < n and 0 <= check.worst < n) \
+                    or check.best == check.worst:
+                raise Invalid(f"bws.checkpoints[{i}]", f"tuple_size ({self.bws.tuple_size}) "
+                              "[word1, word2] pairs, and different 0-based best and worst",
+                              {"pairs": check.pairs, "best": check.best, "worst": check.worst})
         qual = self.qualification
         if qual is not None and (len(qual.options) < 2
                                  or not 0 <= qual.answer < len(qual.options)):
@@ -282,6 +330,10 @@ def config_from_dict(data: dict) -> StudyConfig:
     data = dict(data)
     data["texts"] = Texts(**data["texts"])
     data["checkpoints"] = [Checkpoint(**c) for c in data["checkpoints"]]
+    if "bws" in data:
+        bws = dict(data["bws"])
+        bws["checkpoints"] = [BwsCheckpoint(**c) for c in bws.get("checkpoints", [])]
+        data["bws"] = BwsStudy(**bws)
     if data["qualification"] is not None:
         data["qualification"] = Qualification(**data["qualification"])
     return StudyConfig(**data)

@@ -71,6 +71,11 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
                    completion_url=completion_url)
     spec = load_protocol(protocol)
     config = load_study_config(spec)
+    if config.task == "bws":             # issue 27: the site has no Best-Worst page yet
+        raise InputError("[study] task = 'bws': Best-Worst Scaling studies cannot be served "
+                         "by the site yet; `lexgold simulate` and `lexgold process` handle "
+                         "their tuples and answers (docs/annotate.md, Best-Worst Scaling)",
+                         path=spec["_path"], field="task")
     _check_lengths(protocol_name=str(spec.get("name", "")),
                    name=None if name else str(spec.get("name", Path(spec["_path"]).stem)))
     if config.min_accepted_raters > 0:   # recruitment runs the [process.exclusions] rules

@@ -102,7 +102,9 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
     writes to --out the release file in the published layout (SimLex-999.txt,
     hyperlex-all.txt or TR9856.txt), gold.csv (the same table, comma-separated),
     exclusions.csv, report.json, report.md (with plots), a dataset card (README.md),
-    CITATION.cff, datapackage.json and SHA256SUMS; HyperLex also gets splits.csv. An
+    CITATION.cff, datapackage.json and SHA256SUMS; HyperLex also gets splits.csv. A Best-Worst
+    Scaling protocol (--protocol simlex_bws) reads a BWS answers CSV and writes gold.csv
+    (word1, word2, score), scores.csv, tuples.csv and the same card and metadata. An
     incomplete release (see --allow-incomplete) stops with an error naming every problem and
     writes nothing. A rating outside the protocol's scale is an error; a source's declared
     scale (--scale, or the scale_min/scale_max columns of `lexgold ratings import --scale`) is
@@ -118,6 +120,17 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
     report = run(ratings, protocol, out_dir, pairs_path=pairs_path, seed=seed, usf_dir=usf_dir,
                  plots=not no_plots, bootstrap=bootstrap, scale=tuple(scale) if scale else None,
                  allow_incomplete=allow_incomplete)
+    if report.get("task") == "bws":
+        for problem in report["warnings"]:
+            click.echo(f"Warning: incomplete release: {problem}", err=True)
+        counts, half = report["counts"], report["split_half"]
+        click.echo(f"{counts['pairs']} pairs released from {counts['answers']} Best-Worst "
+                   f"answers of {counts['raters_accepted']} of {counts['raters']} raters "
+                   f"({counts['raters_excluded']} excluded); {report['method']} scores; "
+                   f"split-half r {half['r']:.3f} (no Spearman-Brown; corrected "
+                   f"{half['spearman_brown']:.3f})")
+        click.echo(f"wrote {', '.join(report['files'])} to {out_dir}")
+        return
     for message in report["overlap_warnings"]:
         click.echo(f"Warning: {message}", err=True)
     for problem in report["warnings"]:
@@ -197,8 +210,13 @@ def simulate(protocol, pairs_path, n_pairs, out_path, truth_path, raters_per_tra
         pairs = usf_pairs(n_pairs, rng=rng)
         if load_study_config(protocol).group_by == "topic":     # one topic: the USF sample
             pairs["topic"] = "usf-sample"
-    ratings, raters = simulate_ratings(pairs, protocol, rng=rng, crowd=Crowd(**crowd),
+    if load_study_config(protocol).task == "bws":   # Best-Worst Scaling: answers to tuples
+        from lexgold.process.bws_simulate import simulate_bws
+        ratings, raters = simulate_bws(pairs, protocol, rng=rng, crowd=Crowd(**crowd),
                                        raters_per_tranche=raters_per_tranche)
+    else:
+        ratings, raters = simulate_ratings(pairs, protocol, rng=rng, crowd=Crowd(**crowd),
+                                           raters_per_tranche=raters_per_tranche)
     Path(out_path).parent.mkdir(parents=True, exist_ok=True)
     ratings.to_csv(out_path, index=False)
     if truth_path:
@@ -206,6 +224,15 @@ def simulate(protocol, pairs_path, n_pairs, out_path, truth_path, raters_per_tra
         truth = words[["word1", "word2"]].assign(truth=raters.attrs["truth"]).dropna()
         truth.to_csv(truth_path, index=False)
         raters.to_csv(Path(truth_path).with_suffix(".raters.csv"), index=False)
+        if "tuples" in raters.attrs:
+            raters.attrs["tuples"].to_csv(Path(truth_path).with_suffix(".tuples.csv"),
+                                          index=False)
     rated = ratings.loc[ratings["kind"] != "checkpoint", ["word1", "word2"]].drop_duplicates()
+    if "tuple_id" in ratings.columns:
+        answered = ratings[["rater_id", "tuple_id"]].drop_duplicates()
+        click.echo(f"wrote {len(answered)} Best-Worst answers ({len(ratings)} rows) by "
+                   f"{len(raters)} raters ({int(raters['spammer'].sum())} spammers) on "
+                   f"{len(rated)} pairs to {out_path}")
+        return
     click.echo(f"wrote {len(ratings)} ratings by {len(raters)} raters "
                f"({int(raters['spammer'].sum())} spammers) on {len(rated)} pairs to {out_path}")

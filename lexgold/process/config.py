@@ -149,6 +149,33 @@ class SplitHalfConfig:
 
 
 @dataclass
+class BwsConfig:
+    """``[process.bws]``: scores, intervals, split-half and exclusions of a Best-Worst Scaling
+    study (Kiritchenko & Mohammad 2016, 2017; lexgold.process.bws)."""
+    #: the released score: "counting" (%best - %worst, Orme 2009) or "bradley-terry" (choix
+    #: on the comparisons a best-worst answer implies)
+    method: Literal["counting", "bradley-terry"] = "counting"
+    #: bootstrap replicates over annotations for the per-pair intervals (0 = none)
+    bootstrap: Count = 200
+    ci_level: Annotated[float, between(0, 1, low_open=True, high_open=True)] = 0.95
+    #: random splits of the split-half reliability (K&M 2017: 100)
+    split_half_splits: Annotated[int, between(1)] = 100
+    #: Bradley-Terry regularisation (choix ``alpha``): keeps a pair that always wins finite
+    bt_alpha: NonNegative = 0.01
+    rules: list[Literal["checkpoint", "too_fast", "same_position"]] = field(
+        default_factory=lambda: ["checkpoint", "too_fast", "same_position"])
+    #: checkpoint: excluded after more than this many failed check tuples (best or worst wrong)
+    max_checkpoint_failures: Count = 0
+    #: too_fast: excluded when the median seconds per tuple is below this
+    min_seconds_per_tuple: NonNegative = 2.0
+    #: same_position: excluded when the best (or the worst) answer is at one position of the
+    #: tuple in at least this share of the rater's tuples (chance: 1 / tuple_size)
+    same_position_share: Annotated[float, between(0, 1, low_open=True)] = 0.8
+    #: ... counted only for raters with at least this many tuples
+    same_position_min_tuples: Annotated[int, between(1)] = 10
+
+
+@dataclass
 class ProcessConfig:
     agreement: AgreementConfig = field(default_factory=AgreementConfig)
     calibration: CalibrationConfig = field(default_factory=CalibrationConfig)
@@ -156,6 +183,7 @@ class ProcessConfig:
     release: ReleaseConfig = field(default_factory=ReleaseConfig)
     splits: SplitConfig = field(default_factory=SplitConfig)
     split_half: SplitHalfConfig = field(default_factory=SplitHalfConfig)
+    bws: BwsConfig = field(default_factory=BwsConfig)
 
 
 def process_config(protocol: dict | str) -> ProcessConfig:

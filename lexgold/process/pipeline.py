@@ -215,6 +215,12 @@ def run(ratings_path: str | Path, protocol: str | None, out_dir: str | Path, *,
     from lexgold.process.source import read_source
     from lexgold.ratings.overlap import overlap_warnings
 
+    if protocol is not None:              # Best-Worst Scaling: its own steps (bws_release)
+        loaded = load_protocol(protocol)
+        if (loaded.get("study") or {}).get("task") == "bws":
+            from lexgold.process.bws_release import run_bws
+            return run_bws(ratings_path, loaded, out_dir, pairs_path=pairs_path, seed=seed,
+                           bootstrap=bootstrap, allow_incomplete=allow_incomplete)
     source = read_source(ratings_path)
     ratings = source.ratings
     if scale is not None:

@@ -94,6 +94,12 @@ class SimulatedRater:
             answers.append(value)
         return answers
 
+    def perceive(self, truths) -> np.ndarray:
+        """An honest rater's unrounded perceived values of items: ``truth + bias + noise``
+        (what a Best-Worst answer compares, :mod:`lexgold.process.bws_simulate`)."""
+        truths = np.asarray(truths, dtype=float)
+        return truths + self.bias + self.rng.normal(0, self.crowd.noise_sd, len(truths))
+
     def _answer(self, truth: float) -> int:
         if self.binary:
             p = min(max(truth, 0.0), 1.0) if self.honest else 0.5

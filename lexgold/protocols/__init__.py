@@ -45,7 +45,8 @@ __all__ = [
 PACKAGED = resources.files("lexgold.protocols")
 #: short names accepted wherever a protocol file is expected
 NAMES = {"simlex": "simlex999.toml", "simlex999": "simlex999.toml",
-         "hyperlex": "hyperlex.toml", "tr9856": "tr9856.toml", "plain": "plain.toml"}
+         "hyperlex": "hyperlex.toml", "tr9856": "tr9856.toml", "plain": "plain.toml",
+         "simlex_bws": "simlex999_bws.toml", "simlex999_bws": "simlex999_bws.toml"}
 
 
 def protocol_path(name_or_path: str | Path) -> Path:
