@@ -33,7 +33,7 @@ def observed(ratings: pd.DataFrame, k: int, rng: np.random.Generator, splits: in
     values = []
     for _ in range(splits):
         a, b = [], []
-        for ids in raters.values():
+        for ids in raters:
             chosen = rng.permutation(ids)
             a.extend(chosen[:k])
             b.extend(chosen[k:2 * k])

@@ -43,38 +43,63 @@ CURVE_COLUMNS = ("raters", "reliability", "low", "high", "ci_width", "iaa2")
 
 @dataclass(frozen=True)
 class RatingModel:
-    """A pilot's fitted model (module docstring); arrays are per pair or per pilot rater."""
+    """A pilot's fitted model (module docstring); arrays are per pair, per (pair, tranche)
+    membership or per pilot rater."""
 
-    z: np.ndarray            # standardised pair score, per pair
-    home: np.ndarray         # tranche index of each pair (where its simulated raters come from)
+    z: np.ndarray            # true score, per pair, centred (on the rating scale)
+    pair: np.ndarray         # per membership: the pair (a pair of the consistency set is
+    tranche: np.ndarray      # rated in every tranche) and the tranche its raters come from
     n_tranches: int
     offset: np.ndarray       # a_j, per pilot rater
-    loading: np.ndarray      # lambda_j
+    loading: np.ndarray      # s_j, the rater's scale (mean 1 in a tranche; ~0: a spammer)
     noise: np.ndarray        # sigma_j (latent, before rounding)
     low: float               # the scale the simulation clips to
     high: float
     step: float              # rounding step (0: continuous ratings)
 
 
-def _matrices(ratings: pd.DataFrame):
-    """Per tranche a pairs x raters matrix (NaN: not rated), each rater's mean of repeats; the
-    pair index of every row; and the pair table."""
+@dataclass(frozen=True)
+class _Pilot:
+    """The pilot's ratings as matrices: per tranche ``(pair ids, pairs x raters)`` (NaN: not
+    rated; a rater's repeats averaged), or per pair ``sum, sum of squares, count`` for ratings
+    without rater identity."""
+
+    n_pairs: int
+    blocks: list
+    low: float
+    high: float
+    step: float
+    anonymous: bool
+    moments: np.ndarray | None = None
+
+
+def _pilot(ratings: pd.DataFrame) -> _Pilot:
     rated = answers(check_ratings(ratings))
     if rated.empty:
         raise InputError("no ratings to plan from (only checkpoint rows)", field="rating")
     pairs = rated[ITEM].drop_duplicates().reset_index(drop=True)
-    pair_index = pd.MultiIndex.from_frame(pairs)
-    rated = rated.assign(_pair=pair_index.get_indexer(pd.MultiIndex.from_frame(rated[ITEM])))
-    home_tranche = rated.groupby("_pair")["tranche"].agg(lambda s: s.value_counts().index[0])
-    tranches = sorted(home_tranche.unique())
-    home = home_tranche.map({t: i for i, t in enumerate(tranches)}).to_numpy()
+    if len(pairs) < 3:
+        raise InputError(f"a plan needs at least 3 rated pairs, got {len(pairs)}",
+                         field="word1, word2")
+    index = pd.MultiIndex.from_frame(pairs).get_indexer(pd.MultiIndex.from_frame(rated[ITEM]))
+    values = rated["rating"].to_numpy(dtype=float)
+    step = 1.0 if np.allclose(values, np.round(values)) else 0.0
+    common = {"n_pairs": len(pairs), "low": float(values.min()),
+              "high": float(values.max()), "step": step}
+    if is_anonymous(rated):
+        moments = np.stack([np.bincount(index, values ** p, minlength=len(pairs))
+                            for p in (1, 2, 0)], axis=1)
+        if not (moments[:, 2] > 1).any():
+            raise InputError("no pair has two ratings: nothing measures agreement",
+                             field="rating")
+        return _Pilot(blocks=[], anonymous=True, moments=moments, **common)
+    rated = rated.assign(_pair=index)
     blocks = []
-    for tranche in tranches:
-        part = rated[rated["tranche"] == tranche]
+    for _, part in rated.groupby("tranche", sort=True):
         table = part.pivot_table(index="_pair", columns="rater_id", values="rating",
                                  aggfunc="mean")
         blocks.append((table.index.to_numpy(), table.to_numpy(dtype=float)))
-    return rated, pairs, home, len(tranches), blocks
+    return _Pilot(blocks=blocks, anonymous=False, **common)
 
 
 def _one_factor(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -120,79 +145,108 @@ def fit_model(ratings: pd.DataFrame) -> RatingModel:
     Raises
     ------
     InputError
-        When no two raters share pairs (nothing measures agreement) or fewer than 3 pairs.
+        When no two raters share 3 pairs (nothing measures agreement) or fewer than 3 pairs.
     """
-    rated, pairs, home, n_tranches, blocks = _matrices(ratings)
-    if len(pairs) < 3:
-        raise InputError(f"a plan needs at least 3 rated pairs, got {len(pairs)}",
-                         field="word1, word2")
-    values = rated["rating"].to_numpy(dtype=float)
-    low, high = float(values.min()), float(values.max())
-    step = 1.0 if np.allclose(values, np.round(values)) else 0.0
-    if is_anonymous(rated):
-        return _pooled_model(rated, pairs, home, n_tranches, low, high, step)
-    loading, noise, offset, z_sum, z_n = [], [], [], np.zeros(len(pairs)), np.zeros(len(pairs))
-    for rows, matrix in blocks:
-        lam, sigma, means = _one_factor(matrix)
-        loading.append(lam)
-        noise.append(sigma)
-        offset.append(means)
-        np.add.at(z_sum, rows, np.nansum(matrix, axis=1))
-        np.add.at(z_n, rows, (~np.isnan(matrix)).sum(axis=1))
-    loading, noise, offset = (np.concatenate(v) for v in (loading, noise, offset))
+    return _fit(_pilot(ratings))
+
+
+def _shrunk(means: np.ndarray, error: float) -> np.ndarray:
+    """Centred pair means shrunk to the true scores' variance ``var(means) - error``."""
+    centred = means - means.mean()
+    total = float(centred.var())
+    return centred * math.sqrt(max(total - error, 0.0) / total) if total > 0 else centred
+
+
+def _fit(pilot: _Pilot) -> RatingModel:
+    scale = {"low": pilot.low, "high": pilot.high, "step": pilot.step}
+    if pilot.anonymous:
+        return _pooled_model(pilot, scale)
+    n = pilot.n_pairs
+    sums, counts, noise_sums = np.zeros(n), np.zeros(n), np.zeros(n)
+    fits, member_pair, member_tranche = [], [], []
+    for t, (rows, matrix) in enumerate(pilot.blocks):
+        lam, sigma, rater_means = _one_factor(matrix)
+        present = ~np.isnan(matrix)
+        spread = np.nanmean(lam) if np.any(~np.isnan(lam)) else np.nan
+        if not spread > 0:
+            lam = np.full_like(lam, np.nan)
+        fits.append((lam / spread, sigma, lam, rater_means, present))
+        np.add.at(sums, rows, np.nansum(matrix, axis=1))
+        np.add.at(counts, rows, present.sum(axis=1))
+        member_pair.append(rows)
+        member_tranche.append(np.full(len(rows), t))
+    loading = np.concatenate([f[0] for f in fits])
     if np.all(np.isnan(loading)):
-        raise InputError("no two raters share 3 or more pairs: a plan needs raters who rated "
-                         "the same pairs", field="rater_id")
-    lone = np.isnan(loading)
-    loading[lone] = np.nanmedian(loading)
-    noise[lone] = np.sqrt(np.maximum(noise[lone] ** 2 - loading[lone] ** 2, 0.0))
-    noise = np.sqrt(np.maximum(noise ** 2 - step ** 2 / 12, 0.0))
-    means = z_sum / np.maximum(z_n, 1)
-    spread = means.std()
-    z = (means - means.mean()) / spread if spread > 0 else np.zeros_like(means)
-    offset = offset - offset.mean() + means.mean()
-    return RatingModel(z, home, n_tranches, offset, loading, noise, low, high, step)
+        raise InputError("no two raters share 3 or more pairs with their ratings agreeing: a "
+                         "plan needs raters who rated the same pairs", field="rater_id")
+    spread = float(np.nanmedian(np.concatenate([f[2] for f in fits])))
+    noise = np.concatenate([np.where(np.isnan(f[2]), np.sqrt(np.maximum(f[1] ** 2 - spread ** 2,
+                                                                         0.0)), f[1])
+                            for f in fits])
+    loading[np.isnan(loading)] = 1.0
+    start = 0
+    for (rows, _), (_, sigma, _, _, present) in zip(pilot.blocks, fits):
+        variance = noise[start:start + len(sigma)] ** 2
+        np.add.at(noise_sums, rows, present.astype(float) @ variance)
+        start += len(sigma)
+    means = sums / np.maximum(counts, 1)
+    bias = np.nanmean([np.var(f[3], ddof=1) if len(f[3]) > 1 else np.nan for f in fits] or [0])
+    error = float(np.mean(noise_sums / np.maximum(counts, 1) ** 2
+                          + np.nan_to_num(bias) / np.maximum(counts, 1)))
+    z = _shrunk(means, error)
+    offset = []
+    start = 0
+    for (rows, _), (_, sigma, _, rater_means, present) in zip(pilot.blocks, fits):
+        seen = (z[rows] @ present) / np.maximum(present.sum(axis=0), 1)
+        offset.append(rater_means - loading[start:start + len(sigma)] * seen)
+        start += len(sigma)
+    noise = np.sqrt(np.maximum(noise ** 2 - pilot.step ** 2 / 12, 0.0))   # Sheppard
+    return RatingModel(z, np.concatenate(member_pair), np.concatenate(member_tranche),
+                       len(pilot.blocks), np.concatenate(offset), loading, noise, **scale)
 
 
-def _pooled_model(rated, pairs, home, n_tranches, low, high, step) -> RatingModel:
-    """Ratings without rater identity: one pooled rater (pair SD as noise)."""
-    grouped = rated.groupby(ITEM, sort=False)["rating"]
-    stats = grouped.agg(["mean", "var", "count"]).reindex(pd.MultiIndex.from_frame(pairs))
-    within = float(np.nanmean(stats["var"].where(stats["count"] > 1)))
-    if not np.isfinite(within):
-        raise InputError("no pair has two ratings: nothing measures agreement", field="rating")
-    observed = stats["mean"].to_numpy()
-    count = stats["count"].to_numpy()
-    between = max(float(observed.var()) - within * float(np.mean(1 / count)), 0.0)
-    spread = observed.std()
-    z = (observed - observed.mean()) / spread if spread > 0 else np.zeros_like(observed)
-    sigma = math.sqrt(max(within - step ** 2 / 12, 0.0))
-    return RatingModel(z, home, n_tranches, np.array([observed.mean()]),
-                       np.array([math.sqrt(between)]), np.array([sigma]), low, high, step)
+def _pooled_model(pilot: _Pilot, scale: dict) -> RatingModel:
+    """Ratings without rater identity: one pooled rater (the within-pair variance as noise)."""
+    total, squares, count = pilot.moments.T
+    mean = total / np.maximum(count, 1)
+    several = count > 1
+    within = float(np.mean((squares[several] - count[several] * mean[several] ** 2)
+                           / (count[several] - 1)))
+    z = _shrunk(mean, within * float(np.mean(1 / np.maximum(count, 1))))
+    sigma = math.sqrt(max(within - pilot.step ** 2 / 12, 0.0))
+    n = pilot.n_pairs
+    return RatingModel(z, np.arange(n), np.zeros(n, dtype=int), 1, np.array([mean.mean()]),
+                       np.array([1.0]), np.array([sigma]), **scale)
 
 
 def _simulate(model: RatingModel, k: int, rng: np.random.Generator, *,
               extras: bool = False) -> tuple[float, float, float]:
     """One simulated study: two groups of ``k`` raters per tranche; returns the Spearman of
-    the group means and (with ``extras``) group A's mean 95 % CI width of a pair mean and
-    its IAA-2 (else NaN)."""
+    the group means and (with ``extras``) the mean 95 % CI width of a pair mean of group A
+    and its IAA-2 (else NaN)."""
     from scipy import stats
 
-    drawn = rng.integers(0, len(model.loading), size=(model.n_tranches, 2 * k))[model.home]
-    scores = (model.offset[drawn] + model.loading[drawn] * model.z[:, None]
+    drawn = rng.integers(0, len(model.loading), size=(model.n_tranches, 2 * k))[model.tranche]
+    scores = (model.offset[drawn] + model.loading[drawn] * model.z[model.pair][:, None]
               + model.noise[drawn] * rng.standard_normal(drawn.shape))
     if model.step:
         scores = np.round(scores / model.step) * model.step
     scores = np.clip(scores, model.low, model.high)
     group_a, group_b = scores[:, :k], scores[:, k:]
-    rho = _spearman(group_a.mean(axis=1), group_b.mean(axis=1))
+    n = len(model.z)
+    counts = np.bincount(model.pair, minlength=n)
+    mean_a = np.bincount(model.pair, group_a.mean(axis=1), minlength=n) / counts
+    mean_b = np.bincount(model.pair, group_b.mean(axis=1), minlength=n) / counts
+    rho = _spearman(mean_a, mean_b)
     if not extras or k < 2:
         return rho, math.nan, math.nan
     sd = group_a.std(axis=1, ddof=1)
     width = float(np.mean(2 * stats.t.ppf(0.975, k - 1) * sd / math.sqrt(k)))
     total = group_a.sum(axis=1)
-    iaa2 = np.nanmean([_spearman(group_a[:, j], (total - group_a[:, j]) / (k - 1))
-                       for j in range(k)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        iaa2 = np.nanmean([_spearman(group_a[:, j], (total - group_a[:, j]) / (k - 1))
+                           for j in range(k)])
     return rho, width, float(iaa2)
 
 
@@ -204,21 +258,26 @@ def _spearman(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.corrcoef(stats.rankdata(a), stats.rankdata(b))[0, 1])
 
 
-def _resampled(model: RatingModel, ratings: pd.DataFrame, rng: np.random.Generator,
-               anonymous: bool) -> RatingModel:
-    """One bootstrap replicate: pairs resampled (within their tranche) and the model refitted,
-    then the rater pool resampled."""
-    pairs = ratings[ITEM].drop_duplicates().reset_index(drop=True)
-    picked = rng.integers(0, len(pairs), size=len(pairs))
-    chosen = pairs.iloc[picked].assign(_copy=np.arange(len(pairs)))
-    frame = ratings.merge(chosen, on=ITEM)
-    frame = frame.assign(word1=frame["word1"] + "\x00" + frame["_copy"].astype(str))
+def _resampled(pilot: _Pilot, rng: np.random.Generator) -> RatingModel | None:
+    """One bootstrap replicate: pairs resampled and the model refitted, then the pool of
+    raters resampled (None when the replicate cannot be fitted)."""
+    picked = rng.integers(0, pilot.n_pairs, size=pilot.n_pairs)
+    if pilot.anonymous:
+        sample = replace(pilot, moments=pilot.moments[picked])
+    else:
+        blocks = []
+        for rows, matrix in pilot.blocks:
+            position = np.full(pilot.n_pairs, -1)
+            position[rows] = np.arange(len(rows))
+            chosen = position[picked]
+            keep = chosen >= 0
+            if keep.any():
+                blocks.append((np.nonzero(keep)[0], matrix[chosen[keep]]))
+        sample = replace(pilot, blocks=blocks)
     try:
-        fitted = fit_model(frame.drop(columns="_copy"))
+        fitted = _fit(sample)
     except InputError:
-        fitted = model
-    if anonymous:
-        return replace(fitted, home=model.home, z=rng.choice(model.z, size=len(model.z)))
+        return None
     pool = rng.integers(0, len(fitted.loading), size=len(fitted.loading))
     return replace(fitted, offset=fitted.offset[pool], loading=fitted.loading[pool],
                    noise=fitted.noise[pool])
@@ -267,10 +326,8 @@ def reliability_curve(ratings: pd.DataFrame, max_raters: int = 20, *,
         raise InputError(f"max_raters must be at least 1, got {max_raters}", field="max_raters")
     if not 0 < level < 1:
         raise InputError(f"level must be between 0 and 1, got {level}", field="level")
-    checked = check_ratings(ratings)
-    checked = checked[checked["kind"] != "checkpoint"]
-    model = fit_model(checked)
-    anonymous = is_anonymous(checked)
+    pilot = _pilot(ratings)
+    model = _fit(pilot)
     ks = np.arange(1, max_raters + 1)
     rows = []
     for k in ks:
@@ -282,8 +339,9 @@ def reliability_curve(ratings: pd.DataFrame, max_raters: int = 20, *,
     frame = pd.DataFrame(rows, columns=["raters", "reliability", "ci_width", "iaa2"])
     boot = np.full((replicates, len(ks)), np.nan)
     for b in range(replicates):
-        sample = _resampled(model, checked, rng, anonymous)
-        boot[b] = [_simulate(sample, int(k), rng)[0] for k in ks]
+        sample = _resampled(pilot, rng)
+        if sample is not None:
+            boot[b] = [_simulate(sample, int(k), rng)[0] for k in ks]
     alpha = (1 - level) / 2
     with np.errstate(invalid="ignore"):
         low = np.nanquantile(boot, alpha, axis=0) if replicates else np.full(len(ks), np.nan)
