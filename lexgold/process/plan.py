@@ -161,48 +161,44 @@ def _fit(pilot: _Pilot) -> RatingModel:
     scale = {"low": pilot.low, "high": pilot.high, "step": pilot.step}
     if pilot.anonymous:
         return _pooled_model(pilot, scale)
+    fits = [_one_factor(matrix) for _, matrix in pilot.blocks]
+    loadings = np.concatenate([lam for lam, _, _ in fits])
+    if np.all(np.isnan(loadings)) or not np.nanmedian(loadings) > 0:
+        raise InputError("no two raters share 3 or more pairs with ratings that agree: a plan "
+                         "needs raters who rated the same pairs", field="rater_id")
+    typical = float(np.nanmedian(loadings))
     n = pilot.n_pairs
-    sums, counts, noise_sums = np.zeros(n), np.zeros(n), np.zeros(n)
-    fits, member_pair, member_tranche = [], [], []
-    for t, (rows, matrix) in enumerate(pilot.blocks):
-        lam, sigma, rater_means = _one_factor(matrix)
+    weights, weighted, error = np.zeros(n), np.zeros(n), np.zeros(n)
+    scales, noises, centres = [], [], []
+    for (rows, matrix), (lam, sigma, rater_means) in zip(pilot.blocks, fits):
+        spread = np.nanmedian(lam) if np.any(~np.isnan(lam)) else np.nan
+        scale_j = lam / spread if spread > 0 else np.full_like(sigma, np.nan)
+        lone = np.isnan(scale_j)               # alone in its tranche: a typical rater
+        scale_j[lone] = 1.0
+        sigma = np.where(lone, np.sqrt(np.maximum(sigma ** 2 - typical ** 2, 0.0)), sigma)
         present = ~np.isnan(matrix)
-        spread = np.nanmean(lam) if np.any(~np.isnan(lam)) else np.nan
-        if not spread > 0:
-            lam = np.full_like(lam, np.nan)
-        fits.append((lam / spread, sigma, lam, rater_means, present))
-        np.add.at(sums, rows, np.nansum(matrix, axis=1))
-        np.add.at(counts, rows, present.sum(axis=1))
-        member_pair.append(rows)
-        member_tranche.append(np.full(len(rows), t))
-    loading = np.concatenate([f[0] for f in fits])
-    if np.all(np.isnan(loading)):
-        raise InputError("no two raters share 3 or more pairs with their ratings agreeing: a "
-                         "plan needs raters who rated the same pairs", field="rater_id")
-    spread = float(np.nanmedian(np.concatenate([f[2] for f in fits])))
-    noise = np.concatenate([np.where(np.isnan(f[2]), np.sqrt(np.maximum(f[1] ** 2 - spread ** 2,
-                                                                         0.0)), f[1])
-                            for f in fits])
-    loading[np.isnan(loading)] = 1.0
-    start = 0
-    for (rows, _), (_, sigma, _, _, present) in zip(pilot.blocks, fits):
-        variance = noise[start:start + len(sigma)] ** 2
-        np.add.at(noise_sums, rows, present.astype(float) @ variance)
-        start += len(sigma)
-    means = sums / np.maximum(counts, 1)
-    bias = np.nanmean([np.var(f[3], ddof=1) if len(f[3]) > 1 else np.nan for f in fits] or [0])
-    error = float(np.mean(noise_sums / np.maximum(counts, 1) ** 2
-                          + np.nan_to_num(bias) / np.maximum(counts, 1)))
-    z = _shrunk(means, error)
-    offset = []
-    start = 0
-    for (rows, _), (_, sigma, _, rater_means, present) in zip(pilot.blocks, fits):
-        seen = (z[rows] @ present) / np.maximum(present.sum(axis=0), 1)
-        offset.append(rater_means - loading[start:start + len(sigma)] * seen)
-        start += len(sigma)
-    noise = np.sqrt(np.maximum(noise ** 2 - pilot.step ** 2 / 12, 0.0))   # Sheppard
-    return RatingModel(z, np.concatenate(member_pair), np.concatenate(member_tranche),
-                       len(pilot.blocks), np.concatenate(offset), loading, noise, **scale)
+        centre = float(np.median(rater_means))
+        deviation = np.where(present, matrix - rater_means, 0.0)
+        np.add.at(weighted, rows, deviation @ scale_j + centre * (present @ scale_j ** 2))
+        np.add.at(weights, rows, present @ scale_j ** 2)
+        np.add.at(error, rows, present @ (scale_j ** 2 * sigma ** 2))
+        scales.append(scale_j)
+        noises.append(sigma)
+        centres.append(rater_means - centre)
+    weights = np.maximum(weights, 1e-12)
+    estimate = weighted / weights                              # least squares t_i
+    bias = float(np.mean([np.var(c, ddof=1) for c in centres if len(c) > 1] or [0.0]))
+    counts = np.zeros(n)
+    for rows, matrix in pilot.blocks:
+        np.add.at(counts, rows, (~np.isnan(matrix)).sum(axis=1))
+    z = _shrunk(estimate, float(np.mean(error / weights ** 2 + bias / np.maximum(counts, 1))))
+    member_pair = np.concatenate([rows for rows, _ in pilot.blocks])
+    member_tranche = np.concatenate([np.full(len(rows), t)
+                                     for t, (rows, _) in enumerate(pilot.blocks)])
+    noise = np.sqrt(np.maximum(np.concatenate(noises) ** 2 - pilot.step ** 2 / 12, 0.0))
+    offset = np.concatenate(centres) + estimate.mean()        # a_j: the rater's bias
+    return RatingModel(z, member_pair, member_tranche, len(pilot.blocks), offset,
+                       np.concatenate(scales), noise, **scale)
 
 
 def _pooled_model(pilot: _Pilot, scale: dict) -> RatingModel:
