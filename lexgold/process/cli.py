@@ -209,3 +209,64 @@ def simulate(protocol, pairs_path, n_pairs, out_path, truth_path, raters_per_tra
     rated = ratings.loc[ratings["kind"] != "checkpoint", ["word1", "word2"]].drop_duplicates()
     click.echo(f"wrote {len(ratings)} ratings by {len(raters)} raters "
                f"({int(raters['spammer'].sum())} spammers) on {len(rated)} pairs to {out_path}")
+
+
+@click.command()
+@click.argument("ratings", metavar="STUDY_OR_RATINGS")
+@click.option("--target", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.9, show_default=True,
+              help="Reliability wanted: the Spearman between the pair means of two "
+                   "independent groups of raters.")
+@click.option("--max-raters", type=click.IntRange(min=1, max=200), default=20,
+              show_default=True, help="Largest number of raters per pair on the curve.")
+@click.option("--pay-per-hour", type=click.FloatRange(min=0), default=None,
+              help="Pay per hour of rating, for the cost of the raters needed.")
+@click.option("--seconds-per-pair", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds a rater spends on a pair; default: measured from the ratings' "
+                   "times (answered_at, server_ms).")
+@click.option("--pairs", "n_pairs", type=click.IntRange(min=1), default=None,
+              help="Pairs of the full study, for the cost; default: the pilot's pairs.")
+@bootstrap_option("replicates", 200, "Bootstrap replicates for the interval (0: none).")
+@click.option("--level", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.9, show_default=True, help="Coverage of the interval.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="FILE.png",
+              help="Also draw the curve with its interval to this PNG.")
+@click.option("--json", "as_json", is_flag=True,
+              help='JSON {"curve": [{"raters", "reliability", "low", "high"}, ...], '
+                   '"raters_needed", "raters_needed_low", "details", "pilot", "cost", ...}.')
+@seed_option
+def plan(ratings, target, max_raters, pay_per_hour, seconds_per_pair, n_pairs, replicates,
+         level, plot_path, as_json, seed):
+    """How many raters per pair? Plan a study from pilot ratings.
+
+    STUDY_OR_RATINGS is a study (SQLite file or database URL), an export of one, or a
+    long-format ratings CSV (`ratings import`, `simulate`; rater identity optional). For k = 1
+    .. --max-raters raters per pair, prints the expected reliability of the gold scores (the
+    Spearman between the pair means of two disjoint groups of k raters) with an interval, the
+    expected width of a pair mean's 95 % CI and the expected IAA-2, the raters needed for
+    --target, and the time and cost. The pilot is modelled (pair scores, each rater's bias,
+    scale and noise, rounding to the scale) and studies of k raters are simulated from it; the
+    interval comes from a bootstrap over pairs and raters (docs/process.md, "How many raters?").
+
+    \b
+    Example:
+        lexgold plan pilot.csv --target 0.9 --pay-per-hour 12 --plot curve.png
+    """
+    import numpy as np
+
+    from lexgold.process.plan import plan_study, plot_curve, summary_lines
+    from lexgold.process.source import read_source
+
+    source = read_source(ratings)
+    result = plan_study(source.ratings, rng=np.random.default_rng(seed), max_raters=max_raters,
+                        target=target, replicates=replicates, level=level, pairs=n_pairs,
+                        seconds=seconds_per_pair, pay_per_hour=pay_per_hour)
+    if plot_path:
+        plot_curve(result, plot_path)
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    for line in summary_lines(result):
+        click.echo(line)
+    if plot_path:
+        click.echo(f"wrote {plot_path}")

@@ -215,43 +215,63 @@ def _pooled_model(pilot: _Pilot, scale: dict) -> RatingModel:
                        np.array([1.0]), np.array([sigma]), **scale)
 
 
-def _simulate(model: RatingModel, k: int, rng: np.random.Generator, *,
-              extras: bool = False) -> tuple[float, float, float]:
-    """One simulated study: two groups of ``k`` raters per tranche; returns the Spearman of
-    the group means and (with ``extras``) the mean 95 % CI width of a pair mean of group A
-    and its IAA-2 (else NaN)."""
+def _simulate(model: RatingModel, max_raters: int, rng: np.random.Generator, *,
+              extras: bool = False) -> np.ndarray:
+    """One simulated study of two groups of ``max_raters`` raters per tranche, read for every
+    k = 1..K as the first k raters of each group (common random numbers: a smooth curve).
+
+    Returns a ``(K, 3)`` array: the Spearman of the two groups' pair means and, with
+    ``extras``, group A's mean 95 % CI width of a pair mean and its IAA-2 (else NaN)."""
     from scipy import stats
 
-    drawn = rng.integers(0, len(model.loading), size=(model.n_tranches, 2 * k))[model.tranche]
+    k_max = max_raters
+    drawn = rng.integers(0, len(model.loading), size=(model.n_tranches, 2 * k_max))
+    drawn = drawn[model.tranche]
     scores = (model.offset[drawn] + model.loading[drawn] * model.z[model.pair][:, None]
               + model.noise[drawn] * rng.standard_normal(drawn.shape))
     if model.step:
         scores = np.round(scores / model.step) * model.step
     scores = np.clip(scores, model.low, model.high)
-    group_a, group_b = scores[:, :k], scores[:, k:]
+    ks = np.arange(1, k_max + 1)
     n = len(model.z)
-    counts = np.bincount(model.pair, minlength=n)
-    mean_a = np.bincount(model.pair, group_a.mean(axis=1), minlength=n) / counts
-    mean_b = np.bincount(model.pair, group_b.mean(axis=1), minlength=n) / counts
-    rho = _spearman(mean_a, mean_b)
-    if not extras or k < 2:
-        return rho, math.nan, math.nan
-    sd = group_a.std(axis=1, ddof=1)
-    width = float(np.mean(2 * stats.t.ppf(0.975, k - 1) * sd / math.sqrt(k)))
-    total = group_a.sum(axis=1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        iaa2 = np.nanmean([_spearman(group_a[:, j], (total - group_a[:, j]) / (k - 1))
-                           for j in range(k)])
-    return rho, width, float(iaa2)
+    per_pair = np.bincount(model.pair, minlength=n)[:, None]
+    sum_a = np.cumsum(scores[:, :k_max], axis=1)
+    mean_a = _per_pair(model.pair, sum_a / ks, n) / per_pair
+    mean_b = _per_pair(model.pair, np.cumsum(scores[:, k_max:], axis=1) / ks, n) / per_pair
+    out = np.full((k_max, 3), np.nan)
+    out[:, 0] = _spearman_columns(mean_a, mean_b)
+    if not extras:
+        return out
+    squares = np.cumsum(scores[:, :k_max] ** 2, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        variance = (squares - sum_a ** 2 / ks) / (ks - 1)
+        sd = np.sqrt(np.maximum(variance, 0.0))
+        half = stats.t.ppf(0.975, np.maximum(ks - 1, 1)) * sd / np.sqrt(ks)
+    out[1:, 1] = 2 * half.mean(axis=0)[1:]
+    for k in ks[1:]:
+        group = scores[:, :k]
+        others = (sum_a[:, k - 1:k] - group) / (k - 1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            out[k - 1, 2] = np.nanmean(_spearman_columns(group, others))
+    return out
 
 
-def _spearman(a: np.ndarray, b: np.ndarray) -> float:
+def _per_pair(pair: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    """Sum the rows of ``values`` (one per membership) per pair."""
+    total = np.zeros((n, values.shape[1]))
+    np.add.at(total, pair, values)
+    return total
+
+
+def _spearman_columns(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Spearman rho between matching columns of ``a`` and ``b`` (NaN for a constant column)."""
     from scipy import stats
 
-    if np.ptp(a) == 0 or np.ptp(b) == 0:
-        return math.nan
-    return float(np.corrcoef(stats.rankdata(a), stats.rankdata(b))[0, 1])
+    ra, rb = stats.rankdata(a, axis=0), stats.rankdata(b, axis=0)
+    ra, rb = ra - ra.mean(axis=0), rb - rb.mean(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (ra * rb).sum(axis=0) / np.sqrt((ra ** 2).sum(axis=0) * (rb ** 2).sum(axis=0))
 
 
 def _resampled(pilot: _Pilot, rng: np.random.Generator) -> RatingModel | None:
@@ -325,19 +345,17 @@ def reliability_curve(ratings: pd.DataFrame, max_raters: int = 20, *,
     pilot = _pilot(ratings)
     model = _fit(pilot)
     ks = np.arange(1, max_raters + 1)
-    rows = []
-    for k in ks:
-        sims = np.array([_simulate(model, int(k), rng, extras=True)
-                         for _ in range(max(simulations, 1))])
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)     # k = 1: no width, no IAA-2
-            rows.append([int(k), *np.nanmean(sims, axis=0)])
-    frame = pd.DataFrame(rows, columns=["raters", "reliability", "ci_width", "iaa2"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)     # k = 1: no width, no IAA-2
+        point = np.nanmean([_simulate(model, max_raters, rng, extras=True)
+                            for _ in range(max(simulations, 1))], axis=0)
+    frame = pd.DataFrame({"raters": ks, "reliability": point[:, 0], "ci_width": point[:, 1],
+                          "iaa2": point[:, 2]})
     boot = np.full((replicates, len(ks)), np.nan)
     for b in range(replicates):
         sample = _resampled(pilot, rng)
         if sample is not None:
-            boot[b] = [_simulate(sample, int(k), rng)[0] for k in ks]
+            boot[b] = _simulate(sample, max_raters, rng)[:, 0]
     alpha = (1 - level) / 2
     with np.errstate(invalid="ignore"):
         low = np.nanquantile(boot, alpha, axis=0) if replicates else np.full(len(ks), np.nan)
@@ -350,3 +368,138 @@ def raters_needed(curve: pd.DataFrame, target: float, *, column: str = "reliabil
     """Fewest raters per pair whose ``column`` reaches ``target`` (None: not within the curve)."""
     reached = curve.loc[curve[column] >= target, "raters"]
     return int(reached.min()) if len(reached) else None
+
+
+def seconds_per_pair(ratings: pd.DataFrame) -> float:
+    """Median over raters of each rater's median seconds per pair
+    (:func:`lexgold.process.quality.median_seconds_per_pair`: the server's times, else the
+    gaps between ``answered_at`` of successive pages); NaN when the ratings carry no times."""
+    from lexgold.process.quality import median_seconds_per_pair
+
+    rated = ratings[ratings["kind"] != "checkpoint"]
+    per_rater = median_seconds_per_pair(rated).dropna()
+    return float(per_rater.median()) if len(per_rater) else math.nan
+
+
+def _figure(value):
+    """JSON-safe: NaN is None, numpy numbers are Python numbers."""
+    if value is None:
+        return None
+    value = float(value)
+    return None if math.isnan(value) else value
+
+
+def plan_study(ratings: pd.DataFrame, *, rng: np.random.Generator, max_raters: int = 20,
+               target: float = 0.9, replicates: int = 200, level: float = 0.9,
+               pairs: int | None = None, seconds: float | None = None,
+               pay_per_hour: float | None = None) -> dict:
+    """The figures of ``lexgold plan``: the curve, the raters needed for ``target`` and the cost.
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        Pilot ratings, long format.
+    pairs : int, optional
+        Pairs of the full study (default: the pilot's pairs), for the cost.
+    seconds : float, optional
+        Seconds per pair; default measured from the pilot's times (:func:`seconds_per_pair`).
+    pay_per_hour : float, optional
+        Pay per hour of rating; without it no cost is given.
+
+    Returns
+    -------
+    dict
+        ``curve`` (``raters, reliability, low, high`` per k), ``raters_needed`` (fewest k with
+        the expected reliability at ``target``; None beyond ``max_raters``),
+        ``raters_needed_low`` (fewest k whose interval's lower end reaches it), ``target``,
+        ``level``, ``details`` (``raters, ci_width, iaa2`` per k), ``pilot`` (raters, pairs,
+        ratings per pair) and ``cost`` (``pairs, seconds_per_pair, seconds_measured,
+        pay_per_hour, hours, amount`` for ``raters_needed`` raters; None figures when unknown).
+    """
+    checked = check_ratings(ratings)
+    curve = reliability_curve(checked, max_raters, rng=rng, replicates=replicates, level=level)
+    needed = raters_needed(curve, target)
+    rated = checked[checked["kind"] != "checkpoint"]
+    n_pairs = len(rated[ITEM].drop_duplicates())
+    measured = seconds is None
+    seconds = seconds_per_pair(checked) if measured else float(seconds)
+    study_pairs = n_pairs if pairs is None else int(pairs)
+    hours = (study_pairs * needed * seconds / 3600
+             if needed is not None and not math.isnan(seconds) else math.nan)
+    amount = hours * pay_per_hour if pay_per_hour is not None else math.nan
+    return {
+        "curve": [{"raters": int(row.raters), "reliability": _figure(row.reliability),
+                   "low": _figure(row.low), "high": _figure(row.high)}
+                  for row in curve.itertuples()],
+        "raters_needed": needed,
+        "raters_needed_low": raters_needed(curve, target, column="low"),
+        "target": target,
+        "level": level,
+        "details": [{"raters": int(row.raters), "ci_width": _figure(row.ci_width),
+                     "iaa2": _figure(row.iaa2)} for row in curve.itertuples()],
+        "pilot": {"raters": None if is_anonymous(rated) else int(rated["rater_id"].nunique()),
+                  "pairs": n_pairs,
+                  "ratings_per_pair": _figure(len(answers(checked)) / n_pairs)},
+        "cost": {"pairs": study_pairs, "raters": needed, "seconds_per_pair": _figure(seconds),
+                 "seconds_measured": measured and not math.isnan(seconds),
+                 "pay_per_hour": pay_per_hour, "hours": _figure(hours),
+                 "amount": _figure(amount)},
+    }
+
+
+def plot_curve(result: dict, path) -> None:
+    """Draw :func:`plan_study`'s curve with its interval and the target to a PNG at ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    curve = pd.DataFrame(result["curve"])
+    figure, axes = plt.subplots(figsize=(6, 4))
+    axes.fill_between(curve["raters"], curve["low"].astype(float), curve["high"].astype(float),
+                      alpha=0.25, label=f"{result['level']:.0%} interval")
+    axes.plot(curve["raters"], curve["reliability"], marker="o", label="expected reliability")
+    axes.axhline(result["target"], color="grey", linestyle="--",
+                 label=f"target {result['target']:g}")
+    if result["raters_needed"] is not None:
+        axes.axvline(result["raters_needed"], color="tab:red", linestyle=":",
+                     label=f"{result['raters_needed']} raters per pair")
+    axes.set_xlabel("raters per pair (k)")
+    axes.set_ylabel("Spearman between two groups of k raters")
+    axes.set_title(f"pilot: {result['pilot']['pairs']} pairs, "
+                   f"{result['pilot']['ratings_per_pair']:.1f} ratings per pair")
+    axes.legend(loc="lower right")
+    axes.grid(alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
+def summary_lines(result: dict) -> list[str]:
+    """``lexgold plan``'s text output."""
+    def show(value):
+        return "n/a" if value is None else f"{value:.3f}"
+
+    lines = [f"raters  reliability  [{result['level']:.0%} interval]  pair-mean CI width  IAA-2"]
+    for row, extra in zip(result["curve"], result["details"]):
+        lines.append(f"{row['raters']:>6}  {show(row['reliability']):>11}  [{show(row['low'])}, "
+                     f"{show(row['high'])}]  {show(extra['ci_width']):>18}  "
+                     f"{show(extra['iaa2'])}")
+    needed, low = result["raters_needed"], result["raters_needed_low"]
+    k_max = len(result["curve"])
+    lines.append(f"raters per pair for reliability {result['target']:g}: "
+                 + (str(needed) if needed is not None else f"more than {k_max}")
+                 + " (expected); "
+                 + (str(low) if low is not None else f"more than {k_max}")
+                 + " (lower end of the interval)")
+    cost = result["cost"]
+    if needed is not None and cost["seconds_per_pair"] is not None:
+        source = "measured" if cost["seconds_measured"] else "given"
+        text = (f"time: {cost['pairs']} pairs x {needed} raters x "
+                f"{cost['seconds_per_pair']:.1f} s ({source}) = {cost['hours']:.1f} hours")
+        if cost["amount"] is not None:
+            text += f"; cost at {cost['pay_per_hour']:g} per hour: {cost['amount']:.2f}"
+        lines.append(text)
+    elif needed is not None:
+        lines.append("time and cost: no times in the ratings; give --seconds-per-pair")
+    return lines
