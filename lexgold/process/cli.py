@@ -22,7 +22,9 @@ from lexgold.cliutil import (
 @click.command()
 @click.argument("ratings", type=click.Path(exists=True, dir_okay=False))
 @click.option("--json", "as_json", is_flag=True,
-              help="JSON with keys iaa1, iaa2, raters, pairs (and split_half with --split-half).")
+              help="JSON with keys iaa1, iaa2, raters, pairs, alpha_interval, alpha_ordinal, "
+                   "icc1, icck, icc (form and 95 % intervals) (and split_half with "
+                   "--split-half).")
 @click.option("--detail", is_flag=True,
               help="JSON also gets shared_pairs (pairs rated by more than one rater) and "
                    "by_tranche (per-tranche IAA weighted by pairs).")
@@ -47,7 +49,11 @@ def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed)
     figures: the per-tranche figures weighted by each tranche's listed pairs, a pair listed
     twice kept as two items (how WordSim-353's 0.611 / 0.756 were aggregated), and the number
     of pairs rated by more than one rater. Ratings without rater identity (SimVerb-3500) have
-    no IAA: use --split-half.
+    no IAA: use --split-half. Beyond IAA: Krippendorff's alpha (interval and ordinal; pairs
+    with two or more ratings, rater identity not needed) and the ICC, two-way random, absolute
+    agreement: ICC(2,1) for one rater, ICC(2,k) for the mean of a tranche's k raters, with 95 %
+    intervals, on each tranche's raters and pairs that form a complete block
+    (docs/process.md).
 
     \b
     Example:
