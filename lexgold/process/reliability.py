@@ -11,8 +11,8 @@ as their mean (:func:`lexgold.process.ratings.answers`).
   more ratings count, pooled over tranches, and ratings without rater identity (SimVerb-3500)
   have an alpha too;
 - the ICC is a two-way ANOVA and needs every rater to rate every pair: per tranche, the raters
-  who rated at least as many of its pairs as its median rater are kept, on the pairs they all
-  rated (listwise deletion), and the per-tranche figures are averaged weighted by those pairs.
+  who rated at least 80 % as many of its pairs as its most complete rater are kept (a rater
+  who quit half way is not), on the pairs they all rated (listwise deletion), and the per-tranche figures are averaged weighted by those pairs.
   The confidence bounds are averaged the same way (conservative: as wide as one tranche's).
 
 **Which ICC.** ICC(2,1) and ICC(2,k) of Shrout & Fleiss (1979), McGraw & Wong's ICC(A,1) and
@@ -162,7 +162,7 @@ def _complete_block(part: pd.DataFrame) -> np.ndarray:
     """One tranche's pairs x raters matrix, listwise complete (module docstring)."""
     table = part.pivot_table(index=ITEM, columns="rater_id", values="rating", aggfunc="mean")
     rated = table.notna().sum(axis=0)
-    table = table.loc[:, rated >= rated.median()]
+    table = table.loc[:, rated >= 0.8 * rated.max()]
     return table.dropna(axis=0, how="any").to_numpy(dtype=float)
 
 
