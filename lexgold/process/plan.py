@@ -225,7 +225,11 @@ def _simulate(model: RatingModel, max_raters: int, rng: np.random.Generator, *,
     from scipy import stats
 
     k_max = max_raters
-    drawn = rng.integers(0, len(model.loading), size=(model.n_tranches, 2 * k_max))
+    pool = len(model.loading)
+    if pool >= 2 * k_max:      # distinct raters in a tranche: no rater's bias in both groups
+        drawn = np.argsort(rng.random((model.n_tranches, pool)), axis=1)[:, :2 * k_max]
+    else:
+        drawn = rng.integers(0, pool, size=(model.n_tranches, 2 * k_max))
     drawn = drawn[model.tranche]
     scores = (model.offset[drawn] + model.loading[drawn] * model.z[model.pair][:, None]
               + model.noise[drawn] * rng.standard_normal(drawn.shape))
