@@ -74,8 +74,10 @@ def agreement_figures(frame, *, pool: str = "tranche", min_overlap: int = 10, sp
 
 def _icc_figures(found: dict) -> dict:
     """``icc1``, ``icck`` and the ``icc`` entry (form, intervals, k, pairs) of the JSON."""
+    from lexgold.process.reliability import ICC_FORM
+
     return {"icc1": _number(found["icc1"]), "icck": _number(found["icck"]),
-            "icc": {"form": "ICC(2,1) and ICC(2,k): two-way random, absolute agreement",
+            "icc": {"form": ICC_FORM,
                     "icc1_ci95": [_number(found["icc1_low"]), _number(found["icc1_high"])],
                     "icck_ci95": [_number(found["icck_low"]), _number(found["icck_high"])],
                     "raters": _number(found["raters"]), "pairs": found["pairs"]}}

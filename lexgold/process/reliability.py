@@ -36,6 +36,8 @@ from lexgold.process.agreement import AgreementWarning
 from lexgold.process.ratings import ITEM, answers, check_ratings
 
 LEVELS = ("interval", "ordinal")
+#: the ICC reported (module docstring)
+ICC_FORM = "ICC(2,1) and ICC(2,k): two-way random, absolute agreement"
 
 
 def krippendorff_alpha(ratings: pd.DataFrame, level: str = "interval") -> float:
@@ -199,3 +201,29 @@ def icc(ratings: pd.DataFrame, *, confidence: float = 0.95) -> dict:
     result["pairs"] = int(weights.sum())
     result["raters"] = float(np.average([b["raters"] for b in blocks], weights=weights))
     return result
+
+
+def reliability_figures(ratings: pd.DataFrame) -> dict:
+    """Alpha and ICC as ``report.json`` and ``agree --json`` give them (NaN as None):
+    ``alpha_interval``, ``alpha_ordinal``, ``icc1``, ``icck`` and ``icc`` (the form, 95 %
+    intervals, the k of ``icck`` and the pairs of the complete blocks); the ICC is None for
+    ratings without rater identity."""
+    from lexgold.process.ratings import is_anonymous
+
+    def number(value):
+        return None if value is None or math.isnan(value) else float(value)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AgreementWarning)
+        out = {"alpha_interval": number(krippendorff_alpha(ratings, "interval")),
+               "alpha_ordinal": number(krippendorff_alpha(ratings, "ordinal")),
+               "icc1": None, "icck": None}
+        if is_anonymous(ratings):
+            return out
+        found = icc(ratings)
+    out.update(icc1=number(found["icc1"]), icck=number(found["icck"]),
+               icc={"form": ICC_FORM,
+                    "icc1_ci95": [number(found["icc1_low"]), number(found["icc1_high"])],
+                    "icck_ci95": [number(found["icck_low"]), number(found["icck_high"])],
+                    "raters": number(found["raters"]), "pairs": found["pairs"]})
+    return out
