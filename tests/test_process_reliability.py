@@ -187,3 +187,20 @@ def test_agree_without_rater_identity_gives_alpha_only(tmp_path):
     figures = json.loads(result.output)
     assert figures["alpha_interval"] == pytest.approx(0.849, abs=5e-4)
     assert figures["icc1"] is None and figures["icck"] is None
+
+
+def test_admin_figures_give_alpha_and_icck_per_tranche():
+    from lexgold.annotate.figures import agreement
+
+    rng = np.random.default_rng(9)
+    first = np.round(rng.normal(3, 1, (15, 1)) + rng.normal(0, 0.7, (15, 4)))
+    second = np.round(rng.normal(3, 1, (15, 1)) + rng.normal(0, 0.7, (15, 3)))
+    frame = pd.concat([long_frame(first, 1, "a"), long_frame(second, 2, "b")]).assign(
+        kind="unique")
+    table = agreement(frame).set_index("tranche")
+    for tranche, matrix in ((1, first), (2, second)):
+        part = frame[frame["tranche"] == tranche]
+        assert table.loc[tranche, "alpha_interval"] == pytest.approx(
+            krippendorff.alpha(reliability_data=matrix.T, level_of_measurement="interval"))
+        assert table.loc[tranche, "icck"] == pytest.approx(icc_matrix(matrix)["icck"])
+        assert table.loc[tranche, "icck"] == pytest.approx(icc(part)["icck"])
