@@ -182,3 +182,27 @@ def test_the_command_reports_bad_input_in_one_line(tmp_path):
     assert result.exit_code == 1
     assert result.output.startswith("Error: ") and len(result.output.strip().splitlines()) == 1
     assert "no two raters share 3 or more pairs" in result.output
+
+
+def test_plan_reads_an_imported_wordsim353_layout(tmp_path):
+    """The wide one-column-per-rater layout of WordSim-353's set1/set2, through `ratings
+    import`, then `plan` (a known reliability: truth + N(0, 1.5) on 0..10, 13 raters)."""
+    rng = np.random.default_rng(21)
+    truth = rng.uniform(0, 10, 60)
+    lines = ["Word 1,Word 2,Human (mean)," + ",".join(str(j) for j in range(1, 14))]
+    matrix = np.clip(np.round(truth[:, None] + rng.normal(0, 1.5, (60, 13))), 0, 10)
+    for i, row in enumerate(matrix.astype(int)):
+        lines.append(f"a{i},b{i},{row.mean():.2f}," + ",".join(map(str, row)))
+    (tmp_path / "set1.csv").write_text("\n".join(lines) + "\n")
+    runner = CliRunner()
+    imported = runner.invoke(cli, ["ratings", "import", str(tmp_path / "set1.csv"),
+                                   "--scale", "0", "10", "--out", str(tmp_path / "long.csv")])
+    assert imported.exit_code == 0, imported.output
+    result = runner.invoke(cli, ["plan", str(tmp_path / "long.csv"), "--json",
+                                 "--max-raters", "6", "--bootstrap", "20"])
+    assert result.exit_code == 0, result.output
+    curve = pd.DataFrame(json.loads(result.output)["curve"]).set_index("raters")
+    frame = pd.DataFrame([{"rater_id": f"r{j}", "tranche": 1, "word1": f"a{i}",
+                           "rating": matrix[i, j]} for i in range(60) for j in range(13)])
+    assert curve.loc[6, "reliability"] == pytest.approx(
+        observed(frame, 6, np.random.default_rng(0)), abs=0.03)
