@@ -8,15 +8,16 @@ section 4, for groups of any size; HyperLex section 5 reports IAA-2 beside it).
 Spearman-Brown on a small pilot is noisy and overconfident: it treats the pilot's raters as the
 crowd. Here the pilot is **modelled** and studies of ``k`` raters are **simulated** from it:
 
-- a one-factor model per rater ``j`` (fitted per tranche, on the covariances of raters who share
-  pairs, never on a rater's own variance): ``y_ij = a_j + lambda_j z_i + e_ij``, with ``z_i``
-  the pair's standardised score, ``lambda_j`` the rater's loading (scale times the spread of the
-  true scores; about 0 for a spammer), ``a_j`` the rater's bias and ``e_ij ~ N(0, sigma_j)``
-  noise; on an integer scale ``sigma_j`` loses the rounding variance 1/12 (Sheppard) because the
-  simulation rounds and clips to the scale again (ordinal rounding);
-- a simulated study draws, per tranche, ``2k`` raters from the pilot's raters (their fitted
-  parameters, with fresh noise), rates each pair in its tranche, and correlates the two groups'
-  pair means;
+- a model per rater ``j``: ``y_ij = a_j + s_j t_i + e_ij``, rounded and clipped to the scale,
+  with ``t_i`` the pair's true score, ``s_j`` the rater's scale (about 0 for a spammer),
+  ``a_j`` its bias and ``e_ij ~ N(0, sigma_j)`` noise. Loadings come from a one-factor fit per
+  tranche on the covariances of raters who share pairs (never a rater's own variance), divided
+  by the tranche's median loading; ``t_i`` is the least-squares estimate weighted by the
+  scales, shrunk by its estimation error; on an integer scale ``sigma_j`` loses the rounding
+  variance 1/12 (Sheppard) because the simulation rounds and clips again;
+- a simulated study draws, per tranche, ``2k`` distinct raters among the pilot's raters (their
+  fitted parameters, with fresh noise), rates each pair in its tranche (a pair of several
+  tranches, the consistency set, in each), and correlates the two groups' pair means;
 - uncertainty: a bootstrap over pairs (the model refitted) and over raters (the pool the crowd is
   drawn from resampled), so a pilot of 4 raters, one of them careless, gets a wide interval.
 
@@ -342,6 +343,9 @@ def reliability_curve(ratings: pd.DataFrame, max_raters: int = 20, *,
     TR9856 (Levy et al. 2015) section 4, split-half reliability; HyperLex (Vulic et al. 2017)
     section 5, IAA-2.
     """
+    if not isinstance(rng, np.random.Generator):
+        raise InputError(f"expected a numpy.random.Generator, found {type(rng).__name__}",
+                         field="rng")
     if max_raters < 1:
         raise InputError(f"max_raters must be at least 1, got {max_raters}", field="max_raters")
     if not 0 < level < 1:
