@@ -12,7 +12,7 @@ from lexgold.cliutil import LexgoldGroup
 from lexgold.resources.cli import resources
 from lexgold.builder.cli import build, relations
 from lexgold.annotate.cli import serve, study
-from lexgold.process.cli import agree, process, simulate
+from lexgold.process.cli import agree, plan, process, simulate
 from lexgold.ratings.cli import ratings
 from lexgold.evaluate.cli import analogy, evaluate, sdt
 from lexgold.languages.cli import crosslingual, pack, translate
@@ -30,7 +30,7 @@ def cli():
     """
 
 
-for command in (resources, build, relations, study, serve, ratings, agree, process, simulate,
+for command in (resources, build, relations, study, serve, ratings, agree, plan, process, simulate,
                 evaluate, analogy, sdt, translate, crosslingual, pack, prolific):
     cli.add_command(command)
 

@@ -44,5 +44,6 @@ def test_the_command_prints_the_library_figures(ratings_file):
     assert shown.output.splitlines() == summary_lines(result, anonymous)
     as_json = CliRunner().invoke(cli, ["agree", str(ratings_file), "--min-overlap", "2",
                                        "--json"])
-    assert json.loads(as_json.output) == {k: result[k] for k in ("iaa1", "iaa2", "raters",
-                                                                 "pairs")}
+    assert json.loads(as_json.output) == {k: result[k] for k in (
+        "iaa1", "iaa2", "raters", "pairs", "alpha_interval", "alpha_ordinal", "icc1", "icck",
+        "icc")}

@@ -167,7 +167,8 @@ def test_simulate_agree_process_commands(tmp_path, pairs):
     result = invoke("agree", str(ratings), "--json")
     assert result.exit_code == 0, result.output
     figures = json.loads(result.output.strip().splitlines()[-1])
-    assert set(figures) == {"iaa1", "iaa2", "raters", "pairs"}
+    assert set(figures) == {"iaa1", "iaa2", "raters", "pairs", "alpha_interval",
+                            "alpha_ordinal", "icc1", "icck", "icc"}
     assert figures["raters"] == 120 and figures["pairs"] == 300
     assert 0 < figures["iaa1"] < figures["iaa2"] < 1
     text = invoke("agree", str(ratings))

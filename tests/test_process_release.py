@@ -254,6 +254,12 @@ def test_dataset_card_has_yaml_header_and_the_reports_figures(simlex_release):
     assert report["protocol_sha256"] in text and "ab" * 32 in text and "seed 11" in text
     assert f"{report['dates']['first']} to {report['dates']['last']}" in text
     assert "from [0, 6] to [0, 10]" in text and "Licence: TODO" in text
+    beyond = report["agreement"]["beyond_iaa"]          # issue 26: alpha and ICC(2,1)/(2,k)
+    assert f"interval {beyond['alpha_interval']:.3f}, ordinal {beyond['alpha_ordinal']:.3f}" \
+        in text
+    assert f"ICC(2,1) (one rater) {beyond['icc1']:.3f}" in text
+    assert 0 < beyond["icc1"] < beyond["icck"] < 1 and beyond["icc"]["pairs"] > 0
+    assert f"ICC(2,1) (one rater) {beyond['icc1']:.3f}" in (out / "report.md").read_text()
     citation = yaml.safe_load((out / "CITATION.cff").read_text())
     assert citation["cff-version"] == "1.2.0" and citation["type"] == "dataset"
     assert citation["references"][0]["year"] == 2015

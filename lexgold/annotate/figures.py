@@ -60,7 +60,8 @@ LISTS = ("quality", "exclusions", "pairs_below")
 EVERY_S = 5.0
 #: a refresher waits at least this many times its last computation before the next
 BACKOFF = 4.0
-TRANCHE_FIELDS = [*recruit.TRANCHE_COLUMNS, "iaa1", "iaa2", "median_minutes"]
+TRANCHE_FIELDS = [*recruit.TRANCHE_COLUMNS, "iaa1", "iaa2", "alpha_interval", "icck",
+                  "median_minutes"]
 
 
 @dataclass
@@ -122,7 +123,7 @@ def compute(session: Session, config: StudyConfig, protocol: dict, *,
     found = recruit.tally(slots, shown, excluded, config.min_accepted_raters)
     notes: list[str] = []
     tranches = found["tranches"].merge(
-        agreement(ratings, notes) if admin else _none("iaa1", "iaa2"),
+        agreement(ratings, notes) if admin else _none("iaa1", "iaa2", "alpha_interval", "icck"),
         on="tranche", how="left").merge(minutes, on="tranche", how="left")[TRANCHE_FIELDS]
     ids = raters[["rater_id", "platform", "platform_id"]]
     return {"n_answers": len(ratings), "min_accepted_raters": config.min_accepted_raters,
@@ -159,19 +160,24 @@ def _none(*columns: str) -> pd.DataFrame:
 
 
 def agreement(ratings: pd.DataFrame, notes: list[str] | None = None) -> pd.DataFrame:
-    """IAA-1 and IAA-2 per tranche (HyperLex section 5), NaN where undefined; why a figure is
+    """IAA-1 and IAA-2 per tranche (HyperLex section 5), Krippendorff's interval alpha and
+    ICC(2,k) (:mod:`lexgold.process.reliability`), NaN where undefined; why a figure is
     undefined goes to ``notes`` (the admin page shows them; never the log)."""
     from lexgold.process.agreement import iaa_against_mean, iaa_pairwise
+    from lexgold.process.reliability import icc, krippendorff_alpha
 
     rows = []
     rated = ratings[ratings["kind"] != "checkpoint"] if len(ratings) else ratings
+    columns = ["tranche", "iaa1", "iaa2", "alpha_interval", "icck"]
     for tranche, frame in rated.groupby("tranche"):
         with collected_warnings() as caveats:
             rows.append({"tranche": tranche, "iaa1": iaa_pairwise(frame),
-                         "iaa2": iaa_against_mean(frame)})
+                         "iaa2": iaa_against_mean(frame),
+                         "alpha_interval": krippendorff_alpha(frame, "interval"),
+                         "icck": icc(frame)["icck"]})
         if notes is not None:
             notes.extend(f"tranche {tranche}: {caveat}" for caveat in caveats)
-    return pd.DataFrame(rows, columns=["tranche", "iaa1", "iaa2"])
+    return pd.DataFrame(rows, columns=columns)
 
 
 def quality(ratings: pd.DataFrame, ids: pd.DataFrame) -> pd.DataFrame:

@@ -155,7 +155,8 @@ def overview():
     shown = stored.figures if stored is not None else {}
     table = _progress(now()).merge(
         pd.DataFrame(shown.get("tranches", []), columns=figures.TRANCHE_FIELDS)[
-            ["tranche", "accepted", "missing", "iaa1", "iaa2", "median_minutes"]],
+            ["tranche", "accepted", "missing", "iaa1", "iaa2", "alpha_interval", "icck",
+             "median_minutes"]],
         on="tranche", how="left").astype(object)
     table = table.where(table.notna(), None)
     stages = db().execute(select(m.Rater.stage, func.count()).group_by(m.Rater.stage)).all()

@@ -6,7 +6,9 @@ mean of the other raters (HyperLex section 5; SimLex-999 section 3.3). Next to t
 figures: the per-tranche figures weighted by each tranche's listed pairs (how WordSim-353's
 0.611 / 0.756 were aggregated), the pairs rated by more than one rater, and optionally
 split-half reliability on random halves of each pair's ratings, the only figure for ratings
-without rater identity (SimVerb-3500).
+without rater identity (SimVerb-3500). Beyond IAA: Krippendorff's alpha (interval, ordinal; also
+without rater identity) and ICC(2,1) / ICC(2,k) with 95 % intervals
+(:mod:`lexgold.process.reliability`, which says how each handles missing ratings).
 """
 
 from __future__ import annotations
@@ -37,12 +39,19 @@ def agreement_figures(frame, *, pool: str = "tranche", min_overlap: int = 10, sp
     -------
     dict
         ``iaa1``, ``iaa2`` (None when undefined or without rater identity), ``raters``,
-        ``pairs``; with rater identity also ``shared_pairs`` and ``by_tranche``; with
-        ``splits > 0`` ``split_half`` (random halves, seeded by ``seed``).
+        ``pairs``, ``alpha_interval``, ``alpha_ordinal`` (Krippendorff), ``icc1``, ``icck``
+        (ICC(2,1), ICC(2,k); None without rater identity) and ``icc`` (the form, the 95 %
+        intervals and the k of ``icck``); with rater identity also ``shared_pairs`` and
+        ``by_tranche``; with ``splits > 0`` ``split_half`` (random halves, seeded by ``seed``).
     """
+    from lexgold.process.reliability import icc, krippendorff_alpha
+
     rated = frame[frame["kind"] != "checkpoint"]
     result = {"iaa1": None, "iaa2": None, "raters": None,
-              "pairs": len(rated[ITEM].drop_duplicates())}
+              "pairs": len(rated[ITEM].drop_duplicates()),
+              "alpha_interval": _number(krippendorff_alpha(frame, "interval")),
+              "alpha_ordinal": _number(krippendorff_alpha(frame, "ordinal")),
+              "icc1": None, "icck": None}
     if not (is_anonymous(frame) if anonymous is None else anonymous):
         weighted = iaa_weighted_by_pairs(frame, min_overlap=min_overlap)
         pooled = stage_agreement(frame, pool=pool, min_overlap=min_overlap)   # one matrix
@@ -50,6 +59,7 @@ def agreement_figures(frame, *, pool: str = "tranche", min_overlap: int = 10, sp
             iaa1=_number(pooled["iaa1"]),
             iaa2=_number(pooled["iaa2"]),
             raters=int(rated["rater_id"].nunique()),
+            **_icc_figures(icc(frame)),
             shared_pairs=int((rated.groupby(ITEM)["rater_id"].nunique() > 1).sum()),
             by_tranche={"iaa1": _number(weighted["iaa1"]), "iaa2": _number(weighted["iaa2"]),
                         "tranches": [{k: _number(v) for k, v in row.items()}
@@ -60,6 +70,17 @@ def agreement_figures(frame, *, pool: str = "tranche", min_overlap: int = 10, sp
         half = split_half_random(frame, rng=np.random.default_rng(seed), splits=splits)
         result["split_half"] = {k: _number(v) for k, v in half.items()}
     return result
+
+
+def _icc_figures(found: dict) -> dict:
+    """``icc1``, ``icck`` and the ``icc`` entry (form, intervals, k, pairs) of the JSON."""
+    from lexgold.process.reliability import ICC_FORM
+
+    return {"icc1": _number(found["icc1"]), "icck": _number(found["icck"]),
+            "icc": {"form": ICC_FORM,
+                    "icc1_ci95": [_number(found["icc1_low"]), _number(found["icc1_high"])],
+                    "icck_ci95": [_number(found["icck_low"]), _number(found["icck_high"])],
+                    "raters": _number(found["raters"]), "pairs": found["pairs"]}}
 
 
 def agree_file(path, *, pool: str = "tranche", min_overlap: int = 10, splits: int = 0,
@@ -106,6 +127,14 @@ def summary_lines(result: dict, anonymous: bool) -> list[str]:
                      f"{show(weighted['iaa1'])}  IAA-2 {show(weighted['iaa2'])}  ({parts})")
         lines.append(f"raters: {result['raters']}  pairs: {result['pairs']}  "
                      f"rated by more than one rater: {result['shared_pairs']}")
+        ci = result["icc"]
+        k = "n/a" if ci["raters"] is None else f"{ci['raters']:.3g}"
+        lines.append(f"ICC(2,1) {show(result['icc1'])} [{show(ci['icc1_ci95'][0])}, "
+                     f"{show(ci['icc1_ci95'][1])}]  ICC(2,k) {show(result['icck'])} "
+                     f"[{show(ci['icck_ci95'][0])}, {show(ci['icck_ci95'][1])}]  (k = {k}, "
+                     f"{ci['pairs']} pairs in complete blocks per tranche)")
+    lines.append(f"Krippendorff's alpha: interval {show(result['alpha_interval'])}  "
+                 f"ordinal {show(result['alpha_ordinal'])}")
     if "split_half" in result:
         half = result["split_half"]
         lines.append(f"split-half on random halves ({half['splits']} splits, {half['pairs']} "

@@ -22,7 +22,9 @@ from lexgold.cliutil import (
 @click.command()
 @click.argument("ratings", type=click.Path(exists=True, dir_okay=False))
 @click.option("--json", "as_json", is_flag=True,
-              help="JSON with keys iaa1, iaa2, raters, pairs (and split_half with --split-half).")
+              help="JSON with keys iaa1, iaa2, raters, pairs, alpha_interval, alpha_ordinal, "
+                   "icc1, icck, icc (form and 95 % intervals) (and split_half with "
+                   "--split-half).")
 @click.option("--detail", is_flag=True,
               help="JSON also gets shared_pairs (pairs rated by more than one rater) and "
                    "by_tranche (per-tranche IAA weighted by pairs).")
@@ -47,7 +49,11 @@ def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed)
     figures: the per-tranche figures weighted by each tranche's listed pairs, a pair listed
     twice kept as two items (how WordSim-353's 0.611 / 0.756 were aggregated), and the number
     of pairs rated by more than one rater. Ratings without rater identity (SimVerb-3500) have
-    no IAA: use --split-half.
+    no IAA: use --split-half. Beyond IAA: Krippendorff's alpha (interval and ordinal; pairs
+    with two or more ratings, rater identity not needed) and the ICC, two-way random, absolute
+    agreement: ICC(2,1) for one rater, ICC(2,k) for the mean of a tranche's k raters, with 95 %
+    intervals, on each tranche's raters and pairs that form a complete block
+    (docs/process.md).
 
     \b
     Example:
@@ -236,3 +242,64 @@ def simulate(protocol, pairs_path, n_pairs, out_path, truth_path, raters_per_tra
         return
     click.echo(f"wrote {len(ratings)} ratings by {len(raters)} raters "
                f"({int(raters['spammer'].sum())} spammers) on {len(rated)} pairs to {out_path}")
+
+
+@click.command()
+@click.argument("ratings", metavar="STUDY_OR_RATINGS")
+@click.option("--target", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.9, show_default=True,
+              help="Reliability wanted: the Spearman between the pair means of two "
+                   "independent groups of raters.")
+@click.option("--max-raters", type=click.IntRange(min=1, max=200), default=20,
+              show_default=True, help="Largest number of raters per pair on the curve.")
+@click.option("--pay-per-hour", type=click.FloatRange(min=0), default=None,
+              help="Pay per hour of rating, for the cost of the raters needed.")
+@click.option("--seconds-per-pair", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds a rater spends on a pair; default: measured from the ratings' "
+                   "times (answered_at, server_ms).")
+@click.option("--pairs", "n_pairs", type=click.IntRange(min=1), default=None,
+              help="Pairs of the full study, for the cost; default: the pilot's pairs.")
+@bootstrap_option("replicates", 200, "Bootstrap replicates for the interval (0: none).")
+@click.option("--level", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.9, show_default=True, help="Coverage of the interval.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="FILE.png",
+              help="Also draw the curve with its interval to this PNG.")
+@click.option("--json", "as_json", is_flag=True,
+              help='JSON {"curve": [{"raters", "reliability", "low", "high"}, ...], '
+                   '"raters_needed", "raters_needed_low", "details", "pilot", "cost", ...}.')
+@seed_option
+def plan(ratings, target, max_raters, pay_per_hour, seconds_per_pair, n_pairs, replicates,
+         level, plot_path, as_json, seed):
+    """How many raters per pair? Plan a study from pilot ratings.
+
+    STUDY_OR_RATINGS is a study (SQLite file or database URL), an export of one, or a
+    long-format ratings CSV (`ratings import`, `simulate`; rater identity optional). For k = 1
+    .. --max-raters raters per pair, prints the expected reliability of the gold scores (the
+    Spearman between the pair means of two disjoint groups of k raters) with an interval, the
+    expected width of a pair mean's 95 % CI and the expected IAA-2, the raters needed for
+    --target, and the time and cost. The pilot is modelled (pair scores, each rater's bias,
+    scale and noise, rounding to the scale) and studies of k raters are simulated from it; the
+    interval comes from a bootstrap over pairs and raters (docs/process.md, "How many raters?").
+
+    \b
+    Example:
+        lexgold plan pilot.csv --target 0.9 --pay-per-hour 12 --plot curve.png
+    """
+    import numpy as np
+
+    from lexgold.process.plan import plan_study, plot_curve, summary_lines
+    from lexgold.process.source import read_source
+
+    source = read_source(ratings)
+    result = plan_study(source.ratings, rng=np.random.default_rng(seed), max_raters=max_raters,
+                        target=target, replicates=replicates, level=level, pairs=n_pairs,
+                        seconds=seconds_per_pair, pay_per_hour=pay_per_hour)
+    if plot_path:
+        plot_curve(result, plot_path)
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    for line in summary_lines(result):
+        click.echo(line)
+    if plot_path:
+        click.echo(f"wrote {plot_path}")

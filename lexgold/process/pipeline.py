@@ -530,6 +530,9 @@ def _agreement(raw, calibrated, final, scores, config, rng) -> dict:
         if final["tranche"].nunique() > 1 or (final["kind"] == "duplicate").any():
             out["weighted_by_pairs"] = iaa.iaa_weighted_by_pairs(
                 final, min_overlap=config.agreement.min_overlap)
+        from lexgold.process.reliability import reliability_figures
+
+        out["beyond_iaa"] = reliability_figures(final)        # alpha and ICC (issue 26)
         out["by_subset"] = {}
         for column in ("pos", "conc_class", "concQ", "relation", "conc_group", "topic"):
             if column in scores.columns and scores[column].replace("", np.nan).notna().any():

@@ -201,13 +201,37 @@ def _datasheet(report: dict, gold: pd.DataFrame) -> list[str]:
         lines.append(f"| {stage} | {_ci(agreement[stage], 'iaa1', level)} | "
                      f"{_ci(agreement[stage], 'iaa2', level)} |")
     lines += ["", f"Intervals: percentile bootstrap over pairs, {agreement.get('bootstrap', 0)} "
-              f"replicates, seed {text(report.get('seed', '?'))}.", "",
+              f"replicates, seed {text(report.get('seed', '?'))}.", ""]
+    lines += beyond_iaa_lines(agreement.get("beyond_iaa"))
+    lines += [
+              "### Uses", "", "- Intended uses: TODO.", "- Uses to avoid: TODO.", "",
               "### Uses", "", "- Intended uses: TODO.", "- Uses to avoid: TODO.", "",
               "### Distribution", "",
               "- Licence: TODO (also `license` in the YAML header and `CITATION.cff`).",
               "- Citation: TODO; see `CITATION.cff`, and cite the protocol's paper.", "",
               "### Maintenance", "", "- Maintainer and contact: TODO.", "- Errata: TODO.", ""]
     return lines
+
+
+def beyond_iaa_lines(figures: dict | None) -> list[str]:
+    """Krippendorff's alpha and the ICC of the released ratings (issue 26)."""
+    if not figures:
+        return []
+
+    def show(value):
+        return "n/a" if value is None else f"{value:.3f}"
+
+    lines = [f"Krippendorff's alpha of the released ratings: interval "
+             f"{show(figures['alpha_interval'])}, ordinal {show(figures['alpha_ordinal'])}."]
+    if "icc" in figures:
+        ci = figures["icc"]
+        lines.append(f"ICC(2,1) (one rater) {show(figures['icc1'])} "
+                     f"[{show(ci['icc1_ci95'][0])}, {show(ci['icc1_ci95'][1])}], ICC(2,k) "
+                     f"(the mean of a tranche's {show(ci['raters'])} raters) "
+                     f"{show(figures['icck'])} [{show(ci['icck_ci95'][0])}, "
+                     f"{show(ci['icck_ci95'][1])}]: two-way random, absolute agreement, 95 % "
+                     f"intervals, on each tranche's complete block of raters and pairs.")
+    return [*lines, ""]
 
 
 def _protocol_name(manifest: dict) -> str:

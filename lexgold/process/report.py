@@ -101,6 +101,10 @@ def write_markdown(report: dict, gold: pd.DataFrame, path: Path, images: list[st
         lines += ["", f"{level:.0%} bootstrap intervals over pairs ({agreement['bootstrap']} "
                   f"replicates): IAA-1 {_fmt(final['iaa1_ci'][0])}-{_fmt(final['iaa1_ci'][1])}, "
                   f"IAA-2 {_fmt(final['iaa2_ci'][0])}-{_fmt(final['iaa2_ci'][1])}."]
+    if agreement.get("beyond_iaa"):
+        from lexgold.process.publish import beyond_iaa_lines
+
+        lines += ["", *beyond_iaa_lines(agreement["beyond_iaa"])[:-1]]
     for name, rows in agreement.get("by_subset", {}).items():
         lines += ["", f"### By {text(name)}", "", "| subset | IAA-1 | IAA-2 | raters | pairs |",
                   "| --- | --- | --- | --- | --- |"]
