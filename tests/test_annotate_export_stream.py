@@ -27,8 +27,12 @@ from lexgold.annotate.study import (
 from lexgold.cli import cli
 from lexgold.process.simulate import Crowd
 
-#: rater ids whose order is easy to get wrong (case, a leading '-', a formula, non-ASCII)
-AWKWARD = ["Zeta", "alpha", "-Xb3_k", "=cmd", "\u00c9mile", "10", "9", "a b"]
+#: rater ids whose order is easy to get wrong (case, a leading '-', a formula, non-ASCII) or
+#: that the CSV must quote (comma, double quote)
+AWKWARD = ["Zeta", "alpha", "-Xb3_k", "=cmd", "\u00c9mile", "10", "9", "a b", 'say "hi"',
+           "x,y"]
+#: pair words the CSV must quote (comma, quote, line feed) or keep as they are (CR, unicode)
+AWKWARD_WORDS = ["a,b", 'q"uote', "line\nbreak", "cr\rword", "\u00e9t\u00e9 \u05e9"]
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +52,12 @@ def _rehearsed(url, folder, pairs):
         ids = session.scalars(select(m.Rater.id).order_by(m.Rater.id)).all()
         for rater, name in zip(ids, AWKWARD):
             session.execute(update(m.Rater).where(m.Rater.id == rater).values(public_id=name))
+        pair_ids = session.scalars(select(m.Pair.id).order_by(m.Pair.id)).all()
+        for pair, word in zip(pair_ids, AWKWARD_WORDS):
+            session.execute(update(m.Pair).where(m.Pair.id == pair).values(word2=word))
+        session.execute(update(m.Pair).where(m.Pair.id == pair_ids[-1]).values(pos="N,V"))
+        session.execute(update(m.Rater).where(m.Rater.id == ids[0]).values(confirmed=True,
+                                                                           fast_pages=2))
     engine.dispose()
 
 
@@ -57,6 +67,10 @@ def _check_same_bytes(url):
         for complete in (True, False):
             whole = export_ratings(session, complete_only=complete)
             assert len(whole) and set(AWKWARD) & set(whole["rater_id"])
+            handle = io.StringIO()                   # the database writes the lines
+            counts = write_export(session, handle, complete_only=complete)
+            assert handle.getvalue() == whole.to_csv(index=False)
+            assert counts == (len(whole), whole["rater_id"].nunique())
             for raters in (1, 3, 500):
                 pieces = list(export_chunks(session, complete_only=complete, raters=raters))
                 assert all(p["rater_id"].nunique() <= raters for p in pieces)
@@ -84,7 +98,7 @@ def test_the_streamed_export_is_the_bytes_of_the_whole_export(tmp_path, pairs):
     result = CliRunner().invoke(cli, ["study", "export", str(tmp_path / "study.sqlite"),
                                       "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert out.read_text(encoding="utf-8") == whole.getvalue()
+    assert out.read_bytes() == whole.getvalue().encode("utf-8")   # a CR kept as it is
     admin = make_app(url).test_client()              # the admin's download
     admin.post("/admin/login", data={"password": "s3cret"})
     response = admin.get("/admin/ratings.csv")
