@@ -69,7 +69,7 @@ def export_sql(dialect: str, checkpoints: int, complete_only: bool, topic: bool)
                                  f":w2_{k} AS word2" for k in range(checkpoints))
     if not options:
         options = "SELECT -1 AS idx, -1 AS choice, '' AS word1, '' AS word2"
-    q = lambda x: _field(x, dialect)                  # noqa: E731
+    q = lambda x: _field(x, dialect)
     topic_field = f"',' || {q('p.topic')}" if topic else "''"
     no_topic = "','" if topic else "''"                 # a checkpoint's empty topic
     confirmed = "CASE WHEN confirmed THEN '1' ELSE '0' END"
