@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from sqlalchemy import select, update
-from test_annotate_app import make_app, protocol_variant, usf_pair_file
+from test_annotate_app import make_app, protocol_variant, tr9856_pair_file, usf_pair_file
 
 from lexgold.annotate import models as m
 from lexgold.annotate.db import (
@@ -123,3 +123,26 @@ def test_the_streamed_export_on_postgresql(postgres_url, tmp_path, pairs):
     with postgres_schema(postgres_url, "export") as (_, url):
         _rehearsed(url, tmp_path, pairs)
         _check_same_bytes(url)
+
+
+def test_a_topic_study_exports_its_topic_column_the_same(tmp_path, usf):
+    """TR9856 (topics, binary answers): the database-written export keeps the ``topic`` column
+    and its quoting (a topic with a comma and a quote), the bytes of the pandas export."""
+    pairs = tr9856_pair_file(usf, tmp_path / "pairs.csv")
+    url = database_url(tmp_path / "topics.sqlite")
+    create_study("tr9856", pairs, url, seed=1)
+    rehearse(url, rng=np.random.default_rng(2), crowd=Crowd(spammers=0.0, quitters=0.3))
+    engine = make_engine(url)
+    with session_factory(engine)() as session, session.begin():
+        first = session.scalars(select(m.Pair.id).order_by(m.Pair.id)).first()
+        session.execute(update(m.Pair).where(m.Pair.id == first)
+                        .values(topic='war, "peace"'))
+    with session_factory(engine, write=False)() as session:
+        for complete in (True, False):
+            whole = export_ratings(session, complete_only=complete)
+            assert "topic" in whole and (whole["topic"] == 'war, "peace"').any()
+            handle = io.StringIO()
+            counts = write_export(session, handle, complete_only=complete)
+            assert handle.getvalue() == whole.to_csv(index=False)
+            assert counts == (len(whole), whole["rater_id"].nunique())
+    engine.dispose()
