@@ -7,7 +7,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from sqlalchemy import select, update
-from test_annotate_app import make_app, protocol_variant, tr9856_pair_file, usf_pair_file
+from test_annotate_app import (
+    make_app,
+    protocol_variant,
+    tr9856_pair_file,
+    usf_pair_file,
+)
 
 from lexgold.annotate import models as m
 from lexgold.annotate.db import (
