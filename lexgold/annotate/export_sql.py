@@ -19,6 +19,7 @@ answers (by id), as the stable sort of the pandas export does.
 from __future__ import annotations
 
 import re
+import sqlite3
 from operator import itemgetter
 
 from sqlalchemy import text
@@ -73,20 +74,22 @@ def export_sql(dialect: str, checkpoints: int, complete_only: bool, topic: bool)
     topic_field = f"',' || {q('p.topic')}" if topic else "''"
     no_topic = "','" if topic else "''"                 # a checkpoint's empty topic
     confirmed = "CASE WHEN confirmed THEN '1' ELSE '0' END"
+    # SQLite before 3.35 (2021) has no MATERIALIZED: the same query, evaluated as it chooses
+    mat = "MATERIALIZED " if dialect != "sqlite" or sqlite3.sqlite_version_info >= (3, 35) else ""
     tables = (
-        f"options AS MATERIALIZED ({options}), "
-        f"rf AS MATERIALIZED (SELECT id, public_id, completed_at IS NOT NULL AS done, "
+        f"options AS {mat}({options}), "
+        f"rf AS {mat}(SELECT id, public_id, completed_at IS NOT NULL AS done, "
         f"{q('public_id')} || ',' AS head, ',' || {q('platform')} || ',' || {confirmed} || "
         f"',' || {_number('fast_pages')} || ',' || {_number('browsers')} AS tail FROM rater), "
-        f"itf AS MATERIALIZED (SELECT i.id, t.number AS tranche, {_number('t.number')} || ',' "
+        f"itf AS {mat}(SELECT i.id, t.number AS tranche, {_number('t.number')} || ',' "
         f"|| {q('p.word1')} || ',' || {q('p.word2')} || ',' AS head, ',' || {q('p.pos')} || "
         f"',' || {q('i.kind')} || ',' AS mid, {topic_field} AS topic "
         f"FROM item i JOIN tranche t ON i.tranche_id = t.id "
         f"JOIN pair p ON i.pair_id = p.id), "
-        f"sf AS MATERIALIZED (SELECT s.id, s.checkpoint, t.number AS tranche, "
+        f"sf AS {mat}(SELECT s.id, s.checkpoint, t.number AS tranche, "
         f"{_number('t.number')} || ',' AS head, ',' || {q('s.batch')} || ',checkpoint,' AS mid "
         f"FROM step s JOIN tranche t ON s.tranche_id = t.id WHERE s.kind = 'checkpoint'), "
-        f"cpf AS MATERIALIZED (SELECT idx, choice, {q('word1')} || ',' || {q('word2')} || ',' "
+        f"cpf AS {mat}(SELECT idx, choice, {q('word1')} || ',' || {q('word2')} || ',' "
         f"AS words FROM options)")
     answers = (f"SELECT rf.public_id AS rater, itf.tranche AS tranche, "
                f"{stamp.format(t='a.answered_at')} AS at, 0 AS src, a.id AS id, "
