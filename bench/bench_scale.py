@@ -23,6 +23,9 @@ this checkout or the one given by ``--root``): wall time and the child's peak re
   written by the ``sqlite3`` command line (``-csv``, one joined SELECT; when it is installed);
 - start-up: ``lexgold --help`` against ``python -c "import click"`` (median of 5).
 
+The admin view's figures of the issue (render time; raters' p50/p95/p99 with and without an
+admin tab reloading) come from ``bench/bench_admin.py`` on studies of the same sizes.
+
 Usage: python bench/bench_scale.py [--raters 2000 10000] [--runs 1] [--root DIR]
        [--data /tmp/lexgold-bench-scale] [--skip-process] [--skip-agree] [--skip-export]
 ``--root`` measures another checkout (e.g. the base commit in a ``git worktree``) on the same
