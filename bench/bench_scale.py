@@ -23,6 +23,9 @@ this checkout or the one given by ``--root``): wall time and the child's peak re
   written by the ``sqlite3`` command line (``-csv``, one joined SELECT; when it is installed);
 - start-up: ``lexgold --help`` against ``python -c "import click"`` (median of 5).
 
+The admin view's figures of the issue (render time; raters' p50/p95/p99 with and without an
+admin tab reloading) come from ``bench/bench_admin.py`` on studies of the same sizes.
+
 Usage: python bench/bench_scale.py [--raters 2000 10000] [--runs 1] [--root DIR]
        [--data /tmp/lexgold-bench-scale] [--skip-process] [--skip-agree] [--skip-export]
 ``--root`` measures another checkout (e.g. the base commit in a ``git worktree``) on the same
@@ -113,7 +116,13 @@ def build_study_db(raters: int, folder: Path) -> Path:
     from lexgold.annotate.study import create_study
 
     path = folder / f"study_{raters}.sqlite"
-    if path.exists():
+    if path.exists():                                # cached: at this checkout's schema
+        from lexgold.annotate.db import is_current, make_engine, upgrade
+
+        engine = make_engine(f"sqlite:///{path}")
+        if not is_current(engine):
+            upgrade(engine)
+        engine.dispose()
         return path
     build_study(raters, folder)                      # pairs.csv
     partial = path.with_suffix(".partial")
@@ -185,6 +194,9 @@ def _stamp(seconds) -> str:
 def measure(argv: list[str], root: Path) -> tuple[float, float, float]:
     """Wall seconds, peak RSS (MB) and CPU seconds (user + system) of one subprocess."""
     env = {**os.environ, "PYTHONPATH": str(root)}
+    timed = not argv[0].endswith(("python", "python3")) and Path("/usr/bin/time").exists()
+    if timed:        # a non-Python child's ru_maxrss would count this process's pages (fork)
+        argv = ["/usr/bin/time", "-f", "maxrss_kb %M", *argv]
     start = time.perf_counter()
     child = subprocess.Popen(argv, env=env, cwd=root, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE)      # cwd: `python -c` imports from it
@@ -194,7 +206,10 @@ def measure(argv: list[str], root: Path) -> tuple[float, float, float]:
     child.stderr.close()
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(argv)} failed:\n{error}")
-    return seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
+    peak_kb = usage.ru_maxrss
+    if timed:
+        peak_kb = int(error.rsplit("maxrss_kb ", 1)[1].split()[0])
+    return seconds, peak_kb / 1024, usage.ru_utime + usage.ru_stime
 
 
 def median_of(argv, root, runs):

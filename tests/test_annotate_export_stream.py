@@ -7,7 +7,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from sqlalchemy import select, update
-from test_annotate_app import make_app, protocol_variant, usf_pair_file
+from test_annotate_app import (
+    make_app,
+    protocol_variant,
+    tr9856_pair_file,
+    usf_pair_file,
+)
 
 from lexgold.annotate import models as m
 from lexgold.annotate.db import (
@@ -27,8 +32,12 @@ from lexgold.annotate.study import (
 from lexgold.cli import cli
 from lexgold.process.simulate import Crowd
 
-#: rater ids whose order is easy to get wrong (case, a leading '-', a formula, non-ASCII)
-AWKWARD = ["Zeta", "alpha", "-Xb3_k", "=cmd", "\u00c9mile", "10", "9", "a b"]
+#: rater ids whose order is easy to get wrong (case, a leading '-', a formula, non-ASCII) or
+#: that the CSV must quote (comma, double quote)
+AWKWARD = ["Zeta", "alpha", "-Xb3_k", "=cmd", "\u00c9mile", "10", "9", "a b", 'say "hi"',
+           "x,y"]
+#: pair words the CSV must quote (comma, quote, line feed) or keep as they are (CR, unicode)
+AWKWARD_WORDS = ["a,b", 'q"uote', "line\nbreak", "cr\rword", "\u00e9t\u00e9 \u05e9"]
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +57,12 @@ def _rehearsed(url, folder, pairs):
         ids = session.scalars(select(m.Rater.id).order_by(m.Rater.id)).all()
         for rater, name in zip(ids, AWKWARD):
             session.execute(update(m.Rater).where(m.Rater.id == rater).values(public_id=name))
+        pair_ids = session.scalars(select(m.Pair.id).order_by(m.Pair.id)).all()
+        for pair, word in zip(pair_ids, AWKWARD_WORDS):
+            session.execute(update(m.Pair).where(m.Pair.id == pair).values(word2=word))
+        session.execute(update(m.Pair).where(m.Pair.id == pair_ids[-1]).values(pos="N,V"))
+        session.execute(update(m.Rater).where(m.Rater.id == ids[0]).values(confirmed=True,
+                                                                           fast_pages=2))
     engine.dispose()
 
 
@@ -57,6 +72,10 @@ def _check_same_bytes(url):
         for complete in (True, False):
             whole = export_ratings(session, complete_only=complete)
             assert len(whole) and set(AWKWARD) & set(whole["rater_id"])
+            handle = io.StringIO()                   # the database writes the lines
+            counts = write_export(session, handle, complete_only=complete)
+            assert handle.getvalue() == whole.to_csv(index=False)
+            assert counts == (len(whole), whole["rater_id"].nunique())
             for raters in (1, 3, 500):
                 pieces = list(export_chunks(session, complete_only=complete, raters=raters))
                 assert all(p["rater_id"].nunique() <= raters for p in pieces)
@@ -84,7 +103,7 @@ def test_the_streamed_export_is_the_bytes_of_the_whole_export(tmp_path, pairs):
     result = CliRunner().invoke(cli, ["study", "export", str(tmp_path / "study.sqlite"),
                                       "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert out.read_text(encoding="utf-8") == whole.getvalue()
+    assert out.read_bytes() == whole.getvalue().encode("utf-8")   # a CR kept as it is
     admin = make_app(url).test_client()              # the admin's download
     admin.post("/admin/login", data={"password": "s3cret"})
     response = admin.get("/admin/ratings.csv")
@@ -109,3 +128,26 @@ def test_the_streamed_export_on_postgresql(postgres_url, tmp_path, pairs):
     with postgres_schema(postgres_url, "export") as (_, url):
         _rehearsed(url, tmp_path, pairs)
         _check_same_bytes(url)
+
+
+def test_a_topic_study_exports_its_topic_column_the_same(tmp_path, usf):
+    """TR9856 (topics, binary answers): the database-written export keeps the ``topic`` column
+    and its quoting (a topic with a comma and a quote), the bytes of the pandas export."""
+    pairs = tr9856_pair_file(usf, tmp_path / "pairs.csv")
+    url = database_url(tmp_path / "topics.sqlite")
+    create_study("tr9856", pairs, url, seed=1)
+    rehearse(url, rng=np.random.default_rng(2), crowd=Crowd(spammers=0.0, quitters=0.3))
+    engine = make_engine(url)
+    with session_factory(engine)() as session, session.begin():
+        first = session.scalars(select(m.Pair.id).order_by(m.Pair.id)).first()
+        session.execute(update(m.Pair).where(m.Pair.id == first)
+                        .values(topic='war, "peace"'))
+    with session_factory(engine, write=False)() as session:
+        for complete in (True, False):
+            whole = export_ratings(session, complete_only=complete)
+            assert "topic" in whole and (whole["topic"] == 'war, "peace"').any()
+            handle = io.StringIO()
+            counts = write_export(session, handle, complete_only=complete)
+            assert handle.getvalue() == whole.to_csv(index=False)
+            assert counts == (len(whole), whole["rater_id"].nunique())
+    engine.dispose()

@@ -3,6 +3,7 @@ the same figures as the admin view computed in its request before, stored with a
 shown by the admin view without recomputing, refreshed by a background process."""
 
 import json
+import os
 import re
 import time
 import warnings
@@ -264,3 +265,26 @@ def test_refresh_top_up_and_page_on_postgres(tmp_path, usf, postgres_url):
         assert re.search(r"figures as of \S+\+00:00, 0 answers since", html)
         assert admin.get("/admin/quality.csv").get_data(as_text=True).count("\n") == 5
         app.extensions["lexgold_engine"].dispose()
+
+
+def test_refresher_computes_at_low_priority_and_writes_at_its_own(study, monkeypatch):
+    """The write lock is never held at the lowered priority (issue 22: raters' writes waited
+    over 5 s while a niced refresher stored its figures on a busy machine)."""
+    app, url, _ = study
+    seen, compute, save = {}, figures.compute, figures.save
+
+    def computing(*args, **kwargs):
+        seen["compute"] = os.getpriority(os.PRIO_PROCESS, 0)     # this thread's
+        return compute(*args, **kwargs)
+
+    def saving(*args, **kwargs):
+        seen["save"] = os.getpriority(os.PRIO_PROCESS, 0)
+        return save(*args, **kwargs)
+
+    monkeypatch.setattr(figures, "compute", computing)
+    monkeypatch.setattr(figures, "save", saving)
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    figures.watch(url, every_s=0, rounds=1, nice=3)
+    assert seen == {"compute": min(own + 3, 19), "save": own}
+    assert os.getpriority(os.PRIO_PROCESS, 0) == own
+    assert _stored(app) is not None

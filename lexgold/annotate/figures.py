@@ -20,7 +20,7 @@ completed since the stored figures, every tranche short of accepted raters gets 
 (:func:`lexgold.annotate.recruit.top_up`'s rule; concurrent refreshers collide on (tranche,
 number) and add nothing twice). ``lexgold serve`` runs :func:`watch` in a child process
 (:func:`start_refresher`; its own interpreter, so no GIL is shared with the raters' requests,
-at a lower priority), at most every ``--figures-every`` seconds, and waiting at least
+computing at a lower priority, writing at the server's), at most every ``--figures-every`` seconds, and waiting at least
 :data:`BACKOFF` times as long as the last computation took (so it uses at most a fifth of a
 core); ``lexgold study figures`` runs it by hand or as a loop
 (``--watch``) on another host. The admin view only reads the stored figures (:func:`load`):
@@ -39,7 +39,7 @@ from datetime import datetime
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import case, func, select
+from sqlalchemy import case, func, insert, select, update
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
@@ -252,25 +252,26 @@ def save(session: Session, key: dict, computed_at: datetime, figures: dict) -> N
              DETAILS_ID: json.dumps({name: figures.get(name, []) for name in LISTS},
                                     allow_nan=False, default=str)}
     session.commit()
-    for row_id, text in texts.items():
-        row = session.get(m.StudyFigures, row_id)
-        if row is None:
-            session.add(m.StudyFigures(id=row_id, version=_key_text(key),
-                                       computed_at=computed_at, figures=text))
-        else:
-            row.version, row.computed_at, row.figures = _key_text(key), computed_at, text
+    table = m.StudyFigures.__table__
+    for row_id, text in texts.items():   # two statements: the old rows are never read here
+        values = {"version": _key_text(key), "computed_at": computed_at, "figures": text}
+        if not session.execute(update(table).where(table.c.id == row_id)
+                               .values(**values)).rowcount:
+            session.execute(insert(table).values(id=row_id, **values))
     session.commit()
 
 
 # -- refreshing and topping up ------------------------------------------------------------------
 
 def refresh(reads: Session, writes: Session, *, now: datetime | None = None,
-            force: bool = False) -> dict:
+            force: bool = False, run=None) -> dict:
     """Recompute and store the figures if the study changed since they were stored (or
     ``force``), topping up recruitment when a tranche has become fully completed since.
 
     ``reads`` computes (never holding the write lock; on SQLite a writing session would keep
-    every rater waiting), ``writes`` adds slots and stores.
+    every rater waiting), ``writes`` adds slots and stores. ``run(function, *args)`` runs the
+    computation (default: here; :func:`watch` runs it in a thread of lower priority, so the
+    writes, which hold SQLite's write lock, run at the server's priority).
 
     Returns
     -------
@@ -287,7 +288,8 @@ def refresh(reads: Session, writes: Session, *, now: datetime | None = None,
     stored, now = load(reads), now or database_now(reads)
     reads.commit()
     started = time.perf_counter()
-    figures = compute(reads, config, recruit.protocol_from_text(study.protocol_text))
+    protocol = recruit.protocol_from_text(study.protocol_text)
+    figures = (run or _call)(compute, reads, config, protocol)
     seconds = time.perf_counter() - started
     added = {}
     before = set(stored.figures.get("full", [])) if stored is not None else set()
@@ -303,6 +305,10 @@ def refresh(reads: Session, writes: Session, *, now: datetime | None = None,
     except (IntegrityError, OperationalError):
         writes.rollback()     # stored by another refresher, or busy: the next round stores
     return {"computed": True, "seconds": seconds, "added": added}
+
+
+def _call(function, *args):
+    return function(*args)
 
 
 def add_slots(session: Session, figures: dict, key: dict, minimum: int) -> dict:
@@ -345,29 +351,49 @@ def top_up(session: Session, config: StudyConfig, tranche_id: int | None = None)
 
 
 def watch(url: str, every_s: float = EVERY_S, parent: int | None = None,
-          rounds: int | None = None) -> None:
+          rounds: int | None = None, nice: int = 0) -> None:
     """Refresh the figures of the study at ``url`` in a loop: every ``every_s`` seconds, or
     :data:`BACKOFF` times the last computation if longer; stops when the process ``parent``
     is gone (the server that started it) or after ``rounds``. A database error is reported on
-    stderr and retried at the next round."""
+    stderr and retried at the next round.
+
+    ``nice`` (> 0) lowers the priority of the computation only (its own thread; Linux keeps
+    a priority per thread): the short writes that follow hold SQLite's write lock, and a
+    process of low priority holding it on a busy machine made raters' writes wait over 5 s
+    (the 503 retry page; issue 22)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from lexgold.annotate.db import make_engine, session_factory
 
     engine = make_engine(url, statement_timeout_s=600)
     reads, writes = session_factory(engine, write=False), session_factory(engine)
+    worker = ThreadPoolExecutor(1, initializer=_lower_priority, initargs=(nice,))
+
+    def run(function, *args):
+        return worker.submit(function, *args).result()
+
     done = 0
     try:
         while (parent is None or os.getppid() == parent) and (rounds is None or done < rounds):
             started = time.perf_counter()
             try:
                 with reads() as r, writes() as w:
-                    refresh(r, w)
+                    refresh(r, w, run=run)
             except SQLAlchemyError as err:
                 print(f"lexgold figures: {str(err).splitlines()[0]}", file=sys.stderr)
             done += 1
             if rounds is None or done < rounds:
                 time.sleep(max(every_s, BACKOFF * (time.perf_counter() - started)))
     finally:
+        worker.shutdown()
         engine.dispose()
+
+
+def _lower_priority(nice: int) -> None:
+    """Lower the calling thread's priority by ``nice`` (per thread on Linux; where ``os.nice``
+    applies to the whole process, the whole refresher, as before)."""
+    if nice > 0 and hasattr(os, "nice"):
+        os.nice(nice)
 
 
 def start_refresher(url: str, every_s: float = EVERY_S):
@@ -393,9 +419,7 @@ NICE = 10
 
 
 if __name__ == "__main__":         # started by start_refresher
-    if hasattr(os, "nice"):
-        os.nice(NICE)
     try:
-        watch(os.environ[URL_VARIABLE], float(sys.argv[1]), int(sys.argv[2]))
+        watch(os.environ[URL_VARIABLE], float(sys.argv[1]), int(sys.argv[2]), nice=NICE)
     except KeyboardInterrupt:
         pass

@@ -208,9 +208,7 @@ def export_chunks(session: Session, *, complete_only: bool = False,
     when nothing is stored), so the header is always written.
     """
     study = session.scalars(select(m.Study)).one()
-    keep_topic = study.config["group_by"] == "topic" or session.execute(
-        _answers_query(complete_only).with_only_columns(m.Answer.id).order_by(None)
-        .where(or_(m.Pair.topic != "", m.Pair.topic.is_(None))).limit(1)).first() is not None
+    keep_topic = _keeps_topic(session, study, complete_only)
     keys = set(session.execute(
         _answers_query(complete_only).with_only_columns(m.Tranche.number, m.Rater.public_id,
                                                         m.Rater.id).order_by(None)
@@ -234,14 +232,34 @@ def export_chunks(session: Session, *, complete_only: bool = False,
         yield frame if keep_topic else frame.drop(columns="topic")
 
 
+def _keeps_topic(session: Session, study, complete_only: bool) -> bool:
+    """Does the export have a ``topic`` column (a topic study, or a pair with a topic)?"""
+    return study.config["group_by"] == "topic" or session.execute(
+        _answers_query(complete_only).with_only_columns(m.Answer.id).order_by(None)
+        .where(or_(m.Pair.topic != "", m.Pair.topic.is_(None))).limit(1)).first() is not None
+
+
 def write_export(session: Session, handle, *, complete_only: bool = False,
-                 escape: bool = False, raters: int = EXPORT_CHUNK_RATERS) -> tuple[int, int]:
-    """Write :func:`export_ratings` as CSV to the text ``handle``, piece by piece
-    (:func:`export_chunks`): the bytes of ``export_ratings(...).to_csv(handle, index=False)``
-    (through :func:`escape_formulas` with ``escape``). Returns (answers, raters)."""
+                 escape: bool = False, raters: int | None = None) -> tuple[int, int]:
+    """Write :func:`export_ratings` as CSV to the text ``handle``: the bytes of
+    ``export_ratings(...).to_csv(handle, index=False)`` (through :func:`escape_formulas` with
+    ``escape``). Returns (answers, raters).
+
+    Without ``escape`` and ``raters`` the database writes the CSV lines
+    (:mod:`lexgold.annotate.export_sql`, `lexgold study export`); otherwise the rows go through
+    pandas, ``raters`` (default :data:`EXPORT_CHUNK_RATERS`) raters at a time
+    (:func:`export_chunks`)."""
+    if not escape and raters is None:
+        from lexgold.annotate.export_sql import write_export_sql
+
+        study = session.scalars(select(m.Study)).one()
+        columns = (EXPORT_COLUMNS + ["topic"] * _keeps_topic(session, study, complete_only)
+                   + ["start_value", "response_ms", "server_ms"] + RATER_CHECKS)
+        return write_export_sql(session, handle, columns, study.config,
+                                complete_only=complete_only)
     answers, seen = 0, set()
     for number, frame in enumerate(export_chunks(session, complete_only=complete_only,
-                                                 raters=raters)):
+                                                 raters=raters or EXPORT_CHUNK_RATERS)):
         (escape_formulas(frame) if escape else frame).to_csv(handle, index=False,
                                                              header=number == 0)
         answers += len(frame)

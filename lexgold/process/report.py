@@ -11,18 +11,26 @@ import json
 import math
 from pathlib import Path
 
-import matplotlib
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+from lexgold.process.markdown import code, text
 
-from lexgold.process.markdown import code, text  # noqa: E402
+
+def _pyplot():
+    """matplotlib's pyplot on the Agg backend, imported when a plot is drawn (not for
+    ``--no-plots``: it costs about a second of start-up on a busy machine; issue 22)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def plot_scores_by_subset(scores: pd.DataFrame, subset: str, path: Path,
                           score_range: tuple[float, float]) -> None:
     """Histogram of released scores, one panel per subset value."""
+    plt = _pyplot()
     groups = sorted(scores[subset].fillna("").astype(str).unique()) if subset in scores else [""]
     figure, axes = plt.subplots(1, len(groups), figsize=(3.2 * len(groups) + 1, 2.8),
                                 squeeze=False, sharey=True)
@@ -42,6 +50,7 @@ def plot_rater_agreement(agreement: pd.DataFrame, excluded: set, threshold: floa
                          path: Path) -> None:
     """Each rater's mean pairwise Spearman, sorted, with the rule-(a) threshold marked."""
     table = agreement.dropna(subset=["mean_rho"]).sort_values("mean_rho").reset_index(drop=True)
+    plt = _pyplot()
     figure, axis = plt.subplots(figsize=(7, 3))
     out = table["rater_id"].isin(excluded).to_numpy()
     axis.scatter(table.index[~out], table["mean_rho"][~out], s=6, c="#4477aa", label="kept")

@@ -1,0 +1,155 @@
+"""`lexgold study export` with the database writing the CSV lines (issue 22, item 4).
+
+One SELECT (answers and checkpoint answers, joined and sorted as
+:func:`lexgold.annotate.study.export_ratings` sorts them) returns each row as the finished CSV
+line, quoted as pandas' ``to_csv`` quotes it (Python's ``csv`` module, ``QUOTE_MINIMAL``: a field
+holding a comma, a double quote or a line feed is put in double quotes, its quotes doubled;
+NULL and the empty string are written as nothing). Python only writes the strings, streamed
+from the cursor (a server-side cursor on PostgreSQL), so memory stays flat and the time is
+close to the database's own CSV export. The bytes are those of
+``export_ratings(session, complete_only=...).to_csv(index=False)`` (tests/test_annotate_export_stream.py).
+
+Every exported value is an integer or a text (``rating``, ``start_value``, ``response_ms``,
+``server_ms``, ``fast_pages``, ``browsers`` are INTEGER columns; ``platform_confirmed`` a
+boolean written 0/1); ``answered_at`` is written to the second (``%Y-%m-%dT%H:%M:%SZ``), and
+rows of one rater with the same second keep the order answers (by id), then checkpoint
+answers (by id), as the stable sort of the pandas export does.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from operator import itemgetter
+
+from sqlalchemy import text
+from sqlalchemy.orm import Session
+
+#: rows fetched from the cursor at a time
+FETCH_ROWS = 20_000
+
+
+def _dialect(session: Session) -> str:
+    name = session.get_bind().dialect.name
+    return "postgresql" if name == "postgresql" else "sqlite"
+
+
+def _field(expression: str, dialect: str) -> str:
+    """SQL for one CSV field of the text ``expression`` (NULL -> empty), quoted as Python's
+    csv writer quotes with ``QUOTE_MINIMAL`` and ``\\n`` line ends."""
+    find = "instr({x}, {c}) > 0" if dialect == "sqlite" else "strpos({x}, {c}) > 0"
+    newline = "char(10)" if dialect == "sqlite" else "chr(10)"
+    x = f"coalesce({expression}, '')"
+    needs = " OR ".join(find.format(x=x, c=c) for c in ("','", "'\"'", newline))
+    return f"(CASE WHEN {needs} THEN '\"' || replace({x}, '\"', '\"\"') || '\"' ELSE {x} END)"
+
+
+def _number(expression: str) -> str:
+    """SQL for one CSV field of the integer ``expression`` (NULL -> empty)."""
+    return f"coalesce(CAST({expression} AS TEXT), '')"
+
+
+def export_sql(dialect: str, checkpoints: int, complete_only: bool, topic: bool) -> str:
+    """The SELECT of :func:`write_export_sql`: one column, the CSV line (with its ``\\n``).
+    ``checkpoints``: rows of the bound ``(:i{k}, :c{k}, :w1_{k}, :w2_{k})`` table of
+    checkpoint options.
+
+    The text fields are quoted once per rater, item and step (materialised tables), so an
+    answer's line is a concatenation; its time is cut from the stored text when it has
+    SQLAlchemy's SQLite layout (``YYYY-MM-DD HH:MM:SS.ffffff``), else formatted."""
+    if dialect == "sqlite":       # text sorts as Python sorts str: by code point
+        rater_order = "x.rater"
+        stamp = ("(CASE WHEN substr({t}, 11, 1) = ' ' AND length({t}) >= 19 THEN "
+                 "substr({t}, 1, 10) || 'T' || substr({t}, 12, 8) || 'Z' ELSE "
+                 "strftime('%Y-%m-%dT%H:%M:%SZ', {t}) END)")
+    else:
+        stamp = "to_char({t}, 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+        rater_order = 'x.rater COLLATE "C"'
+    done = " AND rf.done" if complete_only else ""
+    options = " UNION ALL ".join(f"SELECT :i{k} AS idx, :c{k} AS choice, :w1_{k} AS word1, "
+                                 f":w2_{k} AS word2" for k in range(checkpoints))
+    if not options:
+        options = "SELECT -1 AS idx, -1 AS choice, '' AS word1, '' AS word2"
+    q = lambda x: _field(x, dialect)
+    topic_field = f"',' || {q('p.topic')}" if topic else "''"
+    no_topic = "','" if topic else "''"                 # a checkpoint's empty topic
+    confirmed = "CASE WHEN confirmed THEN '1' ELSE '0' END"
+    # SQLite before 3.35 (2021) has no MATERIALIZED: the same query, evaluated as it chooses
+    mat = "MATERIALIZED " if dialect != "sqlite" or sqlite3.sqlite_version_info >= (3, 35) else ""
+    tables = (
+        f"options AS {mat}({options}), "
+        f"rf AS {mat}(SELECT id, public_id, completed_at IS NOT NULL AS done, "
+        f"{q('public_id')} || ',' AS head, ',' || {q('platform')} || ',' || {confirmed} || "
+        f"',' || {_number('fast_pages')} || ',' || {_number('browsers')} AS tail FROM rater), "
+        f"itf AS {mat}(SELECT i.id, t.number AS tranche, {_number('t.number')} || ',' "
+        f"|| {q('p.word1')} || ',' || {q('p.word2')} || ',' AS head, ',' || {q('p.pos')} || "
+        f"',' || {q('i.kind')} || ',' AS mid, {topic_field} AS topic "
+        f"FROM item i JOIN tranche t ON i.tranche_id = t.id "
+        f"JOIN pair p ON i.pair_id = p.id), "
+        f"sf AS {mat}(SELECT s.id, s.checkpoint, t.number AS tranche, "
+        f"{_number('t.number')} || ',' AS head, ',' || {q('s.batch')} || ',checkpoint,' AS mid "
+        f"FROM step s JOIN tranche t ON s.tranche_id = t.id WHERE s.kind = 'checkpoint'), "
+        f"cpf AS {mat}(SELECT idx, choice, {q('word1')} || ',' || {q('word2')} || ',' "
+        f"AS words FROM options)")
+    answers = (f"SELECT rf.public_id AS rater, itf.tranche AS tranche, "
+               f"{stamp.format(t='a.answered_at')} AS at, 0 AS src, a.id AS id, "
+               f"rf.head || itf.head || {_number('a.rating')} || itf.mid AS head, "
+               f"itf.topic AS topic, {_number('a.start_value')} AS start_value, "
+               f"a.response_ms AS response_ms, a.server_ms AS server_ms, rf.tail AS tail "
+               f"FROM answer a JOIN rf ON a.rater_id = rf.id JOIN itf ON a.item_id = itf.id "
+               f"WHERE 1 = 1{done}")
+    points = (f"SELECT rf.public_id, sf.tranche, {stamp.format(t='c.answered_at')}, 1, c.id, "
+              f"rf.head || sf.head || coalesce(cpf.words, ',,') || "
+              f"CASE WHEN c.correct THEN '1' ELSE '0' END || sf.mid, "
+              f"{no_topic}, '', c.response_ms, "
+              f"c.server_ms, rf.tail "
+              f"FROM checkpoint_answer c JOIN rf ON c.rater_id = rf.id "
+              f"JOIN sf ON c.step_id = sf.id "
+              f"LEFT JOIN cpf ON cpf.idx = sf.checkpoint AND cpf.choice = c.choice "
+              f"WHERE 1 = 1{done}")
+    line = (f"x.head || coalesce(x.at, '') || x.topic || ',' || x.start_value || ',' || "
+            f"{_number('x.response_ms')} || ',' || {_number('x.server_ms')} || x.tail")
+    line += " || char(10)" if dialect == "sqlite" else " || chr(10)"
+    return (f"WITH {tables} SELECT {line} AS line FROM ({answers} UNION ALL {points}) x "
+            f"ORDER BY x.tranche, {rater_order}, x.at, x.src, x.id")
+
+
+def _options(config: dict) -> dict:
+    """The bound checkpoint options table: index, choice, word1, word2 of every option."""
+    params, k = {}, 0
+    for index, checkpoint in enumerate(config.get("checkpoints") or []):
+        for choice, (word1, word2) in enumerate(checkpoint["options"]):
+            params |= {f"i{k}": index, f"c{k}": choice, f"w1_{k}": word1, f"w2_{k}": word2}
+            k += 1
+    return params
+
+
+def write_export_sql(session: Session, handle, columns: list[str], config: dict, *,
+                     complete_only: bool) -> tuple[int, int]:
+    """Write the export's CSV (header ``columns``, then one line per answer) to the text
+    ``handle`` with the database formatting each line (module docstring). Returns
+    (answers, raters)."""
+    dialect = _dialect(session)
+    params = _options(config)
+    sql = export_sql(dialect, len(params) // 4, complete_only, "topic" in columns)
+    handle.write(",".join(columns) + "\n")
+    answers = 0
+    # the driver's own cursor: SQLAlchemy rows would cost more than the database's work
+    raw = session.connection().connection.dbapi_connection
+    if dialect == "sqlite":
+        cursor = raw.cursor()
+    else:                         # a server-side cursor: the rows come FETCH_ROWS at a time
+        sql = re.sub(r":((?:i|c|w1_|w2_)\d+)\b", r"%(\1)s", sql)
+        cursor = raw.cursor(name="lexgold_export")
+    try:
+        cursor.execute(sql, params)
+        while rows := cursor.fetchmany(FETCH_ROWS):
+            handle.write("".join(map(itemgetter(0), rows)))
+            answers += len(rows)
+    finally:
+        cursor.close()
+    done = " AND completed_at IS NOT NULL" if complete_only else ""
+    raters = session.execute(text(
+        "SELECT count(*) FROM rater WHERE id IN (SELECT rater_id FROM answer UNION "
+        f"SELECT rater_id FROM checkpoint_answer){done}")).scalar_one()
+    return answers, int(raters)
