@@ -153,7 +153,7 @@ def low_agreement_threshold(agreement: pd.DataFrame, sd_below: float) -> float:
     if len(means) < 2:
         raise UndefinedStatistic(f"{len(means)} raters with a mean pairwise Spearman; rule "
                                  f"(a) needs 2")
-    return means.mean() - sd_below * means.std()
+    return float(means.mean() - sd_below * means.std())
 
 
 @rule("low_agreement", section="SimLex-999 section 3.6, rule (a)", needs_agreement=True, keys={
