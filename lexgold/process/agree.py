@@ -11,6 +11,7 @@ without rater identity (SimVerb-3500).
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
 
@@ -84,6 +85,13 @@ def agree_file(path, *, pool: str = "tranche", min_overlap: int = 10, splits: in
 
         messages += overlap_warnings(frame)
     return result, anonymous, messages
+
+
+def summary_json(result: dict, detail: bool = False) -> str:
+    """``lexgold agree --json``'s output: one JSON line; the per-tranche and shared-pair
+    tables only with ``detail`` (``--detail``)."""
+    extra = () if detail else ("shared_pairs", "by_tranche")
+    return json.dumps({k: v for k, v in result.items() if k not in extra})
 
 
 def summary_lines(result: dict, anonymous: bool) -> list[str]:
