@@ -54,6 +54,8 @@ def test_low_agreement_threshold_is_mean_minus_sd_below_sample_sds():
     table = pd.DataFrame({"mean_rho": [0.1, 0.5, 0.6, float("nan")]})
     # mean 0.4, sample SD sqrt(((-.3)^2 + .1^2 + .2^2) / 2) = sqrt(0.07)
     assert rules.low_agreement_threshold(table, 2.0) == pytest.approx(0.4 - 2 * 0.07 ** 0.5)
+    # two raters are enough: mean 0.3, sample SD sqrt(2 x 0.2^2 / 1)
+    assert rules.low_agreement_threshold(table.iloc[:2], 1.0) == pytest.approx(0.3 - 0.08 ** 0.5)
     with pytest.raises(UndefinedStatistic, match="1 raters with a mean pairwise Spearman"):
         rules.low_agreement_threshold(table.iloc[:1], 1.0)
 

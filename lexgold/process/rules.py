@@ -1,6 +1,8 @@
 """The rater exclusion rules, each defined once: its function, its paper section, its keys.
 
-A rule is a function ``(frame, config, agreement) -> rows`` registered with :func:`rule`; the
+A rule is a function ``(frame, config, agreement) -> rows`` registered with :func:`rule`
+right below it (``rule(name, ...)(function)``, not as a decorator: mutmut, README "Mutation
+testing", leaves decorated functions unmutated); the
 registry :data:`REGISTRY` is the one place everything else is derived from: the rule names and
 the keys ``[process.exclusions]`` accepts (:class:`lexgold.process.config.ExclusionConfig`),
 the rules :func:`lexgold.process.exclusions.exclusion_table` runs (for the pipeline, live
@@ -69,7 +71,7 @@ def setting(name: str, hint, default, doc: str) -> str:
 
 def rule(name: str, *, section: str, keys: dict[str, tuple] | None = None,
          needs_agreement: bool = False):
-    """Register the decorated function as the exclusion rule ``name``.
+    """Register a function as the exclusion rule ``name``: ``rule(name, ...)(function)``.
 
     ``keys`` maps each ``[process.exclusions]`` key the rule reads to ``(hint, default,
     doc)``; ``needs_agreement``: the rule reads the per-rater table of
@@ -99,9 +101,6 @@ NonNegative = Annotated[float, between(0)]
 
 # -- every protocol ----------------------------------------------------------------------------
 
-@rule("min_answers", section="lexgold's, for every protocol (a rater who quit early)", keys={
-    "min_answers_share": (Share, 1.0, ("excluded when the rater answered less than this share "
-                          "of the pairs shown in its tranche (1.0: only raters who finished)"))})
 def min_answers(frame, config, agreement) -> pd.DataFrame:
     """Raters who answered less than ``min_answers_share`` of their tranche's pairs.
 
@@ -125,9 +124,13 @@ def min_answers(frame, config, agreement) -> pd.DataFrame:
                   zip(hit["answered"], hit["shown"])])
 
 
+rule("min_answers", section="lexgold's, for every protocol (a rater who quit early)", keys={
+    "min_answers_share": (Share, 1.0, ("excluded when the rater answered less than this share "
+                          "of the pairs shown in its tranche (1.0: only raters who finished)"))})(min_answers)
+
+
 # -- SimLex-999 section 3.6 --------------------------------------------------------------------
 
-@rule("checkpoint", section="SimLex-999 section 3.6, rule (c)")
 def checkpoint(frame, config, agreement) -> pd.DataFrame:
     """Rule (c): any checkpoint question answered wrong (rating 0 on a checkpoint row)."""
     rows = frame[frame["kind"] == "checkpoint"]
@@ -136,6 +139,9 @@ def checkpoint(frame, config, agreement) -> pd.DataFrame:
     return _rows(hit.index, "checkpoint", hit["sum"], 0,
                  [f"{w} of {n} checkpoint questions wrong" for w, n in
                   zip(hit["sum"], hit["count"])])
+
+
+rule("checkpoint", section="SimLex-999 section 3.6, rule (c)")(checkpoint)
 
 
 def low_agreement_threshold(agreement: pd.DataFrame, sd_below: float) -> float:
@@ -156,9 +162,6 @@ def low_agreement_threshold(agreement: pd.DataFrame, sd_below: float) -> float:
     return float(means.mean() - sd_below * means.std())
 
 
-@rule("low_agreement", section="SimLex-999 section 3.6, rule (a)", needs_agreement=True, keys={
-    "sd_below": (NonNegative, 1.0, ("rule a: excluded when mean pairwise rho < mean of means - "
-                 "sd_below * SD"))})
 def low_agreement(frame, config, agreement) -> pd.DataFrame:
     """Rule (a): mean pairwise rho more than ``sd_below`` SD below the mean of the means."""
     means = agreement.dropna(subset=["mean_rho"])
@@ -169,10 +172,11 @@ def low_agreement(frame, config, agreement) -> pd.DataFrame:
                   f"{config.exclusions.sd_below:g} SD)" for v in hit["mean_rho"]])
 
 
-@rule("agreement_gain", section="SimLex-999 section 3.6, rule (b)", needs_agreement=True, keys={
-    "gain_fraction": (Annotated[float, between(0, 1, high_open=True)], 0.10,
-                      ("rule b: the share of raters whose removal raises IAA-1 most (at most "
-                      "every rater but one: 0 <= x < 1)"))})
+rule("low_agreement", section="SimLex-999 section 3.6, rule (a)", needs_agreement=True, keys={
+    "sd_below": (NonNegative, 1.0, ("rule a: excluded when mean pairwise rho < mean of means - "
+                 "sd_below * SD"))})(low_agreement)
+
+
 def agreement_gain(frame, config, agreement) -> pd.DataFrame:
     """Rule (b): the ``gain_fraction`` of raters whose removal raises IAA-1 most."""
     gains = agreement.dropna(subset=["gain"]).sort_values(["gain", "rater_id"],
@@ -187,6 +191,12 @@ def agreement_gain(frame, config, agreement) -> pd.DataFrame:
                   for v in hit["gain"]])
 
 
+rule("agreement_gain", section="SimLex-999 section 3.6, rule (b)", needs_agreement=True, keys={
+    "gain_fraction": (Annotated[float, between(0, 1, high_open=True)], 0.10,
+                      ("rule b: the share of raters whose removal raises IAA-1 most (at most "
+                      "every rater but one: 0 <= x < 1)"))})(agreement_gain)
+
+
 MAX_PER_TRANCHE = setting("max_per_tranche", Annotated[int, between(0)], 16,
                           "at most this many raters excluded per tranche (SimLex: 16); 0 = no "
                           "cap")
@@ -194,11 +204,6 @@ MAX_PER_TRANCHE = setting("max_per_tranche", Annotated[int, between(0)], 16,
 
 # -- HyperLex section 4.5 ----------------------------------------------------------------------
 
-@rule("duplicate_inconsistency", section="HyperLex section 4.5 (the criterion is lexgold's)",
-      keys={"duplicate_max_ratio": (
-          NonNegative, 1.0, ("excluded when the mean difference between the two answers to a "
-          "duplicate pair is at least this times the mean difference between answers to "
-          "different pairs (1: no better than chance; 0: any unequal answer)"))})
 def duplicate_inconsistency(frame, config, agreement) -> pd.DataFrame:
     """Answers to pairs shown twice no closer than answers to different pairs.
 
@@ -232,6 +237,13 @@ def duplicate_inconsistency(frame, config, agreement) -> pd.DataFrame:
                   zip(hit["unequal"], hit["pairs"], hit["D"], hit["R"])])
 
 
+rule("duplicate_inconsistency", section="HyperLex section 4.5 (the criterion is lexgold's)",
+      keys={"duplicate_max_ratio": (
+          NonNegative, 1.0, ("excluded when the mean difference between the two answers to a "
+          "duplicate pair is at least this times the mean difference between answers to "
+          "different pairs (1: no better than chance; 0: any unequal answer)"))})(duplicate_inconsistency)
+
+
 def gini_mean_difference(values) -> float:
     """Mean absolute difference over all pairs of distinct elements (NaN for fewer than 2).
 
@@ -248,10 +260,6 @@ def gini_mean_difference(values) -> float:
     return float(2 * np.sum(weights * x) / (n * (n - 1)))
 
 
-@rule("single_value", section="HyperLex section 4.5 (the criterion is lexgold's)", keys={
-    "single_value_share": (Annotated[float, between(0, 1, low_open=True)], 1.0,
-                           ("excluded when one value makes up at least this share of the "
-                           "answers"))})
 def single_value(frame, config, agreement) -> pd.DataFrame:
     """One rating value makes up at least ``single_value_share`` of the answers."""
     shares = _value_shares(frame)
@@ -261,13 +269,12 @@ def single_value(frame, config, agreement) -> pd.DataFrame:
                   zip(hit["top1"], hit["answers"], hit["value"])])
 
 
-@rule("two_value_alternation", section="HyperLex section 4.5 (the criterion is lexgold's)",
-      needs_agreement=True, keys={
-          "two_value_share": (Annotated[float, between(0, 1, low_open=True)], 1.0,
-                              "two values make up at least this share of the answers ..."),
-          "two_value_max_rho": (Annotated[float, between(-1, 1)], 0.3,
-                                ("... and the rater's rho against the mean of the others is "
-                                "below this"))})
+rule("single_value", section="HyperLex section 4.5 (the criterion is lexgold's)", keys={
+    "single_value_share": (Annotated[float, between(0, 1, low_open=True)], 1.0,
+                           ("excluded when one value makes up at least this share of the "
+                           "answers"))})(single_value)
+
+
 def two_value_alternation(frame, config, agreement) -> pd.DataFrame:
     """Two values cover ``two_value_share`` of the answers and rho vs the others is low."""
     shares = _value_shares(frame)
@@ -282,10 +289,15 @@ def two_value_alternation(frame, config, agreement) -> pd.DataFrame:
                   for s, r in zip(hit["top2"], hit["rho_vs_mean"])])
 
 
-@rule("random_consistency", section="HyperLex section 4.5 (the criterion is lexgold's)", keys={
-    "random_consistency_alpha": (Annotated[float, between(0, 1, low_open=True, high_open=True)],
-                                 0.05, ("random on the consistency set: one-sided p of rho("
-                                 "rater, others' mean) above this"))})
+rule("two_value_alternation", section="HyperLex section 4.5 (the criterion is lexgold's)",
+      needs_agreement=True, keys={
+          "two_value_share": (Annotated[float, between(0, 1, low_open=True)], 1.0,
+                              "two values make up at least this share of the answers ..."),
+          "two_value_max_rho": (Annotated[float, between(-1, 1)], 0.3,
+                                ("... and the rater's rho against the mean of the others is "
+                                "below this"))})(two_value_alternation)
+
+
 def random_consistency(frame, config, agreement) -> pd.DataFrame:
     """Consistency-set ratings no better than random: one-sided Spearman p > alpha."""
     items = consistency_items(frame)
@@ -304,11 +316,14 @@ def random_consistency(frame, config, agreement) -> pd.DataFrame:
                   f"one-sided p = {q:.3f}" for r, n, q in zip(hit["rho"], hit["n"], p[p > alpha])])
 
 
+rule("random_consistency", section="HyperLex section 4.5 (the criterion is lexgold's)", keys={
+    "random_consistency_alpha": (Annotated[float, between(0, 1, low_open=True, high_open=True)],
+                                 0.05, ("random on the consistency set: one-sided p of rho("
+                                 "rater, others' mean) above this"))})(random_consistency)
+
+
 # -- lexgold's own -----------------------------------------------------------------------------
 
-@rule("too_fast", section="lexgold's (no paper's; SimLex-999 section 3.5 gives the times)", keys={
-    "too_fast_s_per_pair": (NonNegative, 0.0, ("too_fast: excluded when the rater's median "
-                            "seconds per pair is below this; 0 = off"))})
 def too_fast(frame, config, agreement) -> pd.DataFrame:
     """Median seconds per pair below ``too_fast_s_per_pair`` (0: off); no times, no row."""
     limit = config.exclusions.too_fast_s_per_pair
@@ -319,6 +334,11 @@ def too_fast(frame, config, agreement) -> pd.DataFrame:
     hit = median[median < limit]
     return _rows(hit.index, "too_fast", hit, limit,
                  [f"median {v:.1f} s per pair < {limit:g} s" for v in hit])
+
+
+rule("too_fast", section="lexgold's (no paper's; SimLex-999 section 3.5 gives the times)", keys={
+    "too_fast_s_per_pair": (NonNegative, 0.0, ("too_fast: excluded when the rater's median "
+                            "seconds per pair is below this; 0 = off"))})(too_fast)
 
 
 #: the rule names, in the order ``[process.exclusions] rules`` lists them as allowed
