@@ -101,3 +101,13 @@ def test_a_bug_in_a_rule_surfaces_in_the_forecast_only_undefined_waits(monkeypat
     else:
         with pytest.raises(type(error)):
             exclusion_forecast(ratings, load_protocol("simlex"))
+
+
+def test_rule_a_counts_raters_whose_other_figures_are_undefined():
+    """Rule (a) reads mean_rho only: a rater with an undefined gain stays in the mean and SD
+    (mean 0.45, sample SD sqrt(0.17 / 3), threshold 0.212: only a is below)."""
+    table = pd.DataFrame({"rater_id": list("abcd"), "mean_rho": [0.1, 0.5, 0.6, 0.6],
+                          "gain": [float("nan"), 0.0, 0.0, 0.0]})
+    rows = rules.low_agreement(None, process_config("simlex"), table)
+    assert rows["rater_id"].tolist() == ["a"]
+    assert rows["threshold"].iloc[0] == pytest.approx(0.45 - (0.17 / 3) ** 0.5)
