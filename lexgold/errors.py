@@ -22,3 +22,11 @@ class WordNetNotFound(FileNotFoundError):
 
     Defined here, not in :mod:`lexgold.resources.wordnet` (which still exports it), so that the
     command line can report it without importing NLTK at start-up."""
+
+
+class UndefinedStatistic(ValueError):
+    """A statistic is undefined on the data so far (too few raters or pairs), not wrong.
+
+    Raised by an exclusion rule (:mod:`lexgold.process.rules`) that cannot be computed yet;
+    live recruitment reports it as "not yet computable" and waits, while any other error, a
+    bug included, surfaces."""

@@ -62,3 +62,13 @@ def normalise_spaces(text: str) -> str:
     'sole luna'
     """
     return " ".join(text.translate(_TO_SPACE).split())
+
+
+def read_stop_words(path: str | Path) -> frozenset[str]:
+    """A stop list file: one word per line; blank lines and lines starting with ``#`` ignored."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as err:
+        raise InputError(f"stop list is not UTF-8 ({err.reason})", path=path) from None
+    return frozenset(w.strip() for w in lines if w.strip() and not w.lstrip().startswith("#"))

@@ -109,7 +109,8 @@ def test_multistream_index_has_wikipedias_layout(multistream):
 
 
 def test_multistream_gives_the_articles_of_the_whole_dump_reading_few_streams(multistream):
-    from lexgold.builder.corpus import WikiDump, gensim_wiki_sample, open_corpus
+    from lexgold.builder.corpus import WikiDump, gensim_wiki_sample
+    from lexgold.builder.multistream import open_corpus
     from lexgold.builder.multistream import MultistreamDump
     dump, _ = multistream
     wanted = {"Apollo 11", "Anarchism", "Agriculture", "Astronaut", "No such article"}

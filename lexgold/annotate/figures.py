@@ -49,6 +49,8 @@ from lexgold.annotate.clock import database_now
 from lexgold.annotate.quiet import collected_warnings
 from lexgold.annotate.schema import StudyConfig, config_from_dict
 from lexgold.annotate.study import export_ratings
+from lexgold.process import exclusions
+from lexgold.process.config import process_config
 
 #: the rows of ``study_figures``: what the admin page shows (long lists cut at :data:`SHOWN`,
 #: marked raters first), and the full lists (``quality.csv``, ``study report``)
@@ -101,9 +103,10 @@ def compute(session: Session, config: StudyConfig, protocol: dict, *,
         ``n_answers``; ``min_accepted_raters``; ``too_fast_s`` (:func:`too_fast_s`);
         ``tranches`` (one dict per tranche with
         :data:`TRANCHE_FIELDS`; NaN as None); ``full`` (tranches without an open slot);
-        ``pairs_below`` (``word1, word2, pos, accepted``); ``note``; ``exclusions`` (rows of
-        :func:`lexgold.process.exclusions.exclusion_table` with ``platform, platform_id``, or a
-        text saying why there are none yet); ``quality`` (rows of
+        ``pairs_below`` (``word1, word2, pos, accepted``); ``note`` (the rules not yet
+        computable, :func:`lexgold.annotate.recruit.exclusion_forecast`); ``exclusions`` (rows
+        of :func:`lexgold.process.exclusions.exclusion_table` with ``platform, platform_id``;
+        the rules not yet computable exclude nobody); ``quality`` (rows of
         :func:`lexgold.process.quality.quality_flags` with ``tranche, platform, platform_id``).
     """
     ratings = export_ratings(session)
@@ -116,10 +119,8 @@ def compute(session: Session, config: StudyConfig, protocol: dict, *,
     session.commit()                   # end the read: SQLite holds its snapshot until then
     raters["platform_id"] = raters["platform_id"].fillna("")
     complete = ratings[ratings["rater_id"].isin(raters.loc[raters["done"], "rater_id"])]
-    from lexgold.process.exclusions import excluded_raters
-
     table, note = recruit.exclusion_forecast(complete, protocol)
-    excluded = set() if table is None else set(excluded_raters(table))
+    excluded = set() if table is None else set(exclusions.excluded_raters(table))
     found = recruit.tally(slots, shown, excluded, config.min_accepted_raters)
     notes: list[str] = []
     tranches = found["tranches"].merge(
@@ -131,8 +132,7 @@ def compute(session: Session, config: StudyConfig, protocol: dict, *,
             "full": [int(t) for t in tranches.loc[tranches["open"] == 0, "tranche"]],
             "pairs_below": _records(found["pairs_below"]),
             "note": note,
-            "exclusions": (note.removeprefix("exclusions ") if note else
-                           _records(table.merge(ids, on="rater_id", how="left"))
+            "exclusions": (_records(table.merge(ids, on="rater_id", how="left"))
                            if table is not None else []),
             "quality": _records(quality(ratings, ids)) if admin else [],
             "agreement_notes": notes}
@@ -141,7 +141,7 @@ def compute(session: Session, config: StudyConfig, protocol: dict, *,
 def too_fast_s(protocol: dict, config: StudyConfig) -> float:
     """Seconds per pair below which a rater is marked too fast: the protocol's
     ``too_fast_s_per_pair`` when set, else the study's ``min_seconds_per_pair``."""
-    limit = protocol.get("process", {}).get("exclusions", {}).get("too_fast_s_per_pair", 0)
+    limit = process_config(protocol).exclusions.too_fast_s_per_pair
     return float(limit or config.min_seconds_per_pair)
 
 

@@ -32,6 +32,7 @@ from lexgold.annotate import models as m
 from lexgold.annotate.quiet import collected_warnings
 from lexgold.annotate.schema import StudyConfig
 from lexgold.annotate.study import export_ratings
+from lexgold.process import exclusions
 
 TRANCHE_COLUMNS = ["tranche", "slots", "completed", "open", "excluded", "accepted", "missing"]
 PAIR_COLUMNS = ["word1", "word2", "pos", "accepted"]
@@ -51,17 +52,17 @@ def protocol_from_text(text: str) -> dict:
 
 def exclusion_forecast(ratings: pd.DataFrame, protocol: dict) -> tuple[pd.DataFrame | None, str]:
     """The protocol's exclusion table over ``ratings`` (completed raters; None without
-    ratings), and a note: empty, or why the rules cannot be computed yet (the table is then
-    None and nobody is counted as excluded)."""
+    ratings), and a note: empty, or which rules cannot be computed yet and why (too few raters
+    or pairs: :class:`lexgold.errors.UndefinedStatistic`); those rules exclude nobody yet, the
+    others apply. Any other error, a bug in a rule included, is raised: top-ups must not stop
+    silently."""
     if ratings.empty:
         return None, ""
-    from lexgold.process.exclusions import exclusion_table
-
     with collected_warnings():          # one thread at a time (lexgold.annotate.quiet)
-        try:
-            return exclusion_table(ratings, protocol), ""
-        except ValueError as err:      # too few ratings for a rule yet
-            return None, f"exclusions not yet computable: {err}"
+        table = exclusions.exclusion_table(ratings, protocol)
+    undefined = table.attrs.get("undefined", {})
+    note = "; ".join(f"{rule} not yet computable: {why}" for rule, why in undefined.items())
+    return table, (f"exclusions: {note}" if note else "")
 
 
 def recruitment(session: Session, config: StudyConfig, protocol: dict | None = None) -> dict:
@@ -81,10 +82,8 @@ def recruitment(session: Session, config: StudyConfig, protocol: dict | None = N
     slots, shown = slot_frame(session), shown_frame(session)
     ratings = export_ratings(session, complete_only=True)
     session.commit()                  # end the read: SQLite holds its lock until then
-    from lexgold.process.exclusions import excluded_raters
-
     table, note = exclusion_forecast(ratings, protocol)
-    excluded = set() if table is None else set(excluded_raters(table))
+    excluded = set() if table is None else set(exclusions.excluded_raters(table))
     return {**tally(slots, shown, excluded, config.min_accepted_raters), "note": note}
 
 

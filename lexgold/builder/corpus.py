@@ -310,21 +310,3 @@ class TextFolder:
         """Titles of the articles in ``CORPUS/<subfolder>/`` (a topic's default articles)."""
         base = self.path / subfolder
         return sorted(t for t, f in self.files.items() if base in f.parents)
-
-
-def open_corpus(path: str | Path, skip_sections: Iterable[str] = (),
-                reference_like: bool = False) -> WikiDump | TextFolder:
-    """A :class:`TextFolder` for a folder; a
-    :class:`~lexgold.builder.multistream.MultistreamDump` for a ``*multistream.xml.bz2`` file
-    with its index beside it; else a :class:`WikiDump` (``skip_sections``, ``reference_like``:
-    see :func:`strip_wiki`; a text folder is read as it is)."""
-    from lexgold.builder.multistream import MultistreamDump, is_multistream
-
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(2, "No such file or directory", str(path))
-    if path.is_dir():
-        return TextFolder(path)
-    if is_multistream(path):
-        return MultistreamDump(path, skip_sections, reference_like=reference_like)
-    return WikiDump(path, skip_sections, reference_like)

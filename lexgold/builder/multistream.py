@@ -27,7 +27,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from lexgold.builder.corpus import Article, WikiDump, normalise_title
+from lexgold.builder.corpus import Article, TextFolder, WikiDump, normalise_title
 from lexgold.errors import InputError
 
 #: what Wikipedia calls the two files
@@ -165,3 +165,19 @@ def write_multistream(dump: str | Path, out: str | Path, pages_per_stream: int =
     index = index_path_for(out)
     index.write_bytes(bz2.compress(b"".join(index_lines)))
     return out, index
+
+
+def open_corpus(path: str | Path, skip_sections: Iterable[str] = (),
+                reference_like: bool = False) -> WikiDump | TextFolder:
+    """A :class:`TextFolder` for a folder; a
+    :class:`MultistreamDump` for a ``*multistream.xml.bz2`` file
+    with its index beside it; else a :class:`WikiDump` (``skip_sections``, ``reference_like``:
+    see :func:`strip_wiki`; a text folder is read as it is)."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(2, "No such file or directory", str(path))
+    if path.is_dir():
+        return TextFolder(path)
+    if is_multistream(path):
+        return MultistreamDump(path, skip_sections, reference_like=reference_like)
+    return WikiDump(path, skip_sections, reference_like)

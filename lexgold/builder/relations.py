@@ -62,8 +62,10 @@ Synsets must be hashable and compare equal when they are the same synset.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
+import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
@@ -421,6 +423,25 @@ def reference_relation(reader, word1: str, word2: str, pos: str, hyp_max: int = 
     return "no-rel"
 
 
+def hyperlex_type(relation) -> str:
+    """A lexgold relation label in HyperLex's published TYPE names.
+
+    ``rhyp-N`` becomes ``r-hyp-N``; a level of 4 or more is written 4 (hyp-4 holds every path of
+    4 or more); other labels (cohyp, mero, syn, ant, no-rel) stay; an empty label stays empty.
+
+    Examples
+    --------
+    >>> [hyperlex_type(r) for r in ["hyp-1", "hyp-6", "rhyp-2", "r-hyp-5", "cohyp", ""]]
+    ['hyp-1', 'hyp-4', 'r-hyp-2', 'r-hyp-4', 'cohyp', '']
+    """
+    text = "" if relation is None or (isinstance(relation, float) and np.isnan(relation)) \
+        else str(relation).strip()
+    match = re.fullmatch(r"(r-?)?hyp-?(\d+)", text)
+    if not match:
+        return text
+    return f"{'r-' if match.group(1) else ''}hyp-{min(int(match.group(2)), 4)}"
+
+
 def _reader(wordnet):
     """Princeton WordNet from a folder, or another wordnet named ``multiwordnet:<lang>`` /
     ``lmf:<file>`` (adapters of :mod:`lexgold.languages.wordnets`)."""
@@ -459,7 +480,7 @@ def label_csv(in_csv, out_csv, *, wordnet_dir=None, hyp_max: int = 4,
     """``lexgold relations``: read the pairs (:func:`read_pairs`), write them with ``relation``.
 
     ``names = "hyperlex"`` writes HyperLex's released names
-    (:func:`lexgold.process.release.hyperlex_type`: ``rhyp-2`` -> ``r-hyp-2``). Returns
+    (:func:`hyperlex_type`: ``rhyp-2`` -> ``r-hyp-2``). Returns
     the number of pairs per relation, and, when the input is a HyperLex file with its TYPE
     column, ``agreement``: the share of pairs whose label equals the published TYPE (levels of 4
     or more compared as one). Bad input raises :class:`InputError` naming the file and the row
@@ -487,8 +508,6 @@ def label_csv(in_csv, out_csv, *, wordnet_dir=None, hyp_max: int = 4,
         else:
             message = str(err)
         raise InputError(message, path=in_csv, line=line, field=err.field) from None
-    from lexgold.process.release import hyperlex_type
-
     written = labels.map(hyperlex_type) if names == "hyperlex" else labels
     frame["relation"] = written
     frame.to_csv(out_csv, index=False, lineterminator="\n", encoding="utf-8")

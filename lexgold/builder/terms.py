@@ -23,12 +23,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
 
 import regex
 from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer, PunktTrainer
 
 from lexgold.errors import InputError
+from lexgold.tables import read_stop_words  # noqa: F401  (its home before; tr9856 imports it here)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,16 +45,6 @@ class TermOptions:
         engine, Unicode, multi-line, dot-all), so ``tokenizer().findall`` gives its tokens,
         without the per-call time-out wrapper that makes NLTK's twice as slow."""
         return regex.compile(self.token_pattern, regex.UNICODE | regex.MULTILINE | regex.DOTALL)
-
-
-def read_stop_words(path: str | Path) -> frozenset[str]:
-    """A stop list file: one word per line; blank lines and lines starting with ``#`` ignored."""
-    path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as err:
-        raise InputError(f"stop list is not UTF-8 ({err.reason})", path=path) from None
-    return frozenset(w.strip() for w in lines if w.strip() and not w.lstrip().startswith("#"))
 
 
 #: sentence splitters of the ``sentence_splitter`` key

@@ -31,7 +31,8 @@ import pandas as pd
 
 import lexgold
 from lexgold.builder.common import sha256_file
-from lexgold.builder.corpus import TextFolder, WikiDump, gensim_wiki_sample, open_corpus
+from lexgold.builder.corpus import TextFolder, WikiDump, gensim_wiki_sample
+from lexgold.builder.multistream import open_corpus
 from lexgold.builder.terms import TermOptions, normalise_terms, read_stop_words
 from lexgold.builder.tr9856_lexicon import count_corpus, hypergeometric_lexicon, term_table
 from lexgold.builder.tr9856_topics import Topic, read_topics

@@ -22,6 +22,7 @@ from lexgold.evaluate.sdt import (
 from lexgold.evaluate.tr9856_binary import binary_task
 from lexgold.evaluate.vectors import DEFAULT_CASE, case_warning, read_vectors
 from lexgold.evaluate.wordpairs import compare_models, evaluate_pairs, lookup_words
+from lexgold.tables import read_stop_words
 
 
 class CaseVariantWarning(UserWarning):
@@ -197,8 +198,6 @@ def sdt_stop_words(stopwords: str | None) -> tuple[str, frozenset[str]]:
     function words: "the, of, to, and ..."); ``"none"`` or None, no stop list; else a file, one
     word per line (``#`` comments).
     """
-    from lexgold.builder.terms import read_stop_words
-
     if stopwords in (None, "", "none"):
         return "none", frozenset()
     if stopwords == "snowball":

@@ -13,6 +13,7 @@ without rater identity) and ICC(2,1) / ICC(2,k) with 95 % intervals
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
 
@@ -105,6 +106,13 @@ def agree_file(path, *, pool: str = "tranche", min_overlap: int = 10, splits: in
 
         messages += overlap_warnings(frame)
     return result, anonymous, messages
+
+
+def summary_json(result: dict, detail: bool = False) -> str:
+    """``lexgold agree --json``'s output: one JSON line; the per-tranche and shared-pair
+    tables only with ``detail`` (``--detail``)."""
+    extra = () if detail else ("shared_pairs", "by_tranche")
+    return json.dumps({k: v for k, v in result.items() if k not in extra})
 
 
 def summary_lines(result: dict, anonymous: bool) -> list[str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -59,17 +58,14 @@ def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed)
     Example:
         lexgold agree ratings.csv --json
     """
-    from lexgold.process.agree import agree_file, summary_lines
+    from lexgold.process.agree import agree_file, summary_json, summary_lines
 
     result, anonymous, messages = agree_file(ratings, pool=pool, min_overlap=min_overlap,
                                              splits=splits if split_half else 0, seed=seed)
     for message in messages:
         click.echo(f"Warning: {message}", err=True)
-    if as_json:
-        extra = () if detail else ("shared_pairs", "by_tranche")
-        click.echo(json.dumps({k: v for k, v in result.items() if k not in extra}))
-        return
-    for line in summary_lines(result, anonymous):
+    lines = [summary_json(result, detail)] if as_json else summary_lines(result, anonymous)
+    for line in lines:
         click.echo(line)
 
 

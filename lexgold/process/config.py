@@ -6,15 +6,13 @@ Defaults are SimLex-999's values (Hill et al. 2015, sections 3.6 and 4.1); ``hyp
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, make_dataclass
 from itertools import pairwise
 from typing import Annotated, Literal
 
+from lexgold.process.rules import KEYS, RULES
 from lexgold.protocols import Check, Invalid, between, load_protocol, parse_section
 
-RULES = ("min_answers", "checkpoint", "low_agreement", "agreement_gain",
-         "duplicate_inconsistency", "single_value", "two_value_alternation", "random_consistency",
-         "too_fast")
 Rule = Literal[RULES]
 Count = Annotated[int, between(0)]
 Share = Annotated[float, between(0, 1)]
@@ -40,43 +38,27 @@ class CalibrationConfig:
     shift: NonNegative = 1.0
 
 
-@dataclass
-class ExclusionConfig:
-    """Which rules apply and their thresholds (SimLex section 3.6, HyperLex section 4.5)."""
-    rules: list[Rule] = field(default_factory=lambda: ["min_answers", "checkpoint",
-                                                       "low_agreement", "agreement_gain"])
-    #: min_answers: excluded when the rater answered less than this share of the pairs shown
-    #: in its tranche (1.0: only raters who finished)
-    min_answers_share: Share = 1.0
-    #: rule a: excluded when mean pairwise rho < mean of means - sd_below * SD
-    sd_below: NonNegative = 1.0
-    #: rule b: the share of raters whose removal raises IAA-1 most
-    #: (at most every rater but one: 0 <= x < 1)
-    gain_fraction: Annotated[float, between(0, 1, high_open=True)] = 0.10
-    #: at most this many raters excluded per tranche (SimLex: 16); 0 = no cap
-    max_per_tranche: Count = 16
-    #: duplicates: excluded when the mean difference between the two answers to a duplicate
-    #: pair is at least this times the mean difference between answers to different pairs
-    #: (1: no better than chance; 0: any unequal answer)
-    duplicate_max_ratio: NonNegative = 1.0
-    #: single value: excluded when one value makes up at least this share of the answers
-    single_value_share: Annotated[float, between(0, 1, low_open=True)] = 1.0
-    #: two-value alternation: two values make up at least this share of the answers ...
-    two_value_share: Annotated[float, between(0, 1, low_open=True)] = 1.0
-    #: ... and the rater's rho against the mean of the others is below this
-    two_value_max_rho: Annotated[float, between(-1, 1)] = 0.3
-    #: random on the consistency set: one-sided p of rho(rater, others' mean) above this
-    random_consistency_alpha: Annotated[float, between(0, 1, low_open=True,
-                                                       high_open=True)] = 0.05
-    #: too_fast (lexgold's, no paper's): excluded when the rater's median seconds per pair is
-    #: below this; 0 = off (SimLex-999 section 3.5: raters took over 4 s a pair)
-    too_fast_s_per_pair: NonNegative = 0.0
+def _check_exclusions(self):
+    """A rule named twice is a typo for another one."""
+    for rule in self.rules:
+        if self.rules.count(rule) > 1:
+            raise Invalid("rules", "each rule once", self.rules)
 
-    def check(self):
-        """A rule named twice is a typo for another one."""
-        for rule in self.rules:
-            if self.rules.count(rule) > 1:
-                raise Invalid("rules", "each rule once", self.rules)
+
+#: Which rules apply and their thresholds (SimLex section 3.6, HyperLex section 4.5): ``rules``
+#: and one field per key the registered rules declare (:data:`lexgold.process.rules.KEYS`),
+#: in their order; a rule's keys and meaning are defined with the rule.
+ExclusionConfig = make_dataclass(
+    "ExclusionConfig",
+    [("rules", list[Rule], field(default_factory=lambda: ["min_answers", "checkpoint",
+                                                          "low_agreement", "agreement_gain"])),
+     *((name, key.hint, field(default=key.default, metadata={"doc": key.doc}))
+       for name, key in KEYS.items())],
+    namespace={"check": _check_exclusions,
+               "__doc__": "Which rules apply and their thresholds (SimLex section 3.6, "
+                          "HyperLex section 4.5); the keys are declared with the rules "
+                          "(lexgold.process.rules)."})
+ExclusionConfig.__module__ = __name__           # pickled and named as this module's
 
 
 @dataclass

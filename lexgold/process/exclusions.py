@@ -1,7 +1,9 @@
 """Rater exclusions: SimLex-999 section 3.6 rules (a)-(c) and HyperLex section 4.5 rules.
 
 Every rule is computed on the same (calibrated) ratings, independently of the others, and a rater
-may meet several. Rules, by the name used in ``exclusions.csv``:
+may meet several. Each rule is defined once, in :mod:`lexgold.process.rules` (its function, its
+section and its ``[process.exclusions]`` keys); this module runs the ones a protocol names and
+applies the per-tranche cap. Rules, by the name used in ``exclusions.csv``:
 
 Every protocol
     ``min_answers``        the rater answered less than ``min_answers_share`` of the pairs shown
@@ -55,13 +57,28 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from lexgold.process.agreement import rater_against_mean, rater_agreement
+from lexgold.process.agreement import rater_agreement
 from lexgold.process.calibration import calibrate as apply_calibration
 from lexgold.process.config import ProcessConfig, process_config
-from lexgold.process.quality import FLAG_COLUMNS, median_seconds_per_pair, quality_flags
-from lexgold.process.ratings import ITEM, check_ratings, consistency_items
+from lexgold.process.quality import FLAG_COLUMNS, quality_flags
+from lexgold.process.ratings import check_ratings
+from lexgold.process.rules import (  # noqa: F401
+    REGISTRY,
+    agreement_gain,
+    checkpoint,
+    duplicate_inconsistency,
+    empty,
+    gini_mean_difference,
+    low_agreement,
+    min_answers,
+    random_consistency,
+    rater_tranche,
+    run_rule,
+    single_value,
+    too_fast,
+    two_value_alternation,
+)
 
 COLUMNS = ["rater_id", "rule", "detail", "tranche", "value", "threshold", "excluded",
            *FLAG_COLUMNS]
@@ -103,244 +120,32 @@ def exclusion_table(ratings: pd.DataFrame, protocol: dict | str, *,
                                   rating_max=config.release.rating_max)
     rules = config.exclusions
     given, agreement = agreement, None
-    if {"low_agreement", "agreement_gain", "two_value_alternation"} & set(rules.rules):
+    if any(REGISTRY[rule].needs_agreement for rule in rules.rules):
         agreement = (given if given is not None and not
                      (calibrate and config.calibration.enabled)
                      else rater_agreement(frame, pool=config.agreement.pool,
                                           min_overlap=config.agreement.min_overlap))
-    found = []
+    found, undefined = [], {}
     for rule in rules.rules:
-        found.append(RULE_FUNCTIONS[rule](frame, config, agreement))
-    table = pd.concat([f for f in found if len(f)] or [_empty()], ignore_index=True)
-    table["tranche"] = table["rater_id"].map(_rater_tranche(frame))
+        rows, why = run_rule(rule, frame, config, agreement)
+        found.append(rows)
+        if why:
+            undefined[rule] = why
+    table = pd.concat([f for f in found if len(f)] or [empty()], ignore_index=True)
+    table["tranche"] = table["rater_id"].map(rater_tranche(frame))
     table["excluded"] = True
     table = _cap(table, agreement, rules.max_per_tranche)
     raw = frame.assign(rating=frame["rating_raw"]) if "rating_raw" in frame else frame
     flags = quality_flags(raw)                        # figures on the answers as given
-    return table.drop(columns=FLAG_COLUMNS, errors="ignore").merge(
+    table = table.drop(columns=FLAG_COLUMNS, errors="ignore").merge(
         flags, on="rater_id", how="left")[COLUMNS]
+    table.attrs["undefined"] = undefined
+    return table
 
 
 def excluded_raters(table: pd.DataFrame) -> list[str]:
     """The raters an :func:`exclusion_table` excludes, sorted."""
     return sorted(table.loc[table["excluded"].astype(bool), "rater_id"].unique())
-
-
-# -- SimLex-999 section 3.6 --------------------------------------------------------------------
-
-def low_agreement(frame, config, agreement) -> pd.DataFrame:
-    """Rule (a): mean pairwise rho more than ``sd_below`` SD below the mean of the means."""
-    means = agreement.dropna(subset=["mean_rho"])
-    if len(means) < 2:
-        return _empty()
-    threshold = means["mean_rho"].mean() - config.exclusions.sd_below * means["mean_rho"].std()
-    hit = means[means["mean_rho"] < threshold]
-    return _rows(hit["rater_id"], "low_agreement", hit["mean_rho"], threshold,
-                 [f"mean pairwise Spearman {v:.3f} < {threshold:.3f} (mean - "
-                  f"{config.exclusions.sd_below:g} SD)" for v in hit["mean_rho"]])
-
-
-def agreement_gain(frame, config, agreement) -> pd.DataFrame:
-    """Rule (b): the ``gain_fraction`` of raters whose removal raises IAA-1 most."""
-    gains = agreement.dropna(subset=["gain"]).sort_values(["gain", "rater_id"],
-                                                         ascending=[False, True])
-    count = int(np.floor(config.exclusions.gain_fraction * len(gains) + 1e-9))
-    if count == 0:
-        return _empty()
-    hit = gains.head(count)
-    threshold = float(hit["gain"].iloc[-1])
-    return _rows(hit["rater_id"], "agreement_gain", hit["gain"], threshold,
-                 [f"IAA-1 rises by {v:+.4f} without this rater (top {count} of {len(gains)})"
-                  for v in hit["gain"]])
-
-
-def min_answers(frame, config, agreement) -> pd.DataFrame:
-    """Raters who answered less than ``min_answers_share`` of their tranche's pairs.
-
-    A rater with checkpoint rows only (one who quit on the checkpoints that open a SimLex
-    tranche, section 3.2) answered 0 pairs and is listed too."""
-    rated = frame[frame["kind"] != "checkpoint"]
-    tranche = _rater_tranche(rated)
-    unrated = frame[~frame["rater_id"].isin(tranche.index)]
-    if len(unrated):
-        tranche = pd.concat([tranche, _rater_tranche(unrated)])
-    shown = rated[["tranche", *ITEM]].drop_duplicates().groupby("tranche").size()
-    answered = rated[["rater_id", *ITEM]].drop_duplicates().groupby("rater_id").size().reindex(
-        tranche.index, fill_value=0)
-    table = pd.DataFrame({"answered": answered, "shown": tranche.reindex(answered.index).map(
-        shown)})
-    table["share"] = table["answered"] / table["shown"]
-    share = config.exclusions.min_answers_share
-    hit = table[table["share"] < share - 1e-9]
-    return _rows(hit.index, "min_answers", hit["share"], share,
-                 [f"answered {a} of the {n} pairs of its tranche" for a, n in
-                  zip(hit["answered"], hit["shown"])])
-
-
-def checkpoint(frame, config, agreement) -> pd.DataFrame:
-    """Rule (c): any checkpoint question answered wrong (rating 0 on a checkpoint row)."""
-    rows = frame[frame["kind"] == "checkpoint"]
-    wrong = (rows["rating"] == 0).groupby(rows["rater_id"]).agg(["sum", "count"])
-    hit = wrong[wrong["sum"] > 0]
-    return _rows(hit.index, "checkpoint", hit["sum"], 0,
-                 [f"{w} of {n} checkpoint questions wrong" for w, n in
-                  zip(hit["sum"], hit["count"])])
-
-
-# -- HyperLex section 4.5 ----------------------------------------------------------------------
-
-def duplicate_inconsistency(frame, config, agreement) -> pd.DataFrame:
-    """Answers to pairs shown twice no closer than answers to different pairs.
-
-    D = the rater's mean absolute difference between the two answers to a duplicate pair;
-    R = its mean absolute difference between the answers to two different pairs (Gini's mean
-    difference over the pairs it answered, a repeated pair counting once, as its mean).
-    Excluded when D > 0 and D >= ``duplicate_max_ratio`` x R: at 1.0 the second answer tells
-    no more about the first than an answer to another pair would (test-retest agreement no
-    better than chance); at 0 any unequal answer excludes (the strict reading).
-    """
-    rated = frame[frame["kind"] != "checkpoint"]
-    repeated = rated
-    if (rated["kind"] == "duplicate").any():
-        marked = rated.loc[rated["kind"] == "duplicate", ["rater_id", *ITEM]].drop_duplicates()
-        repeated = rated.merge(marked, on=["rater_id", *ITEM])
-    spread = repeated.groupby(["rater_id", *ITEM])["rating"].agg(["min", "max", "count"])
-    spread = spread[spread["count"] > 1]
-    spread["diff"] = spread["max"] - spread["min"]
-    per_rater = spread.groupby("rater_id")["diff"].agg(D="mean", pairs="count",
-                                                       unequal=lambda d: int((d > 1e-9).sum()))
-    answers = rated.groupby(["rater_id", *ITEM])["rating"].mean()
-    per_rater["R"] = answers.groupby("rater_id").agg(gini_mean_difference).reindex(
-        per_rater.index)
-    ratio = config.exclusions.duplicate_max_ratio
-    hit = per_rater[(per_rater["D"] > 1e-9) & (per_rater["D"] >= ratio * per_rater["R"] - 1e-9)]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        values = hit["D"] / hit["R"]
-    return _rows(hit.index, "duplicate_inconsistency", values, ratio,
-                 [f"{u} of {p} duplicate pairs answered unequally; mean difference {d:.2f} vs "
-                  f"{r:.2f} between different pairs" for u, p, d, r in
-                  zip(hit["unequal"], hit["pairs"], hit["D"], hit["R"])])
-
-
-def gini_mean_difference(values) -> float:
-    """Mean absolute difference over all pairs of distinct elements (NaN for fewer than 2).
-
-    Examples
-    --------
-    >>> gini_mean_difference([0, 2, 6])     # (2 + 6 + 4) / 3
-    4.0
-    """
-    x = np.sort(np.asarray(values, dtype=float))
-    n = len(x)
-    if n < 2:
-        return float("nan")
-    weights = 2 * np.arange(1, n + 1) - n - 1
-    return float(2 * np.sum(weights * x) / (n * (n - 1)))
-
-
-def single_value(frame, config, agreement) -> pd.DataFrame:
-    """One rating value makes up at least ``single_value_share`` of the answers."""
-    shares = _value_shares(frame)
-    hit = shares[shares["top1"] >= config.exclusions.single_value_share - 1e-9]
-    return _rows(hit.index, "single_value", hit["top1"], config.exclusions.single_value_share,
-                 [f"{s:.0%} of {n} answers are {v:g}" for s, n, v in
-                  zip(hit["top1"], hit["answers"], hit["value"])])
-
-
-def two_value_alternation(frame, config, agreement) -> pd.DataFrame:
-    """Two values cover ``two_value_share`` of the answers and rho vs the others is low."""
-    shares = _value_shares(frame)
-    rho = agreement.groupby("rater_id")["rho_vs_mean"].mean()
-    shares = shares.join(rho)
-    low = shares["rho_vs_mean"] < config.exclusions.two_value_max_rho   # NaN: not computable
-    hit = shares[(shares["distinct"] >= 2) & low &
-                 (shares["top2"] >= config.exclusions.two_value_share - 1e-9)]
-    return _rows(hit.index, "two_value_alternation", hit["rho_vs_mean"],
-                 config.exclusions.two_value_max_rho,
-                 [f"{s:.0%} of answers on two values; Spearman vs others' mean {r:.3f}"
-                  for s, r in zip(hit["top2"], hit["rho_vs_mean"])])
-
-
-def random_consistency(frame, config, agreement) -> pd.DataFrame:
-    """Consistency-set ratings no better than random: one-sided Spearman p > alpha."""
-    items = consistency_items(frame)
-    if len(items) < 3:
-        return _empty()
-    on_set = frame[frame["kind"] != "checkpoint"].merge(items, on=ITEM)
-    table = rater_against_mean(on_set, pool="all",
-                               min_overlap=min(config.agreement.min_overlap, len(items)))
-    table = table.dropna(subset=["rho"])
-    p = _spearman_p_greater(table["rho"].to_numpy(), table["n"].to_numpy())
-    alpha = config.exclusions.random_consistency_alpha
-    hit = table[p > alpha]
-    return _rows(hit["rater_id"], "random_consistency", p[p > alpha], alpha,
-                 [f"consistency set: Spearman vs others' mean {r:.3f} on {n} pairs, "
-                  f"one-sided p = {q:.3f}" for r, n, q in zip(hit["rho"], hit["n"], p[p > alpha])])
-
-
-def too_fast(frame, config, agreement) -> pd.DataFrame:
-    """Median seconds per pair below ``too_fast_s_per_pair`` (0: off); no times, no row."""
-    limit = config.exclusions.too_fast_s_per_pair
-    rated = frame[frame["kind"] != "checkpoint"]
-    if limit <= 0 or rated.empty:
-        return _empty()
-    median = median_seconds_per_pair(rated).dropna()
-    hit = median[median < limit]
-    return _rows(hit.index, "too_fast", hit, limit,
-                 [f"median {v:.1f} s per pair < {limit:g} s" for v in hit])
-
-
-RULE_FUNCTIONS = {"min_answers": min_answers, "checkpoint": checkpoint,
-                  "low_agreement": low_agreement,
-                  "agreement_gain": agreement_gain,
-                  "duplicate_inconsistency": duplicate_inconsistency,
-                  "single_value": single_value, "two_value_alternation": two_value_alternation,
-                  "random_consistency": random_consistency, "too_fast": too_fast}
-
-
-# -- helpers -----------------------------------------------------------------------------------
-
-def _spearman_p_greater(rho: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """One-sided p-value of rho > 0 (t approximation, as ``scipy.stats.spearmanr``)."""
-    dof = n - 2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = rho * np.sqrt(dof / ((1.0 - rho) * (1.0 + rho)))
-    t = np.where(rho >= 1.0, np.inf, np.where(rho <= -1.0, -np.inf, t))
-    return stats.t.sf(t, dof)
-
-
-def _value_shares(frame) -> pd.DataFrame:
-    rated = frame[frame["kind"] != "checkpoint"]
-    counts = rated.groupby(["rater_id", "rating"]).size().rename("count").reset_index()
-    counts = counts.sort_values(["rater_id", "count"], ascending=[True, False])
-    totals = counts.groupby("rater_id")["count"]
-    first = counts.groupby("rater_id").head(1).set_index("rater_id")
-    top2 = counts.groupby("rater_id").head(2).groupby("rater_id")["count"].sum()
-    out = pd.DataFrame({"answers": totals.sum(), "distinct": totals.size()})
-    out["top1"] = first["count"] / out["answers"]
-    out["top2"] = top2 / out["answers"]
-    out["value"] = first["rating"]
-    return out
-
-
-def _rater_tranche(frame) -> pd.Series:
-    """A rater's tranche: the one most of its answers belong to (on a tie, the first in sort
-    order, as ``Series.mode`` gives it); counted for every rater at once."""
-    counts = frame.groupby(["rater_id", "tranche"]).size().reset_index(name="answers")
-    counts = counts.sort_values(["rater_id", "answers", "tranche"],
-                                ascending=[True, False, True], kind="stable")
-    return counts.drop_duplicates("rater_id").set_index("rater_id")["tranche"]
-
-
-def _rows(raters, rule, values, threshold, details) -> pd.DataFrame:
-    return pd.DataFrame({"rater_id": list(raters), "rule": rule, "detail": list(details),
-                         "value": np.asarray(values, dtype=float), "threshold": float(threshold)})
-
-
-def _empty() -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype=object if c in ("rater_id", "rule", "detail",
-                                                            "tranche") else float)
-                         for c in COLUMNS if c not in ("tranche", "excluded", *FLAG_COLUMNS)})
 
 
 def _cap(table: pd.DataFrame, agreement, cap: int) -> pd.DataFrame:

@@ -37,11 +37,12 @@ from lexgold.process import agreement as iaa
 from lexgold.process.calibration import calibrate, calibration_shifts
 from lexgold.process.config import process_config
 from lexgold.process.exclusions import exclusion_table, excluded_raters
-from lexgold.errors import InputError
+from lexgold.errors import InputError, UndefinedStatistic
 from lexgold.process.ratings import (ITEM, check_binary, check_ratings, declare_scale,
                                      is_anonymous, on_scale, require_raters, scale_use)
 from lexgold.process.release import (concreteness_group, gold_table, read_pairs, release_name,
                                      round_half_up, usf_concreteness, write_release)
+from lexgold.process.rules import low_agreement_threshold
 from lexgold.process.scaling import pair_scores
 from lexgold.process.splithalf import split_half, split_half_random, transitivity
 from lexgold.process.splits import lexical_split, random_split, score_interval
@@ -578,10 +579,10 @@ def _plots(result, protocol, out) -> list[str]:
     table = result.agreement
     if table.empty:                       # no rater identity: no per-rater plot
         return ["ratings_by_subset.png"]
-    threshold = None
-    means = table["mean_rho"].dropna()
-    if len(means) > 1:
-        threshold = float(means.mean() - config.exclusions.sd_below * means.std())
+    try:                                  # rule (a)'s line, whichever rules apply
+        threshold = float(low_agreement_threshold(table, config.exclusions.sd_below))
+    except UndefinedStatistic:
+        threshold = None
     plot_rater_agreement(table, set(excluded_raters(result.exclusions)), threshold,
                          out / "rater_agreement.png")
     return ["ratings_by_subset.png", "rater_agreement.png"]

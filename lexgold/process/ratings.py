@@ -23,15 +23,16 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
+from lexgold.ratings import ANONYMOUS, ITEM
+from lexgold.ratings.layouts import LABELS, detect_layout
 from lexgold.tables import read_text_table
 
 REQUIRED = ("rater_id", "tranche", "word1", "word2", "rating")
 OPTIONAL = ("pos", "kind", "answered_at", "scale_min", "scale_max")
 KINDS = ("unique", "consistency", "calibration", "duplicate", "checkpoint")
-#: the key of an item (a word pair) everywhere in lexgold.process
-ITEM = ["word1", "word2"]
-#: first character of the rater id of a rating without rater identity
-ANONYMOUS = "?"
+# ITEM (the key of an item, a word pair, everywhere in lexgold.process) and ANONYMOUS (first
+# character of the rater id of a rating without rater identity) live with the published-layout
+# readers below this module (lexgold.ratings) and are re-exported here
 
 
 def read_ratings(path: str | Path) -> pd.DataFrame:
@@ -69,8 +70,6 @@ def read_ratings(path: str | Path) -> pd.DataFrame:
 
 def _suggest_import(path: Path) -> None:
     """A published layout handed to a long-format reader: say how to convert it."""
-    from lexgold.ratings.layouts import LABELS, detect_layout
-
     try:
         layout = detect_layout(path)
     except InputError:

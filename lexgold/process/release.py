@@ -61,13 +61,13 @@ ratings or of ``pairs.csv``.
 
 from __future__ import annotations
 
-import re
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from lexgold.builder.relations import hyperlex_type
 from lexgold.errors import InputError
 
 SIMLEX_COLUMNS = ["word1", "word2", "POS", "SimLex999", "conc(w1)", "conc(w2)", "concQ",
@@ -202,25 +202,6 @@ def most_associated(assoc: pd.Series, word1: pd.Series, word2: pd.Series,
     out = pd.Series(0, index=assoc.index, dtype=int)
     out[ranked.index[:n]] = 1
     return out
-
-
-def hyperlex_type(relation) -> str:
-    """A lexgold relation label in HyperLex's published TYPE names.
-
-    ``rhyp-N`` becomes ``r-hyp-N``; a level of 4 or more is written 4 (hyp-4 holds every path of
-    4 or more); other labels (cohyp, mero, syn, ant, no-rel) stay; an empty label stays empty.
-
-    Examples
-    --------
-    >>> [hyperlex_type(r) for r in ["hyp-1", "hyp-6", "rhyp-2", "r-hyp-5", "cohyp", ""]]
-    ['hyp-1', 'hyp-4', 'r-hyp-2', 'r-hyp-4', 'cohyp', '']
-    """
-    text = "" if relation is None or (isinstance(relation, float) and np.isnan(relation)) \
-        else str(relation).strip()
-    match = re.fullmatch(r"(r-?)?hyp-?(\d+)", text)
-    if not match:
-        return text
-    return f"{'r-' if match.group(1) else ''}hyp-{min(int(match.group(2)), 4)}"
 
 
 def simlex_gold(scores: pd.DataFrame, *, pairs: pd.DataFrame | None = None,

@@ -5,7 +5,17 @@ per rater, MEN's one file per rater, SimVerb-3500's ratings without rater identi
 HyperLex's release (its trailing ratings, without rater identity), lexgold's
 long CSV, Potato-style JSON lines) into long-format rows (``docs/process.md``, "Importing
 published ratings"); :mod:`lexgold.ratings.cli` is ``lexgold ratings import``.
+
+Layers (README, "Layout"): :mod:`.layouts`, :mod:`.released` and :mod:`.overlap` read the
+published files and sit below :mod:`lexgold.process`, which uses them; :mod:`.importer` and
+:mod:`.cli` (``ratings import``, whose long layout is checked by
+:func:`lexgold.process.ratings.read_ratings`) sit above it.
 """
+
+#: the columns that name a pair in long-format ratings (``docs/contract.md``)
+ITEM = ["word1", "word2"]
+#: first character of the rater id of a rating without rater identity
+ANONYMOUS = "?"
 
 #: the layouts ``lexgold ratings import --layout`` reads (here, not in :mod:`.layouts`, so that the
 #: command line offers them without importing pandas)

@@ -12,12 +12,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
-from lexgold.process.ratings import ITEM
-from lexgold.ratings.layouts import (COLUMNS, LABELS, Imported, common_tranche, detect_layout,
-                                     plural, read_layout)
+from lexgold.process.ratings import ITEM, read_ratings
+from lexgold.ratings.layouts import (
+    COLUMNS,
+    LABELS,
+    Imported,
+    common_tranche,
+    detect_layout,
+    plural,
+    read_layout,
+)
 from lexgold.ratings.overlap import map_words
 
 
@@ -69,7 +77,8 @@ def import_ratings(paths: list[str | Path], *, layout: str | None = None,
     if twice:
         raise InputError(f"two files named {twice[0]!r}: rater ids come from file names, "
                          f"so rename one", field="FILE")
-    imported = [read_layout(p, kind, tranche=group) for p, kind in zip(paths, layouts)]
+    imported = [read_layout(p, kind, tranche=group, long=read_long)
+                for p, kind in zip(paths, layouts)]
     for item, path in zip(imported, paths):
         if item.frame.empty:
             raise InputError("no ratings: the file has no rows below its header", path=path,
@@ -124,3 +133,14 @@ def shared_pairs(frame: pd.DataFrame) -> int:
     rated = frame[frame["kind"] != "checkpoint"]
     per_pair = rated.groupby(ITEM)["rater_id"].nunique()
     return int((per_pair > 1).sum())
+
+
+def read_long(path: Path) -> Imported:
+    """lexgold's long CSV, checked by :func:`lexgold.process.ratings.read_ratings` (the long
+    layout of :func:`lexgold.ratings.layouts.read_layout`)."""
+    frame = read_ratings(path)
+    keep = [c for c in COLUMNS if c in frame.columns]
+    frame = frame[keep].copy()
+    frame["_line"] = np.arange(len(frame)) + 2
+    frame["_field"] = "rating"
+    return Imported(path, "long", frame.reset_index(drop=True), [])

@@ -42,6 +42,7 @@ import json
 import os
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,8 +50,7 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
-from lexgold.process.ratings import ANONYMOUS, read_ratings
-from lexgold.ratings import LAYOUTS
+from lexgold.ratings import ANONYMOUS, LAYOUTS
 from lexgold.tables import has_unicode_space, normalise_spaces
 
 LABELS = {"wide": "one column per rater", "per-rater": "one file per rater",
@@ -187,8 +187,12 @@ def detect_layout(path: Path) -> str:
                      f"name it with --layout ({', '.join(LAYOUTS)})", path=path, line=lines[0][0])
 
 
-def read_layout(path: str | Path, layout: str, *, tranche: str | None = None) -> Imported:
-    """Read one file of ``layout`` into long-format rows (``tranche`` only for per-rater)."""
+def read_layout(path: str | Path, layout: str, *, tranche: str | None = None,
+                long: Callable[[Path], Imported] | None = None) -> Imported:
+    """Read one file of ``layout`` into long-format rows (``tranche`` only for per-rater).
+
+    The long layout is read by ``long`` (:func:`lexgold.ratings.importer.read_long`, which
+    checks it with :mod:`lexgold.process.ratings`, a layer above this module)."""
     path = Path(path)
     if not path.is_file():
         raise InputError("file not found", path=path)
@@ -198,7 +202,10 @@ def read_layout(path: str | Path, layout: str, *, tranche: str | None = None) ->
     from lexgold.ratings.released import read_hyperlex
 
     reader = {"wide": _wide, "per-rater": _per_rater, "anonymous": _anonymous,
-              "hyperlex": read_hyperlex, "long": _long, "potato": _potato}[layout]
+              "hyperlex": read_hyperlex, "long": long, "potato": _potato}[layout]
+    if reader is None:
+        raise InputError("the long layout is read by lexgold.ratings.importer.read_long",
+                         field="layout")
     imported = reader(path, tranche) if layout == "per-rater" else reader(path)
     imported.notes = _repeats(imported.frame, layout) + imported.notes
     return imported
@@ -302,16 +309,6 @@ def _anonymous(path: Path) -> Imported:
                      f"mean of the ratings on {same} of {len(means)} rows (to its printed "
                      f"decimals)")
     return Imported(path, "anonymous", _records(records), notes)
-
-
-def _long(path: Path) -> Imported:
-    """lexgold's long CSV, checked by :func:`lexgold.process.ratings.read_ratings`."""
-    frame = read_ratings(path)
-    keep = [c for c in COLUMNS if c in frame.columns]
-    frame = frame[keep].copy()
-    frame["_line"] = np.arange(len(frame)) + 2
-    frame["_field"] = "rating"
-    return Imported(path, "long", frame.reset_index(drop=True), [])
 
 
 #: keys of a Potato-style annotation object, first found wins

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
-from lexgold.process.ratings import ANONYMOUS
+from lexgold.ratings import ANONYMOUS
 from lexgold.tables import normalise_spaces
 
 #: a rater sharing less than this share of their pairs with the tranche's largest rater is odd

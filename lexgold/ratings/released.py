@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from lexgold.errors import InputError
-from lexgold.process.ratings import ANONYMOUS
+from lexgold.ratings import ANONYMOUS
 
 HYPERLEX_HEADER = ("WORD1", "WORD2", "POS", "TYPE", "AVG_SCORE", "AVG_SCORE_0_10", "STD",
                    "SCORES..")
