@@ -18,7 +18,7 @@ from typing import Annotated, Literal
 import numpy as np
 import pandas as pd
 
-from lexgold import __version__
+from lexgold import __version__, stats
 from lexgold.errors import InputError
 from lexgold.protocols import Invalid, between
 from lexgold.resources import (one_tag_per_word, penn_tag_counts, pos_tendency,
@@ -128,9 +128,9 @@ def brysbaert_concreteness(path=None) -> pd.Series:
 
 
 def rescale(values: pd.Series, source: Scale, target: Scale) -> pd.Series:
-    """Map ratings linearly from one scale's range onto another's (USF 1-7 -> 1-5: 4 -> 3)."""
-    (a, b), (c, d) = source.scale, target.scale
-    return c + (values - a) * (d - c) / (b - a)
+    """Map ratings linearly from one scale's range onto another's (USF 1-7 -> 1-5: 4 -> 3);
+    :func:`lexgold.stats.rescale` on the scales' ranges."""
+    return stats.rescale(values, source.scale, target.scale)
 
 
 def concreteness_with_fallback(source: str, fallback: str, usf: pd.DataFrame,

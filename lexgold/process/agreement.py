@@ -48,6 +48,7 @@ import pandas as pd
 from lexgold.errors import InputError
 from lexgold.process.ratings import ITEM, check_ratings
 from lexgold.process.replicates import ReplicateTerms, average_ranks
+from lexgold.stats import check_bootstrap
 
 Pool = Literal["tranche", "all"]
 POOLS = ("tranche", "all")
@@ -536,12 +537,7 @@ def _iaa2_terms(terms, min_overlap) -> float:
 
 
 def _check_bootstrap(rng, n_boot, level):
-    if not isinstance(rng, np.random.Generator):
-        raise InputError(f"expected a numpy.random.Generator, found {type(rng).__name__}",
-                         field="rng")
-    if not 0 < level < 1 or n_boot < 1:
-        raise InputError(f"need 0 < level < 1 and n_boot >= 1, found {level}, {n_boot}",
-                         field="level")
+    check_bootstrap(rng, n_boot, level)
 
 
 def _percentile_interval(values, level):
