@@ -12,7 +12,8 @@ toolbox"); the parts call these instead of keeping their own copies:
   :func:`scipy.stats.bootstrap` with ``paired=True``, percentile or BCa.
 
 Pure functions over arrays; randomness comes in through an explicit ``numpy.random.Generator``.
-This module imports nothing from the rest of lexgold but :mod:`lexgold.errors`.
+This module imports nothing from the rest of lexgold but :mod:`lexgold.errors`, and SciPy only
+inside :func:`bootstrap_ci` (``lexgold agree`` must start without loading ``scipy.stats``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from scipy import stats
 
 from lexgold.errors import InputError
 
@@ -160,6 +160,8 @@ def bootstrap_ci(samples: Sequence, statistic: Callable[..., np.ndarray], *,
     >>> bootstrap_ci([x, 2 * x], rowwise_pearson, rng=np.random.default_rng(0), n_boot=50).tolist()
     [1.0, 1.0]
     """
+    from scipy import stats     # here: importing lexgold.stats must not load scipy.stats
+
     check_bootstrap(rng, n_boot, level, method)
     samples = [np.asarray(s, dtype=float) for s in samples]
     scipy_method = "BCa" if method == "bca" else "percentile"
