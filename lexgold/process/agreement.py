@@ -444,7 +444,8 @@ def bootstrap_ci(ratings: pd.DataFrame, statistic: Callable[..., float], *,
     the set of tranches they appear in (each tranche's unique pairs; the consistency pairs) and
     each stratum keeps its size, so every tranche keeps its number of pairs.
     ``statistic(resampled, **kwargs)`` is recomputed per replicate; undefined replicates are
-    dropped.
+    dropped. The signature is :func:`lexgold.stats.bootstrap_ci`'s; the draw is not
+    (``scipy.stats.bootstrap`` cannot stratify), so the interval is computed here.
 
     Parameters
     ----------
