@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from lexgold.annotate.design import design_study
-from lexgold.annotate.pairs import check_pairs, read_pairs
+from lexgold.annotate.pairs import check_pairs, read_study_pairs
 from lexgold.annotate.schema import Checkpoint, StudyConfig, load_study_config
 from lexgold.errors import InputError
 from lexgold.protocols import load_protocol
@@ -71,12 +71,12 @@ def test_reads_builder_files(tmp_path):
     simlex = tmp_path / "s.csv"
     simlex.write_text("word1,word2,pos,cohort,conc1,conc2,conc_class,fsg\n"
                       "old,new,a,associated,2.1,2.0,C3,0.5\n")
-    got = read_pairs(simlex)
+    got = read_study_pairs(simlex)
     assert got.loc[0, ["word1", "word2", "pos"]].tolist() == ["old", "new", "A"]
     assert got.loc[0, "extra"]["conc_class"] == "C3"
     tr = tmp_path / "t.csv"
     tr.write_text("topic,term1,term2,source\nSport,doping,performance enhancing drugs,top\n")
-    got = read_pairs(tr, group_by="topic")
+    got = read_study_pairs(tr, group_by="topic")
     assert got.loc[0, ["topic", "word1", "word2"]].tolist() == [
         "Sport", "doping", "performance enhancing drugs"]
 
@@ -92,7 +92,7 @@ def test_bad_pair_files_one_line_errors(tmp_path, text, message):
     path = tmp_path / "bad.csv"
     path.write_text(text)
     with pytest.raises(InputError, match=message) as err:
-        read_pairs(path)
+        read_study_pairs(path)
     assert "\n" not in str(err.value) and str(path) in str(err.value)
 
 

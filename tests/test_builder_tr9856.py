@@ -377,7 +377,7 @@ def test_wiki_sample_end_to_end(wiki_runs):
         assert (rows["p_bonferroni"] <= 0.05).all() and rows["n"].isin([1, 2, 3]).all()
         _check_topic_pairs(key, topic, rows, pairs[pairs["topic"] == key])
     manifest = report["manifest"]
-    assert manifest["inputs"]["corpus"]["sha256"] == hashlib.sha256(
+    assert manifest["resources"]["corpus"][0]["sha256"] == hashlib.sha256(
         gensim_wiki_sample().read_bytes()).hexdigest()
     assert manifest["protocol"]["sha256"] == load_protocol("tr9856")["_sha256"]
     assert manifest["seed"] == 1

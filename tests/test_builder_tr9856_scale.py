@@ -135,8 +135,8 @@ def test_tr9856_on_a_multistream_dump_equals_the_plain_dump(one_process, multist
     for name in ("lexicon.csv", "pairs.csv"):
         assert (tmp_path / "ms" / name).read_bytes() == (tmp_path / "plain" / name).read_bytes()
     assert report["sentences"] == plain["sentences"] and report["articles"] == plain["articles"]
-    assert json.loads((tmp_path / "ms" / "report.json").read_text())["manifest"]["inputs"][
-        "corpus"]["sha256"] != plain["manifest"]["inputs"]["corpus"]["sha256"]
+    assert json.loads((tmp_path / "ms" / "report.json").read_text())["manifest"]["resources"][
+        "corpus"][0]["sha256"] != plain["manifest"]["resources"]["corpus"][0]["sha256"]
 
 
 def test_multistream_errors_name_the_file(multistream, tmp_path):

@@ -14,7 +14,7 @@ from scipy import stats
 from lexgold.evaluate.gold import read_gold
 from lexgold.evaluate.tr9856_binary import best_threshold, binary_task
 from lexgold.evaluate.vectors import Vectors
-from lexgold.evaluate.wordpairs import (bootstrap_ci, compare_models, correlations,
+from lexgold.evaluate.wordpairs import (compare_models, correlation_ci, correlations,
                                         evaluate_pairs, pair_scores, steiger_test, subsets,
                                         worst_pairs)
 
@@ -153,7 +153,7 @@ def test_hyperlex_directionality_subset(tmp_path, lee_models):
         stats.spearmanr(both["gold"], both["model"])[0], nan_ok=True)
 
 
-def test_bootstrap_ci_is_the_central_95_percent_of_scipy_replicates():
+def test_correlation_ci_is_the_central_95_percent_of_scipy_replicates():
     """The percentile interval at the default level: the 2.5 % and 97.5 % quantiles of rho and
     r recomputed by scipy on the same resamples of the pairs (same generator, same draws)."""
     rng = np.random.default_rng(0)
@@ -164,32 +164,32 @@ def test_bootstrap_ci_is_the_central_95_percent_of_scipy_replicates():
         warnings.simplefilter("ignore")
         rho = [stats.spearmanr(scores["gold"][d], scores["model"][d]).statistic for d in draws]
         r = [stats.pearsonr(scores["gold"][d], scores["model"][d]).statistic for d in draws]
-    ci = bootstrap_ci(scores, np.random.default_rng(5), n_boot=300)
+    ci = correlation_ci(scores, rng=np.random.default_rng(5), n_boot=300)
     assert ci["spearman"] == pytest.approx(list(np.nanpercentile(rho, [2.5, 97.5])), abs=1e-12)
     assert ci["pearson"] == pytest.approx(list(np.nanpercentile(r, [2.5, 97.5])), abs=1e-12)
-    at_80 = bootstrap_ci(scores, np.random.default_rng(5), n_boot=300, level=0.8)
+    at_80 = correlation_ci(scores, rng=np.random.default_rng(5), n_boot=300, level=0.8)
     assert at_80["spearman"] == pytest.approx(list(np.nanpercentile(rho, [10, 90])), abs=1e-12)
 
 
-def test_bootstrap_ci_needs_three_pairs():
+def test_correlation_ci_needs_three_pairs():
     scores = pd.DataFrame({"gold": [1.0, 2.0, 3.0, 4.0], "model": [1.0, 3.0, 2.0, 4.0],
                            "used": [True, True, True, False]})
-    two = bootstrap_ci(scores.iloc[1:], np.random.default_rng(0), n_boot=50)
+    two = correlation_ci(scores.iloc[1:], rng=np.random.default_rng(0), n_boot=50)
     assert list(two) == ["spearman", "pearson"]
     assert all(len(v) == 2 and np.isnan(v).all() for v in two.values())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        three = bootstrap_ci(scores, np.random.default_rng(0), n_boot=50)
+        three = correlation_ci(scores, rng=np.random.default_rng(0), n_boot=50)
     assert all(len(v) == 2 and np.isfinite(v).all() for v in three.values())
 
 
-def test_bootstrap_ci_reproducible_and_contains_estimate(lee_models):
+def test_correlation_ci_reproducible_and_contains_estimate(lee_models):
     _, vectors = lee_models[0]
     scores = pair_scores(read_gold(DATA / "wordsim353.tsv"), vectors)
     rho = correlations(scores)["spearman"]
-    ci = bootstrap_ci(scores, np.random.default_rng(3), n_boot=500)
-    assert ci == bootstrap_ci(scores, np.random.default_rng(3), n_boot=500)
-    assert ci != bootstrap_ci(scores, np.random.default_rng(4), n_boot=500)
+    ci = correlation_ci(scores, rng=np.random.default_rng(3), n_boot=500)
+    assert ci == correlation_ci(scores, rng=np.random.default_rng(3), n_boot=500)
+    assert ci != correlation_ci(scores, rng=np.random.default_rng(4), n_boot=500)
     assert ci["spearman"][0] < rho < ci["spearman"][1]
     assert ci["spearman"][1] - ci["spearman"][0] < 0.6
 

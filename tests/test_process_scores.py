@@ -12,7 +12,7 @@ from conftest import examples
 from lexgold.errors import InputError
 from lexgold.process.agreement import AgreementWarning
 from lexgold.process.release import (HYPERLEX_COLUMNS, SIMLEX_COLUMNS, TR9856_COLUMNS,
-                                     concreteness_quartile, gold_table, read_pairs)
+                                     concreteness_quartile, gold_table, read_release_pairs)
 from lexgold.process.scaling import linear_scale, pair_scores
 from lexgold.process.splithalf import split_half, transitivity, transitivity_points
 from lexgold.process.splits import lexical_split, random_split, score_interval
@@ -273,13 +273,13 @@ def test_simlex_gold_with_real_usf_and_brysbaert(scores, usf, brysbaert):
 def test_simlex_gold_prefers_pairs_file_and_leaves_unknowns_empty(scores, tmp_path):
     path = tmp_path / "pairs.csv"
     path.write_text("word1,word2,pos,conc1,conc2,fsg\nold,new,A,2.5,3.0,0.4\ncat,dog,N,,,\n")
-    gold = gold_table(scores, "simlex", pairs=read_pairs(path), conc_source="pairs")
+    gold = gold_table(scores, "simlex", pairs=read_release_pairs(path), conc_source="pairs")
     old = gold.set_index("word1").loc["old"]
     assert (old["conc(w1)"], old["conc(w2)"], old["Assoc(USF)"]) == (2.5, 3.0, 4.0)
     cat = gold.set_index("word1").loc["cat"]
     assert np.isnan(cat["conc(w1)"]) and pd.isna(cat["concQ"]) and np.isnan(cat["Assoc(USF)"])
     assert gold["SimAssoc333"].tolist() == [1, 0]      # unknown association is never ranked in
-    default = gold_table(scores, "simlex", pairs=read_pairs(path))
+    default = gold_table(scores, "simlex", pairs=read_release_pairs(path))
     assert default["conc(w1)"].isna().all()      # brysbaert (not passed): pairs' conc not used
     assert default.set_index("word1").loc["old", "Assoc(USF)"] == 4.0
 
@@ -302,14 +302,14 @@ def test_hyperlex_and_tr9856_layouts(scores):
     assert tr["topic"].tolist() == ["", "pets"]
 
 
-def test_read_pairs_errors(tmp_path):
+def test_read_release_pairs_errors(tmp_path):
     path = tmp_path / "pairs.csv"
     path.write_text("a,b\nx,y\n")
     with pytest.raises(InputError, match="word1"):
-        read_pairs(path)
+        read_release_pairs(path)
     path.write_text("term1,term2,conc1\nx,y,high\n")
     with pytest.raises(InputError, match=r"pairs.csv:2.*conc1"):
-        read_pairs(path)
+        read_release_pairs(path)
 
 
 def test_split_half_ignores_row_and_rater_order():

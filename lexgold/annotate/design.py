@@ -65,7 +65,7 @@ def design_study(pairs: pd.DataFrame, config: StudyConfig, rng: np.random.Genera
     Parameters
     ----------
     pairs : pandas.DataFrame
-        From :func:`lexgold.annotate.pairs.read_pairs` (``word1, word2, pos, topic,
+        From :func:`lexgold.annotate.pairs.read_study_pairs` (``word1, word2, pos, topic,
         consistency``).
     config : StudyConfig
         The protocol's ``[study]`` table.

@@ -31,7 +31,7 @@ TRUE = {"1", "true", "yes", "y"}
 FALSE = {"0", "false", "no", "n", ""}
 
 
-def read_pairs(path: str | Path, *, group_by: str = "pos") -> pd.DataFrame:
+def read_study_pairs(path: str | Path, *, group_by: str = "pos") -> pd.DataFrame:
     """Read and check a pair set.
 
     Parameters
@@ -60,7 +60,7 @@ def read_pairs(path: str | Path, *, group_by: str = "pos") -> pd.DataFrame:
 
 
 def check_pairs(frame: pd.DataFrame, *, source=None, group_by: str = "pos") -> pd.DataFrame:
-    """Check a pair-set frame (see :func:`read_pairs`) and return the normalised copy."""
+    """Check a pair-set frame (see :func:`read_study_pairs`) and return the normalised copy."""
     frame = frame.rename(columns={"term1": "word1", "term2": "word2"})
     required = ["word1", "word2"] + (["pos"] if group_by == "pos" else ["topic"])
     for column in required:

@@ -25,7 +25,7 @@ from lexgold.annotate.clock import database_now
 from lexgold.annotate.db import check_connects, make_engine, session_factory, upgrade
 from lexgold.annotate.design import design_study
 from lexgold.annotate.models import ENTRY_KINDS
-from lexgold.annotate.pairs import read_pairs
+from lexgold.annotate.pairs import read_study_pairs
 from lexgold.annotate.schema import config_to_dict, load_study_config
 from lexgold.errors import InputError
 from lexgold.languages.packs import pack_record
@@ -81,7 +81,7 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
     if config.min_accepted_raters > 0:   # recruitment runs the [process.exclusions] rules
         from lexgold.process.config import process_config
         process_config(spec)
-    frame = read_pairs(pairs, group_by=config.group_by)
+    frame = read_study_pairs(pairs, group_by=config.group_by)
     if config.group_by == "topic":
         config.topic_titles = {**topic_titles(set(frame["topic"]), topics),
                                **config.topic_titles}

@@ -18,12 +18,13 @@ from typing import Annotated, Literal
 import numpy as np
 import pandas as pd
 
-from lexgold import __version__
+from lexgold import stats
 from lexgold.errors import InputError
+from lexgold.manifest import run_manifest
 from lexgold.protocols import Invalid, between
 from lexgold.resources import (one_tag_per_word, penn_tag_counts, pos_tendency,
                                read_brysbaert, semcor_tag_counts, sum_counts,
-                               tagged_corpus_counts, usf_pos_counts)
+                               tagged_corpus_counts, usf_concreteness, usf_pos_counts)
 from lexgold.resources._files import resource_files
 from lexgold.resources.pos import COARSE, LINGUA_WORDS
 from lexgold.resources.wordnet import wordnet_file
@@ -110,15 +111,6 @@ def proper_noun_detector(wordnet) -> Callable[[str], bool]:
 
 
 # -- concreteness -----------------------------------------------------------------------------
-def usf_concreteness(usf: pd.DataFrame) -> pd.Series:
-    """Word (lower case) -> USF concreteness (QCON for cues, TCON for targets; 1-7)."""
-    both = pd.concat([
-        pd.DataFrame({"word": lower_words(usf["cue"]), "conc": usf["qcon"]}),
-        pd.DataFrame({"word": lower_words(usf["target"]), "conc": usf["tcon"]}),
-    ]).dropna()
-    return both.drop_duplicates("word").set_index("word")["conc"].astype(float)
-
-
 def brysbaert_concreteness(path=None) -> pd.Series:
     """Word (lower case) -> Brysbaert et al. (2014) mean concreteness (1-5), words only."""
     frame = read_brysbaert(path)
@@ -128,9 +120,9 @@ def brysbaert_concreteness(path=None) -> pd.Series:
 
 
 def rescale(values: pd.Series, source: Scale, target: Scale) -> pd.Series:
-    """Map ratings linearly from one scale's range onto another's (USF 1-7 -> 1-5: 4 -> 3)."""
-    (a, b), (c, d) = source.scale, target.scale
-    return c + (values - a) * (d - c) / (b - a)
+    """Map ratings linearly from one scale's range onto another's (USF 1-7 -> 1-5: 4 -> 3);
+    :func:`lexgold.stats.rescale` on the scales' ranges."""
+    return stats.rescale(values, source.scale, target.scale)
 
 
 def concreteness_with_fallback(source: str, fallback: str, usf: pd.DataFrame,
@@ -306,15 +298,9 @@ def files_checksums(paths: Iterable[str | Path]) -> list[dict]:
 
 
 def manifest(protocol: dict, seed: int, settings, resources: dict) -> dict:
-    """What a run was made from: protocol file hash, effective settings, resources, seed."""
-    return {
-        "lexgold_version": __version__,
-        "protocol": {"name": protocol.get("name"), "file": Path(protocol["_path"]).name,
-                     "sha256": protocol["_sha256"]},
-        "settings": dataclasses.asdict(settings),
-        "seed": seed,
-        "resources": resources,
-    }
+    """What a run was made from (:func:`lexgold.manifest.run_manifest`, the builders' one
+    schema): protocol file hash, effective settings, resources, seed, library versions."""
+    return run_manifest(protocol, seed, dataclasses.asdict(settings), resources)
 
 
 def write_csv(frame: pd.DataFrame, path: Path) -> None:

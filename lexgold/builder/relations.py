@@ -459,7 +459,7 @@ def _is_hyperlex_file(path) -> bool:
     return first.lower().split()[:3] == ["word1", "word2", "pos"] and "," not in first
 
 
-def read_pairs(in_csv) -> pd.DataFrame:
+def read_pairs_to_label(in_csv) -> pd.DataFrame:
     """The pairs to label: a CSV with ``word1, word2, pos``, or a released HyperLex file
     (``WORD1 WORD2 POS TYPE ...``, whose TYPE is kept as ``published_type``), or any other
     pair file :func:`lexgold.pairfiles.read_pair_table` reads (SimVerb-3500 ...)."""
@@ -477,7 +477,7 @@ def read_pairs(in_csv) -> pd.DataFrame:
 def label_csv(in_csv, out_csv, *, wordnet_dir=None, hyp_max: int = 4,
               sense_policy: str = "first-sense",
               antonyms: Sequence[str] = DEFAULT_ANTONYMS, names: str = "lexgold") -> dict:
-    """``lexgold relations``: read the pairs (:func:`read_pairs`), write them with ``relation``.
+    """``lexgold relations``: read the pairs (:func:`read_pairs_to_label`), write them with ``relation``.
 
     ``names = "hyperlex"`` writes HyperLex's released names
     (:func:`hyperlex_type`: ``rhyp-2`` -> ``r-hyp-2``). Returns
@@ -486,7 +486,7 @@ def label_csv(in_csv, out_csv, *, wordnet_dir=None, hyp_max: int = 4,
     or more compared as one). Bad input raises :class:`InputError` naming the file and the row
     (a data row's line number counts the header as line 1).
     """
-    frame = read_pairs(in_csv)
+    frame = read_pairs_to_label(in_csv)
     missing = [c for c in ("word1", "word2", "pos") if c not in frame.columns]
     if missing:
         raise InputError("missing column; need word1, word2, pos", path=in_csv, line=1,

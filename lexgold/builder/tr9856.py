@@ -21,7 +21,7 @@ import dataclasses
 import hashlib
 import json
 from collections import Counter
-from importlib import metadata, resources
+from importlib import resources
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -29,7 +29,6 @@ import numpy as np
 import regex
 import pandas as pd
 
-import lexgold
 from lexgold.builder.common import sha256_file
 from lexgold.builder.corpus import TextFolder, WikiDump, gensim_wiki_sample
 from lexgold.builder.multistream import open_corpus
@@ -37,6 +36,7 @@ from lexgold.builder.terms import TermOptions, normalise_terms, read_stop_words
 from lexgold.builder.tr9856_lexicon import count_corpus, hypergeometric_lexicon, term_table
 from lexgold.builder.tr9856_topics import Topic, read_topics
 from lexgold.errors import InputError
+from lexgold.manifest import LIBRARIES, run_manifest
 from lexgold.protocols import Check, between, load_protocol, parse_section
 
 #: topics file grouping the articles of gensim's Wikipedia sample (the embedded default)
@@ -232,18 +232,17 @@ def sample_topic(topic: Topic, lexicon: pd.DataFrame, config: TR9856Build,
     return pairs, report
 
 
-def manifest(protocol: dict, corpus: WikiDump | TextFolder, topics_path: Path,
-             stop_path: Path | None, seed: int) -> dict:
-    """What a run depended on: lexgold and library versions, checksums of every input, seed."""
-    libraries = {name: metadata.version(name)
-                 for name in ("nltk", "scipy", "numpy", "pandas", "mwparserfromhell")}
-    inputs = {"corpus": {"path": str(corpus.path), "sha256": corpus.sha256},
-              "topics": {"path": str(topics_path), "sha256": sha256_file(topics_path)}}
+def manifest(protocol: dict, config: TR9856Build, corpus: WikiDump | TextFolder,
+             topics_path: Path, stop_path: Path | None, seed: int) -> dict:
+    """What a run depended on (:func:`lexgold.manifest.run_manifest`, the builders' one
+    schema): the ``[build]`` settings, checksums of the corpus, topics and stop list, library
+    versions, seed."""
+    resources = {"corpus": [{"file": Path(corpus.path).name, "sha256": corpus.sha256}],
+                 "topics": [{"file": topics_path.name, "sha256": sha256_file(topics_path)}]}
     if stop_path is not None:
-        inputs["stop_words"] = {"path": stop_path.name, "sha256": sha256_file(stop_path)}
-    return {"lexgold_version": lexgold.__version__, "seed": seed,
-            "protocol": {"path": Path(protocol["_path"]).name, "sha256": protocol["_sha256"]},
-            "inputs": inputs, "libraries": libraries}
+        resources["stop_words"] = [{"file": stop_path.name, "sha256": sha256_file(stop_path)}]
+    return run_manifest(protocol, seed, dataclasses.asdict(config), resources,
+                        (*LIBRARIES, "mwparserfromhell"))
 
 
 def build_tr9856(corpus: str | Path | None, topics: str | Path | None, out_dir: str | Path, *,
@@ -311,7 +310,7 @@ def build_tr9856(corpus: str | Path | None, topics: str | Path | None, out_dir: 
         tested[LEXICON_COLUMNS + ["topic_sentences", "sentences", "in_lexicon"]].to_csv(
             Path(out_dir) / "terms.csv", index=False, lineterminator="\n")
     return _write(topic_list, tested, counts, config, options, seed, Path(out_dir),
-                  manifest(protocol_data, reader, topics_path, stop_path, seed))
+                  manifest(protocol_data, config, reader, topics_path, stop_path, seed))
 
 
 def _write(topic_list, tested, counts, config, options, seed, out_dir: Path, run: dict) -> dict:

@@ -25,6 +25,7 @@ import pandas as pd
 from scipy import stats
 
 from lexgold.evaluate.vectors import CASE_POLICIES, DEFAULT_CASE, Vectors, check_choice
+from lexgold.stats import bootstrap_ci, rowwise_pearson
 
 OOV_POLICIES = ("drop", "mean", "zero")
 
@@ -122,32 +123,27 @@ def correlations(scores: pd.DataFrame) -> dict:
     return result
 
 
-def bootstrap_ci(scores: pd.DataFrame, rng: np.random.Generator, n_boot: int = 1000,
-                 level: float = 0.95) -> dict:
+def correlation_ci(scores: pd.DataFrame, *, rng: np.random.Generator, n_boot: int = 1000,
+                   level: float = 0.95) -> dict:
     """Percentile bootstrap CIs of rho and r, resampling the used pairs with replacement.
 
-    Returns ``{'spearman': [low, high], 'pearson': [low, high]}``; resamples with a constant
-    score are skipped (NaN-safe percentiles).
+    One paired bootstrap (:func:`lexgold.stats.bootstrap_ci`) gives both intervals from the
+    same replicates. Returns ``{'spearman': [low, high], 'pearson': [low, high]}``; resamples
+    with a constant score are skipped (NaN-safe percentiles).
     """
     used = scores[scores["used"]]
-    gold, model = used["gold"].to_numpy(), used["model"].to_numpy()
     if len(used) < 3:
         return {"spearman": [float("nan")] * 2, "pearson": [float("nan")] * 2}
-    draws = rng.integers(0, len(used), size=(n_boot, len(used)))
-    rank_g = stats.rankdata(gold[draws], axis=1)
-    rank_m = stats.rankdata(model[draws], axis=1)
-    tails = [100 * (1 - level) / 2, 100 * (1 + level) / 2]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rho = _rowwise_pearson(rank_g, rank_m)
-        r = _rowwise_pearson(gold[draws], model[draws])
-    return {"spearman": [float(v) for v in np.nanpercentile(rho, tails)],
-            "pearson": [float(v) for v in np.nanpercentile(r, tails)]}
+    (rho, r) = bootstrap_ci([used["gold"], used["model"]], _rho_and_r, rng=rng,
+                            n_boot=n_boot, level=level)
+    return {"spearman": [float(v) for v in rho], "pearson": [float(v) for v in r]}
 
 
-def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    x = x - x.mean(axis=1, keepdims=True)
-    y = y - y.mean(axis=1, keepdims=True)
-    return (x * y).sum(axis=1) / np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
+def _rho_and_r(gold: np.ndarray, model: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Spearman's rho and Pearson's r of every replicate (rows), as a (2, replicates) array."""
+    rho = rowwise_pearson(stats.rankdata(gold, axis=axis), stats.rankdata(model, axis=axis),
+                          axis=axis)
+    return np.stack([rho, rowwise_pearson(gold, model, axis=axis)])
 
 
 def directionality_subset(gold: pd.DataFrame, min_score: float = 7.0
@@ -234,7 +230,8 @@ def evaluate_pairs(gold: pd.DataFrame, vectors: Vectors, *, case: str = DEFAULT_
     scores = pair_scores(gold, vectors, case, oov)
     result = {**correlations(scores), "oov": oov, "case": case}
     if rng is not None:
-        result["ci"] = {"level": level, **bootstrap_ci(scores, rng, n_boot, level)}
+        result["ci"] = {"level": level,
+                        **correlation_ci(scores, rng=rng, n_boot=n_boot, level=level)}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         result["subsets"] = {name: correlations(scores[mask])
@@ -242,7 +239,8 @@ def evaluate_pairs(gold: pd.DataFrame, vectors: Vectors, *, case: str = DEFAULT_
         if rng is not None:
             for name, mask in subsets(gold).items():
                 result["subsets"][name]["ci"] = {
-                    "level": level, **bootstrap_ci(scores[mask], rng, n_boot, level)}
+                    "level": level, **correlation_ci(scores[mask], rng=rng, n_boot=n_boot,
+                                                     level=level)}
     return result, scores
 
 

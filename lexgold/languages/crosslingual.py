@@ -58,6 +58,7 @@ from typing import Annotated, NamedTuple
 
 import pandas as pd
 
+from lexgold import stats
 from lexgold.errors import InputError
 from lexgold.languages.translation import normalise
 from lexgold.protocols import between, load_protocol, parse_section
@@ -188,14 +189,15 @@ def gold_scores(gold: pd.DataFrame, aligned: pd.DataFrame | None = None,
 
 
 def rescale(scores: pd.DataFrame, scale: Scale, target: Scale) -> pd.DataFrame:
-    """``scores`` with its ``score`` column mapped linearly from ``scale`` onto ``target``.
+    """``scores`` with its ``score`` column mapped linearly from ``scale`` onto ``target``
+    (:func:`lexgold.stats.rescale`).
 
     >>> frame = pd.DataFrame({"score": [0.0, 3.0, 6.0]})
     >>> rescale(frame, Scale(0, 6), Scale(0, 10))["score"].tolist()
     [0.0, 5.0, 10.0]
     """
-    factor = (target.high - target.low) / (scale.high - scale.low)
-    return scores.assign(score=target.low + (scores["score"] - scale.low) * factor)
+    return scores.assign(score=stats.rescale(scores["score"], (scale.low, scale.high),
+                                             (target.low, target.high)))
 
 
 def crosslingual_pairs(first: pd.DataFrame, second: pd.DataFrame, lang1: str, lang2: str,

@@ -127,6 +127,7 @@ def build_pack_hyperlex(pack, usf_like: pd.DataFrame, seed: int = 0,
     from lexgold.builder.hyperlex import (Resources, build_hyperlex, candidate_pool,
                                           labeller_for, load_settings, read_word_list)
     from lexgold.protocols import load_protocol
+    from lexgold.resources import usf_concreteness
 
     protocol = load_protocol(pack.protocol("hyperlex"))
     settings = load_settings(protocol, concreteness_source)
@@ -136,7 +137,7 @@ def build_pack_hyperlex(pack, usf_like: pd.DataFrame, seed: int = 0,
     offensive = set().union(*(read_word_list(p) for p in lists)) if lists else set()
     pack_conc = pack.concreteness()
     usf_like = _with_pack_concreteness(usf_like, pack_conc)
-    conc = common.usf_concreteness(usf_like)
+    conc = usf_concreteness(usf_like)
     is_proper = (common.proper_noun_detector(reader) if settings.named_entities == "wordnet"
                  else None)
     res = Resources(usf_like, labeller, conc, offensive, is_proper)

@@ -48,6 +48,7 @@ import pandas as pd
 from lexgold.errors import InputError
 from lexgold.process.ratings import ITEM, check_ratings
 from lexgold.process.replicates import ReplicateTerms, average_ranks
+from lexgold.stats import check_bootstrap
 
 Pool = Literal["tranche", "all"]
 POOLS = ("tranche", "all")
@@ -443,7 +444,8 @@ def bootstrap_ci(ratings: pd.DataFrame, statistic: Callable[..., float], *,
     the set of tranches they appear in (each tranche's unique pairs; the consistency pairs) and
     each stratum keeps its size, so every tranche keeps its number of pairs.
     ``statistic(resampled, **kwargs)`` is recomputed per replicate; undefined replicates are
-    dropped.
+    dropped. The signature is :func:`lexgold.stats.bootstrap_ci`'s; the draw is not
+    (``scipy.stats.bootstrap`` cannot stratify), so the interval is computed here.
 
     Parameters
     ----------
@@ -536,12 +538,7 @@ def _iaa2_terms(terms, min_overlap) -> float:
 
 
 def _check_bootstrap(rng, n_boot, level):
-    if not isinstance(rng, np.random.Generator):
-        raise InputError(f"expected a numpy.random.Generator, found {type(rng).__name__}",
-                         field="rng")
-    if not 0 < level < 1 or n_boot < 1:
-        raise InputError(f"need 0 < level < 1 and n_boot >= 1, found {level}, {n_boot}",
-                         field="level")
+    check_bootstrap(rng, n_boot, level)
 
 
 def _percentile_interval(values, level):

@@ -38,15 +38,17 @@ from lexgold.process.calibration import calibrate, calibration_shifts
 from lexgold.process.config import process_config
 from lexgold.process.exclusions import exclusion_table, excluded_raters
 from lexgold.errors import InputError, UndefinedStatistic
+from lexgold.manifest import read_manifest
 from lexgold.process.ratings import (ITEM, check_binary, check_ratings, declare_scale,
                                      is_anonymous, on_scale, require_raters, scale_use)
-from lexgold.process.release import (concreteness_group, gold_table, read_pairs, release_name,
-                                     round_half_up, usf_concreteness, write_release)
+from lexgold.process.release import (concreteness_group, gold_table, read_release_pairs,
+                                     release_name, round_half_up, write_release)
 from lexgold.process.rules import low_agreement_threshold
 from lexgold.process.scaling import pair_scores
 from lexgold.process.splithalf import split_half, split_half_random, transitivity
 from lexgold.process.splits import lexical_split, random_split, score_interval
 from lexgold.protocols import load_protocol
+from lexgold.resources import usf_concreteness
 
 
 @dataclass
@@ -229,7 +231,7 @@ def run(ratings_path: str | Path, protocol: str | None, out_dir: str | Path, *,
     loaded, notes = _protocol_of(source, protocol)
     if bootstrap is not None:             # command-line override of [process.agreement]
         loaded.setdefault("process", {}).setdefault("agreement", {})["bootstrap"] = bootstrap
-    pairs = read_pairs(pairs_path) if pairs_path else source.pairs
+    pairs = read_release_pairs(pairs_path) if pairs_path else source.pairs
     release = process_config(loaded).release
     name = release_name(release.format, release.release_file)
     usf, concreteness, norms = release_norms(loaded, release.format, usf_dir,
@@ -402,7 +404,7 @@ def _builder_manifest(pairs_path) -> dict | None:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return data.get("manifest") if isinstance(data, dict) else None
+    return read_manifest(data.get("manifest")) if isinstance(data, dict) else None
 
 
 def _dates(ratings: pd.DataFrame) -> dict | None:

@@ -83,7 +83,7 @@ RELEASE_FILES = {"simlex": "SimLex-999.txt", "hyperlex": "hyperlex-all.txt",
 SIMASSOC_PAIRS = 333
 
 
-def read_pairs(path: str | Path) -> pd.DataFrame:
+def read_release_pairs(path: str | Path) -> pd.DataFrame:
     """A builder ``pairs.csv`` (or any CSV with ``word1, word2`` or ``term1, term2``, or a
     published gold file: :func:`lexgold.pairfiles.read_pair_table`).
 
@@ -128,14 +128,6 @@ def concreteness_quartile(total: pd.Series) -> pd.Series:
         ranks = known.rank(method="first")         # ties: the earlier row ranks lower
         out[known.index] = np.ceil(ranks * 4 / len(known)).clip(1, 4)
     return out.astype("Int64")
-
-
-def usf_concreteness(usf: pd.DataFrame) -> pd.Series:
-    """Word (lower case) -> USF concreteness (1-7), from the cue and target columns."""
-    cues = pd.Series(usf["qcon"].to_numpy(dtype=float), index=usf["cue"].str.lower())
-    targets = pd.Series(usf["tcon"].to_numpy(dtype=float), index=usf["target"].str.lower())
-    both = pd.concat([cues, targets]).dropna()
-    return both[~both.index.duplicated()]
 
 
 def concreteness_group(conc1, conc2, *, threshold: float = 4.0) -> pd.Series:

@@ -10,23 +10,21 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from lexgold.errors import InputError
 from lexgold.process.ratings import ITEM, answers, check_ratings
+from lexgold.stats import rescale
 
 
 def linear_scale(values, *, source: tuple[float, float] = (0.0, 6.0),
                  target: tuple[float, float] = (0.0, 10.0)):
-    """Map values linearly from the interval ``source`` onto ``target``.
+    """Map values linearly from the interval ``source`` onto ``target`` as a float array
+    (:func:`lexgold.stats.rescale` with the released scales as defaults).
 
     Examples
     --------
     >>> linear_scale([0, 3, 6]).tolist()
     [0.0, 5.0, 10.0]
     """
-    (a, b), (c, d) = source, target
-    if not b > a or not d > c:
-        raise InputError(f"need increasing intervals, found {source} -> {target}", field="scale")
-    return c + (np.asarray(values, dtype=float) - a) * (d - c) / (b - a)
+    return np.asarray(rescale(values, source, target), dtype=float)
 
 
 def pair_scores(ratings: pd.DataFrame, *, rating_range: tuple[float, float] = (0.0, 6.0),

@@ -11,6 +11,7 @@ from scipy import stats
 
 from lexgold.process.agreement import AgreementWarning
 from lexgold.process.ratings import ITEM, answers, check_ratings
+from lexgold.stats import rowwise_pearson
 
 
 def split_half(ratings: pd.DataFrame, *, annotators: int = 10) -> dict:
@@ -65,7 +66,7 @@ def split_half(ratings: pd.DataFrame, *, annotators: int = 10) -> dict:
         member[row, list(group)] = 1.0
     first = matrix @ member.T / half
     second = matrix @ (1.0 - member).T / half
-    r = _columnwise_pearson(first, second)
+    r = rowwise_pearson(first, second, axis=0)
     if np.isnan(r).all():
         warnings.warn("split-half undefined: group means are constant", AgreementWarning,
                       stacklevel=2)
@@ -127,22 +128,14 @@ def split_half_random(ratings: pd.DataFrame, *, rng: np.random.Generator,
         second = (rank >= half) & (rank < counts[:, None])
         a = (filled * first).sum(axis=1) / first.sum(axis=1)
         b = (filled * second).sum(axis=1) / second.sum(axis=1)
-        r_values.append(_columnwise_pearson(a[:, None], b[:, None])[0])
-        rho_values.append(_columnwise_pearson(stats.rankdata(a)[:, None],
-                                              stats.rankdata(b)[:, None])[0])
+        r_values.append(rowwise_pearson(a, b))
+        rho_values.append(rowwise_pearson(stats.rankdata(a), stats.rankdata(b)))
     if np.isnan(r_values).all():
         warnings.warn("split-half undefined: half means are constant", AgreementWarning,
                       stacklevel=2)
         return empty
     r, rho = float(np.nanmean(r_values)), float(np.nanmean(rho_values))
     return {**empty, "r": r, "rho": rho, "spearman_brown": 2 * r / (1 + r)}
-
-
-def _columnwise_pearson(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    a = a - a.mean(axis=0)
-    b = b - b.mean(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (a * b).sum(axis=0) / np.sqrt((a * a).sum(axis=0) * (b * b).sum(axis=0))
 
 
 def transitivity_points(gold: pd.DataFrame, *, score: str = "score") -> pd.DataFrame:

@@ -10,11 +10,11 @@ from importlib import import_module
 _HOMES = {"read_brysbaert": "concreteness", "one_tag_per_word": "pos", "pos_tendency": "pos",
           "penn_tag_counts": "pos", "semcor_tag_counts": "pos", "sum_counts": "pos",
           "tagged_corpus_counts": "pos", "usf_pos_counts": "pos", "read_usf": "usf",
-          "load_wordnet": "wordnet"}
+          "usf_concreteness": "usf", "load_wordnet": "wordnet"}
 
 __all__ = ["read_usf", "read_brysbaert", "load_wordnet", "usf_pos_counts", "penn_tag_counts",
            "semcor_tag_counts", "sum_counts", "one_tag_per_word", "tagged_corpus_counts",
-           "pos_tendency"]
+           "pos_tendency", "usf_concreteness"]
 
 
 def __getattr__(name):

@@ -138,3 +138,43 @@ def read_usf(directory: str | Path | None = None) -> pd.DataFrame:
     for file in resource_files("usf_appendix_a", directory):
         frames.append(parse_usf(file.read_bytes().decode("latin-1"), file.location))
     return pd.concat(frames, ignore_index=True)
+
+
+def usf_concreteness(usf: pd.DataFrame) -> pd.Series:
+    """Word -> USF concreteness (QCON for cues, TCON for targets; 1-7, 7 most concrete).
+
+    The one normalisation of USF's words used by the builders and the release: stripped and
+    lower-cased (USF spells words in capitals; the published data sets use lower case). Rows
+    with no word or no rating are left out; a word rated both as a cue and as a target takes
+    its first cue rating (QCON and TCON of one word are the same norm in USF).
+
+    Parameters
+    ----------
+    usf : pandas.DataFrame
+        :func:`read_usf`'s frame, or any frame with ``cue, target, qcon, tcon``.
+
+    Returns
+    -------
+    pandas.Series
+        Float ratings indexed by the lower-case word (string dtype), cue words first.
+
+    References
+    ----------
+    Nelson, McEvoy & Schreiber (2004), Appendix A (QCON, TCON); Hill et al. (2015), SimLex-999,
+    section 2.3; Vulic et al. (2017), HyperLex, section 5.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"cue": ["DOG ", "IDEA"], "target": ["CAT", "dog"],
+    ...                       "qcon": [6.5, 2.0], "tcon": [6.0, 1.0]})
+    >>> usf_concreteness(frame).to_dict()
+    {'dog': 6.5, 'idea': 2.0, 'cat': 6.0}
+    """
+    def lower(words: pd.Series) -> pd.Series:
+        return words.astype("string").str.strip().str.lower()
+
+    both = pd.concat([
+        pd.DataFrame({"word": lower(usf["cue"]), "conc": usf["qcon"]}),
+        pd.DataFrame({"word": lower(usf["target"]), "conc": usf["tcon"]}),
+    ]).dropna()
+    return both.drop_duplicates("word").set_index("word")["conc"].astype(float)
