@@ -211,7 +211,9 @@ def top_up_command(study_db):
 
     The rating site does this by itself when the last open slot of a tranche is completed;
     run it by hand after changing the exclusion rules, or if the site was stopped at that
-    moment. Adding is idempotent: a second run adds nothing.
+    moment. Adding is idempotent: a second run adds nothing. With [study] allocation =
+    "adaptive", also adds the next top-up tranche of the least certain pairs once no slot is
+    open (or says why not: target reached, budget spent).
 
     \b
     Example:
@@ -221,6 +223,7 @@ def top_up_command(study_db):
 
     from lexgold.annotate import models as m
     from lexgold.annotate.db import open_study, session_factory
+    from lexgold.annotate.adaptive import allocate
     from lexgold.annotate.recruit import top_up
     from lexgold.annotate.schema import config_from_dict
 
@@ -228,8 +231,13 @@ def top_up_command(study_db):
     with session_factory(engine)() as session:
         config = config_from_dict(session.scalars(select(m.Study.config)).one())
         added = top_up(session, config)
+        step = allocate(session, config) if config.allocation == "adaptive" else None
     engine.dispose()
-    if config.min_accepted_raters <= 0:
+    if step is not None:
+        click.echo(f"{shown(study_db)}: adaptive allocation: {ADAPTIVE_STATUS[step['status']]}"
+                   + (f" (tranche {step['tranche']}, {step['slots']} slots)"
+                      if step["status"] == "added" else ""))
+    if config.min_accepted_raters <= 0 and step is None:
         click.echo(f"{shown(study_db)}: no [study] min_accepted_raters: the slots are fixed")
     elif not added:
         click.echo(f"{shown(study_db)}: no tranche short of {config.min_accepted_raters} accepted "
@@ -311,6 +319,14 @@ def export_command(study_db, out_file, complete_only):
                        encoding="utf-8")
     click.echo(f"{answers} answers of {raters} raters -> {out_file} "
                f"(the study's {len(description['pairs'])} pairs and protocol -> {sidecar.name})")
+
+
+#: what :func:`lexgold.annotate.adaptive.allocate`'s status means, for ``study top-up``
+ADAPTIVE_STATUS = {"waiting": "slots are still open; the next top-up tranche comes after",
+                   "target": "stopped, the target reliability is reached",
+                   "budget": "stopped, the budget left is too small for another tranche",
+                   "added": "a top-up tranche of the least certain pairs was added",
+                   "busy": "the database is busy or another process added it; run again"}
 
 
 @study.command("rehearse")
