@@ -116,6 +116,42 @@ def least_certain(table: pd.DataFrame, candidates, count: int) -> list:
     return frame["pair"].head(count).tolist()
 
 
+def fits(content: int, config: StudyConfig) -> bool:
+    """Can ``content`` showings of one batch (unique, consistency and duplicates) be laid out
+    in groups of ``group_size_min``-``group_size_max``, with the calibration repeat opening
+    every group after the first (as :func:`lexgold.annotate.design._batch_groups` lays them)?"""
+    cal = 1 if config.calibration_repeat else 0
+    groups = max(1, -(-(content - cal) // max(config.group_size_max - cal, 1)))
+    return content + cal * (groups - 1) >= groups * config.group_size_min
+
+
+def fill_groups(ranked: list, wanted: int, pairs: pd.DataFrame, config: StudyConfig) -> list:
+    """The top-up's unique pairs: the first ``wanted`` of ``ranked`` (least certain first),
+    then, batch by batch (part of speech; topic), the next least certain pairs of a batch
+    whose showings would not fill groups of the layout's size (:func:`fits`; a batch's
+    consistency pairs and its share of the duplicates count), so that every group of the
+    top-up tranche keeps the layout (SimLex-999 section 3.4: groups of 7, the last 6). A
+    batch left without unique pairs is left so (it shows its consistency pairs only)."""
+    from lexgold.annotate.design import _split_duplicates
+
+    key = "pos" if config.group_by == "pos" else "topic"
+    batch = pairs[key]
+    consistency = pairs.index[pairs["consistency"]]
+    counts_cons = batch[consistency].value_counts().to_dict()
+    chosen = list(ranked[:wanted])
+    rest = {b: [p for p in ranked[wanted:] if batch[p] == b] for b in set(batch)}
+    for _ in range(len(ranked)):
+        share = {b: [p for p in chosen if batch[p] == b] for b in sorted(set(batch))}
+        dups = _split_duplicates([share], config.duplicates_per_tranche)[0]
+        short = [b for b, held in share.items()
+                 if (held or counts_cons.get(b)) and rest[b]
+                 and not fits(len(held) + counts_cons.get(b, 0) + dups[b], config)]
+        if not short:
+            break
+        chosen.append(rest[short[0]].pop(0))
+    return chosen
+
+
 def split_half(ratings: pd.DataFrame, rng: np.random.Generator, splits: int = SPLITS) -> float:
     """Reliability of the pair means: the raters of each pair split at random into two halves,
     Spearman's correlation between the halves' means over the pairs with two raters or more,
@@ -253,7 +289,8 @@ def allocate(session: Session, config: StudyConfig, excluded: set[str] | None = 
         pairs = _pair_frame(session)
         unique = pairs.index[~pairs["consistency"]]
         wanted = config.topup_pairs or config.unique_per_tranche
-        chosen = least_certain(pair_table(ratings), unique, wanted)
+        ranked = least_certain(pair_table(ratings), unique, len(unique))
+        chosen = fill_groups(ranked, wanted, pairs, config)
         keep = pairs.loc[sorted(set(chosen) | set(pairs.index[pairs["consistency"]]))]
         one = _one_tranche(config)
         design = design_study(keep, one, np.random.default_rng(seed))
