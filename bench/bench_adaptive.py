@@ -20,7 +20,8 @@ they completed and the ratings (pair showings of completed raters) at which its 
 reaches the bar are "ratings needed". Printed per protocol and seed, then the mean and spread
 (standard deviation, min-max) of the saving ``1 - needed / uniform budget``. Goal: >= 25 %.
 
-Usage: python bench/bench_adaptive.py [--protocol simlex] [--seeds 3] [--out DIR]
+Usage: python bench/bench_adaptive.py [--protocol simlex] [--seeds 3] [--pairs N]
+[--raters-per-tranche N] [--out DIR]
 """
 
 from __future__ import annotations
@@ -103,9 +104,16 @@ def gold_path(url: str, protocol_file: Path, truth: pd.DataFrame, points: int = 
     return pd.DataFrame(rows)
 
 
-def one(protocol: str, folder: Path, seed: int, raters: int | None) -> dict:
+def one(protocol: str, folder: Path, seed: int, raters: int | None,
+        sample: int | None = None) -> dict:
     pairs = folder / protocol / "pairs.csv"
+    if sample is not None:           # a random sample of the built pairs (a shorter run)
+        built = pd.read_csv(pairs)
+        pairs = folder / f"{protocol}-pairs-{sample}.csv"
+        built.sample(min(sample, len(built)), random_state=1).to_csv(pairs, index=False)
     replace = {} if raters is None else {"raters_per_tranche": raters}
+    if sample is not None:           # tranches of the protocol's size, not its count
+        replace["tranches"] = 0
     uniform = variant(protocol, folder, "uniform", replace, {})
     frame = pd.read_csv(pairs)
     config = load_protocol(uniform)["study"]
@@ -148,6 +156,8 @@ def main():
     parser.add_argument("--seeds", type=int, default=3, help="Seeds per protocol.")
     parser.add_argument("--raters-per-tranche", type=int, default=None,
                         help="Override the protocol's raters_per_tranche (a shorter run).")
+    parser.add_argument("--pairs", type=int, default=None,
+                        help="Rehearse a random sample of this many of the built pairs.")
     parser.add_argument("--out", type=Path, help="Work folder (kept); default: a temporary one.")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as temporary:
@@ -158,7 +168,7 @@ def main():
                 lexgold(*BUILD[protocol], "--out", str(folder / protocol))
             rows = []
             for seed in range(1, args.seeds + 1):
-                rows.append(one(protocol, folder, seed, args.raters_per_tranche))
+                rows.append(one(protocol, folder, seed, args.raters_per_tranche, args.pairs))
                 print(json.dumps(rows[-1]), flush=True)
             savings = np.array([r["saving"] if r["saving"] is not None else np.nan
                                 for r in rows])
