@@ -349,7 +349,8 @@ def rehearse_command(study_db, arrivals_per_hour, max_raters, truth_path, seed, 
     The raters (honest ones with bias and noise, spammers, quitters; see `lexgold simulate`)
     enter by the study's entry link, read its instructions, answer its checkpoints and
     qualification and rate its tranches through the site's own pages, on a simulated clock;
-    the site recruits as it will for real (top-ups until [study] min_accepted_raters). Their
+    the site recruits as it will for real (top-ups until [study] min_accepted_raters; with
+    [study] allocation = "adaptive", top-up tranches of the least certain pairs). Their
     answers are stored in the study like real ones, so rehearse a study no real rater has
     entered. Prints what the study needed: raters, top-ups, pages, simulated time.
 
