@@ -333,3 +333,24 @@ def test_picture_draws_the_planner_curve_and_one_bar_per_tranche():
     assert "budget: 400 of 1000 ratings spent" in svg and "target 0.9" in svg
     without = picture(state, tranches)
     assert without.count("<polyline") == 1 and "planner" not in without
+
+
+def test_study_top_up_adds_the_next_tranche_by_hand(tmp_path, pairs):
+    """`lexgold study top-up DB` runs the same step: one tranche once the round is complete,
+    then nothing while its slots are open."""
+    from click.testing import CliRunner
+
+    from lexgold.cli import cli
+
+    protocol = adaptive_protocol(tmp_path, "simlex", {"tranches": 2}, first_round_raters=1,
+                                 topup_pairs=20, topup_raters=2, target_reliability=1.0,
+                                 budget_ratings=100000)
+    db = tmp_path / "study.sqlite"
+    create_study(protocol, pairs, database_url(db), seed=1)
+    rehearse_site_only(database_url(db))
+    first = CliRunner().invoke(cli, ["study", "top-up", str(db)])
+    assert first.exit_code == 0, first.output
+    assert "adaptive allocation: a top-up tranche of the least certain pairs was added " \
+           "(tranche 3, 2 slots)" in first.output
+    again = CliRunner().invoke(cli, ["study", "top-up", str(db)])
+    assert "adaptive allocation: slots are still open" in again.output
