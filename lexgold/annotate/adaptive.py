@@ -359,12 +359,13 @@ def _store_tranche(session: Session, number: int, steps, raters: int) -> None:
 
 # -- the refresher's step -----------------------------------------------------------------------
 
-def refresh_step(reads: Session, writes: Session, config: StudyConfig, figures: dict) -> dict:
+def refresh_step(reads: Session, writes: Session, config: StudyConfig, figures: dict, *,
+                 allocate_now: bool = True) -> dict:
     """What :func:`lexgold.annotate.figures.refresh` does for an adaptive study: puts
     ``figures["adaptive"]`` (:func:`state`, its ``status`` and the admin view's picture,
-    :func:`lexgold.annotate.adaptive_svg.picture`) and, when no slot is open, runs
-    :func:`allocate` (``writes``). Returns :func:`allocate`'s result (``waiting`` while slots
-    are open)."""
+    :func:`lexgold.annotate.adaptive_svg.picture`) and, when no slot is open (and
+    ``allocate_now``: recruitment added no slot this round), runs :func:`allocate`
+    (``writes``). Returns :func:`allocate`'s result (``waiting`` while slots are open)."""
     from lexgold.annotate.adaptive_svg import picture
 
     rows = figures.get("exclusions")
@@ -373,7 +374,7 @@ def refresh_step(reads: Session, writes: Session, config: StudyConfig, figures: 
     found = state(reads, config, excluded)
     reads.commit()
     step = {"status": "waiting"}
-    if not any(row.get("open") for row in figures.get("tranches", [])):
+    if allocate_now and not any(row.get("open") for row in figures.get("tranches", [])):
         step = allocate(writes, config, excluded)
     found["status"] = step["status"]
     found["svg"] = picture(found, figures.get("tranches", []), planner_curve(reads))

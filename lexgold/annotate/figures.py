@@ -294,10 +294,10 @@ def refresh(reads: Session, writes: Session, *, now: datetime | None = None,
     except (IntegrityError, OperationalError):
         writes.rollback()     # another refresher took these numbers, or the database is busy
         return {"computed": True, "seconds": seconds, "added": {}}
-    if config.allocation == "adaptive" and not added:
+    if config.allocation == "adaptive":
         from lexgold.annotate.adaptive import refresh_step
 
-        step = refresh_step(reads, writes, config, figures)
+        step = refresh_step(reads, writes, config, figures, allocate_now=not added)
         if step["status"] == "added":
             added = {step["tranche"]: step["slots"]}
     try:
