@@ -313,6 +313,23 @@ def allocate(session: Session, config: StudyConfig, excluded: set[str] | None = 
         return {"status": "busy"}
 
 
+#: what :func:`allocate`'s status means (``lexgold study top-up``)
+STATUS = {"uniform": "not an adaptive study",
+          "waiting": "slots are still open; the next top-up tranche comes after",
+          "target": "stopped, the target reliability is reached",
+          "budget": "stopped, the budget left is too small for another tranche",
+          "added": "a top-up tranche of the least certain pairs was added",
+          "busy": "the database is busy or another process added it; run again"}
+
+
+def describe(step: dict) -> str:
+    """:func:`allocate`'s result in words."""
+    text = STATUS[step["status"]]
+    if step["status"] == "added":
+        text += f" (tranche {step['tranche']}, {step['slots']} slots)"
+    return text
+
+
 def _forecast(session: Session) -> set[str]:
     from lexgold.annotate import recruit
     from lexgold.annotate.study import export_ratings

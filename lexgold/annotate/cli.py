@@ -223,7 +223,7 @@ def top_up_command(study_db):
 
     from lexgold.annotate import models as m
     from lexgold.annotate.db import open_study, session_factory
-    from lexgold.annotate.adaptive import allocate
+    from lexgold.annotate.adaptive import allocate, describe
     from lexgold.annotate.recruit import top_up
     from lexgold.annotate.schema import config_from_dict
 
@@ -234,9 +234,7 @@ def top_up_command(study_db):
         step = allocate(session, config) if config.allocation == "adaptive" else None
     engine.dispose()
     if step is not None:
-        click.echo(f"{shown(study_db)}: adaptive allocation: {ADAPTIVE_STATUS[step['status']]}"
-                   + (f" (tranche {step['tranche']}, {step['slots']} slots)"
-                      if step["status"] == "added" else ""))
+        click.echo(f"{shown(study_db)}: adaptive allocation: {describe(step)}")
     if config.min_accepted_raters <= 0 and step is None:
         click.echo(f"{shown(study_db)}: no [study] min_accepted_raters: the slots are fixed")
     elif not added:
@@ -319,14 +317,6 @@ def export_command(study_db, out_file, complete_only):
                        encoding="utf-8")
     click.echo(f"{answers} answers of {raters} raters -> {out_file} "
                f"(the study's {len(description['pairs'])} pairs and protocol -> {sidecar.name})")
-
-
-#: what :func:`lexgold.annotate.adaptive.allocate`'s status means, for ``study top-up``
-ADAPTIVE_STATUS = {"waiting": "slots are still open; the next top-up tranche comes after",
-                   "target": "stopped, the target reliability is reached",
-                   "budget": "stopped, the budget left is too small for another tranche",
-                   "added": "a top-up tranche of the least certain pairs was added",
-                   "busy": "the database is busy or another process added it; run again"}
 
 
 @study.command("rehearse")
