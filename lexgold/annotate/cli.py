@@ -200,7 +200,9 @@ def top_up_command(study_db):
 
     The rating site does this by itself when the last open slot of a tranche is completed;
     run it by hand after changing the exclusion rules, or if the site was stopped at that
-    moment. Adding is idempotent: a second run adds nothing.
+    moment. Adding is idempotent: a second run adds nothing. With [study] allocation =
+    "adaptive", also adds the next top-up tranche of the least certain pairs once no slot is
+    open (or says why not: target reached, budget spent).
 
     \b
     Example:
@@ -210,6 +212,7 @@ def top_up_command(study_db):
 
     from lexgold.annotate import models as m
     from lexgold.annotate.db import open_study, session_factory
+    from lexgold.annotate.adaptive import allocate, describe
     from lexgold.annotate.recruit import top_up
     from lexgold.annotate.schema import config_from_dict
 
@@ -217,8 +220,11 @@ def top_up_command(study_db):
     with session_factory(engine)() as session:
         config = config_from_dict(session.scalars(select(m.Study.config)).one())
         added = top_up(session, config)
+        step = allocate(session, config) if config.allocation == "adaptive" else None
     engine.dispose()
-    if config.min_accepted_raters <= 0:
+    if step is not None:
+        click.echo(f"{shown(study_db)}: adaptive allocation: {describe(step)}")
+    if config.min_accepted_raters <= 0 and step is None:
         click.echo(f"{shown(study_db)}: no [study] min_accepted_raters: the slots are fixed")
     elif not added:
         click.echo(f"{shown(study_db)}: no tranche short of {config.min_accepted_raters} accepted "
@@ -322,7 +328,8 @@ def rehearse_command(study_db, arrivals_per_hour, max_raters, truth_path, seed, 
     The raters (honest ones with bias and noise, spammers, quitters; see `lexgold simulate`)
     enter by the study's entry link, read its instructions, answer its checkpoints and
     qualification and rate its tranches through the site's own pages, on a simulated clock;
-    the site recruits as it will for real (top-ups until [study] min_accepted_raters). Their
+    the site recruits as it will for real (top-ups until [study] min_accepted_raters; with
+    [study] allocation = "adaptive", top-up tranches of the least certain pairs). Their
     answers are stored in the study like real ones, so rehearse a study no real rater has
     entered. Prints what the study needed: raters, top-ups, pages, simulated time.
 

@@ -14,7 +14,9 @@ from them, with vectorised pandas and SQL aggregates:
   with each rater's platform and platform ID.
 
 :func:`refresh` recomputes them only when the study changed: the version key counts the slots,
-the completed slots and the last answer ids. It also tops up recruitment, as the site did in the
+the completed slots and the last answer ids. With ``[study] allocation = "adaptive"`` it also
+draws the allocation's picture and adds the next top-up tranche once no slot is open
+(:func:`lexgold.annotate.adaptive.refresh_step`). It also tops up recruitment, as the site did in the
 request of the rater who completed a tranche's last slot: when a tranche has become fully
 completed since the stored figures, every tranche short of accepted raters gets new slots
 (:func:`lexgold.annotate.recruit.top_up`'s rule; concurrent refreshers collide on (tranche,
@@ -300,6 +302,12 @@ def refresh(reads: Session, writes: Session, *, now: datetime | None = None,
     except (IntegrityError, OperationalError):
         writes.rollback()     # another refresher took these numbers, or the database is busy
         return {"computed": True, "seconds": seconds, "added": {}}
+    if config.allocation == "adaptive":
+        from lexgold.annotate.adaptive import refresh_step
+
+        step = refresh_step(reads, writes, config, figures, allocate_now=not added)
+        if step["status"] == "added":
+            added = {step["tranche"]: step["slots"]}
     try:
         save(writes, key, now, {**figures, "seconds": seconds})
     except (IntegrityError, OperationalError):

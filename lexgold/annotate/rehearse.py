@@ -22,7 +22,10 @@ releases every pair. A rehearsal answers that with the study itself:
   The served site does this in a background refresher (:mod:`lexgold.annotate.figures`); the
   rehearsal has none and runs the same top-up at once, on its clock, right after the
   completing request, where the site ran it until version 0011 of the schema (the same
-  study and seed recruit as before).
+  study and seed recruit as before);
+- adaptive allocation (``[study] allocation = "adaptive"``) is the site's own too: once no slot
+  is open, :func:`lexgold.annotate.adaptive.allocate` stops or adds a top-up tranche of the
+  least certain pairs, run at once after the completing request as the refresher would.
 
 The answers are stored in the study like real ones, so a rehearsal is run on a study no real
 rater has entered (rehearse a copy: ``lexgold study backup``). Everything random comes from one
@@ -337,17 +340,20 @@ def _visit(site: Site, rater: SimulatedRater, record: dict, rng):
 def _recruit(site: Site, public_id: str) -> None:
     """The top-up after a completion (HyperLex section 4.4), run at once on the site's clock:
     only if the rater's tranche has no open slot left (:func:`lexgold.annotate.recruit.top_up`)."""
+    from lexgold.annotate.adaptive import allocate
     from lexgold.annotate.recruit import top_up
 
-    if site.config.min_accepted_raters <= 0:
-        return
-    with site.app.extensions["lexgold"].sessions() as session:
-        tranche_id = session.scalar(select(m.Slot.tranche_id).join(
-            m.Rater, (m.Rater.slot_id == m.Slot.id) & (m.Slot.rater_id == m.Rater.id))
-            .where(m.Rater.public_id == public_id))
-        session.commit()
-        if tranche_id is not None:
-            top_up(session, site.config, tranche_id)
+    if site.config.min_accepted_raters > 0:
+        with site.app.extensions["lexgold"].sessions() as session:
+            tranche_id = session.scalar(select(m.Slot.tranche_id).join(
+                m.Rater, (m.Rater.slot_id == m.Slot.id) & (m.Slot.rater_id == m.Rater.id))
+                .where(m.Rater.public_id == public_id))
+            session.commit()
+            if tranche_id is not None:
+                top_up(session, site.config, tranche_id)
+    if site.config.allocation == "adaptive":
+        with site.app.extensions["lexgold"].sessions() as session:
+            allocate(session, site.config)
 
 
 def _answers(site: Site, rater: SimulatedRater, page: Page, seconds: float) -> dict:
@@ -360,6 +366,9 @@ def _answers(site: Site, rater: SimulatedRater, page: Page, seconds: float) -> d
         data["choice"] = str(rater.choose(len(page.choices), answer))
         data["t"] = str(int(seconds * 1000))
         return data
+    if any(i not in site.item_pair for i in page.items):    # a tranche added by a top-up
+        with site.app.extensions["lexgold"].reads() as session:
+            site.item_pair.update(session.execute(select(m.Item.id, m.Item.pair_id)).all())
     pairs = [site.item_pair[i] for i in page.items]
     values = rater.rate(pairs, [site.truth[p] for p in pairs])
     each = int(seconds * 1000 / max(1, len(page.items)))

@@ -231,6 +231,26 @@ class StudyConfig:
     #: 0: the slots above are all; n > 0: a tranche gets more slots until it has n accepted
     #: raters, completed and not excluded by ``[process.exclusions]`` (HyperLex section 4.4: 10)
     min_accepted_raters: Count = 0
+    #: ``uniform``: every tranche gets ``raters_per_tranche`` slots. ``adaptive`` (issue 26;
+    #: :mod:`lexgold.annotate.adaptive`): every tranche first gets ``first_round_raters``
+    #: slots, and the rest of ``budget_ratings`` goes to top-up tranches of the pairs whose
+    #: place in the ranking is least certain, until ``target_reliability`` is reached
+    allocation: Literal["uniform", "adaptive"] = "uniform"
+    #: adaptive: slots each tranche of the design starts with
+    first_round_raters: AtLeastOne = 3
+    #: adaptive: ratings (pair showings of completed or open slots, checkpoints not counted)
+    #: the study may spend in all; 0 = what the uniform design spends (``raters_per_tranche``
+    #: times the showings of every tranche)
+    budget_ratings: Count = 0
+    #: adaptive: no more top-ups once the split-half reliability of the pair means
+    #: (Spearman-Brown corrected) reaches this; 1 = spend the whole budget
+    target_reliability: Annotated[float, between(0, 1, low_open=True)] = 0.9
+    #: adaptive: unique pairs of a top-up tranche (the least certain ones); 0 =
+    #: ``unique_per_tranche``; the tranche also holds the consistency set, calibration repeats,
+    #: duplicates and checkpoints of the layout
+    topup_pairs: Count = 0
+    #: adaptive: slots of a top-up tranche (fewer when the budget left is smaller)
+    topup_raters: AtLeastOne = 2
     #: an unfinished claim on a tranche slot may be given to another rater after this long
     claim_timeout_s: AtLeastOne = 3600
     #: Decision: a claim whose first page is not answered within this time is released (a

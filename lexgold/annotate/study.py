@@ -104,10 +104,17 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
             config=config_to_dict(config), report=design.report, seed=seed,
             completion_code=completion_code, screenout_code=screenout_code,
             completion_url=completion_url, entries=entries, pack=pack_record(spec["_path"])))
-        _store_design(session, frame, design, set(design.consistency), config.raters_per_tranche)
+        _store_design(session, frame, design, set(design.consistency), first_slots(config))
     engine.dispose()
-    return {**design.report, "slots": config.raters_per_tranche * len(design.tranches),
+    return {**design.report, "slots": first_slots(config) * len(design.tranches),
             "completion_code": completion_code, "screenout_code": screenout_code}
+
+
+def first_slots(config) -> int:
+    """Slots each tranche of the design starts with: ``raters_per_tranche``, or
+    ``first_round_raters`` with adaptive allocation (:mod:`lexgold.annotate.adaptive`)."""
+    return config.first_round_raters if config.allocation == "adaptive" else \
+        config.raters_per_tranche
 
 
 #: the longest value each study setting holds in the database (lexgold.annotate.models.Study)

@@ -173,7 +173,7 @@ def overview():
         raters=_raters(page), raters_page=page, raters_per_page=RATERS_PER_PAGE,
         refresh_s=REFRESH_S, too_fast_s=shown.get("too_fast_s", _too_fast_s()),
         platform=_platform(), db_health=db_health,
-        agreement_notes=shown.get("agreement_notes", []))
+        agreement_notes=shown.get("agreement_notes", []), adaptive=shown.get("adaptive"))
 
 
 @admin.get("/quality.csv")

@@ -122,7 +122,7 @@ def run_bws(ratings_path, protocol: dict, out_dir, *, pairs_path=None, seed: int
     release check finds a problem, unless ``allow_incomplete``."""
     from lexgold.process.pipeline import IncompleteRelease
     from lexgold.process.publish import _resource, citation_cff, write_checksums
-    from lexgold.process.release import read_pairs
+    from lexgold.process.release import read_release_pairs as read_pairs
     from lexgold.process.source import is_study
 
     if is_study(ratings_path):

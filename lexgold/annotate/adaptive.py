@@ -1,0 +1,421 @@
+"""Adaptive allocation (issue 26): the same gold standard for fewer ratings.
+
+With ``[study] allocation = "adaptive"`` every tranche of the design first gets
+``first_round_raters`` slots. Once every slot of the study is completed (the round is over),
+:func:`allocate` looks at the pair means so far and either stops, because the reliability of
+the means has reached ``target_reliability`` or the next tranche would overspend
+``budget_ratings``, or adds one *top-up tranche*: the ``topup_pairs`` pairs whose place in the
+ranking is least certain (:func:`rank_uncertainty`), laid out by the study's own designer
+(:func:`lexgold.annotate.design.design_study`) with the whole consistency set, calibration
+repeats, POS-pure groups of 6-7, checkpoints and duplicates (SimLex-999 sections 3.2, 3.4;
+HyperLex section 4.4), with ``topup_raters`` slots.
+
+Where it runs: the site's background refresher (:func:`lexgold.annotate.figures.refresh`,
+never in a rater's request), ``lexgold study rehearse`` after each completion, and ``lexgold
+study top-up`` by hand. It is idempotent across processes: a top-up tranche is numbered after
+the last one, so a concurrent call that counted the same tranches collides on the unique
+tranche number and adds nothing; and nothing is added while a slot is open.
+
+The statistics are pure functions over frames (:func:`pair_table`, :func:`rank_uncertainty`,
+:func:`split_half`, :func:`reliability_path`); the picture of the admin view is
+:func:`lexgold.annotate.adaptive_svg.picture`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.stats import norm, spearmanr
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.orm import Session
+
+from lexgold.annotate import models as m
+from lexgold.annotate.design import design_study
+from lexgold.annotate.schema import StudyConfig
+
+#: prior weight (in ratings) of the pooled variance in a pair's variance (shrinkage: with 2-3
+#: raters a pair's own variance is too noisy to rank by)
+PRIOR_RATINGS = 2.0
+#: random splits averaged by :func:`split_half`
+SPLITS = 10
+#: points of the reliability path drawn in the admin view
+PATH_POINTS = 10
+
+
+# -- statistics (pure) --------------------------------------------------------------------------
+
+def pair_table(ratings: pd.DataFrame) -> pd.DataFrame:
+    """Per pair: ``n`` (raters), ``mean`` and ``var`` (sample variance over raters; NaN for
+    one rater) of the rater-level means, from ``pair, rater_id, rating`` (a rater who saw a
+    pair twice, as a duplicate or calibration repeat, counts once with the mean of the two).
+    Indexed by ``pair``."""
+    per_rater = ratings.groupby(["pair", "rater_id"], sort=False)["rating"].mean()
+    grouped = per_rater.groupby(level="pair")
+    return pd.DataFrame({"n": grouped.size(), "mean": grouped.mean(), "var": grouped.var()})
+
+
+def standard_errors(table: pd.DataFrame, prior: float = PRIOR_RATINGS) -> pd.Series:
+    """Standard error of each pair's mean: ``sqrt(v / n)`` with ``v`` the pair's variance
+    shrunk towards the pooled within-pair variance ``v0`` with the weight of ``prior``
+    ratings, ``v = ((n - 1) var + prior v0) / (n - 1 + prior)`` (a pair with one rater gets
+    ``v0``)."""
+    n = table["n"].astype(float)
+    own = table["var"].fillna(0.0)
+    df = (n - 1).clip(lower=0)
+    pooled = float((own * df).sum() / df.sum()) if df.sum() > 0 else 1.0
+    v = (own * df + prior * pooled) / (df + prior)
+    return np.sqrt(v / n)
+
+
+def rank_uncertainty(table: pd.DataFrame, prior: float = PRIOR_RATINGS,
+                     chunk: int = 512) -> pd.Series:
+    """How uncertain each pair's place in the ranking is: the expected number of other pairs
+    it is ordered against wrongly,
+
+    ``u_i = sum_{j != i} Phi(-|m_i - m_j| / sqrt(s_i^2 + s_j^2))``,
+
+    with ``m`` the pair means, ``s`` their standard errors (:func:`standard_errors`) and
+    ``Phi`` the normal distribution function: the normal-approximation probability that the
+    true scores of ``i`` and ``j`` are in the other order than their means (the rank
+    uncertainty of an empirical ranking, Hall and Miller 2009, "Using the bootstrap to quantify
+    the authority of an empirical ranking", Ann. Statist. 37(6B), section 2). It is the width
+    of a pair's interval relative to the gaps to its neighbours' means: a pair whose interval
+    is narrow against the gaps scores near 0, a wide interval among close means scores high.
+    Two means equal (ties are common with few raters on an integer scale) count 0.5 each, not
+    an infinite ratio. Spearman's correlation with the true scores loses by exactly these
+    misorderings, so top-up raters go to the pairs with the highest ``u``.
+
+    >>> t = pd.DataFrame({"n": [4, 4, 4], "mean": [1.0, 1.0, 5.0], "var": [1.0, 1.0, 1.0]})
+    >>> rank_uncertainty(t).round(3).tolist()
+    [0.5, 0.5, 0.0]
+    """
+    means = table["mean"].to_numpy(float)
+    se2 = standard_errors(table, prior).to_numpy(float) ** 2
+    out = np.empty(len(means))
+    for start in range(0, len(means), chunk):
+        rows = slice(start, start + chunk)
+        gap = np.abs(means[rows, None] - means[None, :])
+        scale = np.sqrt(se2[rows, None] + se2[None, :])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = norm.cdf(-np.where(scale > 0, gap / scale, np.where(gap > 0, np.inf, 0.0)))
+        p[np.arange(p.shape[0]), np.arange(start, start + p.shape[0])] = 0.0
+        out[rows] = p.sum(axis=1)
+    return pd.Series(out, index=table.index, name="uncertainty")
+
+
+def least_certain(table: pd.DataFrame, candidates, count: int) -> list:
+    """The ``count`` pairs of ``candidates`` (pair keys) with the highest
+    :func:`rank_uncertainty` (over every pair of ``table``); ties go to the pair with fewer
+    raters, then the lower key. Candidates without a rating come first."""
+    u = rank_uncertainty(table) if len(table) else pd.Series(dtype=float)
+    frame = pd.DataFrame({"pair": list(candidates)})
+    frame["u"] = frame["pair"].map(u).fillna(np.inf)
+    frame["n"] = frame["pair"].map(table["n"]).fillna(0)
+    frame = frame.sort_values(["u", "n", "pair"], ascending=[False, True, True], kind="stable")
+    return frame["pair"].head(count).tolist()
+
+
+def fits(content: int, config: StudyConfig) -> bool:
+    """Can ``content`` showings of one batch (unique, consistency and duplicates) be laid out
+    in groups of ``group_size_min``-``group_size_max``, with the calibration repeat opening
+    every group after the first (as :func:`lexgold.annotate.design._batch_groups` lays them)?"""
+    cal = 1 if config.calibration_repeat else 0
+    groups = max(1, -(-(content - cal) // max(config.group_size_max - cal, 1)))
+    return content + cal * (groups - 1) >= groups * config.group_size_min
+
+
+def fill_groups(ranked: list, wanted: int, pairs: pd.DataFrame, config: StudyConfig) -> list:
+    """The top-up's unique pairs: the first ``wanted`` of ``ranked`` (least certain first),
+    then, batch by batch (part of speech; topic), the next least certain pairs of a batch
+    whose showings would not fill groups of the layout's size (:func:`fits`; a batch's
+    consistency pairs and its share of the duplicates count), so that every group of the
+    top-up tranche keeps the layout (SimLex-999 section 3.4: groups of 7, the last 6). A
+    batch left without unique pairs is left so (it shows its consistency pairs only)."""
+    from lexgold.annotate.design import _split_duplicates
+
+    key = "pos" if config.group_by == "pos" else "topic"
+    batch = pairs[key]
+    consistency = pairs.index[pairs["consistency"]]
+    counts_cons = batch[consistency].value_counts().to_dict()
+    chosen = list(ranked[:wanted])
+    rest = {b: [p for p in ranked[wanted:] if batch[p] == b] for b in set(batch)}
+    for _ in range(len(ranked)):
+        share = {b: [p for p in chosen if batch[p] == b] for b in sorted(set(batch))}
+        dups = _split_duplicates([share], config.duplicates_per_tranche)[0]
+        short = [b for b, held in share.items()
+                 if (held or counts_cons.get(b)) and rest[b]
+                 and not fits(len(held) + counts_cons.get(b, 0) + dups[b], config)]
+        if not short:
+            break
+        chosen.append(rest[short[0]].pop(0))
+    return chosen
+
+
+def split_half(ratings: pd.DataFrame, rng: np.random.Generator, splits: int = SPLITS) -> float:
+    """Reliability of the pair means: the raters of each pair split at random into two halves,
+    Spearman's correlation between the halves' means over the pairs with two raters or more,
+    averaged over ``splits`` splits, and corrected to the full number of raters by
+    Spearman-Brown, ``2r / (1 + r)`` (SimLex-999 section 3.5 and HyperLex section 5 report
+    split-half agreement the same way). NaN with fewer than three such pairs.
+
+    ``ratings``: ``pair, rater_id, rating``."""
+    per = ratings.groupby(["pair", "rater_id"], sort=False)["rating"].mean().reset_index()
+    n = per.groupby("pair")["rating"].transform("size")
+    per = per[n >= 2].reset_index(drop=True)
+    if per["pair"].nunique() < 3:
+        return float("nan")
+    codes, _ = pd.factorize(per["pair"])
+    values = per["rating"].to_numpy(float)
+    sizes = np.bincount(codes)
+    rs = []
+    for _ in range(splits):
+        order = np.lexsort((rng.random(len(codes)), codes))
+        first = np.empty(len(codes), dtype=np.int64)
+        first[order] = np.arange(len(codes)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        half = first < sizes[codes] // 2
+        a = np.bincount(codes[half], values[half]) / np.bincount(codes[half])
+        b = np.bincount(codes[~half], values[~half]) / np.bincount(codes[~half])
+        r = spearmanr(a, b).statistic
+        if np.isfinite(r):
+            rs.append(r)
+    if not rs:
+        return float("nan")
+    r = float(np.mean(rs))
+    return 2 * r / (1 + r) if r > -1 else float("nan")
+
+
+def reliability_path(ratings: pd.DataFrame, seed: int = 0,
+                     points: int = PATH_POINTS) -> pd.DataFrame:
+    """Reliability (:func:`split_half`) against ratings collected: raters taken in the order
+    they completed (``done``, a sortable completion time per rating row), at ``points``
+    evenly spaced numbers of raters, each split with ``default_rng(seed)`` (the last point is
+    :func:`allocate`'s figure). Returns ``ratings, raters, reliability``."""
+    if ratings.empty:
+        return pd.DataFrame(columns=["ratings", "raters", "reliability"])
+    order = ratings.groupby("rater_id")["done"].max().sort_values(kind="stable").index
+    counts = ratings.groupby("rater_id").size().reindex(order).cumsum()
+    rows = []
+    for k in sorted({round(x) for x in np.linspace(1, len(order), min(points, len(order)))}):
+        chosen = ratings[ratings["rater_id"].isin(order[:k])]
+        rows.append({"ratings": int(counts.iloc[k - 1]), "raters": k,
+                     "reliability": split_half(chosen, np.random.default_rng(seed))})
+    return pd.DataFrame(rows, columns=["ratings", "raters", "reliability"])
+
+
+# -- the study database -------------------------------------------------------------------------
+
+def completed_ratings(session: Session) -> pd.DataFrame:
+    """Answers of raters who completed their tranche: ``pair`` (id), ``rater_id`` (public),
+    ``rating``, ``done`` (the rater's completion time)."""
+    return pd.DataFrame(session.execute(
+        select(m.Item.pair_id, m.Rater.public_id, m.Answer.rating, m.Rater.completed_at)
+        .join(m.Item, m.Answer.item_id == m.Item.id)
+        .join(m.Rater, m.Answer.rater_id == m.Rater.id)
+        .where(m.Rater.completed_at.is_not(None))).all(),
+        columns=["pair", "rater_id", "rating", "done"])
+
+
+def budget(session: Session, config: StudyConfig) -> dict:
+    """``budget`` (``budget_ratings``, or the uniform design's spending: ``raters_per_tranche``
+    times the showings of the design's tranches), ``committed`` (showings of every slot, open
+    or completed) and ``spent`` (showings of completed slots)."""
+    showings = dict(session.execute(select(m.Item.tranche_id, func.count())
+                                    .group_by(m.Item.tranche_id)).all())
+    slots = session.execute(select(m.Slot.tranche_id, m.Slot.status)).all()
+    committed = sum(showings.get(t, 0) for t, _ in slots)
+    spent = sum(showings.get(t, 0) for t, status in slots if status == "completed")
+    total = config.budget_ratings
+    if not total:
+        report = session.scalar(select(m.Study.report)) or {}
+        first = report.get("tranches", len(showings))
+        numbers = dict(session.execute(select(m.Tranche.id, m.Tranche.number)).all())
+        total = config.raters_per_tranche * sum(
+            n for t, n in showings.items() if numbers.get(t, 0) <= first)
+    return {"budget": int(total), "committed": int(committed), "spent": int(spent)}
+
+
+def state(session: Session, config: StudyConfig, excluded: set[str] = frozenset()) -> dict:
+    """What the admin view shows of an adaptive study: :func:`budget`, ``reliability`` now,
+    ``path`` (:func:`reliability_path` records), ``first_tranches`` (the design's tranches;
+    later ones are top-ups), ``target``."""
+    ratings = completed_ratings(session)
+    ratings = ratings[~ratings["rater_id"].isin(excluded)]
+    path = reliability_path(ratings)
+    report = session.scalar(select(m.Study.report)) or {}
+    found = {**budget(session, config), "target": config.target_reliability,
+             "first_tranches": int(report.get("tranches", 0)),
+             "pairs": int(session.scalar(select(func.count()).select_from(m.Pair)) or 0),
+             "reliability": (None if path.empty or pd.isna(path["reliability"].iloc[-1])
+                             else float(path["reliability"].iloc[-1])),
+             "path": [{k: (None if pd.isna(v) else v) for k, v in row.items()}
+                      for row in path.to_dict("records")]}
+    return found
+
+
+def allocate(session: Session, config: StudyConfig, excluded: set[str] | None = None,
+             rng_seed: int | None = None) -> dict:
+    """One step of adaptive allocation (module docstring): when no slot is open, stop or add
+    one top-up tranche (committed). ``excluded``: raters the exclusion rules exclude (by
+    default the forecast of :func:`lexgold.annotate.recruit.exclusion_forecast`).
+
+    Returns
+    -------
+    dict
+        ``status``: ``uniform`` (not adaptive), ``waiting`` (slots open), ``target``
+        (reliability reached), ``budget`` (no budget for another tranche), ``added`` or
+        ``busy`` (a concurrent call won, or the database is busy); ``reliability``;
+        with ``added``: ``tranche`` (its number), ``slots``, ``pairs`` (the pair ids chosen).
+    """
+    if config.allocation != "adaptive":
+        return {"status": "uniform"}
+    try:
+        open_slots = session.scalar(select(func.count()).select_from(m.Slot)
+                                    .where(m.Slot.status != "completed"))
+        if open_slots:
+            session.commit()
+            return {"status": "waiting"}
+        if excluded is None:
+            excluded = _forecast(session)
+        study = session.scalars(select(m.Study)).one()
+        ratings = completed_ratings(session)
+        ratings = ratings[~ratings["rater_id"].isin(excluded)]
+        number = int(session.scalar(select(func.max(m.Tranche.number))) or 0) + 1
+        seed = (study.seed if rng_seed is None else rng_seed) * 1009 + number
+        reliability = split_half(ratings, np.random.default_rng(0))
+        if not np.isnan(reliability) and reliability >= config.target_reliability:
+            session.commit()
+            return {"status": "target", "reliability": reliability}
+        pairs = _pair_frame(session)
+        unique = pairs.index[~pairs["consistency"]]
+        wanted = config.topup_pairs or config.unique_per_tranche
+        ranked = least_certain(pair_table(ratings), unique, len(unique))
+        chosen = fill_groups(ranked, wanted, pairs, config)
+        keep = pairs.loc[sorted(set(chosen) | set(pairs.index[pairs["consistency"]]))]
+        one = _one_tranche(config)
+        design = design_study(keep, one, np.random.default_rng(seed))
+        if not design.tranches:
+            session.commit()
+            return {"status": "budget", "reliability": reliability}
+        steps = design.tranches[0]
+        showings = sum(len(s.items) for s in steps)
+        money = budget(session, config)
+        raters = min(config.topup_raters, (money["budget"] - money["committed"]) // showings)
+        if raters <= 0:
+            session.commit()
+            return {"status": "budget", "reliability": reliability}
+        _store_tranche(session, number, steps, raters)
+        session.commit()
+        return {"status": "added", "reliability": reliability, "tranche": number,
+                "slots": int(raters), "pairs": [int(p) for p in chosen]}
+    except (IntegrityError, OperationalError):
+        session.rollback()   # another process added this tranche number, or the database is busy
+        return {"status": "busy"}
+
+
+#: what :func:`allocate`'s status means (``lexgold study top-up``)
+STATUS = {"uniform": "not an adaptive study",
+          "waiting": "slots are still open; the next top-up tranche comes after",
+          "target": "stopped, the target reliability is reached",
+          "budget": "stopped, the budget left is too small for another tranche",
+          "added": "a top-up tranche of the least certain pairs was added",
+          "busy": "the database is busy or another process added it; run again"}
+
+
+def describe(step: dict) -> str:
+    """:func:`allocate`'s result in words."""
+    text = STATUS[step["status"]]
+    if step["status"] == "added":
+        text += f" (tranche {step['tranche']}, {step['slots']} slots)"
+    return text
+
+
+def _forecast(session: Session) -> set[str]:
+    from lexgold.annotate import recruit
+    from lexgold.annotate.study import export_ratings
+    from lexgold.process.exclusions import excluded_raters
+
+    protocol = recruit.study_protocol(session)
+    if not protocol.get("process", {}).get("exclusions"):
+        return set()
+    table, _ = recruit.exclusion_forecast(export_ratings(session, complete_only=True), protocol)
+    return set() if table is None else set(excluded_raters(table))
+
+
+def _pair_frame(session: Session) -> pd.DataFrame:
+    """The study's pairs as the designer reads them, indexed by pair id."""
+    rows = session.execute(select(m.Pair.id, m.Pair.word1, m.Pair.word2, m.Pair.pos,
+                                  m.Pair.topic, m.Pair.consistency)).all()
+    frame = pd.DataFrame(rows, columns=["id", "word1", "word2", "pos", "topic", "consistency"])
+    frame["consistency"] = frame["consistency"].astype(bool)
+    return frame.set_index("id")
+
+
+def _one_tranche(config: StudyConfig) -> StudyConfig:
+    from dataclasses import replace
+
+    return replace(config, tranches=1)
+
+
+def _store_tranche(session: Session, number: int, steps, raters: int) -> None:
+    """Tranche ``number`` with ``steps`` (items by pair id) and ``raters`` free slots; flushed.
+    The unique tranche number makes a concurrent second insert fail (IntegrityError)."""
+    tranche = m.Tranche(number=number, n_steps=len(steps))
+    session.add(tranche)
+    session.flush()
+    rows = [m.Step(tranche_id=tranche.id, position=p, kind=s.kind, batch=s.batch,
+                   checkpoint=s.checkpoint) for p, s in enumerate(steps)]
+    session.add_all(rows)
+    session.flush()
+    session.add_all(m.Item(step_id=row.id, tranche_id=tranche.id, position=k, pair_id=int(i),
+                           kind=kind)
+                    for row, s in zip(rows, steps) for k, (i, kind) in enumerate(s.items))
+    session.add_all(m.Slot(tranche_id=tranche.id, number=k) for k in range(1, raters + 1))
+    session.flush()
+
+
+# -- the refresher's step -----------------------------------------------------------------------
+
+def refresh_step(reads: Session, writes: Session, config: StudyConfig, figures: dict, *,
+                 allocate_now: bool = True) -> dict:
+    """What :func:`lexgold.annotate.figures.refresh` does for an adaptive study: puts
+    ``figures["adaptive"]`` (:func:`state`, its ``status`` and the admin view's picture,
+    :func:`lexgold.annotate.adaptive_svg.picture`) and, when no slot is open (and
+    ``allocate_now``: recruitment added no slot this round), runs :func:`allocate`
+    (``writes``). Returns :func:`allocate`'s result (``waiting`` while slots are open)."""
+    from lexgold.annotate.adaptive_svg import picture
+
+    rows = figures.get("exclusions")
+    excluded = ({r["rater_id"] for r in rows if r.get("excluded")}
+                if isinstance(rows, list) else set())
+    found = state(reads, config, excluded)
+    reads.commit()
+    step = {"status": "waiting"}
+    if allocate_now and not any(row.get("open") for row in figures.get("tranches", [])):
+        step = allocate(writes, config, excluded)
+    found["status"] = step["status"]
+    found["svg"] = picture(found, figures.get("tranches", []), planner_curve(reads))
+    reads.commit()
+    figures["adaptive"] = found
+    return step
+
+
+def planner_curve(session: Session) -> pd.DataFrame | None:
+    """The planner's predicted reliability per raters per pair (``raters, reliability, low,
+    high``; :func:`lexgold.process.plan.reliability_curve`) from the completed raters'
+    ratings, when that module is installed; else None."""
+    try:
+        from lexgold.process.plan import reliability_curve
+    except ImportError:
+        return None
+    from lexgold.annotate.study import export_ratings
+
+    ratings = export_ratings(session, complete_only=True)
+    ratings = ratings[ratings["kind"] != "checkpoint"]
+    if ratings.empty:
+        return None
+    try:
+        curve = reliability_curve(ratings)
+    except (TypeError, ValueError):     # too few ratings, or another signature
+        return None
+    return curve if {"raters", "reliability"} <= set(getattr(curve, "columns", [])) else None
