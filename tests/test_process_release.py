@@ -20,7 +20,7 @@ from lexgold.process.agreement import AgreementWarning
 from lexgold.process.pipeline import IncompleteRelease, process_ratings, release_norms, run
 from lexgold.process.release import (concreteness_quartile, gold_table, most_associated,
                                      release_text, write_release)
-from lexgold.process.scaling import pair_scores
+from lexgold.process.scaling import gold_scores
 from lexgold.process.simulate import Crowd, simulate_ratings, usf_pairs
 from lexgold.protocols import PACKAGED, load_protocol
 
@@ -41,7 +41,7 @@ def ratings_of(table: dict, **columns) -> pd.DataFrame:
 # -- published layouts -------------------------------------------------------------------------
 
 def test_simlex_layout_bytes(tmp_path, usf, brysbaert):
-    scores = pair_scores(ratings_of({("cat", "dog"): [4, 5, 6], ("old", "new"): [1, 2, 0]},
+    scores = gold_scores(ratings_of({("cat", "dog"): [4, 5, 6], ("old", "new"): [1, 2, 0]},
                                     pos="N"))
     gold = gold_table(scores, "simlex", usf=usf, brysbaert=brysbaert)
     data = write_release(gold, "simlex", tmp_path / "SimLex-999.txt").read_bytes()
@@ -57,7 +57,7 @@ def test_simlex_layout_bytes(tmp_path, usf, brysbaert):
 
 
 def test_hyperlex_layout_bytes_and_relation_names(tmp_path):
-    scores = pair_scores(ratings_of({("dog", "animal"): [6, 5, 6, 4],
+    scores = gold_scores(ratings_of({("dog", "animal"): [6, 5, 6, 4],
                                      ("animal", "dog"): [1, 0, 2, 1],
                                      ("car", "wheel"): [0, 1, 0, 0]}))
     pairs = pd.DataFrame({"word1": ["dog", "animal"], "word2": ["animal", "dog"],
@@ -80,7 +80,7 @@ def test_hyperlex_layout_bytes_and_relation_names(tmp_path):
 
 
 def test_tr9856_layout_bytes(tmp_path):
-    scores = pair_scores(ratings_of({("stem cell", "embryo"): [1, 1, 1, 0],
+    scores = gold_scores(ratings_of({("stem cell", "embryo"): [1, 1, 1, 0],
                                      ("tax", "moon"): [0, 0, 0, 0]}, topic="science"),
                          rating_range=(0, 1), score_range=(0, 1))
     gold = gold_table(scores, "tr9856")
@@ -89,7 +89,7 @@ def test_tr9856_layout_bytes(tmp_path):
 
 
 def test_a_word_holding_the_delimiter_is_an_input_error():
-    scores = pair_scores(ratings_of({("ice cream", "dessert"): [5, 6]}))
+    scores = gold_scores(ratings_of({("ice cream", "dessert"): [5, 6]}))
     with pytest.raises(InputError, match="ice cream"):
         release_text(gold_table(scores, "hyperlex"), "hyperlex")
 
@@ -102,7 +102,7 @@ def test_release_round_trip_through_evaluate_reader_and_pandas(tmp_path, fmt, na
     words = [("cat", "dog"), ("car", "wheel"), ("sun", "moon"), ("tea", "cup"), ("ox", "cow")]
     top = 1 if fmt == "tr9856" else 6
     ratings = ratings_of({w: rng.integers(0, top + 1, 5) for w in words}, pos="N")
-    scores = pair_scores(ratings, rating_range=(0, top), score_range=(0, 10 if top > 1 else 1))
+    scores = gold_scores(ratings, rating_range=(0, top), score_range=(0, 10 if top > 1 else 1))
     gold = gold_table(scores, fmt, pairs=pd.DataFrame(
         {"word1": [w[0] for w in words], "word2": [w[1] for w in words],
          "relation": ["cohyp", "mero", "cohyp", "no-rel", "syn"]}))
@@ -338,7 +338,7 @@ def test_language_pack_metadata_never_comes_from_english_norms(tmp_path):
     norms, concreteness, used = release_norms(hebrew, "simlex")     # the he pack names none
     assert norms is None and concreteness is None and used["language"] == "he"
     assert "the 'he' language pack names no association and concreteness norms" in used["note"]
-    scores = pair_scores(ratings_of({("cat", "dog"): [4, 5, 6], ("old", "new"): [1, 2, 0]}))
+    scores = gold_scores(ratings_of({("cat", "dog"): [4, 5, 6], ("old", "new"): [1, 2, 0]}))
     gold = gold_table(scores, "simlex", usf=None, brysbaert=None)
     assert gold["Assoc(USF)"].isna().all() and gold["conc(w1)"].isna().all()
     assert gold["SimAssoc333"].tolist() == [0, 0]

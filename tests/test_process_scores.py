@@ -13,7 +13,7 @@ from lexgold.errors import InputError
 from lexgold.process.agreement import AgreementWarning
 from lexgold.process.release import (HYPERLEX_COLUMNS, SIMLEX_COLUMNS, TR9856_COLUMNS,
                                      concreteness_quartile, gold_table, read_release_pairs)
-from lexgold.process.scaling import linear_scale, pair_scores
+from lexgold.process.scaling import linear_scale, gold_scores
 from lexgold.process.splithalf import split_half, transitivity, transitivity_points
 from lexgold.process.splits import lexical_split, random_split, score_interval
 
@@ -46,7 +46,7 @@ def test_pair_scores_on_a_scale_not_starting_at_zero():
     ratings = pd.DataFrame({"rater_id": ["a", "b", "a", "b"], "tranche": 1,
                             "word1": ["x", "x", "y", "y"], "word2": "w", "kind": "unique",
                             "rating": [1, 2, 7, 4]})
-    scores = pair_scores(ratings, rating_range=(1, 7)).set_index("word1")
+    scores = gold_scores(ratings, rating_range=(1, 7)).set_index("word1")
     # x: mean 1.5 -> (1.5 - 1) / 6 * 10; y: mean 5.5 -> 4.5 / 6 * 10
     assert scores["score"].tolist() == pytest.approx([0.5 / 6 * 10, 4.5 / 6 * 10])
 
@@ -57,7 +57,7 @@ def test_pair_scores_keep_pos_and_rater_order_on_both_scales():
     ratings = pd.DataFrame({"rater_id": ["b", "b", "a", "a"], "tranche": 1,
                             "word1": ["z", "a", "z", "a"], "word2": "w", "kind": "unique",
                             "pos": ["V", "N", "V", "N"], "rating": [7, 1, 1, 4]})
-    scores = pair_scores(ratings, rating_range=(1, 7), score_range=(0, 1))
+    scores = gold_scores(ratings, rating_range=(1, 7), score_range=(0, 1))
     assert scores[["word1", "pos"]].values.tolist() == [["z", "V"], ["a", "N"]]
     assert scores["scores"].tolist() == [[1.0, 7.0], [4.0, 1.0]]      # a's answer first
     assert scores["score"].tolist() == pytest.approx([0.5, 0.25])
@@ -69,7 +69,7 @@ def test_pair_scores_mean_sd_and_repeats():
         "word1": ["x", "x", "x", "x", "y", "y"], "word2": "w",
         "kind": ["unique", "calibration", "unique", "unique", "unique", "unique"],
         "rating": [2, 4, 6, 0, 5, 6]})
-    scores = pair_scores(ratings).set_index("word1")
+    scores = gold_scores(ratings).set_index("word1")
     # a's two answers to x count once, as 3: x = mean(3, 6, 0)
     assert scores.loc["x", "n"] == 3
     assert scores.loc["x", "mean"] == pytest.approx(3.0)
@@ -253,7 +253,7 @@ def scores():
     ratings = pd.DataFrame({
         "rater_id": list("aabbcc"), "tranche": 1, "word1": ["old", "cat"] * 3,
         "word2": ["new", "dog"] * 3, "pos": ["A", "N"] * 3, "rating": [1, 4, 2, 5, 0, 6]})
-    return pair_scores(ratings)
+    return gold_scores(ratings)
 
 
 def test_simlex_gold_with_real_usf_and_brysbaert(scores, usf, brysbaert):

@@ -44,7 +44,7 @@ from lexgold.process.ratings import (ITEM, check_binary, check_ratings, declare_
 from lexgold.process.release import (concreteness_group, gold_table, read_release_pairs,
                                      release_name, round_half_up, write_release)
 from lexgold.process.rules import low_agreement_threshold
-from lexgold.process.scaling import pair_scores
+from lexgold.process.scaling import gold_scores
 from lexgold.process.splithalf import split_half, split_half_random, transitivity
 from lexgold.process.splits import lexical_split, random_split, score_interval
 from lexgold.protocols import load_protocol
@@ -54,7 +54,7 @@ from lexgold.resources import usf_concreteness
 @dataclass
 class ProcessResult:
     gold: pd.DataFrame          # the released table
-    scores: pd.DataFrame        # pair_scores of the accepted raters (+ subset columns)
+    scores: pd.DataFrame        # gold_scores of the accepted raters (+ subset columns)
     exclusions: pd.DataFrame    # exclusion_table
     agreement: pd.DataFrame     # rater_agreement of the calibrated ratings
     splits: pd.DataFrame | None
@@ -127,7 +127,7 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
                                      agreement=None if anonymous else per_rater)
     dropped = set(excluded_raters(exclusions))
     final = calibrated[~calibrated["rater_id"].isin(dropped)]
-    scores = pair_scores(final, rating_range=rating_range, score_range=score_range)
+    scores = gold_scores(final, rating_range=rating_range, score_range=score_range)
     scores = _with_subsets(scores, final, pairs, release.format, usf)
     if pairs is not None:                 # release in the order of the pairs file
         order = pairs.drop_duplicates(ITEM)[ITEM].reset_index(drop=True).reset_index()

@@ -199,7 +199,7 @@ def most_associated(assoc: pd.Series, word1: pd.Series, word2: pd.Series,
 def simlex_gold(scores: pd.DataFrame, *, pairs: pd.DataFrame | None = None,
                 usf: pd.DataFrame | None = None, brysbaert: pd.DataFrame | None = None,
                 decimals: int = 2, conc_source: str = "brysbaert") -> pd.DataFrame:
-    """SimLex-999.txt layout from :func:`lexgold.process.scaling.pair_scores` output.
+    """SimLex-999.txt layout from :func:`lexgold.process.scaling.gold_scores` output.
 
     ``usf`` (association norms: ``cue, target, fsg``, as :func:`lexgold.resources.read_usf`)
     and ``brysbaert`` (concreteness norms: ``word, conc_m``, as :func:`read_brysbaert`) fill
@@ -231,7 +231,7 @@ def simlex_gold(scores: pd.DataFrame, *, pairs: pd.DataFrame | None = None,
 
 def hyperlex_gold(scores: pd.DataFrame, *, pairs: pd.DataFrame | None = None,
                   decimals: int = 2) -> pd.DataFrame:
-    """HyperLex layout (hyperlex-all.txt) from :func:`pair_scores` output.
+    """HyperLex layout (hyperlex-all.txt) from :func:`gold_scores` output.
 
     ``STD`` is the population SD (ddof = 0) of the ratings listed in ``SCORES..``, as in the
     published file (Vulic et al. 2017, section 4.5; it matches all 2,616 published rows to
@@ -261,7 +261,7 @@ def hyperlex_gold(scores: pd.DataFrame, *, pairs: pd.DataFrame | None = None,
 
 def tr9856_gold(scores: pd.DataFrame, *, pairs: pd.DataFrame | None = None,
                 decimals: int = 2) -> pd.DataFrame:
-    """TR9856 layout (term1 term2 score topic) from :func:`pair_scores` output."""
+    """TR9856 layout (term1 term2 score topic) from :func:`gold_scores` output."""
     return pd.DataFrame({"term1": scores["word1"], "term2": scores["word2"],
                          "score": round_half_up(scores["score"], decimals),
                          "topic": _column(scores, pairs, "topic")})[TR9856_COLUMNS]

@@ -27,7 +27,7 @@ def linear_scale(values, *, source: tuple[float, float] = (0.0, 6.0),
     return np.asarray(rescale(values, source, target), dtype=float)
 
 
-def pair_scores(ratings: pd.DataFrame, *, rating_range: tuple[float, float] = (0.0, 6.0),
+def gold_scores(ratings: pd.DataFrame, *, rating_range: tuple[float, float] = (0.0, 6.0),
                 score_range: tuple[float, float] = (0.0, 10.0)) -> pd.DataFrame:
     """Mean, SD and scaled score of every pair over the raters who rated it.
 
