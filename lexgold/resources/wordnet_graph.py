@@ -3,8 +3,9 @@
 NLTK's reader parses the index files when it is created (about two seconds) and each synset
 the first time it is asked for; importing NLTK alone takes one to two seconds. The builders
 (``lexgold build simlex`` / ``hyperlex``, ``lexgold relations``) ask WordNet few kinds of
-questions, so this module reads the answers once per WordNet, through NLTK, into integer
-arrays, and answers them afterwards without NLTK:
+questions, so this module reads the answers once per WordNet from its files
+(:mod:`lexgold.resources.wordnet_files`, which reads them as NLTK does, in seconds) into
+integer arrays, and answers them afterwards, all without NLTK:
 
 - a word's synsets (:meth:`WordNetGraph.synsets`), as ``reader.synsets(word, pos)`` finds
   them: the index files and NLTK's morphology (its exception lists and suffix rules,
@@ -12,8 +13,8 @@ arrays, and answers them afterwards without NLTK:
   (with their satellites) and adverbs;
 - the lemma names of a synset with their capitalisation (:meth:`WordNetGraph.lemma_names`;
   the proper-noun test of :func:`lexgold.builder.common.proper_noun_detector`);
-- per synset: hypernyms and instance hypernyms (in that order); part, member and substance
-  holonyms; verb groups;
+- per synset: hypernyms and instance hypernyms; part, member and substance holonyms; verb
+  groups (sets in WordNet, stored sorted);
 - per lemma: the synsets of its antonyms, and the synsets reached from it through a
   derivationally related form, its antonym and back (the ``derivation`` antonym route of
   :func:`lexgold.builder.relations.antonym_synsets`).
@@ -160,53 +161,59 @@ def _strings(array: np.ndarray, count: int) -> list[str]:
     return found
 
 
-def extract(reader, progress: bool = False) -> dict[str, np.ndarray]:
-    """The graph's arrays, read through NLTK from every synset, the index and the exception
-    lists of ``reader``; ``progress`` shows a progress bar on stderr."""
-    synsets = [synset for tag in FILE_POS for synset in reader.all_synsets(tag)]
-    number = {synset: i for i, synset in enumerate(synsets)}
-    node_of = {("a" if s.pos() == "s" else s.pos(), s.offset()): i for s, i in number.items()}
+def _letters(codes: np.ndarray, letters: Sequence[str]) -> str:
+    """Small integer codes as a string of one letter each (``letters[code]``)."""
+    if codes.size and not 0 <= int(codes.min()) <= int(codes.max()) < len(letters):
+        raise CorruptGraph("a POS code out of range")
+    table = np.frombuffer("".join(letters).encode("ascii"), np.uint8)
+    return table[codes.astype(np.intp)].tobytes().decode("ascii")
 
+
+def extract(source, progress: bool = False) -> dict[str, np.ndarray]:
+    """The graph's arrays, read from the WordNet files of ``source`` (a folder, or NLTK's
+    reader: its ``root``, a folder or NLTK's zip) by :mod:`lexgold.resources.wordnet_files`,
+    which answers as NLTK does without NLTK; ``progress`` shows a progress bar on stderr."""
+    from lexgold.resources import wordnet_files
+    if isinstance(source, (str, Path)):
+        return pack(wordnet_files.read(lambda name: open(Path(source) / name, "rb"), progress))
+    return pack(wordnet_files.read(lambda name: _open(source.root, name), progress))
+
+
+def pack(records: dict) -> dict[str, np.ndarray]:
+    """The graph's arrays from :func:`lexgold.resources.wordnet_files.read`'s records: synsets
+    in file order (each: ``pos``, ``offset``, lemma ``names``, the node lists ``parents``,
+    ``part``, ``member``, ``substance``, ``groups``, and per lemma ``antonyms`` and
+    ``derived``), ``index`` (word -> POS -> nodes), ``exceptions`` (POS -> form -> bases) and
+    ``version``. Synset relations are sets in WordNet (NLTK returns them in no fixed order):
+    they are stored sorted; the index is stored in word order."""
+    synsets = records["synsets"]
     rows: dict[str, list] = {name: [] for name in NODE_RELATIONS + LEMMA_RELATIONS}
     lemma_rows, names = [], []
-    if progress:
-        from tqdm import tqdm
-        synsets_read = tqdm(synsets, desc="WordNet graph (once per WordNet)", unit=" synsets",
-                            file=sys.stderr, mininterval=0.5)
-    else:
-        synsets_read = synsets
-    for synset in synsets_read:
-        rows["parents"].append([number[s] for s in synset.hypernyms()
-                                + synset.instance_hypernyms()])
-        for kind in HOLONYM_KINDS:
-            rows[kind].append([number[s] for s in getattr(synset, f"{kind}_holonyms")()])
-        rows["groups"].append([number[s] for s in synset.verb_groups()])
+    for synset in synsets:
+        for name in NODE_RELATIONS:
+            rows[name].append(sorted(synset[name]))
         lemma_rows.append(len(names))
-        for lemma in synset.lemmas():
-            names.append(lemma.name())
-            rows["antonyms"].append([number[a.synset()] for a in lemma.antonyms()])
-            rows["derived"].append([number[back.synset()]
-                                    for form in lemma.derivationally_related_forms()
-                                    for antonym in form.antonyms()
-                                    for back in antonym.derivationally_related_forms()])
+        names += synset["names"]
+        for name in LEMMA_RELATIONS:
+            rows[name] += synset[name]
     words, word_rows, word_pos, word_nodes = [], [], [], []   # a word's rows: one per POS
-    for word, entries in reader._lemma_pos_offset_map.items():
+    for word in sorted(records["index"]):
+        entries = records["index"][word]
         tags = [tag for tag in INDEX_POS if tag in entries]
         if tags:
             words.append(word)
             word_rows.append(range(len(word_pos), len(word_pos) + len(tags)))
         for tag in tags:
             word_pos.append(INDEX_POS.index(tag))
-            word_nodes.append([node_of["a" if tag == "s" else tag, offset]
-                               for offset in entries[tag]])
+            word_nodes.append(entries[tag])
     forms, form_pos, targets = [], [], []
     for tag in FILE_POS:
-        for form, bases in reader._exception_map[tag].items():
+        for form, bases in records["exceptions"][tag].items():
             forms.append(form)
             form_pos.append(FILE_POS.index(tag))
             targets.append(bases)
-    arrays = {"offsets": np.array([s.offset() for s in synsets], np.int32),
-              "pos": np.array([POS.index(s.pos()) for s in synsets], np.int8),
+    arrays = {"offsets": np.array([s["offset"] for s in synsets], np.int32),
+              "pos": np.array([POS.index(s["pos"]) for s in synsets], np.int8),
               "names": _text(names),
               "words": _text(words), "words_pos": np.array(word_pos, np.int8),
               "exceptions": _text(forms), "exceptions_pos": np.array(form_pos, np.int8),
@@ -217,7 +224,7 @@ def extract(reader, progress: bool = False) -> dict[str, np.ndarray]:
     arrays["words_ptr"], arrays["words_idx"] = _csr(word_nodes)
     arrays["exception_bases_ptr"] = _csr([range(len(t)) for t in targets])[0]
     arrays["lemmas_ptr"] = np.array(lemma_rows + [len(names)], np.int32)
-    arrays["version"] = _text([reader.get_version() or ""])
+    arrays["version"] = _text([records["version"] or ""])
     return arrays
 
 
@@ -264,8 +271,8 @@ def read(path: Path, key: str) -> dict[str, np.ndarray]:
 
 def load_or_build(reader, key: str | None = None, progress: bool = False) -> WordNetGraph:
     """The graph of ``reader``'s WordNet from the cache, extracted and cached first if the
-    file is missing or cannot be trusted. ``reader`` may be a function returning the reader,
-    called only when the graph has to be built (``key`` is then required)."""
+    file is missing or cannot be trusted. ``reader`` is NLTK's reader or a folder of WordNet
+    files (``key`` is then required)."""
     if key is None:
         key = wordnet_key(reader)
     path = graph_path(key)
@@ -274,8 +281,6 @@ def load_or_build(reader, key: str | None = None, progress: bool = False) -> Wor
             return WordNetGraph(read(path, key), key)
         except (CorruptGraph, KeyError, IndexError, ValueError) as err:
             warnings.warn(f"{path}: {err}; rebuilding the WordNet graph", stacklevel=2)
-    if callable(reader):
-        reader = reader()
     arrays = extract(reader, progress=progress)
     write(path, key, arrays)
     return WordNetGraph(arrays, key)
@@ -301,8 +306,8 @@ def load_graph(directory: str | Path | None = None, progress: bool = True) -> Wo
     (``directory`` as there), built first when the cache has none (``progress``: a progress bar
     on stderr), kept in memory per WordNet for the process.
 
-    With the graph in the cache NLTK is neither imported nor asked: the files are hashed to
-    find it. WordNet inside a zip (NLTK's download) is read through NLTK's reader.
+    NLTK is neither imported nor asked: the files are hashed to find the graph, and read to
+    build it. WordNet inside a zip (NLTK's download) is read through NLTK's reader.
     """
     kind, where = locate_wordnet(directory)
     folder = Path(where) / "corpora" / "wordnet" if kind == "nltk" else Path(where)
@@ -314,7 +319,7 @@ def load_graph(directory: str | Path | None = None, progress: bool = True) -> Wo
     if key is None:
         key = _KEY_OF_FOLDER[str(folder.resolve()), stamp] = folder_key(folder)
     if key not in _BY_KEY:
-        _BY_KEY[key] = load_or_build(lambda: load_wordnet(directory), key, progress)
+        _BY_KEY[key] = load_or_build(folder, key, progress)
     return _BY_KEY[key]
 
 
@@ -332,22 +337,27 @@ class WordNetGraph:
     def __init__(self, arrays: dict[str, np.ndarray], key: str | None = None):
         self.key = key   # the cache key (:func:`graph_path`), when read from or written there
         self.size = len(arrays["offsets"])
-        self.pos = [POS[p] for p in arrays["pos"].tolist()]
+        #: a synset's POS: ``pos[node]`` is one of :data:`POS` (a string, one letter a node)
+        self.pos = _letters(arrays["pos"], POS)
         self.offsets = arrays["offsets"].tolist()
         if len(self.pos) != self.size:
             raise CorruptGraph("its synset tables disagree in size")
-        self._relations = {name: (arrays[f"{name}_ptr"].tolist(), arrays[f"{name}_idx"].tolist())
-                           for name in NODE_RELATIONS + LEMMA_RELATIONS}
+        self._arrays = {name: arrays[name] for name in arrays if name.startswith(
+            NODE_RELATIONS + LEMMA_RELATIONS)}   # unpacked on first use (the labeller's)
+        for name in NODE_RELATIONS + LEMMA_RELATIONS:
+            if f"{name}_ptr" not in self._arrays or f"{name}_idx" not in self._arrays:
+                raise CorruptGraph(f"it has no {name} table")
+        self._relations: dict[str, tuple[list[int], list[int]]] = {}
         self._lemmas = arrays["lemmas_ptr"].tolist()
         if len(self._lemmas) != self.size + 1:
             raise CorruptGraph("its lemma tables disagree in size")
         self._cased = _strings(arrays["names"], self._lemmas[-1])
-        self._names = [name.lower() for name in self._cased]
+        self._lower: list[str] | None = None
         # the index: word -> its rows (one per POS) -> the rows' synsets; unpacked on demand
         self._word_rows = arrays["words_rows"].tolist()
         words = _strings(arrays["words"], len(self._word_rows) - 1)
         self._word = dict(zip(words, range(len(words))))
-        self._row_pos = [INDEX_POS[tag] for tag in arrays["words_pos"].tolist()]
+        self._row_pos = _letters(arrays["words_pos"], INDEX_POS)
         self._row_nodes = arrays["words_ptr"].tolist(), arrays["words_idx"].tolist()
         if len(self._row_pos) != self._word_rows[-1] or len(self._row_nodes[0]) != len(
                 self._row_pos) + 1:
@@ -362,8 +372,19 @@ class WordNetGraph:
         self.version = _strings(arrays["version"], 1)[0]
 
     def _related(self, name: str, item: int) -> list[int]:
-        ptr, idx = self._relations[name]
+        table = self._relations.get(name)
+        if table is None:
+            table = self._relations[name] = (self._arrays[f"{name}_ptr"].tolist(),
+                                             self._arrays[f"{name}_idx"].tolist())
+        ptr, idx = table
         return idx[ptr[item]:ptr[item + 1]]
+
+    @property
+    def _names(self) -> list[str]:
+        """Lemma names in lower case (antonym routes), made on first use."""
+        if self._lower is None:
+            self._lower = [name.lower() for name in self._cased]
+        return self._lower
 
     def morphy(self, form: str, pos: str) -> list[str]:
         """NLTK's ``reader._morphy(form, pos)``: the base forms of ``form`` in the index (the
@@ -408,11 +429,10 @@ class WordNetGraph:
 
     def count(self, pos: str) -> int:
         """The number of synsets NLTK's ``all_synsets(pos)`` yields (``a`` with satellites)."""
-        tags = ("a", "s") if pos == "a" else (pos,)
-        return sum(1 for tag in self.pos if tag in tags)
+        return sum(self.pos.count(tag) for tag in (("a", "s") if pos == "a" else (pos,)))
 
     def parents(self, node: int) -> tuple[int, ...]:
-        """Hypernyms, then instance hypernyms."""
+        """Hypernyms and instance hypernyms (sorted by node)."""
         return tuple(self._related("parents", node))
 
     def holonyms(self, node: int, kind: str) -> list[int]:
