@@ -126,7 +126,7 @@ def commands(repeat, cold_repeat):
         for name, argv in jobs.items():
             cold, digests = [], set()
             for run in range(cold_repeat):
-                cache = work / f"cache-{name.split()[0]}-{run}"
+                cache = work / f"cache-{list(jobs).index(name)}-{run}"   # one per command
                 cold.append(_run(argv, cache, out))
                 digests.add(_digest(out))
             warm = []
