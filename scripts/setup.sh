@@ -32,4 +32,8 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e ".${extras}"
+# the WordNet graph the builders read (lexgold.resources.wordnet_graph): built once per WordNet,
+# here rather than in the first builder run; `lexgold resources` does it too
+.venv/bin/python -c "from lexgold.resources.wordnet_graph import load_graph; load_graph()" \
+    || echo "setup: WordNet graph not built (WordNet not found?); the first builder run builds it" >&2
 echo "setup: done (.venv/bin/lexgold)"

@@ -1,6 +1,7 @@
 """The command line: every command documented, bad input reported in one line."""
 
 import json
+from pathlib import Path
 
 import click
 import pytest
@@ -39,6 +40,10 @@ def test_resources_json():
     assert entries["usf_appendix_a"]["summary"]["cues"] == 5018
     assert all(f["checksum_ok"] for f in entries["usf_appendix_a"]["files"])
     assert entries["wordnet"]["summary"]["version"] == "3.0"
+    # counted from the WordNet graph, which `lexgold resources` builds (set-up) when missing
+    assert entries["wordnet"]["summary"]["noun_synsets"] == 82115
+    assert entries["wordnet"]["summary"]["verb_synsets"] == 13767
+    assert Path(entries["wordnet"]["graph"]).is_file()
 
 
 def test_resources_bad_usf_folder_fails(tmp_path):

@@ -56,13 +56,12 @@ def test_cached_labels_equal_the_readers(usf_pairs, wordnet, graph_file, policy,
 def test_words_get_the_readers_senses_in_order(wordnet, graph_file):
     """Inflected forms, exceptions and multiword lemmas map to the same synsets, in order."""
     graph = wordnet_graph.graph_for(wordnet)
-    offsets = {node: (tag, offset) for tag in wordnet_graph.POS
-               for offset, node in graph._node[tag].items()}
+    offsets = dict(enumerate(zip(graph.pos, graph.offsets)))
     for word, tag in [("dog", "n"), ("endings", "n"), ("geese", "n"), ("axes", "n"),
                       ("ran", "v"), ("leaves", "v"), ("ice_cream", "n"), ("Car", "n"),
                       ("qwxz", "v")]:
         expected = [(s.pos(), s.offset()) for s in wordnet.synsets(word.lower(), tag)]
-        assert [offsets[node] for node in graph.senses(wordnet, word, tag)] == expected
+        assert [offsets[node] for node in graph.synsets(word, tag)] == expected
 
 
 def test_a_fresh_reader_parses_no_synset(wordnet, graph_file, usf_pairs):
@@ -74,7 +73,7 @@ def test_a_fresh_reader_parses_no_synset(wordnet, graph_file, usf_pairs):
 
 def _wordnet_copy(source: Path, target: Path) -> Path:
     target.mkdir()
-    for name in wordnet_graph.DATA_FILES:
+    for name in wordnet_graph.KEY_FILES:
         shutil.copyfile(source / name, target / name)
     return target
 

@@ -92,8 +92,18 @@ def proper_noun_detector(wordnet) -> Callable[[str], bool]:
     entity" (HyperLex) filters are recovered from WordNet: a word counts as a proper noun when
     every one of its synsets (any POS) holds it only as a capitalised lemma (mexico, europe,
     christmas), never when one sense is a common word (china, turkey).
+
+    ``wordnet`` is the cached WordNet graph (:func:`lexgold.resources.wordnet_graph.load_graph`,
+    what the builders pass) or NLTK's reader; both give the same answers.
     """
+    from lexgold.resources.wordnet_graph import WordNetGraph
+
     cache: dict[str, bool] = {}
+    if isinstance(wordnet, WordNetGraph):
+        lemma_names = wordnet.lemma_names
+    else:
+        def lemma_names(synset):
+            return [lemma.name() for lemma in synset.lemmas()]
 
     def is_proper(word: str) -> bool:
         found = cache.get(word)
@@ -101,9 +111,9 @@ def proper_noun_detector(wordnet) -> Callable[[str], bool]:
             key = word.replace(" ", "_")
             senses = wordnet.synsets(key)
             found = bool(senses) and all(
-                any(l.name().lower() == key and l.name()[:1].isupper() for l in s.lemmas())
-                and not any(l.name() == key for l in s.lemmas())
-                for s in senses)
+                any(n.lower() == key and n[:1].isupper() for n in names)
+                and not any(n == key for n in names)
+                for names in map(lemma_names, senses))
             cache[word] = found
         return found
 

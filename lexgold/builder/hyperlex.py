@@ -39,7 +39,8 @@ from lexgold.builder.relations import (ANTONYM_ROUTES, DEFAULT_ANTONYMS, HOLONYM
                                        SENSE_POLICIES, RelationLabeller, relation_names)
 from lexgold.errors import InputError
 from lexgold.protocols import Invalid, between, check_instance, load_protocol, parse_section
-from lexgold.resources import load_wordnet, read_usf
+from lexgold.resources import read_usf
+from lexgold.resources.wordnet_graph import load_graph
 
 STEP1 = ("hyp", "cohyp", "mero", "syn", "ant")
 POOL_COLUMNS = ["word1", "word2", "pos", "relation", "usf_relation", "reversed", "n_participants",
@@ -505,7 +506,7 @@ def run_hyperlex(out_dir, *, protocol="hyperlex", usf_dir=None, wordnet_dir=None
     base = Path(protocol["_path"]).parent
     out = Path(out_dir)
     usf = read_usf(usf_dir)
-    wordnet = load_wordnet(wordnet_dir)
+    wordnet = load_graph(wordnet_dir)   # the cached graph: no NLTK reader (built if missing)
     labeller = labeller_for(wordnet, settings)
     lists = [common.resolve(base, p) for p in settings.offensive_lists]
     offensive = set().union(*(read_word_list(p) for p in lists)) if lists else set()

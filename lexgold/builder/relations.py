@@ -146,7 +146,9 @@ class RelationLabeller:
     cache : bool, default True
         With NLTK's WordNet reader, read the synsets' relations from the cached WordNet graph
         (:mod:`lexgold.resources.wordnet_graph`, built on first use) instead of the reader; the
-        synsets are then graph node numbers. Other readers are always asked directly.
+        synsets are then graph node numbers. Other readers are always asked directly. A
+        :class:`~lexgold.resources.wordnet_graph.WordNetGraph` passed as ``reader`` is always
+        used (``lexgold relations`` and the HyperLex builder pass one: no NLTK at all).
 
     Examples
     --------
@@ -178,10 +180,11 @@ class RelationLabeller:
         self.sense_policy = sense_policy
         self.antonyms = tuple(antonyms)
         self.graph = None
-        if cache:
-            from lexgold.resources import wordnet_graph
-            if wordnet_graph.supports(reader):
-                self.graph = wordnet_graph.graph_for(reader)
+        from lexgold.resources import wordnet_graph
+        if isinstance(reader, wordnet_graph.WordNetGraph):
+            self.graph = reader
+        elif cache and wordnet_graph.supports(reader):
+            self.graph = wordnet_graph.graph_for(reader)
         self._synsets: dict[tuple[str, str], tuple] = {}
         self._ancestors: dict = {}
         self._parents: dict = {}
@@ -197,7 +200,7 @@ class RelationLabeller:
             if self.graph is None:
                 found = tuple(self.reader.synsets(key[0], WORDNET_POS[pos]))
             else:
-                found = self.graph.senses(self.reader, key[0], WORDNET_POS[pos])
+                found = self.graph.synsets(key[0], WORDNET_POS[pos])
             self._synsets[key] = found
         return found
 
@@ -448,8 +451,8 @@ def _reader(wordnet):
     if wordnet and str(wordnet).partition(":")[0] in ("multiwordnet", "lmf", "princeton"):
         from lexgold.languages.wordnets import load_wordnet_adapter
         return load_wordnet_adapter(wordnet)
-    from lexgold.resources import load_wordnet
-    return load_wordnet(wordnet)
+    from lexgold.resources.wordnet_graph import load_graph
+    return load_graph(wordnet)
 
 
 def _is_hyperlex_file(path) -> bool:

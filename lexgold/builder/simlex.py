@@ -35,8 +35,9 @@ from lexgold.builder import common
 from lexgold.builder.common import PosKeys, Scale
 from lexgold.errors import InputError
 from lexgold.protocols import between, check_instance, load_protocol, parse_section
-from lexgold.resources import load_wordnet, read_usf
+from lexgold.resources import read_usf
 from lexgold.resources.wordnet import wordnet_file
+from lexgold.resources.wordnet_graph import load_graph
 
 CLASSES = ["C1", "C2", "C3", "C4"]
 POS = ["N", "V", "A"]
@@ -356,7 +357,7 @@ def run_simlex(out_dir, *, protocol="simlex", usf_dir=None, wordnet_dir=None, br
     is_proper = None
     resources = {"usf_appendix_a": common.usf_checksums(usf_dir)}
     if settings.proper_nouns == "wordnet":
-        is_proper = common.proper_noun_detector(load_wordnet(wordnet_dir))
+        is_proper = common.proper_noun_detector(load_graph(wordnet_dir))
         resources["wordnet"] = common.wordnet_checksums(wordnet_dir)
     if "brysbaert" in set(origin):
         resources["brysbaert_concreteness"] = common.brysbaert_checksums(brysbaert)

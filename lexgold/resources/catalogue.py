@@ -8,7 +8,8 @@ from lexgold.resources import pos
 from lexgold.resources._files import resource_files
 from lexgold.resources.concreteness import read_brysbaert
 from lexgold.resources.usf import read_usf
-from lexgold.resources.wordnet import WordNetNotFound, load_wordnet, locate_wordnet
+from lexgold.resources.wordnet import WordNetNotFound, locate_wordnet
+from lexgold.resources.wordnet_graph import graph_path, load_graph
 
 
 def _checked_files(resource: str, directory) -> list[dict]:
@@ -51,11 +52,11 @@ def catalogue(usf_dir=None, brysbaert=None, wordnet_dir=None) -> list[dict]:
 
     def wordnet():
         kind, where = locate_wordnet(wordnet_dir)
-        reader = load_wordnet(wordnet_dir)
-        return {"location": str(where), "kind": kind,
-                "summary": {"version": reader.get_version(),
-                            "noun_synsets": sum(1 for _ in reader.all_synsets("n")),
-                            "verb_synsets": sum(1 for _ in reader.all_synsets("v"))}}
+        graph = load_graph(wordnet_dir)     # built here once, at set-up, if the cache has none
+        return {"location": str(where), "kind": kind, "graph": str(graph_path(graph.key)),
+                "summary": {"version": graph.version,
+                            "noun_synsets": graph.count("n"),
+                            "verb_synsets": graph.count("v")}}
 
     def lingua():
         counts = pos.penn_tag_counts()

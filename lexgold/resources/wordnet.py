@@ -20,13 +20,15 @@ import functools
 import hashlib
 import os
 import shutil
+import sys
 import warnings
 from pathlib import Path
-
-import nltk
-from nltk.corpus.reader.wordnet import WordNetCorpusReader
+from typing import TYPE_CHECKING
 
 from lexgold.errors import WordNetNotFound  # noqa: F401  (its old home; still importable here)
+
+if TYPE_CHECKING:
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
 ENV_VAR = "LEXGOLD_WORDNET"
 KNOWN_DICT_DIRS = ("/usr/share/wordnet", "/usr/share/wordnet/dict", "/usr/local/WordNet-3.0/dict",
@@ -90,24 +92,71 @@ def nltk_layout(dict_dir: str | Path, root: str | Path | None = None) -> Path:
     return root
 
 
-class WordNet30Reader(WordNetCorpusReader):
-    """NLTK's reader, minus the start-up mapping to the "wordnet" corpus.
+@functools.lru_cache(maxsize=1)
+def _reader_class():
+    """NLTK's reader, minus the start-up mapping to the "wordnet" corpus (NLTK is imported
+    here, on first use: importing it takes a second or two).
 
     NLTK maps the loaded WordNet to the version of a corpus named ``wordnet`` for the Open
     Multilingual WordNet, which needs ``index.sense`` (not shipped by ``wordnet-base``; it is in
     Debian's ``wordnet-sense-index``). lexgold reads WordNet 3.0 itself, so no mapping is needed.
     """
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-    def map_wn(self, version="wordnet"):
-        return None
+    class WordNet30Reader(WordNetCorpusReader):
+        __doc__ = _reader_class.__doc__
+
+        def map_wn(self, version="wordnet"):
+            return None
+
+    return WordNet30Reader
+
+
+def __getattr__(name):
+    if name == "WordNet30Reader":
+        return _reader_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _nltk_data_path() -> list[str]:
+    """``nltk.data.path`` without importing NLTK when it is not imported yet: NLTK's defaults
+    (``$NLTK_DATA``, ``~/nltk_data``, under ``sys.prefix``, then ``/usr/...``), as NLTK 3.8-3.10
+    build them on POSIX systems; elsewhere NLTK itself is asked."""
+    if "nltk" in sys.modules or os.name == "nt":
+        import nltk
+        return list(nltk.data.path)
+    path = [os.path.expanduser(d) for d in os.environ.get("NLTK_DATA", "").split(os.pathsep) if d]
+    if "APPENGINE_RUNTIME" not in os.environ and os.path.expanduser("~/") != "~/":
+        path.append(os.path.expanduser("~/nltk_data"))
+    path += [os.path.join(sys.prefix, "nltk_data"), os.path.join(sys.prefix, "share", "nltk_data"),
+             os.path.join(sys.prefix, "lib", "nltk_data"), "/usr/share/nltk_data",
+             "/usr/local/share/nltk_data", "/usr/lib/nltk_data", "/usr/local/lib/nltk_data"]
+    return path
+
+
+def _nltk_wordnet_root() -> Path | None:
+    """The NLTK data root holding ``corpora/wordnet`` that ``nltk.data.find`` would return, or
+    None. A zipped WordNet (``corpora/wordnet.zip``) is left to NLTK itself."""
+    for entry in _nltk_data_path():
+        if (Path(entry) / "corpora" / "wordnet").is_dir():
+            return Path(entry)
+        if (Path(entry) / "corpora" / "wordnet.zip").is_file():
+            import nltk
+            try:
+                found = nltk.data.find("corpora/wordnet")
+            except LookupError:
+                return None
+            return Path(str(found)).parent.parent
+    return None
 
 
 def _reader_from_root(root: Path) -> WordNetCorpusReader:
+    import nltk
     if str(root) not in nltk.data.path:
         nltk.data.path.append(str(root))
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "The multilingual functions", UserWarning)
-        return WordNet30Reader(nltk.data.find("corpora/wordnet", paths=[str(root)]), None)
+        return _reader_class()(nltk.data.find("corpora/wordnet", paths=[str(root)]), None)
 
 
 def locate_wordnet(directory: str | Path | None = None) -> tuple[str, Path]:
@@ -123,11 +172,9 @@ def locate_wordnet(directory: str | Path | None = None) -> tuple[str, Path]:
             return "dict", path
         raise WordNetNotFound(f"{path}: neither a WordNet dict folder (data.noun, index.noun, ...) "
                               "nor an NLTK data root (corpora/wordnet)")
-    try:
-        found = nltk.data.find("corpora/wordnet")
-        return "nltk", Path(str(found)).parent.parent
-    except LookupError:
-        pass
+    root = _nltk_wordnet_root()
+    if root is not None:
+        return "nltk", root
     for candidate in KNOWN_DICT_DIRS:
         if _is_dict_dir(Path(candidate)):
             return "dict", Path(candidate)
