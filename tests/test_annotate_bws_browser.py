@@ -5,13 +5,22 @@ are the clicked ones."""
 
 import pytest
 from sqlalchemy import select
+from test_annotate_app import protocol_variant, usf_pair_file
+from test_annotate_browser import (  # noqa: F401
+    CHROMIUM,
+    Site,
+    assert_accessible,
+    browser,
+    expect,
+    press_and_wait,
+    start,
+    submit_and_wait,
+    tab_to,
+)
 
 from lexgold.annotate import models as m
 from lexgold.annotate.db import database_url
 from lexgold.annotate.study import create_study
-from test_annotate_app import protocol_variant, usf_pair_file
-from test_annotate_browser import (CHROMIUM, Site, assert_accessible, browser,  # noqa: F401
-                                   expect, press_and_wait, start, submit_and_wait, tab_to)
 
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")]
