@@ -35,7 +35,7 @@ def bws_site(tmp_path, usf, **values):
                           counts=(("N", "N", 12), ("V", "V", 4), ("A", "AJ", 4)))
     protocol = protocol_variant(tmp_path, "simlex999_bws", **{
         "raters_per_tranche": 2, "tuples_per_tranche": 40, "tuples_per_page": 3,
-        "min_seconds_per_tuple": "0.0", **values})
+        "min_seconds_per_tuple": "0.0", **values})     # 3 a page: pages with 1-3 tuples
     url = database_url(tmp_path / "bws.sqlite")
     create_study(protocol, pairs, url, completion_code="BWS-DONE")
     return Site(url)
@@ -158,3 +158,68 @@ def test_bws_page_with_the_keyboard_only(browser, tmp_path, usf):  # noqa: F811
         assert rows == keyed
     finally:
         site.close()
+
+
+# -- seconds per page in Chromium (no test: printed by running this file) --------------------
+
+def walk_seconds(browser, folder, usf, pages: int = 6) -> dict:  # noqa: F811
+    """Seconds per page of a scripted walk in Chromium: BWS pages (5 tuples, two clicks each)
+    and SimLex slider groups (7 pairs, one click each), from a page being shown to the next
+    page loaded after sending it. The script does not read: these are the site's and the
+    browser's seconds (rendering, requests, storing), not a person's (see docs/process.md)."""
+    import time
+
+    from test_annotate_browser import set_slider, simlex_site
+
+    out = {}
+    for kind in ("bws", "slider"):
+        folder.joinpath(kind).mkdir()
+        site = (bws_site(folder / kind, usf, tuples_per_page=5) if kind == "bws"
+                else simlex_site(folder / kind, usf))
+        try:
+            page = browser.new_page()
+            start(page, site.base + f"?PROLIFIC_PID=time{kind}&STUDY_ID=s&SESSION_ID=x")
+            times, units = [], []
+            while len(times) < pages and not page.locator("#message").count():
+                began = time.perf_counter()
+                if page.locator(".tuple[data-tuple=c]").count() or \
+                        page.locator("input[name=choice]").count():
+                    page.locator("input[type=radio]").first.check() if kind == "slider" \
+                        else answer_page(page, {})
+                    if kind == "slider":
+                        submit_and_wait(page)
+                    continue
+                if kind == "bws":
+                    units.append(page.locator(".tuple").count())
+                    answer_page(page, {})
+                else:
+                    sliders = page.locator("input[type=range]")
+                    units.append(sliders.count())
+                    for k in range(sliders.count()):
+                        set_slider(page, sliders.nth(k), (k * 3) % 7, "click")
+                    submit_and_wait(page, "#submit")
+                times.append(time.perf_counter() - began)
+            out[kind] = {"pages": len(times), "seconds_per_page": sum(times) / len(times),
+                         "items_per_page": sum(units) / len(units),
+                         "seconds_per_item": sum(times) / sum(units)}
+        finally:
+            site.close()
+    return out
+
+
+if __name__ == "__main__":                     # python tests/test_annotate_bws_browser.py
+    import json
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from playwright.sync_api import sync_playwright
+    from test_annotate_browser import ARGS
+
+    from lexgold.resources import read_usf
+
+    pages = int(sys.argv[1]) if len(sys.argv) > 1 else 6
+    with sync_playwright() as playwright, tempfile.TemporaryDirectory() as folder:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        print(json.dumps(walk_seconds(chromium, Path(folder), read_usf(), pages), indent=2))
+        chromium.close()
