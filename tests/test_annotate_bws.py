@@ -237,3 +237,28 @@ def test_rehearse_answers_tuples_and_process_releases(tmp_path, bws_pairs):
     rho = stats.spearmanr(merged["counting"], merged["truth"]).statistic
     assert rho > 0.6
     assert report["counts"]["raters_accepted"] == 8 and not report["warnings"]
+
+
+def test_cli_create_prints_the_tuple_design_and_export_writes_the_long_format(tmp_path,
+                                                                              bws_pairs):
+    from click.testing import CliRunner
+
+    from lexgold.cli import cli
+
+    db = tmp_path / "cli.sqlite"
+    result = CliRunner().invoke(cli, ["study", "create", "--protocol",
+                                       str(bws_protocol(tmp_path)), "--pairs", str(bws_pairs),
+                                       "--db", str(db), "--completion-code", "C-1"])
+    assert result.exit_code == 0, result.output
+    assert "32 pairs in 64 4-tuples (8-8 tuples a pair), 2 tranches" in result.output
+    app = make_app(database_url(db))
+    client = app.test_client()
+    enter(client)
+    answer_all(client)
+    out = tmp_path / "answers.csv"
+    result = CliRunner().invoke(cli, ["study", "export", str(db), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    frame = pd.read_csv(out)
+    assert list(frame.columns[:10]) == ["rater_id", "tranche", "tuple_id", "position", "word1",
+                                        "word2", "pos", "rating", "kind", "answered_at"]
+    assert (frame.groupby(["rater_id", "tuple_id"])["rating"].sum() == 0).all()
