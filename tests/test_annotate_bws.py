@@ -262,3 +262,21 @@ def test_cli_create_prints_the_tuple_design_and_export_writes_the_long_format(tm
     assert list(frame.columns[:10]) == ["rater_id", "tranche", "tuple_id", "position", "word1",
                                         "word2", "pos", "rating", "kind", "answered_at"]
     assert (frame.groupby(["rater_id", "tuple_id"])["rating"].sum() == 0).all()
+
+
+def test_consent_counts_tuples_and_admin_preview_shows_tuple_pages(bws_study):
+    with bws_study.extensions["lexgold"].sessions() as session:
+        tuples = session.execute(select(m.Item.tranche_id, func.count(func.distinct(
+            m.Item.tuple_id))).group_by(m.Item.tranche_id)).all()
+        checks = session.scalar(select(func.count()).select_from(m.Step).where(
+            m.Step.kind == "checkpoint", m.Step.tranche_id == tuples[0][0]))
+    counts = [n + checks for _, n in tuples]           # seconds_per_item = [8, 15] a tuple
+    low, high = min(counts) * 8 // 60, -(-max(counts) * 15 // 60)
+    consent = bws_study.test_client().get("/").get_data(as_text=True)
+    assert f"about {low}\u2013{high} minutes" in consent
+    admin = bws_study.test_client()
+    admin.post("/admin/login", data={"password": "s3cret"})
+    for position in range(3):
+        html = admin.get(f"/admin/preview/1/{position}").get_data(as_text=True)
+        assert "Preview as rater" in html and 'class="tuple' in html
+        assert "Which pair is least similar?" in html

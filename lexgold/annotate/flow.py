@@ -354,7 +354,8 @@ def page_content(session: Session, tranche_id: int, position: int):
 def expected_minutes(session: Session, config: StudyConfig) -> str:
     """The duration a rater is told on the consent page: ``"8–24"`` or ``"10"`` (minutes).
 
-    Items of a tranche = its pairs and checkpoints as designed, plus the qualification
+    Items of a tranche = its pairs (Best-Worst Scaling: its tuples) and checkpoints as
+    designed, plus the qualification
     question; times ``seconds_per_item`` (one average, or a low and a high value). With a range
     the shortest tranche gives the low end (rounded down), the longest the high end (rounded
     up); with one value the mean tranche is used.
