@@ -146,9 +146,10 @@ def test_bad_answers_refused_and_nothing_stored(bws_study, case):
         del data[f"w{keys[-1]}"]
     elif case == "foreign":
         data["b999999"], data["w999999"] = 0, 1
-    else:                                       # a tuple of the other tranche's first page
+    else:                                       # a tuple only the other tranche's raters see
         with bws_study.extensions["lexgold"].sessions() as session:
-            mine = {int(k) for k in keys}
+            tranche = session.scalar(select(m.Slot.tranche_id).where(m.Slot.status == "active"))
+            mine = select(m.Item.tuple_id).where(m.Item.tranche_id == tranche)
             other = session.scalars(select(m.Item.tuple_id).where(
                 m.Item.tuple_id.not_in(mine)).limit(1)).one()
         data[f"b{other}"], data[f"w{other}"] = 0, 1
