@@ -281,3 +281,37 @@ def test_consent_counts_tuples_and_admin_preview_shows_tuple_pages(bws_study):
         html = admin.get(f"/admin/preview/1/{position}").get_data(as_text=True)
         assert "Preview as rater" in html and 'class="tuple' in html
         assert "Which pair is least similar?" in html
+
+
+@pytest.mark.postgres
+def test_postgres_bws_tranche_stored_and_exported(postgres_url, tmp_path, bws_pairs):
+    """The same on PostgreSQL: the 0013_bws columns match the models; a tranche is stored,
+    a same-pair answer refused, the export is process' format."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from lexgold.annotate.db import make_engine, postgres_schema
+    from lexgold.process.bws import check_bws
+
+    with postgres_schema(postgres_url, "bws") as (_, url):
+        create_study(bws_protocol(tmp_path), bws_pairs, url, seed=4, completion_code="PG-BWS")
+        engine = make_engine(url)
+        with engine.connect() as connection:
+            assert compare_metadata(MigrationContext.configure(connection),
+                                    m.Base.metadata) == []
+        engine.dispose()
+        app = make_app(url)
+        try:
+            client = app.test_client()
+            enter(client)
+            _, position, keys, _ = bws_page(client)
+            same = {"position": position, **{f"b{k}": 1 for k in keys},
+                    **{f"w{k}": 1 for k in keys}}
+            assert client.post("/step", data=same).status_code == 400
+            posted, last = answer_all(client)
+            assert "PG-BWS" in last
+            with app.extensions["lexgold"].sessions() as session:
+                frame = export_ratings(session)
+            assert check_bws(frame).groupby(["rater_id", "tuple_id"]).ngroups == len(posted)
+        finally:
+            app.extensions["lexgold_engine"].dispose()
