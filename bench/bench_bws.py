@@ -14,8 +14,9 @@ rater bias + noise, 10 % spammers) twice:
 Rater-seconds: every shown item (slider pair or checkpoint) costs ``--slider-s`` seconds, every
 tuple (or check tuple) ``--bws-s``. Defaults: 7.05 s a slider pair (SimLex-999 section 3.5:
 8-21 minutes for 124 items, the midpoint) and 11.5 s a tuple (the midpoint of simlex999_bws's
-``seconds_per_item``, a Decision: the BWS page is not served by the site yet, so neither time
-is a Chromium measurement; pass measured times when there are some).
+``seconds_per_item``, a Decision: a person's times, which a scripted browser does not measure;
+``python tests/test_annotate_bws_browser.py`` prints the site's and browser's seconds per BWS
+page and slider group in Chromium; pass measured times when there are some).
 
 Printed per method: rater-seconds, answers, split-half reliability (random halves, Spearman,
 mean of 100 splits, no Spearman-Brown; sliders: halves of each pair's ratings, BWS: halves of

@@ -99,13 +99,13 @@ def test_design_pages_tranches_checkpoints():
     assert sorted(seen + design.consistency) == list(design.tuples["tuple_id"])
 
 
-def test_study_create_refuses_a_bws_protocol_until_the_site_serves_it(tmp_path):
+def test_study_create_of_too_few_pairs_names_the_part_of_speech_and_writes_nothing(tmp_path):
     from lexgold.annotate.study import create_study
 
     pairs = tmp_path / "pairs.csv"
-    pd.DataFrame({"word1": ["a", "b", "c", "d"], "word2": ["e", "f", "g", "h"],
-                  "pos": "N"}).to_csv(pairs, index=False)
+    pd.DataFrame({"word1": ["a", "b", "c", "d", "i"], "word2": ["e", "f", "g", "h", "j"],
+                  "pos": ["N"] * 4 + ["V"]}).to_csv(pairs, index=False)
     url = f"sqlite:///{tmp_path / 'study.sqlite'}"
-    with pytest.raises(InputError, match="Best-Worst Scaling studies cannot be served"):
+    with pytest.raises(InputError, match="part of speech V has only 1 pairs"):
         create_study("simlex_bws", pairs, url)
     assert not (tmp_path / "study.sqlite").exists()

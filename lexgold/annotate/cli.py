@@ -75,6 +75,9 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
     if as_json:
         click.echo(json.dumps(report, indent=2))
         return
+    if "balance" in report:                   # Best-Worst Scaling: the tuple design
+        _echo_bws(db, report, accept, key_note)
+        return
     sizes = sorted({row["showings"] for row in report["per_tranche"]})
     click.echo(f"study created in {shown(db)}: {report['pairs']} pairs, {report['tranches']} "
                "tranches "
@@ -91,6 +94,22 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
                    "--json and `lexgold study report`):")
     for line in report["unmet_summary"]:
         click.echo(f"  {line}")
+
+
+def _echo_bws(db, report, accept, key_note) -> None:
+    """What ``study create`` prints for a Best-Worst Scaling study (lexgold.annotate.bws)."""
+    balance, pages = report["balance"], report["pages_per_tranche"]
+    click.echo(f"study created in {shown(db)}: {balance['items']} pairs in {balance['tuples']} "
+               f"{report['tuple_size']}-tuples ({balance['occurrences_min']}-"
+               f"{balance['occurrences_max']} tuples a pair), {report['tranches']} tranches "
+               f"({min(pages)}-{max(pages)} pages each), {len(report['consistency_tuples'])} "
+               f"consistency tuples, {report['slots']} rater slots")
+    _echo_codes(report, accept or ("prolific", "mturk", "anonymous"))
+    click.echo(key_note)
+    if not balance["balanced"]:
+        click.echo(f"design note: {balance['pairs_together_more_than_once']} pairs of pairs "
+                   f"share more than one tuple (at most {balance['cooccurrence_max']}; the least "
+                   f"possible is {balance['cooccurrence_floor']}); --json gives the balance")
 
 
 def _study_key_file(study_db: str) -> str:

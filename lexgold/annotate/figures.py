@@ -125,18 +125,25 @@ def compute(session: Session, config: StudyConfig, protocol: dict, *,
     excluded = set() if table is None else set(exclusions.excluded_raters(table))
     found = recruit.tally(slots, shown, excluded, config.min_accepted_raters)
     notes: list[str] = []
+    bws = config.task == "bws"     # Best-Worst answers: no IAA or slider quality flags
+    if bws:
+        notes.append("Best-Worst Scaling: agreement is the split-half reliability of "
+                     "`lexgold process` (docs/process.md), not IAA")
     tranches = found["tranches"].merge(
-        agreement(ratings, notes) if admin else _none("iaa1", "iaa2", "alpha_interval", "icck"),
+        agreement(ratings, notes) if admin and not bws
+        else _none("iaa1", "iaa2", "alpha_interval", "icck"),
         on="tranche", how="left").merge(minutes, on="tranche", how="left")[TRANCHE_FIELDS]
     ids = raters[["rater_id", "platform", "platform_id"]]
-    return {"n_answers": len(ratings), "min_accepted_raters": config.min_accepted_raters,
+    answered = ratings.groupby(["rater_id", "tranche", "tuple_id"]).ngroups if bws \
+        else len(ratings)                     # BWS: answered tuples (check tuples included)
+    return {"n_answers": answered, "min_accepted_raters": config.min_accepted_raters,
             "too_fast_s": too_fast_s(protocol, config), "tranches": _records(tranches),
             "full": [int(t) for t in tranches.loc[tranches["open"] == 0, "tranche"]],
             "pairs_below": _records(found["pairs_below"]),
             "note": note,
             "exclusions": (_records(table.merge(ids, on="rater_id", how="left"))
                            if table is not None else []),
-            "quality": _records(quality(ratings, ids)) if admin else [],
+            "quality": _records(quality(ratings, ids)) if admin and not bws else [],
             "agreement_notes": notes}
 
 

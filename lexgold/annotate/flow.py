@@ -354,7 +354,8 @@ def page_content(session: Session, tranche_id: int, position: int):
 def expected_minutes(session: Session, config: StudyConfig) -> str:
     """The duration a rater is told on the consent page: ``"8–24"`` or ``"10"`` (minutes).
 
-    Items of a tranche = its pairs and checkpoints as designed, plus the qualification
+    Items of a tranche = its pairs (Best-Worst Scaling: its tuples) and checkpoints as
+    designed, plus the qualification
     question; times ``seconds_per_item`` (one average, or a low and a high value). With a range
     the shortest tranche gives the low end (rounded down), the longest the high end (rounded
     up); with one value the mean tranche is used.
@@ -367,7 +368,8 @@ def expected_minutes(session: Session, config: StudyConfig) -> str:
         select(m.Step.tranche_id, func.count(m.Step.id)).where(m.Step.kind == "checkpoint")
         .group_by(m.Step.tranche_id)).all())
     extra = 1 if config.qualification is not None else 0
-    items = [n + checks.get(tranche, 0) + extra for tranche, n in counts] or [extra]
+    per = config.bws.tuple_size if config.task == "bws" else 1    # BWS: seconds per tuple
+    items = [n // per + checks.get(tranche, 0) + extra for tranche, n in counts] or [extra]
     seconds = config.seconds_per_item
     if len(seconds) == 1:
         return str(max(1, round(sum(items) / len(items) * seconds[0] / 60)))
@@ -406,13 +408,24 @@ def submit_step(session: Session, rater: m.Rater, position: int, form, config: S
     if position != slot.step:
         raise Rejected("error_invalid", "step out of order")
     step, items, n_steps = step_content(session, slot)
-    if step.kind == "checkpoint":
+    shown = None                                  # items of the page (BWS: tuples)
+    if config.task == "bws":                      # Best-Worst Scaling (lexgold.annotate.bws_site)
+        from lexgold.annotate import bws_site
+        if step.kind == "checkpoint":
+            rows = [bws_site.check_tuple_answer(form, step, rater, slot, config, now, Rejected,
+                                                MAX_RESPONSE_MS)]
+        else:
+            rows = bws_site.tuple_answers(form, items, rater, slot, now, Rejected,
+                                          MAX_RESPONSE_MS)
+        shown = max(1, len(rows) // config.bws.tuple_size) if step.kind != "checkpoint" else 1
+    elif step.kind == "checkpoint":
         rows = [_checkpoint_answer(form, step, rater, slot, config, now)]
     else:
         rows = _group_answers(form, items, rater, slot, config, study_seed, now)
+    shown = len(rows) if shown is None else shown
     given = slot.step_at or slot.claimed_at or now       # when this page was given
     for row in rows:      # timed by the server: a browser's own t<id> fields are not believed
-        row.server_ms = server_ms(given, now, len(rows))
+        row.server_ms = server_ms(given, now, shown)
     try:
         moved = session.execute(update(m.Slot).where(
             m.Slot.id == slot.id, m.Slot.rater_id == rater.id, m.Slot.step == position)
@@ -422,7 +435,7 @@ def submit_step(session: Session, rater: m.Rater, position: int, form, config: S
             session.rollback()
             return "repeat"
         session.add_all(rows)
-        if (now - given).total_seconds() < config.min_seconds_per_pair * len(rows):
+        if (now - given).total_seconds() < config.min_seconds_per_pair * shown:
             session.execute(update(m.Rater).where(m.Rater.id == rater.id)
                             .values(fast_pages=m.Rater.fast_pages + 1))
         if position + 1 >= n_steps:

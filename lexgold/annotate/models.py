@@ -4,8 +4,9 @@ The schema is created and changed only by the Alembic revisions in ``lexgold/mig
 these classes must match them (a test compares the two).
 
 - ``Study``: the protocol (full text and parsed ``[study]`` table), design report, codes.
-- ``Pair`` -> ``Tranche`` -> ``Step`` (a page: group or checkpoint) -> ``Item`` (a showing of
-  a pair, with its kind: unique/consistency/calibration/duplicate).
+- ``Pair`` -> ``Tranche`` -> ``Step`` (a page: group, tuples or checkpoint) -> ``Item`` (a
+  showing of a pair, with its kind: unique/consistency/calibration/duplicate; in a Best-Worst
+  study also its tuple).
 - ``Slot``: one of a tranche's ``raters_per_tranche`` places. Claiming a slot is a conditional
   UPDATE, so no race hands out more places than the target; a claim expires after
   ``claim_timeout_s`` and the slot can then be given to another rater.
@@ -84,7 +85,7 @@ class Step(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     tranche_id: Mapped[int] = mapped_column(ForeignKey("tranche.id"), index=True)
     position: Mapped[int] = mapped_column(Integer)
-    kind: Mapped[str] = mapped_column(String(20))          # group / checkpoint
+    kind: Mapped[str] = mapped_column(String(20))          # group / tuples / checkpoint
     batch: Mapped[str] = mapped_column(String(500))        # POS or topic
     checkpoint: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
@@ -98,6 +99,9 @@ class Item(Base):
     position: Mapped[int] = mapped_column(Integer)
     pair_id: Mapped[int] = mapped_column(ForeignKey("pair.id"))
     kind: Mapped[str] = mapped_column(String(20))
+    #: Best-Worst Scaling: the design's tuple the item is a pair of (revision 0013; ``None``
+    #: in slider and binary studies); its row in the tuple is ``position % tuple_size``
+    tuple_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class Slot(Base):
@@ -176,6 +180,8 @@ class CheckpointAnswer(Base):
     slot_id: Mapped[int] = mapped_column(ForeignKey("slot.id"))
     choice: Mapped[int] = mapped_column(Integer)
     correct: Mapped[bool] = mapped_column(Boolean)
+    #: Best-Worst check tuples: the pair chosen as least (``choice`` is the most; revision 0013)
+    worst: Mapped[int | None] = mapped_column(Integer, nullable=True)
     response_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
     answered_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     #: server time per item: from the page being given to its answers arriving, divided by

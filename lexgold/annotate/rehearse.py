@@ -65,6 +65,7 @@ class Page:
     items: list = field(default_factory=list)         # item ids (r<id> fields), in order
     choices: list = field(default_factory=list)       # radio values of "choice"
     options: list = field(default_factory=list)       # checkpoint option texts, in order
+    tuples: dict = field(default_factory=dict)        # BWS: tuple key -> radio values, in order
     total: int = 0                                    # the tranche's pages (progress bar)
 
 
@@ -92,7 +93,9 @@ def read_page(html: str) -> Page:
                 page.items.append(int(name[1:]))
         elif name == "choice":
             page.choices.append(int(a["value"]))
-        elif a.get("type") == "hidden" and not (name[:1] == "t" and name[1:].isdigit()):
+        elif re.fullmatch(r"b(c|[0-9]+)", name):          # a Best-Worst tuple's most group
+            page.tuples.setdefault(name[1:], []).append(int(a["value"]))
+        elif a.get("type") == "hidden" and not re.fullmatch(r"t(c|[0-9]+)", name):
             page.fields[name] = a.get("value", "")
     return page
 
@@ -111,6 +114,7 @@ class Site:
     checkpoints: dict          # frozenset of casefolded option texts -> right answer
     clock: list                # [datetime]: the site's time
     requests: int = 0
+    tuple_pairs: dict = field(default_factory=dict)   # BWS: tuple id -> pair ids, in order
 
 
 def rehearse(url: str, *, rng: np.random.Generator, crowd: Crowd = Crowd(),
@@ -221,6 +225,11 @@ def _open_site(url, rng, truth, create_app) -> Site:
                              field="study")
         created = session.scalar(select(m.Study.created_at))
         item_pair = dict(session.execute(select(m.Item.id, m.Item.pair_id)).all())
+        tuple_pairs: dict = {}                 # Best-Worst: each tuple's pairs, in its order
+        for tuple_id, position, pair_id in session.execute(
+                select(m.Item.tuple_id, m.Item.position, m.Item.pair_id)
+                .where(m.Item.tuple_id.is_not(None)).order_by(m.Item.id)).all():
+            tuple_pairs.setdefault(str(tuple_id), {})[position] = pair_id
         pairs = pd.DataFrame(session.execute(
             select(m.Pair.id, m.Pair.word1, m.Pair.word2, m.Pair.topic)).all(),
             columns=["id", "word1", "word2", "topic"])
@@ -235,9 +244,14 @@ def _open_site(url, rng, truth, create_app) -> Site:
     show = {"upper": str.upper, "lower": str.lower}.get(config.word_case, str)
     checkpoints = {frozenset(f"{show(a)} \u2013 {show(b)}".casefold() for a, b in c.options):
                    c.answer for c in config.checkpoints}
+    if config.task == "bws":               # check tuples: (most, least)
+        checkpoints = {frozenset(f"{show(a)} \u2013 {show(b)}".casefold() for a, b in c.pairs):
+                       (c.best, c.worst) for c in config.bws.checkpoints}
     site = Site(app, engine, config, state.entries or {"platforms": list(m.ENTRY_KINDS)},
                 item_pair, scores.to_dict(), pairs, checkpoints,
-                [created.replace(microsecond=0)])
+                [created.replace(microsecond=0)],
+                tuple_pairs={key: [rows[p] for p in sorted(rows)]
+                             for key, rows in tuple_pairs.items()})
     return site
 
 
@@ -325,7 +339,7 @@ def _visit(site: Site, rater: SimulatedRater, record: dict, rng):
             if answered >= stop:
                 record["quit"] = True
                 break
-            seconds = rater.seconds(max(1, len(page.items)))
+            seconds = _page_seconds(site, rater, page)
             yield seconds
             response = post(page.action, _answers(site, rater, page, seconds))
             answered += 1
@@ -356,7 +370,47 @@ def _recruit(site: Site, public_id: str) -> None:
             allocate(session, site.config)
 
 
+def _page_seconds(site: Site, rater: SimulatedRater, page: Page) -> float:
+    """A page's time: the rater's pace per question; a Best-Worst page's tuples at the
+    protocol's mean ``seconds_per_item`` (per tuple) relative to the crowd's seconds per pair,
+    as :func:`lexgold.process.bws_simulate.simulate_bws` times them."""
+    if not page.tuples:
+        return rater.seconds(max(1, len(page.items)))
+    per_tuple = float(np.mean(site.config.seconds_per_item))
+    return rater.seconds(len(page.tuples)) * per_tuple / rater.crowd.seconds_per_pair
+
+
+def _bws_answers(site: Site, rater: SimulatedRater, page: Page, seconds: float) -> dict:
+    """A Best-Worst page answered with :func:`lexgold.process.bws_simulate.choose` (a check
+    tuple: right as :meth:`SimulatedRater.choose` is right, else two pairs at random)."""
+    from lexgold.process.bws_simulate import choose
+
+    data = dict(page.fields)
+    each = str(int(seconds * 1000 / max(1, len(page.tuples))))
+    for key, values in page.tuples.items():
+        if key == "c":
+            shown = frozenset(o.casefold() for o in page.options[:len(values)])
+            right = site.checkpoints.get(shown)
+            if right is None:
+                raise InputError("a check tuple whose pairs match no [[study.bws.checkpoints]] "
+                                 "item", field="study.bws.checkpoints")
+            if rater.choose(2, 0) == 0 and rater.honest:
+                best, worst = right
+            else:
+                best, worst = (int(v) for v in rater.rng.choice(values, 2, replace=False))
+        else:
+            pairs = site.tuple_pairs[key]
+            turn = getattr(rater, "bws_turn", 0)
+            rater.bws_turn = turn + 1
+            b, w = choose(rater, [site.truth[pairs[v]] for v in values], turn)
+            best, worst = values[b], values[w]
+        data[f"b{key}"], data[f"w{key}"], data[f"t{key}"] = str(best), str(worst), each
+    return data
+
+
 def _answers(site: Site, rater: SimulatedRater, page: Page, seconds: float) -> dict:
+    if page.tuples:
+        return _bws_answers(site, rater, page, seconds)
     data = dict(page.fields)
     if page.choices:                         # a checkpoint page
         answer = site.checkpoints.get(frozenset(o.casefold() for o in page.options))

@@ -71,11 +71,6 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
                    completion_url=completion_url)
     spec = load_protocol(protocol)
     config = load_study_config(spec)
-    if config.task == "bws":             # issue 27: the site has no Best-Worst page yet
-        raise InputError("[study] task = 'bws': Best-Worst Scaling studies cannot be served "
-                         "by the site yet; `lexgold simulate` and `lexgold process` handle "
-                         "their tuples and answers (docs/annotate.md, Best-Worst Scaling)",
-                         path=spec["_path"], field="task")
     _check_lengths(protocol_name=str(spec.get("name", "")),
                    name=None if name else str(spec.get("name", Path(spec["_path"]).stem)))
     if config.min_accepted_raters > 0:   # recruitment runs the [process.exclusions] rules
@@ -85,7 +80,11 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
     if config.group_by == "topic":
         config.topic_titles = {**topic_titles(set(frame["topic"]), topics),
                                **config.topic_titles}
-    design = design_study(frame, config, np.random.default_rng(seed))
+    if config.task == "bws":             # Best-Worst Scaling: tuples (lexgold.annotate.bws)
+        from lexgold.annotate.bws import design_bws
+        design = design_bws(frame, config, np.random.default_rng(seed))
+    else:
+        design = design_study(frame, config, np.random.default_rng(seed))
     completion_code = completion_code or secrets.token_hex(4).upper()
     screenout_code = screenout_code or secrets.token_hex(4).upper()
     design.report["skipped_pairs"] = dict(frame.attrs.get("skipped", {}))
@@ -104,7 +103,11 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
             config=config_to_dict(config), report=design.report, seed=seed,
             completion_code=completion_code, screenout_code=screenout_code,
             completion_url=completion_url, entries=entries, pack=pack_record(spec["_path"])))
-        _store_design(session, frame, design, set(design.consistency), first_slots(config))
+        if config.task == "bws":
+            from lexgold.annotate.bws_site import store_bws_design
+            store_bws_design(session, frame, design, config.raters_per_tranche)
+        else:
+            _store_design(session, frame, design, set(design.consistency), first_slots(config))
     engine.dispose()
     return {**design.report, "slots": first_slots(config) * len(design.tranches),
             "completion_code": completion_code, "screenout_code": screenout_code}
@@ -192,6 +195,9 @@ def export_ratings(session: Session, *, complete_only: bool = False) -> pd.DataF
     hundred raters at a time.
     """
     study = session.scalars(select(m.Study)).one()
+    if study.config.get("task") == "bws":     # tuples: lexgold.process.bws' long format
+        from lexgold.annotate.bws_site import export_bws
+        return export_bws(session, complete_only=complete_only)
     rated = session.execute(_answers_query()).all()
     checks = _checkpoint_rows(session, study)
     frame = _export_frame(rated, checks, study, _rater_checks(session), complete_only)
@@ -215,6 +221,9 @@ def export_chunks(session: Session, *, complete_only: bool = False,
     when nothing is stored), so the header is always written.
     """
     study = session.scalars(select(m.Study)).one()
+    if study.config.get("task") == "bws":     # one piece: lexgold.annotate.bws_site
+        yield export_ratings(session, complete_only=complete_only)
+        return
     keep_topic = _keeps_topic(session, study, complete_only)
     keys = set(session.execute(
         _answers_query(complete_only).with_only_columns(m.Tranche.number, m.Rater.public_id,
@@ -252,14 +261,15 @@ def write_export(session: Session, handle, *, complete_only: bool = False,
     ``export_ratings(...).to_csv(handle, index=False)`` (through :func:`escape_formulas` with
     ``escape``). Returns (answers, raters).
 
-    Without ``escape`` and ``raters`` the database writes the CSV lines
-    (:mod:`lexgold.annotate.export_sql`, `lexgold study export`); otherwise the rows go through
+    Without ``escape`` and ``raters`` the database writes the CSV lines of a slider study
+    (:mod:`lexgold.annotate.export_sql`, `lexgold study export`); otherwise (and for a
+    Best-Worst study, :mod:`lexgold.annotate.bws_site`) the rows go through
     pandas, ``raters`` (default :data:`EXPORT_CHUNK_RATERS`) raters at a time
     (:func:`export_chunks`)."""
-    if not escape and raters is None:
+    study = session.scalars(select(m.Study)).one()
+    if not escape and raters is None and study.config.get("task") != "bws":
         from lexgold.annotate.export_sql import write_export_sql
 
-        study = session.scalars(select(m.Study)).one()
         columns = (EXPORT_COLUMNS + ["topic"] * _keeps_topic(session, study, complete_only)
                    + ["start_value", "response_ms", "server_ms"] + RATER_CHECKS)
         return write_export_sql(session, handle, columns, study.config,

@@ -229,6 +229,8 @@ def render_step(step: m.Step, items, n_steps: int, position: int, rater_id: int,
     progress = texts.progress.format(current=position + 1, total=n_steps)
     common = {"position": position, "progress": progress, "done": position, "total": n_steps,
               "action": action or url_for("rater.step"), "banner": banner}
+    if config.task == "bws":
+        return _bws_page(step, items, rater_id, common)
     if step.kind == "checkpoint":
         check = config.checkpoints[step.checkpoint]
         options = [(i, [_show_word(w) for w in check.options[i]])
@@ -245,6 +247,24 @@ def render_step(step: m.Step, items, n_steps: int, position: int, rater_id: int,
     return render_template("group.html", items=shown, **common,
                            topic=_topic_title(shown[0]["topic"])
                            if config.group_by == "topic" else "")
+
+
+def _bws_page(step: m.Step, items, rater_id: int, common: dict) -> str:
+    """A Best-Worst page: a tuple per row, a most and a least radio group each
+    (:mod:`lexgold.annotate.bws_site`); a check tuple's pairs in an order fixed per rater."""
+    from lexgold.annotate.bws_site import page_tuples
+
+    if step.kind == "checkpoint":
+        check = state().config.bws.checkpoints[step.checkpoint]
+        order = flow.option_order(len(check.pairs), rater_id, step.id)
+        tuples = [{"key": "c", "kind": "checkpoint",
+                   "pairs": [(p, [_show_word(w) for w in check.pairs[p]]) for p in order]}]
+    else:
+        tuples = [{"key": str(t["tuple_id"]), "kind": t["kind"],
+                   "pairs": [(row, [_show_word(pair.word1), _show_word(pair.word2)])
+                             for row, pair in t["pairs"]]} for t in page_tuples(items)]
+    return render_template("bws.html", tuples=tuples, checkpoint=step.kind == "checkpoint",
+                           **common)
 
 
 def _topic_title(topic: str) -> str:

@@ -125,18 +125,24 @@ def run_bws(ratings_path, protocol: dict, out_dir, *, pairs_path=None, seed: int
     from lexgold.process.release import read_release_pairs as read_pairs
     from lexgold.process.source import is_study
 
-    if is_study(ratings_path):
-        raise InputError("Best-Worst Scaling answers are read from a CSV (`lexgold simulate` "
-                         "writes one); studies served by the site are not BWS-ready yet",
-                         path=ratings_path)
-    try:
-        answers = pd.read_csv(ratings_path, dtype={"rater_id": str, "tranche": str,
-                                                   "tuple_id": str}, keep_default_na=False)
-    except (OSError, ValueError, pd.errors.ParserError) as err:
-        raise InputError(f"cannot read the answers: {err}", path=ratings_path) from None
+    study_pairs = None
+    if is_study(ratings_path):            # a study served by the site: its finished raters
+        from lexgold.process.source import read_source
+        source = read_source(ratings_path)
+        if "tuple_id" not in source.ratings.columns:
+            raise InputError("not a Best-Worst Scaling study ([study] task is not 'bws')",
+                             path=source.label, field="task")
+        answers = source.ratings.astype({"rater_id": str, "tranche": str, "tuple_id": str})
+        study_pairs = source.pairs
+    else:
+        try:
+            answers = pd.read_csv(ratings_path, dtype={"rater_id": str, "tranche": str,
+                                                       "tuple_id": str}, keep_default_na=False)
+        except (OSError, ValueError, pd.errors.ParserError) as err:
+            raise InputError(f"cannot read the answers: {err}", path=ratings_path) from None
     if bootstrap is not None:
         protocol.setdefault("process", {}).setdefault("bws", {})["bootstrap"] = bootstrap
-    pairs = read_pairs(pairs_path) if pairs_path else None
+    pairs = read_pairs(pairs_path) if pairs_path else study_pairs
     result = process_bws(answers, protocol, rng=np.random.default_rng(seed), pairs=pairs,
                          source=str(ratings_path))
     report = result["report"]

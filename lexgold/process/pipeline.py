@@ -229,6 +229,10 @@ def run(ratings_path: str | Path, protocol: str | None, out_dir: str | Path, *,
     if scale is not None:
         ratings = declare_scale(ratings, scale)
     loaded, notes = _protocol_of(source, protocol)
+    if (loaded.get("study") or {}).get("task") == "bws":    # a BWS study, its own protocol
+        from lexgold.process.bws_release import run_bws
+        return run_bws(ratings_path, loaded, out_dir, pairs_path=pairs_path, seed=seed,
+                       bootstrap=bootstrap, allow_incomplete=allow_incomplete)
     if bootstrap is not None:             # command-line override of [process.agreement]
         loaded.setdefault("process", {}).setdefault("agreement", {})["bootstrap"] = bootstrap
     pairs = read_release_pairs(pairs_path) if pairs_path else source.pairs

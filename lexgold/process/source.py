@@ -106,6 +106,8 @@ def read_source(path: str | Path) -> RatingsSource:
         label = _shown(path)
         if ratings.empty:
             raise InputError("no rater has finished a tranche of this study yet", path=label)
+        if "tuple_id" in ratings.columns:      # Best-Worst answers: checked by process.bws
+            return RatingsSource(ratings, label, description, "study")
         from lexgold.process.ratings import check_ratings
         return RatingsSource(check_ratings(ratings, source=label), label, description, "study")
     ratings = read_ratings(path)

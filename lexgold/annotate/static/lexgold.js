@@ -52,6 +52,11 @@
     form.querySelectorAll("fieldset.missing").forEach(function (box) {
       box.classList.remove("missing");
     });
+    form.querySelectorAll(".same-pair").forEach(function (hint) { hint.hidden = true; });
+    form.querySelectorAll(".tuple input[type=radio]").forEach(function (radio) {
+      radio.setCustomValidity("");
+      radio.removeAttribute("aria-invalid");
+    });
     form.querySelectorAll(".slider").forEach(function (slider) {
       slider.value = slider.getAttribute("value");
       slider.classList.add("untouched");
@@ -96,6 +101,25 @@
     document.querySelectorAll("form.timed input[type=radio]").forEach(function (radio) {
       radio.addEventListener("change", function () {
         radio.form.querySelector("input[name=t]").value = String(Date.now() - loaded);
+      });
+    });
+    // Best-Worst Scaling: the same pair as most and least is refused before sending (the
+    // server refuses it too); the hint says why, next to the tuple
+    document.querySelectorAll("form.bws .tuple").forEach(function (tuple) {
+      var key = tuple.dataset.tuple;
+      tuple.querySelectorAll("input[type=radio]").forEach(function (radio) {
+        radio.addEventListener("change", function () {
+          tuple.querySelector(".rt").value = String(Date.now() - loaded);
+          var best = tuple.querySelector("input[name='b" + key + "']:checked");
+          var worst = tuple.querySelector("input[name='w" + key + "']:checked");
+          var same = !!(best && worst && best.value === worst.value);
+          var hint = tuple.querySelector(".same-pair");
+          hint.hidden = !same;
+          tuple.querySelectorAll("input[name='w" + key + "']").forEach(function (w) {
+            w.setCustomValidity(same ? hint.textContent : "");
+            w.setAttribute("aria-invalid", same ? "true" : "false");
+          });
+        });
       });
     });
     document.querySelectorAll("form").forEach(fresh);
