@@ -109,3 +109,20 @@ def test_study_create_of_too_few_pairs_names_the_part_of_speech_and_writes_nothi
     with pytest.raises(InputError, match="part of speech V has only 1 pairs"):
         create_study("simlex_bws", pairs, url)
     assert not (tmp_path / "study.sqlite").exists()
+
+
+def test_balance_floor_of_a_pos_pure_design_is_per_part_of_speech():
+    # two parts of speech of 5 pairs, each with all five 4-subsets: every pair is in 4 tuples,
+    # 4 * 3 partner places for 4 partners of its own part of speech -> floor 3 (over all 10
+    # pairs it would be ceil(12 / 9) = 2, which a POS-pure design cannot reach)
+    from itertools import combinations
+
+    from lexgold.annotate.bws import tuple_balance
+
+    rows = [list(c) for c in combinations(range(5), 4)] + \
+        [list(c) for c in combinations(range(5, 10), 4)]
+    groups = {i: ("N" if i < 5 else "V") for i in range(10)}
+    pure = tuple_balance(np.array(rows), range(10), groups)
+    assert (pure["cooccurrence_max"], pure["cooccurrence_floor"], pure["balanced"]) == (3, 3, True)
+    mixed = tuple_balance(np.array(rows), range(10))
+    assert (mixed["cooccurrence_floor"], mixed["balanced"]) == (2, False)

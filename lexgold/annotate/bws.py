@@ -176,7 +176,7 @@ def _swap(tuples: np.ndarray, rng: np.random.Generator, rounds: int) -> None:
                 move(rows, +1)
 
 
-def tuple_balance(tuples: np.ndarray, items=None) -> dict:
+def tuple_balance(tuples: np.ndarray, items=None, groups=None) -> dict:
     """The balance of a tuple design.
 
     Returns
@@ -207,8 +207,11 @@ def tuple_balance(tuples: np.ndarray, items=None) -> dict:
     over = int(sum(c > 1 for c in together.values()))
     low, high = (min(per_item), max(per_item)) if per_item else (0, 0)
     size = tuples.shape[1] if tuples.ndim == 2 else 0
-    floor = (math.ceil(high * (size - 1) / (len(universe) - 1)) if len(universe) > 1
-             else 0)
+    members = Counter(groups[i] for i in universe) if groups is not None else None
+    floor = max((math.ceil(counts.get(i, 0) * (size - 1) / (members[groups[i]] - 1))
+                 for i in universe if members[groups[i]] > 1), default=0) \
+        if members is not None else \
+        (math.ceil(high * (size - 1) / (len(universe) - 1)) if len(universe) > 1 else 0)
     floor = max(floor, 1 if len(tuples) else 0)
     most = int(max(together.values(), default=0))
     return {"tuples": len(tuples), "items": len(universe),
@@ -281,7 +284,8 @@ def design_bws(pairs: pd.DataFrame, config: StudyConfig, rng: np.random.Generato
             at = round((c + 1) * len(pages) / (n_check + 1))
             pages.insert(at, BwsPage("checkpoint", "", checkpoint=c))
         tranches.append(pages)
-    report = {"balance": tuple_balance(tuples[tuple_columns(tuples)].to_numpy(), pairs.index),
+    report = {"balance": tuple_balance(tuples[tuple_columns(tuples)].to_numpy(), pairs.index,
+                                       pairs["pos"] if bws.pos_pure else None),
               "tuple_size": bws.tuple_size, "tuples_per_pair": bws.tuples_per_pair,
               "pos_pure": bws.pos_pure, "tranches": len(tranches),
               "tuples_per_tranche": [sum(len(p.tuples) for p in pages) for pages in tranches],
