@@ -153,7 +153,9 @@ def test_agree_prints_the_tranche_hint(tmp_path):
     assert all("compared only within their tranche" in line and "--pool all" in line
                for line in warned)
     pooled = CliRunner().invoke(cli, ["agree", str(path), "--pool", "all"])
-    assert pooled.exit_code == 0 and "Warning" not in pooled.stderr
+    assert pooled.exit_code == 0 and "Warning: IAA-" not in pooled.stderr
+    # one rater per tranche: the ICC, computed within tranches, is undefined and says so
+    assert "Warning: ICC undefined" in pooled.stderr
 
 
 def test_constant_rater_is_left_out_with_a_warning():
