@@ -300,6 +300,10 @@ def _protocol_of(source, protocol: str | None) -> tuple[dict, list[str]]:
     return loaded, []
 
 
+#: the USF columns a release uses: association (FSG) and concreteness (QCON, TCON)
+USF_USED = ["cue", "target", "fsg", "qcon", "tcon"]
+
+
 def release_norms(protocol: dict, format: str, usf_dir=None, *, study: dict | None = None):
     """``(association norms, concreteness norms, what was used)`` for the SimLex/HyperLex
     metadata (Assoc(USF), SimAssoc333, concreteness, HyperLex's G1-G4).
@@ -319,7 +323,7 @@ def release_norms(protocol: dict, format: str, usf_dir=None, *, study: dict | No
     if language == "en":
         from lexgold.resources import read_brysbaert, read_usf
         concreteness = read_brysbaert() if format == "simlex" else None
-        return read_usf(usf_dir), concreteness, {
+        return read_usf(usf_dir, columns=USF_USED), concreteness, {
             "language": "en", "association": "USF (Nelson, McEvoy & Schreiber 2004)",
             "concreteness": "Brysbaert, Warriner & Kuperman (2014)" if concreteness is not None
             else None, "note": "English norms: USF free association (Nelson et al. 2004)"
@@ -370,7 +374,7 @@ def _input_named(path, kind: str = "ratings") -> dict:
             return {"name": Path(url.database if url is not None else str(path)).name,
                     "database": "sqlite"}
         return {"name": url.database or "", "database": url.get_backend_name()}
-    from lexgold.builder.common import sha256_file
+    from lexgold.process.publish import sha256_file
 
     return {"name": Path(path).name, "sha256": sha256_file(path)}
 
