@@ -233,8 +233,10 @@ def iaa_weighted_by_pairs(ratings: pd.DataFrame, *, min_overlap: int = MIN_OVERL
     if repeats == "keep":
         listing = frame.groupby(["rater_id", "tranche", *ITEM], sort=False).cumcount()
         later = (listing > 0).to_numpy()
-        frame.loc[later, "word2"] = (frame.loc[later, "word2"] + "\x00"
-                                     + listing[later].astype(str))
+        if later.any():                  # new words: out of a categorical's categories
+            word2 = frame["word2"].to_numpy(dtype=object).copy()
+            word2[later] = word2[later] + "\x00" + listing[later].astype(str).to_numpy()
+            frame["word2"] = word2
     rows = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AgreementWarning)

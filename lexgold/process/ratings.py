@@ -46,8 +46,8 @@ def read_ratings(path: str | Path) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        The checked frame (see :func:`check_ratings`); ``rater_id``, ``tranche``, words and
-        ``kind`` are strings, ``rating`` is float.
+        The checked frame (see :func:`check_ratings`); ``rater_id``, ``tranche``, words,
+        ``pos`` and ``kind`` are categoricals of strings (:func:`coded`), ``rating`` is float.
 
     Raises
     ------
@@ -65,7 +65,25 @@ def read_ratings(path: str | Path) -> pd.DataFrame:
         _suggest_import(path)
     if frame.empty and all(column in frame.columns for column in REQUIRED):
         raise InputError("no ratings: the file has no rows below its header", path=path, line=2)
-    return check_ratings(frame, source=path)
+    return coded(check_ratings(frame, source=path))
+
+
+#: the key columns held as categoricals by :func:`coded`
+CODED = ("rater_id", "tranche", "word1", "word2", "pos", "kind")
+
+
+def coded(ratings: pd.DataFrame) -> pd.DataFrame:
+    """A checked frame with its key columns (:data:`CODED`) as categoricals: the same values,
+    their categories in sorted order (so grouping and sorting order them as the strings), each
+    distinct string stored once and compared, grouped and merged by integer code. At 10,000
+    raters (1.4 M rows) most of ``lexgold process``'s time went to hashing these strings again
+    in every groupby, merge and comparison (issue 22). Other columns are left as they are."""
+    frame = ratings.copy(deep=False)
+    for column in CODED:
+        if column in frame.columns and not isinstance(frame[column].dtype, pd.CategoricalDtype):
+            frame[column] = pd.Categorical(frame[column].to_numpy(dtype=object))
+    frame.attrs = dict(ratings.attrs)
+    return frame
 
 
 def _suggest_import(path: Path) -> None:
