@@ -61,3 +61,28 @@ def test_process_gives_the_same_release_from_coded_and_plain_ratings(tmp_path):
               r.scores.drop(columns="scores", errors="ignore").to_csv(index=False),
               json.dumps(r.report, sort_keys=True, default=str)) for r in results]
     assert texts[0] == texts[1]
+
+
+def test_run_processes_with_one_blas_thread(tmp_path, monkeypatch):
+    """More BLAS threads on these small matrices burn CPU for the same bytes (issue 22)."""
+    from threadpoolctl import threadpool_info
+
+    from lexgold.process import pipeline
+    from lexgold.process.simulate import simulate_ratings, usf_pairs
+
+    rng = np.random.default_rng(5)
+    pairs = usf_pairs(60, rng=rng)
+    ratings, _ = simulate_ratings(pairs, "simlex", rng=rng, raters_per_tranche=4)
+    ratings.to_csv(tmp_path / "ratings.csv", index=False)
+    pairs.to_csv(tmp_path / "pairs.csv", index=False)
+    seen, real = [], pipeline.process_ratings
+
+    def spy(*args, **kwargs):
+        seen.append([i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "process_ratings", spy)
+    pipeline.run(tmp_path / "ratings.csv", "simlex", tmp_path / "gold",
+                 pairs_path=tmp_path / "pairs.csv", plots=False, bootstrap=5,
+                 allow_incomplete=True)
+    assert seen and seen[0] and set(seen[0]) == {1}

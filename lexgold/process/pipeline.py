@@ -236,9 +236,14 @@ def run(ratings_path: str | Path, protocol: str | None, out_dir: str | Path, *,
     name = release_name(release.format, release.release_file)
     usf, concreteness, norms = release_norms(loaded, release.format, usf_dir,
                                              study=source.description)
-    result = process_ratings(ratings, loaded, rng=np.random.default_rng(seed), pairs=pairs,
-                             usf=usf, brysbaert=concreteness, source=source.label,
-                             pairs_from="the pairs file" if pairs_path else "the study")
+    from threadpoolctl import threadpool_limits
+
+    # one BLAS thread: the matrices are small, and more threads burned a third more CPU for
+    # the same bytes (issue 22)
+    with threadpool_limits(limits=1, user_api="blas"):
+        result = process_ratings(ratings, loaded, rng=np.random.default_rng(seed), pairs=pairs,
+                                 usf=usf, brysbaert=concreteness, source=source.label,
+                                 pairs_from="the pairs file" if pairs_path else "the study")
     problems = result.problems
     if problems and not allow_incomplete:
         raise IncompleteRelease(f"incomplete release: {'; '.join(problems)}; nothing written "

@@ -106,8 +106,9 @@ def read_source(path: str | Path) -> RatingsSource:
         label = _shown(path)
         if ratings.empty:
             raise InputError("no rater has finished a tranche of this study yet", path=label)
-        from lexgold.process.ratings import check_ratings
-        return RatingsSource(check_ratings(ratings, source=label), label, description, "study")
+        from lexgold.process.ratings import check_ratings, coded
+        return RatingsSource(coded(check_ratings(ratings, source=label)), label, description,
+                             "study")
     ratings = read_ratings(path)
     sidecar = description_path(path)
     if not sidecar.is_file():
