@@ -5,6 +5,9 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
+
+from lexgold.errors import InputError
 
 from lexgold.process.agreement import iaa_weighted_by_pairs
 from lexgold.process.ratings import CODED, check_ratings, coded, read_ratings
@@ -17,7 +20,8 @@ def test_read_ratings_codes_the_key_columns_in_sorted_order(tmp_path):
                     " r2 ,1,dog,cat,4,N,,2026-01-01T00:00:01Z\n"
                     "r1,1,dog,cat,5,N,unique,2026-01-01T00:00:02Z\n"
                     "r1,10,bread,toast,1,N,checkpoint,2026-01-01T00:00:03Z\n"
-                    "r10,2,run,walk,3,V,consistency,2026-01-01T00:00:04Z\n", encoding="utf-8")
+                    "r10,2,run,walk,3,V,consistency,2026-01-01T00:00:04Z\n"
+                    "r2,2,run,walk,2,V,consistency,2026-01-01T00:00:05Z\n", encoding="utf-8")
     frame = read_ratings(path)
     plain = check_ratings(read_text_table(path), source=path)
     for column in CODED:
@@ -25,11 +29,21 @@ def test_read_ratings_codes_the_key_columns_in_sorted_order(tmp_path):
         categories = list(frame[column].cat.categories)
         assert categories == sorted(categories), column
         assert frame[column].tolist() == plain[column].tolist(), column
-    assert frame["rater_id"].tolist() == ["r2", "r1", "r1", "r10"]       # stripped
-    assert frame["kind"].tolist() == ["unique", "unique", "checkpoint", "consistency"]
+    assert frame["rater_id"].tolist() == ["r2", "r1", "r1", "r10", "r2"]     # stripped
+    assert list(frame["rater_id"].cat.categories) == ["r1", "r10", "r2"]     # " r2 " merged
+    assert frame["kind"].tolist() == ["unique", "unique", "checkpoint", "consistency",
+                                      "consistency"]
     assert frame["answered_at"].tolist() == plain["answered_at"].tolist()
-    assert frame["rating"].tolist() == [4.0, 5.0, 1.0, 3.0]
+    assert frame["rating"].tolist() == [4.0, 5.0, 1.0, 3.0, 2.0]
     assert check_ratings(frame)["rater_id"].dtype == frame["rater_id"].dtype   # kept
+
+
+def test_coded_ratings_still_name_the_line_of_an_empty_key(tmp_path):
+    path = tmp_path / "ratings.csv"
+    path.write_text("rater_id,tranche,word1,word2,rating\nr1,1,dog,cat,4\n  ,1,dog,cat,5\n",
+                    encoding="utf-8")
+    with pytest.raises(InputError, match=r"ratings\.csv:3, field 'rater_id': empty value"):
+        read_ratings(path)
 
 
 def test_pairs_listed_twice_are_kept_apart_with_coded_words():
