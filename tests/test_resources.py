@@ -75,6 +75,27 @@ def test_usf_bad_number_names_field(tmp_path):
         parse_usf(text, "t.txt")
 
 
+def test_usf_columns_subset_is_the_full_frame_cut(usf):
+    """``read_usf(columns=...)`` (what ``lexgold process`` reads; issue 22) gives the same
+    values and types as the full frame, in file order, whatever order they are asked in."""
+    frame = read_usf(columns=["tcon", "cue", "fsg", "target", "qcon"])
+    assert list(frame.columns) == ["cue", "target", "fsg", "qcon", "tcon"]
+    pd.testing.assert_frame_equal(frame, usf[["cue", "target", "fsg", "qcon", "tcon"]])
+
+
+def test_usf_columns_subset_checks_only_its_columns_and_names_unknown_ones():
+    text = "CUE, TARGET, NORMED?, " + ", ".join(list(USF_COLUMNS)[3:]) + "\n"
+    text += "A, B, NO, x" + ", \xa5" * 27 + "\n"            # n_group is not a number
+    frame = parse_usf(text, "t.txt", columns=["cue", "target", "fsg"])
+    assert list(frame.columns) == ["cue", "target", "fsg"]
+    assert (frame["cue"].tolist(), frame["target"].tolist()) == (["A"], ["B"])
+    assert frame["fsg"].isna().all()
+    with pytest.raises(InputError, match="field 'n_group': not a number: 'x'"):
+        parse_usf(text, "t.txt", columns=["cue", "n_group"])
+    with pytest.raises(InputError, match="not a USF column: fsgg"):
+        parse_usf(text, "t.txt", columns=["cue", "fsgg"])
+
+
 def unpack_vendored(resource, folder):
     """Write the vendored files of ``resource`` into ``folder`` as distributed (uncompressed)."""
     folder.mkdir()

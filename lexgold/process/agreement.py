@@ -229,12 +229,14 @@ def iaa_weighted_by_pairs(ratings: pd.DataFrame, *, min_overlap: int = MIN_OVERL
     if repeats not in ("keep", "merge"):
         raise InputError(f"expected keep or merge, found {repeats!r}", field="repeats")
     frame = check_ratings(ratings)
-    frame = frame[frame["kind"] != "checkpoint"].copy()
+    frame = frame[frame["kind"] != "checkpoint"]          # a new frame: no copy needed
     if repeats == "keep":
         listing = frame.groupby(["rater_id", "tranche", *ITEM], sort=False).cumcount()
         later = (listing > 0).to_numpy()
-        frame.loc[later, "word2"] = (frame.loc[later, "word2"] + "\x00"
-                                     + listing[later].astype(str))
+        if later.any():                  # new words: out of a categorical's categories
+            word2 = frame["word2"].to_numpy(dtype=object).copy()
+            word2[later] = word2[later] + "\x00" + listing[later].astype(str).to_numpy()
+            frame = frame.assign(word2=word2)
     rows = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AgreementWarning)

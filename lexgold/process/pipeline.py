@@ -240,9 +240,14 @@ def run(ratings_path: str | Path, protocol: str | None, out_dir: str | Path, *,
     name = release_name(release.format, release.release_file)
     usf, concreteness, norms = release_norms(loaded, release.format, usf_dir,
                                              study=source.description)
-    result = process_ratings(ratings, loaded, rng=np.random.default_rng(seed), pairs=pairs,
-                             usf=usf, brysbaert=concreteness, source=source.label,
-                             pairs_from="the pairs file" if pairs_path else "the study")
+    from threadpoolctl import threadpool_limits
+
+    # one BLAS thread: the matrices are small, and more threads burned a third more CPU for
+    # the same bytes (issue 22)
+    with threadpool_limits(limits=1, user_api="blas"):
+        result = process_ratings(ratings, loaded, rng=np.random.default_rng(seed), pairs=pairs,
+                                 usf=usf, brysbaert=concreteness, source=source.label,
+                                 pairs_from="the pairs file" if pairs_path else "the study")
     problems = result.problems
     if problems and not allow_incomplete:
         raise IncompleteRelease(f"incomplete release: {'; '.join(problems)}; nothing written "
@@ -304,6 +309,10 @@ def _protocol_of(source, protocol: str | None) -> tuple[dict, list[str]]:
     return loaded, []
 
 
+#: the USF columns a release uses: association (FSG) and concreteness (QCON, TCON)
+USF_USED = ["cue", "target", "fsg", "qcon", "tcon"]
+
+
 def release_norms(protocol: dict, format: str, usf_dir=None, *, study: dict | None = None):
     """``(association norms, concreteness norms, what was used)`` for the SimLex/HyperLex
     metadata (Assoc(USF), SimAssoc333, concreteness, HyperLex's G1-G4).
@@ -323,7 +332,7 @@ def release_norms(protocol: dict, format: str, usf_dir=None, *, study: dict | No
     if language == "en":
         from lexgold.resources import read_brysbaert, read_usf
         concreteness = read_brysbaert() if format == "simlex" else None
-        return read_usf(usf_dir), concreteness, {
+        return read_usf(usf_dir, columns=USF_USED), concreteness, {
             "language": "en", "association": "USF (Nelson, McEvoy & Schreiber 2004)",
             "concreteness": "Brysbaert, Warriner & Kuperman (2014)" if concreteness is not None
             else None, "note": "English norms: USF free association (Nelson et al. 2004)"
@@ -374,7 +383,7 @@ def _input_named(path, kind: str = "ratings") -> dict:
             return {"name": Path(url.database if url is not None else str(path)).name,
                     "database": "sqlite"}
         return {"name": url.database or "", "database": url.get_backend_name()}
-    from lexgold.builder.common import sha256_file
+    from lexgold.process.publish import sha256_file
 
     return {"name": Path(path).name, "sha256": sha256_file(path)}
 

@@ -46,8 +46,8 @@ def read_ratings(path: str | Path) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        The checked frame (see :func:`check_ratings`); ``rater_id``, ``tranche``, words and
-        ``kind`` are strings, ``rating`` is float.
+        The checked frame (see :func:`check_ratings`); ``rater_id``, ``tranche``, words,
+        ``pos`` and ``kind`` are categoricals of strings (:func:`coded`), ``rating`` is float.
 
     Raises
     ------
@@ -65,7 +65,28 @@ def read_ratings(path: str | Path) -> pd.DataFrame:
         _suggest_import(path)
     if frame.empty and all(column in frame.columns for column in REQUIRED):
         raise InputError("no ratings: the file has no rows below its header", path=path, line=2)
-    return check_ratings(frame, source=path)
+    for column in CODED:            # coded before the check: no string per row (issue 22)
+        if column in frame.columns and column != "kind":
+            frame[column] = pd.Categorical(frame[column])
+    return coded(check_ratings(frame, source=path))
+
+
+#: the key columns held as categoricals by :func:`coded`
+CODED = ("rater_id", "tranche", "word1", "word2", "pos", "kind")
+
+
+def coded(ratings: pd.DataFrame) -> pd.DataFrame:
+    """A checked frame with its key columns (:data:`CODED`) as categoricals: the same values,
+    their categories in sorted order (so grouping and sorting order them as the strings), each
+    distinct string stored once and compared, grouped and merged by integer code. At 10,000
+    raters (1.4 M rows) most of ``lexgold process``'s time went to hashing these strings again
+    in every groupby, merge and comparison (issue 22). Other columns are left as they are."""
+    frame = ratings.copy(deep=False)
+    for column in CODED:
+        if column in frame.columns and not isinstance(frame[column].dtype, pd.CategoricalDtype):
+            frame[column] = pd.Categorical(frame[column].to_numpy(dtype=object))
+    frame.attrs = dict(ratings.attrs)
+    return frame
 
 
 def _suggest_import(path: Path) -> None:
@@ -123,7 +144,7 @@ def check_ratings(ratings: pd.DataFrame, *, source: str | Path | None = None) ->
     frame = ratings.copy(deep=False)      # columns are replaced, never changed in place
     if "kind" not in frame.columns:
         frame["kind"] = "unique"
-    kind = _stripped(frame["kind"])
+    kind = _stripped(frame["kind"].astype(object))     # few values; "" becomes "unique"
     frame["kind"] = kind.where(kind != "", "unique")
     bad = ~frame["kind"].isin(KINDS)
     if bad.any():
@@ -327,7 +348,18 @@ def check_binary(ratings: pd.DataFrame, *, source: str | Path | None = None) -> 
 
 
 def _stripped(column: pd.Series) -> pd.Series:
-    """``str`` values without surrounding blanks; the work is done once per distinct value."""
+    """``str`` values without surrounding blanks; the work is done once per distinct value.
+    A categorical stays one (its categories stripped, merged and sorted; a missing value is
+    ``""``), so a coded frame (:func:`coded`) is checked without a string per row."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes = column.cat.codes.to_numpy()
+        cleaned = pd.Index(column.cat.categories).astype(str).str.strip().to_numpy(dtype=object)
+        if (codes == -1).any():
+            cleaned = np.append(cleaned, "")                  # code -1 (missing) -> ""
+        categories, inverse = np.unique(cleaned.astype(str), return_inverse=True)
+        codes = inverse[codes]
+        return pd.Series(pd.Categorical.from_codes(codes, categories=pd.Index(
+            categories.astype(object))), index=column.index)
     codes, uniques = pd.factorize(column, use_na_sentinel=True)
     cleaned = np.append(pd.Index(uniques).astype(str).str.strip().to_numpy(dtype=object), "")
     return pd.Series(cleaned[codes], index=column.index, dtype=object)

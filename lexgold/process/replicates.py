@@ -64,7 +64,14 @@ class _Levels:
         ``weights`` (items x replicates: how often each replicate drew each item)."""
         counts = np.asarray(self.by_level @ weights).reshape(-1, self.levels,
                                                                weights.shape[1])
-        return counts, (np.cumsum(counts, axis=1) - counts) + (counts + 1) / 2
+        # drawn values below each level: a running sum over the few levels, slice by slice
+        # (whole numbers: exact; numpy's cumsum along the middle axis is several times slower)
+        below = np.empty_like(counts)
+        below[:, 0] = 0.0
+        for level in range(1, self.levels):
+            np.add(below[:, level - 1], counts[:, level - 1], out=below[:, level])
+        below += (counts + 1) / 2
+        return counts, below
 
 
 class ReplicateTerms:

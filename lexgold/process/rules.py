@@ -114,8 +114,8 @@ def min_answers(frame, config, agreement) -> pd.DataFrame:
     shown = rated[["tranche", *ITEM]].drop_duplicates().groupby("tranche").size()
     answered = rated[["rater_id", *ITEM]].drop_duplicates().groupby("rater_id").size().reindex(
         tranche.index, fill_value=0)
-    table = pd.DataFrame({"answered": answered, "shown": tranche.reindex(answered.index).map(
-        shown)})
+    table = pd.DataFrame({"answered": answered, "shown": tranche.reindex(answered.index)
+                          .astype(object).map(shown)})  # object: a categorical maps to one
     table["share"] = table["answered"] / table["shown"]
     share = config.exclusions.min_answers_share
     hit = table[table["share"] < share - 1e-9]

@@ -108,8 +108,9 @@ def read_source(path: str | Path) -> RatingsSource:
             raise InputError("no rater has finished a tranche of this study yet", path=label)
         if "tuple_id" in ratings.columns:      # Best-Worst answers: checked by process.bws
             return RatingsSource(ratings, label, description, "study")
-        from lexgold.process.ratings import check_ratings
-        return RatingsSource(check_ratings(ratings, source=label), label, description, "study")
+        from lexgold.process.ratings import check_ratings, coded
+        return RatingsSource(coded(check_ratings(ratings, source=label)), label, description,
+                             "study")
     ratings = read_ratings(path)
     sidecar = description_path(path)
     if not sidecar.is_file():

@@ -83,15 +83,26 @@ def _data_lines(text: str, source: str) -> list[str]:
     return rows
 
 
-def parse_usf(text: str, source: str = "<text>") -> pd.DataFrame:
-    """Parse the decoded text of one Appendix A file into a typed frame (columns as above)."""
+def parse_usf(text: str, source: str = "<text>", columns: list[str] | None = None) -> pd.DataFrame:
+    """Parse the decoded text of one Appendix A file into a typed frame (columns as above;
+    only ``columns``, in file order, when given: the others are neither typed nor checked)."""
     rows = _data_lines(text, source)
     frame = pd.read_csv(
         io.StringIO("\n".join(rows)), sep=",", header=None, names=list(USF_COLUMNS.values()),
-        skipinitialspace=True, dtype=str, keep_default_na=False, na_filter=False,
-        engine="c",
+        usecols=_columns(columns), skipinitialspace=True, dtype=str, keep_default_na=False,
+        na_filter=False, engine="c",
     )
     return _typed(frame, source)
+
+
+def _columns(columns: list[str] | None) -> list[str]:
+    """``columns`` in file order (all when None); an unknown name is an error."""
+    if columns is None:
+        return list(USF_COLUMNS.values())
+    unknown = sorted(set(columns) - set(USF_COLUMNS.values()))
+    if unknown:
+        raise InputError(f"not a USF column: {', '.join(unknown)}", field="columns")
+    return [c for c in USF_COLUMNS.values() if c in set(columns)]
 
 
 def _typed(frame: pd.DataFrame, source: str) -> pd.DataFrame:
@@ -120,7 +131,8 @@ def _fail(bad: pd.Series, values: pd.Series, source: str, column: str, what: str
     raise InputError(f"{what}: {values.iloc[row]!r} (data row {row + 1})", path=source, field=column)
 
 
-def read_usf(directory: str | Path | None = None) -> pd.DataFrame:
+def read_usf(directory: str | Path | None = None, columns: list[str] | None = None
+             ) -> pd.DataFrame:
     """Read all eight Appendix A files into one frame (72,171 rows, 5,018 cues as distributed).
 
     Parameters
@@ -128,6 +140,9 @@ def read_usf(directory: str | Path | None = None) -> pd.DataFrame:
     directory : path, optional
         A folder holding ``A-B.txt`` ... ``T-Z.txt`` as distributed (plain or ``.gz``).
         Default: the copies vendored in the package.
+    columns : list of str, optional
+        Only these columns (in file order), e.g. ``["cue", "target", "fsg"]``: a third of the
+        time of all 31 (``lexgold process``, issue 22). The others are not checked.
 
     Returns
     -------
@@ -136,7 +151,7 @@ def read_usf(directory: str | Path | None = None) -> pd.DataFrame:
     """
     frames = []
     for file in resource_files("usf_appendix_a", directory):
-        frames.append(parse_usf(file.read_bytes().decode("latin-1"), file.location))
+        frames.append(parse_usf(file.read_bytes().decode("latin-1"), file.location, columns))
     return pd.concat(frames, ignore_index=True)
 
 
