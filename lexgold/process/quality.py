@@ -73,13 +73,17 @@ def quality_flags(ratings: pd.DataFrame) -> pd.DataFrame:
         rated.groupby("rater_id").size()
     repeats = rated.groupby(["rater_id", *ITEM])["rating"].agg(["min", "max", "count"])
     repeats = repeats[repeats["count"] > 1]
-    table = pd.DataFrame({
+    figures = {
         "median_s_per_pair": median_seconds_per_pair(rated),
         "top_value_share": shares,
         "checkpoints_failed": (checks["rating"] == 0).groupby(checks["rater_id"]).sum(),
         "checkpoints": checks.groupby("rater_id").size(),
         "repeat_difference": (repeats["max"] - repeats["min"]).groupby("rater_id").mean(),
-    }).reindex(raters)
+    }
+    # coded rater ids (process.ratings.coded): aggregates of subsets carry categorical indexes
+    # whose codes may differ in width, which pandas cannot align; align them on plain ids
+    table = pd.DataFrame({name: series.set_axis(series.index.astype(object))
+                          for name, series in figures.items()}).reindex(raters)
     for column in ("checkpoints_failed", "checkpoints"):
         table[column] = table[column].fillna(0).astype(int)
     return table[FLAG_COLUMNS].reset_index()
