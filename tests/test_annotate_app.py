@@ -460,6 +460,27 @@ def test_migrations_match_models_and_downgrade(tmp_path):
     assert set(names) <= {"alembic_version"}
 
 
+def test_is_current_reads_the_head_without_alembic_as_alembic_does(tmp_path):
+    """`study export` checks the schema without importing Alembic (issue 22 item 4): the head
+    read from the migration files is Alembic's, and a database is current only at it."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from lexgold.annotate.db import MIGRATIONS, head_revision, is_current
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    scripts = ScriptDirectory.from_config(config)
+    assert head_revision() == scripts.get_current_head()
+    engine = make_engine(database_url(tmp_path / "current.sqlite"))
+    assert not is_current(engine)                    # empty: no alembic_version table
+    upgrade(engine)
+    assert is_current(engine)
+    downgrade(engine, scripts.get_revision(head_revision()).down_revision)
+    assert not is_current(engine)
+    engine.dispose()
+
+
 # -- PostgreSQL ---------------------------------------------------------------------------------
 
 @pytest.fixture

@@ -2,6 +2,8 @@
 bytes as the whole export built in memory, on SQLite and PostgreSQL."""
 
 import io
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -109,6 +111,27 @@ def test_the_streamed_export_is_the_bytes_of_the_whole_export(tmp_path, pairs):
     response = admin.get("/admin/ratings.csv")
     assert response.status_code == 200 and response.is_streamed
     assert response.get_data(as_text=True) == everyone
+
+
+def test_study_export_of_a_slider_study_imports_no_pandas(tmp_path, pairs):
+    """`lexgold study export` of a slider study has the database write the lines: it starts
+    without pandas, numpy or Alembic's migration runner (issue 22 item 4), same bytes."""
+    url = database_url(tmp_path / "study.sqlite")
+    _rehearsed(url, tmp_path, pairs)
+    out = tmp_path / "ratings.csv"
+    code = ("import sys\nfrom lexgold.cli import cli\n"
+            f"cli(['study', 'export', {str(tmp_path / 'study.sqlite')!r}, '--out', {str(out)!r}],"
+            " standalone_mode=False)\n"
+            "print('loaded:' + ','.join(m for m in ('pandas', 'numpy', 'alembic.command') "
+            "if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True).stdout.strip().splitlines()[-1]
+    assert loaded == "loaded:"
+    engine = make_engine(url)
+    with session_factory(engine, write=False)() as session:
+        whole = export_ratings(session, complete_only=True).to_csv(index=False)
+    engine.dispose()
+    assert out.read_bytes() == whole.encode("utf-8")
 
 
 def test_an_empty_study_exports_its_header(tmp_path, pairs):

@@ -307,18 +307,24 @@ def export_command(study_db, out_file, complete_only):
     Example:
         lexgold study export study.sqlite --out ratings.csv
     """
+    # no pandas on a slider study's path (start-up, issue 22 item 4): the database writes it
     from lexgold.annotate.db import open_study, session_factory
-    from lexgold.annotate.study import study_description, write_export
-    from lexgold.process.source import description_path
+    from lexgold.annotate.export_sql import study_description, write_study_export
 
     engine = open_study(study_db, read_only=True)     # a study it cannot write: read it
     Path(out_file).parent.mkdir(parents=True, exist_ok=True)
     with session_factory(engine, write=False)() as session, \
-            open(out_file, "w", encoding="utf-8", newline="") as handle:
-        answers, raters = write_export(session, handle, complete_only=complete_only)
+            open(out_file, "w", encoding="utf-8", newline="",
+                 buffering=1 << 20) as handle:
+        written = write_study_export(session, handle, complete_only=complete_only)
+        if written is None:                           # a Best-Worst study: through pandas
+            from lexgold.annotate.study import write_export
+
+            written = write_export(session, handle, complete_only=complete_only)
+        answers, raters = written
         description = study_description(session)
     engine.dispose()
-    sidecar = description_path(out_file)
+    sidecar = Path(out_file).with_name(Path(out_file).stem + ".study.json")  # description_path
     description["ratings"] = {"file": Path(out_file).name, "answers": answers,
                               "raters": raters, "complete_only": complete_only}
     sidecar.write_text(json.dumps(description, indent=1, ensure_ascii=False) + "\n",

@@ -23,12 +23,9 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
@@ -36,6 +33,10 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from lexgold.annotate.health import DatabaseHealth
 from lexgold.errors import InputError
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
 
 MIGRATIONS = Path(__file__).resolve().parents[1] / "migrations"
 
@@ -337,6 +338,8 @@ def _sqlite_file(url) -> str:
 
 
 def _alembic_config(engine: Engine) -> Config:
+    from alembic.config import Config  # Alembic where used (start-up, issue 22 item 4)
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     config.set_main_option("sqlalchemy.url",
@@ -350,6 +353,9 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
     :class:`InputError` (nothing written) for a database at a revision this lexgold does not
     know (made by a newer version) and for one that is neither empty nor lexgold's (another
     application's tables, no ``alembic_version``)."""
+    from alembic import command
+    from alembic.script import ScriptDirectory
+
     config = _alembic_config(engine)
     check_upgradable(engine, ScriptDirectory.from_config(config))
     with engine.begin() as connection:
@@ -360,6 +366,7 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
 def check_upgradable(engine: Engine, scripts: ScriptDirectory) -> None:
     """See :func:`upgrade`: refuse a newer lexgold's study and another application's
     database."""
+    from alembic.runtime.migration import MigrationContext
     from sqlalchemy import inspect
 
     with engine.connect() as connection:
@@ -380,14 +387,47 @@ def check_upgradable(engine: Engine, scripts: ScriptDirectory) -> None:
 
 
 def downgrade(engine: Engine, revision: str) -> None:
+    from alembic import command
+
     config = _alembic_config(engine)
     with engine.begin() as connection:
         config.attributes["connection"] = connection
         command.downgrade(config, revision)
 
 
+_REVISION_LINE = re.compile(r"^(revision|down_revision)\b[^=\n]*=\s*['\"]([^'\"]+)['\"]",
+                            re.MULTILINE)
+
+
+def head_revision() -> str | None:
+    """The newest migration's revision, read from the ``revision`` and ``down_revision`` lines
+    of lexgold/migrations/versions (what Alembic's ``get_current_head`` gives, without
+    importing Alembic); None when the files are not one plain chain (then ask Alembic)."""
+    revisions, parents = set(), set()
+    for path in (MIGRATIONS / "versions").glob("*.py"):
+        found = dict(_REVISION_LINE.findall(path.read_text(encoding="utf-8")))
+        if "revision" not in found:
+            return None
+        revisions.add(found["revision"])
+        parents.update([found["down_revision"]] if "down_revision" in found else [])
+    heads = revisions - parents
+    return heads.pop() if len(heads) == 1 and parents <= revisions else None
+
+
 def is_current(engine: Engine) -> bool:
     """True when the database is at the newest revision."""
+    head = head_revision()
+    if head is not None:          # without importing Alembic (start-up, issue 22 item 4)
+        with engine.connect() as connection:
+            try:
+                current = connection.execute(
+                    text("SELECT version_num FROM alembic_version")).scalars().all()
+            except DBAPIError:    # no version table: not a lexgold study yet
+                return False
+        return current == [head]
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
     head = ScriptDirectory.from_config(_alembic_config(engine)).get_current_head()
     with engine.connect() as connection:
         return MigrationContext.configure(connection).get_current_revision() == head

@@ -22,11 +22,20 @@ import re
 import sqlite3
 from operator import itemgetter
 
-from sqlalchemy import text
+from sqlalchemy import select, text
 from sqlalchemy.orm import Session
+
+from lexgold.annotate import models as m
 
 #: rows fetched from the cursor at a time
 FETCH_ROWS = 20_000
+#: the export's first columns (then ``topic`` when kept, timings and :data:`RATER_CHECKS`)
+EXPORT_COLUMNS = ["rater_id", "tranche", "word1", "word2", "rating", "pos", "kind",
+                  "answered_at"]
+#: per-rater columns of the export the researcher checks before paying or keeping a rater
+RATER_CHECKS = ["platform", "platform_confirmed", "fast_pages", "browsers"]
+#: version of the study description (``lexgold study export`` writes it beside the ratings)
+DESCRIPTION_VERSION = 1
 
 
 def _dialect(session: Session) -> str:
@@ -58,13 +67,13 @@ def export_sql(dialect: str, checkpoints: int, complete_only: bool, topic: bool)
     answer's line is a concatenation; its time is cut from the stored text when it has
     SQLAlchemy's SQLite layout (``YYYY-MM-DD HH:MM:SS.ffffff``), else formatted."""
     if dialect == "sqlite":       # text sorts as Python sorts str: by code point
-        rater_order = "x.rater"
+        rater_order = "public_id"
         stamp = ("(CASE WHEN substr({t}, 11, 1) = ' ' AND length({t}) >= 19 THEN "
                  "substr({t}, 1, 10) || 'T' || substr({t}, 12, 8) || 'Z' ELSE "
                  "strftime('%Y-%m-%dT%H:%M:%SZ', {t}) END)")
     else:
         stamp = "to_char({t}, 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
-        rater_order = 'x.rater COLLATE "C"'
+        rater_order = 'public_id COLLATE "C"'
     done = " AND rf.done" if complete_only else ""
     options = " UNION ALL ".join(f"SELECT :i{k} AS idx, :c{k} AS choice, :w1_{k} AS word1, "
                                  f":w2_{k} AS word2" for k in range(checkpoints))
@@ -78,7 +87,7 @@ def export_sql(dialect: str, checkpoints: int, complete_only: bool, topic: bool)
     mat = "MATERIALIZED " if dialect != "sqlite" or sqlite3.sqlite_version_info >= (3, 35) else ""
     tables = (
         f"options AS {mat}({options}), "
-        f"rf AS {mat}(SELECT id, public_id, completed_at IS NOT NULL AS done, "
+        f"rf AS {mat}(SELECT id, row_number() OVER (ORDER BY {rater_order}) AS rank, completed_at IS NOT NULL AS done, "
         f"{q('public_id')} || ',' AS head, ',' || {q('platform')} || ',' || {confirmed} || "
         f"',' || {_number('fast_pages')} || ',' || {_number('browsers')} AS tail FROM rater), "
         f"itf AS {mat}(SELECT i.id, t.number AS tranche, {_number('t.number')} || ',' "
@@ -91,27 +100,30 @@ def export_sql(dialect: str, checkpoints: int, complete_only: bool, topic: bool)
         f"FROM step s JOIN tranche t ON s.tranche_id = t.id WHERE s.kind = 'checkpoint'), "
         f"cpf AS {mat}(SELECT idx, choice, {q('word1')} || ',' || {q('word2')} || ',' "
         f"AS words FROM options)")
-    answers = (f"SELECT rf.public_id AS rater, itf.tranche AS tranche, "
+    # the line is put together by one printf (format on PostgreSQL): %s writes NULL as
+    # nothing and an integer as CAST(... AS TEXT) does, in one allocation per line where
+    # a chain of || makes a string per piece (issue 22 item 4)
+    answers = (f"SELECT rf.rank AS rater, itf.tranche AS tranche, "
                f"{stamp.format(t='a.answered_at')} AS at, 0 AS src, a.id AS id, "
-               f"rf.head || itf.head || {_number('a.rating')} || itf.mid AS head, "
-               f"itf.topic AS topic, {_number('a.start_value')} AS start_value, "
+               f"rf.head AS rhead, itf.head AS head, CAST(a.rating AS TEXT) AS v1, NULL AS v2, "
+               f"itf.mid AS mid, itf.topic AS topic, a.start_value AS start_value, "
                f"a.response_ms AS response_ms, a.server_ms AS server_ms, rf.tail AS tail "
                f"FROM answer a JOIN rf ON a.rater_id = rf.id JOIN itf ON a.item_id = itf.id "
                f"WHERE 1 = 1{done}")
-    points = (f"SELECT rf.public_id, sf.tranche, {stamp.format(t='c.answered_at')}, 1, c.id, "
-              f"rf.head || sf.head || coalesce(cpf.words, ',,') || "
-              f"CASE WHEN c.correct THEN '1' ELSE '0' END || sf.mid, "
-              f"{no_topic}, '', c.response_ms, "
-              f"c.server_ms, rf.tail "
+    points = (f"SELECT rf.rank, sf.tranche, {stamp.format(t='c.answered_at')}, 1, c.id, "
+              f"rf.head, sf.head, coalesce(cpf.words, ',,'), "
+              f"CASE WHEN c.correct THEN '1' ELSE '0' END, sf.mid, "
+              f"{no_topic}, NULL, c.response_ms, c.server_ms, rf.tail "
               f"FROM checkpoint_answer c JOIN rf ON c.rater_id = rf.id "
               f"JOIN sf ON c.step_id = sf.id "
               f"LEFT JOIN cpf ON cpf.idx = sf.checkpoint AND cpf.choice = c.choice "
               f"WHERE 1 = 1{done}")
-    line = (f"x.head || coalesce(x.at, '') || x.topic || ',' || x.start_value || ',' || "
-            f"{_number('x.response_ms')} || ',' || {_number('x.server_ms')} || x.tail")
-    line += " || char(10)" if dialect == "sqlite" else " || chr(10)"
+    printf = "printf" if dialect == "sqlite" else "format"
+    newline = "char(10)" if dialect == "sqlite" else "chr(10)"
+    line = (f"{printf}('%s%s%s%s%s%s%s,%s,%s,%s%s%s', x.rhead, x.head, x.v1, x.v2, x.mid, "
+            f"x.at, x.topic, x.start_value, x.response_ms, x.server_ms, x.tail, {newline})")
     return (f"WITH {tables} SELECT {line} AS line FROM ({answers} UNION ALL {points}) x "
-            f"ORDER BY x.tranche, {rater_order}, x.at, x.src, x.id")
+            f"ORDER BY x.tranche, x.rater, x.at, x.src, x.id")
 
 
 def _options(config: dict) -> dict:
@@ -139,7 +151,7 @@ def write_export_sql(session: Session, handle, columns: list[str], config: dict,
     if dialect == "sqlite":
         cursor = raw.cursor()
     else:                         # a server-side cursor: the rows come FETCH_ROWS at a time
-        sql = re.sub(r":((?:i|c|w1_|w2_)\d+)\b", r"%(\1)s", sql)
+        sql = re.sub(r":((?:i|c|w1_|w2_)\d+)\b", r"%(\1)s", sql.replace("%", "%%"))
         cursor = raw.cursor(name="lexgold_export")
     try:
         cursor.execute(sql, params)
@@ -153,3 +165,53 @@ def write_export_sql(session: Session, handle, columns: list[str], config: dict,
         "SELECT count(*) FROM rater WHERE id IN (SELECT rater_id FROM answer UNION "
         f"SELECT rater_id FROM checkpoint_answer){done}")).scalar_one()
     return answers, int(raters)
+
+
+def keeps_topic(session: Session, study, complete_only: bool) -> bool:
+    """Does the export have a ``topic`` column (a topic study, or an exported answer to a pair
+    with a topic)? The pairs are looked at first: without a pair with a topic no answer is
+    read (a scan of every answer at 10,000 raters otherwise, issue 22 item 4)."""
+    if study.config["group_by"] == "topic":
+        return True
+    topical = "(p.topic != '' OR p.topic IS NULL)"
+    if session.execute(text(f"SELECT 1 FROM pair p WHERE {topical} LIMIT 1")).first() is None:
+        return False
+    done = " AND r.completed_at IS NOT NULL" if complete_only else ""
+    return session.execute(text(
+        "SELECT 1 FROM answer a JOIN rater r ON a.rater_id = r.id JOIN item i ON a.item_id = i.id "
+        f"JOIN pair p ON i.pair_id = p.id WHERE {topical}{done} LIMIT 1")).first() is not None
+
+
+def write_study_export(session: Session, handle, *, complete_only: bool) -> tuple[int, int] | None:
+    """:func:`write_export_sql` of a slider study with the export's columns; None (nothing
+    written) for a Best-Worst study, whose export goes through pandas
+    (:func:`lexgold.annotate.study.write_export`). Needs no pandas, so `lexgold study export`
+    starts without importing it."""
+    study = session.scalars(select(m.Study)).one()
+    if study.config.get("task") == "bws":
+        return None
+    columns = (EXPORT_COLUMNS + ["topic"] * keeps_topic(session, study, complete_only)
+               + ["start_value", "response_ms", "server_ms"] + RATER_CHECKS)
+    return write_export_sql(session, handle, columns, study.config, complete_only=complete_only)
+
+
+def study_description(session: Session) -> dict:
+    """What a later step needs to know of the study, as stored at ``study create``.
+
+    ``name``; ``protocol`` (``name``, ``sha256``, ``text``: the protocol file as it was);
+    ``language`` and ``pack`` (see :func:`lexgold.languages.packs.pack_record`); ``scale``
+    (the raters' scale, ``[min, max]``; ``[0, 1]`` for binary questions); ``pairs``, one dict per
+    pair the study rates (``word1, word2, pos, topic, consistency`` and the pair file's other
+    columns), in the pair file's order.
+    """
+    study = session.scalars(select(m.Study)).one()
+    config = study.config
+    pairs = [{"word1": p.word1, "word2": p.word2, "pos": p.pos, "topic": p.topic,
+              "consistency": bool(p.consistency), **(p.extra or {})}
+             for p in session.scalars(select(m.Pair).order_by(m.Pair.id))]
+    scale = [0, 1] if config["task"] == "binary" else [config["scale_min"], config["scale_max"]]
+    return {"lexgold_study": DESCRIPTION_VERSION, "name": study.name,
+            "protocol": {"name": study.protocol_name, "sha256": study.protocol_sha256,
+                         "text": study.protocol_text},
+            "language": config.get("language") or "en", "pack": study.pack,
+            "scale": scale, "pairs": pairs}

@@ -17,22 +17,27 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from lexgold.annotate import models as m
 from lexgold.annotate.clock import database_now
 from lexgold.annotate.db import check_connects, make_engine, session_factory, upgrade
 from lexgold.annotate.design import design_study
+from lexgold.annotate.export_sql import (  # noqa: F401 (names of this module, moved there)
+    DESCRIPTION_VERSION,
+    EXPORT_COLUMNS,
+    RATER_CHECKS,
+    keeps_topic,
+    study_description,
+    write_study_export,
+)
 from lexgold.annotate.models import ENTRY_KINDS
 from lexgold.annotate.pairs import read_study_pairs
 from lexgold.annotate.schema import config_to_dict, load_study_config
 from lexgold.errors import InputError
 from lexgold.languages.packs import pack_record
 from lexgold.protocols import load_protocol
-
-EXPORT_COLUMNS = ["rater_id", "tranche", "word1", "word2", "rating", "pos", "kind",
-                  "answered_at"]
 
 
 def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int = 0,
@@ -139,32 +144,6 @@ def _check_lengths(**values) -> None:
                              field=field.replace("_", "-"))
 
 
-#: version of the study description (``lexgold study export`` writes it beside the ratings)
-DESCRIPTION_VERSION = 1
-
-
-def study_description(session: Session) -> dict:
-    """What a later step needs to know of the study, as stored at ``study create``.
-
-    ``name``; ``protocol`` (``name``, ``sha256``, ``text``: the protocol file as it was);
-    ``language`` and ``pack`` (see :func:`lexgold.languages.packs.pack_record`); ``scale``
-    (the raters' scale, ``[min, max]``; ``[0, 1]`` for binary questions); ``pairs``, one dict per
-    pair the study rates (``word1, word2, pos, topic, consistency`` and the pair file's other
-    columns), in the pair file's order.
-    """
-    study = session.scalars(select(m.Study)).one()
-    config = study.config
-    pairs = [{"word1": p.word1, "word2": p.word2, "pos": p.pos, "topic": p.topic,
-              "consistency": bool(p.consistency), **(p.extra or {})}
-             for p in session.scalars(select(m.Pair).order_by(m.Pair.id))]
-    scale = [0, 1] if config["task"] == "binary" else [config["scale_min"], config["scale_max"]]
-    return {"lexgold_study": DESCRIPTION_VERSION, "name": study.name,
-            "protocol": {"name": study.protocol_name, "sha256": study.protocol_sha256,
-                         "text": study.protocol_text},
-            "language": config.get("language") or "en", "pack": study.pack,
-            "scale": scale, "pairs": pairs}
-
-
 def _store_design(session: Session, frame, design, consistency, raters_per_tranche):
     pair_rows = [m.Pair(word1=r.word1, word2=r.word2, pos=r.pos, topic=r.topic,
                         consistency=i in consistency, extra=r.extra)
@@ -224,7 +203,7 @@ def export_chunks(session: Session, *, complete_only: bool = False,
     if study.config.get("task") == "bws":     # one piece: lexgold.annotate.bws_site
         yield export_ratings(session, complete_only=complete_only)
         return
-    keep_topic = _keeps_topic(session, study, complete_only)
+    keep_topic = keeps_topic(session, study, complete_only)
     keys = set(session.execute(
         _answers_query(complete_only).with_only_columns(m.Tranche.number, m.Rater.public_id,
                                                         m.Rater.id).order_by(None)
@@ -248,13 +227,6 @@ def export_chunks(session: Session, *, complete_only: bool = False,
         yield frame if keep_topic else frame.drop(columns="topic")
 
 
-def _keeps_topic(session: Session, study, complete_only: bool) -> bool:
-    """Does the export have a ``topic`` column (a topic study, or a pair with a topic)?"""
-    return study.config["group_by"] == "topic" or session.execute(
-        _answers_query(complete_only).with_only_columns(m.Answer.id).order_by(None)
-        .where(or_(m.Pair.topic != "", m.Pair.topic.is_(None))).limit(1)).first() is not None
-
-
 def write_export(session: Session, handle, *, complete_only: bool = False,
                  escape: bool = False, raters: int | None = None) -> tuple[int, int]:
     """Write :func:`export_ratings` as CSV to the text ``handle``: the bytes of
@@ -266,14 +238,10 @@ def write_export(session: Session, handle, *, complete_only: bool = False,
     Best-Worst study, :mod:`lexgold.annotate.bws_site`) the rows go through
     pandas, ``raters`` (default :data:`EXPORT_CHUNK_RATERS`) raters at a time
     (:func:`export_chunks`)."""
-    study = session.scalars(select(m.Study)).one()
-    if not escape and raters is None and study.config.get("task") != "bws":
-        from lexgold.annotate.export_sql import write_export_sql
-
-        columns = (EXPORT_COLUMNS + ["topic"] * _keeps_topic(session, study, complete_only)
-                   + ["start_value", "response_ms", "server_ms"] + RATER_CHECKS)
-        return write_export_sql(session, handle, columns, study.config,
-                                complete_only=complete_only)
+    if not escape and raters is None:
+        written = write_study_export(session, handle, complete_only=complete_only)
+        if written is not None:
+            return written
     answers, seen = 0, set()
     for number, frame in enumerate(export_chunks(session, complete_only=complete_only,
                                                  raters=raters or EXPORT_CHUNK_RATERS)):
@@ -352,8 +320,6 @@ def _runs(value) -> bool:
                                                 and not PLAIN_MINUS.fullmatch(value))
 
 
-#: per-rater columns of the export the researcher checks before paying or keeping a rater
-RATER_CHECKS = ["platform", "platform_confirmed", "fast_pages", "browsers"]
 
 
 def _rater_checks(session: Session) -> pd.DataFrame:
