@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import hashlib
 import io
 import lzma
 import zlib
@@ -82,3 +83,14 @@ def read_input_text(path, encoding: str = "utf-8-sig") -> str:
     """The whole text of a (possibly compressed) UTF-8 file; for small files such as gold."""
     with open_input(path, "rt", encoding=encoding) as handle:
         return handle.read()
+
+
+def sha256_file(path, *, uncompressed: bool = False) -> str:
+    """SHA-256 of the file at ``path``, read in 1 MiB blocks; with ``uncompressed``, of its
+    decompressed bytes (:func:`open_input`), as the gold-file catalogue checks a ``.gz`` copy.
+    The one file checksum of lexgold: builders' manifests, SHA256SUMS, the catalogue."""
+    digest = hashlib.sha256()
+    with (open_input(path, "rb") if uncompressed else open(path, "rb")) as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

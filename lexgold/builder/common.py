@@ -8,7 +8,6 @@ Outputs are deterministic: a run with the same inputs, protocol and seed writes 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable
@@ -19,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from lexgold import stats
+from lexgold.compression import sha256_file
 from lexgold.errors import InputError
 from lexgold.manifest import run_manifest
 from lexgold.protocols import Invalid, between
@@ -277,14 +277,6 @@ def draw(pool: pd.DataFrame, quota: int, rng: np.random.Generator, taken: set) -
 
 
 # -- run records ------------------------------------------------------------------------------
-def sha256_file(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def usf_checksums(usf_dir) -> list[dict]:
     return [{"file": f.name, "sha256": f.sha256(), "expected_sha256": f.expected_sha256}
             for f in resource_files("usf_appendix_a", usf_dir)]

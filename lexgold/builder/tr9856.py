@@ -29,7 +29,7 @@ import numpy as np
 import regex
 import pandas as pd
 
-from lexgold.builder.common import sha256_file
+from lexgold.compression import sha256_file
 from lexgold.builder.corpus import TextFolder, WikiDump, gensim_wiki_sample
 from lexgold.builder.multistream import open_corpus
 from lexgold.builder.terms import TermOptions, normalise_terms, read_stop_words

@@ -22,13 +22,12 @@ its uncompressed bytes.
 
 from __future__ import annotations
 
-import hashlib
 import tomllib
 from importlib import resources
 from pathlib import Path
 from typing import NamedTuple
 
-from lexgold.compression import open_input
+from lexgold.compression import sha256_file
 from lexgold.errors import InputError
 
 COMPRESSED = (".gz", ".bz2", ".xz")
@@ -75,11 +74,7 @@ def load_catalogue(path=None) -> list[Entry]:
 
 def content_sha256(path: Path) -> str:
     """SHA-256 of the file's (uncompressed) bytes."""
-    digest = hashlib.sha256()
-    with open_input(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return sha256_file(path, uncompressed=True)
 
 
 def _inner_name(path: Path) -> str:

@@ -33,7 +33,7 @@ from pathlib import Path
 import pandas as pd
 
 from lexgold import __version__
-from lexgold.process.publish import sha256_file
+from lexgold.compression import sha256_file
 
 CONFORMS_TO = "http://mlcommons.org/croissant/1.1"
 

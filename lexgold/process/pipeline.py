@@ -383,7 +383,7 @@ def _input_named(path, kind: str = "ratings") -> dict:
             return {"name": Path(url.database if url is not None else str(path)).name,
                     "database": "sqlite"}
         return {"name": url.database or "", "database": url.get_backend_name()}
-    from lexgold.process.publish import sha256_file
+    from lexgold.compression import sha256_file
 
     return {"name": Path(path).name, "sha256": sha256_file(path)}
 

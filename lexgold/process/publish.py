@@ -17,7 +17,6 @@ the same bytes.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from pathlib import Path
@@ -25,6 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from lexgold import __version__
+from lexgold.compression import sha256_file
 from lexgold.process.markdown import code, text
 
 #: the dataset kind of each release format, for the card's tags
@@ -58,16 +58,6 @@ def write_checksums(out: Path, names: list[str]) -> str:
 
 
 # -- dataset card ------------------------------------------------------------------------------
-
-def sha256_file(path) -> str:
-    """The SHA-256 of a file, as :func:`lexgold.builder.common.sha256_file` (whose module
-    imports NLTK: about a second of start-up that a release never needs; issue 22)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
 
 def _yaml(value: str) -> str:
     """A YAML double-quoted scalar (JSON strings are valid YAML)."""
