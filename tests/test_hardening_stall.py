@@ -68,13 +68,23 @@ def private_postgres():
 
     @contextmanager
     def stalled():
-        pids = [postmaster, *_children(postmaster)]
-        for pid in pids:
-            os.kill(pid, signal.SIGSTOP)
+        # The postmaster first (it forks no backend once stopped), then the children it has.
+        # A backend may exit and be reaped between the scan and its signal (a connection just
+        # closed): skip it. Whatever happens, every stopped process is continued, or the
+        # fixture's teardown would wait forever on a stopped server.
+        stopped = []
         try:
+            os.kill(postmaster, signal.SIGSTOP)
+            stopped.append(postmaster)
+            for pid in _children(postmaster):
+                try:
+                    os.kill(pid, signal.SIGSTOP)
+                except ProcessLookupError:
+                    continue
+                stopped.append(pid)
             yield
         finally:
-            for pid in reversed(pids):      # backends first, the postmaster last
+            for pid in reversed(stopped):   # backends first, the postmaster last
                 try:
                     os.kill(pid, signal.SIGCONT)
                 except ProcessLookupError:  # a backend that had exited and was reaped
