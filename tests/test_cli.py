@@ -36,7 +36,8 @@ def test_spec_commands_registered():
 def test_resources_json():
     result = CliRunner().invoke(cli, ["resources", "--json"])
     assert result.exit_code == 0, result.output
-    entries = {e["resource"]: e for e in json.loads(result.output)}
+    # stdout only: run first in a session (empty cache), the graph's progress bar is on stderr
+    entries = {e["resource"]: e for e in json.loads(result.stdout)}
     assert entries["usf_appendix_a"]["summary"]["cues"] == 5018
     assert all(f["checksum_ok"] for f in entries["usf_appendix_a"]["files"])
     assert entries["wordnet"]["summary"]["version"] == "3.0"
