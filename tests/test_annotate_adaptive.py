@@ -19,7 +19,7 @@ from lexgold.annotate.db import database_url, make_engine, session_factory
 from lexgold.annotate.design import Step
 from lexgold.annotate.rehearse import rehearse
 from lexgold.annotate.schema import config_from_dict, load_study_config
-from lexgold.annotate.study import create_study
+from lexgold.annotate.study import create_study, store_tranche
 from lexgold.process.simulate import Crowd
 from lexgold.protocols import ProtocolError, load_protocol
 
@@ -264,13 +264,76 @@ def test_a_top_up_goes_to_the_least_certain_pairs_and_is_added_once(tmp_path, pa
         assert adaptive.allocate(session, config) == {"status": "waiting"}
         assert session.scalar(select(func.count()).select_from(m.Tranche)) == 3
     with factory() as one, factory() as two:
-        adaptive._store_tranche(one, 4, [Step("group", "N", items=[(unique[0], "unique")])], 1)
+        store_tranche(one, 4, [Step("group", "N", items=[(unique[0], "unique")])], int, 1)
         one.commit()
         with pytest.raises(IntegrityError):            # the unique tranche number
-            adaptive._store_tranche(two, 4, [Step("group", "N", items=[(unique[1], "unique")])],
-                                    1)
+            store_tranche(two, 4, [Step("group", "N", items=[(unique[1], "unique")])], int, 1)
         two.rollback()
     engine.dispose()
+
+
+def stored_tranche(session, number: int) -> dict:
+    """Tranche ``number`` as stored, without ids: its steps, items (by the pair's words) and
+    slots."""
+    tranche = session.scalars(select(m.Tranche).where(m.Tranche.number == number)).one()
+    steps = session.execute(select(m.Step.position, m.Step.kind, m.Step.batch,
+                                   m.Step.checkpoint).where(m.Step.tranche_id == tranche.id)
+                            .order_by(m.Step.position)).all()
+    items = session.execute(select(m.Step.position, m.Item.position, m.Pair.word1, m.Pair.word2,
+                                   m.Item.kind, m.Item.tuple_id)
+                            .join(m.Step, m.Item.step_id == m.Step.id)
+                            .join(m.Pair, m.Item.pair_id == m.Pair.id)
+                            .where(m.Item.tranche_id == tranche.id)
+                            .order_by(m.Step.position, m.Item.position)).all()
+    slots = session.execute(select(m.Slot.number, m.Slot.status)
+                            .where(m.Slot.tranche_id == tranche.id).order_by(m.Slot.number)).all()
+    return {"n_steps": tranche.n_steps, "steps": steps, "items": items, "slots": slots}
+
+
+def test_a_top_up_tranche_is_stored_as_the_uniform_path_stores_its_steps(tmp_path, pairs):
+    """The top-up tranche allocate stores (pair ids) has the rows the uniform path
+    (create_study's storage, pair rows of the pair file) stores for the same steps and slots:
+    the same steps, items, kinds, positions and free slots."""
+    from lexgold.annotate.db import upgrade
+    from lexgold.annotate.design import Design
+    from lexgold.annotate.study import _store_design
+
+    protocol = adaptive_protocol(tmp_path, "simlex", {"tranches": 2}, first_round_raters=2,
+                                 topup_pairs=20, topup_raters=3, target_reliability=1.0,
+                                 budget_ratings=100000)
+    url = database_url(tmp_path / "study.sqlite")
+    create_study(protocol, pairs, url, seed=1)
+    rehearse(url, rng=np.random.default_rng(2), crowd=Crowd(spammers=0.0), max_raters=4)
+    engine = make_engine(url)
+    with session_factory(engine)() as session:
+        topup = stored_tranche(session, 3)
+        rows = session.execute(select(m.Pair.id, m.Pair.word1, m.Pair.word2, m.Pair.pos,
+                                      m.Pair.topic, m.Pair.extra, m.Pair.consistency)
+                               .order_by(m.Pair.id)).all()
+        steps = [Step(s.kind, s.batch, checkpoint=s.checkpoint, items=list(
+                     session.execute(select(m.Item.pair_id, m.Item.kind)
+                                     .where(m.Item.step_id == s.id)
+                                     .order_by(m.Item.position)).all()))
+                 for s in session.scalars(select(m.Step).join(m.Tranche).where(
+                     m.Tranche.number == 3).order_by(m.Step.position))]
+    engine.dispose()
+    assert len(topup["slots"]) == 3 and {status for _, status in topup["slots"]} == {"free"}
+    assert {kind for *_, kind, _ in topup["items"]} >= {"unique", "consistency", "calibration"}
+    assert {step.kind for step in steps} == {"group", "checkpoint"}
+    row_of = {row.id: k for k, row in enumerate(rows)}
+    frame = pd.DataFrame([row[1:6] for row in rows],
+                         columns=["word1", "word2", "pos", "topic", "extra"])
+    design = Design([[Step(s.kind, s.batch, checkpoint=s.checkpoint,
+                           items=[(row_of[i], kind) for i, kind in s.items]) for s in steps]],
+                    consistency=[], report={})
+    uniform = make_engine(database_url(tmp_path / "uniform.sqlite"))
+    upgrade(uniform)
+    with session_factory(uniform)() as session, session.begin():
+        _store_design(session, frame, design,
+                      {k for k, row in enumerate(rows) if row.consistency}, 3)
+    with session_factory(uniform)() as session:
+        assert stored_tranche(session, 1) == topup
+    uniform.dispose()
 
 
 def test_the_refresher_adds_the_top_up_and_the_admin_view_shows_the_picture(tmp_path, pairs):

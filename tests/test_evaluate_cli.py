@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import gensim
+import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -85,6 +86,72 @@ def test_evaluate_bad_gold_is_one_line_error(vector_files, tmp_path):
     assert out.exit_code == 1
     assert out.output.strip().splitlines() == [
         f"Error: {gold}:2, field 'score': score 'high' is not a number"]
+
+
+#: a small case: 2-d vectors of nine words and ten gold pairs (one out of vocabulary, one
+#: written in capitals), two parts of speech
+SMALL_VECTORS = {"cat": (1, 0), "dog": (0.9, 0.1), "car": (0, 1), "bus": (0.1, 0.9),
+                 "tree": (0.7, 0.7), "sun": (-1, 0.2), "run": (0.3, -0.8), "walk": (0.4, -0.6),
+                 "eat": (-0.5, -0.5)}
+SMALL_GOLD = [("cat", "dog", "N", 9), ("car", "bus", "N", 8.5), ("cat", "car", "N", 1),
+              ("dog", "tree", "N", 4), ("tree", "sun", "N", 2), ("sun", "moon", "N", 5),
+              ("run", "walk", "V", 8), ("run", "eat", "V", 2), ("walk", "eat", "V", 3),
+              ("Cat", "Run", "V", 0.5)]
+
+
+def _small_case(folder):
+    vectors = folder / "a.txt"
+    vectors.write_text(f"{len(SMALL_VECTORS)} 2\n" + "".join(
+        f"{word} {x} {y}\n" for word, (x, y) in SMALL_VECTORS.items()))
+    gold = folder / "gold.csv"
+    gold.write_text("word1,word2,POS,score\n" + "".join(
+        f"{a},{b},{pos},{score}\n" for a, b, pos, score in SMALL_GOLD))
+    return gold, vectors
+
+
+def test_evaluate_one_model_prints_the_same_table(tmp_path):
+    """`evaluate --vectors A` on a small case: the table as printed before one function served
+    one model and several, its figures scipy's on the cosines of the covered pairs."""
+    gold, vectors = _small_case(tmp_path)
+    out = _run("evaluate", "--gold", gold, "--vectors", vectors, "--bootstrap", "0")
+    assert out.exit_code == 0, out.output
+    assert out.stdout == (
+        f"{gold} (plain) vs {vectors}\n"
+        "pairs 10, covered 9, used 9 (oov=drop, case=exact-then-lower)\n"
+        "spearman  0.8151\n"
+        "pearson   0.7854\n"
+        "  pos=N                  rho 0.8721  r 0.8406  covered 5/6\n"
+        "  pos=V                  rho 0.4000  r 0.8621  covered 4/4\n")
+    rows = [(a.lower(), b.lower(), pos, score) for a, b, pos, score in SMALL_GOLD
+            if a.lower() in SMALL_VECTORS and b.lower() in SMALL_VECTORS]
+    u = np.array([SMALL_VECTORS[a] for a, *_ in rows], dtype=float)
+    v = np.array([SMALL_VECTORS[b] for _, b, *_ in rows], dtype=float)
+    cosine = (u * v).sum(axis=1) / np.linalg.norm(u, axis=1) / np.linalg.norm(v, axis=1)
+    score = np.array([row[3] for row in rows], dtype=float)
+    assert f"spearman  {stats.spearmanr(score, cosine)[0]:.4f}\n" in out.stdout
+    assert f"pearson   {stats.pearsonr(score, cosine)[0]:.4f}\n" in out.stdout
+    verbs = np.array([row[2] == "V" for row in rows])
+    assert f"rho {stats.spearmanr(score[verbs], cosine[verbs])[0]:.4f}" in out.stdout
+
+
+def test_evaluate_one_model_prints_the_files_it_read_and_fails_for_the_others(tmp_path):
+    """Two gold files, one unreadable: the other's table on stdout, one error line on stderr,
+    exit status 1; JSON lists the error; a single unreadable file is the error alone."""
+    gold, vectors = _small_case(tmp_path)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("nothing,here\n")
+    error = f"Error: {bad}: no word pairs found after the header\n"
+    out = _run("evaluate", "--gold", gold, "--gold", bad, "--vectors", vectors, "--bootstrap", "0")
+    assert out.exit_code == 1
+    assert out.stdout.startswith(f"{gold} (plain) vs {vectors}\n") and str(bad) not in out.stdout
+    assert out.stderr == error
+    out = _run("evaluate", "--gold", gold, "--gold", bad, "--vectors", vectors, "--bootstrap", "0",
+               "--json")
+    assert out.exit_code == 1 and out.stderr == error
+    assert json.loads(out.stdout)[1] == {"gold": str(bad),
+                                         "error": error[len("Error: "):].strip()}
+    out = _run("evaluate", "--gold", bad, "--vectors", vectors, "--json")
+    assert (out.exit_code, out.stdout, out.stderr) == (1, "", error)
 
 
 def test_analogy_json_contract(vector_files):

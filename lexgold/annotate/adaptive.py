@@ -33,6 +33,7 @@ from sqlalchemy.orm import Session
 from lexgold.annotate import models as m
 from lexgold.annotate.design import design_study
 from lexgold.annotate.schema import StudyConfig
+from lexgold.annotate.study import store_tranche
 
 #: prior weight (in ratings) of the pooled variance in a pair's variance (shrinkage: with 2-3
 #: raters a pair's own variance is too noisy to rank by)
@@ -304,7 +305,7 @@ def allocate(session: Session, config: StudyConfig, excluded: set[str] | None = 
         if raters <= 0:
             session.commit()
             return {"status": "budget", "reliability": reliability}
-        _store_tranche(session, number, steps, raters)
+        store_tranche(session, number, steps, int, raters)
         session.commit()
         return {"status": "added", "reliability": reliability, "tranche": number,
                 "slots": int(raters), "pairs": [int(p) for p in chosen]}
@@ -355,23 +356,6 @@ def _one_tranche(config: StudyConfig) -> StudyConfig:
     from dataclasses import replace
 
     return replace(config, tranches=1)
-
-
-def _store_tranche(session: Session, number: int, steps, raters: int) -> None:
-    """Tranche ``number`` with ``steps`` (items by pair id) and ``raters`` free slots; flushed.
-    The unique tranche number makes a concurrent second insert fail (IntegrityError)."""
-    tranche = m.Tranche(number=number, n_steps=len(steps))
-    session.add(tranche)
-    session.flush()
-    rows = [m.Step(tranche_id=tranche.id, position=p, kind=s.kind, batch=s.batch,
-                   checkpoint=s.checkpoint) for p, s in enumerate(steps)]
-    session.add_all(rows)
-    session.flush()
-    session.add_all(m.Item(step_id=row.id, tranche_id=tranche.id, position=k, pair_id=int(i),
-                           kind=kind)
-                    for row, s in zip(rows, steps) for k, (i, kind) in enumerate(s.items))
-    session.add_all(m.Slot(tranche_id=tranche.id, number=k) for k in range(1, raters + 1))
-    session.flush()
 
 
 # -- the refresher's step -----------------------------------------------------------------------

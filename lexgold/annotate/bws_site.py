@@ -35,38 +35,25 @@ FIELD = re.compile(r"([bwt])(c|[0-9]+)")
 
 
 def store_bws_design(session: Session, frame: pd.DataFrame, design, raters_per_tranche: int):
-    """Store the pairs, tranches, pages (``Step``), tuple items and slots of a BWS design."""
+    """Store the pairs, tranches, pages (``Step``), tuple items and slots of a BWS design
+    (each tranche by :func:`lexgold.annotate.study.store_tranche`)."""
     from lexgold.annotate.bws import tuple_columns
+    from lexgold.annotate.study import store_pairs, store_tranche
 
     columns = tuple_columns(design.tuples)
     members = dict(zip(design.tuples["tuple_id"].astype(int),
                        design.tuples[columns].to_numpy().tolist()))
     in_consistency = {int(i) for t in design.consistency for i in members[t]}
-    pair_rows = [m.Pair(word1=r.word1, word2=r.word2, pos=r.pos, topic=r.topic,
-                        consistency=i in in_consistency, extra=r.extra)
-                 for i, r in enumerate(frame.itertuples(index=False))]
-    session.add_all(pair_rows)
-    session.flush()
+    pair_rows = store_pairs(session, frame, in_consistency)
     row_of = {label: k for k, label in enumerate(frame.index)}
-    size = len(columns)
+
+    def tuple_items(page):      # a tuple's pairs in its order: position = row x size + k
+        return ((label, kind, int(tuple_id)) for tuple_id, kind in page.tuples
+                for label in members[int(tuple_id)])
+
     for number, pages in enumerate(design.tranches, start=1):
-        tranche = m.Tranche(number=number, n_steps=len(pages))
-        session.add(tranche)
-        session.flush()
-        steps = [m.Step(tranche_id=tranche.id, position=p,
-                        kind="checkpoint" if page.kind == "checkpoint" else "tuples",
-                        batch=page.batch, checkpoint=page.checkpoint)
-                 for p, page in enumerate(pages)]
-        session.add_all(steps)
-        session.flush()
-        session.add_all(
-            m.Item(step_id=step.id, tranche_id=tranche.id, position=row * size + k,
-                   pair_id=pair_rows[row_of[label]].id, kind=kind, tuple_id=int(tuple_id))
-            for step, page in zip(steps, pages)
-            for row, (tuple_id, kind) in enumerate(page.tuples)
-            for k, label in enumerate(members[int(tuple_id)]))
-        session.add_all(m.Slot(tranche_id=tranche.id, number=k)
-                        for k in range(1, raters_per_tranche + 1))
+        store_tranche(session, number, pages, lambda label: pair_rows[row_of[label]].id,
+                      raters_per_tranche, tuple_items)
 
 
 def page_tuples(items) -> list[dict]:

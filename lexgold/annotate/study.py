@@ -145,24 +145,50 @@ def _check_lengths(**values) -> None:
 
 
 def _store_design(session: Session, frame, design, consistency, raters_per_tranche):
+    pair_rows = store_pairs(session, frame, consistency)
+    for number, steps in enumerate(design.tranches, start=1):
+        store_tranche(session, number, steps, lambda i: pair_rows[i].id, raters_per_tranche)
+
+
+def store_pairs(session: Session, frame, consistency) -> list:
+    """A ``Pair`` row per row of the pair file ``frame``, in its order, flushed (so each has
+    its id); ``consistency``: the row numbers of the consistency set."""
     pair_rows = [m.Pair(word1=r.word1, word2=r.word2, pos=r.pos, topic=r.topic,
                         consistency=i in consistency, extra=r.extra)
                  for i, r in enumerate(frame.itertuples(index=False))]
     session.add_all(pair_rows)
     session.flush()
-    for number, steps in enumerate(design.tranches, start=1):
-        tranche = m.Tranche(number=number, n_steps=len(steps))
-        session.add(tranche)
-        session.flush()
-        step_rows = [m.Step(tranche_id=tranche.id, position=p, kind=s.kind, batch=s.batch,
-                            checkpoint=s.checkpoint) for p, s in enumerate(steps)]
-        session.add_all(step_rows)
-        session.flush()
-        session.add_all(m.Item(step_id=row.id, tranche_id=tranche.id, position=k,
-                               pair_id=pair_rows[i].id, kind=kind)
-                        for row, s in zip(step_rows, steps) for k, (i, kind) in enumerate(s.items))
-        session.add_all(m.Slot(tranche_id=tranche.id, number=k)
-                        for k in range(1, raters_per_tranche + 1))
+    return pair_rows
+
+
+def store_tranche(session: Session, number: int, steps, pair_id, raters: int,
+                  items=None) -> None:
+    """Store tranche ``number`` of a design: its ``Tranche`` row, a ``Step`` per page of
+    ``steps`` (:class:`lexgold.annotate.design.Step`, or
+    :class:`lexgold.annotate.bws.BwsPage`), their ``Item`` rows and ``raters`` free slots;
+    flushed. The design's tranches and the top-up tranches of adaptive allocation
+    (:mod:`lexgold.annotate.adaptive`) are stored by this one function.
+
+    ``pair_id`` maps a step's pair key (the design's pair row, or a pair id) to the stored
+    pair's id. ``items(step)`` gives the step's ``(pair key, kind, tuple_id)`` in page order
+    (an item's ``position``); by default ``step.items`` with no tuple (slider studies). The
+    unique tranche number makes a concurrent second insert of ``number`` fail
+    (IntegrityError).
+    """
+    items = items or (lambda step: ((i, kind, None) for i, kind in step.items))
+    tranche = m.Tranche(number=number, n_steps=len(steps))
+    session.add(tranche)
+    session.flush()
+    rows = [m.Step(tranche_id=tranche.id, position=p, kind=s.kind, batch=s.batch,
+                   checkpoint=s.checkpoint) for p, s in enumerate(steps)]
+    session.add_all(rows)
+    session.flush()
+    session.add_all(m.Item(step_id=row.id, tranche_id=tranche.id, position=k,
+                           pair_id=pair_id(i), kind=kind, tuple_id=tuple_id)
+                    for row, s in zip(rows, steps)
+                    for k, (i, kind, tuple_id) in enumerate(items(s)))
+    session.add_all(m.Slot(tranche_id=tranche.id, number=k) for k in range(1, raters + 1))
+    session.flush()
 
 
 def export_ratings(session: Session, *, complete_only: bool = False) -> pd.DataFrame:

@@ -135,19 +135,11 @@ def evaluate(golds, gold_format, language, gold_dir, vectors, case, vectors_form
     vectors = vectors[0]
     import pandas as pd
 
-    from lexgold.evaluate.report import evaluate_gold_files
     from lexgold.evaluate.wordpairs import worst_pairs
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", UserWarning)
-        runs = evaluate_gold_files(list(golds), vectors, gold_format=gold_format,
-                                   language=language,
-                                   vectors_format=vectors_format, case=case, oov=oov,
-                                   n_boot=n_boot, seed=seed, compare=compare, binary=binary)
-    _echo_warnings(caught)
-    for run in runs:
-        for note in run.notes:
-            click.echo(f"Note: {run.path}: {note}", err=True)
+    runs = run_gold_files(list(golds), vectors, gold_format=gold_format, language=language,
+                          vectors_format=vectors_format, case=case, oov=oov, n_boot=n_boot,
+                          seed=seed, compare=compare, binary=binary)
     done = [run for run in runs if run.error is None]
     if len(runs) == 1 and not done:
         raise click.ClickException(runs[0].error)
@@ -157,15 +149,46 @@ def evaluate(golds, gold_format, language, gold_dir, vectors, case, vectors_form
             tables = [t.assign(gold_file=run.path)[["gold_file", *t.columns]]
                       for t, run in zip(tables, done)]
         pd.concat(tables).to_csv(per_pair, index=False)
+    echo_runs(runs, as_json=as_json, show=lambda result: _print_evaluation(result, oov, case))
+
+
+def run_gold_files(golds, vectors, **options) -> list:
+    """:func:`lexgold.evaluate.report.evaluate_gold_files` (``options`` passed on), its
+    warnings and each gold file's notes echoed on stderr. The runs of one model and of
+    several (:mod:`lexgold.evaluate.several`)."""
+    from lexgold.evaluate.report import evaluate_gold_files
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        runs = evaluate_gold_files(golds, vectors, **options)
+    _echo_warnings(caught)
+    for run in runs:
+        for note in run.notes:
+            click.echo(f"Note: {run.path}: {note}", err=True)
+    return runs
+
+
+def json_item(run) -> dict:
+    """A run's JSON: its result (NaN as null), or ``gold`` and ``error`` of a failed file."""
+    return _clean(run.result) if run.error is None else {"gold": run.path, "error": run.error}
+
+
+def echo_runs(runs, *, as_json: bool, show=None, item=json_item, one: bool = True) -> None:
+    """Print what ``lexgold evaluate`` found for each gold file, then an ``Error:`` line on
+    stderr per gold file that failed, and exit with status 1 if one did.
+
+    With ``as_json`` a JSON list of ``item(run)`` (a lone object when ``one`` and there is
+    one run); otherwise ``show(result)`` for each evaluated file, a blank line between
+    (nothing when ``show`` is None: the caller printed a table). One model's output and
+    several models' (:mod:`lexgold.evaluate.several`) come through here."""
     if as_json:
-        results = [_clean(run.result) if run.error is None
-                   else {"gold": run.path, "error": run.error} for run in runs]
-        click.echo(json.dumps(results[0] if len(results) == 1 else results, indent=2))
-    else:
-        for number, run in enumerate(done):
+        results = [item(run) for run in runs]
+        click.echo(json.dumps(results[0] if one and len(results) == 1 else results, indent=2))
+    elif show is not None:
+        for number, run in enumerate(run for run in runs if run.error is None):
             if number:
                 click.echo("")
-            _print_evaluation(run.result, oov, case)
+            show(run.result)
     failed = [run for run in runs if run.error is not None]
     for run in failed:
         click.echo(f"Error: {run.error}", err=True)

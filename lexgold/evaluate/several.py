@@ -8,9 +8,7 @@ Steiger's test between each two, or with ``--gold-dir`` one table over every rec
 
 from __future__ import annotations
 
-import json
 import math
-import warnings
 
 import click
 
@@ -49,8 +47,12 @@ def evaluate_several(golds, vectors, known, *, gold_format, language, case, vect
     """
     import pandas as pd
 
-    from lexgold.evaluate.cli import _clean, _echo_warnings, _print_evaluation
-    from lexgold.evaluate.report import evaluate_gold_files
+    from lexgold.evaluate.cli import (
+        _print_evaluation,
+        echo_runs,
+        json_item,
+        run_gold_files,
+    )
     from lexgold.evaluate.wordpairs import worst_pairs
 
     several = len(vectors) > 1
@@ -60,14 +62,8 @@ def evaluate_several(golds, vectors, known, *, gold_format, language, case, vect
         options["common_vocabulary"] = common_vocabulary
     else:
         options["compare"] = compare
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", UserWarning)
-        runs = evaluate_gold_files(golds, vectors if several else vectors[0],
-                                   gold_format=gold_format, language=language, **options)
-    _echo_warnings(caught)
-    for run in runs:
-        for note in run.notes:
-            click.echo(f"Note: {run.path}: {note}", err=True)
+    runs = run_gold_files(golds, vectors if several else vectors[0], gold_format=gold_format,
+                          language=language, **options)
     done = [run for run in runs if run.error is None]
     matches = {str(match.path): match for match in known}
     if per_pair and done:
@@ -80,31 +76,18 @@ def evaluate_several(golds, vectors, known, *, gold_format, language, case, vect
                     tables.append(table.assign(gold_file=run.path, vectors=path)[
                         ["gold_file", "vectors", *table.columns]])
         pd.concat(tables).to_csv(per_pair, index=False)
-    if as_json:
-        results = []
-        for run in runs:
-            item = (_clean(run.result) if run.error is None
-                    else {"gold": run.path, "error": run.error})
-            if run.path in matches:
-                item["catalogue"] = _catalogue_item(matches[run.path])
-            results.append(item)
-        single = len(results) == 1 and not known
-        click.echo(json.dumps(results[0] if single else results, indent=2))
-    elif known:
+
+    def item(run) -> dict:
+        found = json_item(run)
+        if run.path in matches:
+            found["catalogue"] = _catalogue_item(matches[run.path])
+        return found
+
+    if known and not as_json:
         _print_table(runs, vectors, matches, several)
-    else:
-        for number, run in enumerate(done):
-            if number:
-                click.echo("")
-            if several:
-                _print_models(run.result, oov, case)
-            else:
-                _print_evaluation(run.result, oov, case)
-    failed = [run for run in runs if run.error is not None]
-    for run in failed:
-        click.echo(f"Error: {run.error}", err=True)
-    if failed:
-        raise SystemExit(1)
+    printer = _print_models if several else _print_evaluation
+    echo_runs(runs, as_json=as_json, item=item, one=not known,
+              show=None if known else lambda result: printer(result, oov, case))
 
 
 def _catalogue_item(match) -> dict:
