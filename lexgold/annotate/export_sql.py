@@ -197,7 +197,8 @@ def sqlite_export(checkpoints: int, complete_only: bool,
             "AND o.choice = c.choice")
     select_ = (f"SELECT printf('%s%s%s%s%s%s%s,%s,%s,%s%s%s', r.head, p.head, x.v1, x.v2, "
                "p.mid, x.at, p.topic, x.sv, x.rms, x.sms, r.tail, char(10)) "
-               f"FROM ({rows}) x JOIN {rater} r ON r.id = x.rid JOIN {part} p ON p.id = x.ref "
+               f"FROM ({rows}) x CROSS JOIN {rater} r ON r.id = x.rid CROSS JOIN {part} p "
+               "ON p.id = x.ref "
                "ORDER BY p.tranche, r.rank, x.at, x.src, x.id")
     return fill, select_, [f"DROP TABLE IF EXISTS temp.{name}" for name in SQLITE_TABLES]
 
