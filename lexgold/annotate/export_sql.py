@@ -139,7 +139,7 @@ _SQLITE_LAYOUT = "'" + "[0-9]" * 4 + "-" + "[0-9]" * 2 + "-" + "[0-9]" * 2 + " "
 SQLITE_TABLES = ("lexgold_export_rater", "lexgold_export_part", "lexgold_export_option")
 
 
-def _sqlite_stamp(column: str) -> str:
+def sqlite_stamp(column: str) -> str:
     """SQL for ``answered_at`` cut to the second as :func:`export_sql` cuts it on SQLite: one
     ``printf`` when the text has SQLAlchemy's layout (digits where they belong: the first 19
     characters are ASCII and the only space is the 11th), else the same CASE as before."""
@@ -187,10 +187,10 @@ def sqlite_export(checkpoints: int, complete_only: bool,
     if options:                    # (checkpoint, choice) is unique: see _options
         fill.append(f"INSERT INTO {option} SELECT idx, choice, {q('word1')} || ',' || "
                     f"{q('word2')} || ',' FROM ({options})")
-    rows = (f"SELECT a.rater_id AS rid, 2 * a.item_id AS ref, {_sqlite_stamp('a.answered_at')} "
+    rows = (f"SELECT a.rater_id AS rid, 2 * a.item_id AS ref, {sqlite_stamp('a.answered_at')} "
             "AS at, 0 AS src, a.id AS id, a.rating AS v1, NULL AS v2, a.start_value AS sv, "
             "a.response_ms AS rms, a.server_ms AS sms FROM answer a UNION ALL "
-            f"SELECT c.rater_id, 2 * c.step_id + 1, {_sqlite_stamp('c.answered_at')}, 1, c.id, "
+            f"SELECT c.rater_id, 2 * c.step_id + 1, {sqlite_stamp('c.answered_at')}, 1, c.id, "
             "coalesce(o.words, ',,'), CASE WHEN c.correct THEN '1' ELSE '0' END, NULL, "
             f"c.response_ms, c.server_ms FROM checkpoint_answer c JOIN step s "
             f"ON s.id = c.step_id LEFT JOIN {option} o ON o.idx = s.checkpoint "
