@@ -25,7 +25,12 @@ from lexgold.annotate.db import (
     postgres_schema,
     session_factory,
 )
-from lexgold.annotate.export_sql import SQLITE_TABLES, sqlite_export, sqlite_stamp
+from lexgold.annotate.export_sql import (
+    SQLITE_TABLES,
+    export_sql,
+    sqlite_export,
+    sqlite_stamp,
+)
 from lexgold.annotate.rehearse import rehearse
 from lexgold.annotate.study import (
     create_study,
@@ -223,6 +228,8 @@ def test_the_sqlite_export_reads_each_answer_once_and_leaves_the_study_as_it_was
         for statement in drop + fill:
             raw.execute(statement, params)
         plan = " | ".join(row[3] for row in raw.execute(f"EXPLAIN QUERY PLAN {sql}", params))
+        assert raw.execute(sql, params).fetchall() == raw.execute(   # the one-SELECT form
+            export_sql("sqlite", 1, True, False), params).fetchall()
         for statement in drop:
             raw.execute(statement)
         assert "CO-ROUTINE" in plan and "MATERIALIZE" not in plan and "AUTOMATIC" not in plan

@@ -65,7 +65,8 @@ def _number(expression: str) -> str:
 
 
 def export_sql(dialect: str, checkpoints: int, complete_only: bool, topic: bool) -> str:
-    """The SELECT of :func:`write_export_sql`: one column, the CSV line (with its ``\\n``).
+    """The SELECT of :func:`write_export_sql` on PostgreSQL (on SQLite it gives the same
+    bytes, but the export runs :func:`sqlite_export`): one column, the CSV line (with its ``\\n``).
     ``checkpoints``: rows of the bound ``(:i{k}, :c{k}, :w1_{k}, :w2_{k})`` table of
     checkpoint options.
 
