@@ -1,14 +1,16 @@
 """`study export` and the admin's ratings.csv stream a few raters at a time (issue 22): the same
 bytes as the whole export built in memory, on SQLite and PostgreSQL."""
 
+import hashlib
 import io
+import sqlite3
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from sqlalchemy import select, update
+from sqlalchemy import select, text, update
 from test_annotate_app import (
     make_app,
     protocol_variant,
@@ -22,6 +24,12 @@ from lexgold.annotate.db import (
     make_engine,
     postgres_schema,
     session_factory,
+)
+from lexgold.annotate.export_sql import (
+    SQLITE_TABLES,
+    export_sql,
+    sqlite_export,
+    sqlite_stamp,
 )
 from lexgold.annotate.rehearse import rehearse
 from lexgold.annotate.study import (
@@ -174,3 +182,62 @@ def test_a_topic_study_exports_its_topic_column_the_same(tmp_path, usf):
             assert handle.getvalue() == whole.to_csv(index=False)
             assert counts == (len(whole), whole["rater_id"].nunique())
     engine.dispose()
+
+
+@pytest.mark.parametrize("stored, written", [
+    ("2026-01-01 00:10:05.123456", "2026-01-01T00:10:05Z"),   # SQLAlchemy's layout
+    ("2026-01-01 00:10:05", "2026-01-01T00:10:05Z"),          # no fraction: the same cut
+    ("2026-01-01T00:10:05", "2026-01-01T00:10:05Z"),          # ISO: through strftime
+    ("2026-01-01 00:10 05 x", "2026-01-01T00:10 05Z"),        # a space at 11: cut as it is
+    ("abcdefghij klmnopqrs", "abcdefghijTklmnopqrZ"),
+    ("2026-01-01", "2026-01-01T00:00:00Z"),
+    ("yesterday", None),
+])
+def test_the_sqlite_time_cut_takes_its_one_printf_only_on_the_layout(stored, written):
+    """The SQLite export cuts a stored time to the second with one ``printf`` when the text has
+    SQLAlchemy's digits and separators, and otherwise as before (the 11th character a space and
+    19 characters: cut there; else ``strftime``) (issue 22 item 4; hand-written cases)."""
+    db = sqlite3.connect(":memory:")
+    assert db.execute(f"SELECT {sqlite_stamp('t')} FROM (SELECT ? AS t)",
+                      (stored,)).fetchone()[0] == written
+
+
+def test_the_sqlite_export_reads_each_answer_once_and_leaves_the_study_as_it_was(tmp_path,
+                                                                                 pairs):
+    """On SQLite the rater, item and option text sits in TEMP tables joined by integer keys:
+    the stored answers are read once as they come (a co-routine, not copied into a table, no
+    automatic index), and afterwards no TEMP table is left and the study file is the same
+    bytes (issue 22 item 4). Times stored without their fraction export as pandas writes them."""
+    path = tmp_path / "study.sqlite"
+    url = database_url(path)
+    _rehearsed(url, tmp_path, pairs)
+    engine = make_engine(url)
+    with session_factory(engine)() as session, session.begin():
+        ids = session.scalars(select(m.Answer.id).order_by(m.Answer.id).limit(5)).all()
+        for answer in ids:                           # the same second, stored without fraction
+            session.execute(text("UPDATE answer SET answered_at = '2026-03-01 12:00:00' "
+                                 "WHERE id = :id"), {"id": answer})
+    engine.dispose()
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    _check_same_bytes(url)
+    engine = make_engine(url)
+    with session_factory(engine, write=False)() as session:
+        raw = session.connection().connection.dbapi_connection
+        fill, sql, drop = sqlite_export(1, True, False)
+        params = {"i0": 0, "c0": 0, "w1_0": "a", "w2_0": "b"}
+        for statement in drop + fill:
+            raw.execute(statement, params)
+        plan = " | ".join(row[3] for row in raw.execute(f"EXPLAIN QUERY PLAN {sql}", params))
+        assert raw.execute(sql, params).fetchall() == raw.execute(   # the one-SELECT form
+            export_sql("sqlite", 1, True, False), params).fetchall()
+        for statement in drop:
+            raw.execute(statement)
+        assert "CO-ROUTINE" in plan and "MATERIALIZE" not in plan and "AUTOMATIC" not in plan
+        assert "SEARCH r USING INTEGER PRIMARY KEY" in plan
+        assert "SEARCH p USING INTEGER PRIMARY KEY" in plan
+        handle = io.StringIO()
+        write_export(session, handle, complete_only=False)
+        left = raw.execute("SELECT name FROM sqlite_temp_master WHERE type = 'table'").fetchall()
+        assert not {name for (name,) in left} & set(SQLITE_TABLES)
+    engine.dispose()
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before

@@ -9,6 +9,12 @@ from the cursor (a server-side cursor on PostgreSQL), so memory stays flat and t
 close to the database's own CSV export. The bytes are those of
 ``export_ratings(session, complete_only=...).to_csv(index=False)`` (tests/test_annotate_export_stream.py).
 
+On SQLite the per-rater and per-item text is first put into TEMP tables of this connection
+(:func:`sqlite_export`: dropped again, nothing of the study is written), so that each of the
+1.39 M answers of a 10,000-rater study is joined by integer primary keys; the time is cut from
+SQLAlchemy's layout with one ``printf`` when it has the layout's digits, and only the sort keys
+and the line go through SQLite's sorter (issue 22 item 4).
+
 Every exported value is an integer or a text (``rating``, ``start_value``, ``response_ms``,
 ``server_ms``, ``fast_pages``, ``browsers`` are INTEGER columns; ``platform_confirmed`` a
 boolean written 0/1); ``answered_at`` is written to the second (``%Y-%m-%dT%H:%M:%SZ``), and
@@ -59,7 +65,8 @@ def _number(expression: str) -> str:
 
 
 def export_sql(dialect: str, checkpoints: int, complete_only: bool, topic: bool) -> str:
-    """The SELECT of :func:`write_export_sql`: one column, the CSV line (with its ``\\n``).
+    """The SELECT of :func:`write_export_sql` on PostgreSQL (on SQLite it gives the same
+    bytes, but the export runs :func:`sqlite_export`): one column, the CSV line (with its ``\\n``).
     ``checkpoints``: rows of the bound ``(:i{k}, :c{k}, :w1_{k}, :w2_{k})`` table of
     checkpoint options.
 
@@ -126,6 +133,77 @@ def export_sql(dialect: str, checkpoints: int, complete_only: bool, topic: bool)
             f"ORDER BY x.tranche, x.rater, x.at, x.src, x.id")
 
 
+#: SQLAlchemy's SQLite layout of a DateTime (``YYYY-MM-DD HH:MM:SS.ffffff``), as a GLOB
+_SQLITE_LAYOUT = "'" + "[0-9]" * 4 + "-" + "[0-9]" * 2 + "-" + "[0-9]" * 2 + " " + \
+    ":".join(["[0-9]" * 2] * 3) + "*'"
+#: the TEMP tables of :func:`sqlite_export` (raters, items and checkpoint steps, options)
+SQLITE_TABLES = ("lexgold_export_rater", "lexgold_export_part", "lexgold_export_option")
+
+
+def sqlite_stamp(column: str) -> str:
+    """SQL for ``answered_at`` cut to the second as :func:`export_sql` cuts it on SQLite: one
+    ``printf`` when the text has SQLAlchemy's layout (digits where they belong: the first 19
+    characters are ASCII and the only space is the 11th), else the same CASE as before."""
+    general = (f"(CASE WHEN substr({column}, 11, 1) = ' ' AND length({column}) >= 19 THEN "
+               f"substr({column}, 1, 10) || 'T' || substr({column}, 12, 8) || 'Z' ELSE "
+               f"strftime('%Y-%m-%dT%H:%M:%SZ', {column}) END)")
+    return (f"(CASE WHEN {column} GLOB {_SQLITE_LAYOUT} THEN "
+            f"printf('%.19sZ', replace({column}, ' ', 'T')) ELSE {general} END)")
+
+
+def sqlite_export(checkpoints: int, complete_only: bool,
+                  topic: bool) -> tuple[list[str], str, list[str]]:
+    """The statements of the SQLite export: (TEMP tables to fill, the SELECT, the DROPs).
+
+    The SELECT returns the bytes of :func:`export_sql`'s (same quoting, sort and time), read
+    from TEMP tables keyed by integers: one row per exported rater (its rank in ``public_id``
+    order, its quoted first and last fields), one per item (key ``2 * id``) and checkpoint
+    step (``2 * id + 1``) with their quoted fields, and the checkpoint options; answers and
+    checkpoint answers are read once, as stored, and joined by primary key."""
+    q = lambda x: _field(x, "sqlite")
+    rater, part, option = SQLITE_TABLES
+    done = " WHERE completed_at IS NOT NULL" if complete_only else ""
+    topic_field = f"',' || {q('p.topic')}" if topic else "''"
+    no_topic = "','" if topic else "''"
+    options = " UNION ALL ".join(f"SELECT :i{k} AS idx, :c{k} AS choice, :w1_{k} AS word1, "
+                                 f":w2_{k} AS word2" for k in range(checkpoints))
+    create_rater = (f"CREATE TEMP TABLE {rater} (id INTEGER PRIMARY KEY, rank INTEGER "
+                    "NOT NULL, head TEXT NOT NULL, tail TEXT NOT NULL)")
+    fill_rater = (f"INSERT INTO {rater} SELECT id, row_number() OVER (ORDER BY public_id), "
+                  f"{q('public_id')} || ',', ',' || {q('platform')} || ',' || "
+                  f"CASE WHEN confirmed THEN '1' ELSE '0' END || ',' || "
+                  f"{_number('fast_pages')} || ',' || {_number('browsers')} FROM rater{done}")
+    create_part = (f"CREATE TEMP TABLE {part} (id INTEGER PRIMARY KEY, tranche, head TEXT "
+                   "NOT NULL, mid TEXT NOT NULL, topic TEXT NOT NULL)")
+    fill_items = (f"INSERT INTO {part} SELECT 2 * i.id, t.number, {_number('t.number')} || "
+                  f"',' || {q('p.word1')} || ',' || {q('p.word2')} || ',', ',' || {q('p.pos')} "
+                  f"|| ',' || {q('i.kind')} || ',', {topic_field} FROM item i "
+                  "JOIN tranche t ON i.tranche_id = t.id JOIN pair p ON i.pair_id = p.id")
+    fill_steps = (f"INSERT INTO {part} SELECT 2 * s.id + 1, t.number, {_number('t.number')} "
+                  f"|| ',', ',' || {q('s.batch')} || ',checkpoint,', {no_topic} FROM step s "
+                  "JOIN tranche t ON s.tranche_id = t.id WHERE s.kind = 'checkpoint'")
+    create_option = (f"CREATE TEMP TABLE {option} (idx, choice, words TEXT NOT NULL, "
+                     "PRIMARY KEY (idx, choice))")
+    fill = [create_rater, fill_rater, create_part, fill_items, fill_steps, create_option]
+    if options:                    # (checkpoint, choice) is unique: see _options
+        fill.append(f"INSERT INTO {option} SELECT idx, choice, {q('word1')} || ',' || "
+                    f"{q('word2')} || ',' FROM ({options})")
+    rows = (f"SELECT a.rater_id AS rid, 2 * a.item_id AS ref, {sqlite_stamp('a.answered_at')} "
+            "AS at, 0 AS src, a.id AS id, a.rating AS v1, NULL AS v2, a.start_value AS sv, "
+            "a.response_ms AS rms, a.server_ms AS sms FROM answer a UNION ALL "
+            f"SELECT c.rater_id, 2 * c.step_id + 1, {sqlite_stamp('c.answered_at')}, 1, c.id, "
+            "coalesce(o.words, ',,'), CASE WHEN c.correct THEN '1' ELSE '0' END, NULL, "
+            f"c.response_ms, c.server_ms FROM checkpoint_answer c JOIN step s "
+            f"ON s.id = c.step_id LEFT JOIN {option} o ON o.idx = s.checkpoint "
+            "AND o.choice = c.choice")
+    select_ = (f"SELECT printf('%s%s%s%s%s%s%s,%s,%s,%s%s%s', r.head, p.head, x.v1, x.v2, "
+               "p.mid, x.at, p.topic, x.sv, x.rms, x.sms, r.tail, char(10)) "
+               f"FROM ({rows}) x CROSS JOIN {rater} r ON r.id = x.rid CROSS JOIN {part} p "
+               "ON p.id = x.ref "
+               "ORDER BY p.tranche, r.rank, x.at, x.src, x.id")
+    return fill, select_, [f"DROP TABLE IF EXISTS temp.{name}" for name in SQLITE_TABLES]
+
+
 def _options(config: dict) -> dict:
     """The bound checkpoint options table: index, choice, word1, word2 of every option."""
     params, k = {}, 0
@@ -143,27 +221,34 @@ def write_export_sql(session: Session, handle, columns: list[str], config: dict,
     (answers, raters)."""
     dialect = _dialect(session)
     params = _options(config)
-    sql = export_sql(dialect, len(params) // 4, complete_only, "topic" in columns)
     handle.write(",".join(columns) + "\n")
     answers = 0
     # the driver's own cursor: SQLAlchemy rows would cost more than the database's work
     raw = session.connection().connection.dbapi_connection
+    fill, drop = [], []
     if dialect == "sqlite":
+        fill, sql, drop = sqlite_export(len(params) // 4, complete_only, "topic" in columns)
         cursor = raw.cursor()
     else:                         # a server-side cursor: the rows come FETCH_ROWS at a time
+        sql = export_sql(dialect, len(params) // 4, complete_only, "topic" in columns)
         sql = re.sub(r":((?:i|c|w1_|w2_)\d+)\b", r"%(\1)s", sql.replace("%", "%%"))
         cursor = raw.cursor(name="lexgold_export")
     try:
+        for statement in drop + fill:        # TEMP tables: nothing of the study is written
+            cursor.execute(statement, params)
         cursor.execute(sql, params)
         while rows := cursor.fetchmany(FETCH_ROWS):
             handle.write("".join(map(itemgetter(0), rows)))
             answers += len(rows)
     finally:
+        for statement in drop:
+            cursor.execute(statement)
         cursor.close()
-    done = " AND completed_at IS NOT NULL" if complete_only else ""
-    raters = session.execute(text(
-        "SELECT count(*) FROM rater WHERE id IN (SELECT rater_id FROM answer UNION "
-        f"SELECT rater_id FROM checkpoint_answer){done}")).scalar_one()
+    done = "completed_at IS NOT NULL AND " if complete_only else ""
+    raters = session.execute(text(   # a look-up per rater, not a scan of every answer
+        f"SELECT count(*) FROM rater r WHERE {done}(EXISTS (SELECT 1 FROM answer "
+        "WHERE rater_id = r.id) OR EXISTS (SELECT 1 FROM checkpoint_answer "
+        "WHERE rater_id = r.id))")).scalar_one()
     return answers, int(raters)
 
 
