@@ -380,9 +380,8 @@ def agreement_by_subset(ratings: pd.DataFrame, subset: pd.Series | str, *,
     if isinstance(subset, str) and subset not in frame.columns:
         raise InputError(f"no such column; columns: {', '.join(frame.columns)}",
                          path="ratings", field=subset)
-    keep = [*REQUIRED, "kind", *([subset] if isinstance(subset, str) else [])]
-    frame = frame.loc[(frame["kind"] != "checkpoint").to_numpy(),    # only the columns used:
-                      [c for c in frame.columns if c in keep]]    # each subset copies its rows
+    used = (*REQUIRED, "kind", subset if isinstance(subset, str) else "kind")   # copied per subset
+    frame = frame.loc[(frame["kind"] != "checkpoint").to_numpy(), frame.columns.isin(used)]
     if isinstance(subset, str):
         labels = frame[subset]
     else:
