@@ -337,3 +337,10 @@ def test_answer_lists_share_one_float_per_distinct_rating():
     floats = [value for values in scores["scores"] for value in values]
     assert all(type(value) is float for value in floats)
     assert len({id(value) for value in floats}) == ratings["rating"].nunique()
+
+
+def test_no_accepted_rating_gives_no_pair():
+    ratings = pd.DataFrame({"rater_id": ["a"], "tranche": 1, "word1": ["x"], "word2": "w",
+                            "kind": "checkpoint", "rating": [1.0]})
+    scores = gold_scores(ratings)
+    assert scores.empty and "scores" in scores.columns

@@ -71,6 +71,6 @@ def _answer_lists(ratings: np.ndarray, pair: np.ndarray, n_pairs: int) -> np.nda
     shared = np.array(bits.view(np.float64).tolist(), dtype=object)[inverse]
     bounds = np.cumsum(np.bincount(pair, minlength=n_pairs))[:-1]
     out = np.empty(n_pairs, dtype=object)
-    for at, part in enumerate(np.split(shared, bounds)):
+    for at, part in enumerate(np.split(shared, bounds) if n_pairs else []):
         out[at] = part.tolist()
     return out
