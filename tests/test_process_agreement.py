@@ -214,6 +214,19 @@ def test_by_subset_equals_agreement_on_the_subset():
     assert table["subset"].tolist() == ["first"] and table["pairs"].tolist() == [3]
 
 
+def test_by_subset_ignores_other_columns_and_names_them_all_when_one_is_missing():
+    """Only the columns it uses are copied per subset (issue 22); the figures and intervals do
+    not depend on the others, and a missing subset column is named with every column."""
+    ratings = random_study(seed=2)
+    ratings["pos"] = np.where(ratings["word1"].str[-1].astype(int) % 2 == 0, "N", "V")
+    wide = ratings.assign(answered_at="2026-01-01T00:00:00Z", topic="", score_note="x")
+    tables = [agreement_by_subset(frame, "pos", min_overlap=3, rng=np.random.default_rng(5),
+                                  n_boot=20) for frame in (ratings, wide)]
+    pd.testing.assert_frame_equal(tables[0], tables[1])
+    with pytest.raises(InputError, match=r"field 'relation': no such column; columns: "
+                                         r"rater_id, .*, pos, answered_at, topic, score_note"):
+        agreement_by_subset(wide, "relation")
+
 def test_bootstrap_is_seeded_and_matches_the_generic_path():
     ratings = random_study(seed=4, missing=0.1)
     first = bootstrap_ci(ratings, iaa_pairwise, rng=np.random.default_rng(1), n_boot=60,

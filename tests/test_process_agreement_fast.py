@@ -255,6 +255,21 @@ def test_bootstrap_same_draws_same_figures(sparse):
             assert got == pytest.approx(expected, abs=1e-12)
 
 
+@pytest.mark.parametrize("cells", [700, 3000, 10**9])
+def test_bootstrap_figures_do_not_depend_on_the_batch(monkeypatch, cells):
+    """Replicates are computed in batches of at most BATCH_CELLS cells (lowered to 1,000,000
+    for memory, issue 22): batches of 3, 14 or all 50 replicates give the same bytes. (A batch
+    of one replicate sums IAA-1 in another order: the same figure to ~1e-17, not bit for bit.)"""
+    rng = np.random.default_rng(6)
+    matrix = _block_diagonal([rng.integers(0, 7, (15, 30)).astype(float) for _ in range(2)])
+    ratings = _long(matrix, np.repeat(np.arange(2), 30))
+    want = [_quiet(bootstrap_ci, ratings, statistic, rng=np.random.default_rng(3), n_boot=50,
+                   min_overlap=4) for statistic in (iaa_pairwise, iaa_against_mean)]
+    monkeypatch.setattr(replicates, "BATCH_CELLS", cells)
+    got = [_quiet(bootstrap_ci, ratings, statistic, rng=np.random.default_rng(3), n_boot=50,
+                  min_overlap=4) for statistic in (iaa_pairwise, iaa_against_mean)]
+    assert got == want
+
 def test_bootstrap_leaves_the_generator_where_it_was():
     rng = np.random.default_rng(2)
     ratings = _long(rng.integers(0, 7, (20, 5)).astype(float))

@@ -319,3 +319,28 @@ def test_split_half_ignores_row_and_rater_order():
     shuffled = shuffled.assign(rater_id="x" + shuffled["rater_id"].str[::-1])
     again = split_half(shuffled)
     assert again["r"] == pytest.approx(base["r"]) and again["pairs"] == base["pairs"]
+
+
+def test_answer_lists_share_one_float_per_distinct_rating():
+    """Issue 22: a float object per answer was held for the whole run (1.4 M at 10,000
+    raters); the lists now share one per distinct value, with the same values in rater order."""
+    rng = np.random.default_rng(3)
+    ratings = pd.DataFrame({"rater_id": np.repeat([f"r{i}" for i in range(30)], 20),
+                            "tranche": 1, "word1": np.tile([f"w{i}" for i in range(20)], 30),
+                            "word2": "x", "kind": "unique",
+                            "rating": rng.integers(0, 7, 600) + rng.choice([0.0, 0.5], 600)})
+    ratings = ratings.iloc[rng.permutation(600)].reset_index(drop=True)     # any row order
+    scores = gold_scores(ratings)
+    by_rater = ratings.sort_values("rater_id", kind="stable")
+    want = by_rater.groupby("word1", sort=False)["rating"].agg(list)
+    assert scores.set_index("word1")["scores"].to_dict() == want.to_dict()
+    floats = [value for values in scores["scores"] for value in values]
+    assert all(type(value) is float for value in floats)
+    assert len({id(value) for value in floats}) == ratings["rating"].nunique()
+
+
+def test_no_accepted_rating_gives_no_pair():
+    ratings = pd.DataFrame({"rater_id": ["a"], "tranche": 1, "word1": ["x"], "word2": "w",
+                            "kind": "checkpoint", "rating": [1.0]})
+    scores = gold_scores(ratings)
+    assert scores.empty and "scores" in scores.columns

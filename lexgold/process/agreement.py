@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
-from lexgold.process.ratings import ITEM, check_ratings
+from lexgold.process.ratings import ITEM, REQUIRED, check_ratings
 from lexgold.process.replicates import ReplicateTerms, average_ranks
 from lexgold.stats import check_bootstrap
 
@@ -377,11 +377,12 @@ def agreement_by_subset(ratings: pd.DataFrame, subset: pd.Series | str, *,
     if n_boot > 0:
         _check_bootstrap(rng, n_boot, level)
     frame = check_ratings(ratings)
-    frame = frame[frame["kind"] != "checkpoint"]
+    if isinstance(subset, str) and subset not in frame.columns:
+        raise InputError(f"no such column; columns: {', '.join(frame.columns)}",
+                         path="ratings", field=subset)
+    used = (*REQUIRED, "kind", subset if isinstance(subset, str) else "kind")   # copied per subset
+    frame = frame.loc[(frame["kind"] != "checkpoint").to_numpy(), frame.columns.isin(used)]
     if isinstance(subset, str):
-        if subset not in frame.columns:
-            raise InputError(f"no such column; columns: {', '.join(frame.columns)}",
-                             path="ratings", field=subset)
         labels = frame[subset]
     else:
         labels = pd.Series(subset, name="subset")

@@ -126,7 +126,11 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
         exclusions = exclusion_table(calibrated, config, calibrate=False,
                                      agreement=None if anonymous else per_rater)
     dropped = set(excluded_raters(exclusions))
-    final = calibrated[~calibrated["rater_id"].isin(dropped)]
+    # the accepted raters' rows, without the page times and raw ratings (the exclusions used
+    # them; nothing after does): not copied again by every statistic below (issue 22)
+    final = calibrated.loc[~calibrated["rater_id"].isin(dropped).to_numpy(),
+                           [c for c in calibrated.columns if c not in ("answered_at",
+                                                                       "rating_raw")]]
     scores = gold_scores(final, rating_range=rating_range, score_range=score_range)
     scores = _with_subsets(scores, final, pairs, release.format, usf)
     if pairs is not None:                 # release in the order of the pairs file

@@ -28,8 +28,11 @@ from __future__ import annotations
 
 import numpy as np
 
-#: most cells (items x raters x replicates, or raters x levels x replicates) of one batch
-BATCH_CELLS = 2_000_000
+#: most cells (items x raters x replicates, or raters x levels x replicates) of one batch;
+#: each array of a batch is 8 MB at most (at 2,000,000 the batches of a 10,000-rater study's
+#: per-subset bootstrap were the peak of `lexgold process`, issue 22). Batches of two
+#: replicates or more give the same bytes.
+BATCH_CELLS = 1_000_000
 
 
 def level_codes(matrix: np.ndarray) -> tuple[np.ndarray, int]:
