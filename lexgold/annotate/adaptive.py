@@ -93,8 +93,7 @@ def rank_uncertainty(table: pd.DataFrame, prior: float = PRIOR_RATINGS,
     """
     means = table["mean"].to_numpy(float)
     se2 = standard_errors(table, prior).to_numpy(float) ** 2
-    return pd.Series(_misorderings(means, se2, se2, chunk), index=table.index,
-                     name="uncertainty")
+    return pd.Series(_misorderings(means, se2, chunk), index=table.index, name="uncertainty")
 
 
 def misordering_gain(table: pd.DataFrame, extra: int, prior: float = PRIOR_RATINGS,
@@ -124,15 +123,14 @@ def misordering_gain(table: pd.DataFrame, extra: int, prior: float = PRIOR_RATIN
     return (u ** 2 * extra / (table["n"].astype(float) + extra)).rename("gain")
 
 
-def _misorderings(means: np.ndarray, own: np.ndarray, others: np.ndarray,
-                  chunk: int) -> np.ndarray:
-    """``sum_{j != i} Phi(-|m_i - m_j| / sqrt(own_i + others_j))`` per ``i`` (equal means with
-    a zero scale count 0.5)."""
+def _misorderings(means: np.ndarray, se2: np.ndarray, chunk: int) -> np.ndarray:
+    """``sum_{j != i} Phi(-|m_i - m_j| / sqrt(se2_i + se2_j))`` per ``i``, ``chunk`` rows at a
+    time (equal means with a zero scale count 0.5)."""
     out = np.empty(len(means))
     for start in range(0, len(means), chunk):
         rows = slice(start, start + chunk)
         gap = np.abs(means[rows, None] - means[None, :])
-        scale = np.sqrt(own[rows, None] + others[None, :])
+        scale = np.sqrt(se2[rows, None] + se2[None, :])
         with np.errstate(divide="ignore", invalid="ignore"):
             p = norm.cdf(-np.where(scale > 0, gap / scale, np.where(gap > 0, np.inf, 0.0)))
         p[np.arange(p.shape[0]), np.arange(start, start + p.shape[0])] = 0.0
