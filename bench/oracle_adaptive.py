@@ -23,7 +23,11 @@ Each allocation below spends a share of that budget and the smallest share that 
 (SimLex-999 section 4 reports per-pair SDs that differ by part of speech, adjectives lowest;
 the spread is not taken from the published data and is reported separately).
 
+Also printed: what the uniform design's shared raters are worth (a tranche's raters rate all
+its pairs, so their bias does not reorder them; ``--tranches``), against a rater per rating.
+
 Usage: python bench/oracle_adaptive.py [--pairs 300] [--raters 12] [--reps 200] [--seed 1]
+[--pair-sd-spread 0] [--tranches 3]
 """
 
 from __future__ import annotations
@@ -106,6 +110,22 @@ def adaptive(probs, total, first, topup, batch, criterion, rng):
     return np.array([np.mean(r) for r in ratings]), spent
 
 
+def shared_bias(pairs: int, raters: int, tranches: int, reps: int,
+                rng: np.random.Generator) -> tuple[float, float]:
+    """Mean Spearman with the truth of the uniform design when each tranche's ``raters`` rate
+    all its pairs (a rater's bias shared by the pairs of a tranche, as in the site), and when
+    every rating has its own rater (as a pair rated in several top-ups has a mix of raters)."""
+    shared, own = [], []
+    tranche = np.arange(pairs) % tranches
+    for _ in range(reps):
+        truth = rng.uniform(LOW, HIGH, pairs)
+        bias = rng.normal(0, 0.7, (tranches, raters))[tranche]
+        for out, b in ((shared, bias), (own, rng.normal(0, 0.7, (pairs, raters)))):
+            noisy = truth[:, None] + b + rng.normal(0, 1.0, (pairs, raters))
+            out.append(spearman(np.clip(np.round(noisy), LOW, HIGH).mean(axis=1), truth))
+    return float(np.mean(shared)), float(np.mean(own))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=300)
@@ -117,6 +137,8 @@ def main():
     parser.add_argument("--batch", type=int, default=99)
     parser.add_argument("--adaptive-reps", type=int, default=20)
     parser.add_argument("--pair-sd-spread", type=float, default=0.0)
+    parser.add_argument("--tranches", type=int, default=3,
+                        help="Tranches of the uniform design, for the shared-bias figure.")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     shares = np.round(np.arange(0.60, 1.0001, 0.025), 3)
@@ -154,6 +176,10 @@ def main():
               + "; first share of the grid reaching the bar: "
               + (f"{reached[0]} (saving {1 - reached[0]:.1%})" if reached else "none")
               + f"; by 1 - rho ~ 1 / budget: saving {1 - share:.1%}")
+    shared, own = shared_bias(args.pairs, args.raters, args.tranches, args.reps, rng)
+    print(f"  uniform, {args.tranches} tranches of shared raters: Spearman {shared:.4f}; every "
+          f"rating its own rater: {own:.4f}; shared raters are worth "
+          f"{1 - (1 - shared) / (1 - own):.1%} of the budget")
     for criterion in ("widest", "gain"):
         found, losses = [], []
         for _ in range(args.adaptive_reps):
@@ -164,9 +190,9 @@ def main():
                                     min(args.batch, args.pairs), criterion, rng)
             even = np.full(args.pairs, spent // args.pairs)
             even[: spent - even.sum()] += 1
-            found.append(spearman(means, truth) - spearman(draw_means(probs, even, rng), truth))
-            losses.append((1 - spearman(means, truth), 1 - spearman(draw_means(probs, even, rng),
-                                                                     truth)))
+            uniform = spearman(draw_means(probs, even, rng), truth)
+            found.append(spearman(means, truth) - uniform)
+            losses.append((1 - spearman(means, truth), 1 - uniform))
         print(f"  {criterion} (first {args.first}, top-ups of {args.topup} to "
               f"{min(args.batch, args.pairs)} pairs): Spearman minus uniform's at the same "
               f"budget: mean {np.mean(found):+.4f} (se {np.std(found) / np.sqrt(len(found)):.4f},"
