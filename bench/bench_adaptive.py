@@ -21,7 +21,7 @@ reaches the bar are "ratings needed". Printed per protocol and seed, then the me
 (standard deviation, min-max) of the saving ``1 - needed / uniform budget``. Goal: >= 25 %.
 
 Usage: python bench/bench_adaptive.py [--protocol simlex] [--seeds 3] [--pairs N]
-[--raters-per-tranche N] [--out DIR]
+[--raters-per-tranche N] [--first-round-raters 4] [--topup-raters 2] [--out DIR]
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def gold_path(url: str, protocol_file: Path, truth: pd.DataFrame, points: int = 
 
 
 def one(protocol: str, folder: Path, seed: int, raters: int | None,
-        sample: int | None = None) -> dict:
+        sample: int | None = None, settings: dict | None = None) -> dict:
     pairs = folder / protocol / "pairs.csv"
     if sample is not None:           # a random sample of the built pairs (a shorter run)
         built = pd.read_csv(pairs)
@@ -125,7 +125,7 @@ def one(protocol: str, folder: Path, seed: int, raters: int | None,
         if name == "adaptive":
             budget = int(results["uniform"]["path"]["ratings"].iloc[-1])
             spec = variant(protocol, folder, "adaptive", {**replace, "min_accepted_raters": 0},
-                           {"allocation": "adaptive", **ADAPTIVE, "budget_ratings": budget,
+                           {"allocation": "adaptive", **(settings or ADAPTIVE), "budget_ratings": budget,
                             "target_reliability": 1.0})
         else:
             spec = uniform
@@ -158,6 +158,8 @@ def main():
                         help="Override the protocol's raters_per_tranche (a shorter run).")
     parser.add_argument("--pairs", type=int, default=None,
                         help="Rehearse a random sample of this many of the built pairs.")
+    parser.add_argument("--first-round-raters", type=int, default=ADAPTIVE["first_round_raters"])
+    parser.add_argument("--topup-raters", type=int, default=ADAPTIVE["topup_raters"])
     parser.add_argument("--out", type=Path, help="Work folder (kept); default: a temporary one.")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as temporary:
@@ -168,7 +170,9 @@ def main():
                 lexgold(*BUILD[protocol], "--out", str(folder / protocol))
             rows = []
             for seed in range(1, args.seeds + 1):
-                rows.append(one(protocol, folder, seed, args.raters_per_tranche, args.pairs))
+                rows.append(one(protocol, folder, seed, args.raters_per_tranche, args.pairs,
+                                {"first_round_raters": args.first_round_raters,
+                                 "topup_raters": args.topup_raters}))
                 print(json.dumps(rows[-1]), flush=True)
             print(summary(protocol, rows), flush=True)
 

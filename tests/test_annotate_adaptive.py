@@ -67,6 +67,58 @@ def test_a_wide_interval_among_close_means_outranks_a_narrow_one():
     assert adaptive.least_certain(table, [2, 3], 1) == [2]
 
 
+def test_misordering_gain_by_hand():
+    """g_i = u_i^2 extra / (n_i + extra): the hand u of test_rank_uncertainty_by_hand, 2 more
+    raters on 4."""
+    table = pd.DataFrame({"n": [4, 4, 4], "mean": [1.0, 2.0, 5.0], "var": [1.0, 1.0, 1.0]},
+                         index=[10, 11, 12])
+    sd = np.sqrt(0.5)
+    p12, p13, p23 = norm.cdf(-1 / sd), norm.cdf(-4 / sd), norm.cdf(-3 / sd)
+    u = np.array([p12 + p13, p12 + p23, p13 + p23])
+    got = adaptive.misordering_gain(table, 2)
+    assert got.index.tolist() == [10, 11, 12]
+    np.testing.assert_allclose(got, u ** 2 * 2 / 6, rtol=1e-12)
+
+
+def test_a_tie_keeps_its_gain_and_a_lone_pair_has_none():
+    """Two equal means count 1/2 each (u = 1/2, g = 1/4 * 4/8); a mean far from all has ~0."""
+    table = pd.DataFrame({"n": [4, 4, 4], "mean": [1.0, 1.0, 5.0], "var": [1.0, 1.0, 1.0]})
+    np.testing.assert_allclose(adaptive.misordering_gain(table, 4), [0.125, 0.125, 0.0],
+                               atol=1e-6)
+
+
+def test_ratings_already_spent_count_against_a_wide_interval():
+    """Pair 3 (18 raters) sits among close means and has the higher u, but pair 1 (2 raters,
+    one close neighbour) gains more from 2 more raters: u1 ~ 1/2 -> 1/4 * 2/4 against
+    u3 ~ 0.89 -> 0.78 * 2/20. The widest-interval ranking took pair 3 first."""
+    table = pd.DataFrame({"n": [2, 18, 18, 18, 18], "mean": [1.0, 1.0, 3.0, 3.0, 3.1],
+                          "var": [1.0] * 5}, index=[1, 2, 3, 4, 5])
+    u = adaptive.rank_uncertainty(table)
+    assert u[3] > u[1]
+    gain = adaptive.misordering_gain(table, 2)
+    np.testing.assert_allclose(gain, u ** 2 * 2 / (table["n"] + 2), rtol=1e-12)
+    assert gain[1] > gain[3]
+    assert adaptive.least_certain(table, [1, 3], 1, extra=2) == [1]
+
+
+def test_equally_noisy_pairs_keep_nearly_even_ratings():
+    """Top-ups chosen by least_certain among pairs of the same noise (true scores spread over
+    the scale) keep the raters per pair near the even share, which is then the best a fixed
+    budget can do; ranked by u alone they spread from 4 to many times the mean."""
+    rng = np.random.default_rng(5)
+    truth = np.linspace(0.5, 5.5, 40)
+    ratings = [list(np.round(t + rng.normal(0, 1.2, 4))) for t in truth]
+    for _ in range(30):
+        table = pd.DataFrame({"n": [len(r) for r in ratings],
+                              "mean": [np.mean(r) for r in ratings],
+                              "var": [np.var(r, ddof=1) for r in ratings]})
+        for i in adaptive.least_certain(table, range(len(truth)), 10, extra=2):
+            ratings[i] += list(np.round(truth[i] + rng.normal(0, 1.2, 2)))
+    n = np.array([len(r) for r in ratings])
+    assert n.sum() == 40 * 4 + 30 * 10 * 2
+    assert n.std() / n.mean() < 0.35, n
+
+
 def test_split_half_of_raters_who_agree_is_one_and_needs_three_pairs():
     """Two raters giving the same ratings: every split's halves are equal, r = 1 and the
     reliability 2r / (1 + r) = 1; a pair with one rater is left out; under three pairs: NaN."""
@@ -253,7 +305,8 @@ def test_a_top_up_goes_to_the_least_certain_pairs_and_is_added_once(tmp_path, pa
         assert sorted(tranches) == [1, 2, 3]          # the rehearsal added one at the end
         ratings = adaptive.completed_ratings(session)
         unique = session.scalars(select(m.Pair.id).where(~m.Pair.consistency)).all()
-        ranked = adaptive.least_certain(adaptive.pair_table(ratings), unique, len(unique))
+        ranked = adaptive.least_certain(adaptive.pair_table(ratings), unique, len(unique),
+                                        config.topup_raters)
         want = adaptive.fill_groups(ranked, 20, adaptive._pair_frame(session), config)
         assert want[:20] == ranked[:20]
         chosen = set(session.scalars(select(m.Item.pair_id).join(

@@ -5,10 +5,11 @@ With ``[study] allocation = "adaptive"`` every tranche of the design first gets
 :func:`allocate` looks at the pair means so far and either stops, because the reliability of
 the means has reached ``target_reliability`` or the next tranche would overspend
 ``budget_ratings``, or adds one *top-up tranche*: the ``topup_pairs`` pairs whose place in the
-ranking is least certain (:func:`rank_uncertainty`), laid out by the study's own designer
-(:func:`lexgold.annotate.design.design_study`) with the whole consistency set, calibration
-repeats, POS-pure groups of 6-7, checkpoints and duplicates (SimLex-999 sections 3.2, 3.4;
-HyperLex section 4.4), with ``topup_raters`` slots.
+ranking more raters are expected to improve most (:func:`misordering_gain`, from the
+:func:`rank_uncertainty` of each pair and the raters it already has), laid out by the
+study's own designer (:func:`lexgold.annotate.design.design_study`) with the whole
+consistency set, calibration repeats, POS-pure groups of 6-7, checkpoints and duplicates
+(SimLex-999 sections 3.2, 3.4; HyperLex section 4.4), with ``topup_raters`` slots.
 
 Where it runs: the site's background refresher (:func:`lexgold.annotate.figures.refresh`,
 never in a rater's request), ``lexgold study rehearse`` after each completion, and ``lexgold
@@ -93,6 +94,39 @@ def rank_uncertainty(table: pd.DataFrame, prior: float = PRIOR_RATINGS,
     """
     means = table["mean"].to_numpy(float)
     se2 = standard_errors(table, prior).to_numpy(float) ** 2
+    return pd.Series(_misorderings(means, se2, chunk), index=table.index, name="uncertainty")
+
+
+def misordering_gain(table: pd.DataFrame, extra: int, prior: float = PRIOR_RATINGS,
+                     chunk: int = 512) -> pd.Series:
+    """How much ``extra`` more ratings of each pair are expected to improve the ranking:
+
+    ``g_i = u_i^2 extra / (n_i + extra)``,
+
+    with ``u_i`` the pair's :func:`rank_uncertainty` (expected misorderings with the other
+    pairs) and ``n_i`` its raters. Spearman's correlation loses by the squared rank errors,
+    ``rho = 1 - 6 sum d_i^2 / (N (N^2 - 1))``; a pair's error moves it past its close neighbours
+    together, so ``E[d_i^2]`` grows as ``u_i^2``, which is ``c_i / n_i`` (``c_i``: the pair's
+    rating variance times the squared density of means around it); ``extra`` ratings bring it to
+    ``c_i / (n_i + extra)``, a reduction of ``g_i``. Ratings given greedily by ``g`` approach
+    ``n_i`` proportional to ``sqrt(c_i)`` (Neyman allocation for this loss): nearly even when
+    pairs are equally noisy (which is then the best allocation), more where a pair is noisier or
+    crowded among close neighbours. Ranking by ``u`` alone (the widest interval against the
+    neighbours) gives no weight to the ratings already spent and drives ``n_i`` towards
+    ``c_i``, far from even (Hall and Miller 2009, section 2, for ``u``). A pair tied with
+    another keeps its gain (``u`` counts a tie 1/2).
+
+    >>> t = pd.DataFrame({"n": [4, 4, 4], "mean": [1.0, 1.0, 5.0], "var": [1.0, 1.0, 1.0]})
+    >>> misordering_gain(t, 4).round(3).tolist()
+    [0.125, 0.125, 0.0]
+    """
+    u = rank_uncertainty(table, prior, chunk)
+    return (u ** 2 * extra / (table["n"].astype(float) + extra)).rename("gain")
+
+
+def _misorderings(means: np.ndarray, se2: np.ndarray, chunk: int) -> np.ndarray:
+    """``sum_{j != i} Phi(-|m_i - m_j| / sqrt(se2_i + se2_j))`` per ``i``, ``chunk`` rows at a
+    time (equal means with a zero scale count 0.5)."""
     out = np.empty(len(means))
     for start in range(0, len(means), chunk):
         rows = slice(start, start + chunk)
@@ -102,16 +136,17 @@ def rank_uncertainty(table: pd.DataFrame, prior: float = PRIOR_RATINGS,
             p = norm.cdf(-np.where(scale > 0, gap / scale, np.where(gap > 0, np.inf, 0.0)))
         p[np.arange(p.shape[0]), np.arange(start, start + p.shape[0])] = 0.0
         out[rows] = p.sum(axis=1)
-    return pd.Series(out, index=table.index, name="uncertainty")
+    return out
 
 
-def least_certain(table: pd.DataFrame, candidates, count: int) -> list:
-    """The ``count`` pairs of ``candidates`` (pair keys) with the highest
-    :func:`rank_uncertainty` (over every pair of ``table``); ties go to the pair with fewer
-    raters, then the lower key. Candidates without a rating come first."""
-    u = rank_uncertainty(table) if len(table) else pd.Series(dtype=float)
+def least_certain(table: pd.DataFrame, candidates, count: int, extra: int = 1) -> list:
+    """The ``count`` pairs of ``candidates`` (pair keys) whose ranking ``extra`` more raters
+    each are expected to improve most (:func:`misordering_gain`, over every pair of ``table``;
+    ``extra``: the slots of a top-up tranche); ties go to the pair with fewer raters, then the
+    lower key. Candidates without a rating come first."""
+    gain = misordering_gain(table, extra) if len(table) else pd.Series(dtype=float)
     frame = pd.DataFrame({"pair": list(candidates)})
-    frame["u"] = frame["pair"].map(u).fillna(np.inf)
+    frame["u"] = frame["pair"].map(gain).fillna(np.inf)
     frame["n"] = frame["pair"].map(table["n"]).fillna(0)
     frame = frame.sort_values(["u", "n", "pair"], ascending=[False, True, True], kind="stable")
     return frame["pair"].head(count).tolist()
@@ -290,7 +325,7 @@ def allocate(session: Session, config: StudyConfig, excluded: set[str] | None = 
         pairs = _pair_frame(session)
         unique = pairs.index[~pairs["consistency"]]
         wanted = config.topup_pairs or config.unique_per_tranche
-        ranked = least_certain(pair_table(ratings), unique, len(unique))
+        ranked = least_certain(pair_table(ratings), unique, len(unique), config.topup_raters)
         chosen = fill_groups(ranked, wanted, pairs, config)
         keep = pairs.loc[sorted(set(chosen) | set(pairs.index[pairs["consistency"]]))]
         one = _one_tranche(config)
