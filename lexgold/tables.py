@@ -9,6 +9,7 @@ one-line errors naming the file.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import nullcontext
 from pathlib import Path
 
 import pandas as pd
@@ -25,26 +26,15 @@ def read_text_table(path: str | Path, *, sep: str = ",") -> pd.DataFrame:
     InputError
         When the file is missing, empty, not UTF-8 or not parseable, naming the file.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("file not found", path=path)
-    try:
-        with open_input(path, "rt", newline="") as handle:
-            frame = pd.read_csv(handle, sep=sep, dtype=str, keep_default_na=False)
-    except pd.errors.EmptyDataError:
-        raise InputError("empty file: expected a header line", path=path) from None
-    except pd.errors.ParserError as err:
-        raise InputError(f"not a valid CSV file: {str(err).strip().splitlines()[0]}",
-                         path=path) from None
-    frame.columns = [str(c).strip() for c in frame.columns]
-    return frame
+    return list(read_text_chunks(path, rows=None, sep=sep))[0]
 
 
-def read_text_chunks(path: str | Path, *, rows: int, sep: str = ",") -> Iterator[pd.DataFrame]:
-    """:func:`read_text_table` in parts of at most ``rows`` rows, for files too large to hold as
-    strings (a ratings file of 1.4 M rows, issue 22): the same cells, header names and errors;
-    each part keeps its rows' positions in the file as its index. A file with a header and no
-    rows gives one empty part.
+def read_text_chunks(path: str | Path, *, rows: int | None,
+                     sep: str = ",") -> Iterator[pd.DataFrame]:
+    """:func:`read_text_table` in parts of at most ``rows`` rows (``None``: the whole file in
+    one part), for files too large to hold as strings (a ratings file of 1.4 M rows, issue 22):
+    the same cells, header names and errors; each part keeps its rows' positions in the file as
+    its index. A file with a header and no rows gives one empty part.
 
     Raises
     ------
@@ -57,10 +47,10 @@ def read_text_chunks(path: str | Path, *, rows: int, sep: str = ",") -> Iterator
         raise InputError("file not found", path=path)
     with open_input(path, "rt", newline="") as handle:
         try:
-            reader = pd.read_csv(handle, sep=sep, dtype=str, keep_default_na=False,
-                                 chunksize=rows)
-            with reader:
-                for part in reader:
+            found = pd.read_csv(handle, sep=sep, dtype=str, keep_default_na=False,
+                                chunksize=rows)
+            with nullcontext([found]) if rows is None else found as parts:
+                for part in parts:
                     part.columns = [str(c).strip() for c in part.columns]
                     yield part
         except pd.errors.EmptyDataError:

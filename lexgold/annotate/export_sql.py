@@ -75,9 +75,7 @@ def export_sql(dialect: str, checkpoints: int, complete_only: bool, topic: bool)
     SQLAlchemy's SQLite layout (``YYYY-MM-DD HH:MM:SS.ffffff``), else formatted."""
     if dialect == "sqlite":       # text sorts as Python sorts str: by code point
         rater_order = "public_id"
-        stamp = ("(CASE WHEN substr({t}, 11, 1) = ' ' AND length({t}) >= 19 THEN "
-                 "substr({t}, 1, 10) || 'T' || substr({t}, 12, 8) || 'Z' ELSE "
-                 "strftime('%Y-%m-%dT%H:%M:%SZ', {t}) END)")
+        stamp = _sqlite_cut("{t}")
     else:
         stamp = "to_char({t}, 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
         rater_order = 'public_id COLLATE "C"'
@@ -144,11 +142,16 @@ def sqlite_stamp(column: str) -> str:
     """SQL for ``answered_at`` cut to the second as :func:`export_sql` cuts it on SQLite: one
     ``printf`` when the text has SQLAlchemy's layout (digits where they belong: the first 19
     characters are ASCII and the only space is the 11th), else the same CASE as before."""
-    general = (f"(CASE WHEN substr({column}, 11, 1) = ' ' AND length({column}) >= 19 THEN "
-               f"substr({column}, 1, 10) || 'T' || substr({column}, 12, 8) || 'Z' ELSE "
-               f"strftime('%Y-%m-%dT%H:%M:%SZ', {column}) END)")
     return (f"(CASE WHEN {column} GLOB {_SQLITE_LAYOUT} THEN "
-            f"printf('%.19sZ', replace({column}, ' ', 'T')) ELSE {general} END)")
+            f"printf('%.19sZ', replace({column}, ' ', 'T')) ELSE {_sqlite_cut(column)} END)")
+
+
+def _sqlite_cut(column: str) -> str:
+    """SQL for ``answered_at`` cut to the second on SQLite: the stored text when it has
+    SQLAlchemy's layout at positions 11-19, else ``strftime`` of it."""
+    return (f"(CASE WHEN substr({column}, 11, 1) = ' ' AND length({column}) >= 19 THEN "
+            f"substr({column}, 1, 10) || 'T' || substr({column}, 12, 8) || 'Z' ELSE "
+            f"strftime('%Y-%m-%dT%H:%M:%SZ', {column}) END)")
 
 
 def sqlite_export(checkpoints: int, complete_only: bool,
