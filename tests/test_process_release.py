@@ -373,3 +373,21 @@ def test_plain_release_is_gold_csv_with_a_valid_package(tmp_path):
     result = validate(out / "datapackage.json")
     assert result.valid, result.flatten(["rowNumber", "fieldName", "type", "note"])
     assert 'pd.read_csv("gold.csv")' in (out / "README.md").read_text()
+
+
+@pytest.mark.parametrize("tabulate", [True, False])
+def test_report_head_shows_missing_norms_as_empty_cells(monkeypatch, tabulate):
+    """A language pack without norms releases empty norm columns (issue 34 item 1): report.md's
+    table shows them as empty cells, with or without tabulate (pandas 3 keeps NaN through
+    astype(str), which crashed the plain writer)."""
+    from lexgold.process import report
+
+    monkeypatch.setattr(report, "_has_tabulate", lambda: tabulate)
+    gold = pd.DataFrame({"word1": ["schizzare", "idolo"], "word2": ["sormontare", "pupillo"],
+                         "SimLex999": [4.93, 8.87], "conc(w1)": [np.nan, np.nan],
+                         "concQ": pd.Series([np.nan, "2"], dtype=object)})
+    table = report._head(gold)
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in table.splitlines()]
+    assert rows[2] == ["schizzare", "sormontare", "4.93", "", ""]
+    assert rows[3][3:] == ["", "2"]
+    assert "nan" not in table

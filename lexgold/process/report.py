@@ -154,8 +154,11 @@ def _head(gold: pd.DataFrame) -> str:
     """The first rows of the gold standard as a Markdown table, every cell escaped."""
     head = gold.head(10).copy()
     for column in head.columns:
-        if not pd.api.types.is_numeric_dtype(head[column]):
-            head[column] = head[column].map(text)
+        missing = head[column].isna()
+        if missing.any() or not pd.api.types.is_numeric_dtype(head[column]):
+            # a missing value (a language pack without norms) is an empty cell, never "nan"
+            head[column] = [("" if gone else text(value))
+                            for value, gone in zip(head[column].tolist(), missing)]
     head.columns = [text(column) for column in head.columns]
     if _has_tabulate():
         return head.to_markdown(index=False)
