@@ -391,3 +391,50 @@ def test_report_head_shows_missing_norms_as_empty_cells(monkeypatch, tabulate):
     assert rows[2] == ["schizzare", "sormontare", "4.93", "", ""]
     assert rows[3][3:] == ["", "2"]
     assert "nan" not in table
+
+
+def test_a_release_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
+    """A failure after some files are written leaves no half folder: a first failed run leaves
+    nothing, a failed rerun leaves the previous release as it was (issue 34 item 2)."""
+    from lexgold.process import publish
+
+    pairs = usf_pairs(60, rng=np.random.default_rng(1))
+    ratings, _ = simulate_ratings(pairs, "simlex", rng=np.random.default_rng(2), tranches=0,
+                                  raters_per_tranche=12, crowd=Crowd(spammers=0.0))
+    ratings.to_csv(tmp_path / "ratings.csv", index=False)
+    args = ["process", tmp_path / "ratings.csv", "--protocol", "simlex", "--no-plots",
+            "--bootstrap", "0", "--allow-incomplete", "--out", tmp_path / "gold"]
+    real = publish.write_publication
+
+    def fail_midway(out, *rest, **options):
+        assert (out / "gold.csv").is_file()        # the tables are written by now
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(publish, "write_publication", fail_midway)
+    result = invoke(*args)
+    assert isinstance(result.exception, OSError) and "No space left" in str(result.exception)
+    assert "nothing written to" in result.output and "no release folder made" in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ratings.csv"]
+
+    monkeypatch.setattr(publish, "write_publication", real)
+    done = invoke(*args)
+    assert done.exit_code == 0, done.output
+    before = {p.name: p.read_bytes() for p in (tmp_path / "gold").iterdir()}
+    monkeypatch.setattr(publish, "write_publication", fail_midway)
+    result = invoke(*args)
+    assert isinstance(result.exception, OSError) and "the previous release there is kept" in result.output
+    assert {p.name: p.read_bytes() for p in (tmp_path / "gold").iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gold", "ratings.csv"]
+
+
+def test_a_folder_of_other_files_is_never_replaced(tmp_path):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "mine.txt").write_text("keep me")
+    ratings_of({("cat", "dog"): [5, 6, 5]}).to_csv(tmp_path / "ratings.csv", index=False)
+    result = invoke("process", tmp_path / "ratings.csv", "--protocol", "plain", "--scale", 0, 6,
+                    "--out", tmp_path / "notes")
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines()[-1] == (
+        f"Error: {tmp_path / 'notes'}: is a folder of other files, not a lexgold release (no "
+        f"SHA256SUMS); name a new or empty folder")
+    assert [p.name for p in (tmp_path / "notes").iterdir()] == ["mine.txt"]

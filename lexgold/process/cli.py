@@ -120,9 +120,15 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
     """
     from lexgold.process.pipeline import run
 
-    report = run(ratings, protocol, out_dir, pairs_path=pairs_path, seed=seed, usf_dir=usf_dir,
-                 plots=not no_plots, bootstrap=bootstrap, scale=tuple(scale) if scale else None,
-                 allow_incomplete=allow_incomplete)
+    before = Path(out_dir, "SHA256SUMS").is_file()
+    try:
+        report = run(ratings, protocol, out_dir, pairs_path=pairs_path, seed=seed,
+                     usf_dir=usf_dir, plots=not no_plots, bootstrap=bootstrap,
+                     scale=tuple(scale) if scale else None, allow_incomplete=allow_incomplete)
+    except Exception:
+        kept = "the previous release there is kept" if before else "no release folder made"
+        click.echo(f"Note: nothing written to {out_dir} ({kept})", err=True)
+        raise
     if report.get("task") == "bws":
         for problem in report["warnings"]:
             click.echo(f"Warning: incomplete release: {problem}", err=True)

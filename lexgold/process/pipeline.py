@@ -201,11 +201,22 @@ def release_check(scores: pd.DataFrame, pairs: pd.DataFrame | None, final: pd.Da
             "problems": [text for _, text in problems]}
 
 
-def run(ratings_path: str | Path, protocol: str | None, out_dir: str | Path, *,
-        pairs_path: str | Path | None = None, seed: int = 0, usf_dir: str | Path | None = None,
-        plots: bool = True, bootstrap: int | None = None,
-        scale: tuple[float, float] | None = None, allow_incomplete: bool = False) -> dict:
-    """``lexgold process``: read, process and write the release folder (module docstring).
+def run(ratings_path: str | Path, protocol: str | None, out_dir: str | Path, **options) -> dict:
+    """``lexgold process``: read, process and write the release folder ``out_dir`` whole or
+    not at all (:func:`lexgold.process.publish.staged_folder`); ``options`` as :func:`release`.
+    """
+    from lexgold.process.publish import staged_folder
+
+    with staged_folder(Path(out_dir)) as staging:
+        return release(ratings_path, protocol, staging, **options)
+
+
+def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path, *,
+            pairs_path: str | Path | None = None, seed: int = 0,
+            usf_dir: str | Path | None = None, plots: bool = True,
+            bootstrap: int | None = None, scale: tuple[float, float] | None = None,
+            allow_incomplete: bool = False) -> dict:
+    """Read, process and write the release into the folder ``out_dir`` (module docstring).
 
     ``ratings_path`` is a study (SQLite file or database URL), an export of one (its study
     description beside it) or a ratings CSV (:mod:`lexgold.process.source`). ``protocol``

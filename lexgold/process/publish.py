@@ -19,12 +19,16 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
 
 from lexgold import __version__
 from lexgold.compression import sha256_file
+from lexgold.errors import InputError
 from lexgold.process.markdown import code, text
 
 #: the dataset kind of each release format, for the card's tags
@@ -317,3 +321,35 @@ def data_package(out: Path, report: dict) -> dict:
             "profile": "data-package" if fmt == "hyperlex" else "tabular-data-package",
             "description": "Built with lexgold; see README.md (dataset card) and report.json.",
             "resources": resources}
+
+
+@contextmanager
+def staged_folder(target: Path):
+    """A release folder written whole or not at all.
+
+    Yields a new folder beside ``target`` to write the release into. When the block ends
+    normally, the folder takes ``target``'s place in one rename (a previous release there is
+    moved aside first and removed after); when it raises, the folder is removed and ``target``
+    is as it was. ``target`` must be new, empty or a previous release (it holds ``SHA256SUMS``):
+    a folder of other files is never replaced.
+    """
+    target = Path(target)
+    if target.is_symlink() or (target.exists() and not target.is_dir()):
+        raise InputError("exists and is not a folder; name a new or empty folder", path=target)
+    if target.is_dir() and any(target.iterdir()) and not (target / "SHA256SUMS").is_file():
+        raise InputError("is a folder of other files, not a lexgold release (no SHA256SUMS); "
+                         "name a new or empty folder", path=target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-", dir=target.parent))
+    try:
+        yield staging
+        old = None
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+            target.rename(old / target.name)
+        staging.rename(target)
+        if old is not None:
+            shutil.rmtree(old)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
