@@ -16,6 +16,7 @@ shape (docs/builders.md, "Reproducibility"):
 
 from __future__ import annotations
 
+import json
 from importlib import metadata
 from pathlib import Path
 
@@ -94,3 +95,16 @@ def read_manifest(data) -> dict | None:
 
 def _name(path: str) -> str:
     return Path(str(path).replace("\\", "/")).name
+
+
+def manifest_beside(pairs_path) -> dict | None:
+    """The run manifest of the builder that wrote ``pairs_path`` (its ``report.json`` beside it),
+    or None; read at ``study create`` (kept in the study) and by ``process --pairs``."""
+    if not pairs_path:
+        return None
+    path = Path(pairs_path).parent / "report.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return read_manifest(data.get("manifest")) if isinstance(data, dict) else None

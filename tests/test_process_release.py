@@ -3,6 +3,7 @@ CITATION.cff, SHA256SUMS and a Frictionless data package; incomplete releases; l
 
 import hashlib
 import json
+import re
 import shutil
 import warnings
 
@@ -438,3 +439,46 @@ def test_a_folder_of_other_files_is_never_replaced(tmp_path):
         f"Error: {tmp_path / 'notes'}: is a folder of other files, not a lexgold release (no "
         f"SHA256SUMS); name a new or empty folder")
     assert [p.name for p in (tmp_path / "notes").iterdir()] == ["mine.txt"]
+
+
+def test_dataset_card_reads_as_written(simlex_release):
+    """Issue 34 item 4: one "Uses" section, the paper's authors readable in the raw file (no
+    ``&amp;``), the ICC's rater count without spurious decimals."""
+    text = (simlex_release / "gold" / "README.md").read_text()
+    assert text.count("### Uses") == 1
+    assert "Hill, Reichart & Korhonen" in text and "&amp;" not in text
+    raters = re.search(r"the mean of a tranche's (\S+) raters", text).group(1)
+    assert not raters.endswith("0") and float(raters) > 1
+
+
+def test_a_study_keeps_its_builders_manifest(tmp_path, usf):
+    """``study create`` copies the builder's manifest (report.json beside the pairs) into the
+    study, so a release processed from the study names how its pairs were built, and a study
+    made from a hand-written pair file says TODO (issue 34 item 4)."""
+    from lexgold.annotate.db import database_url, make_engine, session_factory
+    from lexgold.annotate.export_sql import study_description
+    from lexgold.annotate.study import create_study
+
+    def stored(url):
+        engine = make_engine(url)
+        with session_factory(engine)() as session:
+            description = study_description(session)
+        engine.dispose()
+        return description["builder_manifest"]
+
+    pairs = usf_pairs(60, rng=np.random.default_rng(2), usf=usf)
+    (tmp_path / "built").mkdir()
+    pairs.to_csv(tmp_path / "built" / "pairs.csv", index=False)
+    manifest = {"lexgold_version": "9.9", "seed": 11,
+                "protocol": {"file": "simlex999.toml", "sha256": "ab" * 32}, "resources": {}}
+    (tmp_path / "built" / "report.json").write_text(json.dumps({"manifest": manifest}))
+    url = database_url(tmp_path / "study.sqlite")
+    create_study("simlex", tmp_path / "built" / "pairs.csv", url, seed=1)
+    kept = stored(url)
+    assert kept["seed"] == 11 and kept["protocol"]["sha256"] == "ab" * 32
+
+    (tmp_path / "hand").mkdir()
+    pairs.to_csv(tmp_path / "hand" / "pairs.csv", index=False)
+    hand = database_url(tmp_path / "hand.sqlite")
+    create_study("simlex", tmp_path / "hand" / "pairs.csv", hand)
+    assert stored(hand) is None

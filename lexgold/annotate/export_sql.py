@@ -290,7 +290,8 @@ def study_description(session: Session) -> dict:
     ``language`` and ``pack`` (see :func:`lexgold.languages.packs.pack_record`); ``scale``
     (the raters' scale, ``[min, max]``; ``[0, 1]`` for binary questions); ``pairs``, one dict per
     pair the study rates (``word1, word2, pos, topic, consistency`` and the pair file's other
-    columns), in the pair file's order.
+    columns), in the pair file's order; ``builder_manifest``, the run manifest of the builder
+    that wrote the pair file (:func:`lexgold.manifest.manifest_beside`; None when there was none).
     """
     study = session.scalars(select(m.Study)).one()
     config = study.config
@@ -302,4 +303,5 @@ def study_description(session: Session) -> dict:
             "protocol": {"name": study.protocol_name, "sha256": study.protocol_sha256,
                          "text": study.protocol_text},
             "language": config.get("language") or "en", "pack": study.pack,
-            "scale": scale, "pairs": pairs}
+            "scale": scale, "pairs": pairs,
+            "builder_manifest": (study.report or {}).get("builder_manifest")}

@@ -37,6 +37,7 @@ from lexgold.annotate.pairs import read_study_pairs
 from lexgold.annotate.schema import config_to_dict, load_study_config
 from lexgold.errors import InputError
 from lexgold.languages.packs import pack_record
+from lexgold.manifest import manifest_beside
 from lexgold.protocols import load_protocol
 
 
@@ -93,6 +94,7 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
     completion_code = completion_code or secrets.token_hex(4).upper()
     screenout_code = screenout_code or secrets.token_hex(4).upper()
     design.report["skipped_pairs"] = dict(frame.attrs.get("skipped", {}))
+    design.report["builder_manifest"] = manifest_beside(pairs)
     engine = make_engine(url)
     check_connects(engine)
     upgrade(engine)

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import re
 
-_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_HTML = {"<": "&lt;", ">": "&gt;"}
+#: an ``&`` that would start a character reference (``&amp;``, ``&#60;``, ``&#x3c;``)
+_ENTITY = re.compile(r"&(?=#?[0-9A-Za-z]+;)")
 #: Markdown punctuation that could open emphasis, a link, an image, a code span or a cell (an
 #: underscore inside a word, as in ``min_answers``, opens nothing and stays as it is)
 _PUNCTUATION = re.compile(r"([\\`*\[\]|]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z]))")
@@ -26,10 +28,16 @@ def _one_line(value) -> str:
 
 
 def text(value) -> str:
-    """``value`` as literal Markdown text on one line: ``&``, ``<`` and ``>`` as HTML entities,
-    Markdown punctuation (``\\ ` * [ ] |``, and ``_`` but inside a word) backslash-escaped,
-    newlines as spaces. Safe in running text and in table cells."""
-    line = "".join(_HTML.get(char, char) for char in _one_line(value))
+    """``value`` as literal Markdown text on one line: ``<`` and ``>`` as HTML entities, ``&``
+    only where it would start an entity (``&amp;`` is shown as typed, ``Hill & Korhonen``
+    stays readable in the raw file), Markdown punctuation (``\\ ` * [ ] |``, and ``_`` but
+    inside a word) backslash-escaped, newlines as spaces. Safe in running text and in table
+    cells.
+
+    >>> text("Hill, Reichart & Korhonen; &amp; <b>")
+    'Hill, Reichart & Korhonen; &amp;amp; &lt;b&gt;'
+    """
+    line = "".join(_HTML.get(char, char) for char in _ENTITY.sub("&amp;", _one_line(value)))
     return _PUNCTUATION.sub(r"\\\1", line)
 
 

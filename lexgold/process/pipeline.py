@@ -38,7 +38,7 @@ from lexgold.process.calibration import calibrate, calibration_shifts
 from lexgold.process.config import process_config
 from lexgold.process.exclusions import exclusion_table, excluded_raters
 from lexgold.errors import InputError, UndefinedStatistic
-from lexgold.manifest import read_manifest
+from lexgold.manifest import manifest_beside
 from lexgold.process.ratings import (ITEM, check_binary, check_ratings, declare_scale,
                                      is_anonymous, on_scale, require_raters, scale_use)
 from lexgold.process.release import (concreteness_group, gold_table, read_release_pairs,
@@ -292,7 +292,9 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
                          "protocol_sha256": description["protocol"]["sha256"],
                          "pairs": len(description["pairs"])} if description else None),
               "seed": seed, "pairs_file": _input_named(pairs_path) if pairs_path else None,
-              "builder_manifest": _without_folders(_builder_manifest(pairs_path)),
+              "builder_manifest": _without_folders(
+                  manifest_beside(pairs_path) if pairs_path
+                  else description.get("builder_manifest")),
               "norms": norms,
               "dates": _dates(ratings), "warnings": problems,
               "notes": notes + result.report["notes"],
@@ -407,7 +409,7 @@ def _protocol_file(protocol: dict) -> str:
     """The protocol's file name; a study's stored protocol when no file stands behind it."""
     path = str(protocol.get("_path", ""))
     if path.startswith("<"):
-        return f"the protocol stored in the study ({protocol.get('name', '?')})"
+        return f"{protocol.get('name', '?')}, as stored in the study"
     return Path(path).name
 
 
@@ -421,18 +423,6 @@ def _without_folders(value):
                                    (len(value) > 2 and value[1:3] in (":\\", ":/"))):
         return Path(value.replace("\\", "/")).name
     return value
-
-
-def _builder_manifest(pairs_path) -> dict | None:
-    """The run manifest of the builder that wrote ``pairs.csv`` (its ``report.json``)."""
-    if not pairs_path:
-        return None
-    path = Path(pairs_path).parent / "report.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return read_manifest(data.get("manifest")) if isinstance(data, dict) else None
 
 
 def _dates(ratings: pd.DataFrame) -> dict | None:

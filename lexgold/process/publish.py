@@ -168,7 +168,7 @@ def _datasheet(report: dict, gold: pd.DataFrame) -> list[str]:
                                                          for k, v in table.items())
                          + ".")
     lines += ["### Collection process", "",
-              f"- Protocol: {code(Path(report['protocol_file']).name)} "
+              f"- Protocol: {_protocol_shown(report['protocol_file'])} "
               f"(sha256 {code(report['protocol_sha256'])}).",
               "- Pairs: " + (f"built by lexgold {manifest.get('lexgold_version', '?')} with "
                              f"protocol {code(_protocol_name(manifest))} "
@@ -209,7 +209,6 @@ def _datasheet(report: dict, gold: pd.DataFrame) -> list[str]:
     lines += beyond_iaa_lines(agreement.get("beyond_iaa"))
     lines += [
               "### Uses", "", "- Intended uses: TODO.", "- Uses to avoid: TODO.", "",
-              "### Uses", "", "- Intended uses: TODO.", "- Uses to avoid: TODO.", "",
               "### Distribution", "",
               "- Licence: TODO (also `license` in the YAML header and `CITATION.cff`).",
               "- Citation: TODO; see `CITATION.cff`, and cite the protocol's paper.", "",
@@ -231,11 +230,17 @@ def beyond_iaa_lines(figures: dict | None) -> list[str]:
         ci = figures["icc"]
         lines.append(f"ICC(2,1) (one rater) {show(figures['icc1'])} "
                      f"[{show(ci['icc1_ci95'][0])}, {show(ci['icc1_ci95'][1])}], ICC(2,k) "
-                     f"(the mean of a tranche's {show(ci['raters'])} raters) "
+                     f"(the mean of a tranche's "
+                     f"{'n/a' if ci['raters'] is None else format(ci['raters'], '.3g')} raters) "
                      f"{show(figures['icck'])} [{show(ci['icck_ci95'][0])}, "
                      f"{show(ci['icck_ci95'][1])}]: two-way random, absolute agreement, 95 % "
                      f"intervals, on each tranche's complete block of raters and pairs.")
     return [*lines, ""]
+
+
+def _protocol_shown(protocol_file: str) -> str:
+    """A protocol file's name as code; a study's stored protocol (no file) as words."""
+    return text(protocol_file) if " " in protocol_file else code(Path(protocol_file).name)
 
 
 def _protocol_name(manifest: dict) -> str:
