@@ -55,7 +55,7 @@ def draft(tmp_path_factory):
     out = tmp_path_factory.mktemp("hyperlex") / "draft"
     result = CliRunner().invoke(cli, ["build", "hyperlex", "--seed", "5", "--no-check", "--out", str(out)])
     assert result.exit_code == 0, result.output
-    (out.parent / "closing-note.txt").write_text(result.output, encoding="utf-8")
+    (out.parent / "closing-note.txt").write_text(result.stdout, encoding="utf-8")
     return out
 
 
@@ -220,7 +220,7 @@ def test_closing_note_counts_per_relation_and_pos(draft):
     assert lines[1] == ("per relation (N / V): hyp-1 287/97, hyp-2 241/49, hyp-3 254/35, "
                         "hyp-4 222/18, rhyp-1 73/25, rhyp-2 53/20, rhyp-3 60/15, rhyp-4 40/10, "
                         "syn 165/29, ant 68/30, mero 241/0, cohyp 242/50, no-rel 217/73")
-    assert lines[2] == "short: V hyp-4: 18 of 20 (short by 2; pool 18)"
+    assert lines[2] == "short: V hyp-4: short by 2 (quota 20, pool 18; 18 accepted)"
     report = json.loads((draft / "report.json").read_text())
     assert report["pairs_by_relation_and_pos"]["mero"] == {"N": 241, "V": 0}
 
@@ -427,3 +427,17 @@ def test_duplicates_are_judged_among_kept_pairs(pool, usf):
     few_keys = {frozenset(p) for p in zip(few["word1"], few["word2"])}
     rescued = [k for k in kept_keys if k in few_keys]
     assert rescued  # pairs whose other order had too few participants are still candidates
+
+
+def test_closing_note_before_the_human_check():
+    """Round 1 (every pair awaiting the check): no empty per-relation line, and a shortfall
+    says what is short of what (issue 34 item 6)."""
+    from lexgold.builder.hyperlex import closing_note
+
+    report = {"pairs": 0, "pairs_by_pos": {"N": 0, "V": 0},
+              "status": "awaiting the human check of 2616 pairs (step 1)",
+              "pairs_by_relation_and_pos": {"hyp-1": {"N": 0, "V": 0}, "syn": {"N": 0, "V": 0}},
+              "shortfalls": ["V hyp-4: short by 2 (quota 20, pool 18; 0 accepted)"]}
+    lines = closing_note(report).splitlines()
+    assert lines[1] == "per relation (N / V): none accepted yet"
+    assert lines[2] == "short: V hyp-4: short by 2 (quota 20, pool 18; 0 accepted)"

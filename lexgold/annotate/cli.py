@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from lexgold.annotate.server import serve_study, shown
+from lexgold.ratings.layouts import plural
 from lexgold.cliutil import (
     crowd_options,
     out_file_option,
@@ -329,7 +330,7 @@ def export_command(study_db, out_file, complete_only):
                               "raters": raters, "complete_only": complete_only}
     sidecar.write_text(json.dumps(description, indent=1, ensure_ascii=False) + "\n",
                        encoding="utf-8")
-    click.echo(f"{answers} answers of {raters} raters -> {out_file} "
+    click.echo(f"{plural(answers, 'answer')} of {plural(raters, 'rater')} -> {out_file} "
                f"(the study's {len(description['pairs'])} pairs and protocol -> {sidecar.name})")
 
 
@@ -423,8 +424,9 @@ def backup_command(study_db, out_file, force):
     from lexgold.annotate.db import backup_study
 
     copy = backup_study(study_db, out_file, force=force)
-    click.echo(f"{shown(study_db)} -> {copy['out']}: {copy['answers']} answers of {copy['raters']} "
-               f"raters, {copy['bytes'] / 1e6:.1f} MB, one self-contained file")
+    click.echo(f"{shown(study_db)} -> {copy['out']}: {plural(copy['answers'], 'answer')} of "
+               f"{plural(copy['raters'], 'rater')}, {copy['bytes'] / 1e6:.1f} MB, one "
+               f"self-contained file")
 
 
 #: the participant-ID column of each platform's own export

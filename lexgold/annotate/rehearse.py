@@ -221,8 +221,7 @@ def _open_site(url, rng, truth, create_app) -> Site:
     with state.reads() as session:
         if session.scalar(select(func.count()).select_from(m.Rater)):
             raise InputError("raters have already entered this study: rehearse a new study or "
-                             "a copy made before anyone entered (`lexgold study backup`)",
-                             field="study")
+                             "a copy made before anyone entered (`lexgold study backup`)")
         created = session.scalar(select(m.Study.created_at))
         item_pair = dict(session.execute(select(m.Item.id, m.Item.pair_id)).all())
         tuple_pairs: dict = {}                 # Best-Worst: each tuple's pairs, in its order

@@ -429,8 +429,8 @@ def _report(pool, pairs, step1, step2, step1_open, settings, verdicts) -> dict:
     candidates = usf_rows[usf_rows["excluded"] == ""]
     not_rhyp = pairs[~pairs["relation"].str.startswith("rhyp-")]
     draws = [d.record() for d in step1 + step2]
-    shortfalls = [f"{r['pos']} {r['relation']}: {r['accepted']} of {r['quota']} "
-                  f"(short by {r['shortfall']}; pool {r['pool']})" for r in draws if r["shortfall"] > 0]
+    shortfalls = [f"{r['pos']} {r['relation']}: short by {r['shortfall']} (quota {r['quota']}, "
+                  f"pool {r['pool']}; {r['accepted']} accepted)" for r in draws if r["shortfall"] > 0]
     to_check = sum(r["to_check"] for r in draws)
     if verdicts is None:
         status = "complete without the human check (--no-check): pairs are WordNet's labels"
@@ -476,7 +476,7 @@ def closing_note(report: dict) -> str:
     cells = report["pairs_by_relation_and_pos"]
     pos = list(report["pairs_by_pos"])
     per_relation = ", ".join(f"{r} {'/'.join(str(cells[r][p]) for p in pos)}" for r in cells
-                             if any(cells[r].values()))
+                             if any(cells[r].values())) or "none accepted yet"
     short = report["shortfalls"]
     return (f"{report['pairs']} pairs accepted ({by_pos}); {report['status']}\n"
             f"per relation ({' / '.join(pos)}): {per_relation}\n"
