@@ -346,3 +346,15 @@ def test_crosslingual_set_from_two_simulated_monolingual_studies(tmp_path):
     assert len(steady & kept) >= 0.9 * len(steady)
     assert counts["dropped_disagreement"] + counts["kept"] == len(both)
     assert counts["dropped_disagreement"] <= len(both - kept)
+
+
+def test_cli_writes_scores_without_float_noise(tmp_path):
+    """The mean of 4.93 and 4.04 is written 4.485, not 4.4849999999999994 (issue 34 item 6)."""
+    it = _gold(["p1"], ["tazza"], ["boccale"], [4.93])
+    es = _gold(["p1"], ["taza"], ["jarra"], [4.04])
+    files = ["--gold", f"it={_write_gold(tmp_path / 'it', it, [0, 6])}",
+             "--gold", f"es={_write_gold(tmp_path / 'es', es, [0, 6])}"]
+    result = CliRunner().invoke(_cli(), ["crosslingual", *files, "--out", str(tmp_path / "x")])
+    assert result.exit_code == 0, result.output
+    written = (tmp_path / "x" / "it-es.csv").read_text(encoding="utf-8-sig")
+    assert ",4.485," in written and "4.48499" not in written and "4.4850000" not in written

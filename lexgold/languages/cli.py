@@ -208,7 +208,9 @@ def crosslingual(golds, aligned_files, protocol, scale, rescale, max_score_diffe
     low, high = report["scale"]
     threshold = report["max_score_difference"]
     for (lang1, lang2), pairs in sets.items():
-        _sheets().write_table(pairs, out / f"{lang1}-{lang2}.csv")
+        scores = [c for c in pairs.columns if c.startswith("score")]
+        # means of two-decimal scores: six decimals hold them exactly, without float noise
+        _sheets().write_table(pairs.round({c: 6 for c in scores}), out / f"{lang1}-{lang2}.csv")
         counts = report[f"{lang1}-{lang2}"]
         click.echo(f"{lang1}-{lang2}: {counts['pairs']} cross-lingual pairs from "
                    f"{counts['kept']} of {counts['aligned']} aligned concept pairs "
