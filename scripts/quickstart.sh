@@ -47,3 +47,6 @@ lexgold sdt --corpus "$gdata/lee_background.cor" --doc-size 1 --dim 100 --min-co
     --median-rank --seed 1
 
 step "done: outputs in $out/"
+echo "open first: $out/gold/README.md (the dataset card of the rehearsed study: simulated raters,"
+echo "            not people) and $out/gold/report.md (its agreement figures and plots);"
+echo "            the builders' reports: $out/simlex/report.json, $out/hyperlex/report.json, $out/tr9856/report.json"
