@@ -1,0 +1,1 @@
+"""Replaying real rating logs: what allocation and stopping policies save (issue 33)."""
