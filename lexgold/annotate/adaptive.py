@@ -4,9 +4,11 @@ With ``[study] allocation = "adaptive"`` every tranche of the design first gets
 ``first_round_raters`` slots. Once every slot of the study is completed (the round is over),
 :func:`allocate` looks at the pair means so far and either stops, because the reliability of
 the means has reached ``target_reliability`` or the next tranche would overspend
-``budget_ratings``, or adds one *top-up tranche*: the ``topup_pairs`` pairs whose place in the
-ranking more raters are expected to improve most (:func:`misordering_gain`, from the
-:func:`rank_uncertainty` of each pair and the raters it already has), laid out by the
+``budget_ratings``, or adds one *top-up tranche*: the ``topup_pairs`` pairs whose means more
+raters are expected to make most precise (:func:`lexgold.crowd.allocation.error_gain`: the fall
+of the squared error of the mean, from each pair's shrunk rating variance and the raters it
+already has; Neyman allocation, the rule that did best on the real logs replayed by ``lexgold
+replay``, docs/process.md), laid out by the
 study's own designer (:func:`lexgold.annotate.design.design_study`) with the whole
 consistency set, calibration repeats, POS-pure groups of 6-7, checkpoints and duplicates
 (SimLex-999 sections 3.2, 3.4; HyperLex section 4.4), with ``topup_raters`` slots.
@@ -17,8 +19,8 @@ study top-up`` by hand. It is idempotent across processes: a top-up tranche is n
 the last one, so a concurrent call that counted the same tranches collides on the unique
 tranche number and adds nothing; and nothing is added while a slot is open.
 
-The statistics are pure functions over frames (:func:`pair_table`, :func:`rank_uncertainty`,
-:func:`split_half`, :func:`reliability_path`); the picture of the admin view is
+The statistics are pure functions over frames (:func:`pair_table`, :func:`split_half`,
+:func:`reliability_path`; the criteria in :mod:`lexgold.crowd.allocation`); the picture of the admin view is
 :func:`lexgold.annotate.adaptive_svg.picture`.
 """
 
@@ -86,12 +88,20 @@ def fits(content: int, config: StudyConfig) -> bool:
     return content + cal * (groups - 1) >= groups * config.group_size_min
 
 
+def _groups(content: int, config: StudyConfig) -> int:
+    """Groups :func:`lexgold.annotate.design._batch_groups` lays ``content`` showings in."""
+    cal = 1 if config.calibration_repeat else 0
+    return max(1, -(-(content - cal) // max(config.group_size_max - cal, 1)))
+
+
 def fill_groups(ranked: list, wanted: int, pairs: pd.DataFrame, config: StudyConfig) -> list:
-    """The top-up's unique pairs: the first ``wanted`` of ``ranked`` (least certain first),
-    then, batch by batch (part of speech; topic), the next least certain pairs of a batch
+    """The top-up's unique pairs: the first ``wanted`` of ``ranked`` (least precise first),
+    then, batch by batch (part of speech; topic), the next least precise pairs of a batch
     whose showings would not fill groups of the layout's size (:func:`fits`; a batch's
-    consistency pairs and its share of the duplicates count), so that every group of the
-    top-up tranche keeps the layout (SimLex-999 section 3.4: groups of 7, the last 6). A
+    consistency pairs and its share of the duplicates count) or that holds a share of the
+    duplicates in one group (a duplicate follows its first showing in a later group), so that
+    every group of the top-up tranche keeps the layout (SimLex-999 section 3.4: groups of 7,
+    the last 6). A
     batch left without unique pairs is left so (it shows its consistency pairs only)."""
     from lexgold.annotate.design import _split_duplicates
 
@@ -106,7 +116,9 @@ def fill_groups(ranked: list, wanted: int, pairs: pd.DataFrame, config: StudyCon
         dups = _split_duplicates([share], config.duplicates_per_tranche)[0]
         short = [b for b, held in share.items()
                  if (held or counts_cons.get(b)) and rest[b]
-                 and not fits(len(held) + counts_cons.get(b, 0) + dups[b], config)]
+                 and (not fits(len(held) + counts_cons.get(b, 0) + dups[b], config)
+                      or (dups[b] and _groups(len(held) + counts_cons.get(b, 0) + dups[b],
+                                              config) < 2))]
         if not short:
             break
         chosen.append(rest[short[0]].pop(0))
@@ -279,7 +291,7 @@ STATUS = {"uniform": "not an adaptive study",
           "waiting": "slots are still open; the next top-up tranche comes after",
           "target": "stopped, the target reliability is reached",
           "budget": "stopped, the budget left is too small for another tranche",
-          "added": "a top-up tranche of the least certain pairs was added",
+          "added": "a top-up tranche of the pairs whose means are least precise was added",
           "busy": "the database is busy or another process added it; run again"}
 
 

@@ -79,7 +79,9 @@ def misorderings(means, se2, chunk: int = 512) -> np.ndarray:
         scale = np.sqrt(s[rows, None] + s[None, :])
         with np.errstate(divide="ignore", invalid="ignore"):
             p = ndtr(-np.where(scale > 0, gap / scale, np.where(gap > 0, np.inf, 0.0)))
-        out[rows] = p @ counts - 0.5          # less the pair itself (gap 0: 1/2)
+        diagonal = np.arange(start, start + p.shape[0])
+        p[np.arange(p.shape[0]), diagonal] = 0.5 * (counts[diagonal] - 1) / counts[diagonal]
+        out[rows] = p @ counts                # the pair's equals count 1/2, itself not
     return out[inverse.ravel()]
 
 
