@@ -13,8 +13,9 @@ pair's ratings in arrival order (:data:`POLICIES`):
                   pair are spent on average;
 ``stopping``      per-pair stopping: after the first round a pair gets one more rating at a
                   time while the 95 % CI half-width of its mean, ``1.96 sqrt(v / n)`` with ``v``
-                  its shrunk (empirical-Bayes) variance, is above a threshold; the threshold is
-                  found by bisection so that ``k`` ratings per pair are spent on average;
+                  its variance shrunk towards the first round's pooled one (empirical Bayes),
+                  is above a threshold: the smallest threshold that spends at most ``k``
+                  ratings per pair on average;
 ``oracle``        the ``error`` rule told each pair's variance over all its ratings in the log
                   (a bound, not a policy a site could run).
 
@@ -42,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from lexgold.crowd.allocation import RULES, gains, shrunk_variances
+from lexgold.crowd.allocation import PRIOR_RATINGS, RULES, gains
 from lexgold.errors import InputError
 
 #: the site's defaults (lexgold.annotate.schema: first_round_raters, topup_raters)
@@ -171,47 +172,52 @@ def adaptive_counts(pool_ratings: np.ndarray, ks: Iterable[float], rule: str, *,
                     gains(rule, n, mean, known_var, step, prior=0.0))
             gain[~open_] = -np.inf
             take = min(per_round, open_.sum(), -(-(budget - n.sum()) // step))
-            chosen = np.argsort(-gain, kind="stable")[:take]
+            chosen = (np.argpartition(-gain, take - 1)[:take] if take < pairs
+                      else np.arange(pairs))
             n[chosen] = np.minimum(n[chosen] + step, pool)
         out[k] = n.copy()
     return out
 
 
 def stopping_counts(pool_ratings: np.ndarray, ks: Iterable[float], *,
-                    first_round: int = FIRST_ROUND, iterations: int = 40
-                    ) -> dict[float, np.ndarray]:
-    """Ratings per pair of per-pair stopping at a CI half-width (module docstring), the
-    threshold set by bisection for each budget ``k``."""
+                    first_round: int = FIRST_ROUND) -> dict[float, np.ndarray]:
+    """Ratings per pair of per-pair stopping at a CI half-width: a pair rated ``n`` times
+    stops at the first ``n >= first_round`` where ``1.96 sqrt(v_n / n)`` is at most the
+    threshold, ``v_n`` its variance shrunk towards the first round's pooled variance
+    (:func:`lexgold.crowd.allocation.shrunk_variances`); for each budget ``k`` the threshold
+    is the smallest whose spending is at most ``k`` ratings per pair."""
     pairs, pool = pool_ratings.shape
-    s1, s2 = _moments(pool_ratings)
     start = min(first_round, pool)
+    s1, s2 = _moments(pool_ratings)
+    first_n = np.full(pairs, start)
+    _, first_var = _mean_var(s1, s2, first_n)
+    df = np.clip(first_n - 1, 0, None)
+    pooled = float((first_var * df).sum() / df.sum()) if df.sum() > 0 else 1.0
+    steps = np.arange(start, pool + 1)
+    widths = np.empty((pairs, len(steps)))
+    for j, n in enumerate(steps):
+        _, var = _mean_var(s1, s2, np.full(pairs, n))
+        v = (np.nan_to_num(var) * (n - 1) + PRIOR_RATINGS * pooled) / (n - 1 + PRIOR_RATINGS)
+        widths[:, j] = Z95 * np.sqrt(v / n)
+    widths[:, -1] = -np.inf                        # the pool is spent: stop
 
-    def run(threshold):
-        n = np.full(pairs, start)
-        while True:
-            mean, var = _mean_var(s1, s2, n)
-            width = Z95 * np.sqrt(shrunk_variances(n, var) / n)
-            going = (width > threshold) & (n < pool)
-            if not going.any():
-                return n
-            n = n + going
+    def spend(threshold):
+        return steps[np.argmax(widths <= threshold, axis=1)]
 
+    candidates = np.unique(widths[np.isfinite(widths)])
     out = {}
-    top = float(np.nanmax(pool_ratings) - np.nanmin(pool_ratings)) * Z95 + 1.0
     for k in ks:
-        low, high = 0.0, top               # spend falls as the threshold rises
-        best = run(high)
-        for _ in range(iterations):
-            middle = (low + high) / 2
-            n = run(middle)
-            if n.mean() > k:
-                low = middle
+        low, high = 0, len(candidates) - 1         # spending falls as the threshold rises
+        if spend(candidates[high]).mean() > k:
+            out[k] = spend(np.inf)
+            continue
+        while low < high:
+            middle = (low + high) // 2
+            if spend(candidates[middle]).mean() <= k:
+                high = middle
             else:
-                high, best = middle, n
-            if abs(n.mean() - k) * pairs < 0.5:
-                best = n
-                break
-        out[k] = best
+                low = middle + 1
+        out[k] = spend(candidates[low])
     return out
 
 
