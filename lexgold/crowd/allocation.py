@@ -17,6 +17,11 @@ within-pair variance (:func:`shrunk_variances`, empirical Bayes with the weight 
     ``n_i`` proportional to the pair's SD, Neyman allocation for the total squared error
     (Neyman 1934, "On the two different aspects of the representative method", JRSS 97(4),
     section 5; Cochran 1977, Sampling Techniques, section 5.5).
+``halfwidth``
+    the pair's standard error at the upper 95 % bound of its variance,
+    ``sqrt(upper_v_i / n_i)`` (:func:`upper_variances`; not a gain but a priority): top-ups to
+    the pairs whose CI half-width may still be widest, so that the widest half-widths fall
+    first (per-pair stopping at a half-width, spent in rounds).
 ``rank+error``
     each of the two above divided by its sum over the pairs, then added
     (:func:`rank_error_gain`): the fall of the rank loss and of the squared error, each as a
@@ -31,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtr
+from scipy.special import chdtri, ndtr
 
 #: prior weight (in ratings) of the pooled variance in a pair's variance (shrinkage: with 2-3
 #: raters a pair's own variance is too noisy to rank by)
@@ -53,6 +58,23 @@ def shrunk_variances(n, var, prior: float = PRIOR_RATINGS) -> np.ndarray:
     df = np.clip(n - 1, 0, None)
     pooled = float((own * df).sum() / df.sum()) if df.sum() > 0 else 1.0
     return (own * df + prior * pooled) / (df + prior)
+
+
+def upper_variances(n, var, prior: float = PRIOR_RATINGS, level: float = 0.95) -> np.ndarray:
+    """Each pair's rating variance at the upper ``level`` bound of its posterior: with the
+    pooled variance as a scaled-inverse-chi-square prior worth ``prior`` degrees of freedom
+    (the shrinkage of :func:`shrunk_variances`), the posterior of a pair's variance after
+    ``n - 1`` more is scaled-inverse-chi-square with ``d = n - 1 + prior`` degrees of freedom
+    and scale ``v`` (the shrunk variance), so its upper bound is ``v d / chi2_{1 - level}(d)``
+    (Gelman et al. 2013, Bayesian Data Analysis, 3rd ed., section 2.6). A pair whose first
+    ratings happen to agree keeps a wide bound until more ratings confirm it.
+
+    >>> round(float(upper_variances([3], [1.0])[0] * 0.7107 / 4), 3)
+    1.0
+    """
+    n = np.asarray(n, float)
+    d = np.clip(n - 1, 0, None) + prior
+    return shrunk_variances(n, var, prior) * d / chdtri(d, level)
 
 
 def standard_errors(table: pd.DataFrame, prior: float = PRIOR_RATINGS) -> pd.Series:
@@ -112,6 +134,8 @@ def gains(rule: str, n, means, var, extra: int, prior: float = PRIOR_RATINGS) ->
     """The worth of ``extra`` more ratings of each pair under ``rule`` (:data:`RULES`), from
     arrays of ratings ``n``, ``means`` and sample variances ``var`` (NaN for one rating)."""
     n = np.asarray(n, float)
+    if rule == "halfwidth":
+        return np.sqrt(upper_variances(n, var, prior) / n)
     v = shrunk_variances(n, var, prior)
     if rule == "error":
         return v * extra / (n * (n + extra))
@@ -126,7 +150,7 @@ def gains(rule: str, n, means, var, extra: int, prior: float = PRIOR_RATINGS) ->
 
 
 #: the criteria of :func:`gains`
-RULES = ("misordering", "error", "rank+error")
+RULES = ("misordering", "error", "rank+error", "halfwidth")
 
 
 def _share(values: np.ndarray) -> np.ndarray:

@@ -13,9 +13,9 @@ pair's ratings in arrival order (:data:`POLICIES`):
                   pair are spent on average;
 ``stopping``      per-pair stopping: after the first round a pair gets one more rating at a
                   time while the 95 % CI half-width of its mean, ``1.96 sqrt(v / n)`` with ``v``
-                  its variance shrunk towards the first round's pooled one (empirical Bayes),
-                  is above a threshold: the smallest threshold that spends at most ``k``
-                  ratings per pair on average;
+                  its variance at the upper 95 % bound of its posterior (the first round's
+                  pooled variance as prior: empirical Bayes), is above a threshold: the
+                  smallest threshold that spends at most ``k`` ratings per pair on average;
 ``oracle``        the ``error`` rule told each pair's variance over all its ratings in the log
                   (a bound, not a policy a site could run).
 
@@ -27,9 +27,9 @@ SD a stopping rule could have been lucky with).
 
 The saving of a policy at equal accuracy (:func:`saving`): the ratings per pair uniform needs
 for the same figure, ``k_u`` (uniform's curve of the same split, linear between integer ``k``),
-against what the policy spent: ``1 - spent / k_u``. Per split, so the interval (2.5th-97.5th
-percentile over the splits) says how the saving varies with which ratings a study happens to
-get; the figure quoted is the median.
+against what the policy spent: ``1 - spent / k_u``, per split. The figure quoted is the median
+over the splits, with a bootstrap interval over the splits (:func:`summarise`); the spread over
+the splits (what one study may see) is kept beside it.
 
 The estimator of a pair's score is pluggable (:data:`ESTIMATORS`; the mean by default, as the
 papers aggregate).
@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.special import chdtri
 
 from lexgold.crowd.allocation import PRIOR_RATINGS, RULES, gains
 from lexgold.errors import InputError
@@ -183,8 +184,9 @@ def stopping_counts(pool_ratings: np.ndarray, ks: Iterable[float], *,
                     first_round: int = FIRST_ROUND) -> dict[float, np.ndarray]:
     """Ratings per pair of per-pair stopping at a CI half-width: a pair rated ``n`` times
     stops at the first ``n >= first_round`` where ``1.96 sqrt(v_n / n)`` is at most the
-    threshold, ``v_n`` its variance shrunk towards the first round's pooled variance
-    (:func:`lexgold.crowd.allocation.shrunk_variances`); for each budget ``k`` the threshold
+    threshold, ``v_n`` the upper 95 % bound of its variance with the first round's pooled
+    variance as prior (:func:`lexgold.crowd.allocation.upper_variances`: a pair whose first
+    ratings happen to agree does not stop on that luck); for each budget ``k`` the threshold
     is the smallest whose spending is at most ``k`` ratings per pair."""
     pairs, pool = pool_ratings.shape
     start = min(first_round, pool)
@@ -197,8 +199,9 @@ def stopping_counts(pool_ratings: np.ndarray, ks: Iterable[float], *,
     widths = np.empty((pairs, len(steps)))
     for j, n in enumerate(steps):
         _, var = _mean_var(s1, s2, np.full(pairs, n))
-        v = (np.nan_to_num(var) * (n - 1) + PRIOR_RATINGS * pooled) / (n - 1 + PRIOR_RATINGS)
-        widths[:, j] = Z95 * np.sqrt(v / n)
+        d = n - 1 + PRIOR_RATINGS
+        v = (np.nan_to_num(var) * (n - 1) + PRIOR_RATINGS * pooled) / d
+        widths[:, j] = Z95 * np.sqrt(v * d / chdtri(d, 0.95) / n)
     widths[:, -1] = -np.inf                        # the pool is spent: stop
 
     def spend(threshold):
@@ -230,8 +233,8 @@ def policy_counts(policy: str, pool_ratings: np.ndarray, ks, known_var=None, **o
     if policy == "uniform":
         return uniform_counts(pool_ratings, ks)
     if policy == "stopping":
-        return stopping_counts(pool_ratings, ks, **{o: v for o, v in options.items()
-                                                    if o == "first_round"})
+        return stopping_counts(pool_ratings, ks, first_round=options.get("first_round",
+                                                                          FIRST_ROUND))
     if policy == "oracle":
         return adaptive_counts(pool_ratings, ks, "error", known_var=known_var, **options)
     if policy in RULES:
@@ -356,20 +359,30 @@ def replay(log: Log, *, pool: int, ks, splits: int, seed: int = 0, policies=POLI
     return pd.concat(frames, ignore_index=True)
 
 
-def summarise(records: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
+def summarise(records: pd.DataFrame, level: float = 0.95, seed: int = 0,
+              resamples: int = 2000) -> pd.DataFrame:
     """Per policy and ``k`` (uniform left out): the median over splits of ``spent``, each
-    figure and each saving, and for each saving its ``_low`` and ``_high`` percentiles
-    (``level`` of the splits between them)."""
+    figure and each saving; for each saving its interval ``_low``, ``_high``: the ``level``
+    percentile bootstrap interval of the median over the splits (the splits resampled
+    ``resamples`` times with ``default_rng(seed)``: how precisely the replay knows the quoted
+    saving), and ``_spread_low``, ``_spread_high``: the percentiles holding ``level`` of the
+    splits (what one study, with the ratings it happened to get, may save)."""
     rows = []
     lo, hi = 100 * (1 - level) / 2, 100 * (1 + level) / 2
     others = records[records["policy"] != "uniform"]
+    rng = np.random.default_rng(seed)
+    splits = int(others["split"].nunique()) if len(others) else 0
+    draws = rng.integers(0, max(splits, 1), size=(resamples, max(splits, 1)))
     for (policy, k), group in others.groupby(["policy", "k"], sort=False):
         row = {"policy": policy, "k": float(k), "spent": float(group["spent"].median())}
         for name in BETTER_HIGH:
-            values = group[f"saving_{name}"].to_numpy(float)
+            values = group.sort_values("split")[f"saving_{name}"].to_numpy(float)
+            medians = np.median(values[draws], axis=1) if len(values) == splits else values
             row[f"saving_{name}"] = float(np.median(values))
-            row[f"saving_{name}_low"] = float(np.percentile(values, lo))
-            row[f"saving_{name}_high"] = float(np.percentile(values, hi))
+            row[f"saving_{name}_low"] = float(np.percentile(medians, lo))
+            row[f"saving_{name}_high"] = float(np.percentile(medians, hi))
+            row[f"saving_{name}_spread_low"] = float(np.percentile(values, lo))
+            row[f"saving_{name}_spread_high"] = float(np.percentile(values, hi))
         for name in BETTER_HIGH:
             row[name] = float(group[name].median())
         rows.append(row)

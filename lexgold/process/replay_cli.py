@@ -74,31 +74,43 @@ def _ks(ctx, param, value):
 @click.option("--splits", type=click.IntRange(min=1), default=100, show_default=True,
               help="Random splits of each pair's ratings into pool and reference.")
 @click.option("--policy", "policies", multiple=True,
-              type=click.Choice(["misordering", "error", "rank+error", "stopping", "oracle"]),
+              type=click.Choice(["misordering", "error", "rank+error", "halfwidth", "stopping",
+                                 "oracle"]),
               help="Policies to measure (repeat; default: all).")
+@click.option("--first-round", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Adaptive rules and stopping: ratings of every pair before any top-up (the "
+                   "site's [study] first_round_raters).")
+@click.option("--topup-raters", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Adaptive rules: ratings a topped-up pair gets per round (the site's [study] "
+                   "topup_raters).")
 @click.option("--estimator", default="mean", show_default=True,
               help="Estimator of a pair's score (lexgold.crowd.replay.ESTIMATORS).")
 @seed_option
 @click.option("--json", "as_json", is_flag=True,
               help='JSON {"policies": [{"policy", "k", "spent", "saving_spearman", '
                    '"saving_spearman_low", "saving_spearman_high", "saving_mae", ..., '
-                   '"saving_halfwidth", ..., "spearman", "mae", "halfwidth"}, ...]}.')
-def replay(log, layout, pool, ks, splits, policies, estimator, seed, as_json):
+                   '"saving_halfwidth", ..., "spearman", "mae", "halfwidth"}, ...]}; _low/_high: 95 % '
+                   'bootstrap interval of the median over splits, _spread_low/_spread_high: '
+                   '95 % of the splits.')
+def replay(log, layout, pool, ks, splits, policies, first_round, topup_raters, estimator, seed,
+           as_json):
     """Replay a real rating log: the ratings each policy saves against uniform.
 
     Per random split each pair's real ratings are drawn without replacement: --pool of them
     into a budget pool, the rest held out as its reference. Uniform spends k ratings on every
-    pair; the adaptive rules (misordering, error, rank+error; the site uses error) a first
-    round of 3 then top-ups of 2 to a tenth of the pairs at a time; stopping gives a pair one
-    more rating while its 95 % CI half-width on shrunk variances is above a threshold; oracle
+    pair; the adaptive rules (misordering, error, rank+error, halfwidth; the site uses error) a
+    first round of --first-round ratings, then --topup-raters more to a tenth of the pairs at a
+    time; stopping gives a pair one more rating while the upper 95 % bound of its CI
+    half-width (on shrunk variances) is above a threshold; oracle
     is the error rule told each pair's variance over the whole log (a bound). Accuracy: Spearman
     and mean absolute error against the reference means, and the 95th percentile of the pairs'
     95 % CI half-widths. Printed: the saving in ratings at equal Spearman, MAE and half-width
-    against uniform's curve of the same split, median and 95 % of the splits (docs/process.md).
+    against uniform's curve of the same split: the median over splits and its 95 % bootstrap
+    interval (JSON: also the spread of 95 % of the splits) (docs/process.md).
 
     \b
     Example:
-        lexgold replay SimVerb-3500-ratings.txt --splits 20
+        lexgold replay SimVerb-3500-ratings.txt --splits 50
     """
     from tqdm import tqdm
 
@@ -113,23 +125,26 @@ def replay(log, layout, pool, ks, splits, policies, estimator, seed, as_json):
               disable=None) as bar:
         records = run(matrix, pool=pool, ks=list(ks), splits=splits, seed=seed,
                       policies=tuple(policies) or POLICIES, estimator=estimator,
-                      progress=lambda: bar.update(1))
-    table = summarise(records)
+                      progress=lambda: bar.update(1), first_round=first_round,
+                      step=topup_raters)
+    table = summarise(records, seed=seed)
     if as_json:
         click.echo(json.dumps({"log": Path(log).name, "pairs": len(matrix.pairs),
                                "pairs_left_out": matrix.dropped, "pool": pool,
                                "splits": splits, "seed": seed, "estimator": estimator,
+                               "first_round": first_round, "topup_raters": topup_raters,
                                "policies": table.to_dict("records")}, indent=2))
         return
     click.echo(f"{Path(log).name}: {len(matrix.pairs)} pairs with more than {pool} ratings "
-               f"({matrix.dropped} left out), {splits} splits, estimator {estimator}")
+               f"({matrix.dropped} left out), {splits} splits, first round {first_round}, "
+               f"top-ups of {topup_raters}, estimator {estimator}")
     click.echo("saving in ratings against uniform at equal figure: median over splits "
-               "[95 % of splits]")
+               "[95 % bootstrap interval]")
     click.echo(f"{'policy':<12}{'k':>4}{'spent':>7}  {'equal Spearman':<22}"
                f"{'equal MAE':<22}{'equal 95th-pct half-width'}")
     for row in table.to_dict("records"):
         cells = " ".join(f"{_pct(row, name):<21}" for name in ("spearman", "mae", "halfwidth"))
-        click.echo(f"{row['policy']:<12}{row['k']:>4g}{row['spent']:>7.2f}  {cells}")
+        click.echo(f"{row['policy']:<12}{row['k']:>4g}{row['spent']:>7.2f}  {cells}".rstrip())
 
 
 def _pct(row: dict, name: str) -> str:
