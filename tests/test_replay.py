@@ -206,3 +206,37 @@ def test_a_file_of_no_rating_layout_is_a_one_line_error(tmp_path):
     result = CliRunner().invoke(cli, ["replay", str(wide)])
     assert result.exit_code != 0 and "set9.csv:2" in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+# -- the figures of docs/process.md --------------------------------------------------------------
+
+def doc_runs() -> list[tuple[str, str]]:
+    """(command, output) of each ``console`` block of docs/process.md's section "What lexgold
+    saves, measured on real logs"."""
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "docs" / "process.md").read_text()
+    section = text.split("## What lexgold saves, measured on real logs", 1)[1].split("\n## ")[0]
+    runs = []
+    for block in section.split("```console\n")[1:]:
+        lines = block.split("```", 1)[0].rstrip("\n").split("\n")
+        assert lines[0].startswith("$ lexgold replay ")
+        runs.append((lines[0][2:], "\n".join(lines[1:])))
+    return runs
+
+
+def test_the_docs_figures_are_what_the_documented_commands_print(tmp_path, monkeypatch):
+    """Each command of the section is run as written, on the vendored logs under their
+    distributed names, and prints exactly the table the docs quote."""
+    import gzip
+    import shlex
+
+    for name, location in (("SimVerb-3500-ratings.txt", SIMVERB), ("set1.csv", WORDSIM)):
+        (tmp_path / name).write_bytes(gzip.decompress(open(location, "rb").read()))
+    monkeypatch.chdir(tmp_path)
+    runs = doc_runs()
+    assert len(runs) >= 3
+    for command, printed in runs:
+        result = CliRunner().invoke(cli, shlex.split(command)[1:])
+        assert result.exit_code == 0, (command, result.output)
+        assert result.stdout.rstrip("\n") == printed, command

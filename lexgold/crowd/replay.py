@@ -273,8 +273,8 @@ def equivalent_k(curve_k, curve_values, value, higher_is_better: bool) -> float:
     figure at ``curve_k``) read backwards, linear between points, extended by the first or
     last segment beyond them (the curve made monotone first).
 
-    >>> equivalent_k([1, 2, 3, 4], [0.5, 0.6, 0.7, 0.8], 0.65, True)
-    2.5
+    >>> equivalent_k([1, 2, 3, 4], [0.5, 0.6, 0.7, 0.8], 0.75, True)
+    3.5
     """
     k = np.asarray(curve_k, float)
     y = np.asarray(curve_values, float) * (1 if higher_is_better else -1)

@@ -140,10 +140,10 @@ def replay(log, layout, pool, ks, splits, policies, first_round, topup_raters, e
                f"top-ups of {topup_raters}, estimator {estimator}")
     click.echo("saving in ratings against uniform at equal figure: median over splits "
                "[95 % bootstrap interval]")
-    click.echo(f"{'policy':<12}{'k':>4}{'spent':>7}  {'equal Spearman':<22}"
-               f"{'equal MAE':<22}{'equal 95th-pct half-width'}")
+    click.echo(f"{'policy':<12}{'k':>4}{'spent':>7}  {'equal Spearman':<25}"
+               f"{'equal MAE':<25}{'equal 95th-pct half-width'}")
     for row in table.to_dict("records"):
-        cells = " ".join(f"{_pct(row, name):<21}" for name in ("spearman", "mae", "halfwidth"))
+        cells = " ".join(f"{_pct(row, name):<24}" for name in ("spearman", "mae", "halfwidth"))
         click.echo(f"{row['policy']:<12}{row['k']:>4g}{row['spent']:>7.2f}  {cells}".rstrip())
 
 
