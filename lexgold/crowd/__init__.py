@@ -1,1 +1,1 @@
-"""Replaying real rating logs: what allocation and stopping policies save (issue 33)."""
+"""Real crowds (issue 33): what real rating logs say about raters, and what allocation saves on them."""
