@@ -240,3 +240,9 @@ def test_the_docs_figures_are_what_the_documented_commands_print(tmp_path, monke
         result = CliRunner().invoke(cli, shlex.split(command)[1:])
         assert result.exit_code == 0, (command, result.output)
         assert result.stdout.rstrip("\n") == printed, command
+
+
+def test_a_log_too_large_for_the_replay_is_refused_before_it_is_built(monkeypatch):
+    monkeypatch.setattr(rp, "MAX_CELLS", 30)
+    with pytest.raises(InputError, match=r"a pair has 10 ratings: 4 pairs x 10 is more than"):
+        rp.log_matrix(long_log([list(range(10))] * 4), pool=3)

@@ -20,8 +20,8 @@ the last one, so a concurrent call that counted the same tranches collides on th
 tranche number and adds nothing; and nothing is added while a slot is open.
 
 The statistics are pure functions over frames (:func:`pair_table`, :func:`split_half`,
-:func:`reliability_path`; the criteria in :mod:`lexgold.crowd.allocation`); the picture of the admin view is
-:func:`lexgold.annotate.adaptive_svg.picture`.
+:func:`reliability_path`; the criteria in :mod:`lexgold.crowd.allocation`); the picture of
+the admin view is :func:`lexgold.annotate.adaptive_svg.picture`.
 """
 
 from __future__ import annotations

@@ -53,6 +53,8 @@ STEP = 2
 #: share of the pairs topped up per round
 ROUND_SHARE = 0.1
 Z95 = 1.959963984540054
+#: most cells of a log's matrix (pairs x most ratings of a pair): memory stays bounded
+MAX_CELLS = 20_000_000
 
 
 @dataclass
@@ -62,10 +64,6 @@ class Log:
     ratings: np.ndarray               # pairs x most ratings, float, NaN padded
     raters: np.ndarray | None         # same shape, integer rater codes (-1: none); None: anonymous
     dropped: int = 0                  # pairs with too few ratings for the pool and a reference
-
-    @property
-    def counts(self) -> np.ndarray:
-        return (~np.isnan(self.ratings)).sum(axis=1)
 
 
 def log_matrix(ratings: pd.DataFrame, pool: int) -> Log:
@@ -92,6 +90,9 @@ def log_matrix(ratings: pd.DataFrame, pool: int) -> Log:
         pd.MultiIndex.from_frame(frame[["word1", "word2"]]))
     column = frame.groupby(code).cumcount().to_numpy()
     width = int(column.max()) + 1
+    if len(keys) * width > MAX_CELLS:
+        raise InputError(f"a pair has {width} ratings: {len(keys)} pairs x {width} is more than "
+                         f"the replay holds ({MAX_CELLS:,} ratings)", field="LOG")
     values = np.full((len(keys), width), np.nan)
     values[code, column] = frame["rating"].to_numpy(float)
     raters = None

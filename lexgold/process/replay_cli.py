@@ -89,9 +89,9 @@ def _ks(ctx, param, value):
 @click.option("--json", "as_json", is_flag=True,
               help='JSON {"policies": [{"policy", "k", "spent", "saving_spearman", '
                    '"saving_spearman_low", "saving_spearman_high", "saving_mae", ..., '
-                   '"saving_halfwidth", ..., "spearman", "mae", "halfwidth"}, ...]}; _low/_high: 95 % '
-                   'bootstrap interval of the median over splits, _spread_low/_spread_high: '
-                   '95 % of the splits.')
+                   '"saving_halfwidth", ..., "spearman", "mae", "halfwidth"}, ...]}; '
+                   '_low/_high: 95 % bootstrap interval of the median over splits, '
+                   '_spread_low/_spread_high: 95 % of the splits.')
 def replay(log, layout, pool, ks, splits, policies, first_round, topup_raters, estimator, seed,
            as_json):
     """Replay a real rating log: the ratings each policy saves against uniform.
