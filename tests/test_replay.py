@@ -246,3 +246,12 @@ def test_a_log_too_large_for_the_replay_is_refused_before_it_is_built(monkeypatc
     monkeypatch.setattr(rp, "MAX_CELLS", 30)
     with pytest.raises(InputError, match=r"a pair has 10 ratings: 4 pairs x 10 is more than"):
         rp.log_matrix(long_log([list(range(10))] * 4), pool=3)
+
+
+def test_a_first_round_of_one_or_of_the_whole_pool_is_replayed():
+    log = rp.log_matrix(two_kinds(), pool=4)
+    for first in (1, 4):
+        records = rp.replay(log, pool=4, ks=[2, 4], splits=1, first_round=first)
+        assert records["spent"].notna().all() and records["spearman"].notna().all()
+        stop = records[records["policy"] == "stopping"]
+        assert (stop["spent"] >= first).all()

@@ -157,7 +157,7 @@ def adaptive_counts(pool_ratings: np.ndarray, ks: Iterable[float], rule: str, *,
     """Ratings per pair of the site's adaptive allocation with criterion ``rule`` at budgets
     of ``k`` ratings per pair (ascending; the state at a budget is the prefix of one run: a
     greedy rule's run with a smaller budget stops earlier on the same path). ``known_var``
-    replaces the sample variances (the oracle)."""
+    replaces the shrunk sample variances in the error gain (the oracle; ``rule`` unused)."""
     pairs, pool = pool_ratings.shape
     s1, s2 = _moments(pool_ratings)
     n = np.full(pairs, min(first_round, pool))
@@ -171,7 +171,7 @@ def adaptive_counts(pool_ratings: np.ndarray, ks: Iterable[float], rule: str, *,
                 break
             mean, var = _mean_var(s1, s2, n)
             gain = (gains(rule, n, mean, var, step) if known_var is None else
-                    gains(rule, n, mean, known_var, step, prior=0.0))
+                    known_var * step / (n * (n + step)))      # the oracle: error gain, told v
             gain[~open_] = -np.inf
             take = min(per_round, open_.sum(), -(-(budget - n.sum()) // step))
             chosen = (np.argpartition(-gain, take - 1)[:take] if take < pairs
@@ -209,6 +209,8 @@ def stopping_counts(pool_ratings: np.ndarray, ks: Iterable[float], *,
         return steps[np.argmax(widths <= threshold, axis=1)]
 
     candidates = np.unique(widths[np.isfinite(widths)])
+    if not len(candidates):                        # the first round is the whole pool
+        return {k: np.full(pairs, start) for k in ks}
     out = {}
     for k in ks:
         low, high = 0, len(candidates) - 1         # spending falls as the threshold rises
@@ -315,10 +317,10 @@ def replay_split(log: Log, pool: int, ks, rng: np.random.Generator, *,
         used = columns[None, :] < counts[:, None]
         values = np.where(used, pool_ratings, np.nan)
         raters = None if pool_raters is None else np.where(used, pool_raters, -1)
+        deviations = np.nansum((values - np.nanmean(values, axis=1)[:, None]) ** 2, axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
-            sd_used = np.nanstd(values, axis=1, ddof=1) if counts.max() > 1 else None
-        return accuracy(estimate(values, raters), counts, reference_means, sd_all,
-                        sd_used if sd_used is not None else np.full(len(counts), np.nan))
+            sd_used = np.where(counts > 1, np.sqrt(deviations / (counts - 1)), np.nan)
+        return accuracy(estimate(values, raters), counts, reference_means, sd_all, sd_used)
 
     curve_k = list(range(1, pool + 1))
     curve = [measure(n) for n in uniform_counts(pool_ratings, curve_k).values()]
