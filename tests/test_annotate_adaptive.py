@@ -58,13 +58,19 @@ def test_standard_errors_shrink_to_the_pooled_variance():
     np.testing.assert_allclose(adaptive.standard_errors(table), want, rtol=1e-12)
 
 
-def test_a_wide_interval_among_close_means_outranks_a_narrow_one():
-    """Same means, one pair with more raters (narrower interval): the other goes first; a pair
-    far from every other mean comes last; an unrated candidate comes before all."""
-    table = pd.DataFrame({"n": [2, 8, 2], "mean": [3.0, 3.2, 6.0], "var": [1.0, 1.0, 1.0]},
+def test_a_noisier_pair_and_one_with_fewer_raters_go_first():
+    """The site's criterion (error gain): pooled v0 = (1*1 + 7*1 + 1*3) / 9; shrunk v = (1 +
+    2 v0) / 3, (7 + 2 v0) / 9, (3 + 2 v0) / 3; gains v / (n (n + 1)): pair 3 (noisier) before
+    pair 1 before pair 2 (8 raters); an unrated candidate comes before all."""
+    table = pd.DataFrame({"n": [2, 8, 2], "mean": [3.0, 3.2, 6.0], "var": [1.0, 1.0, 3.0]},
                          index=[1, 2, 3])
-    assert adaptive.least_certain(table, [1, 2, 3, 4], 4) == [4, 1, 2, 3]
-    assert adaptive.least_certain(table, [2, 3], 1) == [2]
+    v0 = 11 / 9
+    v = np.array([(1 + 2 * v0) / 3, (7 + 2 * v0) / 9, (3 + 2 * v0) / 3])
+    np.testing.assert_allclose(adaptive.error_gain(table, 1), v / (table["n"] * (table["n"] + 1)),
+                               rtol=1e-12)
+    assert adaptive.SITE_RULE == "error"
+    assert adaptive.least_certain(table, [1, 2, 3, 4], 4) == [4, 3, 1, 2]
+    assert adaptive.least_certain(table, [1, 2], 1) == [1]
 
 
 def test_misordering_gain_by_hand():
@@ -154,7 +160,7 @@ def test_split_half_averages_random_splits_of_more_raters():
 
 
 def test_fill_groups_tops_up_a_batch_that_would_not_fill_a_group():
-    """SimLex layout (groups of 6-7, calibration repeats): the 3 least certain pairs are N, N, A;
+    """SimLex layout (groups of 6-7, calibration repeats): the 3 least precise pairs are N, N, A;
     batch A holds 2 consistency pairs, so 1 + 2 showings cannot make a group of 6: the next
     least certain A pairs are added until 6 (one group). Batch N (2 + 0 consistency) gets 4
     more N pairs; batch V (no pair chosen, no consistency pair) stays empty."""
@@ -252,7 +258,7 @@ def pairs(usf, tmp_path_factory):
 def test_top_up_tranches_keep_every_rule_of_the_layout(tmp_path, usf, pairs, name, base,
                                                        pair_counts):
     """A rehearsal of an adaptive study: two first-round tranches of 2 raters, then top-ups of
-    the least certain pairs until the budget is spent; each top-up tranche is laid out by the
+    the least precise pairs until the budget is spent; each top-up tranche is laid out by the
     designer (opening checkpoints, a checkpoint per POS, POS-pure groups of 6-7, calibration
     repeats, a consistency pair second, the whole consistency set, the protocol's duplicates)."""
     if pair_counts is not None:
@@ -466,7 +472,7 @@ def test_study_top_up_adds_the_next_tranche_by_hand(tmp_path, pairs):
     rehearse_site_only(database_url(db))
     first = CliRunner().invoke(cli, ["study", "top-up", str(db)])
     assert first.exit_code == 0, first.output
-    assert "adaptive allocation: a top-up tranche of the least certain pairs was added " \
-           "(tranche 3, 2 slots)" in first.output
+    assert ("adaptive allocation: a top-up tranche of the pairs whose means are least "
+            "precise was added (tranche 3, 2 slots)") in first.output
     again = CliRunner().invoke(cli, ["study", "top-up", str(db)])
     assert "adaptive allocation: slots are still open" in again.output

@@ -4,9 +4,11 @@ With ``[study] allocation = "adaptive"`` every tranche of the design first gets
 ``first_round_raters`` slots. Once every slot of the study is completed (the round is over),
 :func:`allocate` looks at the pair means so far and either stops, because the reliability of
 the means has reached ``target_reliability`` or the next tranche would overspend
-``budget_ratings``, or adds one *top-up tranche*: the ``topup_pairs`` pairs whose place in the
-ranking more raters are expected to improve most (:func:`misordering_gain`, from the
-:func:`rank_uncertainty` of each pair and the raters it already has), laid out by the
+``budget_ratings``, or adds one *top-up tranche*: the ``topup_pairs`` pairs whose means more
+raters are expected to make most precise (:func:`lexgold.crowd.allocation.error_gain`: the fall
+of the squared error of the mean, from each pair's shrunk rating variance and the raters it
+already has; Neyman allocation, the rule that did best on the real logs replayed by ``lexgold
+replay``, docs/process.md), laid out by the
 study's own designer (:func:`lexgold.annotate.design.design_study`) with the whole
 consistency set, calibration repeats, POS-pure groups of 6-7, checkpoints and duplicates
 (SimLex-999 sections 3.2, 3.4; HyperLex section 4.4), with ``topup_raters`` slots.
@@ -17,16 +19,16 @@ study top-up`` by hand. It is idempotent across processes: a top-up tranche is n
 the last one, so a concurrent call that counted the same tranches collides on the unique
 tranche number and adds nothing; and nothing is added while a slot is open.
 
-The statistics are pure functions over frames (:func:`pair_table`, :func:`rank_uncertainty`,
-:func:`split_half`, :func:`reliability_path`); the picture of the admin view is
-:func:`lexgold.annotate.adaptive_svg.picture`.
+The statistics are pure functions over frames (:func:`pair_table`, :func:`split_half`,
+:func:`reliability_path`; the criteria in :mod:`lexgold.crowd.allocation`); the picture of
+the admin view is :func:`lexgold.annotate.adaptive_svg.picture`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm, spearmanr
+from scipy.stats import spearmanr
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
@@ -35,10 +37,16 @@ from lexgold.annotate import models as m
 from lexgold.annotate.design import design_study
 from lexgold.annotate.schema import StudyConfig
 from lexgold.annotate.study import store_tranche
+from lexgold.crowd.allocation import (  # noqa: F401  (the criteria, re-exported for the site)
+    PRIOR_RATINGS,
+    SITE_RULE,
+    error_gain,
+    misordering_gain,
+    rank_uncertainty,
+    site_gain,
+    standard_errors,
+)
 
-#: prior weight (in ratings) of the pooled variance in a pair's variance (shrinkage: with 2-3
-#: raters a pair's own variance is too noisy to rank by)
-PRIOR_RATINGS = 2.0
 #: random splits averaged by :func:`split_half`
 SPLITS = 10
 #: points of the reliability path drawn in the admin view
@@ -57,94 +65,13 @@ def pair_table(ratings: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"n": grouped.size(), "mean": grouped.mean(), "var": grouped.var()})
 
 
-def standard_errors(table: pd.DataFrame, prior: float = PRIOR_RATINGS) -> pd.Series:
-    """Standard error of each pair's mean: ``sqrt(v / n)`` with ``v`` the pair's variance
-    shrunk towards the pooled within-pair variance ``v0`` with the weight of ``prior``
-    ratings, ``v = ((n - 1) var + prior v0) / (n - 1 + prior)`` (a pair with one rater gets
-    ``v0``)."""
-    n = table["n"].astype(float)
-    own = table["var"].fillna(0.0)
-    df = (n - 1).clip(lower=0)
-    pooled = float((own * df).sum() / df.sum()) if df.sum() > 0 else 1.0
-    v = (own * df + prior * pooled) / (df + prior)
-    return np.sqrt(v / n)
-
-
-def rank_uncertainty(table: pd.DataFrame, prior: float = PRIOR_RATINGS,
-                     chunk: int = 512) -> pd.Series:
-    """How uncertain each pair's place in the ranking is: the expected number of other pairs
-    it is ordered against wrongly,
-
-    ``u_i = sum_{j != i} Phi(-|m_i - m_j| / sqrt(s_i^2 + s_j^2))``,
-
-    with ``m`` the pair means, ``s`` their standard errors (:func:`standard_errors`) and
-    ``Phi`` the normal distribution function: the normal-approximation probability that the
-    true scores of ``i`` and ``j`` are in the other order than their means (the rank
-    uncertainty of an empirical ranking, Hall and Miller 2009, "Using the bootstrap to quantify
-    the authority of an empirical ranking", Ann. Statist. 37(6B), section 2). It is the width
-    of a pair's interval relative to the gaps to its neighbours' means: a pair whose interval
-    is narrow against the gaps scores near 0, a wide interval among close means scores high.
-    Two means equal (ties are common with few raters on an integer scale) count 0.5 each, not
-    an infinite ratio. Spearman's correlation with the true scores loses by exactly these
-    misorderings, so top-up raters go to the pairs with the highest ``u``.
-
-    >>> t = pd.DataFrame({"n": [4, 4, 4], "mean": [1.0, 1.0, 5.0], "var": [1.0, 1.0, 1.0]})
-    >>> rank_uncertainty(t).round(3).tolist()
-    [0.5, 0.5, 0.0]
-    """
-    means = table["mean"].to_numpy(float)
-    se2 = standard_errors(table, prior).to_numpy(float) ** 2
-    return pd.Series(_misorderings(means, se2, chunk), index=table.index, name="uncertainty")
-
-
-def misordering_gain(table: pd.DataFrame, extra: int, prior: float = PRIOR_RATINGS,
-                     chunk: int = 512) -> pd.Series:
-    """How much ``extra`` more ratings of each pair are expected to improve the ranking:
-
-    ``g_i = u_i^2 extra / (n_i + extra)``,
-
-    with ``u_i`` the pair's :func:`rank_uncertainty` (expected misorderings with the other
-    pairs) and ``n_i`` its raters. Spearman's correlation loses by the squared rank errors,
-    ``rho = 1 - 6 sum d_i^2 / (N (N^2 - 1))``; a pair's error moves it past its close neighbours
-    together, so ``E[d_i^2]`` grows as ``u_i^2``, which is ``c_i / n_i`` (``c_i``: the pair's
-    rating variance times the squared density of means around it); ``extra`` ratings bring it to
-    ``c_i / (n_i + extra)``, a reduction of ``g_i``. Ratings given greedily by ``g`` approach
-    ``n_i`` proportional to ``sqrt(c_i)`` (Neyman allocation for this loss): nearly even when
-    pairs are equally noisy (which is then the best allocation), more where a pair is noisier or
-    crowded among close neighbours. Ranking by ``u`` alone (the widest interval against the
-    neighbours) gives no weight to the ratings already spent and drives ``n_i`` towards
-    ``c_i``, far from even (Hall and Miller 2009, section 2, for ``u``). A pair tied with
-    another keeps its gain (``u`` counts a tie 1/2).
-
-    >>> t = pd.DataFrame({"n": [4, 4, 4], "mean": [1.0, 1.0, 5.0], "var": [1.0, 1.0, 1.0]})
-    >>> misordering_gain(t, 4).round(3).tolist()
-    [0.125, 0.125, 0.0]
-    """
-    u = rank_uncertainty(table, prior, chunk)
-    return (u ** 2 * extra / (table["n"].astype(float) + extra)).rename("gain")
-
-
-def _misorderings(means: np.ndarray, se2: np.ndarray, chunk: int) -> np.ndarray:
-    """``sum_{j != i} Phi(-|m_i - m_j| / sqrt(se2_i + se2_j))`` per ``i``, ``chunk`` rows at a
-    time (equal means with a zero scale count 0.5)."""
-    out = np.empty(len(means))
-    for start in range(0, len(means), chunk):
-        rows = slice(start, start + chunk)
-        gap = np.abs(means[rows, None] - means[None, :])
-        scale = np.sqrt(se2[rows, None] + se2[None, :])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            p = norm.cdf(-np.where(scale > 0, gap / scale, np.where(gap > 0, np.inf, 0.0)))
-        p[np.arange(p.shape[0]), np.arange(start, start + p.shape[0])] = 0.0
-        out[rows] = p.sum(axis=1)
-    return out
-
-
 def least_certain(table: pd.DataFrame, candidates, count: int, extra: int = 1) -> list:
-    """The ``count`` pairs of ``candidates`` (pair keys) whose ranking ``extra`` more raters
-    each are expected to improve most (:func:`misordering_gain`, over every pair of ``table``;
+    """The ``count`` pairs of ``candidates`` (pair keys) whose estimates ``extra`` more raters
+    each are expected to improve most (:func:`lexgold.crowd.allocation.site_gain`, the
+    criterion :data:`~lexgold.crowd.allocation.SITE_RULE`, over every pair of ``table``;
     ``extra``: the slots of a top-up tranche); ties go to the pair with fewer raters, then the
     lower key. Candidates without a rating come first."""
-    gain = misordering_gain(table, extra) if len(table) else pd.Series(dtype=float)
+    gain = site_gain(table, extra) if len(table) else pd.Series(dtype=float)
     frame = pd.DataFrame({"pair": list(candidates)})
     frame["u"] = frame["pair"].map(gain).fillna(np.inf)
     frame["n"] = frame["pair"].map(table["n"]).fillna(0)
@@ -161,12 +88,20 @@ def fits(content: int, config: StudyConfig) -> bool:
     return content + cal * (groups - 1) >= groups * config.group_size_min
 
 
+def _groups(content: int, config: StudyConfig) -> int:
+    """Groups :func:`lexgold.annotate.design._batch_groups` lays ``content`` showings in."""
+    cal = 1 if config.calibration_repeat else 0
+    return max(1, -(-(content - cal) // max(config.group_size_max - cal, 1)))
+
+
 def fill_groups(ranked: list, wanted: int, pairs: pd.DataFrame, config: StudyConfig) -> list:
-    """The top-up's unique pairs: the first ``wanted`` of ``ranked`` (least certain first),
-    then, batch by batch (part of speech; topic), the next least certain pairs of a batch
+    """The top-up's unique pairs: the first ``wanted`` of ``ranked`` (least precise first),
+    then, batch by batch (part of speech; topic), the next least precise pairs of a batch
     whose showings would not fill groups of the layout's size (:func:`fits`; a batch's
-    consistency pairs and its share of the duplicates count), so that every group of the
-    top-up tranche keeps the layout (SimLex-999 section 3.4: groups of 7, the last 6). A
+    consistency pairs and its share of the duplicates count) or that holds a share of the
+    duplicates in one group (a duplicate follows its first showing in a later group), so that
+    every group of the top-up tranche keeps the layout (SimLex-999 section 3.4: groups of 7,
+    the last 6). A
     batch left without unique pairs is left so (it shows its consistency pairs only)."""
     from lexgold.annotate.design import _split_duplicates
 
@@ -181,7 +116,9 @@ def fill_groups(ranked: list, wanted: int, pairs: pd.DataFrame, config: StudyCon
         dups = _split_duplicates([share], config.duplicates_per_tranche)[0]
         short = [b for b, held in share.items()
                  if (held or counts_cons.get(b)) and rest[b]
-                 and not fits(len(held) + counts_cons.get(b, 0) + dups[b], config)]
+                 and (not fits(len(held) + counts_cons.get(b, 0) + dups[b], config)
+                      or (dups[b] and _groups(len(held) + counts_cons.get(b, 0) + dups[b],
+                                              config) < 2))]
         if not short:
             break
         chosen.append(rest[short[0]].pop(0))
@@ -354,7 +291,7 @@ STATUS = {"uniform": "not an adaptive study",
           "waiting": "slots are still open; the next top-up tranche comes after",
           "target": "stopped, the target reliability is reached",
           "budget": "stopped, the budget left is too small for another tranche",
-          "added": "a top-up tranche of the least certain pairs was added",
+          "added": "a top-up tranche of the pairs whose means are least precise was added",
           "busy": "the database is busy or another process added it; run again"}
 
 

@@ -221,7 +221,7 @@ def top_up_command(study_db):
     The rating site does this by itself when the last open slot of a tranche is completed;
     run it by hand after changing the exclusion rules, or if the site was stopped at that
     moment. Adding is idempotent: a second run adds nothing. With [study] allocation =
-    "adaptive", also adds the next top-up tranche of the least certain pairs once no slot is
+    "adaptive", also adds the next top-up tranche of the least precise pairs once no slot is
     open (or says why not: target reached, budget spent).
 
     \b
@@ -355,7 +355,7 @@ def rehearse_command(study_db, arrivals_per_hour, max_raters, truth_path, seed, 
     enter by the study's entry link, read its instructions, answer its checkpoints and
     qualification and rate its tranches through the site's own pages, on a simulated clock;
     the site recruits as it will for real (top-ups until [study] min_accepted_raters; with
-    [study] allocation = "adaptive", top-up tranches of the least certain pairs). Their
+    [study] allocation = "adaptive", top-up tranches of the least precise pairs). Their
     answers are stored in the study like real ones, so rehearse a study no real rater has
     entered. Prints what the study needed: raters, top-ups, pages, simulated time.
 

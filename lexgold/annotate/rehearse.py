@@ -25,7 +25,7 @@ releases every pair. A rehearsal answers that with the study itself:
   study and seed recruit as before);
 - adaptive allocation (``[study] allocation = "adaptive"``) is the site's own too: once no slot
   is open, :func:`lexgold.annotate.adaptive.allocate` stops or adds a top-up tranche of the
-  least certain pairs, run at once after the completing request as the refresher would.
+  least precise pairs, run at once after the completing request as the refresher would.
 
 The answers are stored in the study like real ones, so a rehearsal is run on a study no real
 rater has entered (rehearse a copy: ``lexgold study backup``). Everything random comes from one

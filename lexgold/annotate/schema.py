@@ -234,7 +234,8 @@ class StudyConfig:
     #: ``uniform``: every tranche gets ``raters_per_tranche`` slots. ``adaptive`` (issue 26;
     #: :mod:`lexgold.annotate.adaptive`): every tranche first gets ``first_round_raters``
     #: slots, and the rest of ``budget_ratings`` goes to top-up tranches of the pairs whose
-    #: place in the ranking is least certain, until ``target_reliability`` is reached
+    #: means are least precise (:func:`lexgold.crowd.allocation.error_gain`), until
+    #: ``target_reliability`` is reached
     allocation: Literal["uniform", "adaptive"] = "uniform"
     #: adaptive: slots each tranche of the design starts with
     first_round_raters: AtLeastOne = 3
@@ -245,7 +246,7 @@ class StudyConfig:
     #: adaptive: no more top-ups once the split-half reliability of the pair means
     #: (Spearman-Brown corrected) reaches this; 1 = spend the whole budget
     target_reliability: Annotated[float, between(0, 1, low_open=True)] = 0.9
-    #: adaptive: unique pairs of a top-up tranche (the least certain ones); 0 =
+    #: adaptive: unique pairs of a top-up tranche (the least precise ones); 0 =
     #: ``unique_per_tranche``; the tranche also holds the consistency set, calibration repeats,
     #: duplicates and checkpoints of the layout
     topup_pairs: Count = 0

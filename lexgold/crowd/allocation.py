@@ -1,0 +1,204 @@
+"""Which pairs more ratings should go to: the criteria of adaptive allocation, pure functions.
+
+A pair rated ``n_i`` times has a mean ``m_i`` and a sample variance; with two or three ratings
+that variance is too noisy to act on, so every criterion uses it shrunk towards the pooled
+within-pair variance (:func:`shrunk_variances`, empirical Bayes with the weight of
+:data:`PRIOR_RATINGS` ratings). ``extra`` more ratings of pair ``i`` are worth:
+
+``misordering``
+    ``u_i^2 extra / (n_i + extra)``, ``u_i`` the expected number of pairs the pair is ordered
+    against wrongly (:func:`rank_uncertainty`): the loss of Spearman's correlation alone
+    (:func:`misordering_gain`). Measured on real logs (``lexgold replay``, docs/process.md) it
+    buys a little Spearman at the price of absolute error: it starves pairs at the ends of the
+    scale, where a 0-6 crowd piles its scores and where a pair's rank moves past few others.
+``error``
+    ``v_i extra / (n_i (n_i + extra))``: the expected fall of the squared error of the pair's
+    mean, ``v_i / n_i - v_i / (n_i + extra)`` (:func:`error_gain`). Given greedily it approaches
+    ``n_i`` proportional to the pair's SD, Neyman allocation for the total squared error
+    (Neyman 1934, "On the two different aspects of the representative method", JRSS 97(4),
+    section 5; Cochran 1977, Sampling Techniques, section 5.5).
+``halfwidth``
+    the pair's standard error at the upper 95 % bound of its variance,
+    ``sqrt(upper_v_i / n_i)`` (:func:`upper_variances`; not a gain but a priority): top-ups to
+    the pairs whose CI half-width may still be widest, so that the widest half-widths fall
+    first (per-pair stopping at a half-width, spent in rounds).
+``rank+error``
+    each of the two above divided by its sum over the pairs, then added
+    (:func:`rank_error_gain`): the fall of the rank loss and of the squared error, each as a
+    share of what more ratings can still gain, valued equally.
+
+:data:`SITE_RULE` names the criterion the rating site uses
+(:func:`lexgold.annotate.adaptive.least_certain`); it is the one that did best on the real logs
+replayed in docs/process.md ("What lexgold saves, measured on real logs").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.special import chdtri, ndtr
+
+#: prior weight (in ratings) of the pooled variance in a pair's variance (shrinkage: with 2-3
+#: raters a pair's own variance is too noisy to rank by)
+PRIOR_RATINGS = 2.0
+#: the criterion of the site's adaptive allocation (see the module docstring)
+SITE_RULE = "error"
+
+
+def shrunk_variances(n, var, prior: float = PRIOR_RATINGS) -> np.ndarray:
+    """Each pair's rating variance shrunk towards the pooled within-pair variance ``v0``:
+    ``v = ((n - 1) var + prior v0) / (n - 1 + prior)`` (a pair with one rating gets ``v0``;
+    ``v0`` is 1 when no pair has two ratings; ``prior = 0`` leaves the variances as they are).
+
+    >>> shrunk_variances([3, 3], [0.0, 2.0]).tolist()
+    [0.5, 1.5]
+    """
+    n = np.asarray(n, float)
+    own = np.nan_to_num(np.asarray(var, float))
+    df = np.clip(n - 1, 0, None)
+    pooled = float((own * df).sum() / df.sum()) if df.sum() > 0 else 1.0
+    return (own * df + prior * pooled) / (df + prior)
+
+
+def upper_variances(n, var, prior: float = PRIOR_RATINGS, level: float = 0.95) -> np.ndarray:
+    """Each pair's rating variance at the upper ``level`` bound of its posterior: with the
+    pooled variance as a scaled-inverse-chi-square prior worth ``prior`` degrees of freedom
+    (the shrinkage of :func:`shrunk_variances`), the posterior of a pair's variance after
+    ``n - 1`` more is scaled-inverse-chi-square with ``d = n - 1 + prior`` degrees of freedom
+    and scale ``v`` (the shrunk variance), so its upper bound is ``v d / chi2_{1 - level}(d)``
+    (Gelman et al. 2013, Bayesian Data Analysis, 3rd ed., section 2.6). A pair whose first
+    ratings happen to agree keeps a wide bound until more ratings confirm it.
+
+    >>> round(float(upper_variances([3], [1.0])[0] * 0.7107 / 4), 3)
+    1.0
+    """
+    n = np.asarray(n, float)
+    d = np.clip(n - 1, 0, None) + prior
+    return shrunk_variances(n, var, prior) * d / chdtri(d, level)
+
+
+def standard_errors(table: pd.DataFrame, prior: float = PRIOR_RATINGS) -> pd.Series:
+    """Standard error of each pair's mean: ``sqrt(v / n)`` with ``v`` the pair's
+    :func:`shrunk_variances` (``table``: ``n``, ``var`` per pair)."""
+    v = shrunk_variances(table["n"], table["var"], prior)
+    return pd.Series(np.sqrt(v / table["n"].astype(float)), index=table.index)
+
+
+def misorderings(means, se2, chunk: int = 512) -> np.ndarray:
+    """``sum_{j != i} Phi(-|m_i - m_j| / sqrt(se2_i + se2_j))`` per ``i`` (equal means with a
+    zero scale count 0.5). Pairs of the same mean and standard error (few ratings on an integer
+    scale take few distinct values) are counted together, ``chunk`` distinct rows at a time."""
+    means, se2 = np.asarray(means, float), np.asarray(se2, float)
+    if len(means) == 0:
+        return np.empty(0)
+    values, inverse, counts = np.unique(np.column_stack([means, se2]), axis=0,
+                                        return_inverse=True, return_counts=True)
+    m, s = values[:, 0], values[:, 1]
+    out = np.empty(len(values))
+    for start in range(0, len(values), chunk):
+        rows = slice(start, start + chunk)
+        gap = np.abs(m[rows, None] - m[None, :])
+        scale = np.sqrt(s[rows, None] + s[None, :])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = ndtr(-np.where(scale > 0, gap / scale, np.where(gap > 0, np.inf, 0.0)))
+        diagonal = np.arange(start, start + p.shape[0])
+        p[np.arange(p.shape[0]), diagonal] = 0.5 * (counts[diagonal] - 1) / counts[diagonal]
+        out[rows] = p @ counts                # the pair's equals count 1/2, itself not
+    return out[inverse.ravel()]
+
+
+def rank_uncertainty(table: pd.DataFrame, prior: float = PRIOR_RATINGS,
+                     chunk: int = 512) -> pd.Series:
+    """How uncertain each pair's place in the ranking is: the expected number of other pairs
+    it is ordered against wrongly,
+
+    ``u_i = sum_{j != i} Phi(-|m_i - m_j| / sqrt(s_i^2 + s_j^2))``,
+
+    with ``m`` the pair means, ``s`` their standard errors (:func:`standard_errors`) and
+    ``Phi`` the normal distribution function: the normal-approximation probability that the
+    true scores of ``i`` and ``j`` are in the other order than their means (the rank
+    uncertainty of an empirical ranking, Hall and Miller 2009, "Using the bootstrap to quantify
+    the authority of an empirical ranking", Ann. Statist. 37(6B), section 2). Two means equal
+    (ties are common with few raters on an integer scale) count 0.5 each.
+
+    >>> t = pd.DataFrame({"n": [4, 4, 4], "mean": [1.0, 1.0, 5.0], "var": [1.0, 1.0, 1.0]})
+    >>> rank_uncertainty(t).round(3).tolist()
+    [0.5, 0.5, 0.0]
+    """
+    se2 = standard_errors(table, prior).to_numpy(float) ** 2
+    return pd.Series(misorderings(table["mean"].to_numpy(float), se2, chunk),
+                     index=table.index, name="uncertainty")
+
+
+def gains(rule: str, n, means, var, extra: int, prior: float = PRIOR_RATINGS) -> np.ndarray:
+    """The worth of ``extra`` more ratings of each pair under ``rule`` (:data:`RULES`), from
+    arrays of ratings ``n``, ``means`` and sample variances ``var`` (NaN for one rating)."""
+    n = np.asarray(n, float)
+    if rule == "halfwidth":
+        return np.sqrt(upper_variances(n, var, prior) / n)
+    v = shrunk_variances(n, var, prior)
+    if rule == "error":
+        return v * extra / (n * (n + extra))
+    u = misorderings(means, v / n)
+    rank = u ** 2 * extra / (n + extra)
+    if rule == "misordering":
+        return rank
+    if rule == "rank+error":
+        error = v * extra / (n * (n + extra))
+        return _share(rank) + _share(error)
+    raise ValueError(f"unknown allocation rule {rule!r}; expected one of {', '.join(RULES)}")
+
+
+#: the criteria of :func:`gains`
+RULES = ("misordering", "error", "rank+error", "halfwidth")
+
+
+def _share(values: np.ndarray) -> np.ndarray:
+    total = values.sum()
+    return values / total if total > 0 else values
+
+
+def misordering_gain(table: pd.DataFrame, extra: int, prior: float = PRIOR_RATINGS) -> pd.Series:
+    """How much ``extra`` more ratings of each pair are expected to improve the ranking:
+
+    ``g_i = u_i^2 extra / (n_i + extra)``,
+
+    with ``u_i`` the pair's :func:`rank_uncertainty` and ``n_i`` its raters. Spearman's
+    correlation loses by the squared rank errors, ``rho = 1 - 6 sum d_i^2 / (N (N^2 - 1))``; a
+    pair's error moves it past its close neighbours together, so ``E[d_i^2]`` grows as
+    ``u_i^2``, which is ``c_i / n_i``; ``extra`` ratings bring it to ``c_i / (n_i + extra)``, a
+    reduction of ``g_i``. A pair tied with another keeps its gain (``u`` counts a tie 1/2).
+
+    >>> t = pd.DataFrame({"n": [4, 4, 4], "mean": [1.0, 1.0, 5.0], "var": [1.0, 1.0, 1.0]})
+    >>> misordering_gain(t, 4).round(3).tolist()
+    [0.125, 0.125, 0.0]
+    """
+    return _table_gain("misordering", table, extra, prior)
+
+
+def error_gain(table: pd.DataFrame, extra: int, prior: float = PRIOR_RATINGS) -> pd.Series:
+    """The expected fall of the squared error of each pair's mean with ``extra`` more
+    ratings, ``v_i / n_i - v_i / (n_i + extra)``, ``v_i`` its :func:`shrunk_variances`.
+
+    >>> t = pd.DataFrame({"n": [2, 4], "mean": [1.0, 5.0], "var": [1.0, 1.0]})
+    >>> error_gain(t, 2).round(4).tolist()
+    [0.25, 0.0833]
+    """
+    return _table_gain("error", table, extra, prior)
+
+
+def rank_error_gain(table: pd.DataFrame, extra: int, prior: float = PRIOR_RATINGS) -> pd.Series:
+    """:func:`misordering_gain` and :func:`error_gain`, each divided by its sum over the
+    pairs, added."""
+    return _table_gain("rank+error", table, extra, prior)
+
+
+def site_gain(table: pd.DataFrame, extra: int, prior: float = PRIOR_RATINGS) -> pd.Series:
+    """The gain of :data:`SITE_RULE`, the site's criterion."""
+    return _table_gain(SITE_RULE, table, extra, prior)
+
+
+def _table_gain(rule: str, table: pd.DataFrame, extra: int, prior: float) -> pd.Series:
+    values = gains(rule, table["n"].to_numpy(float), table["mean"].to_numpy(float),
+                   table["var"].to_numpy(float), extra, prior)
+    return pd.Series(values, index=table.index, name="gain")

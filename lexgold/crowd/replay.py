@@ -1,0 +1,392 @@
+"""Replay a real rating log: what an allocation or stopping policy saves, measured on real raters.
+
+Each random split draws, for every pair, ``pool`` of its real ratings without replacement into
+a budget pool, in a random order (the order they "arrive"); the rest of the pair's ratings are
+its held-out reference (:func:`split_log`). A policy spends ratings out of the pool, taking each
+pair's ratings in arrival order (:data:`POLICIES`):
+
+``uniform``       ``k`` ratings of every pair (the uniform design's curve, ``k = 1 .. pool``);
+``<rule>``        the site's adaptive allocation with criterion ``rule``
+                  (:mod:`lexgold.crowd.allocation`): a first round of ``first_round`` ratings
+                  of every pair, then top-up rounds of ``step`` ratings for the share
+                  ``round_share`` of the pairs with the highest gain, until ``k`` ratings per
+                  pair are spent on average;
+``stopping``      per-pair stopping: after the first round a pair gets one more rating at a
+                  time while the 95 % CI half-width of its mean, ``1.96 sqrt(v / n)`` with ``v``
+                  its variance at the upper 95 % bound of its posterior (the first round's
+                  pooled variance as prior: empirical Bayes), is above a threshold: the
+                  smallest threshold that spends at most ``k`` ratings per pair on average;
+``oracle``        the ``error`` rule told each pair's variance over all its ratings in the log
+                  (a bound, not a policy a site could run).
+
+Accuracy against the held-out reference (:func:`accuracy`): Spearman's correlation between the
+pair estimates and the reference means, the mean absolute error between them, and the 95th
+percentile of the pairs' 95 % CI half-widths ``1.96 S_i / sqrt(n_i)``, ``S_i`` the SD of all
+the pair's ratings in the log (the half-width its estimate has at ``n_i`` ratings, not a sample
+SD a stopping rule could have been lucky with).
+
+The saving of a policy at equal accuracy (:func:`saving`): the ratings per pair uniform needs
+for the same figure, ``k_u`` (uniform's curve of the same split, linear between integer ``k``),
+against what the policy spent: ``1 - spent / k_u``, per split. The figure quoted is the median
+over the splits, with a bootstrap interval over the splits (:func:`summarise`); the spread over
+the splits (what one study may see) is kept beside it.
+
+The estimator of a pair's score is pluggable (:data:`ESTIMATORS`; the mean by default, as the
+papers aggregate).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.special import chdtri
+
+from lexgold.crowd.allocation import PRIOR_RATINGS, RULES, gains
+from lexgold.errors import InputError
+
+#: the site's defaults (lexgold.annotate.schema: first_round_raters, topup_raters)
+FIRST_ROUND = 3
+STEP = 2
+#: share of the pairs topped up per round
+ROUND_SHARE = 0.1
+Z95 = 1.959963984540054
+#: most cells of a log's matrix (pairs x most ratings of a pair): memory stays bounded
+MAX_CELLS = 20_000_000
+
+
+@dataclass
+class Log:
+    """A rating log as a matrix: one row per pair, its ratings left-aligned, NaN after."""
+    pairs: pd.DataFrame               # word1, word2
+    ratings: np.ndarray               # pairs x most ratings, float, NaN padded
+    raters: np.ndarray | None         # same shape, integer rater codes (-1: none); None: anonymous
+    dropped: int = 0                  # pairs with too few ratings for the pool and a reference
+
+
+def log_matrix(ratings: pd.DataFrame, pool: int) -> Log:
+    """The long-format ``ratings`` (``rater_id, word1, word2, rating``; checkpoint rows
+    dropped; a rater's repeated answers to a pair averaged) as a :class:`Log` of the pairs with
+    at least ``pool + 1`` ratings (the pool and a held-out reference). Rater identity is kept
+    unless any ``rater_id`` starts with ``?`` (ratings without rater identity)."""
+    frame = ratings
+    if "kind" in frame.columns:
+        frame = frame[frame["kind"].astype(str) != "checkpoint"]
+    anonymous = frame["rater_id"].astype(str).str.startswith("?").any()
+    frame = (frame.groupby(["word1", "word2", "rater_id"], sort=False, observed=True)["rating"]
+             .mean().reset_index())
+    frame["n"] = frame.groupby(["word1", "word2"], sort=False, observed=True)["rating"] \
+        .transform("size")
+    pairs_all = frame[["word1", "word2"]].drop_duplicates()
+    frame = frame[frame["n"] > pool]
+    keys = frame[["word1", "word2"]].drop_duplicates().reset_index(drop=True)
+    if len(keys) < 3:
+        raise InputError(f"{len(keys)} pairs have more than --pool {pool} ratings; a replay "
+                         f"needs 3 or more (a pool and a held-out reference each)",
+                         field="--pool")
+    code = pd.MultiIndex.from_frame(keys).get_indexer(
+        pd.MultiIndex.from_frame(frame[["word1", "word2"]]))
+    column = frame.groupby(code).cumcount().to_numpy()
+    width = int(column.max()) + 1
+    if len(keys) * width > MAX_CELLS:
+        raise InputError(f"a pair has {width} ratings: {len(keys)} pairs x {width} is more than "
+                         f"the replay holds ({MAX_CELLS:,} ratings)", field="LOG")
+    values = np.full((len(keys), width), np.nan)
+    values[code, column] = frame["rating"].to_numpy(float)
+    raters = None
+    if not anonymous:
+        raters = np.full((len(keys), width), -1, dtype=np.int64)
+        raters[code, column] = pd.factorize(frame["rater_id"])[0]
+    return Log(keys, values, raters, dropped=len(pairs_all) - len(keys))
+
+
+def split_log(log: Log, pool: int, rng: np.random.Generator):
+    """One random split: ``(pool_ratings, pool_raters, reference)``; every pair's ratings
+    drawn in random order, the first ``pool`` into the pool (in arrival order), the rest into
+    the reference (NaN padded). ``pool_raters`` is None for an anonymous log."""
+    keys = rng.random(log.ratings.shape)
+    keys[np.isnan(log.ratings)] = np.inf
+    order = np.argsort(keys, axis=1)
+    drawn = np.take_along_axis(log.ratings, order, axis=1)
+    raters = None if log.raters is None else np.take_along_axis(log.raters, order, axis=1)
+    return drawn[:, :pool], None if raters is None else raters[:, :pool], drawn[:, pool:]
+
+
+# -- estimators --------------------------------------------------------------------------------
+
+def mean_estimate(values: np.ndarray, raters: np.ndarray | None) -> np.ndarray:
+    """The mean of each row's ratings (NaN: not used), as SimLex-999 (section 3.6) and the
+    other papers aggregate."""
+    return np.nanmean(values, axis=1)
+
+
+#: pair estimators: ``f(values, raters) -> estimates``, ``values`` pairs x pool with NaN where a
+#: rating was not used, ``raters`` their rater codes (None without rater identity)
+ESTIMATORS: dict[str, Callable[[np.ndarray, np.ndarray | None], np.ndarray]] = {
+    "mean": mean_estimate}
+
+
+# -- policies ----------------------------------------------------------------------------------
+
+def _moments(pool_ratings: np.ndarray):
+    s1 = np.cumsum(pool_ratings, axis=1)
+    s2 = np.cumsum(pool_ratings ** 2, axis=1)
+    return s1, s2
+
+
+def _mean_var(s1, s2, n):
+    rows = np.arange(len(n))
+    total, squares = s1[rows, n - 1], s2[rows, n - 1]
+    mean = total / n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = np.where(n > 1, (squares - n * mean ** 2) / (n - 1), np.nan)
+    return mean, np.clip(var, 0, None)
+
+
+def uniform_counts(pool_ratings: np.ndarray, ks: Iterable[float]) -> dict[float, np.ndarray]:
+    """``k`` ratings of every pair, for each ``k``."""
+    return {k: np.full(len(pool_ratings), int(k)) for k in ks}
+
+
+def adaptive_counts(pool_ratings: np.ndarray, ks: Iterable[float], rule: str, *,
+                    first_round: int = FIRST_ROUND, step: int = STEP,
+                    round_share: float = ROUND_SHARE,
+                    known_var: np.ndarray | None = None) -> dict[float, np.ndarray]:
+    """Ratings per pair of the site's adaptive allocation with criterion ``rule`` at budgets
+    of ``k`` ratings per pair (ascending; the state at a budget is the prefix of one run: a
+    greedy rule's run with a smaller budget stops earlier on the same path). ``known_var``
+    replaces the shrunk sample variances in the error gain (the oracle; ``rule`` unused)."""
+    pairs, pool = pool_ratings.shape
+    s1, s2 = _moments(pool_ratings)
+    n = np.full(pairs, min(first_round, pool))
+    per_round = max(1, int(round(round_share * pairs)))
+    out = {}
+    for k in sorted(ks):
+        budget = int(round(k * pairs))
+        while n.sum() < budget:
+            open_ = n < pool
+            if not open_.any():
+                break
+            mean, var = _mean_var(s1, s2, n)
+            gain = (gains(rule, n, mean, var, step) if known_var is None else
+                    known_var * step / (n * (n + step)))      # the oracle: error gain, told v
+            gain[~open_] = -np.inf
+            take = min(per_round, open_.sum(), -(-(budget - n.sum()) // step))
+            chosen = (np.argpartition(-gain, take - 1)[:take] if take < pairs
+                      else np.arange(pairs))
+            n[chosen] = np.minimum(n[chosen] + step, pool)
+        out[k] = n.copy()
+    return out
+
+
+def stopping_counts(pool_ratings: np.ndarray, ks: Iterable[float], *,
+                    first_round: int = FIRST_ROUND) -> dict[float, np.ndarray]:
+    """Ratings per pair of per-pair stopping at a CI half-width: a pair rated ``n`` times
+    stops at the first ``n >= first_round`` where ``1.96 sqrt(v_n / n)`` is at most the
+    threshold, ``v_n`` the upper 95 % bound of its variance with the first round's pooled
+    variance as prior (:func:`lexgold.crowd.allocation.upper_variances`: a pair whose first
+    ratings happen to agree does not stop on that luck); for each budget ``k`` the threshold
+    is the smallest whose spending is at most ``k`` ratings per pair."""
+    pairs, pool = pool_ratings.shape
+    start = min(first_round, pool)
+    s1, s2 = _moments(pool_ratings)
+    first_n = np.full(pairs, start)
+    _, first_var = _mean_var(s1, s2, first_n)
+    df = np.clip(first_n - 1, 0, None)
+    pooled = float((first_var * df).sum() / df.sum()) if df.sum() > 0 else 1.0
+    steps = np.arange(start, pool + 1)
+    widths = np.empty((pairs, len(steps)))
+    for j, n in enumerate(steps):
+        _, var = _mean_var(s1, s2, np.full(pairs, n))
+        d = n - 1 + PRIOR_RATINGS
+        v = (np.nan_to_num(var) * (n - 1) + PRIOR_RATINGS * pooled) / d
+        widths[:, j] = Z95 * np.sqrt(v * d / chdtri(d, 0.95) / n)
+    widths[:, -1] = -np.inf                        # the pool is spent: stop
+
+    def spend(threshold):
+        return steps[np.argmax(widths <= threshold, axis=1)]
+
+    candidates = np.unique(widths[np.isfinite(widths)])
+    if not len(candidates):                        # the first round is the whole pool
+        return {k: np.full(pairs, start) for k in ks}
+    out = {}
+    for k in ks:
+        low, high = 0, len(candidates) - 1         # spending falls as the threshold rises
+        if spend(candidates[high]).mean() > k:
+            out[k] = spend(np.inf)
+            continue
+        while low < high:
+            middle = (low + high) // 2
+            if spend(candidates[middle]).mean() <= k:
+                high = middle
+            else:
+                low = middle + 1
+        out[k] = spend(candidates[low])
+    return out
+
+
+#: policies measured by :func:`replay` besides uniform
+POLICIES = (*RULES, "stopping", "oracle")
+
+
+def policy_counts(policy: str, pool_ratings: np.ndarray, ks, known_var=None, **options):
+    """Ratings per pair of ``policy`` at each budget ``k``."""
+    if policy == "uniform":
+        return uniform_counts(pool_ratings, ks)
+    if policy == "stopping":
+        return stopping_counts(pool_ratings, ks, first_round=options.get("first_round",
+                                                                          FIRST_ROUND))
+    if policy == "oracle":
+        return adaptive_counts(pool_ratings, ks, "error", known_var=known_var, **options)
+    if policy in RULES:
+        return adaptive_counts(pool_ratings, ks, policy, **options)
+    raise InputError(f"unknown policy {policy!r}; expected uniform or one of "
+                     f"{', '.join(POLICIES)}", field="policy")
+
+
+# -- accuracy and savings ----------------------------------------------------------------------
+
+def accuracy(estimates, n, reference_means, sd_all, sd_used=None) -> dict:
+    """``spearman`` (estimates against reference means), ``mae`` and ``halfwidth`` (95th
+    percentile of ``1.96 sd_all / sqrt(n)``); with ``sd_used`` (the SD of the ratings each
+    pair got) also ``halfwidth_sample``, the 95th percentile of ``1.96 sd_used / sqrt(n)``
+    over pairs of two ratings or more: the half-width a release would print, which flatters a
+    rule that stops when a pair's first ratings happen to agree."""
+    from scipy.stats import rankdata
+
+    a, b = rankdata(estimates), rankdata(reference_means)
+    found = {"spearman": float(np.corrcoef(a, b)[0, 1]),
+             "mae": float(np.mean(np.abs(np.asarray(estimates) - reference_means))),
+             "halfwidth": float(np.percentile(Z95 * np.asarray(sd_all) / np.sqrt(n), 95))}
+    if sd_used is not None:
+        widths = Z95 * np.asarray(sd_used) / np.sqrt(n)
+        widths = widths[np.asarray(n) > 1]
+        found["halfwidth_sample"] = float(np.percentile(widths, 95)) if len(widths) else np.nan
+    return found
+
+
+#: whether a larger figure is better
+BETTER_HIGH = {"spearman": True, "mae": False, "halfwidth": False, "halfwidth_sample": False}
+
+
+def equivalent_k(curve_k, curve_values, value, higher_is_better: bool) -> float:
+    """The ratings per pair uniform needs to reach ``value``: ``curve_values`` (uniform's
+    figure at ``curve_k``) read backwards, linear between points, extended by the first or
+    last segment beyond them (the curve made monotone first).
+
+    >>> equivalent_k([1, 2, 3, 4], [0.5, 0.6, 0.7, 0.8], 0.75, True)
+    3.5
+    """
+    k = np.asarray(curve_k, float)
+    y = np.asarray(curve_values, float) * (1 if higher_is_better else -1)
+    defined = np.isfinite(y)                 # a figure undefined at k = 1 (one rating: no SD)
+    k, y = k[defined], np.maximum.accumulate(y[defined])
+    if not np.isfinite(value) or len(y) < 2:
+        return float("nan")
+    v = value * (1 if higher_is_better else -1)
+    if v <= y[0] or v >= y[-1]:
+        i = 0 if v <= y[0] else len(y) - 2
+        slope = (y[i + 1] - y[i]) / (k[i + 1] - k[i])
+        return float(k[i] + (v - y[i]) / slope) if slope > 0 else float(k[i if v <= y[0] else -1])
+    return float(np.interp(v, y, k))
+
+
+def saving(spent: float, equivalent: float) -> float:
+    """``1 - spent / equivalent``: the share of uniform's ratings a policy does without.
+
+    >>> saving(3.0, 4.0)
+    0.25
+    """
+    return 1.0 - spent / equivalent
+
+
+def replay_split(log: Log, pool: int, ks, rng: np.random.Generator, *,
+                 policies=POLICIES, estimator: str = "mean", **options) -> list[dict]:
+    """One split: a record per policy and ``k`` (uniform's at ``k = 1 .. pool`` too) with
+    ``spent`` (ratings per pair), the :func:`accuracy` figures and, for policies other than
+    uniform, ``saving_<figure>`` for each figure."""
+    estimate = ESTIMATORS[estimator]
+    pool_ratings, pool_raters, reference = split_log(log, pool, rng)
+    reference_means = np.nanmean(reference, axis=1)
+    sd_all = np.nanstd(log.ratings, axis=1, ddof=1)
+    columns = np.arange(pool)
+
+    def measure(counts):
+        used = columns[None, :] < counts[:, None]
+        values = np.where(used, pool_ratings, np.nan)
+        raters = None if pool_raters is None else np.where(used, pool_raters, -1)
+        deviations = np.nansum((values - np.nanmean(values, axis=1)[:, None]) ** 2, axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            sd_used = np.where(counts > 1, np.sqrt(deviations / (counts - 1)), np.nan)
+        return accuracy(estimate(values, raters), counts, reference_means, sd_all, sd_used)
+
+    curve_k = list(range(1, pool + 1))
+    curve = [measure(n) for n in uniform_counts(pool_ratings, curve_k).values()]
+    records = [{"policy": "uniform", "k": k, "spent": float(k), **fig}
+               for k, fig in zip(curve_k, curve)]
+    for policy in policies:
+        counts = policy_counts(policy, pool_ratings, ks, known_var=sd_all ** 2, **options)
+        for k in ks:
+            n = counts[k]
+            fig = measure(n)
+            record = {"policy": policy, "k": k, "spent": float(n.mean()), **fig}
+            for name, high in BETTER_HIGH.items():
+                equal = equivalent_k(curve_k, [c[name] for c in curve], fig[name], high)
+                record[f"saving_{name}"] = saving(float(n.mean()), equal)
+            records.append(record)
+    return records
+
+
+def replay(log: Log, *, pool: int, ks, splits: int, seed: int = 0, policies=POLICIES,
+           estimator: str = "mean", progress=None, **options) -> pd.DataFrame:
+    """:func:`replay_split` over ``splits`` random splits (``default_rng(seed)``), one frame
+    of records with a ``split`` column. ``progress``: called once per split done."""
+    if not 1 <= pool:
+        raise InputError(f"need a pool of 1 rating or more, found {pool}", field="--pool")
+    bad = [k for k in ks if not 1 <= k <= pool]
+    if bad:
+        raise InputError(f"k = {bad[0]:g} is outside 1 .. --pool {pool}", field="--k")
+    if estimator not in ESTIMATORS:
+        raise InputError(f"unknown estimator {estimator!r}; expected one of "
+                         f"{', '.join(ESTIMATORS)}", field="estimator")
+    rng = np.random.default_rng(seed)
+    frames = []
+    for split in range(splits):
+        records = replay_split(log, pool, ks, rng, policies=policies, estimator=estimator,
+                               **options)
+        frames.append(pd.DataFrame(records).assign(split=split))
+        if progress is not None:
+            progress()
+    return pd.concat(frames, ignore_index=True)
+
+
+def summarise(records: pd.DataFrame, level: float = 0.95, seed: int = 0,
+              resamples: int = 2000) -> pd.DataFrame:
+    """Per policy and ``k`` (uniform left out): the median over splits of ``spent``, each
+    figure and each saving; for each saving its interval ``_low``, ``_high``: the ``level``
+    percentile bootstrap interval of the median over the splits (the splits resampled
+    ``resamples`` times with ``default_rng(seed)``: how precisely the replay knows the quoted
+    saving), and ``_spread_low``, ``_spread_high``: the percentiles holding ``level`` of the
+    splits (what one study, with the ratings it happened to get, may save)."""
+    rows = []
+    lo, hi = 100 * (1 - level) / 2, 100 * (1 + level) / 2
+    others = records[records["policy"] != "uniform"]
+    rng = np.random.default_rng(seed)
+    splits = int(others["split"].nunique()) if len(others) else 0
+    draws = rng.integers(0, max(splits, 1), size=(resamples, max(splits, 1)))
+    for (policy, k), group in others.groupby(["policy", "k"], sort=False):
+        row = {"policy": policy, "k": float(k), "spent": float(group["spent"].median())}
+        for name in BETTER_HIGH:
+            values = group.sort_values("split")[f"saving_{name}"].to_numpy(float)
+            medians = np.median(values[draws], axis=1) if len(values) == splits else values
+            row[f"saving_{name}"] = float(np.median(values))
+            row[f"saving_{name}_low"] = float(np.percentile(medians, lo))
+            row[f"saving_{name}_high"] = float(np.percentile(medians, hi))
+            row[f"saving_{name}_spread_low"] = float(np.percentile(values, lo))
+            row[f"saving_{name}_spread_high"] = float(np.percentile(values, hi))
+        for name in BETTER_HIGH:
+            row[name] = float(group[name].median())
+        rows.append(row)
+    return pd.DataFrame(rows)

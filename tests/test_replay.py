@@ -1,0 +1,257 @@
+"""lexgold replay (lexgold.crowd.replay): splits, policies, accuracy, savings, the command."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from scipy.stats import spearmanr
+
+from lexgold.cli import cli
+from lexgold.crowd import replay as rp
+from lexgold.errors import InputError
+from lexgold.resources._files import resource_files
+
+SIMVERB = resource_files("simverb3500_ratings")[0].location
+WORDSIM = resource_files("wordsim353_set1")[0].location
+
+
+def long_log(rows: list[list[float]], anonymous: bool = True) -> pd.DataFrame:
+    """Pair ``p<i>`` with the ratings of row ``i``; rater ids ``?i:j`` (anonymous) or ``r<j>``."""
+    return pd.DataFrame([{"rater_id": (f"?{i}:{j}" if anonymous else f"r{j}"), "tranche": "1",
+                          "word1": f"p{i}", "word2": "x", "rating": float(v)}
+                         for i, row in enumerate(rows) for j, v in enumerate(row)])
+
+
+def two_kinds(constant: int = 10, noisy: int = 10) -> pd.DataFrame:
+    """Pairs whose 7 ratings all agree (SD 0) and pairs rated 0..6 (7 distinct ratings)."""
+    return long_log([[i % 7] * 7 for i in range(constant)] + [list(range(7))] * noisy)
+
+
+# -- the split discipline ------------------------------------------------------------------------
+
+def test_pool_and_reference_are_disjoint_and_use_every_rating_once():
+    rows = [list(np.arange(10) + 100 * i) for i in range(6)] + [list(np.arange(12) + 1000)]
+    log = rp.log_matrix(long_log(rows), pool=8)
+    for seed in range(5):
+        pool, raters, reference = rp.split_log(log, 8, np.random.default_rng(seed))
+        assert raters is None and pool.shape == (7, 8)
+        for i, row in enumerate(rows):
+            drawn = np.concatenate([pool[i], reference[i]])
+            drawn = drawn[~np.isnan(drawn)]
+            assert sorted(drawn) == sorted(row)               # every rating once
+            assert not set(pool[i]) & set(reference[i][~np.isnan(reference[i])])
+            assert (~np.isnan(reference[i])).sum() == len(row) - 8
+
+
+def test_splits_draw_the_pool_at_random_and_the_seed_repeats_them():
+    log = rp.log_matrix(long_log([list(range(10))] * 4), pool=3)
+    pools = {tuple(rp.split_log(log, 3, np.random.default_rng(s))[0][0]) for s in range(20)}
+    assert len(pools) > 10
+    a = rp.split_log(log, 3, np.random.default_rng(7))[0]
+    np.testing.assert_array_equal(a, rp.split_log(log, 3, np.random.default_rng(7))[0])
+
+
+def test_pairs_without_a_reference_are_left_out_and_raters_are_kept():
+    frame = long_log([[1, 2, 3, 4], [1, 2, 3, 4], [1, 2, 3, 4], [1, 2]], anonymous=False)
+    log = rp.log_matrix(frame, pool=3)
+    assert len(log.pairs) == 3 and log.dropped == 1 and log.raters is not None
+    assert set(log.raters.ravel()) == {0, 1, 2, 3}
+    with pytest.raises(InputError, match="--pool"):
+        rp.log_matrix(frame, pool=4)
+
+
+# -- accuracy and savings by hand ----------------------------------------------------------------
+
+def test_accuracy_by_hand():
+    est, ref = np.array([1.0, 2.0, 4.0, 3.0]), np.array([1.5, 2.0, 3.0, 5.0])
+    sd, n = np.array([1.0, 2.0, 0.5, 1.0]), np.array([4, 1, 1, 4])
+    found = rp.accuracy(est, n, ref, sd)
+    assert found["spearman"] == pytest.approx(spearmanr(est, ref).statistic)
+    assert found["mae"] == pytest.approx((0.5 + 0 + 1 + 2) / 4)
+    widths = rp.Z95 * sd / np.sqrt(n)
+    assert found["halfwidth"] == pytest.approx(np.percentile(widths, 95))
+
+
+def test_equivalent_k_reads_uniform_backwards_and_extends_its_ends():
+    k = [1, 2, 3, 4]
+    assert rp.equivalent_k(k, [0.5, 0.6, 0.7, 0.8], 0.7, True) == pytest.approx(3.0)
+    assert rp.equivalent_k(k, [4.0, 3.0, 2.0, 1.0], 2.5, False) == pytest.approx(2.5)
+    assert rp.equivalent_k(k, [0.5, 0.6, 0.7, 0.8], 0.9, True) == pytest.approx(5.0)
+    assert rp.equivalent_k(k, [0.5, 0.6, 0.7, 0.8], 0.4, True) == pytest.approx(0.0)
+    assert rp.saving(3.0, 4.0) == pytest.approx(0.25)
+
+
+def test_the_error_rule_saves_a_quarter_at_equal_half_width_on_two_kinds_of_pairs():
+    """10 pairs whose ratings all agree, 10 rated 0..6: after a first round of 2, the error
+    gain of a noisy pair (sample variance > 0) beats every constant pair's, so a budget of 3
+    per pair puts 2 more on each noisy pair. The 95th-percentile half-width is the noisy
+    pairs' 1.96 sd / sqrt(4), uniform's at k = 4: the saving is 1 - 3/4, on every split."""
+    log = rp.log_matrix(two_kinds(), pool=6)
+    for seed in range(3):
+        records = rp.replay_split(log, 6, [3], np.random.default_rng(seed),
+                                  policies=("error",), first_round=2, round_share=0.5)
+        row = next(r for r in records if r["policy"] == "error")
+        assert row["spent"] == 3
+        assert row["saving_halfwidth"] == pytest.approx(0.25)
+        uniform = {r["k"]: r for r in records if r["policy"] == "uniform"}
+        assert row["halfwidth"] == pytest.approx(uniform[4]["halfwidth"])
+
+
+def test_uniform_policies_save_nothing_and_the_oracle_spends_where_the_variance_is():
+    log = rp.log_matrix(two_kinds(), pool=6)
+    pool, _, _ = rp.split_log(log, 6, np.random.default_rng(0))
+    counts = rp.adaptive_counts(pool, [3, 4], "error", first_round=2, round_share=0.5,
+                                known_var=np.nanvar(log.ratings, axis=1, ddof=1))
+    assert counts[3].tolist() == [2] * 10 + [4] * 10
+    assert counts[4].tolist() == [2] * 10 + [6] * 10
+    uniform = rp.uniform_counts(pool, [2, 5])
+    assert uniform[5].tolist() == [5] * 20
+
+
+def test_stopping_spends_the_budget_on_wide_pairs():
+    log = rp.log_matrix(two_kinds(), pool=6)
+    pool, _, _ = rp.split_log(log, 6, np.random.default_rng(0))
+    n = rp.stopping_counts(pool, [4], first_round=2)[4]
+    assert 2 < n.mean() <= 4
+    assert n[:10].max() <= n[10:].min()               # constant pairs stop first
+
+
+def test_replay_is_determined_by_its_seed():
+    log = rp.log_matrix(two_kinds(), pool=6)
+    a = rp.replay(log, pool=6, ks=[3, 4], splits=2, seed=3, first_round=2)
+    b = rp.replay(log, pool=6, ks=[3, 4], splits=2, seed=3, first_round=2)
+    pd.testing.assert_frame_equal(a, b)
+    c = rp.replay(log, pool=6, ks=[3, 4], splits=2, seed=4, first_round=2)
+    assert not a.equals(c)
+
+
+def test_the_estimator_is_pluggable(monkeypatch):
+    log = rp.log_matrix(two_kinds(), pool=6)
+    seen = []
+
+    def first_rating(values, raters):
+        seen.append(values.shape)
+        return values[:, 0]
+
+    monkeypatch.setitem(rp.ESTIMATORS, "first", first_rating)
+    records = rp.replay(log, pool=6, ks=[3], splits=1, seed=0, policies=("error",),
+                        estimator="first", first_round=2)
+    assert seen and all(shape == (20, 6) for shape in seen)
+    assert records["mae"].notna().all()
+    with pytest.raises(InputError, match="estimator"):
+        rp.replay(log, pool=6, ks=[3], splits=1, estimator="nope")
+
+
+# -- the command ---------------------------------------------------------------------------------
+
+KEYS = {"policy", "k", "spent", "saving_spearman", "saving_spearman_low", "saving_spearman_high",
+        "saving_mae", "saving_mae_low", "saving_mae_high", "saving_halfwidth",
+        "saving_halfwidth_low", "saving_halfwidth_high", "spearman", "mae", "halfwidth"}
+
+
+def test_replay_on_the_vendored_simverb_log_json():
+    result = CliRunner().invoke(cli, ["replay", SIMVERB, "--splits", "2", "--k", "4,6",
+                                      "--policy", "error", "--policy", "stopping", "--json"])
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.stdout)
+    assert found["pairs"] == 3500 and found["pool"] == 8 and found["splits"] == 2
+    rows = found["policies"]
+    assert [(r["policy"], r["k"]) for r in rows] == [("error", 4), ("error", 6),
+                                                     ("stopping", 4), ("stopping", 6)]
+    for row in rows:
+        assert KEYS <= set(row)
+        for name in ("spearman", "mae", "halfwidth"):
+            assert row[f"saving_{name}_low"] <= row[f"saving_{name}"] \
+                <= row[f"saving_{name}_high"]
+            assert -1 < row[f"saving_{name}"] < 1
+        assert 0.6 < row["spearman"] < 0.9
+    again = CliRunner().invoke(cli, ["replay", SIMVERB, "--splits", "2", "--k", "4,6",
+                                     "--policy", "error", "--policy", "stopping", "--json"])
+    assert again.stdout == result.stdout
+
+
+def test_replay_on_wordsim_with_rater_identity_prints_a_table():
+    result = CliRunner().invoke(cli, ["replay", WORDSIM, "--splits", "2", "--k", "5",
+                                      "--policy", "error"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("wordsim353_set1_set1.csv.gz: 152 pairs")
+    assert lines[-1].split()[:2] == ["error", "5"]
+    assert lines[-1].count("%") == 3
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--k", "9"], "field '--k': k = 9 is above --pool 8"),
+    (["--k", "x"], "Invalid value for '--k'"),
+    (["--pool", "12"], "field '--pool': 0 pairs have more than --pool 12 ratings"),
+])
+def test_bad_options_are_one_line_errors(args, message):
+    result = CliRunner().invoke(cli, ["replay", SIMVERB, "--splits", "1", *args])
+    assert result.exit_code != 0
+    assert message in result.output and "Traceback" not in result.output
+
+
+def test_a_file_of_no_rating_layout_is_a_one_line_error(tmp_path):
+    bad = tmp_path / "notes.txt"
+    bad.write_text("# nothing here\n")
+    result = CliRunner().invoke(cli, ["replay", str(bad)])
+    assert result.exit_code != 0 and "notes.txt:1: cannot recognise the layout" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    wide = tmp_path / "set9.csv"
+    wide.write_text("Word 1,Word 2,Human (mean),1,2\nlove,sex,6,7,x\n")
+    result = CliRunner().invoke(cli, ["replay", str(wide)])
+    assert result.exit_code != 0 and "set9.csv:2" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+# -- the figures of docs/process.md --------------------------------------------------------------
+
+def doc_runs() -> list[tuple[str, str]]:
+    """(command, output) of each ``console`` block of docs/process.md's section "What lexgold
+    saves, measured on real logs"."""
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "docs" / "process.md").read_text()
+    section = text.split("## What lexgold saves, measured on real logs", 1)[1].split("\n## ")[0]
+    runs = []
+    for block in section.split("```console\n")[1:]:
+        lines = block.split("```", 1)[0].rstrip("\n").split("\n")
+        assert lines[0].startswith("$ lexgold replay ")
+        runs.append((lines[0][2:], "\n".join(lines[1:])))
+    return runs
+
+
+def test_the_docs_figures_are_what_the_documented_commands_print(tmp_path, monkeypatch):
+    """Each command of the section is run as written, on the vendored logs under their
+    distributed names, and prints exactly the table the docs quote."""
+    import gzip
+    import shlex
+
+    for name, location in (("SimVerb-3500-ratings.txt", SIMVERB), ("set1.csv", WORDSIM)):
+        (tmp_path / name).write_bytes(gzip.decompress(open(location, "rb").read()))
+    monkeypatch.chdir(tmp_path)
+    runs = doc_runs()
+    assert len(runs) >= 3
+    for command, printed in runs:
+        result = CliRunner().invoke(cli, shlex.split(command)[1:])
+        assert result.exit_code == 0, (command, result.output)
+        assert result.stdout.rstrip("\n") == printed, command
+
+
+def test_a_log_too_large_for_the_replay_is_refused_before_it_is_built(monkeypatch):
+    monkeypatch.setattr(rp, "MAX_CELLS", 30)
+    with pytest.raises(InputError, match=r"a pair has 10 ratings: 4 pairs x 10 is more than"):
+        rp.log_matrix(long_log([list(range(10))] * 4), pool=3)
+
+
+def test_a_first_round_of_one_or_of_the_whole_pool_is_replayed():
+    log = rp.log_matrix(two_kinds(), pool=4)
+    for first in (1, 4):
+        records = rp.replay(log, pool=4, ks=[2, 4], splits=1, first_round=first)
+        assert records["spent"].notna().all() and records["spearman"].notna().all()
+        stop = records[records["policy"] == "stopping"]
+        assert (stop["spent"] >= first).all()
