@@ -7,7 +7,9 @@ Order of the steps (SimLex-999 section 3.6; HyperLex sections 4.5, 5; TR9856 sec
 2. calibrate biased raters on the consistency set, if the protocol does (:mod:`calibration`);
 3. compute every exclusion rule on the calibrated ratings and drop the excluded raters
    (:mod:`exclusions`);
-4. mean, SD and linearly scaled score per pair (:mod:`scaling`);
+4. a score per pair by the protocol's ``[process] aggregate`` rule (the mean, the papers';
+   a rater model; or the Rare Words trimmed mean: :mod:`aggregate`), SD, and the score
+   mapped linearly onto the released scale (:mod:`scaling`);
 5. IAA-1/IAA-2 at each stage, per subset, bootstrap intervals (:mod:`agreement`); TR9856
    split-half and transitivity (:mod:`splithalf`);
 6. random and lexical splits, if the protocol asks (:mod:`splits`);
@@ -34,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from lexgold.process import agreement as iaa
+from lexgold.process.aggregate import pair_estimates
 from lexgold.process.calibration import calibrate, calibration_shifts
 from lexgold.process.config import process_config
 from lexgold.process.exclusions import exclusion_table, excluded_raters
@@ -131,7 +134,12 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
     final = calibrated.loc[~calibrated["rater_id"].isin(dropped).to_numpy(),
                            [c for c in calibrated.columns if c not in ("answered_at",
                                                                        "rating_raw")]]
-    scores = gold_scores(final, rating_range=rating_range, score_range=score_range)
+    estimates, aggregate = pair_estimates(final, config.aggregate, rating_range=rating_range,
+                                          anonymous=anonymous)
+    if "note" in aggregate:
+        notes.append(aggregate["note"])
+    scores = gold_scores(final, rating_range=rating_range, score_range=score_range,
+                         estimates=estimates)
     scores = _with_subsets(scores, final, pairs, release.format, usf)
     if pairs is not None:                 # release in the order of the pairs file
         order = pairs.drop_duplicates(ITEM)[ITEM].reset_index(drop=True).reset_index()
@@ -146,7 +154,7 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
         scores["concQ"] = gold["concQ"].array
     report = {"protocol": protocol.get("name", "?"), "protocol_file": protocol.get("_path", ""),
               "protocol_sha256": protocol.get("_sha256", ""), "config": asdict(config),
-              "scale": scale,
+              "scale": scale, "aggregate": aggregate,
               "counts": _counts(raw, calibrated, final, scores, exclusions, shifted),
               "agreement": (_agreement(raw, calibrated, final, scores, config, boot_rng)
                             if not anonymous else _anonymous_agreement(final, config, half_rng)),
