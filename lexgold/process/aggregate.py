@@ -10,9 +10,10 @@
   tests/data; 2,022 of the file's 2,034 rows, issue 36).
 - ``"model"``: each pair's score from a rater model fitted to all ratings
   (:func:`fit_rater_model`), the subject model of ITU-T P.913 (2016, 2021), clause 12 ("subject
-  bias and inconsistency"), fitted by maximum likelihood as Netflix's SUREAL does (Li & Bampis
-  2017, "Recover subjective quality scores from noisy measurements", Data Compression
-  Conference; ``sureal.MaximumLikelihoodEstimationModelContentOblivious``): rater ``j``'s
+  bias and inconsistency"), fitted with the maximum-likelihood steps of Netflix's SUREAL (Li &
+  Bampis 2017, "Recover subjective quality scores from noisy measurements", Data Compression
+  Conference; ``sureal.MaximumLikelihoodEstimationModelContentOblivious``), the noise
+  corrected so that a consistent rater cannot take all the weight: rater ``j``'s
   rating of pair ``i`` is ``u_ij = psi_i + Delta_j + upsilon_j * e``, ``e ~ N(0, 1)``, so a
   rater's constant offset (bias ``Delta_j``) is taken out and a noisy rater (large
   ``upsilon_j``) weighs less in the pair's score ``psi_i``. It needs rater identity.
@@ -39,9 +40,9 @@ DESCRIPTIONS = {
     "trimmed_1sd": "the mean of a pair's accepted ratings within one population standard "
                    "deviation of their mean (the Rare Words rule, Luong et al. 2013)",
     "model": "each pair's score psi_i from a rater model fitted to all accepted ratings, "
-             "u_ij = psi_i + Delta_j + upsilon_j * e (ITU-T P.913 clause 12; maximum "
-             "likelihood as SUREAL's MLE): rater bias removed, raters weighted by 1 / "
-             "upsilon_j^2",
+             "u_ij = psi_i + Delta_j + upsilon_j * e (ITU-T P.913 clause 12; SUREAL's maximum "
+             "likelihood steps, the noise corrected for each rater's share of a pair's "
+             "score): rater bias removed, raters weighted by 1 / upsilon_j^2",
 }
 #: slack for a rating exactly one SD from the mean (an integer scale has many: 2.5 from 4.5
 #: when the SD is 2.5), against the rounding of the SD's square root
@@ -90,50 +91,68 @@ class RaterModel:
     at_floor: int
     #: groups of raters linked by shared pairs; biases are centred within each
     components: int
+    #: how the noise was estimated: "corrected" or "mle" (:func:`fit_rater_model`)
+    noise: str = "corrected"
 
     def record(self) -> dict:
         """What a release reports of the fit (report.json ``aggregate.model``)."""
         def quantiles(values):
             return [float(q) for q in np.quantile(values, [0.1, 0.5, 0.9])]
-        return {"iterations": self.iterations, "converged": self.converged,
+        return {"noise_estimate": self.noise, "iterations": self.iterations, "converged": self.converged,
                 "raters": int(len(self.raters)), "rater_groups": self.components,
                 "noise_at_floor": self.at_floor,
                 "bias_q10_q50_q90": quantiles(self.raters["bias"]),
                 "noise_q10_q50_q90": quantiles(self.raters["noise"])}
 
 
-def fit_rater_model(answered: pd.DataFrame, *, min_noise: float = 1e-3, tol: float = 1e-10,
+def fit_rater_model(answered: pd.DataFrame, *, noise: str = "corrected",
+                    min_noise: float = 1e-3, tol: float = 1e-10,
                     max_iter: int = 10_000) -> RaterModel:
-    """Fit ``u_ij = psi_i + Delta_j + upsilon_j * e`` (ITU-T P.913 clause 12) by maximum
-    likelihood.
+    """Fit ``u_ij = psi_i + Delta_j + upsilon_j * e`` (ITU-T P.913 clause 12).
 
-    Block coordinate ascent on the log-likelihood, each step the exact maximiser given the
-    others (the fixed point that SUREAL's MLE iterates to, Li & Bampis 2017):
+    Block coordinate steps, each the exact solution for one block given the others:
 
     - ``psi_i = sum_j w_j (u_ij - Delta_j) / sum_j w_j`` with ``w_j = 1 / upsilon_j^2``,
     - ``Delta_j = mean_i (u_ij - psi_i)``,
-    - ``upsilon_j^2 = mean_i (u_ij - psi_i - Delta_j)^2`` (held at ``min_noise^2`` or above),
+    - ``noise = "mle"``: ``upsilon_j^2 = mean_i r_ij^2``, ``r_ij = u_ij - psi_i - Delta_j``:
+      maximum likelihood, the fixed point SUREAL's MLE iterates to (Li & Bampis 2017;
+      ``sureal.MaximumLikelihoodEstimationModelContentOblivious``, to 1e-7 on WordSim-353);
+    - ``noise = "corrected"`` (the default, what ``aggregate = "model"`` uses):
+      ``upsilon_j^2 = sum_i r_ij^2 / sum_i (1 - h_ij)``, ``h_ij = w_j / sum_k w_k`` the rater's
+      share of the pair's weight. Under the model ``E[r_ij^2] = upsilon_j^2 (1 - h_ij)`` (the
+      pair's score is partly the rater's own rating), so this is the residual variance
+      corrected for it, as a restricted-likelihood estimate corrects for the fitted mean.
+      The plain MLE has no interior maximum for a rater more consistent than the others
+      together (upsilon_j^2 < 3 / sum_{k != j} w_k): its noise goes to 0 and the pair scores
+      become that rater's ratings (SUREAL does the same: 2 of 3 simulated crowds of 10 raters
+      with noise 0.5-2 on 200 pairs). With the correction 0 is an unstable fixed point and
+      the stable one is the true noise.
 
-    from the pair means, zero biases and each rater's residual SD, until no ``psi`` moves by
-    more than ``tol``. Only differences of ``psi`` and ``Delta`` are identified, so the biases
-    are centred on zero (as SUREAL's ``force_subjbias_zeromean``) within each group of raters
-    linked by shared pairs (tranches that share no pair are fitted apart).
-
-    ``min_noise`` keeps a rater whose ratings the model fits exactly (one who rated one pair)
-    from taking all the weight; such raters are counted in :attr:`RaterModel.at_floor`.
+    The steps start from the pair means, zero biases and each rater's residual SD and stop
+    when no ``psi`` moves by more than ``tol``. Only differences of ``psi`` and ``Delta`` are
+    identified, so the biases are centred on zero (as SUREAL's ``force_subjbias_zeromean``)
+    within each group of raters linked by shared pairs (tranches that share no pair are
+    fitted apart). ``min_noise`` keeps any rater from taking all the weight (counted in
+    :attr:`RaterModel.at_floor`); a rater who shares no pair with another gets the mean of the
+    other raters' variances (their ratings alone make their pairs' scores either way).
 
     Examples
     --------
-    Rater b rates one point above rater a, each 0.2 off the pair's score:
+    Rater b rates one point above rater a, each 0.2 off the pair's score: the two raters differ
+    by 0.4 with SD 0.4, so each has noise sqrt(0.4^2 / 2) = 0.28 (the MLE says 0.2):
 
     >>> answered = pd.DataFrame({"rater_id": list("aaaabbbb"), "word1": list("wxyz") * 2,
     ...     "word2": ["v"] * 8, "rating": [0.7, 1.3, 2.7, 3.3, 1.3, 2.7, 3.3, 4.7]})
     >>> fit = fit_rater_model(answered)
     >>> fit.pairs["psi"].round(6).tolist(), fit.raters["bias"].round(6).tolist()
     ([1.0, 2.0, 3.0, 4.0], [-0.5, 0.5])
-    >>> fit.raters["noise"].round(6).tolist()
+    >>> fit.raters["noise"].round(4).tolist()
+    [0.2828, 0.2828]
+    >>> fit_rater_model(answered, noise="mle").raters["noise"].round(4).tolist()
     [0.2, 0.2]
     """
+    if noise not in ("corrected", "mle"):
+        raise ValueError(f"expected corrected or mle, found {noise!r}")
     items = answered.groupby(ITEM, sort=False).ngroup().to_numpy()
     raters, rater_ids = pd.factorize(answered["rater_id"], sort=False)
     x = answered["rating"].to_numpy(dtype=float)
@@ -141,6 +160,16 @@ def fit_rater_model(answered: pd.DataFrame, *, min_noise: float = 1e-3, tol: flo
     per_item = np.bincount(items, minlength=n_items).astype(float)
     per_rater = np.bincount(raters, minlength=n_raters).astype(float)
     components, item_group, rater_group = _groups(items, raters, n_items, n_raters)
+
+    def variances(w, total, residual):
+        squares = np.bincount(raters, residual ** 2, n_raters)
+        if noise == "mle":
+            return np.maximum(squares / per_rater, floor)
+        free = np.bincount(raters, 1.0 - w / total[items], n_raters)
+        var = np.divide(squares, free, out=np.full(n_raters, np.nan), where=free > 1e-12)
+        known = np.isfinite(var)
+        var[~known] = var[known].mean() if known.any() else 1.0
+        return np.maximum(var, floor)
 
     psi = np.bincount(items, x, n_items) / per_item
     delta = np.zeros(n_raters)
@@ -150,15 +179,14 @@ def fit_rater_model(answered: pd.DataFrame, *, min_noise: float = 1e-3, tol: flo
     while iterations < max_iter:
         iterations += 1
         w = 1.0 / var[raters]
-        new = np.bincount(items, w * (x - delta[raters]), n_items) / np.bincount(items, w,
-                                                                                n_items)
+        total = np.bincount(items, w, n_items)
+        new = np.bincount(items, w * (x - delta[raters]), n_items) / total
         delta = np.bincount(raters, x - new[items], n_raters) / per_rater
         shift = np.bincount(rater_group, delta, components) / np.bincount(rater_group,
                                                                           minlength=components)
         delta -= shift[rater_group]
         new += shift[item_group]
-        var = np.maximum(np.bincount(raters, (x - new[items] - delta[raters]) ** 2, n_raters)
-                         / per_rater, floor)
+        var = variances(w, total, x - new[items] - delta[raters])
         moved = np.max(np.abs(new - psi)) if n_items else 0.0
         psi = new
         if moved < tol:
@@ -170,7 +198,7 @@ def fit_rater_model(answered: pd.DataFrame, *, min_noise: float = 1e-3, tol: flo
     table = pd.DataFrame({"rater_id": rater_ids, "bias": delta, "noise": np.sqrt(var),
                           "n": per_rater.astype(int)})
     return RaterModel(pairs, table, iterations, converged, int((var <= floor).sum()),
-                      components)
+                      components, noise)
 
 
 def _groups(items, raters, n_items, n_raters):

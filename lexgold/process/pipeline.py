@@ -212,14 +212,16 @@ def release_check(scores: pd.DataFrame, pairs: pd.DataFrame | None, final: pd.Da
 def run(ratings_path: str | Path, protocol: str | None, out_dir: str | Path, *,
         pairs_path: str | Path | None = None, seed: int = 0, usf_dir: str | Path | None = None,
         plots: bool = True, bootstrap: int | None = None,
-        scale: tuple[float, float] | None = None, allow_incomplete: bool = False) -> dict:
+        scale: tuple[float, float] | None = None, allow_incomplete: bool = False,
+        aggregate: str | None = None) -> dict:
     """``lexgold process``: read, process and write the release folder (module docstring).
 
     ``ratings_path`` is a study (SQLite file or database URL), an export of one (its study
     description beside it) or a ratings CSV (:mod:`lexgold.process.source`). ``protocol``
     defaults to the study's own; a ratings CSV without a study needs one. ``pairs_path``
     replaces the study's pairs (ratings from elsewhere). ``scale`` declares the scale of
-    ratings that do not declare one.
+    ratings that do not declare one. ``aggregate`` overrides the protocol's ``[process]
+    aggregate`` (a note in report.json when it differs).
 
     Raises :class:`IncompleteRelease` (nothing written) when :func:`release_check` finds a
     problem, unless ``allow_incomplete``; then the problems go to ``report.json`` under
@@ -234,6 +236,7 @@ def run(ratings_path: str | Path, protocol: str | None, out_dir: str | Path, *,
         loaded = load_protocol(protocol)
         if (loaded.get("study") or {}).get("task") == "bws":
             from lexgold.process.bws_release import run_bws
+            _slider_only(aggregate)
             return run_bws(ratings_path, loaded, out_dir, pairs_path=pairs_path, seed=seed,
                            bootstrap=bootstrap, allow_incomplete=allow_incomplete)
     source = read_source(ratings_path)
@@ -243,10 +246,17 @@ def run(ratings_path: str | Path, protocol: str | None, out_dir: str | Path, *,
     loaded, notes = _protocol_of(source, protocol)
     if (loaded.get("study") or {}).get("task") == "bws":    # a BWS study, its own protocol
         from lexgold.process.bws_release import run_bws
+        _slider_only(aggregate)
         return run_bws(ratings_path, loaded, out_dir, pairs_path=pairs_path, seed=seed,
                        bootstrap=bootstrap, allow_incomplete=allow_incomplete)
     if bootstrap is not None:             # command-line override of [process.agreement]
         loaded.setdefault("process", {}).setdefault("agreement", {})["bootstrap"] = bootstrap
+    if aggregate is not None:             # command-line override of [process] aggregate
+        asked = (loaded.get("process") or {}).get("aggregate", "mean")
+        if asked != aggregate:
+            notes.append(f"aggregate = {aggregate!r} from the command line (--aggregate); the "
+                         f"protocol says {asked!r}")
+        loaded.setdefault("process", {})["aggregate"] = aggregate
     pairs = read_release_pairs(pairs_path) if pairs_path else source.pairs
     release = process_config(loaded).release
     name = release_name(release.format, release.release_file)
@@ -300,6 +310,13 @@ def run(ratings_path: str | Path, protocol: str | None, out_dir: str | Path, *,
     write_publication(out, report, result.gold, loaded)
     write_checksums(out, report["files"])
     return report
+
+
+def _slider_only(aggregate: str | None) -> None:
+    """``--aggregate`` other than the mean is for ratings, not Best-Worst Scaling answers."""
+    if aggregate not in (None, "mean"):
+        raise InputError(f"--aggregate {aggregate} is for rating studies; a Best-Worst Scaling "
+                         f"study's scores come from [process.bws] method")
 
 
 def _protocol_of(source, protocol: str | None) -> tuple[dict, list[str]]:
