@@ -15,7 +15,7 @@ the mean rule with the middle 95 % of its per-split values (splits share raters,
 spread over splits, not a standard error of the mean difference). Figures are from real
 raters; nothing is simulated.
 
-    PYTHONPATH=. python bench/bench_aggregate.py --splits 1000 --seed 0
+    PYTHONPATH=. python bench/bench_aggregate.py --splits 300 --seed 0
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def report(results: pd.DataFrame) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--splits", type=int, default=1000)
+    parser.add_argument("--splits", type=int, default=300)
     parser.add_argument("--reference", type=int, default=5,
                         help="held-out raters whose pair means are the reference (default 5)")
     parser.add_argument("--seed", type=int, default=0)

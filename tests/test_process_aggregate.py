@@ -368,3 +368,35 @@ def test_best_worst_scaling_refuses_another_rule(tmp_path):
     assert out.output.strip().splitlines() == [
         "Error: --aggregate model is for rating studies; a Best-Worst Scaling "
         "study's scores come from [process.bws] method"]
+
+
+def test_docs_commands_on_wordsim353(ws353, tmp_path, monkeypatch):
+    """docs/process.md's commands of the aggregate section, as written."""
+    (tmp_path / "set1.csv").write_bytes(ws353.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    out = run("ratings", "import", "set1.csv", "--scale", "0", "10", "--out", "set1-long.csv")
+    assert out.exit_code == 0, out.output
+    out = run("process", "set1-long.csv", "--protocol", "plain", "--aggregate", "model",
+              "--out", "ws-model")
+    assert out.exit_code == 0, out.output
+    record = json.loads((tmp_path / "ws-model" / "report.json").read_text())["aggregate"]
+    assert record["applied"] == "model" and record["noise_at_floor"] == 0
+    assert 0 < record["mean_abs_difference"] < record["max_abs_difference"]
+
+
+def test_bench_compares_the_rules_on_the_same_splits():
+    """bench/bench_aggregate.py on two splits: every k from 2 to 8, each rule, one reference."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "bench" / "bench_aggregate.py"
+    spec = importlib.util.spec_from_file_location("bench_aggregate", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    table = bench.load()
+    results = bench.run(table, reference=5, splits=2, seed=0)
+    assert len(results) == 2 * 7 * 3
+    assert set(results["k"]) == set(range(2, 9))
+    assert results["spearman"].between(0, 1).all() and (results["mae"] > 0).all()
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        bench.report(results)
+    assert printed.getvalue().count("\n") == 1 + 7
