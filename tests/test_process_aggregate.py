@@ -400,3 +400,18 @@ def test_bench_compares_the_rules_on_the_same_splits():
     with contextlib.redirect_stdout(io.StringIO()) as printed:
         bench.report(results)
     assert printed.getvalue().count("\n") == 1 + 7
+
+
+@pytest.mark.parametrize("third,verdict", [
+    (lambda r: f"{np.mean(r):.2f}", "it follows the plain mean"),
+    (lambda r: f"{np.median(r):.2f}", "neither rule reproduces most rows"),
+])
+def test_import_names_the_rule_a_third_column_follows(tmp_path, third, verdict):
+    """A headerless file whose field 3 is the plain mean, or neither rule (the median)."""
+    rows = [(w1, w2, r) for w1, w2, _, r in rw_rows()]
+    text = "".join(f"{w1}\t{w2}\t{third(r)}\t" + "\t".join(f"{v:g}" for v in r) + "\n"
+                   for w1, w2, r in rows)
+    (tmp_path / "scores.txt").write_text(text, encoding="utf-8")
+    out = run("ratings", "import", tmp_path / "scores.txt", "--out", tmp_path / "long.csv")
+    assert out.exit_code == 0, out.output
+    assert out.output.splitlines()[0].endswith(f"(to its printed decimals): {verdict}")
