@@ -33,8 +33,7 @@ from lexgold.ratings import ITEM
 
 #: the values of ``[process] aggregate``
 RULES = ("mean", "model", "trimmed_1sd")
-#: what each rule does, in the words of the dataset card (``{rating}`` and ``{score}`` are the
-#: rating and released scales)
+#: what each rule does, in the words of the dataset card ("Scale transform") and report.json
 DESCRIPTIONS = {
     "mean": "the mean of the accepted ratings of a pair",
     "trimmed_1sd": "the mean of a pair's accepted ratings within one population standard "
