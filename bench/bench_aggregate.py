@@ -8,7 +8,9 @@ by each rule (``mean``; ``model``, :func:`lexgold.process.aggregate.fit_rater_mo
 ``trimmed_1sd``) are compared with the reference: Spearman's rho and the mean absolute error
 (MAE, rating scale). The reference has the same size at every ``k``, so the curves over ``k``
 can be compared: "equivalent raters" is the ``k`` at which the mean's curve (interpolated)
-reaches the model's figure.
+reaches the model's figure. ``--design incomplete`` draws each pair's ``k`` raters apart, so
+that raters rate different pairs (as in tranches), the case where a rater's bias moves pairs
+against each other.
 
 Printed per ``k``: each rule's mean over ``--splits`` splits, and the model's difference from
 the mean rule with the middle 95 % of its per-split values (splits share raters, so this is the
@@ -16,6 +18,7 @@ spread over splits, not a standard error of the mean difference). Figures are fr
 raters; nothing is simulated.
 
     PYTHONPATH=. python bench/bench_aggregate.py --splits 300 --seed 0
+    PYTHONPATH=. python bench/bench_aggregate.py --splits 300 --seed 0 --design incomplete
 """
 
 from __future__ import annotations
@@ -57,16 +60,27 @@ def scores(part: pd.DataFrame, rule: str) -> pd.Series:
     return fit.clip(0, 10)
 
 
-def run(table: pd.DataFrame, reference: int, splits: int, seed: int) -> pd.DataFrame:
+def run(table: pd.DataFrame, reference: int, splits: int, seed: int,
+        design: str = "complete") -> pd.DataFrame:
+    """Per split, k and rule: Spearman and MAE against the held-out raters' pair means.
+    ``design``: "complete" (the same k raters rate every pair) or "incomplete" (each pair's
+    k raters drawn apart from the other raters, so raters rate different pairs)."""
     rng = np.random.default_rng(seed)
+    draws = np.random.default_rng([seed, 1])    # the design's own stream: same splits either way
     raters = np.array(sorted(table["rater_id"].unique()))
     rows = []
     for split in range(splits):
         order = rng.permutation(raters)
         held, pool = order[:reference], order[reference:]
         truth = table[table["rater_id"].isin(held)].groupby(["word1", "word2"])["rating"].mean()
+        rated = table[table["rater_id"].isin(pool)]
+        if design == "incomplete":        # a random order of the pool's raters per pair
+            place = rated.assign(key=draws.random(len(rated))).groupby(
+                ["word1", "word2"])["key"].rank(method="first") - 1
+        else:
+            place = rated["rater_id"].map({r: i for i, r in enumerate(pool)})
         for k in range(2, len(pool) + 1):
-            part = table[table["rater_id"].isin(pool[:k])]
+            part = rated[(place < k).to_numpy()]
             for rule in RULES:
                 got = scores(part, rule).reindex(truth.index)
                 rows.append({"split": split, "k": k, "rule": rule,
@@ -114,13 +128,17 @@ def main() -> None:
     parser.add_argument("--reference", type=int, default=5,
                         help="held-out raters whose pair means are the reference (default 5)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--design", choices=["complete", "incomplete"], default="complete",
+                        help="complete: the same k raters on every pair; incomplete: each "
+                             "pair's k raters drawn apart (raters rate different pairs)")
     args = parser.parse_args()
     table = load()
     print(f"WordSim-353 set 1: {table['rater_id'].nunique()} raters, "
           f"{len(table[['word1', 'word2']].drop_duplicates())} pairs, {len(table)} answers; "
-          f"{args.splits} splits, reference {args.reference} raters, seed {args.seed}")
+          f"{args.splits} splits, reference {args.reference} raters, seed {args.seed}, "
+          f"{args.design} design")
     start = time.perf_counter()
-    results = run(table, args.reference, args.splits, args.seed)
+    results = run(table, args.reference, args.splits, args.seed, args.design)
     report(results)
     print(f"({time.perf_counter() - start:.1f} s)")
 

@@ -393,13 +393,18 @@ def test_bench_compares_the_rules_on_the_same_splits():
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     table = bench.load()
-    results = bench.run(table, reference=5, splits=2, seed=0)
-    assert len(results) == 2 * 7 * 3
-    assert set(results["k"]) == set(range(2, 9))
-    assert results["spearman"].between(0, 1).all() and (results["mae"] > 0).all()
-    with contextlib.redirect_stdout(io.StringIO()) as printed:
-        bench.report(results)
-    assert printed.getvalue().count("\n") == 1 + 7
+    for design in ("complete", "incomplete"):
+        results = bench.run(table, reference=5, splits=2, seed=0, design=design)
+        assert len(results) == 2 * 7 * 3
+        assert set(results["k"]) == set(range(2, 9))
+        assert results["spearman"].between(0, 1).all() and (results["mae"] > 0).all()
+        with contextlib.redirect_stdout(io.StringIO()) as printed:
+            bench.report(results)
+        assert printed.getvalue().count("\n") == 1 + 7
+    # all 8 of the pool's raters on every pair: the two designs are the same
+    complete = bench.run(table, reference=5, splits=2, seed=0)
+    assert np.allclose(complete[complete["k"] == 8]["spearman"],
+                       results[results["k"] == 8]["spearman"])
 
 
 @pytest.mark.parametrize("third,verdict", [
