@@ -111,7 +111,7 @@ def test_misspelled_table_is_refused(tmp_path):
                                             r"unknown table$"):
         load_protocol(path)
     with pytest.raises(ProtocolError, match=r"mine\.toml: \[process\] exclusion: allowed keys "
-                                            r"agreement \| .*, given an unknown key$"):
+                                            r"aggregate \| agreement \| .*, given an unknown key$"):
         process_config(load_protocol(write(tmp_path, "[process.exclusion]\nsd_below = 2\n")))
 
 

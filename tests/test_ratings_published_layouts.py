@@ -45,8 +45,10 @@ def test_rare_words_individual_ratings(tmp_path):
     assert out.exit_code == 0, out.output
     assert "rw.txt: ratings without rater identity, 4 pairs, 40 ratings, scale seen 0-10" \
         in out.output
-    assert ("no header: field 3 is the published mean, not a rating; it equals the mean of the "
-            "ratings on 0 of 4 rows") in out.output
+    assert ("no header: field 3 is the published score, not a rating; the plain mean of the "
+            "ratings gives it on 0 of 4 rows, the mean within one SD of their mean (aggregate = "
+            "\"trimmed_1sd\", Rare Words' rule) on 4 (to its printed decimals): it follows "
+            "trimmed_1sd") in out.output
     long = pd.read_csv(tmp_path / "rw.csv")
     assert long["rater_id"].str.startswith("?").all()
     first = long[(long["word1"] == "squishing")]["rating"].tolist()

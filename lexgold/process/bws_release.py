@@ -34,6 +34,12 @@ def process_bws(answers: pd.DataFrame, protocol: dict, *, rng: np.random.Generat
     from lexgold.process.config import process_config
 
     config = process_config(protocol)
+    if config.aggregate != "mean":      # slider ratings only: BWS scores by [process.bws] method
+        from lexgold.protocols import ProtocolError
+
+        raise ProtocolError(protocol.get("_path", "<protocol>"), "process.aggregate",
+                            "'mean' in a Best-Worst Scaling study (its scores: [process.bws] "
+                            "method)", repr(config.aggregate))
     options, release = config.bws, config.release
     study = load_study_config(protocol)
     boot_rng, half_rng = rng.spawn(2)

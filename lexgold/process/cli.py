@@ -84,6 +84,11 @@ def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed)
 @bootstrap_option("bootstrap", None,
                   "Bootstrap replicates for the confidence intervals (0: none); default: "
                   "the protocol's [process.agreement] bootstrap (200).")
+@click.option("--aggregate", type=click.Choice(["mean", "model", "trimmed_1sd"]), default=None,
+              help="A pair's score from its ratings: the mean (the papers'), a rater model "
+                   "(bias and noise per rater, ITU-T P.913; needs rater identity) or the mean "
+                   "within one SD of the mean (Rare Words); default: the protocol's "
+                   "[process] aggregate (mean).")
 @click.option("--no-plots", is_flag=True, help="Skip the PNG plots of report.md.")
 @scale_option("The scale of ratings that declare none (see `lexgold ratings import "
               "--scale`); they are mapped onto the protocol's scale.")
@@ -92,8 +97,8 @@ def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed)
                    "has no accepted rating, or a pair has fewer accepted raters than the "
                    "protocol's [process.release] min_raters_per_pair; the problems are printed "
                    "and recorded in report.json and README.md.")
-def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no_plots, scale,
-            allow_incomplete):
+def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, aggregate,
+            no_plots, scale, allow_incomplete):
     """Turn raw ratings into a released gold standard with its reliability report.
 
     STUDY_OR_RATINGS is a study (its SQLite file or database URL: the ratings of every rater
@@ -117,6 +122,7 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
     Example:
         lexgold process study.sqlite --out gold
         lexgold process ratings.csv --protocol simlex --pairs out/pairs.csv --out gold
+        lexgold process rw.csv --protocol plain --aggregate trimmed_1sd --out rw-gold
     """
     from lexgold.process.pipeline import run
 
@@ -124,7 +130,8 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
     try:
         report = run(ratings, protocol, out_dir, pairs_path=pairs_path, seed=seed,
                      usf_dir=usf_dir, plots=not no_plots, bootstrap=bootstrap,
-                     scale=tuple(scale) if scale else None, allow_incomplete=allow_incomplete)
+                     scale=tuple(scale) if scale else None, allow_incomplete=allow_incomplete,
+                     aggregate=aggregate)
     except Exception:
         kept = "the previous release there is kept" if before else "no release folder made"
         click.echo(f"Note: nothing written to {out_dir} ({kept})", err=True)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, make_dataclass
 from itertools import pairwise
 from typing import Annotated, Literal
 
+from lexgold.process.aggregate import RULES as AGGREGATES
 from lexgold.process.rules import KEYS, RULES
 from lexgold.protocols import Check, Invalid, between, load_protocol, parse_section
 
@@ -159,6 +160,10 @@ class BwsConfig:
 
 @dataclass
 class ProcessConfig:
+    #: a pair's score from its accepted ratings (lexgold.process.aggregate): "mean" (the
+    #: papers'), "model" (rater bias and noise fitted, ITU-T P.913 clause 12), "trimmed_1sd"
+    #: (the mean within one SD of the mean, Rare Words)
+    aggregate: Literal[AGGREGATES] = "mean"
     agreement: AgreementConfig = field(default_factory=AgreementConfig)
     calibration: CalibrationConfig = field(default_factory=CalibrationConfig)
     exclusions: ExclusionConfig = field(default_factory=ExclusionConfig)

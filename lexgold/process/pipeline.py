@@ -7,7 +7,9 @@ Order of the steps (SimLex-999 section 3.6; HyperLex sections 4.5, 5; TR9856 sec
 2. calibrate biased raters on the consistency set, if the protocol does (:mod:`calibration`);
 3. compute every exclusion rule on the calibrated ratings and drop the excluded raters
    (:mod:`exclusions`);
-4. mean, SD and linearly scaled score per pair (:mod:`scaling`);
+4. a score per pair by the protocol's ``[process] aggregate`` rule (the mean, the papers';
+   a rater model; or the Rare Words trimmed mean: :mod:`aggregate`), SD, and the score
+   mapped linearly onto the released scale (:mod:`scaling`);
 5. IAA-1/IAA-2 at each stage, per subset, bootstrap intervals (:mod:`agreement`); TR9856
    split-half and transitivity (:mod:`splithalf`);
 6. random and lexical splits, if the protocol asks (:mod:`splits`);
@@ -34,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from lexgold.process import agreement as iaa
+from lexgold.process.aggregate import pair_estimates
 from lexgold.process.calibration import calibrate, calibration_shifts
 from lexgold.process.config import process_config
 from lexgold.process.exclusions import exclusion_table, excluded_raters
@@ -131,7 +134,12 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
     final = calibrated.loc[~calibrated["rater_id"].isin(dropped).to_numpy(),
                            [c for c in calibrated.columns if c not in ("answered_at",
                                                                        "rating_raw")]]
-    scores = gold_scores(final, rating_range=rating_range, score_range=score_range)
+    estimates, aggregate = pair_estimates(final, config.aggregate, rating_range=rating_range,
+                                          anonymous=anonymous)
+    if "note" in aggregate:
+        notes.append(aggregate["note"])
+    scores = gold_scores(final, rating_range=rating_range, score_range=score_range,
+                         estimates=estimates)
     scores = _with_subsets(scores, final, pairs, release.format, usf)
     if pairs is not None:                 # release in the order of the pairs file
         order = pairs.drop_duplicates(ITEM)[ITEM].reset_index(drop=True).reset_index()
@@ -146,7 +154,7 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
         scores["concQ"] = gold["concQ"].array
     report = {"protocol": protocol.get("name", "?"), "protocol_file": protocol.get("_path", ""),
               "protocol_sha256": protocol.get("_sha256", ""), "config": asdict(config),
-              "scale": scale,
+              "scale": scale, "aggregate": aggregate,
               "counts": _counts(raw, calibrated, final, scores, exclusions, shifted),
               "agreement": (_agreement(raw, calibrated, final, scores, config, boot_rng)
                             if not anonymous else _anonymous_agreement(final, config, half_rng)),
@@ -215,14 +223,15 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
             pairs_path: str | Path | None = None, seed: int = 0,
             usf_dir: str | Path | None = None, plots: bool = True,
             bootstrap: int | None = None, scale: tuple[float, float] | None = None,
-            allow_incomplete: bool = False) -> dict:
+            allow_incomplete: bool = False, aggregate: str | None = None) -> dict:
     """Read, process and write the release into the folder ``out_dir`` (module docstring).
 
     ``ratings_path`` is a study (SQLite file or database URL), an export of one (its study
     description beside it) or a ratings CSV (:mod:`lexgold.process.source`). ``protocol``
     defaults to the study's own; a ratings CSV without a study needs one. ``pairs_path``
     replaces the study's pairs (ratings from elsewhere). ``scale`` declares the scale of
-    ratings that do not declare one.
+    ratings that do not declare one. ``aggregate`` overrides the protocol's ``[process]
+    aggregate`` (a note in report.json when it differs).
 
     Raises :class:`IncompleteRelease` (nothing written) when :func:`release_check` finds a
     problem, unless ``allow_incomplete``; then the problems go to ``report.json`` under
@@ -237,6 +246,7 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
         loaded = load_protocol(protocol)
         if (loaded.get("study") or {}).get("task") == "bws":
             from lexgold.process.bws_release import run_bws
+            _slider_only(aggregate)
             return run_bws(ratings_path, loaded, out_dir, pairs_path=pairs_path, seed=seed,
                            bootstrap=bootstrap, allow_incomplete=allow_incomplete)
     source = read_source(ratings_path)
@@ -246,10 +256,17 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
     loaded, notes = _protocol_of(source, protocol)
     if (loaded.get("study") or {}).get("task") == "bws":    # a BWS study, its own protocol
         from lexgold.process.bws_release import run_bws
+        _slider_only(aggregate)
         return run_bws(ratings_path, loaded, out_dir, pairs_path=pairs_path, seed=seed,
                        bootstrap=bootstrap, allow_incomplete=allow_incomplete)
     if bootstrap is not None:             # command-line override of [process.agreement]
         loaded.setdefault("process", {}).setdefault("agreement", {})["bootstrap"] = bootstrap
+    if aggregate is not None:             # command-line override of [process] aggregate
+        asked = (loaded.get("process") or {}).get("aggregate", "mean")
+        if asked != aggregate:
+            notes.append(f"aggregate = {aggregate!r} from the command line (--aggregate); the "
+                         f"protocol says {asked!r}")
+        loaded.setdefault("process", {})["aggregate"] = aggregate
     pairs = read_release_pairs(pairs_path) if pairs_path else source.pairs
     release = process_config(loaded).release
     name = release_name(release.format, release.release_file)
@@ -305,6 +322,13 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
     write_publication(out, report, result.gold, loaded)
     write_checksums(out, report["files"])
     return report
+
+
+def _slider_only(aggregate: str | None) -> None:
+    """``--aggregate`` other than the mean is for ratings, not Best-Worst Scaling answers."""
+    if aggregate not in (None, "mean"):
+        raise InputError(f"--aggregate {aggregate} is for rating studies; a Best-Worst Scaling "
+                         f"study's scores come from [process.bws] method")
 
 
 def _protocol_of(source, protocol: str | None) -> tuple[dict, list[str]]:

@@ -193,7 +193,16 @@ def _datasheet(report: dict, gold: pd.DataFrame) -> list[str]:
         lines += ["| rule | raters excluded |", "| --- | --- |"]
         lines += [f"| {text(rule)} | {by_rule.get(rule, 0)} |" for rule in rules]
         lines += ["", "A rater may meet several rules; `exclusions.csv` lists each.", ""]
-    lines += [f"- Scale transform: the mean of the accepted ratings of a pair, mapped linearly "
+    aggregate = report.get("aggregate") or {"rule": "mean", "applied": "mean"}
+    rule = (text(aggregate["description"]) if "description" in aggregate
+            else "the mean of the accepted ratings of a pair")
+    if aggregate["rule"] != "mean":
+        rule += f" (`[process] aggregate = \"{text(aggregate['rule'])}\"`"
+        rule += (f": {text(aggregate['note'])})" if "note" in aggregate else
+                 f"; {aggregate['pairs_differing']} pairs differ from the plain mean by more "
+                 f"than 0.005, by {aggregate['mean_abs_difference']:.3f} on average on the "
+                 f"rating scale)")
+    lines += [f"- Scale transform: {rule}, mapped linearly "
               f"from [{release['rating_min']:g}, {release['rating_max']:g}] to "
               f"[{release['score_min']:g}, {release['score_max']:g}].",
               f"- Fewest accepted raters on a pair: {counts['min_raters_per_pair']} "

@@ -135,6 +135,10 @@ def write_markdown(report: dict, gold: pd.DataFrame, path: Path, images: list[st
                   f"on {scale['released'][0]:g}-{scale['released'][1]:g}"
                   + "".join(f"; ratings declared on {a:g}-{b:g} rescaled linearly"
                             for a, b in scale["rescaled"]) + "."]
+    aggregate = report.get("aggregate") or {"rule": "mean"}
+    if aggregate["rule"] != "mean":
+        lines += ["", f"Pair scores (`[process] aggregate = \"{text(aggregate['rule'])}\"`): "
+                  f"{text(aggregate.get('note') or aggregate['description'])}."]
     if "split_half" in report:
         half = report["split_half"]
         lines += ["", "## Split-half (TR9856 section 4)", "",

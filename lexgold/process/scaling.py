@@ -28,7 +28,8 @@ def linear_scale(values, *, source: tuple[float, float] = (0.0, 6.0),
 
 
 def gold_scores(ratings: pd.DataFrame, *, rating_range: tuple[float, float] = (0.0, 6.0),
-                score_range: tuple[float, float] = (0.0, 10.0)) -> pd.DataFrame:
+                score_range: tuple[float, float] = (0.0, 10.0),
+                estimates: pd.DataFrame | None = None) -> pd.DataFrame:
     """Mean, SD and scaled score of every pair over the raters who rated it.
 
     Parameters
@@ -38,13 +39,20 @@ def gold_scores(ratings: pd.DataFrame, *, rating_range: tuple[float, float] = (0
         (calibration repeat, duplicate) counts once for that rater, with the mean of the answers.
     rating_range, score_range : (float, float)
         The slider's interval and the released one (SimLex/HyperLex: 0-6 -> 0-10).
+    estimates : pandas.DataFrame, optional
+        ``word1, word2, estimate``: each pair's score on the rating scale by another rule of
+        ``[process] aggregate`` (:func:`lexgold.process.aggregate.pair_estimates`); None: the
+        mean (the papers' rule).
 
     Returns
     -------
     pandas.DataFrame
-        ``word1, word2, [pos], n`` (raters), ``mean`` (rating scale), ``sd`` (sample SD on the
-        rating scale, ddof=1; NaN for one rater), ``score`` (mean mapped to ``score_range``),
-        ``scores`` (the raters' answers, in rater order), in order of first appearance.
+        ``word1, word2, [pos], n`` (raters), ``mean`` (the pair's score on the rating scale:
+        the mean, or its ``estimate`` when given; what HyperLex's ``AVG_SCORE`` releases),
+        ``sd`` (sample SD of the ratings, ddof=1; NaN for one rater), ``score`` (``mean``
+        mapped to ``score_range``), ``scores`` (the raters' answers, in rater order), in order
+        of first appearance; with ``estimates``, also ``plain_mean`` (the mean of the
+        ratings).
     """
     answered = answers(check_ratings(ratings))                  # once (issue 22)
     frame = answered.sort_values("rater_id", kind="stable")
@@ -54,6 +62,9 @@ def gold_scores(ratings: pd.DataFrame, *, rating_range: tuple[float, float] = (0
                                   grouped.ngroup().to_numpy(), len(out))
     if "pos" in frame.columns:
         out.insert(2, "pos", frame.groupby(ITEM, sort=False)["pos"].first().to_numpy())
+    if estimates is not None:
+        out["plain_mean"] = out["mean"]
+        out["mean"] = out[ITEM].merge(estimates, on=ITEM, how="left")["estimate"].to_numpy()
     out["score"] = linear_scale(out["mean"], source=rating_range, target=score_range)
     order = answered[ITEM].drop_duplicates()
     return order.merge(out, on=ITEM, how="left")

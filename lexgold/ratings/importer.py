@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
+from lexgold.process.aggregate import trimmed_1sd
 from lexgold.process.ratings import ITEM, read_ratings
 from lexgold.ratings.layouts import (
     COLUMNS,
@@ -83,6 +84,8 @@ def import_ratings(paths: list[str | Path], *, layout: str | None = None,
         if item.frame.empty:
             raise InputError("no ratings: the file has no rows below its header", path=path,
                              line=2)
+        if item.published:
+            item.notes.append(published_rule_note(item))
     if word_map:
         for item in imported:
             item.frame, words, rows = map_words(item.frame, word_map)
@@ -107,6 +110,38 @@ def _check_scale(item: Imported, scale: tuple[float, float]) -> None:
         raise InputError(f"rating {row['rating']:g} is outside the declared scale "
                          f"{scale[0]:g}-{scale[1]:g}", path=item.path, line=int(row["_line"]),
                          field=str(row["_field"]))
+
+
+def reproduced(item: Imported) -> dict[str, int]:
+    """On how many rows of :attr:`Imported.published` each rule of ``[process] aggregate``
+    that needs no rater identity (the plain mean; Rare Words' ``trimmed_1sd``,
+    :func:`lexgold.process.aggregate.trimmed_1sd`) gives the published score to its printed
+    decimals (a tie such as 8.625 printed 8.62 or 8.63 counts either way)."""
+    ratings = item.frame[item.frame["kind"] != "checkpoint"].groupby("_line")["rating"]
+    rules = {"mean": lambda values: float(np.mean(values)), "trimmed_1sd": trimmed_1sd}
+    counts = dict.fromkeys(rules, 0)
+    for line, score, decimals in item.published:
+        values = ratings.get_group(line).to_numpy(dtype=float)
+        for name, rule in rules.items():
+            counts[name] += abs(rule(values) - score) <= 0.5 * 10 ** -decimals + 1e-9
+    return counts
+
+
+def published_rule_note(item: Imported) -> str:
+    """The summary's phrase on a published score column: which rule reproduces it."""
+    counts, rows = reproduced(item), len(item.published)
+    best = max(counts, key=counts.get)
+    other = min(counts, key=counts.get)
+    verdict = (f"it follows {RULE_NAMES[best]}" if counts[best] > counts[other]
+               and 2 * counts[best] > rows else "neither rule reproduces most rows")
+    return (f"no header: field 3 is the published score, not a rating; the plain mean of the "
+            f"ratings gives it on {counts['mean']} of {rows} rows, the mean within one SD of "
+            f"their mean (aggregate = \"trimmed_1sd\", Rare Words' rule) on "
+            f"{counts['trimmed_1sd']} (to its printed decimals): {verdict}")
+
+
+#: how the import summary names the rules
+RULE_NAMES = {"mean": "the plain mean", "trimmed_1sd": "trimmed_1sd"}
 
 
 def summary(item: Imported, scale: tuple[float, float] | None = None) -> str:

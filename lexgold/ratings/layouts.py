@@ -72,6 +72,10 @@ class Imported:
     frame: pd.DataFrame
     #: what was normalised, one phrase each ("CRLF line ends on 154 lines")
     notes: list[str] = field(default_factory=list)
+    #: a published score column beside the ratings (rw.txt's field 3): ``(line, score,
+    #: decimals printed)`` per row; the importer says which rule of ``[process] aggregate``
+    #: reproduces it
+    published: list[tuple[int, float, int]] = field(default_factory=list)
 
 
 class _Cleaner:
@@ -270,7 +274,7 @@ def _per_rater(path: Path, tranche: str | None) -> Imported:
 def _anonymous(path: Path) -> Imported:
     """SimVerb-3500 ratings: ``word1 word2 r1 ... r10``; the columns are not annotators.
     Without a header (Rare Words' ``rw.txt``: ``word1 TAB word2 TAB mean TAB r1 ... r10``) the
-    first number is the published mean, not a rating."""
+    first number is the published score, not a rating (kept in :attr:`Imported.published`)."""
     cleaner = _Cleaner()
     first = read_lines(path, _Cleaner())
     headerless = bool(first) and tuple(_name(f) for f in _Cleaner().fields(
@@ -281,7 +285,7 @@ def _anonymous(path: Path) -> Imported:
     else:
         lines, delimiter, header = _headed(path, cleaner, "'word1 word2 r1 ...'", shown=3)
         skip = 0
-    records, means = [], []
+    records, published = [], []
     for number, line in lines[1:]:
         fields = cleaner.fields(line, delimiter)
         if len(fields) < 3 + skip:
@@ -299,16 +303,11 @@ def _anonymous(path: Path) -> Imported:
             records.append((f"{ANONYMOUS}{path.stem}:{number}:{k}", path.stem, word1, word2,
                             value, number, column))
         if skip and row:
-            means.append((_rating(fields[2], path, number, "mean"), float(np.mean(row)),
-                          _decimals(fields[2])))
+            published.append((number, _rating(fields[2], path, number, "mean"),
+                              _decimals(fields[2])))
     notes = cleaner.notes() + ["the rating columns are not annotators: kept as anonymous "
                                "ratings (rater ids '?...'); per-rater statistics are undefined"]
-    if means:
-        same = sum(abs(p - m) <= 0.5 * 10 ** -d + 1e-9 for p, m, d in means)
-        notes.append(f"no header: field 3 is the published mean, not a rating; it equals the "
-                     f"mean of the ratings on {same} of {len(means)} rows (to its printed "
-                     f"decimals)")
-    return Imported(path, "anonymous", _records(records), notes)
+    return Imported(path, "anonymous", _records(records), notes, published)
 
 
 #: keys of a Potato-style annotation object, first found wins
