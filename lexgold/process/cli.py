@@ -17,6 +17,7 @@ from lexgold.cliutil import (
     seed_option,
     usf_option,
 )
+from lexgold.errors import InputError
 
 
 @click.command()
@@ -132,6 +133,8 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, ag
                      usf_dir=usf_dir, plots=not no_plots, bootstrap=bootstrap,
                      scale=tuple(scale) if scale else None, allow_incomplete=allow_incomplete,
                      aggregate=aggregate)
+    except InputError:
+        raise                    # one line that names the input; nothing was written either
     except Exception:
         kept = "the previous release there is kept" if before else "no release folder made"
         click.echo(f"Note: nothing written to {out_dir} ({kept})", err=True)
