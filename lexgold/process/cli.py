@@ -123,6 +123,10 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, no
     report = run(ratings, protocol, out_dir, pairs_path=pairs_path, seed=seed, usf_dir=usf_dir,
                  plots=not no_plots, bootstrap=bootstrap, scale=tuple(scale) if scale else None,
                  allow_incomplete=allow_incomplete)
+    if report.get("simulated"):           # lexgold.process.simulated
+        simulated = report["simulated"]
+        click.echo(f"Note: {simulated['ratings']} of {simulated['of']} ratings are simulated "
+                   f"(platform 'simulated'): the release says so", err=True)
     if report.get("task") == "bws":
         for problem in report["warnings"]:
             click.echo(f"Warning: incomplete release: {problem}", err=True)

@@ -26,6 +26,7 @@ import pandas as pd
 from lexgold import __version__
 from lexgold.compression import sha256_file
 from lexgold.process.markdown import code, text
+from lexgold.process.simulated import banner, statement
 
 #: the dataset kind of each release format, for the card's tags
 KINDS = {"simlex": "word-similarity", "hyperlex": "lexical-entailment",
@@ -99,8 +100,13 @@ def dataset_card(report: dict, gold: pd.DataFrame) -> str:
               "tags:", f"- {KINDS.get(fmt, 'word-pairs')}", "- word-pairs", "- lexgold",
               "configs:", "- config_name: default", "  data_files: gold.csv", "---", ""]
     stages = counts["stages"]
-    lines = [f"# {text(name)} gold standard", "",
-             f"{pairs} word pairs rated by {stages['final']['raters']} accepted raters, built "
+    simulated = report.get("simulated")
+    if simulated:                         # lexgold.process.simulated: said first
+        header[1] = f"pretty_name: {_yaml(f'{name} gold standard (simulated ratings, lexgold)')}"
+        header.insert(header.index("- lexgold") + 1, "- simulated")
+    lines = [*(banner(simulated) if simulated else []), f"# {text(name)} gold standard", "",
+             f"{pairs} word pairs rated by {stages['final']['raters']} accepted "
+             f"{'simulated ' if simulated and simulated['share'] == 1 else ''}raters, built "
              f"with lexgold {__version__} following the protocol of "
              f"{text(report.get('paper') or name)}.", ""]
     if report.get("warnings"):
@@ -315,5 +321,7 @@ def data_package(out: Path, report: dict) -> dict:
     slug = re.sub(r"[^a-z0-9._-]+", "-", report["protocol"].lower()).strip("-") or "gold"
     return {"name": f"{slug}-gold", "title": f"{report['protocol']} gold standard",
             "profile": "data-package" if fmt == "hyperlex" else "tabular-data-package",
-            "description": "Built with lexgold; see README.md (dataset card) and report.json.",
+            "description": ((statement(report["simulated"]) + " ") if report.get("simulated")
+                            else "") + "Built with lexgold; see README.md (dataset card) and "
+                                       "report.json.",
             "resources": resources}
