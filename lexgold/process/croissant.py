@@ -178,7 +178,9 @@ def _rai(report: dict, protocol: dict) -> dict:
     dates = report.get("dates") or {}
     paper = report.get("paper") or report["protocol"]
     raw = report.get("ratings_file") or {}
-    collection = (f"Ratings collected following the protocol of {paper}: "
+    simulated = report.get("simulated")
+    verb = "simulated" if simulated and simulated["share"] == 1 else "collected"
+    collection = (f"Ratings {verb} following the protocol of {paper}: "
                   f"{stages['raw']['raters']} raters gave {stages['raw']['ratings']} ratings "
                   f"on {stages['raw']['pairs']} pairs, on a scale of "
                   f"{release['rating_min']:g}-{release['rating_max']:g}")
@@ -188,7 +190,6 @@ def _rai(report: dict, protocol: dict) -> dict:
                        f"{study.get('raters_per_tranche', '?')} raters each.")
     fields = {"rai:dataCollection": collection + " Recruitment and payment: TODO.",
               "rai:dataCollectionType": ["Crowdsourcing"]}
-    simulated = report.get("simulated")
     if simulated:                 # lexgold.process.simulated: people gave some or none
         fields["rai:dataCollection"] = (f"{statement(simulated)} {collection} Simulated by "
                                         f"lexgold {__version__}.")
