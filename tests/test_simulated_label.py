@@ -123,7 +123,7 @@ def test_a_release_of_a_rehearsal_says_simulated_everywhere(rehearsed, tmp_path)
     first, last = (datetime.fromisoformat(d.rstrip("Z")) for d in meta["rai:dataCollectionTimeframe"])
     assert first <= last <= RUN_AT
     assert [report["dates"]["first"], report["dates"]["last"]] == meta["rai:dataCollectionTimeframe"]
-    assert f"- Ratings collected: {report['dates']['first']}" in card
+    assert f"- Ratings simulated: {report['dates']['first']}" in card
 
 
 def real_ratings(tmp_path):

@@ -148,6 +148,8 @@ def _datasheet(report: dict, gold: pd.DataFrame) -> list[str]:
     level = agreement.get("ci_level", 0.95)
     by_rule = counts["excluded_by_rule"]
     rules = report["config"]["exclusions"]["rules"]
+    simulated = report.get("simulated")
+    verb = "simulated" if simulated and simulated["share"] == 1 else "collected"
     lines = ["## Datasheet", "",
              "Sections of Gebru et al. (2021), *Datasheets for Datasets*. Figures come from "
              "`report.json`; TODO marks what only the authors can say.", "",
@@ -178,10 +180,11 @@ def _datasheet(report: dict, gold: pd.DataFrame) -> list[str]:
                              f"), seed {text(manifest.get('seed', '?'))}; resources: "
                              f"{code(json.dumps(manifest.get('resources', {}), sort_keys=True))}."
                              if manifest else "TODO (no builder manifest beside pairs.csv)."),
-              f"- Ratings collected: {text(dates.get('first', 'TODO'))} to "
+              f"- Ratings {verb}: {text(dates.get('first', 'TODO'))} to "
               f"{text(dates.get('last', 'TODO'))}"
               f" (first and last answer).",
-              f"- Raters recruited: {stages['raw']['raters']} ({stages['raw']['ratings']} "
+              f"- Raters {'simulated' if verb == 'simulated' else 'recruited'}: "
+              f"{stages['raw']['raters']} ({stages['raw']['ratings']} "
               f"ratings on {stages['raw']['pairs']} pairs). Recruitment, payment and consent: "
               "TODO.", "",
               "### Preprocessing and cleaning", "",
