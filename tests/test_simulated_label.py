@@ -268,3 +268,10 @@ def test_prolific_commands_skip_simulated_raters(usf, tmp_path, monkeypatch):
         assert "1 bonuses, 0.50 in all" in run("bonus", db, "--rule", "completed=0.50")
     finally:
         server.close()
+    # nor does the admin view's move link name it by that ID
+    app = make_app(database_url(db))
+    admin = app.test_client()
+    assert admin.post("/admin/login", data={"password": "s3cret"}).status_code == 302
+    assert admin.post("/admin/move", data={"rater": pid("E")}).status_code == 404
+    assert admin.post("/admin/move", data={"rater": pid("A")}).status_code == 200
+    app.extensions["lexgold_engine"].dispose()
