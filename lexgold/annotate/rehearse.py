@@ -46,8 +46,8 @@ import re
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Callable
 from html import unescape
+from typing import Callable
 
 import numpy as np
 import pandas as pd
