@@ -238,6 +238,11 @@ def test_rehearse_answers_tuples_and_process_releases(tmp_path, bws_pairs):
     rho = stats.spearmanr(merged["counting"], merged["truth"]).statistic
     assert rho > 0.6
     assert report["counts"]["raters_accepted"] == 8 and not report["warnings"]
+    # the rehearsal's raters are simulated, and the release says so (issue 33)
+    assert report["simulated"]["share"] == 1.0 and report["simulated"]["raters"] == 8
+    card = (tmp_path / "release" / "README.md").read_text()
+    assert card.split("---\n", 2)[2].lstrip("\n").startswith(
+        "> **Simulated Best-Worst answers, not people's.**")
 
 
 def test_cli_create_prints_the_tuple_design_and_export_writes_the_long_format(tmp_path,

@@ -86,19 +86,24 @@ def test_rai_fields_come_from_the_report_and_the_protocol(tmp_path):
                                                         f"\"{label}\"")
     assert document["rai:dataCollectionTimeframe"] == [report["dates"]["first"],
                                                        report["dates"]["last"]]
+    # simulated ratings (lexgold simulate): said first, then what the simulation followed
+    assert document["rai:dataCollectionType"] == ["Simulation"]
     assert document["rai:dataCollection"].startswith(
-        f"Ratings collected following the protocol of {report['paper']}: "
-        f"{stages['raw']['raters']} raters gave {stages['raw']['ratings']} ratings on "
-        f"{stages['raw']['pairs']} pairs, on a scale of 0-6. The protocol plans 10 tranches of "
-        "about 52 raters each.")
+        f"Simulated data: all {stages['raw']['ratings']} ratings were drawn from lexgold's "
+        "simulated rater model")
+    assert (f"Ratings simulated following the protocol of {report['paper']}: "
+            f"{stages['raw']['raters']} raters gave {stages['raw']['ratings']} ratings on "
+            f"{stages['raw']['pairs']} pairs, on a scale of 0-6. The protocol plans 10 tranches "
+            "of about 52 raters each.") in document["rai:dataCollection"]
     assert report["protocol_sha256"] in document["rai:dataAnnotationProtocol"][0]
     final = report["agreement"]["final"]
     assert f"final ratings: IAA-1 (mean pairwise Spearman) {final['iaa1']:.3f}" in \
         document["rai:dataAnnotationAnalysis"][1]
     assert (f"{counts['excluded_raters']} raters excluded, {stages['final']['raters']} accepted"
             in document["rai:dataPreprocessingProtocol"][1])
-    # the release is incomplete (12 raters, 36 required): its limitations say so first
-    assert report["warnings"] and document["rai:dataLimitations"][0] == \
+    # simulated, and incomplete (12 raters, 36 required): its limitations say so first
+    assert document["rai:dataLimitations"][0].startswith("Simulated data: all ")
+    assert report["warnings"] and document["rai:dataLimitations"][1] == \
         f"Incomplete release: {report['warnings'][0]}."
     assert document["rai:annotationsPerItem"].startswith(
         f"At least {counts['min_raters_per_pair']} accepted raters per pair (protocol: 36)")

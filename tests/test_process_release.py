@@ -247,7 +247,9 @@ def test_dataset_card_has_yaml_header_and_the_reports_figures(simlex_release):
     assert header["configs"][0]["data_files"] == "gold.csv"
     counts, final = report["counts"], report["agreement"]["final"]
     assert header["size_categories"] == ["n<1K"] and counts["released_pairs"] == 100
-    assert f"Raters recruited: {counts['stages']['raw']['raters']} " in text
+    # lexgold simulate's raters: the card says simulated (lexgold.process.simulated)
+    assert f"Raters simulated: {counts['stages']['raw']['raters']} " in text
+    assert header["tags"][-1] == "simulated" and "simulated" in header["pretty_name"]
     for rule in report["config"]["exclusions"]["rules"]:
         assert f"| {rule} | {counts['excluded_by_rule'].get(rule, 0)} |" in text
     low, high = final["iaa1_ci"]

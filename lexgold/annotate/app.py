@@ -54,7 +54,8 @@ def create_app(config: dict | None = None) -> Flask:
     :mod:`lexgold.annotate.secret`), ``ADMIN_PASSWORD_ID`` (what names the admin password on
     every host: ``lexgold serve`` sets it from a plain ``LEXGOLD_ADMIN_PASSWORD``; default: the
     hash), ``CLOCK`` (a simulated clock; default: the database server's, see
-    :mod:`lexgold.annotate.clock`), ``LEGACY_SECRET_KEY`` and ``LEGACY_SECRET_UNTIL`` (naive
+    :mod:`lexgold.annotate.clock`), ``SIMULATED_RATERS`` (every rater who consents is stored
+    with platform ``simulated``; :mod:`lexgold.annotate.rehearse`'s in-process site only), ``LEGACY_SECRET_KEY`` and ``LEGACY_SECRET_UNTIL`` (naive
     UTC; the key a study held before revision 0010, read only to find the rater of a cookie it
     signed: :func:`lexgold.annotate.views_rater.legacy_rater`), ``SESSION_COOKIE_SECURE``,
     ``TESTING``, ``WTF_CSRF_ENABLED``, ``PROLIFIC_WEBHOOK_SECRET`` (default from

@@ -357,7 +357,10 @@ def rehearse_command(study_db, arrivals_per_hour, max_raters, truth_path, seed, 
     the site recruits as it will for real (top-ups until [study] min_accepted_raters; with
     [study] allocation = "adaptive", top-up tranches of the least precise pairs). Their
     answers are stored in the study like real ones, so rehearse a study no real rater has
-    entered. Prints what the study needed: raters, top-ups, pages, simulated time.
+    entered, but with platform "simulated" (no Prolific command takes them for participants;
+    a release built from them says it is simulated), and their times end at the real time of
+    the run (never in the future). Prints what the study needed: raters, top-ups, pages,
+    simulated time.
 
     \b
     Example:

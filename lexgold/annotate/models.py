@@ -129,7 +129,9 @@ class Rater(Base):
     __table_args__ = (UniqueConstraint("platform", "external_id"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     public_id: Mapped[str] = mapped_column(String(64), unique=True)
-    platform: Mapped[str] = mapped_column(String(20))      # prolific / mturk / anonymous
+    #: prolific / mturk / anonymous, or ``simulated`` (:data:`lexgold.ratings.SIMULATED`): a
+    #: rater of ``lexgold study rehearse``, never matched to a platform's participant
+    platform: Mapped[str] = mapped_column(String(20))
     external_id: Mapped[str | None] = mapped_column(String(100), nullable=True)
     external_study: Mapped[str] = mapped_column(String(100), default="")
     external_session: Mapped[str] = mapped_column(String(100), default="")

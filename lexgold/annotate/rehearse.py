@@ -11,7 +11,9 @@ releases every pair. A rehearsal answers that with the study itself:
   item ids and checkpoint options are read from the pages as a browser would;
 - the raters are :class:`lexgold.process.simulate.SimulatedRater` (bias, noise, recall,
   spammers, quitters, speed); the pairs' true scores are drawn uniformly over the scale unless
-  given;
+  given. The site stores them with platform ``simulated`` (``SIMULATED_RATERS``), whatever
+  entry link they came by, so that no Prolific or MTurk command ever takes one for a
+  participant, and ``lexgold process`` labels a release built from their ratings as simulated;
 - time is simulated: the site runs on a clock (``CLOCK``) that the rehearsal advances, raters
   arrive as a Poisson process (``arrivals_per_hour``) while the study has a place to give (as a
   platform stops sending participants when its places are taken), each page takes the rater's
@@ -29,8 +31,11 @@ releases every pair. A rehearsal answers that with the study itself:
 
 The answers are stored in the study like real ones, so a rehearsal is run on a study no real
 rater has entered (rehearse a copy: ``lexgold study backup``). Everything random comes from one
-``numpy.random.Generator``, and the clock starts when the study was created: the same study and
-seed give the same stored answers.
+``numpy.random.Generator``: the same study and seed give the same stored answers. The clock
+starts at the real time of the run (``now``, the database server's); simulated hours usually
+outrun the run's wall time, so when the rehearsal ends every time it stored is moved back by
+the same amount (:func:`move_back`), until its last event falls at the real time the run
+ended: no stored time, and no collection time of a release, lies in the future.
 """
 
 from __future__ import annotations
@@ -42,10 +47,11 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from html import unescape
+from typing import Callable
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import func, or_, and_, select
+from sqlalchemy import DateTime, and_, bindparam, func, or_, select, update
 
 from lexgold.annotate import models as m
 from lexgold.annotate.secret import new_key
@@ -114,12 +120,14 @@ class Site:
     checkpoints: dict          # frozenset of casefolded option texts -> right answer
     clock: list                # [datetime]: the site's time
     requests: int = 0
+    now: Callable[[], datetime] = m.utcnow            # the real time (naive UTC)
     tuple_pairs: dict = field(default_factory=dict)   # BWS: tuple id -> pair ids, in order
 
 
 def rehearse(url: str, *, rng: np.random.Generator, crowd: Crowd = Crowd(),
              truth: pd.DataFrame | None = None, arrivals_per_hour: float = 120.0,
-             max_raters: int | None = None, progress=None) -> dict:
+             max_raters: int | None = None, progress=None,
+             now: Callable[[], datetime] | None = None) -> dict:
     """Rehearse the study at ``url`` (see the module docstring) and return what it needed.
 
     Parameters
@@ -140,6 +148,10 @@ def rehearse(url: str, *, rng: np.random.Generator, crowd: Crowd = Crowd(),
         Stop after this many raters entered (default: ten times the study's places).
     progress : callable, optional
         Called with ``(raters entered, places completed, places)`` after each rater.
+    now : callable, optional
+        The real time, naive UTC (default: the study database server's clock). The simulated
+        clock starts there; at the end the stored times are moved back so that none lies after
+        ``now()`` (module docstring).
 
     Returns
     -------
@@ -155,7 +167,7 @@ def rehearse(url: str, *, rng: np.random.Generator, crowd: Crowd = Crowd(),
     from lexgold.annotate.app import create_app
 
     started = time.perf_counter()
-    site = _open_site(url, rng, truth, create_app)
+    site = _open_site(url, rng, truth, create_app, now)
     places = _places(site)
     limit = max_raters if max_raters is not None else 10 * places
     low, high = ((0, 1) if site.config.task == "binary"
@@ -197,6 +209,7 @@ def rehearse(url: str, *, rng: np.random.Generator, crowd: Crowd = Crowd(),
     who_frame = pd.DataFrame(who, columns=["rater_id", "style", "spammer", "bias", "quit",
                                            "outcome"])
     end = site.clock[0]
+    move_back(site.engine, since=start, by=end - site.now().replace(microsecond=0))
     site.engine.dispose()
     return {"raters": entered, "completed": int((who_frame["outcome"] == "done").sum()),
             "quit": int(who_frame["quit"].sum()),
@@ -212,17 +225,19 @@ def rehearse(url: str, *, rng: np.random.Generator, crowd: Crowd = Crowd(),
                 columns="id")}
 
 
-def _open_site(url, rng, truth, create_app) -> Site:
+def _open_site(url, rng, truth, create_app, now=None) -> Site:
     app = create_app({"DATABASE_URL": url, "SESSION_COOKIE_SECURE": False,
                       "SECRET_KEY": new_key(),         # in-process clients only: this run's
-                      "CLOCK": lambda: site.clock[0]})
+                      "CLOCK": lambda: site.clock[0], "SIMULATED_RATERS": True})
     engine = app.extensions["lexgold_engine"]
     state = app.extensions["lexgold"]
+    if now is None:
+        from lexgold.annotate.clock import database_now
+        now = lambda: database_now(engine)  # noqa: E731
     with state.reads() as session:
         if session.scalar(select(func.count()).select_from(m.Rater)):
             raise InputError("raters have already entered this study: rehearse a new study or "
                              "a copy made before anyone entered (`lexgold study backup`)")
-        created = session.scalar(select(m.Study.created_at))
         item_pair = dict(session.execute(select(m.Item.id, m.Item.pair_id)).all())
         tuple_pairs: dict = {}                 # Best-Worst: each tuple's pairs, in its order
         for tuple_id, position, pair_id in session.execute(
@@ -248,10 +263,32 @@ def _open_site(url, rng, truth, create_app) -> Site:
                        (c.best, c.worst) for c in config.bws.checkpoints}
     site = Site(app, engine, config, state.entries or {"platforms": list(m.ENTRY_KINDS)},
                 item_pair, scores.to_dict(), pairs, checkpoints,
-                [created.replace(microsecond=0)],
+                [now().replace(microsecond=0)], now=now,
                 tuple_pairs={key: [rows[p] for p in sorted(rows)]
                              for key, rows in tuple_pairs.items()})
     return site
+
+
+def move_back(engine, *, since: datetime, by: timedelta) -> None:
+    """Move every stored time at or after ``since`` (what the rehearsal wrote: the study's
+    creation and anything before stay) back by ``by``, the same amount for every table, so
+    that the order and spacing of the rehearsal's events are kept. Nothing when ``by`` is not
+    positive (the run took longer than the simulated time)."""
+    if by <= timedelta(0):
+        return
+    with engine.begin() as connection:
+        for table in m.Base.metadata.sorted_tables:
+            if table.name == "study":
+                continue
+            key = list(table.primary_key.columns)
+            for column in (c for c in table.columns if isinstance(c.type, DateTime)):
+                rows = connection.execute(select(*key, column).where(column >= since)).all()
+                if rows:
+                    connection.execute(
+                        update(table).where(and_(*(k == bindparam(f"k_{k.name}") for k in key)))
+                        .values({column.name: bindparam("moved")}),
+                        [{**{f"k_{k.name}": value for k, value in zip(key, row[:-1])},
+                          "moved": row[-1] - by} for row in rows])
 
 
 def _gap(rng, per_hour: float) -> timedelta:

@@ -32,6 +32,7 @@ from lexgold.annotate import figures, flow, recruit, throttle
 from lexgold.annotate import models as m
 from lexgold.annotate.context import db, now, state
 from lexgold.annotate.health import measure
+from lexgold.ratings import SIMULATED
 
 admin = Blueprint("admin", __name__, url_prefix="/admin")
 #: password checks allowed from one client address within LOCKOUT_S (a successful login resets
@@ -257,11 +258,13 @@ def preview(tranche: int, position: int):
 def move():
     """A one-time link (valid :data:`flow.MOVE_LINK_S`) that moves a rater to a new browser,
     for a participant who contacted the researcher. ``rater``: its rater ID or platform ID.
-    Anonymous raters are not moved: nothing tells the researcher who is asking."""
+    Anonymous raters are not moved: nothing tells the researcher who is asking; a platform ID
+    never names a simulated rater (``lexgold study rehearse``), whatever ID it entered with."""
     wanted = request.form.get("rater", "").strip()
     found = db().scalars(select(m.Rater).where(
         (m.Rater.public_id == wanted) |
-        ((m.Rater.external_id == wanted) & (m.Rater.platform != "anonymous"))).limit(2)).all() \
+        ((m.Rater.external_id == wanted)
+         & m.Rater.platform.not_in(("anonymous", SIMULATED)))).limit(2)).all() \
         if wanted else []
     if len(found) != 1 or found[0].platform == "anonymous":
         error = (f"No rater with the rater or platform ID {wanted!r}" if not found else

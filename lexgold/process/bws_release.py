@@ -27,6 +27,10 @@ from lexgold.errors import InputError
 from lexgold.process import bws
 
 
+#: what a simulated BWS row counts (:mod:`lexgold.process.simulated`): one answer to a tuple
+ANSWERS = "Best-Worst answers"
+
+
 def process_bws(answers: pd.DataFrame, protocol: dict, *, rng: np.random.Generator,
                 pairs: pd.DataFrame | None = None, source=None) -> dict:
     """Steps 1-5 in memory; returns ``{"gold", "scores", "tuples", "exclusions", "report"}``."""
@@ -128,7 +132,9 @@ def run_bws(ratings_path, protocol: dict, out_dir, *, pairs_path=None, seed: int
     release check finds a problem, unless ``allow_incomplete``."""
     from lexgold.process.pipeline import IncompleteRelease
     from lexgold.process.publish import _resource, citation_cff, write_checksums
+    from lexgold.process.simulated import statement
     from lexgold.process.release import read_release_pairs as read_pairs
+    from lexgold.process.simulated import simulated_ratings
     from lexgold.process.source import is_study
 
     study_pairs = None
@@ -152,6 +158,9 @@ def run_bws(ratings_path, protocol: dict, out_dir, *, pairs_path=None, seed: int
     result = process_bws(answers, protocol, rng=np.random.default_rng(seed), pairs=pairs,
                          source=str(ratings_path))
     report = result["report"]
+    simulated = simulated_ratings(answers.drop_duplicates(["rater_id", "tuple_id"]))
+    if simulated:                         # lexgold.process.simulated: said first
+        report["simulated"] = simulated
     if report["warnings"] and not allow_incomplete:
         raise IncompleteRelease(f"incomplete release: {'; '.join(report['warnings'])}; nothing "
                                 f"written (--allow-incomplete writes it anyway, with a warning)",
@@ -175,7 +184,9 @@ def run_bws(ratings_path, protocol: dict, out_dir, *, pairs_path=None, seed: int
     slug = report["protocol"].lower().replace(" ", "-")
     package = {"name": f"{slug}-gold", "title": f"{report['protocol']} gold standard",
                "profile": "tabular-data-package",
-               "description": "Built with lexgold from Best-Worst Scaling answers; see README.md.",
+               "description": (statement(report["simulated"], ANSWERS) + " " if report.get("simulated")
+                               else "")
+                              + "Built with lexgold from Best-Worst Scaling answers; see README.md.",
                "resources": [_resource(out, name.removesuffix(".csv"), name,
                                        pd.read_csv(out / name, keep_default_na=False,
                                                    na_values=[""]))
@@ -211,8 +222,13 @@ def dataset_card(report: dict) -> str:
              ("report.json", "every figure of this run")]
     warning = ([f"**Warning:** incomplete release: {'; '.join(report['warnings'])}.", ""]
                if report["warnings"] else [])
+    from lexgold.process.simulated import banner
+
+    simulated = report.get("simulated")
     lines = ["---", "language:", "- en", "task_categories:", "- sentence-similarity",
-             "tags:", "- word-similarity", "- best-worst-scaling", "---", "",
+             "tags:", "- word-similarity", "- best-worst-scaling",
+             *(["- simulated"] if simulated else []), "---", "",
+             *(banner(simulated, ANSWERS) if simulated else []),
              f"# {report['protocol']} gold standard (Best-Worst Scaling, built with lexgold)",
              "", *warning, summary, "", reliability, "", "| file | holds |", "| --- | --- |",
              *[f"| `{name}` | {what} |" for name, what in files], "",

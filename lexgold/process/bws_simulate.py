@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
+from lexgold.ratings import SIMULATED
 from lexgold.process.simulate import Crowd, SimulatedRater, _rated_rows
 
 COLUMNS = ["rater_id", "tranche", "tuple_id", "position", "word1", "word2", "pos", "rating",
@@ -123,7 +124,7 @@ def simulate_bws(pairs: pd.DataFrame, protocol: dict | str, *, rng: np.random.Ge
                                      int(p == best) - int(p == worst), kind, at))
             who.append({"rater_id": rater_id, "tranche": t, "spammer": not rater.honest,
                         "style": rater.style, "bias": rater.bias, "quit": stop is not None})
-    answers = pd.DataFrame(rows, columns=COLUMNS)
+    answers = pd.DataFrame(rows, columns=COLUMNS).assign(platform=SIMULATED)  # no person's
     raters = pd.DataFrame(who)
     full = np.full(len(source), np.nan)
     full[rated] = frame["truth"].to_numpy()

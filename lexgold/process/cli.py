@@ -139,6 +139,10 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, ag
         kept = "the previous release there is kept" if before else "no release folder made"
         click.echo(f"Note: nothing written to {out_dir} ({kept})", err=True)
         raise
+    if report.get("simulated"):           # lexgold.process.simulated
+        simulated = report["simulated"]
+        click.echo(f"Note: {simulated['ratings']} of {simulated['of']} ratings are simulated "
+                   f"(platform 'simulated'): the release says so", err=True)
     if report.get("task") == "bws":
         for problem in report["warnings"]:
             click.echo(f"Warning: incomplete release: {problem}", err=True)

@@ -34,6 +34,7 @@ import pandas as pd
 
 from lexgold import __version__
 from lexgold.compression import sha256_file
+from lexgold.process.simulated import statement
 
 CONFORMS_TO = "http://mlcommons.org/croissant/1.1"
 
@@ -95,7 +96,9 @@ def croissant(out: Path, report: dict, protocol: dict | None = None) -> dict:
     dataset = {
         "@context": CONTEXT, "@type": "sc:Dataset",
         "name": f"{name} gold standard (built with lexgold)",
-        "description": f"{report['counts']['released_pairs']} word pairs rated by "
+        "description": (statement(report["simulated"]) + " " if report.get("simulated")
+                        else "")
+                       + f"{report['counts']['released_pairs']} word pairs rated by "
                        f"{report['counts']['stages']['final']['raters']} accepted raters, "
                        f"following the protocol of {paper}. See README.md (dataset card) "
                        "and report.json.",
@@ -103,7 +106,8 @@ def croissant(out: Path, report: dict, protocol: dict | None = None) -> dict:
         "license": "TODO: the licence of this dataset",
         "citeAs": f"TODO: how to cite this dataset. Please also cite {paper}.",
         "inLanguage": report.get("language") or "en",
-        "keywords": ["word pairs", "gold standard", "lexgold"],
+        "keywords": ["word pairs", "gold standard", "lexgold",
+                     *(["simulated data"] if report.get("simulated") else [])],
         "url": "TODO: where this dataset is published",
         "distribution": _distribution(out, report),
         "recordSet": _record_sets(out, report),
@@ -174,7 +178,9 @@ def _rai(report: dict, protocol: dict) -> dict:
     dates = report.get("dates") or {}
     paper = report.get("paper") or report["protocol"]
     raw = report.get("ratings_file") or {}
-    collection = (f"Ratings collected following the protocol of {paper}: "
+    simulated = report.get("simulated")
+    verb = "simulated" if simulated and simulated["share"] == 1 else "collected"
+    collection = (f"Ratings {verb} following the protocol of {paper}: "
                   f"{stages['raw']['raters']} raters gave {stages['raw']['ratings']} ratings "
                   f"on {stages['raw']['pairs']} pairs, on a scale of "
                   f"{release['rating_min']:g}-{release['rating_max']:g}")
@@ -184,6 +190,11 @@ def _rai(report: dict, protocol: dict) -> dict:
                        f"{study.get('raters_per_tranche', '?')} raters each.")
     fields = {"rai:dataCollection": collection + " Recruitment and payment: TODO.",
               "rai:dataCollectionType": ["Crowdsourcing"]}
+    if simulated:                 # lexgold.process.simulated: people gave some or none
+        fields["rai:dataCollection"] = (f"{statement(simulated)} {collection} Simulated by "
+                                        f"lexgold {__version__}.")
+        fields["rai:dataCollectionType"] = (["Simulation"] if simulated["share"] == 1
+                                            else ["Crowdsourcing", "Simulation"])
     if dates.get("first") and dates.get("last"):
         fields["rai:dataCollectionTimeframe"] = [dates["first"], dates["last"]]
     if raw:
@@ -203,7 +214,9 @@ def _rai(report: dict, protocol: dict) -> dict:
          f"{release['rating_max']:g}; {len(study.get('checkpoints') or [])} checkpoint "
          "questions.")]
     if report.get("ratings_source") in ("study", "export"):
-        fields["rai:dataAnnotationPlatform"] = [f"lexgold's crowd-rating site (lexgold {__version__})"]
+        fields["rai:dataAnnotationPlatform"] = [f"lexgold's crowd-rating site (lexgold {__version__})"
+                                                + (", answered by simulated raters (`lexgold "
+                                                   "study rehearse`)" if simulated else "")]
     fields["rai:annotationsPerItem"] = (
         f"At least {counts['min_raters_per_pair']} accepted raters per pair (protocol: "
         f"{release['min_raters_per_pair']}); {stages['final']['ratings']} accepted ratings "
@@ -224,7 +237,8 @@ def _rai(report: dict, protocol: dict) -> dict:
         (f"Score: the mean of a pair's accepted ratings mapped linearly from "
          f"[{release['rating_min']:g}, {release['rating_max']:g}] to "
          f"[{release['score_min']:g}, {release['score_max']:g}].")]
-    limitations = [f"Incomplete release: {warning}." for warning in report.get("warnings", [])]
+    limitations = [statement(simulated)] if simulated else []
+    limitations += [f"Incomplete release: {warning}." for warning in report.get("warnings", [])]
     limitations += [str(note) for note in report.get("overlap_warnings", [])]
     limitations.append("Ratings come from crowd raters; scores are means over the accepted "
                        "raters of each pair and carry their sampling error (see the "

@@ -239,6 +239,7 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
     """
     from lexgold.process.publish import write_checksums, write_publication
     from lexgold.process.report import write_markdown
+    from lexgold.process.simulated import simulated_ratings
     from lexgold.process.source import read_source
     from lexgold.ratings.overlap import overlap_warnings
 
@@ -305,6 +306,7 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
               "protocol_file": _protocol_file(loaded),
               "release_file": name, "ratings_file": _input_named(ratings_path, source.kind),
               "ratings_source": source.kind,
+              **({"simulated": simulated} if (simulated := simulated_ratings(ratings)) else {}),
               "study": ({"name": description.get("name"),
                          "protocol_sha256": description["protocol"]["sha256"],
                          "pairs": len(description["pairs"])} if description else None),

@@ -30,6 +30,7 @@ from lexgold import __version__
 from lexgold.compression import sha256_file
 from lexgold.errors import InputError
 from lexgold.process.markdown import code, text
+from lexgold.process.simulated import banner, statement
 
 #: the dataset kind of each release format, for the card's tags
 KINDS = {"simlex": "word-similarity", "hyperlex": "lexical-entailment",
@@ -103,8 +104,13 @@ def dataset_card(report: dict, gold: pd.DataFrame) -> str:
               "tags:", f"- {KINDS.get(fmt, 'word-pairs')}", "- word-pairs", "- lexgold",
               "configs:", "- config_name: default", "  data_files: gold.csv", "---", ""]
     stages = counts["stages"]
-    lines = [f"# {text(name)} gold standard", "",
-             f"{pairs} word pairs rated by {stages['final']['raters']} accepted raters, built "
+    simulated = report.get("simulated")
+    if simulated:                         # lexgold.process.simulated: said first
+        header[1] = f"pretty_name: {_yaml(f'{name} gold standard (simulated ratings, lexgold)')}"
+        header.insert(header.index("- lexgold") + 1, "- simulated")
+    lines = [*(banner(simulated) if simulated else []), f"# {text(name)} gold standard", "",
+             f"{pairs} word pairs rated by {stages['final']['raters']} accepted "
+             f"{'simulated ' if simulated and simulated['share'] == 1 else ''}raters, built "
              f"with lexgold {__version__} following the protocol of "
              f"{text(report.get('paper') or name)}.", ""]
     if report.get("warnings"):
@@ -146,6 +152,8 @@ def _datasheet(report: dict, gold: pd.DataFrame) -> list[str]:
     level = agreement.get("ci_level", 0.95)
     by_rule = counts["excluded_by_rule"]
     rules = report["config"]["exclusions"]["rules"]
+    simulated = report.get("simulated")
+    verb = "simulated" if simulated and simulated["share"] == 1 else "collected"
     lines = ["## Datasheet", "",
              "Sections of Gebru et al. (2021), *Datasheets for Datasets*. Figures come from "
              "`report.json`; TODO marks what only the authors can say.", "",
@@ -176,10 +184,11 @@ def _datasheet(report: dict, gold: pd.DataFrame) -> list[str]:
                              f"), seed {text(manifest.get('seed', '?'))}; resources: "
                              f"{code(json.dumps(manifest.get('resources', {}), sort_keys=True))}."
                              if manifest else "TODO (no builder manifest beside pairs.csv)."),
-              f"- Ratings collected: {text(dates.get('first', 'TODO'))} to "
+              f"- Ratings {verb}: {text(dates.get('first', 'TODO'))} to "
               f"{text(dates.get('last', 'TODO'))}"
               f" (first and last answer).",
-              f"- Raters recruited: {stages['raw']['raters']} ({stages['raw']['ratings']} "
+              f"- Raters {'simulated' if verb == 'simulated' else 'recruited'}: "
+              f"{stages['raw']['raters']} ({stages['raw']['ratings']} "
               f"ratings on {stages['raw']['pairs']} pairs). Recruitment, payment and consent: "
               "TODO.", "",
               "### Preprocessing and cleaning", "",
@@ -333,7 +342,9 @@ def data_package(out: Path, report: dict) -> dict:
     slug = re.sub(r"[^a-z0-9._-]+", "-", report["protocol"].lower()).strip("-") or "gold"
     return {"name": f"{slug}-gold", "title": f"{report['protocol']} gold standard",
             "profile": "data-package" if fmt == "hyperlex" else "tabular-data-package",
-            "description": "Built with lexgold; see README.md (dataset card) and report.json.",
+            "description": ((statement(report["simulated"]) + " ") if report.get("simulated")
+                            else "") + "Built with lexgold; see README.md (dataset card) and "
+                                       "report.json.",
             "resources": resources}
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from lexgold.process.markdown import code, text
+from lexgold.process.simulated import banner
 
 
 def _pyplot():
@@ -86,7 +87,8 @@ def _interval(row: dict, name: str) -> str:
 def write_markdown(report: dict, gold: pd.DataFrame, path: Path, images: list[str]) -> None:
     """``report.md``: counts per stage, agreement figures, exclusions, plots, gold head."""
     agreement, counts = report["agreement"], report["counts"]
-    lines = [f"# {text(report['protocol'])} gold standard: post-processing report", "",
+    lines = [*(banner(report["simulated"]) if report.get("simulated") else []),
+             f"# {text(report['protocol'])} gold standard: post-processing report", "",
              f"Protocol file {code(report['protocol_file'])} "
              f"(sha256 {text(report['protocol_sha256'][:12])}).", ""]
     if report.get("release_file"):

@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
+from lexgold.ratings import SIMULATED
 
 STYLES = ("random", "single", "alternate")
 
@@ -169,7 +170,8 @@ def simulate_ratings(pairs: pd.DataFrame, protocol: dict | str, *, rng: np.rando
     Returns
     -------
     ratings : pandas.DataFrame
-        The long format of ``lexgold study export`` (docs/contract.md), one row per answer.
+        The long format of ``lexgold study export`` (docs/contract.md), one row per answer,
+        ``platform`` ``simulated`` on every row.
     raters : pandas.DataFrame
         ``rater_id, tranche, spammer, style, bias, quit``; ``raters.attrs["truth"]`` holds the
         true score of each row of ``pairs``, in order (NaN for rows not rated).
@@ -214,7 +216,7 @@ def simulate_ratings(pairs: pd.DataFrame, protocol: dict | str, *, rng: np.rando
                         "style": rater.style, "bias": rater.bias, "quit": stop is not None})
     columns = ["rater_id", "tranche", "word1", "word2", "rating", "pos", "kind", "answered_at",
                "topic"]
-    ratings = pd.DataFrame(rows, columns=columns)
+    ratings = pd.DataFrame(rows, columns=columns).assign(platform=SIMULATED)  # no person's
     if config.group_by != "topic":
         ratings = ratings.drop(columns="topic")
     raters = pd.DataFrame(who)

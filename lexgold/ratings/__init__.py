@@ -16,6 +16,10 @@ published files and sit below :mod:`lexgold.process`, which uses them; :mod:`.im
 ITEM = ["word1", "word2"]
 #: first character of the rater id of a rating without rater identity
 ANONYMOUS = "?"
+#: the ``platform`` of a simulated rater (``lexgold study rehearse``) and the value of the long
+#: format's optional ``platform`` column on a simulated rating (``lexgold simulate``): no
+#: person gave it (``docs/contract.md``)
+SIMULATED = "simulated"
 
 #: the layouts ``lexgold ratings import --layout`` reads (here, not in :mod:`.layouts`, so that the
 #: command line offers them without importing pandas)

@@ -60,7 +60,7 @@ LABELS = {"wide": "one column per rater", "per-rater": "one file per rater",
 #: columns of the written long file, in order (optional ones only when present)
 COLUMNS = ["rater_id", "tranche", "word1", "word2", "rating", "kind", "pos", "relation",
            "answered_at",
-           "topic", "scale_min", "scale_max"]
+           "topic", "scale_min", "scale_max", "platform"]
 
 
 @dataclass
