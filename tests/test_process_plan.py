@@ -142,7 +142,8 @@ def test_plan_study_cost(full_study):
     assert needed == raters_needed(pd.DataFrame(result["curve"]), 0.85)
     assert result["cost"]["hours"] == pytest.approx(1000 * needed * 9 / 3600)
     assert result["cost"]["amount"] == pytest.approx(1000 * needed * 9 / 3600 * 12)
-    assert result["pilot"] == {"raters": 48, "pairs": 160, "ratings_per_pair": 24.0}
+    assert result["pilot"] == {"raters": 48, "pairs": 160, "ratings_per_pair": 24.0,
+                               "pairs_rated_twice": 160, "scale": [1.0, 7.0]}
 
 
 def test_a_plan_needs_raters_who_share_pairs():

@@ -93,19 +93,18 @@ def _pilot(ratings: pd.DataFrame) -> _Pilot:
                          field="word1, word2")
     pair = pd.MultiIndex.from_frame(pairs).get_indexer(pd.MultiIndex.from_frame(rated[ITEM]))
     anonymous = is_anonymous(rated)
-    counts = np.bincount(pair, minlength=len(pairs))
-    if not (counts > 1).any():
-        raise InputError("no pair has two ratings: nothing measures agreement", field="rating")
+    twice = int((np.bincount(pair, minlength=len(pairs)) > 1).sum())
     if anonymous:
+        if not twice:
+            raise InputError("no pair has two ratings: nothing measures agreement",
+                             field="rating")
         rater = np.zeros(len(rated), dtype=int)
         tranche_codes = np.zeros(len(rated), dtype=int)
     else:
-        rater = pd.factorize(rated["rater_id"])[0]
-        shared = np.bincount(pair[np.bincount(pair, minlength=len(pairs))[pair] > 1],
-                             minlength=len(pairs))
-        if (shared > 0).sum() < 3:
+        if twice < 3:
             raise InputError("no two raters share 3 or more pairs: a plan needs raters who "
                              "rated the same pairs", field="rater_id")
+        rater = pd.factorize(rated["rater_id"])[0]
         tranche_codes = pd.factorize(rated["tranche"], sort=True)[0]
     members = pd.DataFrame({"pair": pair, "tranche": tranche_codes}).drop_duplicates()
     return _Pilot(len(pairs), int(rater.max()) + 1, pair, rater,
@@ -299,7 +298,8 @@ def _resampled(pilot: _Pilot, rng: np.random.Generator) -> RatingModel | None:
 
 def reliability_curve(ratings: pd.DataFrame, max_raters: int = 20, *,
                       rng: np.random.Generator, replicates: int = 200,
-                      simulations: int = 20, level: float = 0.9) -> pd.DataFrame:
+                      simulations: int = 20, level: float = 0.9,
+                      progress: bool | None = False) -> pd.DataFrame:
     """Expected reliability of gold scores for 1..``max_raters`` raters per pair.
 
     Parameters
@@ -316,6 +316,8 @@ def reliability_curve(ratings: pd.DataFrame, max_raters: int = 20, *,
         Simulated studies averaged for the point estimate, ``ci_width`` and ``iaa2``.
     level : float
         Coverage of the interval ``[low, high]``.
+    progress : bool or None
+        A tqdm bar on stderr over the bootstrap (None: only on a terminal; False: never).
 
     Returns
     -------
@@ -353,7 +355,10 @@ def reliability_curve(ratings: pd.DataFrame, max_raters: int = 20, *,
     frame = pd.DataFrame({"raters": ks, "reliability": point[:, 0], "ci_width": point[:, 1],
                           "iaa2": point[:, 2]})
     boot = np.full((replicates, len(ks)), np.nan)
-    for b in range(replicates):
+    from tqdm import tqdm
+
+    for b in tqdm(range(replicates), desc="plan: bootstrap", unit=" replicates",
+                  disable=None if progress is None else not progress, leave=False):
         sample = _resampled(pilot, rng)
         if sample is not None:
             boot[b] = _simulate(sample, max_raters, rng)[:, 0]
@@ -393,7 +398,7 @@ def _figure(value):
 def plan_study(ratings: pd.DataFrame, *, rng: np.random.Generator, max_raters: int = 20,
                target: float = 0.9, replicates: int = 200, level: float = 0.9,
                pairs: int | None = None, seconds: float | None = None,
-               pay_per_hour: float | None = None) -> dict:
+               pay_per_hour: float | None = None, progress: bool | None = False) -> dict:
     """The figures of ``lexgold plan``: the curve, the raters needed for ``target`` and the cost.
 
     Parameters
@@ -406,6 +411,8 @@ def plan_study(ratings: pd.DataFrame, *, rng: np.random.Generator, max_raters: i
         Seconds per pair; default measured from the pilot's times (:func:`seconds_per_pair`).
     pay_per_hour : float, optional
         Pay per hour of rating; without it no cost is given.
+    progress : bool or None
+        Progress on stderr (:func:`reliability_curve`).
 
     Returns
     -------
@@ -413,15 +420,22 @@ def plan_study(ratings: pd.DataFrame, *, rng: np.random.Generator, max_raters: i
         ``curve`` (``raters, reliability, low, high`` per k), ``raters_needed`` (fewest k with
         the expected reliability at ``target``; None beyond ``max_raters``),
         ``raters_needed_low`` (fewest k whose interval's lower end reaches it), ``target``,
-        ``level``, ``details`` (``raters, ci_width, iaa2`` per k), ``pilot`` (raters, pairs,
-        ratings per pair) and ``cost`` (``pairs, seconds_per_pair, seconds_measured,
+        ``level``, ``details`` (``raters, ci_width, iaa2`` per k; ``ci_width`` in points of the
+        rating scale), ``pilot`` (raters, pairs, ratings per pair, pairs with two or more
+        ratings, ``scale`` [low, high]), ``too_small`` (why the pilot cannot tell the raters
+        needed, :func:`too_small`; None when it can) and ``cost`` (``pairs, seconds_per_pair, seconds_measured,
         pay_per_hour, hours, amount`` for ``raters_needed`` raters; None figures when unknown).
     """
     checked = check_ratings(ratings)
-    curve = reliability_curve(checked, max_raters, rng=rng, replicates=replicates, level=level)
+    curve = reliability_curve(checked, max_raters, rng=rng, replicates=replicates, level=level,
+                              progress=progress)
     needed = raters_needed(curve, target)
     rated = checked[checked["kind"] != "checkpoint"]
     n_pairs = len(rated[ITEM].drop_duplicates())
+    per_pair = answers(checked).groupby(ITEM, observed=True).size()
+    pilot = {"raters": None if is_anonymous(rated) else int(rated["rater_id"].nunique()),
+             "pairs": n_pairs, "ratings_per_pair": _figure(len(answers(checked)) / n_pairs),
+             "pairs_rated_twice": int((per_pair > 1).sum()), "scale": _scale(rated)}
     measured = seconds is None
     seconds = seconds_per_pair(checked) if measured else float(seconds)
     study_pairs = n_pairs if pairs is None else int(pairs)
@@ -438,14 +452,45 @@ def plan_study(ratings: pd.DataFrame, *, rng: np.random.Generator, max_raters: i
         "level": level,
         "details": [{"raters": int(row.raters), "ci_width": _figure(row.ci_width),
                      "iaa2": _figure(row.iaa2)} for row in curve.itertuples()],
-        "pilot": {"raters": None if is_anonymous(rated) else int(rated["rater_id"].nunique()),
-                  "pairs": n_pairs,
-                  "ratings_per_pair": _figure(len(answers(checked)) / n_pairs)},
+        "pilot": pilot,
+        "too_small": too_small(curve, pilot, needed),
         "cost": {"pairs": study_pairs, "raters": needed, "seconds_per_pair": _figure(seconds),
                  "seconds_measured": measured and not math.isnan(seconds),
                  "pay_per_hour": pay_per_hour, "hours": _figure(hours),
                  "amount": _figure(amount)},
     }
+
+
+def _scale(rated: pd.DataFrame) -> list[float]:
+    """The rating scale: the declared ``scale_min``/``scale_max`` where given, else the range
+    of the ratings."""
+    low, high = float(rated["rating"].min()), float(rated["rating"].max())
+    if {"scale_min", "scale_max"} <= set(rated.columns):
+        declared = pd.to_numeric(rated["scale_min"], errors="coerce").min(), \
+            pd.to_numeric(rated["scale_max"], errors="coerce").max()
+        low = float(declared[0]) if pd.notna(declared[0]) else low
+        high = float(declared[1]) if pd.notna(declared[1]) else high
+    return [low, high]
+
+
+def too_small(curve: pd.DataFrame, pilot: dict, needed: int | None) -> str | None:
+    """Why a pilot cannot tell how many raters a study needs, or None.
+
+    Too small: fewer than :data:`MIN_PAIRS` pairs rated twice or more, fewer than
+    :data:`MIN_RATERS` identified raters (two raters cannot tell a rater's noise from a pair's
+    spread), or an interval wider than :data:`TOO_WIDE` at the k planned (the raters needed,
+    else the curve's last k)."""
+    if pilot["pairs_rated_twice"] < MIN_PAIRS:
+        return (f"only {pilot['pairs_rated_twice']} pairs have two or more ratings "
+                f"(at least {MIN_PAIRS} needed)")
+    if pilot["raters"] is not None and pilot["raters"] < MIN_RATERS:
+        return f"only {pilot['raters']} raters (at least {MIN_RATERS} needed)"
+    row = curve.set_index("raters").loc[needed if needed is not None else curve["raters"].max()]
+    width = float(row["high"] - row["low"])
+    if not math.isnan(width) and width > TOO_WIDE:
+        return (f"the {int(row.name)}-rater reliability's interval [{row['low']:.3f}, "
+                f"{row['high']:.3f}] is {width:.3f} wide (more than {TOO_WIDE:g})")
+    return None
 
 
 def plot_curve(result: dict, path) -> None:
@@ -465,6 +510,9 @@ def plot_curve(result: dict, path) -> None:
     if result["raters_needed"] is not None:
         axes.axvline(result["raters_needed"], color="tab:red", linestyle=":",
                      label=f"{result['raters_needed']} raters per pair")
+    from matplotlib.ticker import MaxNLocator
+
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlabel("raters per pair (k)")
     axes.set_ylabel("Spearman between two groups of k raters")
     axes.set_title(f"pilot: {result['pilot']['pairs']} pairs, "
@@ -481,11 +529,20 @@ def summary_lines(result: dict) -> list[str]:
     def show(value):
         return "n/a" if value is None else f"{value:.3f}"
 
-    lines = [f"raters  reliability  [{result['level']:.0%} interval]  pair-mean CI width  IAA-2"]
+    low_end, high_end = result["pilot"]["scale"]
+    span = high_end - low_end
+    lines = [f"raters  reliability  [{result['level']:.0%} interval]  "
+             f"95% CI of a pair mean (width, points of {low_end:g}-{high_end:g})  IAA-2"]
+    wider = False
     for row, extra in zip(result["curve"], result["details"]):
+        width = show(extra["ci_width"])
+        if extra["ci_width"] is not None and extra["ci_width"] > span:
+            width, wider = width + "*", True
         lines.append(f"{row['raters']:>6}  {show(row['reliability']):>11}  [{show(row['low'])}, "
-                     f"{show(row['high'])}]  {show(extra['ci_width']):>18}  "
-                     f"{show(extra['iaa2'])}")
+                     f"{show(row['high'])}]  {width:>47}  {show(extra['iaa2'])}")
+    if wider:
+        lines.append(f"* wider than the whole {low_end:g}-{high_end:g} scale: k ratings give a "
+                     "t interval on k - 1 degrees of freedom (t = 12.71 for k = 2)")
     needed, low = result["raters_needed"], result["raters_needed_low"]
     k_max = len(result["curve"])
     lines.append(f"raters per pair for reliability {result['target']:g}: "
@@ -503,4 +560,7 @@ def summary_lines(result: dict) -> list[str]:
         lines.append(text)
     elif needed is not None:
         lines.append("time and cost: no times in the ratings; give --seconds-per-pair")
+    if result["too_small"]:
+        lines.append(f"too small to tell: {result['too_small']}; pilot more pairs or raters "
+                     "before trusting the raters needed")
     return lines
