@@ -495,10 +495,20 @@ def too_small(curve: pd.DataFrame, pilot: dict, needed: int | None) -> str | Non
 
 def plot_curve(result: dict, path) -> None:
     """Draw :func:`plan_study`'s curve with its interval and the target to a PNG at ``path``."""
+    import matplotlib.pyplot as plt
+
+    figure = curve_figure(result)
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
+def curve_figure(result: dict):
+    """The matplotlib figure of :func:`plot_curve` (whole raters per pair on the x axis)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     curve = pd.DataFrame(result["curve"])
     figure, axes = plt.subplots(figsize=(6, 4))
@@ -510,8 +520,6 @@ def plot_curve(result: dict, path) -> None:
     if result["raters_needed"] is not None:
         axes.axvline(result["raters_needed"], color="tab:red", linestyle=":",
                      label=f"{result['raters_needed']} raters per pair")
-    from matplotlib.ticker import MaxNLocator
-
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlabel("raters per pair (k)")
     axes.set_ylabel("Spearman between two groups of k raters")
@@ -520,8 +528,7 @@ def plot_curve(result: dict, path) -> None:
     axes.legend(loc="lower right")
     axes.grid(alpha=0.3)
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
+    return figure
 
 
 def summary_lines(result: dict) -> list[str]:
