@@ -217,7 +217,7 @@ def test_the_text_names_the_ci_width_unit_and_marks_widths_beyond_the_scale(tmp_
                                       "10", "--seconds-per-pair", "5"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert "95% CI of a pair mean (width, points of 1-7)" in lines[0]
+    assert "pair-mean 95% CI width (1-7 scale)" in lines[0]
     # k = 2: t(0.975, 1) = 12.71, so the expected width is about 2 * 12.71 * SD / sqrt(2),
     # beyond the 6-point scale for any SD of ratings above 0.34
     two = lines[2].split()

@@ -538,15 +538,15 @@ def summary_lines(result: dict) -> list[str]:
 
     low_end, high_end = result["pilot"]["scale"]
     span = high_end - low_end
-    lines = [f"raters  reliability  [{result['level']:.0%} interval]  "
-             f"95% CI of a pair mean (width, points of {low_end:g}-{high_end:g})  IAA-2"]
+    column = f"pair-mean 95% CI width ({low_end:g}-{high_end:g} scale)"
+    lines = [f"raters  reliability  [{result['level']:.0%} interval]  {column}  IAA-2"]
     wider = False
     for row, extra in zip(result["curve"], result["details"]):
         width = show(extra["ci_width"])
         if extra["ci_width"] is not None and extra["ci_width"] > span:
             width, wider = width + "*", True
         lines.append(f"{row['raters']:>6}  {show(row['reliability']):>11}  [{show(row['low'])}, "
-                     f"{show(row['high'])}]  {width:>47}  {show(extra['iaa2'])}")
+                     f"{show(row['high'])}]  {width:>{len(column)}}  {show(extra['iaa2'])}")
     if wider:
         lines.append(f"* wider than the whole {low_end:g}-{high_end:g} scale: k ratings give a "
                      "t interval on k - 1 degrees of freedom (t = 12.71 for k = 2)")
