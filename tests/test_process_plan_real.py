@@ -131,3 +131,57 @@ def _curve(width):
 def test_too_small_to_tell(pilot, width, needed, said):
     found = too_small(_curve(width), pilot, needed)
     assert found is None if said is None else said in found
+
+
+def _section(title):
+    text = (Path(__file__).resolve().parents[1] / "docs" / "process.md").read_text()
+    start = text.index(f"## {title}")
+    return text[start:text.index("\n## ", start + 3)]
+
+
+def _blocks(section):
+    import re
+
+    return re.findall(r"```[a-z]*\n(.*?)```", section, re.DOTALL)
+
+
+def _run(command, cwd):
+    """A doc's command line through the shell, with this checkout's lexgold and Python first."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root),
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(command, shell=True, cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_worked_example_runs_as_written(tmp_path):
+    blocks = _blocks(_section("How many raters?"))
+    commands = blocks[0].strip().splitlines()
+    assert commands[0].startswith("lexgold simulate") and commands[1].startswith("lexgold plan")
+    _run(commands[0], tmp_path)
+    printed = _run(commands[1], tmp_path)
+    assert printed.strip().splitlines() == blocks[1].strip().splitlines()
+    assert (tmp_path / "plan-curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("data", ["wordsim353", "simverb"])
+def test_the_validation_runs_as_written_and_prints_the_quoted_figures(data):
+    """The commands of "Measured on real rating logs" as written, from the repository's root;
+    their summary tables are the ones the docs quote."""
+    root = Path(__file__).resolve().parents[1]
+    section = _section("How many raters?")
+    blocks = _blocks(section)
+    (command,) = [line for block in blocks for line in block.splitlines()
+                  if "validate_plan.py" in line and f"--data {data}" in line]
+    printed = _run(command, root).splitlines()
+    start = next(i for i, line in enumerate(printed) if line.startswith(f"{data}: "))
+    summary = printed[start:-1]                               # the last line is the time
+    (quoted,) = [block for block in blocks if block.startswith(printed[start])]
+    assert [line.split() for line in summary] == [
+        line.split() for line in quoted.strip().splitlines()]
