@@ -23,8 +23,10 @@ pairs, 10-11 ratings each without rater identity, 0-6).
   slots for SimVerb), stepped up from half the pilot to k by Spearman-Brown. The two baselines'
   intervals are percentile bootstraps over pairs (``--replicates``).
 
-Printed: per pilot and method the prediction and interval; then per method and k the mean
-absolute error, the bias, how many intervals cover the observed value and the mean width.
+Printed: per pilot and method the prediction and interval; the whole log's Spearman and
+Pearson reliability at the largest k (the textbook answer predicts the Pearson one) and its
+median pair mean; then per method and k the mean absolute error, the bias, how many intervals
+cover the observed value, the mean width and the mean absolute error against the held-out raters.
 
     PYTHONPATH=. python bench/validate_plan.py --data wordsim353 --pilots 10 --seed 0
     PYTHONPATH=. python bench/validate_plan.py --data simverb --pilots 10 --seed 0
@@ -88,9 +90,9 @@ def _spearman(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def observed(values: np.ndarray, k: int, anonymous: bool, rng: np.random.Generator,
-             splits: int) -> float:
-    """Expected Spearman between the pair means of two disjoint groups of k raters (k ratings
-    of each pair without rater identity), over ``splits`` random draws."""
+             splits: int, *, pearson: bool = False) -> float:
+    """Expected Spearman (``pearson``: Pearson) between the pair means of two disjoint groups
+    of k raters (k ratings of each pair without rater identity), over ``splits`` draws."""
     found = []
     for _ in range(splits):
         if anonymous:
@@ -100,7 +102,8 @@ def observed(values: np.ndarray, k: int, anonymous: bool, rng: np.random.Generat
             order = rng.permutation(values.shape[1])
             a, b = values[:, order[:k]], values[:, order[k:2 * k]]
         keep = ~np.isnan(a).any(axis=1) & ~np.isnan(b).any(axis=1)
-        found.append(_spearman(a[keep].mean(axis=1), b[keep].mean(axis=1)))
+        x, y = a[keep].mean(axis=1), b[keep].mean(axis=1)
+        found.append(float(np.corrcoef(x, y)[0, 1]) if pearson else _spearman(x, y))
     return float(np.mean(found))
 
 
@@ -225,6 +228,10 @@ def main() -> None:
                      splits=args.splits, level=args.level)
     print(f"{args.data}: {values.shape[0]} pairs, pilots of {args.pilot}, "
           f"{args.level:.0%} intervals, seed {args.seed}")
+    k, check = max(ks), np.random.default_rng(args.seed + 1)
+    print(f"whole log, k = {k}: Spearman {observed(values, k, anonymous, check, args.splits):.3f},"
+          f" Pearson {observed(values, k, anonymous, check, args.splits, pearson=True):.3f}; "
+          f"pair means: median {np.nanmedian(np.nanmean(values, axis=1)):.2f}")
     print(summary(table).to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     print(f"{time.perf_counter() - started:.0f} s")
 
