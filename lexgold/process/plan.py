@@ -6,19 +6,20 @@ independent collection of the same size would agree with (the split-half figure 
 section 4, for groups of any size; HyperLex section 5 reports IAA-2 beside it).
 
 Spearman-Brown on a pilot predicts the *Pearson* reliability of pair means; on real logs the
-Spearman of pair means is lower (WordSim-353 set 1, k = 6: Pearson 0.943, Spearman 0.914),
+Spearman of pair means is lower (WordSim-353 set 1, k = 6: Pearson 0.943, Spearman 0.913),
 because raters disagree much more on some pairs than on others and the pairs are not spread
 evenly over the scale. Here the pilot is **modelled** and studies of ``k`` raters are
-**simulated** from it (a subject model as in ITU-T P.913 section 12 / Netflix SUREAL, with a
+**simulated** from it (the subject model of ITU-T P.913 and Netflix SUREAL, with a
 rater scale and a per-pair spread):
 
 - ``y_ij = a_j + s_j t_i + e_ij`` with ``e_ij ~ N(0, w_j v_i)``: ``t_i`` the pair's score,
   ``a_j`` the rater's bias, ``s_j`` its scale (mean 1), ``w_j`` its noise (mean 1), ``v_i`` the
   pair's own spread, all on the rating scale (rounding and clipping are inside the measured
   spread, so the simulation neither rounds nor clips). ``t``, ``a``, ``s`` are fitted by
-  alternating least squares; ``v_i`` is the pair's residual variance shrunk (empirical Bayes,
-  a scaled inverse chi-square prior whose strength is estimated by moments) towards a quadratic
-  in the pair's score; ``t`` is shrunk by its estimation error so the scores' spread is the
+  alternating least squares; ``v_i`` is the pair's residual variance shrunk towards a quadratic
+  in the pair's score (empirical Bayes: the posterior mean under a scaled inverse chi-square
+  prior of ``d0`` degrees of freedom, ``d0`` from how much the variances differ beyond
+  sampling); ``t`` is shrunk by its estimation error so the scores' spread is the
   true scores' spread;
 - a simulated study draws, per tranche, ``2k`` raters among the pilot's fitted raters (distinct
   when there are enough; fresh noise), rates each pair of the tranche (a pair of several
@@ -123,18 +124,22 @@ def fit_model(ratings: pd.DataFrame) -> RatingModel:
     return _fit(_pilot(ratings))
 
 
-def _least_squares(pilot: _Pilot, tolerance: float = 1e-8, iterations: int = 500):
+def _least_squares(pilot: _Pilot, tolerance: float = 1e-8, iterations: int = 1000,
+                   start: tuple[np.ndarray, np.ndarray] | None = None):
     """``t``, ``a``, ``s`` of ``y_ij = a_j + s_j t_i + e_ij`` by alternating least squares
     (each step solves its block exactly, so the residual sum of squares never rises; stops
-    when no parameter moves by ``tolerance`` times the ratings' SD)."""
+    when a step lowers it by no more than ``tolerance`` of itself). ``start``: the raters'
+    ``a, s`` to start from (a bootstrap replicate starts from the pilot's fit)."""
     n, m = pilot.n_pairs, pilot.n_raters
     pair, rater, y = pilot.pair, pilot.rater, pilot.value
     per_rater = np.bincount(rater, minlength=m)
     free = (per_rater >= 3) & (not pilot.anonymous)     # raters whose scale can be fitted
-    a = np.bincount(rater, y, minlength=m) / per_rater
-    s = np.ones(m)
-    step = tolerance * max(float(y.std()), 1e-12)
+    if start is None:
+        a, s = np.bincount(rater, y, minlength=m) / per_rater, np.ones(m)
+    else:
+        a, s = (np.array(v, dtype=float) for v in start)
     t = np.zeros(n)
+    last = math.inf
     for _ in range(iterations):
         new_t = (np.bincount(pair, s[rater] * (y - a[rater]), minlength=n)
                  / np.bincount(pair, s[rater] ** 2, minlength=n))
@@ -147,17 +152,18 @@ def _least_squares(pilot: _Pilot, tolerance: float = 1e-8, iterations: int = 500
         new_s = np.where(free & (sxx > 0), sxy / np.where(sxx > 0, sxx, 1.0), 1.0)
         new_s = new_s / new_s[free].mean() if free.any() and new_s[free].mean() > 0 else new_s
         new_a = my - new_s * mx
-        moved = max(np.abs(new_t - t).max(), np.abs(new_s - s).max(), np.abs(new_a - a).max())
         t, s, a = new_t, new_s, new_a
-        if moved < step:
+        rss = float(np.sum((y - a[rater] - s[rater] * t[pair]) ** 2))
+        if last - rss <= tolerance * rss:
             break
+        last = rss
     return t, a, s
 
 
-def _fit(pilot: _Pilot) -> RatingModel:
+def _fit(pilot: _Pilot, start: tuple[np.ndarray, np.ndarray] | None = None) -> RatingModel:
     n, m = pilot.n_pairs, pilot.n_raters
     pair, rater = pilot.pair, pilot.rater
-    t, a, s = _least_squares(pilot)
+    t, a, s = _least_squares(pilot, start=start)
     if not np.isfinite(t).all() or float(t.var()) <= 0:
         raise InputError("the pilot's ratings do not vary between pairs: nothing to plan from",
                          field="rating")
@@ -190,9 +196,11 @@ def _shrunk_spread(score: np.ndarray, own: np.ndarray, df: np.ndarray) -> np.nda
 
     ``own`` (NaN where ``df`` is 0) is the pair's residual variance on ``df`` degrees of
     freedom. The prior is the quadratic fitted to ``own`` (weights ``df``); its strength ``d0``
-    is estimated by moments: with true variances ``prior * Gamma(d0/2, 2/d0)``,
-    ``E[(own/prior - 1)^2] = 2/df + (1 + 2/df) * 2/d0``. The posterior mean is
-    ``(d0 prior + df own) / (d0 + df)`` (a pair rated once gets the prior)."""
+    is estimated by moments, taking the true variances' squared coefficient of variation
+    around the prior as ``2/d0`` (as for a chi-square on ``d0`` degrees of freedom):
+    ``E[(own/prior - 1)^2] = 2/df + (1 + 2/df) * 2/d0``. The posterior mean under the scaled
+    inverse chi-square prior is ``(d0 prior + df own) / (d0 + df)`` (a pair rated once gets
+    the prior)."""
     rated = df > 0
     design = np.vstack([np.ones_like(score), score, score ** 2]).T
     root = np.sqrt(df[rated])
@@ -270,9 +278,11 @@ def _spearman_columns(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return (ra * rb).sum(axis=0) / np.sqrt((ra ** 2).sum(axis=0) * (rb ** 2).sum(axis=0))
 
 
-def _resampled(pilot: _Pilot, rng: np.random.Generator) -> RatingModel | None:
-    """One bootstrap replicate: pairs resampled and the model refitted, then the pool of
-    raters resampled (None when the replicate cannot be fitted)."""
+def _resampled(pilot: _Pilot, rng: np.random.Generator,
+               start: tuple[np.ndarray, np.ndarray] | None = None) -> RatingModel | None:
+    """One bootstrap replicate: pairs resampled and the model refitted (from ``start``, the
+    pilot's raters' ``a, s``), then the pool of raters resampled (None when the replicate
+    cannot be fitted)."""
     picked = rng.integers(0, pilot.n_pairs, size=pilot.n_pairs)
     order = np.argsort(pilot.pair, kind="stable")
     starts = np.searchsorted(pilot.pair[order], np.arange(pilot.n_pairs + 1))
@@ -286,7 +296,7 @@ def _resampled(pilot: _Pilot, rng: np.random.Generator) -> RatingModel | None:
                      member_tranche=pilot.member_tranche[members])
     try:
         with np.errstate(invalid="ignore", divide="ignore"):
-            fitted = _fit(sample)
+            fitted = _fit(sample, start)
     except InputError:
         return None
     if not (np.isfinite(fitted.score).all() and np.isfinite(fitted.spread).all()):
@@ -359,7 +369,7 @@ def reliability_curve(ratings: pd.DataFrame, max_raters: int = 20, *,
 
     for b in tqdm(range(replicates), desc="plan: bootstrap", unit=" replicates",
                   disable=None if progress is None else not progress, leave=False):
-        sample = _resampled(pilot, rng)
+        sample = _resampled(pilot, rng, (model.offset, model.scale))
         if sample is not None:
             boot[b] = _simulate(sample, max_raters, rng)[:, 0]
     alpha = (1 - level) / 2
