@@ -237,7 +237,9 @@ def test_a_pilot_too_small_to_tell_says_so(tmp_path, full_study):
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["too_small"] == (
         "only 20 pairs have two or more ratings (at least 30 needed)")
-    text = CliRunner().invoke(cli, ["plan", str(path), "--max-raters", "4", "--bootstrap", "10"])
+    text = CliRunner().invoke(cli, ["plan", str(path), "--max-raters", "4", "--bootstrap", "10",
+                                    "--quiet"])
+    assert text.exit_code == 0, text.output
     assert text.output.splitlines()[-1].startswith("too small to tell: only 20 pairs")
 
 
