@@ -142,7 +142,8 @@ def test_plan_study_cost(full_study):
     assert needed == raters_needed(pd.DataFrame(result["curve"]), 0.85)
     assert result["cost"]["hours"] == pytest.approx(1000 * needed * 9 / 3600)
     assert result["cost"]["amount"] == pytest.approx(1000 * needed * 9 / 3600 * 12)
-    assert result["pilot"] == {"raters": 48, "pairs": 160, "ratings_per_pair": 24.0}
+    assert result["pilot"] == {"raters": 48, "pairs": 160, "ratings_per_pair": 24.0,
+                               "pairs_rated_twice": 160, "scale": [1.0, 7.0]}
 
 
 def test_a_plan_needs_raters_who_share_pairs():
@@ -206,3 +207,56 @@ def test_plan_reads_an_imported_wordsim353_layout(tmp_path):
                            "rating": matrix[i, j]} for i in range(60) for j in range(13)])
     assert curve.loc[6, "reliability"] == pytest.approx(
         observed(frame, 6, np.random.default_rng(0)), abs=0.03)
+
+
+def test_the_text_names_the_ci_width_unit_and_marks_widths_beyond_the_scale(tmp_path,
+                                                                            full_study):
+    path = tmp_path / "pilot.csv"
+    full_study[full_study["rater_id"].str[-1].isin(list("0123"))].to_csv(path, index=False)
+    result = CliRunner().invoke(cli, ["plan", str(path), "--max-raters", "4", "--bootstrap",
+                                      "10", "--seconds-per-pair", "5"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert "pair-mean 95% CI width (1-7 scale)" in lines[0]
+    # k = 2: t(0.975, 1) = 12.71, so the expected width is about 2 * 12.71 * SD / sqrt(2),
+    # beyond the 6-point scale for any SD of ratings above 0.34
+    two = lines[2].split()
+    assert two[0] == "2" and two[4].endswith("*") and float(two[4][:-1]) > 6
+    assert not lines[4].split()[4].endswith("*")                 # k = 4: t = 3.18
+    assert any(line.startswith("* wider than the whole 1-7 scale") for line in lines)
+    assert "plan: bootstrap" not in result.output                # no progress off a terminal
+
+
+def test_a_pilot_too_small_to_tell_says_so(tmp_path, full_study):
+    path = tmp_path / "pilot.csv"
+    few = full_study["word1"].isin([f"w{i}" for i in range(0, 40, 2)])
+    full_study[few & full_study["rater_id"].isin(["t0r0", "t0r1", "t0r2"])].to_csv(
+        path, index=False)
+    result = CliRunner().invoke(cli, ["plan", str(path), "--max-raters", "4", "--bootstrap",
+                                      "10", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["too_small"] == (
+        "only 20 pairs have two or more ratings (at least 30 needed)")
+    text = CliRunner().invoke(cli, ["plan", str(path), "--max-raters", "4", "--bootstrap", "10",
+                                    "--quiet"])
+    assert text.exit_code == 0, text.output
+    assert text.output.splitlines()[-1].startswith("too small to tell: only 20 pairs")
+
+
+def test_progress_goes_to_stderr_when_asked(capsys, full_study):
+    pilot = full_study[full_study["rater_id"].str[-1].isin(list("0123"))]
+    reliability_curve(pilot, 3, rng=np.random.default_rng(0), replicates=5, progress=True)
+    captured = capsys.readouterr()
+    assert "plan: bootstrap" in captured.err and captured.out == ""
+    reliability_curve(pilot, 3, rng=np.random.default_rng(0), replicates=5)
+    assert capsys.readouterr().err == ""
+
+
+def test_the_plot_has_whole_raters_on_its_axis(full_study):
+    from lexgold.process.plan import curve_figure
+
+    pilot = full_study[full_study["rater_id"].str[-1].isin(list("0123"))]
+    result = plan_study(pilot, rng=np.random.default_rng(0), max_raters=5, replicates=5)
+    figure = curve_figure(result)
+    ticks = [t for t in figure.axes[0].get_xticks() if 1 <= t <= 5]
+    assert ticks and all(float(t).is_integer() for t in ticks)

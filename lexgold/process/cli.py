@@ -283,20 +283,23 @@ def simulate(protocol, pairs_path, n_pairs, out_path, truth_path, raters_per_tra
               help="Also draw the curve with its interval to this PNG.")
 @click.option("--json", "as_json", is_flag=True,
               help='JSON {"curve": [{"raters", "reliability", "low", "high"}, ...], '
-                   '"raters_needed", "raters_needed_low", "details", "pilot", "cost", ...}.')
+                   '"raters_needed", "raters_needed_low", "details", "pilot", "too_small", '
+                   '"cost", ...}.')
+@click.option("--quiet", is_flag=True, help="No progress bar (it is shown only on a terminal).")
 @seed_option
 def plan(ratings, target, max_raters, pay_per_hour, seconds_per_pair, n_pairs, replicates,
-         level, plot_path, as_json, seed):
+         level, plot_path, as_json, quiet, seed):
     """How many raters per pair? Plan a study from pilot ratings.
 
     STUDY_OR_RATINGS is a study (SQLite file or database URL), an export of one, or a
     long-format ratings CSV (`ratings import`, `simulate`; rater identity optional). For k = 1
     .. --max-raters raters per pair, prints the expected reliability of the gold scores (the
     Spearman between the pair means of two disjoint groups of k raters) with an interval, the
-    expected width of a pair mean's 95 % CI and the expected IAA-2, the raters needed for
-    --target, and the time and cost. The pilot is modelled (pair scores, each rater's bias,
-    scale and noise, rounding to the scale) and studies of k raters are simulated from it; the
-    interval comes from a bootstrap over pairs and raters (docs/process.md, "How many raters?").
+    expected width of a pair mean's 95 % CI (in points of the rating scale) and the expected
+    IAA-2, the raters needed for --target, and the time and cost, and says when the pilot is
+    too small to tell. The pilot is modelled (pair scores, each rater's bias, scale and noise,
+    each pair's own spread) and studies of k raters are simulated from it; the interval comes
+    from a bootstrap over pairs and raters (docs/process.md, "How many raters?").
 
     \b
     Example:
@@ -310,7 +313,8 @@ def plan(ratings, target, max_raters, pay_per_hour, seconds_per_pair, n_pairs, r
     source = read_source(ratings)
     result = plan_study(source.ratings, rng=np.random.default_rng(seed), max_raters=max_raters,
                         target=target, replicates=replicates, level=level, pairs=n_pairs,
-                        seconds=seconds_per_pair, pay_per_hour=pay_per_hour)
+                        seconds=seconds_per_pair, pay_per_hour=pay_per_hour,
+                        progress=False if quiet else None)
     if plot_path:
         plot_curve(result, plot_path)
     if as_json:

@@ -5,25 +5,31 @@ correlation between the pair means of two disjoint groups of ``k`` raters: what 
 independent collection of the same size would agree with (the split-half figure of TR9856
 section 4, for groups of any size; HyperLex section 5 reports IAA-2 beside it).
 
-Spearman-Brown on a small pilot is noisy and overconfident: it treats the pilot's raters as the
-crowd. Here the pilot is **modelled** and studies of ``k`` raters are **simulated** from it:
+Spearman-Brown on a pilot predicts the *Pearson* reliability of pair means; on real logs the
+Spearman of pair means is lower (WordSim-353 set 1, k = 6: Pearson 0.943, Spearman 0.913),
+because raters disagree much more on some pairs than on others and the pairs are not spread
+evenly over the scale. Here the pilot is **modelled** and studies of ``k`` raters are
+**simulated** from it (the subject model of ITU-T P.913 and Netflix SUREAL, with a
+rater scale and a per-pair spread):
 
-- a model per rater ``j``: ``y_ij = a_j + s_j t_i + e_ij``, rounded and clipped to the scale,
-  with ``t_i`` the pair's true score, ``s_j`` the rater's scale (about 0 for a spammer),
-  ``a_j`` its bias and ``e_ij ~ N(0, sigma_j)`` noise. Loadings come from a one-factor fit per
-  tranche on the covariances of raters who share pairs (never a rater's own variance), divided
-  by the tranche's median loading; ``t_i`` is the least-squares estimate weighted by the
-  scales, shrunk by its estimation error; on an integer scale ``sigma_j`` loses the rounding
-  variance 1/12 (Sheppard) because the simulation rounds and clips again;
-- a simulated study draws, per tranche, ``2k`` distinct raters among the pilot's raters (their
-  fitted parameters, with fresh noise), rates each pair in its tranche (a pair of several
+- ``y_ij = a_j + s_j t_i + e_ij`` with ``e_ij ~ N(0, w_j v_i)``: ``t_i`` the pair's score,
+  ``a_j`` the rater's bias, ``s_j`` its scale (mean 1), ``w_j`` its noise (mean 1), ``v_i`` the
+  pair's own spread, all on the rating scale (rounding and clipping are inside the measured
+  spread, so the simulation neither rounds nor clips). ``t``, ``a``, ``s`` are fitted by
+  alternating least squares; ``v_i`` is the pair's residual variance shrunk towards a quadratic
+  in the pair's score (empirical Bayes: the posterior mean under a scaled inverse chi-square
+  prior of ``d0`` degrees of freedom, ``d0`` from how much the variances differ beyond
+  sampling); ``t`` is shrunk by its estimation error so the scores' spread is the
+  true scores' spread;
+- a simulated study draws, per tranche, ``2k`` raters among the pilot's fitted raters (distinct
+  when there are enough; fresh noise), rates each pair of the tranche (a pair of several
   tranches, the consistency set, in each), and correlates the two groups' pair means;
-- uncertainty: a bootstrap over pairs (the model refitted) and over raters (the pool the crowd is
-  drawn from resampled), so a pilot of 4 raters, one of them careless, gets a wide interval.
+- uncertainty: a bootstrap over pairs (the model refitted) and over raters (the pool the crowd
+  is drawn from resampled), so a pilot of 4 raters, one of them careless, gets a wide interval.
 
-Ratings without rater identity (``?`` rater ids, SimVerb-3500) have no per-rater parameters:
-every simulated rater is the pooled one (no bias, the within-pair SD as noise), and only pairs
-are bootstrapped.
+Ratings without rater identity (``?`` rater ids, SimVerb-3500) have one pooled rater (no bias
+or scale of their own: a rater's bias is part of the pair's spread, as it is for a crowd whose
+raters each rate a different subset) and only pairs are bootstrapped.
 """
 
 from __future__ import annotations
@@ -40,6 +46,10 @@ from lexgold.process.ratings import ITEM, answers, check_ratings, is_anonymous
 
 #: columns of :func:`reliability_curve`'s frame
 CURVE_COLUMNS = ("raters", "reliability", "low", "high", "ci_width", "iaa2")
+#: a pilot whose interval at the planned k is wider than this cannot tell the raters needed
+TOO_WIDE = 0.10
+#: fewest pairs with two or more ratings, and fewest identified raters, for a plan to tell
+MIN_PAIRS, MIN_RATERS = 30, 3
 
 
 @dataclass(frozen=True)
@@ -47,31 +57,31 @@ class RatingModel:
     """A pilot's fitted model (module docstring); arrays are per pair, per (pair, tranche)
     membership or per pilot rater."""
 
-    z: np.ndarray            # true score, per pair, centred (on the rating scale)
+    score: np.ndarray        # t_i, per pair, centred, shrunk to the true scores' spread
+    spread: np.ndarray       # v_i, the pair's noise variance for a typical rater
     pair: np.ndarray         # per membership: the pair (a pair of the consistency set is
     tranche: np.ndarray      # rated in every tranche) and the tranche its raters come from
     n_tranches: int
     offset: np.ndarray       # a_j, per pilot rater
-    loading: np.ndarray      # s_j, the rater's scale (mean 1 in a tranche; ~0: a spammer)
-    noise: np.ndarray        # sigma_j (latent, before rounding)
-    low: float               # the scale the simulation clips to
-    high: float
-    step: float              # rounding step (0: continuous ratings)
+    scale: np.ndarray        # s_j (mean 1; ~0: a rater who ignores the pairs)
+    noise: np.ndarray        # w_j, the rater's noise variance relative to a typical rater
 
 
 @dataclass(frozen=True)
 class _Pilot:
-    """The pilot's ratings as matrices: per tranche ``(pair ids, pairs x raters)`` (NaN: not
-    rated; a rater's repeats averaged), or per pair ``sum, sum of squares, count`` for ratings
-    without rater identity."""
+    """The pilot's ratings, one per (rater, pair) (a rater's repeats averaged): ``pair``,
+    ``rater`` (index; all 0 without rater identity) and ``value``, and the (pair, tranche)
+    memberships."""
 
     n_pairs: int
-    blocks: list
-    low: float
-    high: float
-    step: float
+    n_raters: int
+    pair: np.ndarray
+    rater: np.ndarray
+    value: np.ndarray
+    member_pair: np.ndarray
+    member_tranche: np.ndarray
+    n_tranches: int
     anonymous: bool
-    moments: np.ndarray | None = None
 
 
 def _pilot(ratings: pd.DataFrame) -> _Pilot:
@@ -82,62 +92,25 @@ def _pilot(ratings: pd.DataFrame) -> _Pilot:
     if len(pairs) < 3:
         raise InputError(f"a plan needs at least 3 rated pairs, got {len(pairs)}",
                          field="word1, word2")
-    index = pd.MultiIndex.from_frame(pairs).get_indexer(pd.MultiIndex.from_frame(rated[ITEM]))
-    values = rated["rating"].to_numpy(dtype=float)
-    step = 1.0 if np.allclose(values, np.round(values)) else 0.0
-    common = {"n_pairs": len(pairs), "low": float(values.min()),
-              "high": float(values.max()), "step": step}
-    if is_anonymous(rated):
-        moments = np.stack([np.bincount(index, values ** p, minlength=len(pairs))
-                            for p in (1, 2, 0)], axis=1)
-        if not (moments[:, 2] > 1).any():
+    pair = pd.MultiIndex.from_frame(pairs).get_indexer(pd.MultiIndex.from_frame(rated[ITEM]))
+    anonymous = is_anonymous(rated)
+    twice = int((np.bincount(pair, minlength=len(pairs)) > 1).sum())
+    if anonymous:
+        if not twice:
             raise InputError("no pair has two ratings: nothing measures agreement",
                              field="rating")
-        return _Pilot(blocks=[], anonymous=True, moments=moments, **common)
-    rated = rated.assign(_pair=index)
-    blocks = []
-    for _, part in rated.groupby("tranche", sort=True):
-        table = part.pivot_table(index="_pair", columns="rater_id", values="rating",
-                                 aggfunc="mean")
-        blocks.append((table.index.to_numpy(), table.to_numpy(dtype=float)))
-    return _Pilot(blocks=blocks, anonymous=False, **common)
-
-
-def _one_factor(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Loadings, noise SDs and means of the raters (columns) of one tranche (pairs x raters).
-
-    The loadings fit the off-diagonal covariances (pairwise complete) only, so a rater's own
-    noise never counts as agreement; two raters get equal loadings ``sqrt(cov)``; a rater alone
-    gets NaN (filled by :func:`fit_model` from the others)."""
-    m = matrix.shape[1]
-    present = ~np.isnan(matrix)
-    means = np.nanmean(matrix, axis=0)
-    centred = np.where(present, matrix - means, 0.0)
-    shared = present.T.astype(float) @ present.astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        cov = (centred.T @ centred) / (shared - 1)
-    variance = np.diag(cov).copy()
-    cov[shared < 3] = np.nan
-    np.fill_diagonal(cov, np.nan)
-    if m < 2 or np.all(np.isnan(cov)):
-        return np.full(m, np.nan), np.sqrt(np.maximum(variance, 0)), means
-    if m == 2:
-        loading = np.full(2, math.sqrt(max(cov[0, 1], 0.0)))
+        rater = np.zeros(len(rated), dtype=int)
+        tranche_codes = np.zeros(len(rated), dtype=int)
     else:
-        loading = np.sqrt(np.maximum(np.nanmean(cov, axis=1), 1e-9))
-        known = ~np.isnan(cov)
-        filled = np.nan_to_num(cov)
-        for _ in range(100):                      # minres: fit the off-diagonal elements
-            numerator = filled @ loading
-            denominator = known.astype(float) @ (loading ** 2)
-            new = np.where(denominator > 0, numerator / np.maximum(denominator, 1e-12), 0.0)
-            if np.allclose(new, loading, atol=1e-9):
-                break
-            loading = new
-        if loading.sum() < 0:
-            loading = -loading
-    noise = np.sqrt(np.maximum(variance - loading ** 2, 0.0))
-    return loading, noise, means
+        if twice < 3:
+            raise InputError("no two raters share 3 or more pairs: a plan needs raters who "
+                             "rated the same pairs", field="rater_id")
+        rater = pd.factorize(rated["rater_id"])[0]
+        tranche_codes = pd.factorize(rated["tranche"], sort=True)[0]
+    members = pd.DataFrame({"pair": pair, "tranche": tranche_codes}).drop_duplicates()
+    return _Pilot(len(pairs), int(rater.max()) + 1, pair, rater,
+                  rated["rating"].to_numpy(dtype=float), members["pair"].to_numpy(),
+                  members["tranche"].to_numpy(), int(tranche_codes.max()) + 1, anonymous)
 
 
 def fit_model(ratings: pd.DataFrame) -> RatingModel:
@@ -151,69 +124,96 @@ def fit_model(ratings: pd.DataFrame) -> RatingModel:
     return _fit(_pilot(ratings))
 
 
-def _shrunk(means: np.ndarray, error: float) -> np.ndarray:
-    """Centred pair means shrunk to the true scores' variance ``var(means) - error``."""
-    centred = means - means.mean()
-    total = float(centred.var())
-    return centred * math.sqrt(max(total - error, 0.0) / total) if total > 0 else centred
+def _least_squares(pilot: _Pilot, tolerance: float = 1e-8, iterations: int = 1000,
+                   start: tuple[np.ndarray, np.ndarray] | None = None):
+    """``t``, ``a``, ``s`` of ``y_ij = a_j + s_j t_i + e_ij`` by alternating least squares
+    (each step solves its block exactly, so the residual sum of squares never rises; stops
+    when a step lowers it by no more than ``tolerance`` of itself). ``start``: the raters'
+    ``a, s`` to start from (a bootstrap replicate starts from the pilot's fit)."""
+    n, m = pilot.n_pairs, pilot.n_raters
+    pair, rater, y = pilot.pair, pilot.rater, pilot.value
+    per_rater = np.bincount(rater, minlength=m)
+    free = (per_rater >= 3) & (not pilot.anonymous)     # raters whose scale can be fitted
+    if start is None:
+        a, s = np.bincount(rater, y, minlength=m) / per_rater, np.ones(m)
+    else:
+        a, s = (np.array(v, dtype=float) for v in start)
+    t = np.zeros(n)
+    last = math.inf
+    for _ in range(iterations):
+        new_t = (np.bincount(pair, s[rater] * (y - a[rater]), minlength=n)
+                 / np.bincount(pair, s[rater] ** 2, minlength=n))
+        new_t -= new_t.mean()
+        x = new_t[pair]
+        mx = np.bincount(rater, x, minlength=m) / per_rater
+        my = np.bincount(rater, y, minlength=m) / per_rater
+        sxx = np.bincount(rater, (x - mx[rater]) ** 2, minlength=m)
+        sxy = np.bincount(rater, (x - mx[rater]) * (y - my[rater]), minlength=m)
+        new_s = np.where(free & (sxx > 0), sxy / np.where(sxx > 0, sxx, 1.0), 1.0)
+        new_s = new_s / new_s[free].mean() if free.any() and new_s[free].mean() > 0 else new_s
+        new_a = my - new_s * mx
+        t, s, a = new_t, new_s, new_a
+        rss = float(np.sum((y - a[rater] - s[rater] * t[pair]) ** 2))
+        if last - rss <= tolerance * rss:
+            break
+        last = rss
+    return t, a, s
 
 
-def _fit(pilot: _Pilot) -> RatingModel:
-    scale = {"low": pilot.low, "high": pilot.high, "step": pilot.step}
-    if pilot.anonymous:
-        return _pooled_model(pilot, scale)
-    fits = [_one_factor(matrix) for _, matrix in pilot.blocks]
-    loadings = np.concatenate([lam for lam, _, _ in fits])
-    if np.all(np.isnan(loadings)) or not np.nanmedian(loadings) > 0:
-        raise InputError("no two raters share 3 or more pairs with ratings that agree: a plan "
-                         "needs raters who rated the same pairs", field="rater_id")
-    typical = float(np.nanmedian(loadings))
-    n = pilot.n_pairs
-    weights, weighted, error = np.zeros(n), np.zeros(n), np.zeros(n)
-    scales, noises, centres = [], [], []
-    for (rows, matrix), (lam, sigma, rater_means) in zip(pilot.blocks, fits):
-        spread = np.nanmedian(lam) if np.any(~np.isnan(lam)) else np.nan
-        scale_j = lam / spread if spread > 0 else np.full_like(sigma, np.nan)
-        lone = np.isnan(scale_j)               # alone in its tranche: a typical rater
-        scale_j[lone] = 1.0
-        sigma = np.where(lone, np.sqrt(np.maximum(sigma ** 2 - typical ** 2, 0.0)), sigma)
-        present = ~np.isnan(matrix)
-        centre = float(np.median(rater_means))
-        deviation = np.where(present, matrix - rater_means, 0.0)
-        np.add.at(weighted, rows, deviation @ scale_j + centre * (present @ scale_j ** 2))
-        np.add.at(weights, rows, present @ scale_j ** 2)
-        np.add.at(error, rows, present @ (scale_j ** 2 * sigma ** 2))
-        scales.append(scale_j)
-        noises.append(sigma)
-        centres.append(rater_means - centre)
-    weights = np.maximum(weights, 1e-12)
-    estimate = weighted / weights                              # least squares t_i
-    bias = float(np.mean([np.var(c, ddof=1) for c in centres if len(c) > 1] or [0.0]))
-    counts = np.zeros(n)
-    for rows, matrix in pilot.blocks:
-        np.add.at(counts, rows, (~np.isnan(matrix)).sum(axis=1))
-    z = _shrunk(estimate, float(np.mean(error / weights ** 2 + bias / np.maximum(counts, 1))))
-    member_pair = np.concatenate([rows for rows, _ in pilot.blocks])
-    member_tranche = np.concatenate([np.full(len(rows), t)
-                                     for t, (rows, _) in enumerate(pilot.blocks)])
-    noise = np.sqrt(np.maximum(np.concatenate(noises) ** 2 - pilot.step ** 2 / 12, 0.0))
-    offset = np.concatenate(centres) + estimate.mean()        # a_j: the rater's bias
-    return RatingModel(z, member_pair, member_tranche, len(pilot.blocks), offset,
-                       np.concatenate(scales), noise, **scale)
+def _fit(pilot: _Pilot, start: tuple[np.ndarray, np.ndarray] | None = None) -> RatingModel:
+    n, m = pilot.n_pairs, pilot.n_raters
+    pair, rater = pilot.pair, pilot.rater
+    t, a, s = _least_squares(pilot, start=start)
+    if not np.isfinite(t).all() or float(t.var()) <= 0:
+        raise InputError("the pilot's ratings do not vary between pairs: nothing to plan from",
+                         field="rating")
+    residual = pilot.value - a[rater] - s[rater] * t[pair]
+    count = np.bincount(pair, minlength=n)
+    df = np.maximum(count - 1, 0).astype(float)            # t_i takes one rating's freedom
+    spent = 0 if pilot.anonymous else 2 * (m - 1)          # and each rater's a_j, s_j
+    inflate = df.sum() / max(df.sum() - spent, 1.0)
+    share = np.where(count[pair] > 1, count[pair] / np.maximum(count[pair] - 1, 1), 0.0)
+    raw = residual ** 2 * share                              # unbiased per rating
+    w = np.bincount(rater, raw, minlength=m) / np.maximum(
+        np.bincount(rater, (share > 0).astype(float), minlength=m), 1)
+    w = w / w[w > 0].mean() if (w > 0).any() else np.ones(m)
+    w = np.where(w > 0, w, 1.0)
+    own = np.bincount(pair, residual ** 2 / w[rater], minlength=n) * inflate
+    rated = df > 0
+    own = np.where(rated, own / np.maximum(df, 1), np.nan)
+    spread = _shrunk_spread(t, own, df)
+    # the estimation error of t_i (weighted least squares) and the scores' true spread
+    weights = np.bincount(pair, s[rater] ** 2, minlength=n)
+    error = spread * np.bincount(pair, s[rater] ** 2 * w[rater], minlength=n) / weights ** 2
+    total = float(t.var())
+    score = t * math.sqrt(max(total - float(error.mean()), 0.0) / total)
+    return RatingModel(score, spread, pilot.member_pair, pilot.member_tranche,
+                       pilot.n_tranches, a, s, w)
 
 
-def _pooled_model(pilot: _Pilot, scale: dict) -> RatingModel:
-    """Ratings without rater identity: one pooled rater (the within-pair variance as noise)."""
-    total, squares, count = pilot.moments.T
-    mean = total / np.maximum(count, 1)
-    several = count > 1
-    within = float(np.mean((squares[several] - count[several] * mean[several] ** 2)
-                           / (count[several] - 1)))
-    z = _shrunk(mean, within * float(np.mean(1 / np.maximum(count, 1))))
-    sigma = math.sqrt(max(within - pilot.step ** 2 / 12, 0.0))
-    n = pilot.n_pairs
-    return RatingModel(z, np.arange(n), np.zeros(n, dtype=int), 1, np.array([mean.mean()]),
-                       np.array([1.0]), np.array([sigma]), **scale)
+def _shrunk_spread(score: np.ndarray, own: np.ndarray, df: np.ndarray) -> np.ndarray:
+    """Each pair's noise variance, shrunk towards a quadratic in its score (empirical Bayes).
+
+    ``own`` (NaN where ``df`` is 0) is the pair's residual variance on ``df`` degrees of
+    freedom. The prior is the quadratic fitted to ``own`` (weights ``df``); its strength ``d0``
+    is estimated by moments, taking the true variances' squared coefficient of variation
+    around the prior as ``2/d0`` (as for a chi-square on ``d0`` degrees of freedom):
+    ``E[(own/prior - 1)^2] = 2/df + (1 + 2/df) * 2/d0``. The posterior mean under the scaled
+    inverse chi-square prior is ``(d0 prior + df own) / (d0 + df)`` (a pair rated once gets
+    the prior)."""
+    rated = df > 0
+    design = np.vstack([np.ones_like(score), score, score ** 2]).T
+    root = np.sqrt(df[rated])
+    coef = np.linalg.lstsq(design[rated] * root[:, None], own[rated] * root, rcond=None)[0]
+    typical = float(np.average(own[rated], weights=df[rated]))
+    prior = np.maximum(design @ coef, 0.05 * typical)
+    if typical <= 0:
+        return np.zeros_like(score)
+    ratio = own[rated] / prior[rated]
+    sampling = 2 / df[rated]
+    excess = float(np.mean((ratio - 1) ** 2 - sampling) / np.mean(1 + sampling))
+    d0 = 2 / excess if excess > 1e-6 else 1e6
+    return np.where(rated, (d0 * prior + df * np.nan_to_num(own)) / (d0 + df), prior)
 
 
 def _simulate(model: RatingModel, max_raters: int, rng: np.random.Generator, *,
@@ -226,23 +226,22 @@ def _simulate(model: RatingModel, max_raters: int, rng: np.random.Generator, *,
     from scipy import stats
 
     k_max = max_raters
-    pool = len(model.loading)
-    if pool >= 2 * k_max:      # distinct raters in a tranche: no rater's bias in both groups
+    pool = len(model.scale)
+    if pool >= 2 * k_max:      # distinct raters in a tranche: no rater in both groups
         drawn = np.argsort(rng.random((model.n_tranches, pool)), axis=1)[:, :2 * k_max]
     else:
         drawn = rng.integers(0, pool, size=(model.n_tranches, 2 * k_max))
     drawn = drawn[model.tranche]
-    scores = (model.offset[drawn] + model.loading[drawn] * model.z[model.pair][:, None]
-              + model.noise[drawn] * rng.standard_normal(drawn.shape))
-    if model.step:
-        scores = np.round(scores / model.step) * model.step
-    scores = np.clip(scores, model.low, model.high)
+    pair = model.pair
+    scores = (model.offset[drawn] + model.scale[drawn] * model.score[pair][:, None]
+              + np.sqrt(model.noise[drawn] * model.spread[pair][:, None])
+              * rng.standard_normal(drawn.shape))
     ks = np.arange(1, k_max + 1)
-    n = len(model.z)
-    per_pair = np.bincount(model.pair, minlength=n)[:, None]
+    n = len(model.score)
+    per_pair = np.bincount(pair, minlength=n)[:, None]
     sum_a = np.cumsum(scores[:, :k_max], axis=1)
-    mean_a = _per_pair(model.pair, sum_a / ks, n) / per_pair
-    mean_b = _per_pair(model.pair, np.cumsum(scores[:, k_max:], axis=1) / ks, n) / per_pair
+    mean_a = _per_pair(pair, sum_a / ks, n) / per_pair
+    mean_b = _per_pair(pair, np.cumsum(scores[:, k_max:], axis=1) / ks, n) / per_pair
     out = np.full((k_max, 3), np.nan)
     out[:, 0] = _spearman_columns(mean_a, mean_b)
     if not extras:
@@ -279,34 +278,38 @@ def _spearman_columns(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return (ra * rb).sum(axis=0) / np.sqrt((ra ** 2).sum(axis=0) * (rb ** 2).sum(axis=0))
 
 
-def _resampled(pilot: _Pilot, rng: np.random.Generator) -> RatingModel | None:
-    """One bootstrap replicate: pairs resampled and the model refitted, then the pool of
-    raters resampled (None when the replicate cannot be fitted)."""
+def _resampled(pilot: _Pilot, rng: np.random.Generator,
+               start: tuple[np.ndarray, np.ndarray] | None = None) -> RatingModel | None:
+    """One bootstrap replicate: pairs resampled and the model refitted (from ``start``, the
+    pilot's raters' ``a, s``), then the pool of raters resampled (None when the replicate
+    cannot be fitted)."""
     picked = rng.integers(0, pilot.n_pairs, size=pilot.n_pairs)
-    if pilot.anonymous:
-        sample = replace(pilot, moments=pilot.moments[picked])
-    else:
-        blocks = []
-        for rows, matrix in pilot.blocks:
-            position = np.full(pilot.n_pairs, -1)
-            position[rows] = np.arange(len(rows))
-            chosen = position[picked]
-            keep = chosen >= 0
-            if keep.any():
-                blocks.append((np.nonzero(keep)[0], matrix[chosen[keep]]))
-        sample = replace(pilot, blocks=blocks)
+    order = np.argsort(pilot.pair, kind="stable")
+    starts = np.searchsorted(pilot.pair[order], np.arange(pilot.n_pairs + 1))
+    rows = np.concatenate([order[starts[i]:starts[i + 1]] for i in picked])
+    new_pair = np.repeat(np.arange(pilot.n_pairs), np.diff(starts)[picked])
+    morder = np.argsort(pilot.member_pair, kind="stable")
+    mstarts = np.searchsorted(pilot.member_pair[morder], np.arange(pilot.n_pairs + 1))
+    members = np.concatenate([morder[mstarts[i]:mstarts[i + 1]] for i in picked])
+    sample = replace(pilot, pair=new_pair, rater=pilot.rater[rows], value=pilot.value[rows],
+                     member_pair=np.repeat(np.arange(pilot.n_pairs), np.diff(mstarts)[picked]),
+                     member_tranche=pilot.member_tranche[members])
     try:
-        fitted = _fit(sample)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            fitted = _fit(sample, start)
     except InputError:
         return None
-    pool = rng.integers(0, len(fitted.loading), size=len(fitted.loading))
-    return replace(fitted, offset=fitted.offset[pool], loading=fitted.loading[pool],
+    if not (np.isfinite(fitted.score).all() and np.isfinite(fitted.spread).all()):
+        return None
+    pool = rng.integers(0, len(fitted.scale), size=len(fitted.scale))
+    return replace(fitted, offset=fitted.offset[pool], scale=fitted.scale[pool],
                    noise=fitted.noise[pool])
 
 
 def reliability_curve(ratings: pd.DataFrame, max_raters: int = 20, *,
                       rng: np.random.Generator, replicates: int = 200,
-                      simulations: int = 20, level: float = 0.9) -> pd.DataFrame:
+                      simulations: int = 20, level: float = 0.9,
+                      progress: bool | None = False) -> pd.DataFrame:
     """Expected reliability of gold scores for 1..``max_raters`` raters per pair.
 
     Parameters
@@ -323,6 +326,8 @@ def reliability_curve(ratings: pd.DataFrame, max_raters: int = 20, *,
         Simulated studies averaged for the point estimate, ``ci_width`` and ``iaa2``.
     level : float
         Coverage of the interval ``[low, high]``.
+    progress : bool or None
+        A tqdm bar on stderr over the bootstrap (None: only on a terminal; False: never).
 
     Returns
     -------
@@ -360,8 +365,11 @@ def reliability_curve(ratings: pd.DataFrame, max_raters: int = 20, *,
     frame = pd.DataFrame({"raters": ks, "reliability": point[:, 0], "ci_width": point[:, 1],
                           "iaa2": point[:, 2]})
     boot = np.full((replicates, len(ks)), np.nan)
-    for b in range(replicates):
-        sample = _resampled(pilot, rng)
+    from tqdm import tqdm
+
+    for b in tqdm(range(replicates), desc="plan: bootstrap", unit=" replicates",
+                  disable=None if progress is None else not progress, leave=False):
+        sample = _resampled(pilot, rng, (model.offset, model.scale))
         if sample is not None:
             boot[b] = _simulate(sample, max_raters, rng)[:, 0]
     alpha = (1 - level) / 2
@@ -400,7 +408,7 @@ def _figure(value):
 def plan_study(ratings: pd.DataFrame, *, rng: np.random.Generator, max_raters: int = 20,
                target: float = 0.9, replicates: int = 200, level: float = 0.9,
                pairs: int | None = None, seconds: float | None = None,
-               pay_per_hour: float | None = None) -> dict:
+               pay_per_hour: float | None = None, progress: bool | None = False) -> dict:
     """The figures of ``lexgold plan``: the curve, the raters needed for ``target`` and the cost.
 
     Parameters
@@ -413,6 +421,8 @@ def plan_study(ratings: pd.DataFrame, *, rng: np.random.Generator, max_raters: i
         Seconds per pair; default measured from the pilot's times (:func:`seconds_per_pair`).
     pay_per_hour : float, optional
         Pay per hour of rating; without it no cost is given.
+    progress : bool or None
+        Progress on stderr (:func:`reliability_curve`).
 
     Returns
     -------
@@ -420,15 +430,22 @@ def plan_study(ratings: pd.DataFrame, *, rng: np.random.Generator, max_raters: i
         ``curve`` (``raters, reliability, low, high`` per k), ``raters_needed`` (fewest k with
         the expected reliability at ``target``; None beyond ``max_raters``),
         ``raters_needed_low`` (fewest k whose interval's lower end reaches it), ``target``,
-        ``level``, ``details`` (``raters, ci_width, iaa2`` per k), ``pilot`` (raters, pairs,
-        ratings per pair) and ``cost`` (``pairs, seconds_per_pair, seconds_measured,
+        ``level``, ``details`` (``raters, ci_width, iaa2`` per k; ``ci_width`` in points of the
+        rating scale), ``pilot`` (raters, pairs, ratings per pair, pairs with two or more
+        ratings, ``scale`` [low, high]), ``too_small`` (why the pilot cannot tell the raters
+        needed, :func:`too_small`; None when it can) and ``cost`` (``pairs, seconds_per_pair, seconds_measured,
         pay_per_hour, hours, amount`` for ``raters_needed`` raters; None figures when unknown).
     """
     checked = check_ratings(ratings)
-    curve = reliability_curve(checked, max_raters, rng=rng, replicates=replicates, level=level)
+    curve = reliability_curve(checked, max_raters, rng=rng, replicates=replicates, level=level,
+                              progress=progress)
     needed = raters_needed(curve, target)
     rated = checked[checked["kind"] != "checkpoint"]
     n_pairs = len(rated[ITEM].drop_duplicates())
+    per_pair = answers(checked).groupby(ITEM, observed=True).size()
+    pilot = {"raters": None if is_anonymous(rated) else int(rated["rater_id"].nunique()),
+             "pairs": n_pairs, "ratings_per_pair": _figure(len(answers(checked)) / n_pairs),
+             "pairs_rated_twice": int((per_pair > 1).sum()), "scale": _scale(rated)}
     measured = seconds is None
     seconds = seconds_per_pair(checked) if measured else float(seconds)
     study_pairs = n_pairs if pairs is None else int(pairs)
@@ -445,9 +462,8 @@ def plan_study(ratings: pd.DataFrame, *, rng: np.random.Generator, max_raters: i
         "level": level,
         "details": [{"raters": int(row.raters), "ci_width": _figure(row.ci_width),
                      "iaa2": _figure(row.iaa2)} for row in curve.itertuples()],
-        "pilot": {"raters": None if is_anonymous(rated) else int(rated["rater_id"].nunique()),
-                  "pairs": n_pairs,
-                  "ratings_per_pair": _figure(len(answers(checked)) / n_pairs)},
+        "pilot": pilot,
+        "too_small": too_small(curve, pilot, needed),
         "cost": {"pairs": study_pairs, "raters": needed, "seconds_per_pair": _figure(seconds),
                  "seconds_measured": measured and not math.isnan(seconds),
                  "pay_per_hour": pay_per_hour, "hours": _figure(hours),
@@ -455,12 +471,54 @@ def plan_study(ratings: pd.DataFrame, *, rng: np.random.Generator, max_raters: i
     }
 
 
+def _scale(rated: pd.DataFrame) -> list[float]:
+    """The rating scale: the declared ``scale_min``/``scale_max`` where given, else the range
+    of the ratings."""
+    low, high = float(rated["rating"].min()), float(rated["rating"].max())
+    if {"scale_min", "scale_max"} <= set(rated.columns):
+        declared = pd.to_numeric(rated["scale_min"], errors="coerce").min(), \
+            pd.to_numeric(rated["scale_max"], errors="coerce").max()
+        low = float(declared[0]) if pd.notna(declared[0]) else low
+        high = float(declared[1]) if pd.notna(declared[1]) else high
+    return [low, high]
+
+
+def too_small(curve: pd.DataFrame, pilot: dict, needed: int | None) -> str | None:
+    """Why a pilot cannot tell how many raters a study needs, or None.
+
+    Too small: fewer than :data:`MIN_PAIRS` pairs rated twice or more, fewer than
+    :data:`MIN_RATERS` identified raters (two raters cannot tell a rater's noise from a pair's
+    spread), or an interval wider than :data:`TOO_WIDE` at the k planned (the raters needed,
+    else the curve's last k)."""
+    if pilot["pairs_rated_twice"] < MIN_PAIRS:
+        return (f"only {pilot['pairs_rated_twice']} pairs have two or more ratings "
+                f"(at least {MIN_PAIRS} needed)")
+    if pilot["raters"] is not None and pilot["raters"] < MIN_RATERS:
+        return f"only {pilot['raters']} raters (at least {MIN_RATERS} needed)"
+    row = curve.set_index("raters").loc[needed if needed is not None else curve["raters"].max()]
+    width = float(row["high"] - row["low"])
+    if not math.isnan(width) and width > TOO_WIDE:
+        return (f"the {int(row.name)}-rater reliability's interval [{row['low']:.3f}, "
+                f"{row['high']:.3f}] is {width:.3f} wide (more than {TOO_WIDE:g})")
+    return None
+
+
 def plot_curve(result: dict, path) -> None:
     """Draw :func:`plan_study`'s curve with its interval and the target to a PNG at ``path``."""
+    import matplotlib.pyplot as plt
+
+    figure = curve_figure(result)
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
+def curve_figure(result: dict):
+    """The matplotlib figure of :func:`plot_curve` (whole raters per pair on the x axis)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     curve = pd.DataFrame(result["curve"])
     figure, axes = plt.subplots(figsize=(6, 4))
@@ -472,6 +530,7 @@ def plot_curve(result: dict, path) -> None:
     if result["raters_needed"] is not None:
         axes.axvline(result["raters_needed"], color="tab:red", linestyle=":",
                      label=f"{result['raters_needed']} raters per pair")
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlabel("raters per pair (k)")
     axes.set_ylabel("Spearman between two groups of k raters")
     axes.set_title(f"pilot: {result['pilot']['pairs']} pairs, "
@@ -479,8 +538,7 @@ def plot_curve(result: dict, path) -> None:
     axes.legend(loc="lower right")
     axes.grid(alpha=0.3)
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
+    return figure
 
 
 def summary_lines(result: dict) -> list[str]:
@@ -488,11 +546,20 @@ def summary_lines(result: dict) -> list[str]:
     def show(value):
         return "n/a" if value is None else f"{value:.3f}"
 
-    lines = [f"raters  reliability  [{result['level']:.0%} interval]  pair-mean CI width  IAA-2"]
+    low_end, high_end = result["pilot"]["scale"]
+    span = high_end - low_end
+    column = f"pair-mean 95% CI width ({low_end:g}-{high_end:g} scale)"
+    lines = [f"raters  reliability  [{result['level']:.0%} interval]  {column}  IAA-2"]
+    wider = False
     for row, extra in zip(result["curve"], result["details"]):
+        width = show(extra["ci_width"])
+        if extra["ci_width"] is not None and extra["ci_width"] > span:
+            width, wider = width + "*", True
         lines.append(f"{row['raters']:>6}  {show(row['reliability']):>11}  [{show(row['low'])}, "
-                     f"{show(row['high'])}]  {show(extra['ci_width']):>18}  "
-                     f"{show(extra['iaa2'])}")
+                     f"{show(row['high'])}]  {width:>{len(column)}}  {show(extra['iaa2'])}")
+    if wider:
+        lines.append(f"* wider than the whole {low_end:g}-{high_end:g} scale: k ratings give a "
+                     "t interval on k - 1 degrees of freedom (t = 12.71 for k = 2)")
     needed, low = result["raters_needed"], result["raters_needed_low"]
     k_max = len(result["curve"])
     lines.append(f"raters per pair for reliability {result['target']:g}: "
@@ -510,4 +577,7 @@ def summary_lines(result: dict) -> list[str]:
         lines.append(text)
     elif needed is not None:
         lines.append("time and cost: no times in the ratings; give --seconds-per-pair")
+    if result["too_small"]:
+        lines.append(f"too small to tell: {result['too_small']}; pilot more pairs or raters "
+                     "before trusting the raters needed")
     return lines

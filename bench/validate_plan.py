@@ -1,0 +1,240 @@
+"""Validate ``lexgold plan`` on real rating logs: predictions from small pilots against the
+reliability the full log shows.
+
+Data (vendored, ``lexgold/resources/data/SOURCES.toml``): WordSim-353 set 1 (153 pairs, 13
+identified raters, every rater rates every pair, 0-10) and SimVerb-3500's raw ratings (3,500
+pairs, 10-11 ratings each without rater identity, 0-6).
+
+- **Pilot.** WordSim-353: ``--pilot`` (4) of the 13 raters drawn without replacement, all their
+  ratings. SimVerb-3500: per pair, ``--pilot`` (4) of its ratings drawn at random (the slots are
+  not raters, so a pilot is 4 ratings of each pair).
+- **Observed.** The reliability at ``k`` is the expected Spearman between the pair means of two
+  disjoint groups of ``k`` raters (of ``k`` ratings per pair for SimVerb) drawn from the whole
+  log, averaged over ``--splits`` random draws: the reliability of a study of this crowd on
+  these pairs. The pilot's raters are part of that crowd; k = 6 needs 12 of WordSim's 13
+  raters, so no held-out group that large exists. A **held-out** check is printed beside it:
+  the same figure from only the raters (ratings) not in the pilot, at the largest k they allow
+  (4 of the 9 WordSim raters left; 3 of SimVerb's 6-7 ratings left).
+- **Methods.** ``model``: ``lexgold.process.plan.reliability_curve`` (whatever version is on the
+  path: run with ``PYTHONPATH`` at another checkout to compare versions), its point and its
+  ``--level`` interval. ``spearman-brown``: the pilot's mean Pearson between raters (between
+  rating slots for SimVerb), stepped up to k (the textbook answer). ``split-half``: the pilot's
+  own split-half Spearman (every split of its raters into two halves; 20 random splits of the
+  slots for SimVerb), stepped up from half the pilot to k by Spearman-Brown. The two baselines'
+  intervals are percentile bootstraps over pairs (``--replicates``).
+
+Printed: per pilot and method the prediction and interval; the whole log's Spearman and
+Pearson reliability at the largest k (the textbook answer predicts the Pearson one) and its
+median pair mean; then per method and k the mean absolute error, the bias, how many intervals
+cover the observed value, the mean width and the mean absolute error against the held-out raters.
+
+    PYTHONPATH=. python bench/validate_plan.py --data wordsim353 --pilots 10 --seed 0
+    PYTHONPATH=. python bench/validate_plan.py --data simverb --pilots 10 --seed 0
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import itertools
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from lexgold.process.plan import reliability_curve
+from lexgold.ratings.layouts import read_layout
+from lexgold.resources._files import resource_files
+
+#: data set -> (resource, layout, the file's name for the reader)
+LOGS = {"wordsim353": ("wordsim353_set1", "wide", "set1.csv"),
+        "simverb": ("simverb3500_ratings", "anonymous", "SimVerb-3500-ratings.txt")}
+
+
+def load_log(name: str) -> pd.DataFrame:
+    """The vendored log as long-format ratings (``rater_id, tranche, word1, word2, rating``)."""
+    resource, layout, filename = LOGS[name]
+    (found,) = resource_files(resource)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / filename
+        path.write_bytes(found.read_bytes())
+        frame = read_layout(path, layout).frame
+    return frame[["rater_id", "tranche", "word1", "word2", "rating"]]
+
+
+def matrix(ratings: pd.DataFrame, anonymous: bool) -> np.ndarray:
+    """Pairs x raters (identified) or pairs x slots (anonymous, in file order); NaN: missing."""
+    if anonymous:
+        slot = ratings.groupby(["word1", "word2"], sort=False).cumcount()
+        wide = ratings.assign(slot=slot).pivot_table(index=["word1", "word2"], columns="slot",
+                                                     values="rating", sort=False)
+    else:
+        wide = ratings.pivot_table(index=["word1", "word2"], columns="rater_id",
+                                   values="rating", sort=False)
+    return wide.to_numpy(dtype=float)
+
+
+def _shuffled(values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Each row's ratings in random order, missing ones last."""
+    key = rng.random(values.shape)
+    key[np.isnan(values)] = 2.0
+    return np.take_along_axis(values, np.argsort(key, axis=1), axis=1)
+
+
+def _spearman(a: np.ndarray, b: np.ndarray) -> float:
+    from scipy import stats
+
+    return float(stats.spearmanr(a, b)[0])
+
+
+def observed(values: np.ndarray, k: int, anonymous: bool, rng: np.random.Generator,
+             splits: int, *, pearson: bool = False) -> float:
+    """Expected Spearman (``pearson``: Pearson) between the pair means of two disjoint groups
+    of k raters (k ratings of each pair without rater identity), over ``splits`` draws."""
+    found = []
+    for _ in range(splits):
+        if anonymous:
+            rows = _shuffled(values, rng)
+            a, b = rows[:, :k], rows[:, k:2 * k]
+        else:
+            order = rng.permutation(values.shape[1])
+            a, b = values[:, order[:k]], values[:, order[k:2 * k]]
+        keep = ~np.isnan(a).any(axis=1) & ~np.isnan(b).any(axis=1)
+        x, y = a[keep].mean(axis=1), b[keep].mean(axis=1)
+        found.append(float(np.corrcoef(x, y)[0, 1]) if pearson else _spearman(x, y))
+    return float(np.mean(found))
+
+
+def spearman_brown(pilot: np.ndarray, k: int) -> float:
+    """The pilot's mean Pearson between raters (columns), stepped up to k raters."""
+    r = pd.DataFrame(pilot).corr(min_periods=3).to_numpy()
+    r1 = float(np.nanmean(r[~np.eye(len(r), dtype=bool)]))
+    return k * r1 / (1 + (k - 1) * r1)
+
+
+def split_half(pilot: np.ndarray, k: int, rng: np.random.Generator | None = None) -> float:
+    """The pilot's split-half Spearman (halves of its columns; every split, or 20 random ones
+    when ``rng`` is given: rows reshuffled for ratings without identity), stepped up from
+    half the pilot to k by Spearman-Brown."""
+    m = pilot.shape[1]
+    half = m // 2
+    found = []
+    if rng is None:
+        for group in itertools.combinations(range(1, m), half - 1):
+            a = [0, *group]
+            b = [j for j in range(m) if j not in a][:half]
+            found.append(_spearman(pilot[:, a].mean(axis=1), pilot[:, b].mean(axis=1)))
+    else:
+        for _ in range(20):
+            rows = _shuffled(pilot, rng)
+            found.append(_spearman(rows[:, :half].mean(axis=1),
+                                   rows[:, half:2 * half].mean(axis=1)))
+    rho = float(np.mean(found))
+    step = k / half
+    return step * rho / (1 + (step - 1) * rho)
+
+
+def _interval(method, pilot: np.ndarray, k: int, rng: np.random.Generator, replicates: int,
+              level: float) -> tuple[float, float]:
+    boot = [method(pilot[rng.integers(0, len(pilot), len(pilot))], k)
+            for _ in range(replicates)]
+    alpha = (1 - level) / 2
+    return float(np.quantile(boot, alpha)), float(np.quantile(boot, 1 - alpha))
+
+
+def long_of(values: np.ndarray, anonymous: bool) -> pd.DataFrame:
+    """A pilot matrix as long-format ratings (identified raters ``r<j>``; ``?`` ids else)."""
+    pair, column = np.nonzero(~np.isnan(values))
+    raters = ([f"?{i}" for i in range(len(pair))] if anonymous
+              else [f"r{j}" for j in column])
+    return pd.DataFrame({"rater_id": raters, "tranche": 1, "word1": [f"w{i}" for i in pair],
+                         "word2": "x", "rating": values[pair, column]})
+
+
+def validate(values: np.ndarray, *, anonymous: bool, pilots: int, pilot_size: int,
+             ks: list[int], rng: np.random.Generator, replicates: int, splits: int,
+             level: float = 0.9, simulations: int = 20, show=print) -> pd.DataFrame:
+    """One row per (pilot, method, k): ``predicted, low, high, observed, held_out`` (NaN
+    beyond the held-out raters' reach)."""
+    truth = {k: observed(values, k, anonymous, rng, splits) for k in ks}
+    rows = []
+    for p in range(pilots):
+        if anonymous:
+            shuffled = _shuffled(values, rng)
+            pilot, rest = shuffled[:, :pilot_size], shuffled[:, pilot_size:]
+        else:
+            chosen = rng.choice(values.shape[1], pilot_size, replace=False)
+            pilot = values[:, np.sort(chosen)]
+            rest = np.delete(values, chosen, axis=1)
+        reach = (np.sum(~np.isnan(rest), axis=1).min() if anonymous else rest.shape[1]) // 2
+        held = {k: observed(rest, k, anonymous, rng, splits) for k in ks if k <= reach}
+        curve = reliability_curve(long_of(pilot, anonymous), max(ks), rng=rng,
+                                  replicates=replicates, level=level,
+                                  simulations=simulations).set_index("raters")
+        for k in ks:
+            found = {"model": (curve.loc[k, "reliability"], curve.loc[k, "low"],
+                               curve.loc[k, "high"])}
+            sb = spearman_brown(pilot, k)
+            found["spearman-brown"] = (sb, *_interval(spearman_brown, pilot, k, rng,
+                                                      replicates, level))
+            shr = (lambda m, kk: split_half(m, kk, rng)) if anonymous else split_half
+            found["split-half"] = (shr(pilot, k), *_interval(shr, pilot, k, rng,
+                                                             min(replicates, 50), level))
+            for method, (value, low, high) in found.items():
+                rows.append({"pilot": p, "method": method, "k": k, "predicted": value,
+                             "low": low, "high": high, "observed": truth[k],
+                             "held_out": held.get(k, np.nan)})
+        six = [r for r in rows if r["pilot"] == p and r["k"] == max(ks)]
+        show(f"pilot {p}: observed k={max(ks)} {truth[max(ks)]:.3f}; " + "; ".join(
+            f"{r['method']} {r['predicted']:.3f} [{r['low']:.3f}, {r['high']:.3f}]"
+            for r in six))
+    return pd.DataFrame(rows)
+
+
+def summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per method and k: MAE and bias against the observed value, intervals covering it, mean
+    width, and the MAE against the held-out value where there is one."""
+    table = table.assign(error=table["predicted"] - table["observed"],
+                         covers=(table["low"] <= table["observed"])
+                         & (table["observed"] <= table["high"]),
+                         width=table["high"] - table["low"],
+                         held_error=(table["predicted"] - table["held_out"]).abs())
+    return table.groupby(["method", "k"]).agg(
+        pilots=("error", "size"), mae=("error", lambda e: e.abs().mean()),
+        bias=("error", "mean"), covered=("covers", "sum"), width=("width", "mean"),
+        held_out_mae=("held_error", "mean")).reset_index()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", choices=sorted(LOGS), default="wordsim353")
+    parser.add_argument("--pilots", type=int, default=10)
+    parser.add_argument("--pilot", type=int, default=4, help="raters (ratings per pair)")
+    parser.add_argument("--k", type=int, nargs="+", default=None,
+                        help="group sizes (default 2 4 6 for WordSim, 2 3 5 for SimVerb)")
+    parser.add_argument("--replicates", type=int, default=200)
+    parser.add_argument("--splits", type=int, default=1000)
+    parser.add_argument("--level", type=float, default=0.9)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    anonymous = args.data == "simverb"
+    ks = args.k or ([2, 3, 5] if anonymous else [2, 4, 6])
+    started = time.perf_counter()
+    values = matrix(load_log(args.data), anonymous)
+    table = validate(values, anonymous=anonymous, pilots=args.pilots, pilot_size=args.pilot,
+                     ks=ks, rng=np.random.default_rng(args.seed), replicates=args.replicates,
+                     splits=args.splits, level=args.level)
+    print(f"{args.data}: {values.shape[0]} pairs, pilots of {args.pilot}, "
+          f"{args.level:.0%} intervals, seed {args.seed}")
+    k, check = max(ks), np.random.default_rng(args.seed + 1)
+    print(f"whole log, k = {k}: Spearman {observed(values, k, anonymous, check, args.splits):.3f},"
+          f" Pearson {observed(values, k, anonymous, check, args.splits, pearson=True):.3f}; "
+          f"pair means: median {np.nanmedian(np.nanmean(values, axis=1)):.2f}")
+    print(summary(table).to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    print(f"{time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
