@@ -289,6 +289,9 @@ def test_top_up_tranches_keep_every_rule_of_the_layout(tmp_path, usf, pairs, nam
         assert money["spent"] == money["committed"] <= money["budget"]
         # the end: nothing open, and no budget for another tranche (or the target)
         assert adaptive.allocate(session, config)["status"] in ("budget", "target")
+        curve = adaptive.planner_curve(session)       # the admin picture's planner line
+        assert curve["raters"].tolist()[:3] == [1, 2, 3]
+        assert curve["reliability"].between(0, 1).all()
     engine.dispose()
 
 

@@ -46,6 +46,7 @@ from lexgold.crowd.allocation import (  # noqa: F401  (the criteria, re-exported
     site_gain,
     standard_errors,
 )
+from lexgold.errors import InputError
 
 #: random splits averaged by :func:`split_half`
 SPLITS = 10
@@ -358,20 +359,16 @@ def refresh_step(reads: Session, writes: Session, config: StudyConfig, figures: 
 
 def planner_curve(session: Session) -> pd.DataFrame | None:
     """The planner's predicted reliability per raters per pair (``raters, reliability, low,
-    high``; :func:`lexgold.process.plan.reliability_curve`) from the completed raters'
-    ratings, when that module is installed; else None."""
-    try:
-        from lexgold.process.plan import reliability_curve
-    except ImportError:
-        return None
+    high``; :func:`lexgold.process.plan.reliability_curve`, seeded, 50 bootstrap replicates)
+    from the completed raters' ratings; None while they are too few to plan from."""
     from lexgold.annotate.study import export_ratings
+    from lexgold.process.plan import reliability_curve
 
     ratings = export_ratings(session, complete_only=True)
     ratings = ratings[ratings["kind"] != "checkpoint"]
     if ratings.empty:
         return None
     try:
-        curve = reliability_curve(ratings)
-    except (TypeError, ValueError):     # too few ratings, or another signature
+        return reliability_curve(ratings, rng=np.random.default_rng(0), replicates=50)
+    except InputError:                  # too few pairs or raters yet (the message says which)
         return None
-    return curve if {"raters", "reliability"} <= set(getattr(curve, "columns", [])) else None
