@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from lexgold.compression import check_regular, open_input
+from lexgold.compression import check_regular, open_input, read_input_text
 from lexgold.errors import InputError
 
 
@@ -143,8 +143,9 @@ def check_words(values, *, path, lines, field: str) -> None:
 def read_stop_words(path: str | Path) -> frozenset[str]:
     """A stop list file: one word per line; blank lines and lines starting with ``#`` ignored."""
     path = Path(path)
+    check_regular(path)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as err:
-        raise InputError(f"stop list is not UTF-8 ({err.reason})", path=path) from None
+        lines = read_input_text(path, encoding="utf-8").splitlines()
+    except InputError as err:
+        raise InputError(f"stop list: {str(err).split(': ', 1)[-1]}", path=path) from None
     return frozenset(w.strip() for w in lines if w.strip() and not w.lstrip().startswith("#"))
