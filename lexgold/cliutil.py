@@ -7,6 +7,7 @@ lets :class:`LexgoldGroup` turn lexgold's input errors into a one-line ``Error: 
 from __future__ import annotations
 
 import functools
+import os
 
 import click
 
@@ -47,17 +48,38 @@ def wordnet_option(function):
                              "(env LEXGOLD_WORDNET); default: found automatically.")(function)
 
 
+def refuse_links(ctx, param, value):
+    """An output path must not be a symbolic link, nor (a folder) hold one: a link planted
+    where lexgold writes (``gold.csv -> ~/.bashrc``) would have its target overwritten. A
+    usage error naming the link; parent folders may be links (the user chose the path)."""
+    if value is None:
+        return value
+    links = [value] if os.path.islink(value) else []
+    if not links and os.path.isdir(value):
+        for folder, folders, files in os.walk(value):          # links are not followed
+            links += [os.path.join(folder, n) for n in folders + files
+                      if os.path.islink(os.path.join(folder, n))]
+            if links:
+                break
+    if links:
+        raise click.BadParameter(f"{links[0]} is a symbolic link (to {os.readlink(links[0])}): "
+                                 f"lexgold does not write through links; remove it",
+                                 ctx=ctx, param=param)
+    return value
+
+
 def out_option(function):
     """``--out DIR``: the folder a command writes its files into."""
     return click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
-                        metavar="DIR", help="Output folder (created if missing).")(function)
+                        metavar="DIR", callback=refuse_links,
+                        help="Output folder (created if missing).")(function)
 
 
 def out_file_option(help: str, *, dest: str = "out_path", required: bool = True,
                     aliases: tuple[str, ...] = ()):
     """``--out FILE``: the one file a command writes (``aliases``: older names kept working)."""
     return click.option("--out", *aliases, dest, type=click.Path(dir_okay=False),
-                        required=required, metavar="FILE", help=help)
+                        required=required, metavar="FILE", callback=refuse_links, help=help)
 
 
 #: what every ``--protocol`` accepts (:func:`lexgold.protocols.protocol_path`)

@@ -19,7 +19,9 @@ that a file one of them accepts, all of them accept:
   ``attrs['scale']`` its published 0-6 scale.
 
 ``attrs['format']`` names what was read (``csv``, a gold format, or ``multisimlex``) and
-``attrs['notes']`` what was normalised.
+``attrs['notes']`` what was normalised. Every word is checked by
+:func:`lexgold.tables.word_problem` (at most 300 characters, no control or invisible
+formatting character such as a NUL byte, U+202E or U+200B), the error naming the line.
 """
 
 from __future__ import annotations
@@ -28,9 +30,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from lexgold.compression import open_input
+from lexgold.compression import check_regular, open_input
 from lexgold.errors import InputError
-from lexgold.tables import read_text_table
+from lexgold.tables import check_words, read_text_table
 
 #: other spellings of the pair columns (released SimLex, HyperLex and TR9856 layouts)
 PAIR_COLUMN_ALIASES = {"WORD1": "word1", "WORD2": "word2", "POS": "pos", "term1": "word1",
@@ -62,10 +64,14 @@ def read_pair_table(path: str | Path, *, language: str | None = None) -> pd.Data
     from lexgold.evaluate.multisimlex import is_multisimlex, multisimlex_pairs
 
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise InputError("file not found", path=path)
+    check_regular(path)
     if _comma_header(path):
         frame = read_text_table(path)
+        for column in frame.columns:
+            if PAIR_COLUMN_ALIASES.get(column, column) in ("word1", "word2"):
+                check_words(frame[column], path=path, lines=frame.index + 2, field=column)
         frame.attrs.update(format="csv", notes=[])
         return frame
     header, rows, notes = split_rows(path)
@@ -73,6 +79,9 @@ def read_pair_table(path: str | Path, *, language: str | None = None) -> pd.Data
         frame = multisimlex_pairs(header, rows, language, path)
         frame.attrs.update(format="multisimlex", notes=notes)
         return frame
+    for at, field in enumerate(("word1", "word2")):
+        check_words([fields[at] if len(fields) > at else "" for _, fields in rows], path=path,
+                    lines=[number for number, _ in rows], field=field)
     if header is None:
         gold = read_gold(path)
         frame = gold.astype(object).where(gold.notna(), "").astype(str)

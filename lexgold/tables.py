@@ -8,13 +8,14 @@ one-line errors naming the file.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterator
 from contextlib import nullcontext
 from pathlib import Path
 
 import pandas as pd
 
-from lexgold.compression import open_input
+from lexgold.compression import check_regular, open_input, read_input_text
 from lexgold.errors import InputError
 
 
@@ -43,14 +44,19 @@ def read_text_chunks(path: str | Path, *, rows: int | None,
         read.
     """
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise InputError("file not found", path=path)
+    check_regular(path)
     with open_input(path, "rt", newline="") as handle:
         try:
             found = pd.read_csv(handle, sep=sep, dtype=str, keep_default_na=False,
                                 chunksize=rows)
             with nullcontext([found]) if rows is None else found as parts:
                 for part in parts:
+                    if not isinstance(part.index, pd.RangeIndex):
+                        raise InputError(f"the first row has {len(part.columns) + 1} fields "
+                                         f"under a header of {len(part.columns)}: a field too "
+                                         f"many (a stray delimiter?)", path=path, line=2)
                     part.columns = [str(c).strip() for c in part.columns]
                     yield part
         except pd.errors.EmptyDataError:
@@ -85,11 +91,61 @@ def normalise_spaces(text: str) -> str:
     return " ".join(text.translate(_TO_SPACE).split())
 
 
+#: the longest word (characters) any reader accepts, as the study database stores it
+MAX_WORD = 300
+#: the invisible formatting characters a word may hold: zero-width non-joiner and joiner, which
+#: Persian, Indic scripts and emoji sequences need
+WORD_JOINERS = "\u200c\u200d"
+
+
+def word_problem(word: str) -> str | None:
+    r"""What is wrong with ``word`` as a word of a pair, or None.
+
+    Refused: more than :data:`MAX_WORD` characters, and any control or invisible formatting
+    character (Unicode categories Cc, Cf, Zl, Zp, Cs; a NUL byte, a line break, a bidi override
+    U+202E that reorders what raters see, a zero-width space U+200B that makes two spellings
+    of one word), except :data:`WORD_JOINERS`.
+
+    >>> word_problem("dog") is None
+    True
+    >>> word_problem("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645") is None  # Persian, ZWNJ
+    True
+    >>> word_problem("ca\u202et")[:36]
+    'holds U+202E RIGHT-TO-LEFT OVERRIDE:'
+    """
+    if len(word) > MAX_WORD:
+        return f"word longer than {MAX_WORD} characters ({len(word):,})"
+    if word.isprintable():
+        return None
+    for char in word:
+        category = unicodedata.category(char)
+        if category in ("Cc", "Zl", "Zp", "Cs") or (category == "Cf"
+                                                     and char not in WORD_JOINERS):
+            name = unicodedata.name(char, "(a control character)")
+            return (f"holds U+{ord(char):04X} {name}: control and invisible formatting "
+                    f"characters are refused in words")
+    return None
+
+
+def check_words(values, *, path, lines, field: str) -> None:
+    """:func:`word_problem` over ``values`` (each distinct value once), an
+    :class:`InputError` naming ``path``, the line of the first bad value (``lines[i]`` for
+    ``values[i]``) and ``field``."""
+    seen = {}
+    for at, word in enumerate(values):
+        word = str(word)
+        if word not in seen:
+            seen[word] = word_problem(word)
+        if seen[word]:
+            raise InputError(seen[word], path=path, line=lines[at], field=field)
+
+
 def read_stop_words(path: str | Path) -> frozenset[str]:
     """A stop list file: one word per line; blank lines and lines starting with ``#`` ignored."""
     path = Path(path)
+    check_regular(path)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as err:
-        raise InputError(f"stop list is not UTF-8 ({err.reason})", path=path) from None
+        lines = read_input_text(path, encoding="utf-8").splitlines()
+    except InputError as err:
+        raise InputError(f"stop list: {str(err).split(': ', 1)[-1]}", path=path) from None
     return frozenset(w.strip() for w in lines if w.strip() and not w.lstrip().startswith("#"))

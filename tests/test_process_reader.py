@@ -18,7 +18,7 @@ AWKWARD = (
     'r2,1,"dog","cat",4,N,,pets,2026-01-01T00:00:01Z\n'
     ' r1 ,1,dog,cat,5.0,N,unique,,2026-01-01T00:00:02Z\n'
     'r1,10,bread,toast,1,N,checkpoint,,2026-01-01T00:00:03Z\n'
-    '"r,10",2,"run\nfast",walk,3,V,consistency,"say ""hi""",2026-01-01T00:00:04Z\n'
+    '"r,10",2,"run,fast",walk,3,V,consistency,"say\n""hi""",2026-01-01T00:00:04Z\n'
     '?7,2,café,naïve,2.50,A,consistency,,\n'
     '?7,2,東京,大阪,6,N,duplicate,cities,2026-01-01T00:00:06Z\n'
     'r2,2,run,walk, 2 ,V,calibration,,2026-01-01T00:00:07Z\n'
@@ -54,8 +54,8 @@ def test_read_in_parts_gives_the_frame_read_at_once(tmp_path, monkeypatch, rows)
     assert_same_frame(frame, at_once(path))
     assert frame["rater_id"].tolist() == ["r2", "r1", "r1", "r,10", "?7", "?7", "r2", "ζ", "r1"]
     assert list(frame["rater_id"].cat.categories) == ["?7", "r,10", "r1", "r2", "ζ"]
-    assert frame["word1"].iloc[3] == "run\nfast" and frame["word1"].iloc[7] == "anno\u00a0domini"
-    assert frame["topic"].tolist() == ["pets", "", "", 'say "hi"', "", "cities", "", "", ""]
+    assert frame["word1"].iloc[3] == "run,fast" and frame["word1"].iloc[7] == "anno\u00a0domini"
+    assert frame["topic"].tolist() == ["pets", "", "", 'say\n"hi"', "", "cities", "", "", ""]
     assert frame["rating"].tolist() == [4.0, 5.0, 1.0, 3.0, 2.5, 6.0, 2.0, 0.0, 1.0]
     assert frame["kind"].iloc[0] == "unique" and frame["answered_at"].iloc[4] == ""
 

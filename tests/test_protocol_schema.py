@@ -157,7 +157,7 @@ def test_misspelled_key_is_refused(tmp_path):
     ("[process.agreement]\nmin_overlap = 1\n",
      r"\[process\.agreement\] min_overlap: allowed x >= 2, given 1"),
     ("[process.agreement]\nbootstrap = -5\n",
-     r"\[process\.agreement\] bootstrap: allowed x >= 0, given -5"),
+     r"\[process\.agreement\] bootstrap: allowed 0 <= x <= 100,000, given -5"),
     ("[process.exclusions]\ntwo_value_max_rho = 2\n",
      r"\[process\.exclusions\] two_value_max_rho: allowed -1 <= x <= 1, given 2"),
     ("[process.exclusions]\nrandom_consistency_alpha = 0\n",
@@ -177,16 +177,16 @@ def test_process_bounds_and_cross_field_checks(tmp_path, table, message):
 
 
 @pytest.mark.parametrize("table,message", [
-    ("[study]\ntranches = -1\n", r"\[study\] tranches: allowed x >= 0, given -1"),
-    ("[study]\nraters_per_tranche = 0\n", r"\[study\] raters_per_tranche: allowed x >= 1, given 0"),
+    ("[study]\ntranches = -1\n", r"\[study\] tranches: allowed 0 <= x <= 10,000, given -1"),
+    ("[study]\nraters_per_tranche = 0\n", r"\[study\] raters_per_tranche: allowed 1 <= x <= 10,000, given 0"),
     ("[study]\nscale_min = 6\nscale_max = 0\n",
      r"\[study\] scale_max: allowed an integer > scale_min \(6\), given 0"),
     ("[study]\ngroup_size_min = 8\n",
      r"\[study\] group_size_min: allowed at most group_size_max \(7\), given 8"),
-    ("[study]\nseconds_per_item = [0]\n", r"\[study\] seconds_per_item\[0\]: allowed x > 0, given 0"),
+    ("[study]\nseconds_per_item = [0]\n", r"\[study\] seconds_per_item\[0\]: allowed 0 < x <= 3,600, given 0"),
     ("[study]\nseconds_per_item = [9, 3]\n",
      r"\[study\] seconds_per_item: allowed one positive number, or two \(low, high\), given \[9"),
-    ("[study]\nconsistency = { N = -2 }\n", r"\[study\.consistency\] N: allowed x >= 0, given -2"),
+    ("[study]\nconsistency = { N = -2 }\n", r"\[study\.consistency\] N: allowed 0 <= x <= 1,000, given -2"),
     ("[study.qualification]\noptions = [\"a\", \"b\"]\nanswer = 2\n",
      r"\[study\] qualification: allowed two or more options and an answer indexing one"),
 ])

@@ -15,8 +15,15 @@ from typing import Annotated, Literal
 
 from lexgold.protocols import Invalid, between, load_protocol, parse_section
 
-Count = Annotated[int, between(0)]
-AtLeastOne = Annotated[int, between(1)]
+#: the upper bounds of the study's sizes and durations (docs/protocols.md, "Bounds"): far above
+#: any published study (SimLex-999: 10 tranches of 99 pairs, 50 raters each; HyperLex: 9
+#: duplicates a tranche) yet small enough that a design and its slots fit in memory
+MAX_TRANCHES, MAX_PAIRS_PER_TRANCHE, MAX_RATERS_PER_TRANCHE = 10_000, 10_000, 10_000
+#: ... and the longest claim (30 days) and first-page wait (1 day)
+MAX_CLAIM_S, MAX_FIRST_ANSWER_S = 30 * 86_400, 86_400
+Tranches = Annotated[int, between(0, MAX_TRANCHES)]
+PairsPerTranche = Annotated[int, between(0, MAX_PAIRS_PER_TRANCHE)]
+Raters = Annotated[int, between(1, MAX_RATERS_PER_TRANCHE)]
 
 SIMLEX_INSTRUCTIONS = [
     "Two words are synonyms if they have very similar meanings. Synonyms represent the same "
@@ -175,19 +182,19 @@ class BwsStudy:
     2016, section 3; lexgold.annotate.bws)."""
 
     #: pairs per tuple (K&M: 4)
-    tuple_size: Annotated[int, between(2)] = 4
+    tuple_size: Annotated[int, between(2, 20)] = 4
     #: tuples per pair of the set: n_tuples = round(tuples_per_pair x N) (K&M: 2N)
-    tuples_per_pair: Annotated[float, between(0, low_open=True)] = 2.0
+    tuples_per_pair: Annotated[float, between(0, 100, low_open=True)] = 2.0
     #: tuples only of pairs of one part of speech
     pos_pure: bool = True
     #: rounds of swaps that remove repeated co-occurrences (K&M's random-with-swaps)
-    swap_rounds: Annotated[int, between(0)] = 200
+    swap_rounds: Annotated[int, between(0, 100_000)] = 200
     #: tuples per page (one per row)
-    tuples_per_page: Annotated[int, between(1)] = 5
+    tuples_per_page: Annotated[int, between(1, 100)] = 5
     #: tuples per tranche (0 tranches: as many tranches as this gives)
-    tuples_per_tranche: Annotated[int, between(1)] = 100
+    tuples_per_tranche: Annotated[int, between(1, MAX_PAIRS_PER_TRANCHE)] = 100
     #: tuples shown in every tranche (as the slider's consistency set)
-    consistency_tuples: Annotated[int, between(0)] = 2
+    consistency_tuples: Annotated[int, between(0, 1_000)] = 2
     #: check tuples, spread evenly through every tranche
     checkpoints: list[BwsCheckpoint] = field(default_factory=list)
 
@@ -201,25 +208,26 @@ class StudyConfig:
     task: Literal["slider", "binary", "bws"] = "slider"
     language: str = ""
     direction: Literal["ltr", "rtl"] = "ltr"
-    scale_min: int = 0
-    scale_max: int = 6
+    scale_min: Annotated[int, between(-1_000, 1_000)] = 0
+    scale_max: Annotated[int, between(-1_000, 1_000)] = 6
     #: where every slider starts: an integer on the scale, or ``random`` (recorded per answer)
     slider_start: int | Literal["random"] = 3
     #: how words are shown: SimLex lower case, HyperLex upper case ("Is TO RUN a type of ...")
     word_case: Literal["as-is", "lower", "upper"] = "lower"
     #: number of tranches; 0 = as many as ``unique_per_tranche`` gives
-    tranches: Count = 10
+    tranches: Tranches = 10
     #: the paper's nominal count of unique pairs per tranche, reported against the actual one
-    unique_per_tranche: AtLeastOne = 99
+    unique_per_tranche: Annotated[int, between(1, MAX_PAIRS_PER_TRANCHE)] = 99
     #: consistency pairs shown in every tranche, per part of speech (SimLex: 14 N, 4 V, 2 A)
-    consistency: dict[str, Count] = field(default_factory=lambda: {"N": 14, "V": 4, "A": 2})
+    consistency: dict[str, Annotated[int, between(0, 1_000)]] = field(
+        default_factory=lambda: {"N": 14, "V": 4, "A": 2})
     #: pairs shown twice to the same rater (HyperLex: 9 per tranche)
-    duplicates_per_tranche: Count = 0
+    duplicates_per_tranche: Annotated[int, between(0, 1_000)] = 0
     #: order of the part-of-speech batches; ``topic`` groups by topic instead (TR9856)
     pos_order: list[str] = field(default_factory=lambda: ["N", "A", "V"])
     group_by: Literal["pos", "topic"] = "pos"
-    group_size_max: AtLeastOne = 7
-    group_size_min: Count = 6
+    group_size_max: Annotated[int, between(1, 1_000)] = 7
+    group_size_min: Annotated[int, between(0, 1_000)] = 6
     #: repeat the previous group's last pair first (calibration, SimLex section 3.4)
     calibration_repeat: bool = True
     #: Decision: the repeat stays inside a part-of-speech batch so groups stay POS-pure
@@ -227,10 +235,10 @@ class StudyConfig:
     #: put a consistency pair second in each group (SimLex) rather than at random places
     consistency_second: bool = True
     #: slots a tranche starts with (raters who may complete it)
-    raters_per_tranche: AtLeastOne = 50
+    raters_per_tranche: Raters = 50
     #: 0: the slots above are all; n > 0: a tranche gets more slots until it has n accepted
     #: raters, completed and not excluded by ``[process.exclusions]`` (HyperLex section 4.4: 10)
-    min_accepted_raters: Count = 0
+    min_accepted_raters: Annotated[int, between(0, MAX_RATERS_PER_TRANCHE)] = 0
     #: ``uniform``: every tranche gets ``raters_per_tranche`` slots. ``adaptive`` (issue 26;
     #: :mod:`lexgold.annotate.adaptive`): every tranche first gets ``first_round_raters``
     #: slots, and the rest of ``budget_ratings`` goes to top-up tranches of the pairs whose
@@ -238,33 +246,33 @@ class StudyConfig:
     #: ``target_reliability`` is reached
     allocation: Literal["uniform", "adaptive"] = "uniform"
     #: adaptive: slots each tranche of the design starts with
-    first_round_raters: AtLeastOne = 3
+    first_round_raters: Raters = 3
     #: adaptive: ratings (pair showings of completed or open slots, checkpoints not counted)
     #: the study may spend in all; 0 = what the uniform design spends (``raters_per_tranche``
     #: times the showings of every tranche)
-    budget_ratings: Count = 0
+    budget_ratings: Annotated[int, between(0, 100_000_000)] = 0
     #: adaptive: no more top-ups once the split-half reliability of the pair means
     #: (Spearman-Brown corrected) reaches this; 1 = spend the whole budget
     target_reliability: Annotated[float, between(0, 1, low_open=True)] = 0.9
     #: adaptive: unique pairs of a top-up tranche (the least precise ones); 0 =
     #: ``unique_per_tranche``; the tranche also holds the consistency set, calibration repeats,
     #: duplicates and checkpoints of the layout
-    topup_pairs: Count = 0
+    topup_pairs: PairsPerTranche = 0
     #: adaptive: slots of a top-up tranche (fewer when the budget left is smaller)
-    topup_raters: AtLeastOne = 2
+    topup_raters: Raters = 2
     #: an unfinished claim on a tranche slot may be given to another rater after this long
-    claim_timeout_s: AtLeastOne = 3600
+    claim_timeout_s: Annotated[int, between(1, MAX_CLAIM_S)] = 3600
     #: Decision: a claim whose first page is not answered within this time is released (a
     #: reader needs a minute or two for one page; a script that claims places and walks away
     #: must not hold them for ``claim_timeout_s``)
-    first_answer_timeout_s: AtLeastOne = 600
+    first_answer_timeout_s: Annotated[int, between(1, MAX_FIRST_ANSWER_S)] = 600
     #: Decision: a page sent sooner than this many seconds per pair (checkpoints count as one)
     #: after it was given is counted in the rater's ``fast_pages`` (export column): SimLex-999
     #: raters took 8-21 minutes for ~120 showings (section 3.5), over 4 s a pair; 0 = off
-    min_seconds_per_pair: Annotated[float, between(0)] = 1.0
+    min_seconds_per_pair: Annotated[float, between(0, 3_600)] = 1.0
     #: seconds per shown item (pair, checkpoint, qualification): one number (an average) or
     #: two (a range); the consent page states the duration of a tranche from it
-    seconds_per_item: list[Annotated[float, between(0, low_open=True)]] = field(default_factory=lambda: [3.9, 10.3])
+    seconds_per_item: list[Annotated[float, between(0, 3_600, low_open=True)]] = field(default_factory=lambda: [3.9, 10.3])
     #: topic id -> the title shown to raters (TR9856: the motion); ``study create`` fills it
     #: from the topics file, and a protocol may set it; a topic without a title shows its id
     topic_titles: dict[str, str] = field(default_factory=dict)

@@ -91,6 +91,11 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
         design = design_bws(frame, config, np.random.default_rng(seed))
     else:
         design = design_study(frame, config, np.random.default_rng(seed))
+    places = first_slots(config) * len(design.tranches)
+    if places > MAX_PLACES:
+        raise InputError(f"{len(design.tranches):,} tranches x {first_slots(config):,} places "
+                         f"= {places:,} places: at most {MAX_PLACES:,} (docs/protocols.md, "
+                         f"\"Bounds\")", path=spec["_path"], field="raters_per_tranche")
     completion_code = completion_code or secrets.token_hex(4).upper()
     screenout_code = screenout_code or secrets.token_hex(4).upper()
     design.report["skipped_pairs"] = dict(frame.attrs.get("skipped", {}))
@@ -118,6 +123,10 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
     engine.dispose()
     return {**design.report, "slots": first_slots(config) * len(design.tranches),
             "completion_code": completion_code, "screenout_code": screenout_code}
+
+
+#: the most places (tranche slots) a study starts with: 10,000 raters of 100 tranches
+MAX_PLACES = 1_000_000
 
 
 def first_slots(config) -> int:

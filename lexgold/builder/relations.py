@@ -457,8 +457,10 @@ def _reader(wordnet):
 
 def _is_hyperlex_file(path) -> bool:
     """A released HyperLex file: its first line is ``WORD1 WORD2 POS ...`` separated by blanks."""
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        first = handle.readline().lstrip("\ufeff")
+    from lexgold.compression import open_input
+
+    with open_input(path, "rb") as handle:
+        first = handle.readline().decode("utf-8", errors="replace").lstrip("\ufeff")
     return first.lower().split()[:3] == ["word1", "word2", "pos"] and "," not in first
 
 

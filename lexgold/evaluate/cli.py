@@ -8,7 +8,7 @@ import warnings
 
 import click
 
-from lexgold.cliutil import bootstrap_option, seed_option, usf_option
+from lexgold.cliutil import bootstrap_option, refuse_links, seed_option, usf_option
 from lexgold.errors import InputError
 from lexgold.evaluate import CASE_POLICIES, DEFAULT_CASE
 
@@ -89,7 +89,7 @@ def _echo_warnings(caught) -> None:
 @click.option("--binary/--no-binary", default=None,
               help="TR9856 binary task (>= 0.8 vs <= 0.2, 10-fold CV threshold); "
                    "default: on for TR9856 files.")
-@click.option("--per-pair", type=click.Path(dir_okay=False),
+@click.option("--per-pair", type=click.Path(dir_okay=False), callback=refuse_links,
               help="Write a per-pair CSV, worst-modelled pairs first.")
 @seed_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -305,7 +305,8 @@ def analogy(questions, vectors, case, vectors_format, methods, restrict_vocab, m
               help="Also train on the original corpus and report the median rank of the "
                    "first three USF associates.")
 @usf_option
-@click.option("--per-word", type=click.Path(dir_okay=False), help="Write per-word AUCs (CSV).")
+@click.option("--per-word", type=click.Path(dir_okay=False), callback=refuse_links,
+              help="Write per-word AUCs (CSV).")
 @seed_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context

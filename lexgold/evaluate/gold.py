@@ -289,6 +289,9 @@ def _frame(path: Path, header, rows, format: str) -> pd.DataFrame:
         if not _is_number(record["score"]):
             raise InputError(f"score {record['score']!r} is not a number", path=path,
                              line=number, field="score")
+        if not np.isfinite(float(record["score"])):
+            raise InputError(f"score {record['score']!r} is not a finite number", path=path,
+                             line=number, field="score")
         records.append(record)
     frame = pd.DataFrame.from_records(records, columns=list(positions))
     for column in ("score", "conc1", "conc2", "assoc", "assoc333", "sd", "score_0_10"):

@@ -23,6 +23,8 @@ the spellings the word column gives (``süüa tegema (küpsetama)``: ``süüa te
 
 from __future__ import annotations
 
+import math
+
 import re
 
 import pandas as pd
@@ -122,6 +124,9 @@ def multisimlex_pairs(header: list[str], rows, language: str | None = None,
         except ValueError:
             raise InputError(f"score {score!r} is not a number", path=path, line=line,
                              field=f"{stem}_SCORE") from None
+        if not math.isfinite(value):
+            raise InputError(f"score {score!r} is not a finite number", path=path, line=line,
+                             field=f"{stem}_SCORE")
         records.append((str(pair), word1, word2, pos, value))
     frame = pd.DataFrame(records, columns=["pair_id", "word1", "word2", "pos", "score"])
     frame.attrs.update(language=stem, scale=SCALE)

@@ -18,7 +18,10 @@ format             layout
 ``format="auto"`` tells them apart from the first bytes: a pickle opcode (``0x80``) is a gensim
 file; a first line of two integers is word2vec, text or binary depending on whether the next
 line parses as ``word`` + d numbers; anything else is GloVe. Text and binary files may be
-compressed (``.gz``, ``.bz2``, ``.xz``; :mod:`lexgold.compression`).
+compressed (``.gz``, ``.bz2``, ``.xz``; :mod:`lexgold.compression`), and are read within
+its limits (line length, lines, decompressed size; a FIFO or device is refused). A row that
+is kept (or averaged) must hold finite numbers: NaN or an infinite value is an error naming the
+file and line (binary files: the row), never a silent correlation.
 
 Streaming. ``read_vectors(path, keep=words, case=policy)`` reads the file once, line by line
 (binary files block by block; gensim files memory-mapped when gensim stored the array apart),
@@ -51,7 +54,8 @@ from pathlib import Path
 
 import numpy as np
 
-from lexgold.compression import open_input
+from lexgold.compression import check_regular, open_input
+from lexgold.compression import limit as input_limit
 from lexgold.errors import InputError
 from lexgold.evaluate import CASE_POLICIES, DEFAULT_CASE  # noqa: F401  (re-exported)
 
@@ -318,6 +322,7 @@ def read_vectors(path, format: str = "auto", limit: int | None = None, *, keep=N
     check_choice("format", format, FORMATS)
     check_choice("case", case, CASE_POLICIES)
     path = Path(path)
+    check_regular(path)
     if format == "auto":
         format = detect_format(path)
     selector = None if keep is None else _RowSelector(keep, case)
@@ -434,6 +439,7 @@ def _read_text(path: Path, header: bool, limit: int | None, selector, mean: bool
             except ValueError:
                 raise InputError("first line must be '<words> <dimensions>'", path=path,
                                  line=1) from None
+            _check_header(announced, dim, path)
             out.capacity = min(announced, limit or announced) if selector is None else 256
         for number, line in enumerate(handle, start=2 if header else 1):
             if limit is not None and out.count >= limit:
@@ -473,20 +479,43 @@ def _decode_word(raw: bytes, path: Path, number: int) -> str:
 
 def _parse_values(values: bytes, path: Path, number: int) -> np.ndarray:
     try:
-        return np.asarray(values.decode("ascii").split(" "), dtype=np.float32)
+        vector = np.asarray(values.decode("ascii").split(" "), dtype=np.float32)
     except (UnicodeDecodeError, ValueError):
         raise InputError("non-numeric vector value", path=path, line=number) from None
+    _check_finite(vector, path, number)
+    return vector
+
+
+def _check_finite(vector: np.ndarray, path: Path, number: int | None, row: str = "") -> None:
+    """NaN or an infinite value (or a float32 overflow, ``1e39``) is an error naming the line."""
+    if not np.isfinite(vector).all():
+        bad = vector[~np.isfinite(vector)][0]
+        raise InputError(f"{row}value {bad} in the vector: only finite numbers are read",
+                         path=path, line=number)
+
+
+def _check_header(n: int, dim: int, path: Path) -> None:
+    """The announced ``<words> <dimensions>`` within the limits (lexgold.compression): a
+    header of 10^9 words would otherwise allocate the matrix before a row is read."""
+    if not 0 <= n <= input_limit("LEXGOLD_MAX_LINES"):
+        raise InputError(f"header announces {n:,} words: over the limit LEXGOLD_MAX_LINES "
+                         f"({input_limit('LEXGOLD_MAX_LINES'):,})", path=path, line=1)
+    if not 0 < 4 * dim <= input_limit("LEXGOLD_MAX_LINE"):
+        raise InputError(f"header announces {dim:,} dimensions: outside 1-"
+                         f"{input_limit('LEXGOLD_MAX_LINE') // 4:,} (the limit "
+                         f"LEXGOLD_MAX_LINE / 4 bytes)", path=path, line=1)
 
 
 def _read_word2vec_binary(path: Path, limit: int | None, selector, mean: bool) -> Vectors:
     """word2vec binary, read in blocks; a row is copied out only when kept."""
-    with open_input(path, "rb") as handle:
-        first = handle.readline()
+    with open_input(path, "rb", lines=False) as handle:
+        first = handle.readline(1 << 10)
         try:
             n, dim = (int(v) for v in first.split())
         except ValueError:
             raise InputError("first line must be '<words> <dimensions>'", path=path,
                              line=1) from None
+        _check_header(n, dim, path)
         if limit is not None:
             n = min(n, limit)
         out = _Collector(path, selector, mean, expected=n)
@@ -503,9 +532,11 @@ def _read_word2vec_binary(path: Path, limit: int | None, selector, mean: bool) -
                 if not more:
                     raise InputError(f"file ends at word {i + 1} of {n}", path=path)
                 data, at = data[at:] + more, 0
-            kept = out.offer(data[at:space].decode("utf-8", errors="replace"))
+            word = data[at:space].decode("utf-8", errors="replace")
+            kept = out.offer(word)
             if kept or out.want_mean:
                 vector = np.frombuffer(data, dtype="<f4", count=dim, offset=space + 1)
+                _check_finite(vector, path, None, f"word {i + 1} ({word!r}): ")
                 if kept:
                     out.add(vector)
                 if out.want_mean:
@@ -531,6 +562,11 @@ def _read_gensim(path: Path, limit: int | None, selector, mean: bool) -> Vectors
     for word in kv.index_to_key[:n]:
         out.offer(str(word))
     out.matrix = np.asarray(kv.vectors[np.asarray(out.rows, dtype=np.int64)], dtype=np.float32)
+    finite = np.isfinite(out.matrix).all(axis=1)
+    if not finite.all():
+        row = int(np.flatnonzero(~finite)[0])
+        _check_finite(out.matrix[row], path, None, f"word {out.rows[row] + 1} "
+                                                  f"({out.words[row]!r}): ")
     if selector is not None and mean and n:
         step = max(1, (64 << 20) // (4 * kv.vectors.shape[1]))
         out.total = sum(np.asarray(kv.vectors[i:min(i + step, n)]).sum(axis=0, dtype=np.float64)

@@ -13,6 +13,7 @@ from lexgold.cliutil import (
     out_file_option,
     out_option,
     protocol_option,
+    refuse_links,
     scale_option,
     seed_option,
     usf_option,
@@ -200,7 +201,7 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, ag
 @click.option("--n-pairs", type=click.IntRange(min=2), default=999, show_default=True,
               help="Pairs drawn from USF when --pairs is not given.")
 @out_file_option("Ratings CSV to write (long format).")
-@click.option("--truth", "truth_path", type=click.Path(dir_okay=False),
+@click.option("--truth", "truth_path", type=click.Path(dir_okay=False), callback=refuse_links,
               help="Also write the true scores and each rater's type to this CSV (and .raters.csv).")
 @click.option("--raters-per-tranche", type=click.IntRange(min=1),
               help="Default: the protocol's [study] raters_per_tranche.")
@@ -279,7 +280,8 @@ def simulate(protocol, pairs_path, n_pairs, out_path, truth_path, raters_per_tra
 @bootstrap_option("replicates", 200, "Bootstrap replicates for the interval (0: none).")
 @click.option("--level", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=0.9, show_default=True, help="Coverage of the interval.")
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="FILE.png",
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), callback=refuse_links,
+              metavar="FILE.png",
               help="Also draw the curve with its interval to this PNG.")
 @click.option("--json", "as_json", is_flag=True,
               help='JSON {"curve": [{"raters", "reliability", "low", "high"}, ...], '

@@ -16,6 +16,8 @@ from lexgold.protocols import Check, Invalid, between, load_protocol, parse_sect
 
 Rule = Literal[RULES]
 Count = Annotated[int, between(0)]
+#: bootstrap resamples: 0 (none) to 100,000 (a 95 % CI needs about 2,000)
+Resamples = Annotated[int, between(0, 100_000)]
 Share = Annotated[float, between(0, 1)]
 NonNegative = Annotated[float, between(0)]
 
@@ -27,7 +29,7 @@ class AgreementConfig:
     #: fewest shared items on which a Spearman correlation is computed
     min_overlap: Annotated[int, between(2)] = 10
     #: bootstrap replicates for the confidence intervals of report.json (0 = none)
-    bootstrap: Count = 200
+    bootstrap: Resamples = 200
     ci_level: Annotated[float, between(0, 1, low_open=True, high_open=True)] = 0.95
 
 
@@ -139,7 +141,7 @@ class BwsConfig:
     #: on the comparisons a best-worst answer implies)
     method: Literal["counting", "bradley-terry"] = "counting"
     #: bootstrap replicates over annotations for the per-pair intervals (0 = none)
-    bootstrap: Count = 200
+    bootstrap: Resamples = 200
     ci_level: Annotated[float, between(0, 1, low_open=True, high_open=True)] = 0.95
     #: random splits of the split-half reliability (K&M 2017: 100)
     split_half_splits: Annotated[int, between(1)] = 100

@@ -26,7 +26,7 @@ from pandas.api.types import union_categoricals
 from lexgold.errors import InputError
 from lexgold.ratings import ANONYMOUS, ITEM
 from lexgold.ratings.layouts import LABELS, detect_layout
-from lexgold.tables import read_text_chunks
+from lexgold.tables import read_text_chunks, word_problem
 
 REQUIRED = ("rater_id", "tranche", "word1", "word2", "rating")
 OPTIONAL = ("pos", "kind", "answered_at", "scale_min", "scale_max")
@@ -178,8 +178,8 @@ def check_ratings(ratings: pd.DataFrame, *, source: str | Path | None = None) ->
     frame["kind"] = kind.where(kind != "", "unique")
     bad = ~frame["kind"].isin(KINDS)
     if bad.any():
-        first = frame.index[bad.to_numpy()][0]
-        _fail(f"expected one of {', '.join(KINDS)}, found {frame.loc[first, 'kind']!r}",
+        first = int(np.flatnonzero(bad.to_numpy())[0])
+        _fail(f"expected one of {', '.join(KINDS)}, found {frame['kind'].iloc[first]!r}",
               frame, bad, "kind", source)
     checkpoint = (frame["kind"] == "checkpoint").to_numpy()
     for column in ("rater_id", "tranche", "word1", "word2"):
@@ -189,11 +189,13 @@ def check_ratings(ratings: pd.DataFrame, *, source: str | Path | None = None) ->
             bad &= ~checkpoint        # a checkpoint row need not name a pair
         if bad.any():
             _fail("empty value", frame, bad, column, source)
+        if column in ("word1", "word2"):
+            _check_words(frame, column, source)
     values = _numbers(frame["rating"])
     bad = values.isna() | ~np.isfinite(values.fillna(0.0))
     if bad.any():
-        first = frame.index[bad.to_numpy()][0]
-        _fail(f"expected a number, found {ratings.loc[first, 'rating']!r}", frame, bad,
+        first = int(np.flatnonzero(bad.to_numpy())[0])
+        _fail(f"expected a number, found {ratings['rating'].iloc[first]!r}", frame, bad,
               "rating", source)
     frame["rating"] = values.astype(float)
     _check_scale_columns(frame, where, source)
@@ -406,6 +408,20 @@ def _stripped(column: pd.Series) -> pd.Series:
     codes, uniques = pd.factorize(column, use_na_sentinel=True)
     cleaned = np.append(pd.Index(uniques).astype(str).str.strip().to_numpy(dtype=object), "")
     return pd.Series(cleaned[codes], index=column.index, dtype=object)
+
+
+def _check_words(frame: pd.DataFrame, column: str, source) -> None:
+    """:func:`lexgold.tables.word_problem` of each distinct word of ``column`` (a checkpoint
+    row's empty word aside), the first bad one in file order named by its line."""
+    words = frame[column]
+    distinct = words.cat.categories if isinstance(words.dtype, pd.CategoricalDtype) \
+        else pd.unique(words.to_numpy(dtype=object))
+    problems = {word: problem for word in distinct if word != ""
+                and (problem := word_problem(str(word)))}
+    if problems:
+        bad = words.isin(list(problems)).to_numpy()
+        first = words.iloc[int(np.flatnonzero(bad)[0])]
+        _fail(problems[first], frame, bad, column, source)
 
 
 def _fail(message, frame, bad, column, source):

@@ -82,6 +82,8 @@ def is_study(text: str | Path) -> bool:
     if "://" in str(text):
         return True
     path = Path(text)
+    if not path.is_file():                # a FIFO would block here; its reader refuses it
+        return False
     try:
         with path.open("rb") as handle:
             return handle.read(16) == b"SQLite format 3\x00"

@@ -8,6 +8,9 @@ dataclass owned by the module that implements its step. Its fields declare
 - the bounds (``Annotated[float, between(0, 1)]``, :func:`between`, :class:`Check`),
 
 and a dataclass may define ``check(self)`` for rules across fields, raising :class:`Invalid`.
+Every number is finite, and one without an upper bound of its own is at most
+:data:`CEILING` in size, so that no value of a protocol file can overflow a date or a size
+further on (docs/protocols.md, "Bounds").
 Unknown keys and unknown tables are refused. Every problem is one :class:`ProtocolError` line::
 
     simlex999.toml: [process.exclusions] gain_fraction: allowed 0 <= x < 1, given 5
@@ -53,6 +56,8 @@ class Check:
 
     allowed: str
     test: Callable[[typing.Any], bool]
+    #: the rule sets an upper bound (then :data:`CEILING` does not apply)
+    bounded: bool = False
 
 
 def between(low: float | None = None, high: float | None = None, *, low_open: bool = False,
@@ -70,13 +75,20 @@ def between(low: float | None = None, high: float | None = None, *, low_open: bo
         return ((low is None or (value > low if low_open else value >= low))
                 and (high is None or (value < high if high_open else value <= high)))
 
-    left = "" if low is None else f"{low:g} {'<' if low_open else '<='} "
-    right = "" if high is None else f" {'<' if high_open else '<='} {high:g}"
+    def number(x):
+        return f"{x:,}" if isinstance(x, int) else f"{x:g}"
+
+    left = "" if low is None else f"{number(low)} {'<' if low_open else '<='} "
+    right = "" if high is None else f" {'<' if high_open else '<='} {number(high)}"
     if low is not None and high is None:
-        text = f"x {'>' if low_open else '>='} {low:g}"
+        text = f"x {'>' if low_open else '>='} {number(low)}"
     else:
         text = f"{left}x{right}"
-    return Check(text, test)
+    return Check(text, test, bounded=high is not None)
+
+
+#: the largest size of a number of a protocol file without a tighter bound of its own
+CEILING = 10 ** 9
 
 
 #: common bounds
@@ -181,11 +193,12 @@ def _container(hint) -> type | tuple:
     return base if base in (dict, list) else ()
 
 
-def _check(hint, value, source, key):
+def _check(hint, value, source, key, bounded: bool = False):
     origin = typing.get_origin(hint)
     if origin is typing.Annotated:
         base, *rules = typing.get_args(hint)
-        checked = _check(base, value, source, key)
+        bounded = any(isinstance(r, Check) and r.bounded for r in rules)
+        checked = _check(base, value, source, key, bounded)
         for rule in rules:
             if isinstance(rule, Check) and not rule.test(checked):
                 raise ProtocolError(source, key, rule.allowed, repr(value))
@@ -213,7 +226,7 @@ def _check(hint, value, source, key):
         raise ProtocolError(source, key, describe(hint), repr(value))
     base = origin or hint
     if base is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
+        value = float(value) if abs(value) < 1e308 else math.inf if value > 0 else -math.inf
     if base in (list, tuple, dict):
         if not isinstance(value, (list, tuple) if base is not dict else dict):
             raise ProtocolError(source, key, describe(hint), repr(value))
@@ -230,4 +243,8 @@ def _check(hint, value, source, key):
         return base(value) if base is tuple else value
     if isinstance(value, bool) != (base is bool) or not isinstance(value, base):
         raise ProtocolError(source, key, describe(hint), repr(value))
+    if base in (int, float) and (not math.isfinite(value) or (not bounded
+                                                               and abs(value) > CEILING)):
+        raise ProtocolError(source, key, f"{describe(hint)} of size at most {CEILING:,} "
+                            f"(every number of a protocol file)", repr(value))
     return value

@@ -51,7 +51,8 @@ import pandas as pd
 
 from lexgold.errors import InputError
 from lexgold.ratings import ANONYMOUS, LAYOUTS
-from lexgold.tables import has_unicode_space, normalise_spaces
+from lexgold.compression import check_regular, open_input, read_input_bytes
+from lexgold.tables import has_unicode_space, normalise_spaces, word_problem
 
 LABELS = {"wide": "one column per rater", "per-rater": "one file per rater",
           "anonymous": "ratings without rater identity",
@@ -123,12 +124,28 @@ class _Cleaner:
 WORD_COLUMNS = (("word1", "word2"), ("term1", "term2"))
 
 
-def read_lines(path: Path, cleaner: _Cleaner) -> list[tuple[int, str]]:
-    """(line number, text) of the non-blank lines; CRLF and a byte-order mark are dropped."""
+#: bytes of a file's head that :func:`detect_layout` reads
+HEAD_BYTES = 1 << 20
+
+
+def _head(path: Path) -> bytes:
+    """The first :data:`HEAD_BYTES` of the (decompressed) file, cut after its last full line."""
+    with open_input(path, "rb") as handle:
+        data = handle.read(HEAD_BYTES)
+        if len(data) == HEAD_BYTES and handle.read(1):
+            data = data[:data.rfind(b"\n") + 1] or data
+    return data
+
+
+def read_lines(path: Path, cleaner: _Cleaner, *, head: bool = False) -> list[tuple[int, str]]:
+    """(line number, text) of the non-blank lines; CRLF and a byte-order mark are dropped.
+    The file is read whole within :mod:`lexgold.compression`'s limits (``head``: its
+    first lines only, :func:`_head`)."""
+    data = _head(path) if head else read_input_bytes(path)
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        line = path.read_bytes()[:err.start].count(b"\n") + 1
+        line = data[:err.start].count(b"\n") + 1
         raise InputError("not UTF-8 text", path=path, line=line) from None
     raw = text.split("\n")
     if raw and raw[-1] == "":
@@ -151,9 +168,11 @@ def detect_layout(path: Path) -> str:
 
     cleaner = _Cleaner()
     try:
-        lines = read_lines(path, cleaner)
-    except InputError:                    # TR9856's CSV is Latin-1: say what it is all the same
-        first = path.read_bytes().split(b"\n", 1)[0].decode("latin-1").strip()
+        lines = read_lines(path, cleaner, head=True)
+    except InputError as err:             # TR9856's CSV is Latin-1: say what it is all the same
+        if "not UTF-8" not in str(err):
+            raise
+        first = _head(path).split(b"\n", 1)[0].decode("latin-1").strip()
         released = released_scores([_name(f) for f in cleaner.fields(first, _delimiter(first))],
                                    WORD_COLUMNS)
         if released:
@@ -198,8 +217,9 @@ def read_layout(path: str | Path, layout: str, *, tranche: str | None = None,
     The long layout is read by ``long`` (:func:`lexgold.ratings.importer.read_long`, which
     checks it with :mod:`lexgold.process.ratings`, a layer above this module)."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise InputError("file not found", path=path)
+    check_regular(path)
     if layout not in LAYOUTS:
         raise InputError(f"expected one of {', '.join(LAYOUTS)}, found {layout!r}",
                          field="layout")
@@ -357,7 +377,7 @@ def _potato(path: Path) -> Imported:
                 raise InputError(f"expected 'rating' or one number in label_annotations, "
                                  f"found {len(found)}", path=path, line=number)
             value = found[0]
-        word1, word2 = (cleaner.field(str(w)) for w in words)
+        word1, word2 = _words([cleaner.field(str(w)) for w in words], path, number)
         records.append((cleaner.field(str(rater)), str(obj.get("tranche", path.stem)), word1,
                         word2, _rating(str(value), path, number, "rating"), number, "rating"))
     return Imported(path, "potato", _records(records), cleaner.notes())
@@ -457,6 +477,9 @@ def _words(fields: list[str], path: Path, line: int) -> tuple[str, str]:
     for i, name in ((0, "word1"), (1, "word2")):
         if fields[i] == "":
             raise InputError("empty word", path=path, line=line, field=name)
+        problem = word_problem(fields[i])
+        if problem:
+            raise InputError(problem, path=path, line=line, field=name)
     return fields[0], fields[1]
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from lexgold.compression import read_input_text
 from lexgold.errors import InputError
 from lexgold.ratings import ANONYMOUS
 from lexgold.tables import normalise_spaces
@@ -111,10 +112,7 @@ def read_word_map(path: str | Path) -> dict[str, str]:
     path = Path(path)
     if not path.is_file():
         raise InputError("mapping file not found", path=path, field="--map")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", path=path, field="--map") from None
+    text = read_input_text(path)          # within lexgold.compression's limits
     lines = [(n, line.rstrip("\r")) for n, line in enumerate(text.split("\n"), start=1)
              if line.strip() and not line.lstrip().startswith("#")]
     if not lines:
