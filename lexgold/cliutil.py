@@ -7,10 +7,11 @@ lets :class:`LexgoldGroup` turn lexgold's input errors into a one-line ``Error: 
 from __future__ import annotations
 
 import functools
+import sys
 
 import click
 
-from lexgold.errors import InputError, WordNetNotFound
+from lexgold.errors import InputError, WordNetNotFound, redact
 
 #: errors that are the user's input, reported in one line without a traceback
 USER_ERRORS = (InputError, FileNotFoundError, WordNetNotFound, PermissionError, IsADirectoryError)
@@ -27,6 +28,22 @@ class LexgoldGroup(click.Group):
             if isinstance(err, OSError) and err.filename and str(err.filename) not in message:
                 message = f"{err.filename}: {err.strerror}"
             raise click.ClickException(message) from None
+
+    def main(self, *args, standalone_mode: bool = True, **kwargs):
+        """click's ``main``, every error message passed through :func:`lexgold.errors.redact`
+        (click's own too: ``File 'postgresql://u:PW@...' does not exist``)."""
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except click.ClickException as err:
+            err.message = redact(err.message)
+            err.show()
+            sys.exit(err.exit_code)
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
 
 
 def seed_option(function):

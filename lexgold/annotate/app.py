@@ -35,6 +35,11 @@ from lexgold.errors import InputError
 #: the PostgreSQL limits of :func:`lexgold.annotate.db.make_engine` as configuration keys
 DB_LIMITS = ("DATABASE_CONNECT_TIMEOUT_S", "DATABASE_STATEMENT_TIMEOUT_S",
              "DATABASE_POOL_TIMEOUT_S")
+#: the largest request body the site takes (bytes): Flask's MAX_CONTENT_LENGTH, waitress's
+#: ``max_request_body_size`` (:mod:`lexgold.annotate.server`) and the docs' nginx
+#: ``client_max_body_size 256k`` (deploy/nginx-lexgold.conf); a rater's page of 100 pairs is
+#: about 3 KB
+MAX_REQUEST_BYTES = 256 * 1024
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 
@@ -64,7 +69,7 @@ def create_app(config: dict | None = None) -> Flask:
     app = Flask(__name__)
     app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",
                       SESSION_COOKIE_SECURE=True, PERMANENT_SESSION_LIFETIME=timedelta(days=14),
-                      WTF_CSRF_TIME_LIMIT=None, MAX_CONTENT_LENGTH=256 * 1024,
+                      WTF_CSRF_TIME_LIMIT=None, MAX_CONTENT_LENGTH=MAX_REQUEST_BYTES,
                       ADMIN_PASSWORD_HASH=os.environ.get("LEXGOLD_ADMIN_PASSWORD_HASH"),
                       PROLIFIC_WEBHOOK_SECRET=os.environ.get("LEXGOLD_PROLIFIC_WEBHOOK_SECRET"))
     app.config.update(config or {})

@@ -32,7 +32,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from lexgold.annotate.health import DatabaseHealth
-from lexgold.errors import InputError
+from lexgold.errors import InputError, redact
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -236,7 +236,7 @@ def shown(study: str | Path) -> str:
     if "://" not in text:
         return text
     try:
-        return make_url(text).render_as_string(hide_password=True)
+        return redact(make_url(text).render_as_string(hide_password=True))
     except ArgumentError:
         return "the study database"
 
@@ -347,8 +347,10 @@ def _alembic_config(engine: Engine) -> Config:
     return config
 
 
-def upgrade(engine: Engine, revision: str = "head") -> None:
+def upgrade(engine: Engine, revision: str = "head", *, key: str | None = None) -> None:
     """Apply the Alembic revisions up to ``revision`` (the only way the schema is made).
+    ``key``: the session-signing key, with which revision 0014 hashes the raters' stored
+    credentials (without it, it clears them).
 
     :class:`InputError` (nothing written) for a database at a revision this lexgold does not
     know (made by a newer version) and for one that is neither empty nor lexgold's (another
@@ -359,7 +361,7 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
     config = _alembic_config(engine)
     check_upgradable(engine, ScriptDirectory.from_config(config))
     with engine.begin() as connection:
-        config.attributes["connection"] = connection
+        config.attributes.update(connection=connection, lexgold_secret_key=key)
         command.upgrade(config, revision)
 
 

@@ -40,7 +40,7 @@ def serve_study(study_db: str | None, *, host: str = "127.0.0.1", port: int = 80
     from waitress.server import create_server
     from werkzeug.security import generate_password_hash
 
-    from lexgold.annotate.app import create_app
+    from lexgold.annotate.app import MAX_REQUEST_BYTES, create_app
     from lexgold.annotate.db import check_writable, database_url, open_study
     from lexgold.prolific.webhook import read_secret
 
@@ -97,7 +97,10 @@ def serve_study(study_db: str | None, *, host: str = "127.0.0.1", port: int = 80
     server = create_server(app, host=host, port=port, threads=threads,
                            connection_limit=connection_limit, channel_timeout=channel_timeout,
                            cleanup_interval=min(30, max(1, channel_timeout // 2)),
-                           clear_untrusted_proxy_headers=trusted_proxies == 0)
+                           clear_untrusted_proxy_headers=trusted_proxies == 0,
+                           # a longer body is answered 413 as its Content-Length (or its
+                           # chunks) arrive, never spooled to a temporary file first
+                           max_request_body_size=MAX_REQUEST_BYTES)
     url = f"http://{'localhost' if host in ('0.0.0.0', '::') else host}:{server.effective_port}/"
     click.echo(f"serving {shown(study_db)} at {url} (admin: {url}admin/)")
     if secure:

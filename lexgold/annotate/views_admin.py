@@ -268,7 +268,7 @@ def move():
                  f"{wanted!r} names an anonymous rater, who cannot be moved" if len(found) == 1
                  else f"{wanted!r} names several raters: give the rater ID")
         return render_template("admin_move.html", error=error, link=None), 404
-    token = flow.issue_move_link(db(), found[0], now())
+    token = flow.issue_move_link(db(), found[0], now(), key=current_app.secret_key)
     return render_template("admin_move.html", error=None, rater=found[0],
                            link=url_for("rater.move_link", token=token, _external=True),
                            hours=flow.MOVE_LINK_S // 3600)

@@ -8,6 +8,7 @@ Views stay short: they read the rater from the signed session cookie, call one f
 from __future__ import annotations
 
 import hmac
+from datetime import datetime, timedelta
 
 from flask import (Blueprint, current_app, flash, redirect, render_template, request, session,
                    url_for)
@@ -129,25 +130,43 @@ def _consent_page(preview: bool, error: str | None) -> str:
                            paragraphs=text.split("\n\n"))
 
 
+#: how long the question "continue in this browser?" can be answered
+RESUME_S = 600
+
+
 def _ask_to_resume(known: m.Rater, entry: flow.Entry):
     """Another browser with a known platform ID: asked before resuming when the link is the
-    rater's own (:func:`flow.own_link`), else told to use it or to contact the researcher."""
+    rater's own (:func:`flow.own_link`), else told to use it or to contact the researcher.
+
+    The session keeps a ticket for the answer: the rater, its browser count now and until when
+    it holds (:data:`RESUME_S`). The move is conditional on that count, so the ticket moves the
+    rater once: replayed later (a copied cookie), it moves no one."""
     session.pop("resume", None)
-    if not flow.own_link(known, entry):
+    if not flow.own_link(known, entry, key=current_app.secret_key):
         return message_page("resume_refused"), 403
-    session["resume"] = known.public_id
+    session["resume"] = {"rater": known.public_id, "browsers": known.browsers,
+                         "until": (now() + timedelta(seconds=RESUME_S)).isoformat()}
     return render_template("resume.html")
 
 
 @rater.post("/resume")
 def resume():
     """Confirmed: continue here a rater begun in another browser (which is let go)."""
-    public_id = session.get("resume")
-    known = db().scalars(select(m.Rater).where(m.Rater.public_id == public_id)).first() \
-        if isinstance(public_id, str) else None
-    if known is None:
+    ticket = session.pop("resume", None)
+    known, secret = None, None
+    try:
+        live = isinstance(ticket, dict) and isinstance(ticket.get("rater"), str) and \
+            isinstance(ticket.get("browsers"), int) and \
+            now() < datetime.fromisoformat(str(ticket.get("until")))
+    except ValueError:
+        live = False
+    if live:
+        known = db().scalars(select(m.Rater).where(m.Rater.public_id == ticket["rater"])).first()
+    if known is not None:
+        secret = flow.move_to_browser(db(), known, ticket["browsers"])
+    if secret is None:
         return redirect(url_for("rater.entry"))
-    _bind(known, flow.move_to_browser(db(), known))
+    _bind(known, secret)
     return redirect(url_for("rater.task"))
 
 
@@ -160,7 +179,7 @@ def move_link(token: str):
 
 @rater.post("/move/<token>")
 def move(token: str):
-    moved = flow.use_move_link(db(), token, now())
+    moved = flow.use_move_link(db(), token, now(), key=current_app.secret_key)
     if moved is None:
         return message_page("move_link_invalid"), 410
     _bind(*moved)
@@ -177,7 +196,8 @@ def consent():
     flow.check_entry(entry, state().entries)
     if flow.find_rater(db(), entry) is None:
         _rate_limit("enrol")
-    new, secret = flow.enrol(db(), entry, native_speaker=True, now=now())
+    new, secret = flow.enrol(db(), entry, native_speaker=True, now=now(),
+                             key=current_app.secret_key)
     if new is None:      # enrolled meanwhile (another browser): ask before resuming it
         return _ask_to_resume(flow.find_rater(db(), entry), entry)
     _bind(new, secret)
