@@ -27,7 +27,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from lexgold.annotate import models as m
 from lexgold.annotate.clock import DatabaseClock
 from lexgold.annotate.db import is_current, make_engine, session_factory
-from lexgold.annotate.context import StudyState, message_page, state
+from lexgold.annotate.context import StudyState, fill, message_page, state
 from lexgold.annotate.flow import BadEntry, Rejected
 from lexgold.annotate.schema import config_from_dict
 from lexgold.errors import InputError
@@ -128,7 +128,7 @@ def _register(app: Flask) -> None:
 
     @app.context_processor
     def _study():
-        return {"study": state(), "texts": state().config.texts}
+        return {"study": state(), "texts": state().config.texts, "fill": fill}
 
     @app.teardown_appcontext
     def _close(_exc):

@@ -17,7 +17,7 @@ from sqlalchemy import select
 
 from lexgold.annotate import flow, throttle
 from lexgold.annotate import models as m
-from lexgold.annotate.context import db, message_page, now, state, write_db
+from lexgold.annotate.context import db, fill, message_page, now, state, write_db
 
 rater = Blueprint("rater", __name__)
 
@@ -79,7 +79,7 @@ def _rate_limit(kind: str) -> None:
     (``"claim"``) per client address and hour, counted in the study database (shared by every
     server process); 0 = no limit. Over it: 429 with the text ``error_busy``."""
     limit = int(current_app.config.get("RATE_LIMIT_PER_HOUR") or 0)
-    if limit and not throttle.hit(db(), f"{kind}:{request.remote_addr or '-'}", limit, 3600,
+    if limit and not throttle.hit(db(), f"{kind}:{throttle.client(request.remote_addr)}", limit, 3600,
                                   now()):
         raise flow.Rejected("error_busy", f"{kind} rate limit")
 
@@ -125,7 +125,7 @@ def _consent_page(preview: bool, error: str | None) -> str:
     cache = current_app.extensions.setdefault("lexgold_minutes", {})
     if "minutes" not in cache:
         cache["minutes"] = flow.expected_minutes(db(), state().config)
-    text = state().config.texts.consent_text.format(minutes=cache["minutes"])
+    text = fill(state().config.texts.consent_text, minutes=cache["minutes"])
     return render_template("consent.html", preview=preview, error=error,
                            paragraphs=text.split("\n\n"))
 
@@ -246,7 +246,7 @@ def render_step(step: m.Step, items, n_steps: int, position: int, rater_id: int,
     (slider start values and option order depend on it). ``action``: where the form goes
     (default: the rater's ``/step``); ``banner``: a notice above the page (admin preview)."""
     config, texts = state().config, state().config.texts
-    progress = texts.progress.format(current=position + 1, total=n_steps)
+    progress = fill(texts.progress, current=position + 1, total=n_steps)
     common = {"position": position, "progress": progress, "done": position, "total": n_steps,
               "action": action or url_for("rater.step"), "banner": banner}
     if config.task == "bws":
@@ -260,9 +260,9 @@ def render_step(step: m.Step, items, n_steps: int, position: int, rater_id: int,
     for item, pair in items:
         template = texts.question_by_pos.get(pair.pos, texts.question)
         shown.append({"id": item.id, "kind": item.kind, "topic": pair.topic,
-                      "question": template.format(word1=_show_word(pair.word1),
-                                                  word2=_show_word(pair.word2),
-                                                  topic=_topic_title(pair.topic)),
+                      "question": fill(template, word1=_show_word(pair.word1),
+                                       word2=_show_word(pair.word2),
+                                       topic=_topic_title(pair.topic)),
                       "start": flow.start_value(config, state().seed, rater_id, item.id)})
     return render_template("group.html", items=shown, **common,
                            topic=_topic_title(shown[0]["topic"])
