@@ -54,11 +54,11 @@ def keyed_hash(key: str, value: str) -> str:
     (RFC 2104; the derivation keeps the two uses apart): what the study database stores of a
     credential, compared with :func:`hmac.compare_digest`.
 
-    >>> keyed_hash("k" * 32, "session01") == keyed_hash("k" * 32, "session01")
-    True
-    >>> len(keyed_hash("k" * 32, "session01")), keyed_hash("j" * 32, "session01") == \
-    ...     keyed_hash("k" * 32, "session01")
-    (64, False)
+    >>> digest = keyed_hash("k" * 32, "session01")
+    >>> len(digest), digest == keyed_hash("k" * 32, "session01")
+    (64, True)
+    >>> digest == keyed_hash("j" * 32, "session01")
+    False
     """
     derived = hmac.new(key.encode(), b"lexgold stored credentials", hashlib.sha256).digest()
     return hmac.new(derived, value.encode(), hashlib.sha256).hexdigest()
