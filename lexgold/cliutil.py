@@ -7,7 +7,6 @@ lets :class:`LexgoldGroup` turn lexgold's input errors into a one-line ``Error: 
 from __future__ import annotations
 
 import functools
-import sys
 
 import click
 
@@ -21,29 +20,19 @@ class LexgoldGroup(click.Group):
     """A click group that reports bad input as ``Error: <one line>`` and exit status 1."""
 
     def invoke(self, ctx: click.Context):
+        """Every error message, click's own too (``File 'postgresql://u:PW@...' does not
+        exist``, raised while a subcommand parses its arguments), goes through
+        :func:`lexgold.errors.redact`."""
         try:
             return super().invoke(ctx)
+        except click.ClickException as err:
+            err.message = redact(err.message)
+            raise
         except USER_ERRORS as err:
             message = str(err)
             if isinstance(err, OSError) and err.filename and str(err.filename) not in message:
                 message = f"{err.filename}: {err.strerror}"
-            raise click.ClickException(message) from None
-
-    def main(self, *args, standalone_mode: bool = True, **kwargs):
-        """click's ``main``, every error message passed through :func:`lexgold.errors.redact`
-        (click's own too: ``File 'postgresql://u:PW@...' does not exist``)."""
-        if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
-        try:
-            code = super().main(*args, standalone_mode=False, **kwargs)
-        except click.ClickException as err:
-            err.message = redact(err.message)
-            err.show()
-            sys.exit(err.exit_code)
-        except click.Abort:
-            click.echo("Aborted!", err=True)
-            sys.exit(1)
-        sys.exit(code if isinstance(code, int) else 0)
+            raise click.ClickException(redact(message)) from None
 
 
 def seed_option(function):

@@ -29,7 +29,7 @@ from test_hardening_security import (CSRF, login, pairs, rater_client, serve,  #
                                      small_study)
 
 from lexgold.annotate import models as m
-from lexgold.annotate.db import database_url, downgrade, make_engine, postgres_schema, upgrade
+from lexgold.annotate.db import database_url, downgrade, postgres_schema, upgrade
 from lexgold.annotate.study import create_study
 from lexgold.errors import InputError
 from lexgold.prolific.client import Client, ProlificError
@@ -100,9 +100,9 @@ def test_a_copied_study_file_gives_no_one_a_raters_place(tmp_path, pairs, serve)
 def test_study_create_writes_the_study_and_its_key_for_the_owner_only(tmp_path, pairs):
     old = os.umask(0o022)
     try:
-        done = subprocess.run([LEXGOLD, "study", "create", "--pairs", str(pairs), "--protocol", "simlex",
-                               "--db", str(tmp_path / "s.sqlite")], capture_output=True,
-                              text=True, check=False)
+        done = subprocess.run([LEXGOLD, "study", "create", "--pairs", str(pairs),
+                               "--protocol", "simlex", "--db", str(tmp_path / "s.sqlite")],
+                              capture_output=True, text=True, check=False)
     finally:
         os.umask(old)
     assert done.returncode == 0, done.stderr

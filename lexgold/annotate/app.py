@@ -30,7 +30,7 @@ from lexgold.annotate.db import is_current, make_engine, session_factory
 from lexgold.annotate.context import StudyState, fill, message_page, state
 from lexgold.annotate.flow import BadEntry, Rejected
 from lexgold.annotate.schema import config_from_dict
-from lexgold.errors import InputError
+from lexgold.errors import InputError, redact
 
 #: the PostgreSQL limits of :func:`lexgold.annotate.db.make_engine` as configuration keys
 DB_LIMITS = ("DATABASE_CONNECT_TIMEOUT_S", "DATABASE_STATEMENT_TIMEOUT_S",
@@ -105,8 +105,20 @@ def create_app(config: dict | None = None) -> Flask:
     if proxies > 0:     # only then is a forwarded client address believed
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)
     CSRFProtect(app)
+    app.logger.addFilter(_redacted)          # the server log: no password, no token
     _register(app)
     return app
+
+
+def _redacted(record) -> bool:
+    """A log filter: the record's message through :func:`lexgold.errors.redact` (a database
+    URL or a token a message or a traceback line carries is masked)."""
+    record.msg, record.args = redact(record.getMessage()), ()
+    if record.exc_info:
+        import traceback
+        record.exc_text = redact("".join(traceback.format_exception(*record.exc_info)).rstrip())
+        record.exc_info = None
+    return True
 
 
 def _platform_link(completion_url: str, code: str) -> str:

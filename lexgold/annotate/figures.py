@@ -51,6 +51,7 @@ from lexgold.annotate.clock import database_now
 from lexgold.annotate.quiet import collected_warnings
 from lexgold.annotate.schema import StudyConfig, config_from_dict
 from lexgold.annotate.study import export_ratings
+from lexgold.errors import redact
 from lexgold.process import exclusions
 from lexgold.process.config import process_config
 
@@ -395,7 +396,7 @@ def watch(url: str, every_s: float = EVERY_S, parent: int | None = None,
                 with reads() as r, writes() as w:
                     refresh(r, w, run=run)
             except SQLAlchemyError as err:
-                print(f"lexgold figures: {str(err).splitlines()[0]}", file=sys.stderr)
+                print(f"lexgold figures: {redact(str(err).splitlines()[0])}", file=sys.stderr)
             done += 1
             if rounds is None or done < rounds:
                 time.sleep(max(every_s, BACKOFF * (time.perf_counter() - started)))

@@ -79,8 +79,8 @@ def _rate_limit(kind: str) -> None:
     (``"claim"``) per client address and hour, counted in the study database (shared by every
     server process); 0 = no limit. Over it: 429 with the text ``error_busy``."""
     limit = int(current_app.config.get("RATE_LIMIT_PER_HOUR") or 0)
-    if limit and not throttle.hit(db(), f"{kind}:{throttle.client(request.remote_addr)}", limit, 3600,
-                                  now()):
+    client = throttle.client(request.remote_addr)          # an IPv6 client: its /64
+    if limit and not throttle.hit(db(), f"{kind}:{client}", limit, 3600, now()):
         raise flow.Rejected("error_busy", f"{kind} rate limit")
 
 
