@@ -450,7 +450,9 @@ class Supervised:
                 continue
             lived = time.monotonic() - started
             delay = 1.0 if lived > 60 else min(60.0, delay * 2) if self.restarts else 1.0
-            how = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+            # 0 also when gunicorn's arbiter (serve --workers) reaped it first: status unknown
+            how = f"killed by signal {-code}" if code < 0 else f"exit status {code}" if code \
+                else "exited"
             self.log(f"figures refresher (pid {self.process.pid}) stopped ({how}) after "
                      f"{lived:.0f} s: restarting it in {delay:.0f} s")
             if self._stopping.wait(delay):
