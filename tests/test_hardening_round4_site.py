@@ -238,6 +238,7 @@ def test_no_command_and_no_server_log_shows_the_database_password(postgres_url, 
                     ["study", "export", url, "--out", str(tmp_path / "r.csv")],
                     ["study", "report", url], ["study", "figures", url],
                     ["study", "upgrade", url], ["study", "upgrade", wrong],
+                    ["study", "top-up", url], ["study", "top-up", wrong],
                     ["study", "backup", url, str(tmp_path / "b.dump")],
                     ["serve", url, "--port", "0", "--check"],
                     ["serve", wrong, "--port", "0", "--check"],
@@ -320,6 +321,14 @@ def test_a_300_mb_post_is_refused_before_it_is_spooled(tmp_path, pairs, serve):
     # a rater's page still goes through
     owner = rater_client(base, "?PROLIFIC_PID=body01")
     assert position(owner) is not None
+
+
+def test_flask_and_the_docs_nginx_take_waitress_body_limit():
+    """The limit waitress enforces (test above) is Flask's and deploy/'s nginx's."""
+    from lexgold.annotate.app import MAX_REQUEST_BYTES
+    conf = (Path(__file__).resolve().parents[1] / "deploy" / "nginx-lexgold.conf").read_text()
+    size = re.search(r"^\s*client_max_body_size\s+(\d+)k;", conf, re.M)
+    assert size and int(size.group(1)) * 1024 == MAX_REQUEST_BYTES
 
 
 # -- 5. the figures refresher is supervised ----------------------------------------------------
