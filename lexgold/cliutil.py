@@ -11,7 +11,7 @@ import os
 
 import click
 
-from lexgold.errors import InputError, WordNetNotFound
+from lexgold.errors import InputError, WordNetNotFound, redact
 
 #: errors that are the user's input, reported in one line without a traceback
 USER_ERRORS = (InputError, FileNotFoundError, WordNetNotFound, PermissionError, IsADirectoryError)
@@ -21,13 +21,19 @@ class LexgoldGroup(click.Group):
     """A click group that reports bad input as ``Error: <one line>`` and exit status 1."""
 
     def invoke(self, ctx: click.Context):
+        """Every error message, click's own too (``File 'postgresql://u:PW@...' does not
+        exist``, raised while a subcommand parses its arguments), goes through
+        :func:`lexgold.errors.redact`."""
         try:
             return super().invoke(ctx)
+        except click.ClickException as err:
+            err.message = redact(err.message)
+            raise
         except USER_ERRORS as err:
             message = str(err)
             if isinstance(err, OSError) and err.filename and str(err.filename) not in message:
                 message = f"{err.filename}: {err.strerror}"
-            raise click.ClickException(message) from None
+            raise click.ClickException(redact(message)) from None
 
 
 def seed_option(function):

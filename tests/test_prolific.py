@@ -462,6 +462,7 @@ def test_serve_reads_the_webhook_secret_from_a_file(study, tmp_path, monkeypatch
     monkeypatch.setattr(app_module, "create_app", spy)
     secret = tmp_path / "hook.secret"
     secret.write_text(SECRET + "\n")
+    secret.chmod(0o600)                  # one others may read is refused (round 4)
     runner = CliRunner()
     served = runner.invoke(cli, ["serve", str(study), "--port", "0", "--check",
                                  "--prolific-webhook-secret-file", str(secret)],

@@ -27,14 +27,19 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from lexgold.annotate import models as m
 from lexgold.annotate.clock import DatabaseClock
 from lexgold.annotate.db import is_current, make_engine, session_factory
-from lexgold.annotate.context import StudyState, message_page, state
+from lexgold.annotate.context import StudyState, fill, message_page, state
 from lexgold.annotate.flow import BadEntry, Rejected
 from lexgold.annotate.schema import config_from_dict
-from lexgold.errors import InputError
+from lexgold.errors import InputError, redact
 
 #: the PostgreSQL limits of :func:`lexgold.annotate.db.make_engine` as configuration keys
 DB_LIMITS = ("DATABASE_CONNECT_TIMEOUT_S", "DATABASE_STATEMENT_TIMEOUT_S",
              "DATABASE_POOL_TIMEOUT_S")
+#: the largest request body the site takes (bytes): Flask's MAX_CONTENT_LENGTH, waitress's
+#: ``max_request_body_size`` (:mod:`lexgold.annotate.server`) and the docs' nginx
+#: ``client_max_body_size 256k`` (deploy/nginx-lexgold.conf); a rater's page of 100 pairs is
+#: about 3 KB
+MAX_REQUEST_BYTES = 256 * 1024
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 
@@ -65,7 +70,7 @@ def create_app(config: dict | None = None) -> Flask:
     app = Flask(__name__)
     app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",
                       SESSION_COOKIE_SECURE=True, PERMANENT_SESSION_LIFETIME=timedelta(days=14),
-                      WTF_CSRF_TIME_LIMIT=None, MAX_CONTENT_LENGTH=256 * 1024,
+                      WTF_CSRF_TIME_LIMIT=None, MAX_CONTENT_LENGTH=MAX_REQUEST_BYTES,
                       ADMIN_PASSWORD_HASH=os.environ.get("LEXGOLD_ADMIN_PASSWORD_HASH"),
                       PROLIFIC_WEBHOOK_SECRET=os.environ.get("LEXGOLD_PROLIFIC_WEBHOOK_SECRET"))
     app.config.update(config or {})
@@ -101,8 +106,20 @@ def create_app(config: dict | None = None) -> Flask:
     if proxies > 0:     # only then is a forwarded client address believed
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)
     CSRFProtect(app)
+    app.logger.addFilter(_redacted)          # the server log: no password, no token
     _register(app)
     return app
+
+
+def _redacted(record) -> bool:
+    """A log filter: the record's message through :func:`lexgold.errors.redact` (a database
+    URL or a token a message or a traceback line carries is masked)."""
+    record.msg, record.args = redact(record.getMessage()), ()
+    if record.exc_info:
+        import traceback
+        record.exc_text = redact("".join(traceback.format_exception(*record.exc_info)).rstrip())
+        record.exc_info = None
+    return True
 
 
 def _platform_link(completion_url: str, code: str) -> str:
@@ -124,7 +141,7 @@ def _register(app: Flask) -> None:
 
     @app.context_processor
     def _study():
-        return {"study": state(), "texts": state().config.texts}
+        return {"study": state(), "texts": state().config.texts, "fill": fill}
 
     @app.teardown_appcontext
     def _close(_exc):

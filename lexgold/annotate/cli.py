@@ -498,18 +498,35 @@ def upgrade_command(study_db, secret_key_file):
     check_connects(engine)
     old_key = _stored_key(engine)
     kept = _keep_stored_key(study_db, secret_key_file, old_key) if old_key else None
-    upgrade(engine)
+    found = find_key(study_db, secret_key_file)
+    before = _stored_sessions(engine)
+    upgrade(engine, key=found[0] if found else None)
+    cleared = before - _stored_sessions(engine)
     engine.dispose()
     click.echo(f"{shown(study_db)}: schema up to date")
+    if cleared:
+        click.echo(f"{cleared} raters' own-link session IDs were dropped (no key to hash them "
+                   "with): they can move to another browser only by the admin view's link")
     if kept:
         click.echo(kept)
     elif old_key:
         click.echo("the session-signing key the study held is dropped: raters who started "
                    "before this upgrade start over (an upgrade given --secret-key-file FILE, "
                    "the file `lexgold serve` reads, keeps it there)")
-    if find_key(study_db, secret_key_file) is None:     # revision 0010 dropped the study's
+    if found is None:     # revision 0010 dropped the study's
         click.echo("session cookies are signed with a key kept outside the database, and none "
                    f"is set for this study: {how_to_make(study_db)}")
+
+
+def _stored_sessions(engine) -> int:
+    """Raters with an own-link session ID stored (plain before revision 0014, then hashed)."""
+    from sqlalchemy import inspect, text
+
+    with engine.connect() as connection:
+        if not inspect(connection).has_table("rater"):
+            return 0
+        return connection.execute(text("SELECT count(*) FROM rater WHERE external_session "
+                                       "NOT IN ('', 'ASSIGNMENT_ID_NOT_AVAILABLE')")).scalar()
 
 
 def _stored_key(engine) -> str | None:

@@ -63,9 +63,37 @@ def write_db():
     return g.db_write
 
 
+def fill(template: str, **values) -> str:
+    """``template`` with its ``{name}`` fields replaced by ``values`` (``{{`` and ``}}`` are
+    braces), as ``str.format`` would, but nothing else: a field with an attribute or an index
+    (``{minutes.__class__.__mro__}``), a conversion, a format spec or an unknown name is left
+    as written, so a text of the protocol reads no Python object.
+
+    >>> fill("About {minutes} min {{sic}}; {minutes.__class__} {x} {minutes:>9}", minutes=8)
+    'About 8 min {sic}; {minutes.__class__} {x} {minutes:>9}'
+    """
+    from string import Formatter
+
+    out = []
+    try:
+        parsed = list(Formatter().parse(template))
+    except ValueError:                      # a lone brace: shown as written
+        return template
+    for literal, field, spec, conversion in parsed:
+        out.append(literal)
+        if field is None:
+            continue
+        if field in values and not spec and conversion is None:
+            out.append(str(values[field]))
+        else:
+            out.append("{" + field + (f"!{conversion}" if conversion else "") +
+                       (f":{spec}" if spec else "") + "}")
+    return "".join(out)
+
+
 def message_page(text: str, heading: str | None = None, link: str = "", **values) -> str:
     """A page showing one text of ``[study.texts]`` (filled with ``values``) and a link."""
     texts = state().config.texts
-    body = getattr(texts, text).format(**values) if values else getattr(texts, text)
+    body = fill(getattr(texts, text), **values) if values else getattr(texts, text)
     return render_template("message.html", heading=heading or texts.error_heading, body=body,
                            link=link)

@@ -32,7 +32,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from lexgold.annotate.health import DatabaseHealth
-from lexgold.errors import InputError
+from lexgold.errors import InputError, redact
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -135,6 +135,9 @@ def make_engine(url: str, busy_timeout_s: float = 30, *, connect_timeout_s: floa
                     if url.startswith("postgresql") else "")
             raise InputError(f"the database driver {err.name} is not installed{hint}",
                              path=_shown(make_url(url))) from None
+    database = make_url(url).database
+    if database and database != ":memory:" and not database.startswith("file:"):
+        create_private(database)         # SQLite gives its -wal and -shm files the same mode
     engine = create_engine(url, connect_args={"timeout": busy_timeout_s,
                                               "check_same_thread": False})
     engine.lexgold_health = DatabaseHealth()         # the admin view's latency figure
@@ -154,6 +157,24 @@ def make_engine(url: str, busy_timeout_s: float = 30, *, connect_timeout_s: floa
         connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
     return engine
+
+
+def create_private(path: str | Path) -> None:
+    """Create the empty file ``path`` readable and writable by its owner only (mode 0600,
+    whatever the umask), unless it exists: a SQLite study holds the raters' answers and platform
+    IDs, and SQLite makes its ``-wal``, ``-shm`` and ``-journal`` files with the database's
+    mode."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+
+
+def readable_by_others(path: str | Path) -> bool:
+    """True when users other than the owner and group may read ``path``."""
+    import stat
+
+    return bool(Path(path).stat().st_mode & stat.S_IROTH)
 
 
 def _postgres_engine(url: str, connect_timeout_s: float, statement_timeout_s: float,
@@ -236,7 +257,7 @@ def shown(study: str | Path) -> str:
     if "://" not in text:
         return text
     try:
-        return make_url(text).render_as_string(hide_password=True)
+        return redact(make_url(text).render_as_string(hide_password=True))
     except ArgumentError:
         return "the study database"
 
@@ -347,8 +368,10 @@ def _alembic_config(engine: Engine) -> Config:
     return config
 
 
-def upgrade(engine: Engine, revision: str = "head") -> None:
+def upgrade(engine: Engine, revision: str = "head", *, key: str | None = None) -> None:
     """Apply the Alembic revisions up to ``revision`` (the only way the schema is made).
+    ``key``: the session-signing key, with which revision 0014 hashes the raters' stored
+    credentials (without it, it clears them).
 
     :class:`InputError` (nothing written) for a database at a revision this lexgold does not
     know (made by a newer version) and for one that is neither empty nor lexgold's (another
@@ -359,7 +382,7 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
     config = _alembic_config(engine)
     check_upgradable(engine, ScriptDirectory.from_config(config))
     with engine.begin() as connection:
-        config.attributes["connection"] = connection
+        config.attributes.update(connection=connection, lexgold_secret_key=key)
         command.upgrade(config, revision)
 
 
@@ -535,7 +558,9 @@ def _check_is_study(source: sqlite3.Connection, study) -> None:
 
 
 def _copy(source: sqlite3.Connection, path: Path) -> dict:
-    """The backup proper: all pages in one step (one consistent snapshot), then DELETE mode."""
+    """The backup proper: all pages in one step (one consistent snapshot), then DELETE mode;
+    the copy readable by its owner only, as the study."""
+    create_private(path)
     copy = sqlite3.connect(path)
     try:
         source.backup(copy)

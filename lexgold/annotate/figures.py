@@ -51,6 +51,7 @@ from lexgold.annotate.clock import database_now
 from lexgold.annotate.quiet import collected_warnings
 from lexgold.annotate.schema import StudyConfig, config_from_dict
 from lexgold.annotate.study import export_ratings
+from lexgold.errors import redact
 from lexgold.process import exclusions
 from lexgold.process.config import process_config
 
@@ -395,7 +396,7 @@ def watch(url: str, every_s: float = EVERY_S, parent: int | None = None,
                 with reads() as r, writes() as w:
                     refresh(r, w, run=run)
             except SQLAlchemyError as err:
-                print(f"lexgold figures: {str(err).splitlines()[0]}", file=sys.stderr)
+                print(f"lexgold figures: {redact(str(err).splitlines()[0])}", file=sys.stderr)
             done += 1
             if rounds is None or done < rounds:
                 time.sleep(max(every_s, BACKOFF * (time.perf_counter() - started)))
@@ -422,6 +423,70 @@ def start_refresher(url: str, every_s: float = EVERY_S):
     env = {**os.environ, URL_VARIABLE: url}
     return subprocess.Popen([sys.executable, "-m", "lexgold.annotate.figures", str(every_s),
                              str(os.getpid())], env=env, start_new_session=True)
+
+
+class Supervised:
+    """The refresher child of :func:`start_refresher`, restarted when it dies (a crash, an OOM
+    kill, ``kill -9``): a thread of the server polls it every second (which also reaps it: no
+    ``<defunct>`` process), says so through ``log`` and starts a new one, waiting 1 s before
+    the first restart, twice as long after each quick death, at most 60 s. :meth:`stop` ends
+    both."""
+
+    def __init__(self, url: str, every_s: float, log):
+        import threading
+
+        self.url, self.every_s, self.log, self.restarts = url, every_s, log, 0
+        self._lock, self._stopping = threading.Lock(), threading.Event()
+        self.process = start_refresher(url, every_s)
+        self._thread = threading.Thread(target=self._watch, name="figures-supervisor",
+                                        daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        delay, started = 1.0, time.monotonic()
+        while not self._stopping.wait(1.0):
+            code = self.process.poll()
+            if code is None:
+                continue
+            lived = time.monotonic() - started
+            delay = 1.0 if lived > 60 else min(60.0, delay * 2) if self.restarts else 1.0
+            # 0 also when gunicorn's arbiter (serve --workers) reaped it first: status unknown
+            how = f"killed by signal {-code}" if code < 0 else f"exit status {code}" if code \
+                else "exited"
+            self.log(f"figures refresher (pid {self.process.pid}) stopped ({how}) after "
+                     f"{lived:.0f} s: restarting it in {delay:.0f} s")
+            if self._stopping.wait(delay):
+                return
+            with self._lock:
+                if self._stopping.is_set():
+                    return
+                self.process, started = start_refresher(self.url, self.every_s), \
+                    time.monotonic()
+                self.restarts += 1
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopping.set()
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(10)
+        self._thread.join(5)
+
+
+#: figures older than this many refresh periods, with answers since, are said to be stale
+STALE_PERIODS = 6
+
+
+def stale(stored: Stored | None, answers_since: int, now: datetime,
+          every_s: float) -> float | None:
+    """How old (seconds) the stored figures are when they should have been refreshed by now:
+    answers came in since, and more than :data:`STALE_PERIODS` periods went by (a period is
+    ``every_s``, or :data:`BACKOFF` times the last computation if longer). None otherwise."""
+    if stored is None or answers_since <= 0 or every_s <= 0:
+        return None
+    period = max(every_s, BACKOFF * float(stored.figures.get("seconds") or 0.0))
+    age = (now - stored.computed_at).total_seconds()
+    return age if age > STALE_PERIODS * period else None
 
 
 #: the environment variable :func:`start_refresher` passes the database URL in

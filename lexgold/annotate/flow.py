@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 from lexgold.annotate import models as m
 from lexgold.annotate.clock import database_now
 from lexgold.annotate.schema import StudyConfig
+from lexgold.annotate.secret import keyed_hash
 
 #: platform IDs: letters, digits, ``_``, ``-`` (matched against the whole value: no newline)
 ID_PATTERN = re.compile(r"[A-Za-z0-9_\-]{1,100}")
@@ -136,9 +137,17 @@ def find_rater(session: Session, entry: Entry) -> m.Rater | None:
         m.Rater.platform == entry.platform, m.Rater.external_id == entry.external_id)).first()
 
 
+def session_hash(key: str, value: str) -> str:
+    """What is stored of the session ID of a rater's own link (Prolific ``SESSION_ID``, MTurk
+    ``assignmentId``): its keyed hash (:func:`lexgold.annotate.secret.keyed_hash`), or "" for
+    none (and for MTurk's preview value, which every worker has)."""
+    return keyed_hash(key, value) if value and value != MTURK_PREVIEW else ""
+
+
 def enrol(session: Session, entry: Entry, native_speaker: bool,
-          now=None) -> tuple[m.Rater | None, str]:
-    """A new rater for ``entry`` after consent, and the secret its browser keeps.
+          now=None, *, key: str) -> tuple[m.Rater | None, str]:
+    """A new rater for ``entry`` after consent, and the secret its browser keeps. ``key``: the
+    session-signing key, which keys the stored hash of the link's session ID.
 
     Returns ``(None, "")`` when the platform ID is already enrolled: resuming it from another
     browser needs :func:`move_to_browser` (the rater is asked first)."""
@@ -147,7 +156,8 @@ def enrol(session: Session, entry: Entry, native_speaker: bool,
     secret = secrets.token_urlsafe(24)
     rater = m.Rater(public_id=secrets.token_urlsafe(12), platform=entry.platform,
                     external_id=entry.external_id, external_study=entry.external_study,
-                    external_session=entry.external_session, native_speaker=native_speaker,
+                    external_session=session_hash(key, entry.external_session),
+                    native_speaker=native_speaker,
                     browser_sha256=browser_hash(secret), created_at=now or database_now(session))
     session.add(rater)
     try:
@@ -158,42 +168,52 @@ def enrol(session: Session, entry: Entry, native_speaker: bool,
     return rater, secret
 
 
-def own_link(rater: m.Rater, entry: Entry) -> bool:
+def own_link(rater: m.Rater, entry: Entry, *, key: str) -> bool:
     """True when ``entry`` carries what only the rater's own platform link has: the study and
-    session IDs stored when it enrolled (Prolific ``STUDY_ID`` and ``SESSION_ID``; MTurk
+    session IDs given when it enrolled (Prolific ``STUDY_ID`` and ``SESSION_ID``; MTurk
     ``hitId`` and ``assignmentId``). A platform ID alone is no credential: it shows in
-    screenshots and support e-mails. A rater enrolled without them (or anonymously) can be
-    moved to a new browser only by the admin view (:func:`issue_move_link`)."""
+    screenshots and support e-mails; nor is the study ID, which every participant of the study
+    has. Only the keyed hash of the session ID is stored (:func:`session_hash`), so a copy of
+    the database does not give it. A rater enrolled without them (or anonymously) can be moved
+    to a new browser only by the admin view (:func:`issue_move_link`)."""
     if rater.platform != entry.platform or entry.platform not in PLATFORMS:
         return False
-    pairs = ((rater.external_study or "", entry.external_study),
-             (rater.external_session or "", entry.external_session))
-    return all(stored and stored != MTURK_PREVIEW and hmac.compare_digest(stored, given)
-               for stored, given in pairs)
+    study, stored = rater.external_study or "", rater.external_session or ""
+    given = session_hash(key, entry.external_session)
+    return bool(study and study != MTURK_PREVIEW and stored and given) and \
+        hmac.compare_digest(study, entry.external_study) and hmac.compare_digest(stored, given)
 
 
 #: how long a link from the admin view that moves a rater to a new browser stays valid
 MOVE_LINK_S = 24 * 3600
 
 
-def issue_move_link(session: Session, rater: m.Rater, now) -> str:
+def move_hash(key: str, token: str) -> str:
+    """What is stored of a move link's token: the keyed hash of its SHA-256 (revision 0014
+    turned the SHA-256 stored before into this)."""
+    return keyed_hash(key, browser_hash(token))
+
+
+def issue_move_link(session: Session, rater: m.Rater, now, *, key: str) -> str:
     """A one-time token that moves ``rater`` to the browser that opens its link (the admin
-    view gives it to a participant who contacted the researcher). Only its SHA-256 is stored;
-    a newer token replaces an older one."""
+    view gives it to a participant who contacted the researcher). Only its keyed hash is
+    stored (:func:`move_hash`); a newer token replaces an older one."""
     token = secrets.token_urlsafe(24)
     session.execute(update(m.Rater).where(m.Rater.id == rater.id).values(
-        move_sha256=browser_hash(token), move_expires_at=now + timedelta(seconds=MOVE_LINK_S)))
+        move_sha256=move_hash(key, token),
+        move_expires_at=now + timedelta(seconds=MOVE_LINK_S)))
     session.commit()
     return token
 
 
-def use_move_link(session: Session, token: str, now) -> tuple[m.Rater, str] | None:
+def use_move_link(session: Session, token: str, now, *,
+                  key: str) -> tuple[m.Rater, str] | None:
     """Bind the rater of a live move token to a new browser (the old one is let go) and spend
     the token; ``(rater, browser secret)``, or ``None`` for an unknown, used or expired token.
     One conditional UPDATE: two browsers opening the same link cannot both get the rater."""
     if not token or not ID_PATTERN.fullmatch(token):
         return None
-    digest, secret = browser_hash(token), secrets.token_urlsafe(24)
+    digest, secret = move_hash(key, token), secrets.token_urlsafe(24)
     rater = session.scalars(select(m.Rater).where(m.Rater.move_sha256 == digest)).first()
     if rater is None or session.execute(update(m.Rater).where(
             m.Rater.id == rater.id, m.Rater.move_sha256 == digest,
@@ -206,13 +226,20 @@ def use_move_link(session: Session, token: str, now) -> tuple[m.Rater, str] | No
     return rater, secret
 
 
-def move_to_browser(session: Session, rater: m.Rater) -> str:
+def move_to_browser(session: Session, rater: m.Rater, browsers: int) -> str | None:
     """Bind ``rater`` to a new browser (after asking, and only from the rater's own link:
     :func:`own_link`); the secret for it. The old browser's secret no longer matches, so only
-    one browser at a time can answer as the rater."""
+    one browser at a time can answer as the rater.
+
+    ``browsers`` is the rater's browser count when the question was asked: the move is one
+    conditional UPDATE on it, so a confirmation is used once (a replayed one, or one given
+    after the rater moved again, moves nothing: None)."""
     secret = secrets.token_urlsafe(24)
-    session.execute(update(m.Rater).where(m.Rater.id == rater.id).values(
-        browser_sha256=browser_hash(secret), browsers=m.Rater.browsers + 1))
+    if session.execute(update(m.Rater).where(
+            m.Rater.id == rater.id, m.Rater.browsers == browsers).values(
+            browser_sha256=browser_hash(secret), browsers=m.Rater.browsers + 1)).rowcount != 1:
+        session.rollback()
+        return None
     session.commit()
     return secret
 

@@ -40,10 +40,12 @@ def serve_workers(settings: dict, study_db: str, *, host: str, port: int, worker
     """
     from gunicorn.app.base import BaseApplication
 
+    from lexgold.annotate.db import shown as shown_study
+
     def when_ready(server):
         bound = server.LISTENERS[0].getsockname()
         shown = "localhost" if host in ("0.0.0.0", "::") else host
-        click.echo(f"serving {study_db} at http://{shown}:{bound[1]}/ "
+        click.echo(f"serving {shown_study(study_db)} at http://{shown}:{bound[1]}/ "
                    f"(admin: http://{shown}:{bound[1]}/admin/) with {workers} workers")
 
     def worker_exit(_server, worker):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from string import Formatter
 from typing import Annotated, Literal
 
 from lexgold.protocols import Invalid, between, load_protocol, parse_section
@@ -331,6 +332,12 @@ class StudyConfig:
             except (KeyError, IndexError, ValueError) as err:
                 raise Invalid(f"texts.{name}", f"the placeholders of docs/annotate.md (bad: "
                               f"{err})", text) from None
+            plain = [key for _, key, spec, conversion in Formatter().parse(text)
+                     if key is not None and not (key.isidentifier() and not spec and
+                                                 conversion is None)]
+            if plain:       # {minutes.__class__}, {total!r}, {current:>99999}: no Python here
+                raise Invalid(f"texts.{name}", "plain {name} placeholders of docs/annotate.md "
+                              f"(no attribute, index, conversion or format: {plain[0]!r})", text)
 
 
 def load_study_config(protocol: dict | str) -> StudyConfig:

@@ -20,10 +20,17 @@ browser secret) from a cookie signed with it, and from nothing else in it, so ra
 before the upgrade continue where they were (:func:`lexgold.annotate.views_rater.legacy_rater`).
 Every cookie the site sets is signed with the new key; an old copy of the database, which holds
 the old key, can sign no admin session and no move of a rater bound to a browser.
+
+The same key keys the hashes of what the database keeps of a rater's credentials
+(:func:`keyed_hash`, revision 0014): the session ID of the rater's own platform link (Prolific
+``SESSION_ID``, MTurk ``assignmentId``) and the admin view's move links. A copy of the database
+alone gives neither; a new key (``study secret --force``) voids them with the sessions.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
 import secrets
 import stat
@@ -40,6 +47,21 @@ ENV_KEY, ENV_FILE = "LEXGOLD_SECRET_KEY", "LEXGOLD_SECRET_KEY_FILE"
 #: days a key the study held before revision 0010 is still read from old cookies (the
 #: session lifetime: no cookie it signed is older)
 LEGACY_DAYS = 14
+
+
+def keyed_hash(key: str, value: str) -> str:
+    """HMAC-SHA256 of ``value`` (hex) under a key derived from the session-signing ``key``
+    (RFC 2104; the derivation keeps the two uses apart): what the study database stores of a
+    credential, compared with :func:`hmac.compare_digest`.
+
+    >>> digest = keyed_hash("k" * 32, "session01")
+    >>> len(digest), digest == keyed_hash("k" * 32, "session01")
+    (64, True)
+    >>> digest == keyed_hash("j" * 32, "session01")
+    False
+    """
+    derived = hmac.new(key.encode(), b"lexgold stored credentials", hashlib.sha256).digest()
+    return hmac.new(derived, value.encode(), hashlib.sha256).hexdigest()
 
 
 def new_key() -> str:

@@ -40,7 +40,7 @@ def serve_study(study_db: str | None, *, host: str = "127.0.0.1", port: int = 80
     from waitress.server import create_server
     from werkzeug.security import generate_password_hash
 
-    from lexgold.annotate.app import create_app
+    from lexgold.annotate.app import MAX_REQUEST_BYTES, create_app
     from lexgold.annotate.db import check_writable, database_url, open_study
     from lexgold.prolific.webhook import read_secret
 
@@ -52,6 +52,7 @@ def serve_study(study_db: str | None, *, host: str = "127.0.0.1", port: int = 80
         engine.dispose()
     hook_secret = read_secret(prolific_webhook_secret_file)      # before anything starts
     db_url = database_url(study_db)
+    _warn_if_readable(db_url)
     loopback = host in ("127.0.0.1", "localhost", "::1")
     if not _is_loopback(host) and trusted_proxies == 0:      # slowloris reaches the app port
         click.echo(PUBLIC_WITHOUT_PROXY.format(host=host), err=True)
@@ -73,12 +74,14 @@ def serve_study(study_db: str | None, *, host: str = "127.0.0.1", port: int = 80
     settings = {"DATABASE_URL": db_url, "ADMIN_PASSWORD_HASH": password_hash,
                 "SESSION_COOKIE_SECURE": secure, "TRUSTED_PROXIES": trusted_proxies,
                 "RATE_LIMIT_PER_HOUR": rate_limit, "SECRET_KEY": secret_key,
+                "FIGURES_EVERY_S": figures_every,
                 "ADMIN_PASSWORD_ID": password_id, **_legacy_key(study_db, secret_key_file),
                 **({"PROLIFIC_WEBHOOK_SECRET": hook_secret} if hook_secret else {})}
     refresher = None
     if figures_every > 0 and not check:     # admin figures and top-ups, off the raters' path
-        from lexgold.annotate.figures import start_refresher
-        refresher = start_refresher(db_url, figures_every)
+        from lexgold.annotate.figures import Supervised
+        refresher = Supervised(db_url, figures_every,
+                               lambda line: click.echo(f"warning: {line}", err=True))
     if workers > 1 and not check:
         from lexgold.annotate.multiprocess import serve_workers
         if secure:
@@ -97,7 +100,10 @@ def serve_study(study_db: str | None, *, host: str = "127.0.0.1", port: int = 80
     server = create_server(app, host=host, port=port, threads=threads,
                            connection_limit=connection_limit, channel_timeout=channel_timeout,
                            cleanup_interval=min(30, max(1, channel_timeout // 2)),
-                           clear_untrusted_proxy_headers=trusted_proxies == 0)
+                           clear_untrusted_proxy_headers=trusted_proxies == 0,
+                           # a longer body is answered 413 as its Content-Length (or its
+                           # chunks) arrive, never spooled to a temporary file first
+                           max_request_body_size=MAX_REQUEST_BYTES)
     url = f"http://{'localhost' if host in ('0.0.0.0', '::') else host}:{server.effective_port}/"
     click.echo(f"serving {shown(study_db)} at {url} (admin: {url}admin/)")
     if secure:
@@ -126,11 +132,24 @@ PUBLIC_WITHOUT_PROXY = ("warning: listening on {host}, a public address, with no
                         "nginx in front (deploy/README.md) and serve on 127.0.0.1")
 
 
-def _stop_refresher(process) -> None:
-    """Stop the figures refresher (:func:`lexgold.annotate.figures.start_refresher`)."""
-    if process is not None and process.poll() is None:
-        process.terminate()
-        process.wait(10)
+def _warn_if_readable(db_url: str) -> None:
+    """One line when others may read a SQLite study (one made before lexgold made them 0600):
+    it holds the raters' answers and platform IDs."""
+    from sqlalchemy.engine import make_url
+
+    from lexgold.annotate.db import readable_by_others
+
+    path = make_url(db_url).database
+    if make_url(db_url).get_backend_name() == "sqlite" and path and readable_by_others(path):
+        click.echo(f"warning: {path} is readable by other users of this machine: "
+                   f"chmod 600 {path}", err=True)
+
+
+def _stop_refresher(refresher) -> None:
+    """Stop the figures refresher and its supervisor (:class:`lexgold.annotate.figures.
+    Supervised`)."""
+    if refresher is not None:
+        refresher.stop()
 
 
 def _is_loopback(host: str) -> bool:

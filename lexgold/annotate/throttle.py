@@ -26,6 +26,27 @@ from lexgold.annotate.clock import database_now
 FORGET_S = 24 * 3600
 
 
+def client(address: str | None) -> str:
+    """The client an address counts as: an IPv4 address itself, an IPv6 address its /64
+    (RFC 4291 section 2.5.4: a site's subnet; one host commonly holds the whole /64, so each of
+    its 2**64 addresses must not count afresh). IPv4-mapped IPv6 addresses count as IPv4.
+
+    >>> client("2001:db8:1:2:aaaa::1"), client("::ffff:192.0.2.7"), client("192.0.2.7")
+    ('2001:db8:1:2::/64', '192.0.2.7', '192.0.2.7')
+    """
+    import ipaddress
+
+    try:
+        parsed = ipaddress.ip_address((address or "").split("%")[0])
+    except ValueError:
+        return address or "-"
+    if parsed.version == 6 and parsed.ipv4_mapped is not None:
+        return str(parsed.ipv4_mapped)
+    if parsed.version == 6:
+        return str(ipaddress.ip_network(f"{parsed}/64", strict=False))
+    return str(parsed)
+
+
 def hit(session: Session, key: str, limit: int, window_s: float, now=None) -> bool:
     """Count one attempt under ``key``; True when it is within ``limit`` per ``window_s``.
 

@@ -115,7 +115,7 @@ def login():
                                "server with LEXGOLD_ADMIN_PASSWORD set."), 403
     if request.method != "POST":     # GET, and HEAD (Flask routes it here): never a login
         return render_template("admin_login.html", error=None)
-    key = f"login:{request.remote_addr or '-'}"
+    key = f"login:{throttle.client(request.remote_addr)}"      # an IPv6 client: its /64
     # counted before the (slow) hash check, atomically in the database: parallel guesses
     # cannot all see the old count, and every server process shares it
     if not throttle.hit(db(), key, MAX_FAILURES, LOCKOUT_S):
@@ -163,11 +163,17 @@ def overview():
     stages = db().execute(select(m.Rater.stage, func.count()).group_by(m.Rater.stage)).all()
     n_answers = (db().scalar(select(func.count()).select_from(m.Answer)) +
                  db().scalar(select(func.count()).select_from(m.CheckpointAnswer)))
-    page = max(0, request.args.get("raters", 0, type=int) or 0)
+    page = _raters_page(request.args.get("raters", ""))
+    since = n_answers - shown["n_answers"] if stored is not None else 0
+    stale_s = figures.stale(stored, since, now(),
+                            float(current_app.config.get("FIGURES_EVERY_S", figures.EVERY_S)))
+    if stale_s is not None:
+        current_app.logger.warning("admin figures are %.0f s old with %d answers since: is the "
+                                   "figures refresher running?", stale_s, since)
     return render_template(
         "admin.html", name=state().name, progress=table.to_dict("records"),
-        stages=dict(stages), n_answers=n_answers, stored=stored,
-        since=n_answers - shown["n_answers"] if stored is not None else 0,
+        stages=dict(stages), n_answers=n_answers, stored=stored, stale_s=stale_s,
+        since=since,
         exclusions=shown.get("exclusions", []), n_exclusions=shown.get("n_exclusions", 0),
         recruitment=shown, quality=shown.get("quality", []),
         n_quality=shown.get("n_quality", 0),
@@ -271,7 +277,7 @@ def move():
                  f"{wanted!r} names an anonymous rater, who cannot be moved" if len(found) == 1
                  else f"{wanted!r} names several raters: give the rater ID")
         return render_template("admin_move.html", error=error, link=None), 404
-    token = flow.issue_move_link(db(), found[0], now())
+    token = flow.issue_move_link(db(), found[0], now(), key=current_app.secret_key)
     return render_template("admin_move.html", error=None, rater=found[0],
                            link=url_for("rater.move_link", token=token, _external=True),
                            hours=flow.MOVE_LINK_S // 3600)
@@ -281,6 +287,17 @@ def _too_fast_s() -> float:
     """Seconds per pair below which the view marks a rater too fast (before any figures:
     :func:`lexgold.annotate.figures.too_fast_s`)."""
     return figures.too_fast_s(recruit.protocol_from_text(state().protocol_text), state().config)
+
+
+def _raters_page(text: str) -> int:
+    """The ``?raters=N`` page of the rater list: "" is 0; anything but a number of at most 9
+    digits (``2**64`` overflowed the database's integer) is a 404."""
+    if text == "":
+        return 0
+    page = flow.parse_int(text)
+    if page is None or page < 0:
+        abort(404)
+    return page
 
 
 def _raters(page: int = 0) -> list:

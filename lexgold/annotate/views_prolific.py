@@ -6,6 +6,14 @@ caller is Prolific's server, not a browser) and verified instead by the request'
 timestamp. A ``submission.status.change`` to RETURNED or TIMED-OUT ends the participant's claim
 at once (:func:`lexgold.annotate.flow.release_claims`), so the place goes to the next rater
 instead of waiting for the idle timeout.
+
+The secret is the workspace's, so a signed event may be about a submission of another of its
+studies, by a participant who also entered this one. Prolific's event names no study; its
+submission ID is the ``SESSION_ID`` the participant's link to this study carried, whose keyed
+hash the rater's row keeps (:func:`lexgold.annotate.flow.session_hash`). Only a rater whose
+stored session is the event's submission is released (and, when an event names a
+``study_id``, whose ``STUDY_ID`` is that one); a rater who entered without a ``SESSION_ID`` is
+left to the idle timeout.
 """
 
 from __future__ import annotations
@@ -13,11 +21,11 @@ from __future__ import annotations
 from datetime import UTC
 
 from flask import Blueprint, abort, current_app, jsonify, request
-from sqlalchemy import or_, select
+from sqlalchemy import select
 
 from lexgold.annotate import models as m
 from lexgold.annotate.context import db, now
-from lexgold.annotate.flow import release_claims
+from lexgold.annotate.flow import release_claims, session_hash
 from lexgold.prolific.webhook import (
     DEFAULT_WINDOW_S,
     FREES_PLACE,
@@ -53,7 +61,14 @@ def hook():
     if event is None or event["status"] not in FREES_PLACE:
         return jsonify(released=0)
     session = db()
-    raters = session.scalars(select(m.Rater.id).where(
+    mine = select(m.Rater.id).where(
         m.Rater.platform == "prolific", m.Rater.external_id == event["participant"],
-        or_(m.Rater.external_session == "", m.Rater.external_session == event["submission"])))
-    return jsonify(released=release_claims(session, list(raters), moment))
+        m.Rater.external_session == session_hash(current_app.secret_key, event["submission"]))
+    if event.get("study"):
+        mine = mine.where(m.Rater.external_study == event["study"])
+    raters = list(session.scalars(mine))
+    if not raters:
+        current_app.logger.warning("Prolific webhook: submission %s of participant %s is not "
+                                   "one of this study's (nothing released)",
+                                   event["submission"], event["participant"])
+    return jsonify(released=release_claims(session, raters, moment))

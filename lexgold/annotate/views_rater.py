@@ -8,6 +8,7 @@ Views stay short: they read the rater from the signed session cookie, call one f
 from __future__ import annotations
 
 import hmac
+from datetime import datetime, timedelta
 
 from flask import (Blueprint, current_app, flash, redirect, render_template, request, session,
                    url_for)
@@ -16,7 +17,7 @@ from sqlalchemy import select
 
 from lexgold.annotate import flow, throttle
 from lexgold.annotate import models as m
-from lexgold.annotate.context import db, message_page, now, state, write_db
+from lexgold.annotate.context import db, fill, message_page, now, state, write_db
 from lexgold.ratings import SIMULATED
 
 rater = Blueprint("rater", __name__)
@@ -79,8 +80,8 @@ def _rate_limit(kind: str) -> None:
     (``"claim"``) per client address and hour, counted in the study database (shared by every
     server process); 0 = no limit. Over it: 429 with the text ``error_busy``."""
     limit = int(current_app.config.get("RATE_LIMIT_PER_HOUR") or 0)
-    if limit and not throttle.hit(db(), f"{kind}:{request.remote_addr or '-'}", limit, 3600,
-                                  now()):
+    client = throttle.client(request.remote_addr)          # an IPv6 client: its /64
+    if limit and not throttle.hit(db(), f"{kind}:{client}", limit, 3600, now()):
         raise flow.Rejected("error_busy", f"{kind} rate limit")
 
 
@@ -125,30 +126,48 @@ def _consent_page(preview: bool, error: str | None) -> str:
     cache = current_app.extensions.setdefault("lexgold_minutes", {})
     if "minutes" not in cache:
         cache["minutes"] = flow.expected_minutes(db(), state().config)
-    text = state().config.texts.consent_text.format(minutes=cache["minutes"])
+    text = fill(state().config.texts.consent_text, minutes=cache["minutes"])
     return render_template("consent.html", preview=preview, error=error,
                            paragraphs=text.split("\n\n"))
 
 
+#: how long the question "continue in this browser?" can be answered
+RESUME_S = 600
+
+
 def _ask_to_resume(known: m.Rater, entry: flow.Entry):
     """Another browser with a known platform ID: asked before resuming when the link is the
-    rater's own (:func:`flow.own_link`), else told to use it or to contact the researcher."""
+    rater's own (:func:`flow.own_link`), else told to use it or to contact the researcher.
+
+    The session keeps a ticket for the answer: the rater, its browser count now and until when
+    it holds (:data:`RESUME_S`). The move is conditional on that count, so the ticket moves the
+    rater once: replayed later (a copied cookie), it moves no one."""
     session.pop("resume", None)
-    if not flow.own_link(known, entry):
+    if not flow.own_link(known, entry, key=current_app.secret_key):
         return message_page("resume_refused"), 403
-    session["resume"] = known.public_id
+    session["resume"] = {"rater": known.public_id, "browsers": known.browsers,
+                         "until": (now() + timedelta(seconds=RESUME_S)).isoformat()}
     return render_template("resume.html")
 
 
 @rater.post("/resume")
 def resume():
     """Confirmed: continue here a rater begun in another browser (which is let go)."""
-    public_id = session.get("resume")
-    known = db().scalars(select(m.Rater).where(m.Rater.public_id == public_id)).first() \
-        if isinstance(public_id, str) else None
-    if known is None:
+    ticket = session.pop("resume", None)
+    known, secret = None, None
+    try:
+        live = isinstance(ticket, dict) and isinstance(ticket.get("rater"), str) and \
+            isinstance(ticket.get("browsers"), int) and \
+            now() < datetime.fromisoformat(str(ticket.get("until")))
+    except ValueError:
+        live = False
+    if live:
+        known = db().scalars(select(m.Rater).where(m.Rater.public_id == ticket["rater"])).first()
+    if known is not None:
+        secret = flow.move_to_browser(db(), known, ticket["browsers"])
+    if secret is None:
         return redirect(url_for("rater.entry"))
-    _bind(known, flow.move_to_browser(db(), known))
+    _bind(known, secret)
     return redirect(url_for("rater.task"))
 
 
@@ -161,7 +180,7 @@ def move_link(token: str):
 
 @rater.post("/move/<token>")
 def move(token: str):
-    moved = flow.use_move_link(db(), token, now())
+    moved = flow.use_move_link(db(), token, now(), key=current_app.secret_key)
     if moved is None:
         return message_page("move_link_invalid"), 410
     _bind(*moved)
@@ -180,7 +199,8 @@ def consent():
         entry = flow.Entry(**{**vars(entry), "platform": SIMULATED})
     if flow.find_rater(db(), entry) is None:
         _rate_limit("enrol")
-    new, secret = flow.enrol(db(), entry, native_speaker=True, now=now())
+    new, secret = flow.enrol(db(), entry, native_speaker=True, now=now(),
+                             key=current_app.secret_key)
     if new is None:      # enrolled meanwhile (another browser): ask before resuming it
         return _ask_to_resume(flow.find_rater(db(), entry), entry)
     _bind(new, secret)
@@ -229,7 +249,7 @@ def render_step(step: m.Step, items, n_steps: int, position: int, rater_id: int,
     (slider start values and option order depend on it). ``action``: where the form goes
     (default: the rater's ``/step``); ``banner``: a notice above the page (admin preview)."""
     config, texts = state().config, state().config.texts
-    progress = texts.progress.format(current=position + 1, total=n_steps)
+    progress = fill(texts.progress, current=position + 1, total=n_steps)
     common = {"position": position, "progress": progress, "done": position, "total": n_steps,
               "action": action or url_for("rater.step"), "banner": banner}
     if config.task == "bws":
@@ -243,9 +263,9 @@ def render_step(step: m.Step, items, n_steps: int, position: int, rater_id: int,
     for item, pair in items:
         template = texts.question_by_pos.get(pair.pos, texts.question)
         shown.append({"id": item.id, "kind": item.kind, "topic": pair.topic,
-                      "question": template.format(word1=_show_word(pair.word1),
-                                                  word2=_show_word(pair.word2),
-                                                  topic=_topic_title(pair.topic)),
+                      "question": fill(template, word1=_show_word(pair.word1),
+                                       word2=_show_word(pair.word2),
+                                       topic=_topic_title(pair.topic)),
                       "start": flow.start_value(config, state().seed, rater_id, item.id)})
     return render_template("group.html", items=shown, **common,
                            topic=_topic_title(shown[0]["topic"])

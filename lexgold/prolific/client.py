@@ -22,6 +22,10 @@ What it calls, as documented at docs.prolific.com (API reference, read 2026-11):
   bonus payment ID will result in participants being paid multiple times." That call is never
   retried here (:mod:`lexgold.prolific.review` records it before and after).
 
+The token goes to the base URL's origin only: ``https://`` (``http://`` only to a loopback
+address, as the tests' fake), a ``next`` page or a redirect to any other scheme, host or port
+is refused (a :class:`ProlificError`), never followed with the token.
+
 Rate limits and server errors (HTTP 429 and 5xx, and a dropped connection) are retried with
 exponential backoff, honouring ``Retry-After``; any other failure is a :class:`ProlificError`
 naming the HTTP status and the endpoint in one line.
@@ -67,6 +71,8 @@ class Client:
         self.token = token.strip()
         self.base_url = (base_url or os.environ.get("LEXGOLD_PROLIFIC_API_URL")
                          or API_URL).rstrip("/")
+        self.origin = _origin(self.base_url)
+        self._opener = urllib.request.build_opener(_SameOrigin(self.origin))
         self.retries, self.backoff_s, self.timeout_s = retries, backoff_s, timeout_s
         self.sleep, self.page_size = sleep, page_size
 
@@ -78,6 +84,10 @@ class Client:
         the base URL (``/api/v1/...``) or a full URL the API gave (a next page)."""
         url = path if path.startswith(("http://", "https://")) else self.base_url + path
         endpoint = f"{method} {urllib.parse.urlsplit(url).path}"
+        if _origin(url, check=False) != self.origin:
+            raise ProlificError(f"Prolific API: {endpoint}: a URL on another site "
+                                f"({urllib.parse.urlsplit(url).netloc}) than {self.base_url}; "
+                                "the token is not sent there")
         data = None if body is None else json.dumps(body).encode()
         attempts = self.retries + 1 if retry else 1
         for attempt in range(attempts):
@@ -85,7 +95,7 @@ class Client:
                 "Authorization": f"Token {self.token}", "Accept": "application/json",
                 **({"Content-Type": "application/json"} if data is not None else {})})
             try:
-                with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+                with self._opener.open(request, timeout=self.timeout_s) as response:
                     text = response.read().decode("utf-8", "replace")
                 return json.loads(text) if text.strip() else {}
             except urllib.error.HTTPError as err:
@@ -161,6 +171,42 @@ class Client:
         """Pay a bulk bonus payment: not idempotent, so one attempt only (no retry)."""
         return self.request("POST", f"/api/v1/bulk-bonus-payments/{_quoted(bulk_id)}/pay/",
                             {}, retry=False)
+
+
+def _origin(url: str, check: bool = True) -> tuple[str, str, int | None]:
+    """(scheme, host, port) of ``url``; with ``check``, an :class:`InputError` unless it is
+    ``https://``, or ``http://`` to a loopback address."""
+    import ipaddress
+
+    parts = urllib.parse.urlsplit(url)
+    host = (parts.hostname or "").lower()
+    try:
+        port = parts.port or {"https": 443, "http": 80}.get(parts.scheme)
+    except ValueError:
+        port = None
+    if check:
+        try:
+            loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = False
+        if parts.scheme != "https" and not (parts.scheme == "http" and loopback) or not host:
+            raise InputError(f"the Prolific API URL must be https:// (http:// only on this "
+                             f"machine): {url}", field="--api-url")
+    return parts.scheme, host, port
+
+
+class _SameOrigin(urllib.request.HTTPRedirectHandler):
+    """Follow a redirect only within the API's origin (urllib would carry the token along)."""
+
+    def __init__(self, origin):
+        self.origin = origin
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        if _origin(newurl, check=False) != self.origin:
+            raise ProlificError(f"Prolific API: HTTP {code} redirect to another site "
+                                f"({urllib.parse.urlsplit(newurl).netloc}); the token is not "
+                                "sent there")
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
 def _quoted(value: str) -> str:

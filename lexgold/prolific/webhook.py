@@ -47,14 +47,22 @@ class BadHook(ValueError):
 
 def read_secret(path) -> str | None:
     """The webhook secret held in the file ``path`` (None for no file); InputError when the
-    file is empty."""
+    file is empty or others may read it (as the session-signing key's file)."""
     if not path:
         return None
+    import stat
     from pathlib import Path
 
     from lexgold.errors import InputError
 
-    secret = Path(path).read_text(encoding="utf-8").strip()
+    try:
+        mode = Path(path).stat().st_mode
+        secret = Path(path).read_text(encoding="utf-8").strip()
+    except OSError as err:
+        raise InputError(f"cannot read the webhook secret: {err.strerror}", path=path) from None
+    if mode & stat.S_IRWXO:
+        raise InputError(f"the webhook secret file is readable by others: chmod 600 {path}",
+                         path=path)
     if not secret:
         raise InputError("empty webhook secret", path=path)
     return secret
@@ -82,12 +90,15 @@ def verify(secret: str, headers, body: bytes, now_s: float,
 
 def parse_event(body: bytes) -> dict | None:
     """The ``submission.status.change`` event of a (verified) body, checked strictly:
-    ``{"submission", "participant", "status"}``; None for another event type; BadHook (400)
-    for anything malformed."""
+    ``{"submission", "participant", "status", "study"}`` (``study``: the ``study_id`` when the
+    body has one, else None); None for another event type; BadHook (400) for anything
+    malformed."""
     try:
         data = json.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise BadHook(400, "body is not UTF-8 JSON") from None
+    except RecursionError:                   # thousands of nested brackets
+        raise BadHook(400, "body nested too deeply") from None
     if not isinstance(data, dict) or not isinstance(data.get("event_type"), str):
         raise BadHook(400, "body is not an event object")
     if data["event_type"] != EVENT:
@@ -99,4 +110,8 @@ def parse_event(body: bytes) -> dict | None:
             raise BadHook(400, f"bad {name}")
     if not isinstance(status, str) or status.upper() not in STATUSES:
         raise BadHook(400, "bad status")
-    return {"submission": submission, "participant": participant, "status": status.upper()}
+    study = data.get("study_id")            # not in Prolific's documented event; checked if sent
+    if study is not None and (not isinstance(study, str) or not ID.fullmatch(study)):
+        raise BadHook(400, "bad study_id")
+    return {"submission": submission, "participant": participant, "status": status.upper(),
+            "study": study}
