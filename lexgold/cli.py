@@ -13,6 +13,7 @@ from lexgold.resources.cli import resources
 from lexgold.builder.cli import build, relations
 from lexgold.annotate.cli import serve, study
 from lexgold.process.cli import agree, plan, process, simulate
+from lexgold.process.crowd_cli import crowd
 from lexgold.ratings.cli import ratings
 from lexgold.evaluate.cli import analogy, evaluate, sdt
 from lexgold.languages.cli import crosslingual, pack, translate
@@ -31,7 +32,7 @@ def cli():
 
 
 for command in (resources, build, relations, study, serve, ratings, agree, plan, process, simulate,
-                evaluate, analogy, sdt, translate, crosslingual, pack, prolific):
+                crowd, evaluate, analogy, sdt, translate, crosslingual, pack, prolific):
     cli.add_command(command)
 
 
