@@ -5,8 +5,9 @@
 The pairs (latent scores, their spreads, lapses, the error's tails, the noise) come from
 SimVerb-3500's raw ratings (3,500 pairs, 10 ratings each, 0-6, no rater identity); how raters
 differ (bias, scale, noise, spammers) from WordSim-353 set 1 (153 pairs, 13 identified raters,
-0-10), fitted twice: with identity, and without (ids blanked) to learn which share of an
-anonymous log's noise is within a rater (lexgold.crowd.model.combine). The fit is
+0-10), relative to the scale. WordSim-353 is fitted first, with identity; SimVerb is then
+fitted with those rater spreads held, each of its anonymous ratings a fresh rater's (the
+likelihood averaged over raters), so its noise is the noise within a rater. The fit is
 deterministic: the same files give the same JSON.
 """
 
@@ -17,31 +18,31 @@ from dataclasses import replace
 from pathlib import Path
 
 from lexgold.crowd.logs import log_record, shipped_log
-from lexgold.crowd.model import combine, fit
+from lexgold.crowd.model import fit
 
 DEFAULT = Path(__file__).resolve().parent.parent / "lexgold" / "crowd" / "data" / "default.json"
 
 
-def fitted(name: str, *, anonymous: bool = False):
-    """The crowd fitted to a shipped log (``anonymous``: rater ids blanked)."""
+def fitted(name: str, *, raters=None):
+    """The crowd fitted to a shipped log (``raters``: rater spreads held)."""
     frame, record = shipped_log(name)
-    if anonymous:
-        frame = frame.assign(rater_id="?")
-    model = fit(frame, scale=tuple(record["scale"]))
+    model = fit(frame, scale=tuple(record["scale"]), raters=raters)
     entry = log_record(frame, file=record["file"], sha256=record["sha256"],
-                       scale=record["scale"], anonymous=model.raters is None)
+                       scale=record["scale"], anonymous=model.raters is None or raters)
     return replace(model, fitted_to=[entry])
 
 
-def default_crowd(simverb=None, wordsim=None, wordsim_anonymous=None):
-    """The default crowd; fits already made can be passed in."""
-    simverb = simverb or fitted("simverb")
+def default_crowd(wordsim=None):
+    """The default crowd; the WordSim-353 fit can be passed in."""
     wordsim = wordsim or fitted("wordsim353")
-    wordsim_anonymous = wordsim_anonymous or fitted("wordsim353", anonymous=True)
-    model = combine(simverb, wordsim, wordsim_anonymous, name="default")
-    return replace(model, notes=model.notes + [
-        "built by scripts/fit_default_crowd.py; scale-relative (rescaled to each study's "
-        "scale)"])
+    simverb = fitted("simverb", raters=wordsim.raters)
+    return replace(simverb, name="default", fitted_to=simverb.fitted_to + wordsim.fitted_to,
+                   notes=simverb.notes + [
+                       "raters (bias, scale, noise spreads, spammers; relative to the scale) "
+                       "from WordSim-353 set 1 with rater identity, held while the pairs "
+                       "(scores, spreads, within-rater noise, lapses, tails) were fitted to "
+                       "SimVerb-3500's anonymous ratings; built by "
+                       "scripts/fit_default_crowd.py"])
 
 
 def main(argv=None):

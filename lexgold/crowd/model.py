@@ -316,7 +316,8 @@ def rating_probabilities(model: CrowdModel, score: float, *, bias: float = 0.0,
 class _Fit:
     """State of one EM fit of a coded log."""
 
-    def __init__(self, log: Log, identity: bool):
+    def __init__(self, log: Log, identity: bool, mix: Raters | None = None):
+        self.mix = mix if mix is not None and not identity else None
         low, high, step = log.scale
         self.k = log.n_categories
         self.h = step / (high - low)
@@ -352,13 +353,33 @@ class _Fit:
         self.lapse, self.df = 0.02, 10.0
 
     def log_probs(self, lapse, df, groups=None) -> np.ndarray:
-        """log P(code | grid point, spread) per group: ``[G, Q, T, M]``."""
+        """log P(code | grid point, spread) per group: ``[G, Q, T, M]``; an anonymous
+        rating (group 0) of a log fitted with given rater spreads averages over raters."""
         groups = np.arange(self.g) if groups is None else groups
         scale, bias = np.exp(self.log_scale[groups]), self.bias[groups]
         mu = 0.5 + scale[:, None] * (GRID[None, :] - 0.5) + bias[:, None]        # [G, T]
         sd = self.sigma * np.exp(SPREADS)[None, :] * np.exp(self.log_noise[groups])[:, None]
         p = code_probabilities(self.k, self.h, mu[:, :, None], sd[:, None, :], df, lapse)
+        if self.mix is not None and groups[0] == 0:
+            p[0] = self.mixed(lapse, df)
         return np.log(np.maximum(np.moveaxis(p, -1, 1), 1e-300))                 # [G,Q,T,M]
+
+    def mixed(self, lapse, df) -> np.ndarray:
+        """P(code | grid point, spread) of a rater drawn from the held rater spreads
+        (Gauss-Hermite quadrature: 5 biases x 3 scales x 3 noises): ``[T, M, Q]``."""
+        b, wb = np.polynomial.hermite_e.hermegauss(5)
+        c, wc = np.polynomial.hermite_e.hermegauss(3)
+        bias = (b * self.mix.bias_sd)[:, None, None]
+        scale = np.exp(c * self.mix.scale_sd)[None, :, None]
+        noise = np.exp(c * self.mix.noise_sd)[None, None, :]
+        weight = (wb[:, None, None] * wc[None, :, None] * wc[None, None, :]).ravel()
+        weight /= weight.sum()
+        mu = (0.5 + scale * 0 + bias + 0 * noise).ravel()[:, None] \
+            + (scale + 0 * bias + 0 * noise).ravel()[:, None] * (GRID[None, :] - 0.5)
+        sd = self.sigma * np.exp(SPREADS)[None, :] * (noise + 0 * bias + 0 * scale).ravel()[
+            :, None]
+        p = code_probabilities(self.k, self.h, mu[:, :, None], sd[:, None, :], df, lapse)
+        return np.tensordot(weight, p, axes=(0, 0))
 
     def pair_loglik(self, lapse, df) -> np.ndarray:
         """log P(ratings of a row | grid point, spread): ``[rows, T * M]``, a spammer-likely
@@ -400,7 +421,8 @@ class _Fit:
 
 def fit(ratings: pd.DataFrame, *, scale: tuple | None = None, step: float = 1.0,
         error: str = "t", source: str | Path | None = None, progress=None,
-        max_iterations: int = 40, tolerance: float = 1e-6) -> CrowdModel:
+        raters: Raters | None = None, max_iterations: int = 40,
+        tolerance: float = 1e-6) -> CrowdModel:
     """Fit the model (module docstring) to a long-format log by maximum likelihood.
 
     Parameters
@@ -412,17 +434,21 @@ def fit(ratings: pd.DataFrame, *, scale: tuple | None = None, step: float = 1.0,
     error : ``"t"`` (Student-t latent error, df fitted) or ``"normal"``.
     progress : callable, optional
         Called with the iteration number after each EM iteration.
+    raters : Raters, optional
+        For a log without rater identity: how raters differ, held (learnt from a log with
+        identity); each anonymous rating is then a fresh rater's, the likelihood averaged over
+        raters, and ``sigma`` is the noise within a rater.
 
     Returns
     -------
     CrowdModel
-        With ``raters`` None when fewer than three raters have identity.
+        With ``raters`` None when fewer than three raters have identity and none were given.
     """
     if error not in ("t", "normal"):
         raise InputError(f"expected 't' or 'normal', found {error!r}", field="error")
     log = code_log(ratings, scale=scale, step=step, source=source)
     identity = len(log.rater_ids) >= 3
-    state = _Fit(log, identity)
+    state = _Fit(log, identity, raters)
     if error == "normal":
         state.df = None
     previous = -np.inf
@@ -442,7 +468,11 @@ def fit(ratings: pd.DataFrame, *, scale: tuple | None = None, step: float = 1.0,
         if abs(total - previous) < tolerance * max(1.0, abs(total)) and iteration > 3:
             break
         previous = total
-    return _model(state, log, total, iteration)
+    model = _model(state, log, total, iteration)
+    if state.mix is not None:
+        model = replace(model, raters=raters, notes=model.notes + [
+            "rater spreads held, not fitted: each rating a fresh rater's"])
+    return model
 
 
 def _raters_step(state: _Fit, post: np.ndarray, log: Log) -> None:
@@ -543,36 +573,6 @@ def draw_spreads(model: CrowdModel, scores, rng: np.random.Generator) -> np.ndar
         w = weights[row] if weights[row].sum() > 0 else marginal
         out[i] = spreads[rng.choice(len(spreads), p=w / w.sum())] + rng.uniform(-0.5, 0.5) * step
     return np.exp(out)
-
-
-def combine(pairs: CrowdModel, raters: CrowdModel, raters_anonymous: CrowdModel,
-            name: str = "") -> CrowdModel:
-    """A crowd whose pairs come from a log without rater identity (``pairs``: scores,
-    spreads, lapse, error tails) and whose raters differ as in a log with identity
-    (``raters``, fitted with identity; ``raters_anonymous``, the same log fitted without).
-
-    Without identity, ``sigma`` holds the raters' differences too; the log with identity
-    says which part of that noise is within a rater: the combined ``sigma`` is ``pairs``'
-    times ``raters``' typical within-rater noise over ``raters_anonymous``' typical noise, and
-    the bias SD is scaled by ``pairs``' typical noise over ``raters_anonymous``' (relative
-    units); the spreads of log scale and log noise and the spammer share are ``raters``'."""
-    if raters.raters is None:
-        raise InputError("the raters' crowd was fitted without rater identity", field="raters")
-    within = raters.typical_sigma / raters_anonymous.typical_sigma
-    ratio = pairs.typical_sigma / raters_anonymous.typical_sigma
-    r = raters.raters
-    notes = [f"pairs (scores, spreads, lapse, tails) from {_names(pairs)}; raters from "
-             f"{_names(raters)}: within-rater share of the anonymous noise {within:.3f}, "
-             f"bias SD scaled by {ratio:.3f}"]
-    return replace(pairs, sigma=pairs.sigma * within,
-                   raters=Raters(bias_sd=r.bias_sd * ratio, scale_sd=r.scale_sd,
-                                 noise_sd=r.noise_sd, spammers=r.spammers),
-                   fitted_to=list(pairs.fitted_to) + list(raters.fitted_to),
-                   notes=notes, name=name)
-
-
-def _names(model: CrowdModel) -> str:
-    return ", ".join(str(f.get("file", "?")) for f in model.fitted_to) or "an unnamed log"
 
 
 def draw_raters(model: CrowdModel, n: int, rng: np.random.Generator, *,
