@@ -83,7 +83,7 @@ def main() -> None:
     for s in range(args.studies):
         pairs = usf_pairs(args.pairs, rng=rng)
         ratings, _ = simulate_ratings(pairs, args.protocol, rng=rng,
-                                      crowd=Crowd(noise_sd=args.noise, spammers=args.spammers),
+                                      crowd=Crowd(model="invented", noise_sd=args.noise, spammers=args.spammers),
                                       raters_per_tranche=args.raters)
         truth = observed(ratings, args.k, rng, args.splits)
         for p in range(args.pilots):
