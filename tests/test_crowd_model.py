@@ -165,25 +165,55 @@ def real_sd_quantiles(path: Path) -> np.ndarray:
     return np.quantile(sds, [0.1, 0.5, 0.9])
 
 
+def doc_commands(prefix: str) -> list[str]:
+    """The commands of docs/process.md that start with ``prefix``, as written."""
+    text = (ROOT / "docs" / "process.md").read_text(encoding="utf-8")
+    return [line.strip() for line in text.splitlines() if line.startswith(prefix)]
+
+
 @pytest.fixture(scope="module")
-def fitted_logs(tmp_path_factory):
-    """`lexgold crowd fit` on each shipped log, once per module: (result JSON, crowd, plot)."""
-    out = tmp_path_factory.mktemp("crowds")
+def doc_folder(tmp_path_factory):
+    """A folder where the docs' relative paths (lexgold/resources/..., scripts/...) resolve."""
+    folder = tmp_path_factory.mktemp("docs")
+    for name in ("lexgold", "scripts"):
+        (folder / name).symlink_to(ROOT / name, target_is_directory=True)
+    return folder
+
+
+def run_in(folder: Path, command: str):
+    """Run a documented `lexgold ...` command as written, in ``folder``."""
+    import os
+    import shlex
+
+    words = shlex.split(command)
+    assert words[0] == "lexgold"
+    here = Path.cwd()
+    os.chdir(folder)
+    try:
+        return CliRunner().invoke(cli, words[1:])
+    finally:
+        os.chdir(here)
+
+
+@pytest.fixture(scope="module")
+def fitted_logs(doc_folder):
+    """docs/process.md's `lexgold crowd fit` on each shipped log, once per module: (the crowd's
+    record of its fit, the crowd, its plot, the printed lines)."""
+    commands = doc_commands("lexgold crowd fit")
+    assert len(commands) == 2
     found = {}
-    for name, path, scale in (("simverb", SIMVERB, ["0", "6"]),
-                              ("wordsim353", WORDSIM, ["0", "10"])):
-        target = out / f"{name}.json"
-        result = CliRunner().invoke(cli, ["crowd", "fit", str(path), "--scale", *scale,
-                                          "--replicates", "100", "--out", str(target),
-                                          "--json"])
+    for command in commands:
+        result = run_in(doc_folder, command)
         assert result.exit_code == 0, result.output
-        found[name] = (json.loads(result.output), cm.read_model(target),
-                       target.with_suffix(".sd.png"))
+        target = doc_folder / command.split("--out ")[1].split()[0]
+        model = cm.read_model(target)
+        found[target.stem] = (model.fitted_to[0], model, target.with_suffix(".sd.png"),
+                              result.output)
     return found
 
 
 def test_crowd_fit_on_simverb_reproduces_the_real_per_pair_sd_quantiles(fitted_logs):
-    result, model, plot = fitted_logs["simverb"]
+    result, model, plot, printed = fitted_logs["simverb"]
     real = real_sd_quantiles(SIMVERB)
     assert result["sd_quantiles"]["real"] == pytest.approx(real.tolist())
     assert np.abs(np.subtract(result["sd_quantiles"]["simulated"], real)).max() <= 0.1
@@ -193,17 +223,44 @@ def test_crowd_fit_on_simverb_reproduces_the_real_per_pair_sd_quantiles(fitted_l
         "SimVerb-3500-ratings.txt"]
     assert (record["pairs"], record["ratings"], record["raters"]) == (3500, 35202, "anonymous")
     # a quarter of SimVerb's pairs have latent scores below 0.5 (issue 33)
-    assert 0.15 < result["model"]["score_below_end"] < 0.35
+    assert 0.15 < cm.describe(model)["score_below_end"] < 0.35
+    assert "per-pair SD 10/50/90 %: real 0.56 / 1.37 / 1.94, simulated" in printed
 
 
 @pytest.mark.parametrize("quantile", [0, 1, 2])
 def test_crowd_fit_on_wordsim353_reproduces_the_real_per_pair_sd_quantiles(fitted_logs,
                                                                            quantile):
-    result, model, _ = fitted_logs["wordsim353"]
+    result, model, _, _ = fitted_logs["wordsim353"]
     real = real_sd_quantiles(WORDSIM)
     assert result["sd_quantiles"]["real"][quantile] == pytest.approx(real[quantile])
     assert abs(result["sd_quantiles"]["simulated"][quantile] - real[quantile]) <= 0.1
     assert model.raters is not None and model.fitted_to[0]["raters"] == 13
+
+
+def test_simulate_from_the_documented_crowd(fitted_logs, doc_folder):
+    (command,) = doc_commands("lexgold simulate --crowd")
+    result = run_in(doc_folder, command)
+    assert result.exit_code == 0, result.output
+    ratings = pd.read_csv(doc_folder / "sim.csv")
+    assert set(ratings.loc[ratings["kind"] != "checkpoint", "rating"]) <= set(range(7))
+
+
+def test_the_documented_script_rebuilds_the_shipped_default_crowd(doc_folder):
+    import os
+
+    (command,) = doc_commands("python scripts/fit_default_crowd.py")
+    words = command.split()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, *words[1:]], cwd=doc_folder, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    built = cm.read_model(doc_folder / "default.json")
+    shipped = cm.default_model()
+    assert built.sigma == pytest.approx(shipped.sigma, rel=1e-3)
+    assert built.lapse == pytest.approx(shipped.lapse, rel=1e-3)
+    assert built.raters.bias_sd == pytest.approx(shipped.raters.bias_sd, rel=1e-3)
+    assert np.abs(np.subtract(built.weights, shipped.weights)).max() < 1e-3
+    assert [f["sha256"] for f in built.fitted_to] == [f["sha256"] for f in shipped.fitted_to]
 
 
 def test_crowd_fit_prints_what_it_found_and_bad_input_is_one_line(tmp_path):

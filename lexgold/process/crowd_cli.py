@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from lexgold.cliutil import scale_option, seed_option
+from lexgold.cliutil import out_file_option, scale_option, seed_option
 from lexgold.errors import InputError
 
 
@@ -80,8 +80,7 @@ def crowd():
 
 @crowd.command("fit")
 @click.argument("ratings", type=click.Path(dir_okay=False))
-@click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
-              help="Crowd JSON to write; the SD plot goes beside it (<stem>.sd.png).")
+@out_file_option("Crowd JSON to write; the SD plot goes beside it (<stem>.sd.png).")
 @scale_option("The scale the ratings were given on (default: the file's scale_min/scale_max "
               "columns, else the whole numbers around its ratings).")
 @click.option("--step", type=click.FloatRange(min=0, min_open=True), default=1.0,
@@ -129,6 +128,8 @@ def fit_command(ratings, out_path, scale, step, error, replicates, seed, as_json
     model = replace(model, fitted_to=[record], name=Path(out_path).stem)
     simulated = simulate_like(model, frame, np.random.default_rng(seed), replicates=replicates)
     real_q, sim_q = sd_quantiles(frame), sd_quantiles(simulated)
+    record["sd_quantiles"] = {"quantiles": [0.1, 0.5, 0.9], "real": real_q,
+                              "simulated": sim_q, "replicates": replicates, "seed": seed}
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(model.to_json(), encoding="utf-8")
@@ -136,9 +137,7 @@ def fit_command(ratings, out_path, scale, step, error, replicates, seed, as_json
     sd_plot(pair_sds(frame), pair_sds(simulated), plot,
             f"{record['file']}: per-pair SD, real vs simulated ({replicates} copies)")
     figures = describe(model)
-    result = {"fitted_to": record, "model": figures,
-              "sd_quantiles": {"quantiles": [0.1, 0.5, 0.9], "real": real_q,
-                               "simulated": sim_q},
+    result = {"fitted_to": record, "model": figures, "sd_quantiles": record["sd_quantiles"],
               "files": [out.name, plot.name]}
     if as_json:
         click.echo(json.dumps(result, indent=1))
