@@ -446,7 +446,15 @@ def fit(ratings: pd.DataFrame, *, scale: tuple | None = None, step: float = 1.0,
     """
     if error not in ("t", "normal"):
         raise InputError(f"expected 't' or 'normal', found {error!r}", field="error")
+    from threadpoolctl import threadpool_limits
+
     log = code_log(ratings, scale=scale, step=step, source=source)
+    with threadpool_limits(limits=1):     # small matrices: BLAS threads only cost here
+        return _fit(log, error, progress, raters, max_iterations, tolerance)
+
+
+def _fit(log: Log, error: str, progress, raters, max_iterations: int,
+         tolerance: float) -> CrowdModel:
     identity = len(log.rater_ids) >= 3
     state = _Fit(log, identity, raters)
     if error == "normal":

@@ -78,22 +78,19 @@ def crowd_model(model, low: float, high: float):
 
     if isinstance(model, str) and model == "invented":
         return None
-    if isinstance(model, str) and model == "default":
-        model = _default()
-    elif not isinstance(model, CrowdModel):
-        model = read_model(model)
-    return rescale(model, low, high, 1.0)
+    if isinstance(model, CrowdModel):
+        return rescale(model, low, high, 1.0)
+    key = (str(model), low, high)
+    if key not in _LOADED:                  # one read per crowd and scale, not per rater
+        from lexgold.crowd.model import default_model
+
+        loaded = default_model() if str(model) == "default" else read_model(model)
+        _LOADED.clear()
+        _LOADED[key] = rescale(loaded, low, high, 1.0)
+    return _LOADED[key]
 
 
-def _default():
-    from lexgold.crowd.model import default_model
-
-    if not _DEFAULT:
-        _DEFAULT.append(default_model())
-    return _DEFAULT[0]
-
-
-_DEFAULT: list = []
+_LOADED: dict = {}
 
 
 def pair_truths(crowd: Crowd, n: int, rng: np.random.Generator, *, low: float, high: float,
