@@ -701,7 +701,7 @@ def posterior_scores(model: CrowdModel, ratings: pd.DataFrame, *,
     sd`` (posterior SD), scale units."""
     low, high, step = model.scale
     log = code_log(ratings, scale=(low, high), step=step)
-    state = _Fit(log, len(log.rater_ids) >= 3)
+    state = _Fit(log, len(log.rater_ids) >= 3, model.raters)    # anonymous: over raters
     weights = np.asarray(model.weights, float)
     if weights.shape != (len(GRID), len(SPREADS)) or not (
             np.allclose(model.grid, GRID) and np.allclose(model.spreads, SPREADS)):
