@@ -16,6 +16,7 @@ import click
 
 from lexgold.cliutil import out_file_option, scale_option, seed_option
 from lexgold.errors import InputError
+from lexgold.ratings import LAYOUTS
 
 
 @contextlib.contextmanager
@@ -36,7 +37,7 @@ def _plain(path: Path):
             raise InputError(str(err).replace(str(plain), str(path))) from None
 
 
-def read_log(path: str | Path):
+def read_log(path: str | Path, layout: str | None = None):
     """A rating log in lexgold's long format or a published layout that `lexgold ratings
     import` reads (WordSim-353's one column per rater, SimVerb-3500's anonymous ratings, ...),
     plain or gzipped, as a long-format frame."""
@@ -47,7 +48,7 @@ def read_log(path: str | Path):
     if not path.is_file():
         raise InputError("file not found", path=path)
     with _plain(path) as plain:
-        layout = detect_layout(plain)
+        layout = layout or detect_layout(plain)
         frame = read_ratings(plain) if layout == "long" else read_layout(plain, layout).frame
     return frame
 
@@ -83,6 +84,9 @@ def crowd():
 @out_file_option("Crowd JSON to write; the SD plot goes beside it (<stem>.sd.png).")
 @scale_option("The scale the ratings were given on (default: the file's scale_min/scale_max "
               "columns, else the whole numbers around its ratings).")
+@click.option("--layout", type=click.Choice(LAYOUTS),
+              help="The file's layout (as `lexgold ratings import --layout`); default: "
+                   "recognised from its first line.")
 @click.option("--step", type=click.FloatRange(min=0, min_open=True), default=1.0,
               show_default=True, help="The scale's step; a rating between two steps is read "
                                       "as hesitation between them.")
@@ -92,7 +96,7 @@ def crowd():
               help="Simulated copies of the log for the SD comparison.")
 @seed_option
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def fit_command(ratings, out_path, scale, step, error, replicates, seed, as_json):
+def fit_command(ratings, out_path, scale, layout, step, error, replicates, seed, as_json):
     """Fit the rater model to RATINGS by maximum likelihood and write it as a crowd.
 
     RATINGS is a long-format log (rater identity optional: ids starting with ? are anonymous)
@@ -115,7 +119,7 @@ def fit_command(ratings, out_path, scale, step, error, replicates, seed, as_json
                                      simulate_like)
     from dataclasses import replace
 
-    frame = read_log(ratings)
+    frame = read_log(ratings, layout)
     with tqdm(desc="EM", unit="it", delay=2, disable=True if as_json else None,
               leave=False) as bar:
         model = fit(frame, scale=tuple(scale) if scale else None, step=step, error=error,
