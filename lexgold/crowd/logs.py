@@ -3,6 +3,7 @@ into the long format, and what a fitted crowd records about the log it was fitte
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import tempfile
@@ -18,14 +19,14 @@ SHIPPED = {"simverb": ("simverb3500_ratings", "anonymous", (0.0, 6.0)),
            "wordsim353": ("wordsim353_set1", "wide", (0.0, 10.0))}
 
 
-def read_published(path: str | Path, layout: str) -> pd.DataFrame:
-    """A published layout (``lexgold.ratings.layouts``) read into long-format rows; a ``.gz``
-    file is decompressed first, under its own name."""
-    from lexgold.ratings.layouts import read_layout
-
+@contextlib.contextmanager
+def plain_copy(path: str | Path):
+    """``path`` itself, or a decompressed copy of a ``.gz`` file under its own name (errors
+    about the copy name the file given)."""
     path = Path(path)
     if path.suffix != ".gz":
-        return read_layout(path, layout).frame
+        yield path
+        return
     with tempfile.TemporaryDirectory() as folder:
         plain = Path(folder) / path.stem
         try:
@@ -33,9 +34,18 @@ def read_published(path: str | Path, layout: str) -> pd.DataFrame:
         except (OSError, EOFError) as err:
             raise InputError(f"not a gzip file ({err})", path=path) from None
         try:
-            return read_layout(plain, layout).frame
-        except InputError as err:       # name the file as given, not the temporary copy
+            yield plain
+        except InputError as err:
             raise InputError(str(err).replace(str(plain), str(path))) from None
+
+
+def read_published(path: str | Path, layout: str) -> pd.DataFrame:
+    """A published layout (``lexgold.ratings.layouts``) read into long-format rows, plain or
+    ``.gz``."""
+    from lexgold.ratings.layouts import read_layout
+
+    with plain_copy(path) as plain:
+        return read_layout(plain, layout).frame
 
 
 def shipped_log(name: str) -> tuple[pd.DataFrame, dict]:

@@ -9,11 +9,11 @@ rater clicked anywhere). All quantities are relative to the scale (``0`` = ``low
 ``high``; ``c = 0.5`` its middle), so a crowd fitted on 0-10 simulates a 0-6 study unchanged
 (:func:`rescale`):
 
-- ``t_i``, the pair's latent score, drawn from a distribution on a grid over ``[-0.6, 1.6]``
-  (beyond the scale's ends: a latent score past the end is what piles ratings at 0 or 6),
-  fitted as a nonparametric maximum-likelihood mixture (Laird 1978, NPMLE; weights by EM);
-- ``m_i = exp(tau z)``, ``z ~ N(0, 1)``, the pair's own spread (some pairs divide a crowd more
-  than others), integrated on Gauss-Hermite nodes;
+- ``t_i``, the pair's latent score, and ``m_i``, the pair's own spread (some pairs divide a
+  crowd more than others), drawn jointly from a distribution on a grid (latent scores over
+  ``[-0.6, 1.6]``: beyond the scale's ends is what piles ratings at 0 or 6; log spreads over
+  ``[-1.6, 1.2]``), fitted as a nonparametric maximum-likelihood mixture (Laird 1978, NPMLE;
+  weights by EM); ``tau`` reports the SD of ``log m``;
 - ``e``, the latent error, Student-t with ``df`` degrees of freedom (heavier tails than normal;
   ``df = None`` is normal); ``sigma`` its scale;
 - where rater identity is known, each rater's bias ``b_j ~ N(0, bias_sd)``, scale
@@ -32,14 +32,17 @@ step, ``[k - h/2, k + 1.5 h)`` (interval censoring); simulated ratings fall on t
 A value outside the scale is an error.
 
 The fit (:func:`fit`) is maximum likelihood by (generalised) EM on the grid: the E-step gives
-each pair's posterior over (latent score, spread node); the M-step updates the grid weights in
-closed form, each rater's bias, scale and noise by numerical maximisation of the expected
-log-likelihood (scipy), and ``sigma, tau, lapse, df`` by maximising the marginal likelihood
-(scipy's L-BFGS-B). A rater's spammer probability is the posterior of the uniform component
-against the honest model's leave-one-out predictive probability of each of its ratings; its
-ratings enter the pairs' posteriors weighted by ``1 - P(spammer)`` (a variational
+each pair's posterior over (latent score, spread); the M-step updates the grid weights in closed
+form, each rater's bias, scale and noise by numerical maximisation of the expected
+log-likelihood (scipy), and ``lapse`` and ``df`` by maximising the marginal likelihood (scipy's
+L-BFGS-B); ``sigma`` is a fixed unit (the log's pooled within-pair SD), the spreads on the grid
+carrying the noise's level. A rater's spammer probability is the posterior of the uniform
+component against the honest model's leave-one-out predictive probability of each of its
+ratings; its ratings enter the pairs' posteriors weighted by ``1 - P(spammer)`` (a variational
 approximation of the rater-level mixture). The spreads across raters are the spread of the
-raters' estimates less their approximate sampling variance.
+raters' estimates less their approximate sampling variance. A log without identity can be
+fitted with rater spreads held (``fit(..., raters=...)``): each rating is then a fresh rater's
+and its likelihood is averaged over raters (Gauss-Hermite quadrature).
 """
 
 from __future__ import annotations
@@ -330,7 +333,7 @@ class _Fit:
         cells = sparse.csr_matrix((np.ones(len(cell)), (log.pair, cell)),
                                   shape=(self.n, self.g * self.q))
         if self.g == 1:         # pairs of identical ratings share a row (SimVerb: 1,857 rows)
-            unique, first, self.row, self.mult = np.unique(
+            _, first, self.row, self.mult = np.unique(
                 cells.toarray(), axis=0, return_index=True, return_inverse=True,
                 return_counts=True)
             self.row = self.row.ravel()

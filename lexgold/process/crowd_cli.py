@@ -6,10 +6,7 @@ Here (not in :mod:`lexgold.crowd`) because reading and checking the long format 
 
 from __future__ import annotations
 
-import contextlib
-import gzip
 import json
-import tempfile
 from pathlib import Path
 
 import click
@@ -19,35 +16,18 @@ from lexgold.errors import InputError
 from lexgold.ratings import LAYOUTS
 
 
-@contextlib.contextmanager
-def _plain(path: Path):
-    """``path`` itself, or a decompressed copy of a ``.gz`` file under its own name."""
-    if path.suffix != ".gz":
-        yield path
-        return
-    with tempfile.TemporaryDirectory() as folder:
-        plain = Path(folder) / path.stem
-        try:
-            plain.write_bytes(gzip.decompress(path.read_bytes()))
-        except (OSError, EOFError) as err:
-            raise InputError(f"not a gzip file ({err})", path=path) from None
-        try:
-            yield plain
-        except InputError as err:
-            raise InputError(str(err).replace(str(plain), str(path))) from None
-
-
 def read_log(path: str | Path, layout: str | None = None):
     """A rating log in lexgold's long format or a published layout that `lexgold ratings
     import` reads (WordSim-353's one column per rater, SimVerb-3500's anonymous ratings, ...),
     plain or gzipped, as a long-format frame."""
+    from lexgold.crowd.logs import plain_copy
     from lexgold.process.ratings import read_ratings
     from lexgold.ratings.layouts import detect_layout, read_layout
 
     path = Path(path)
     if not path.is_file():
         raise InputError("file not found", path=path)
-    with _plain(path) as plain:
+    with plain_copy(path) as plain:
         layout = layout or detect_layout(plain)
         frame = read_ratings(plain) if layout == "long" else read_layout(plain, layout).frame
     return frame
