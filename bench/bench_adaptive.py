@@ -2,9 +2,12 @@
 
 Issue 26 ("Adaptive allocation in the real site"). For each protocol (default simlex and
 hyperlex) the builder's pair set is built (`lexgold build ... --seed 1`, HyperLex as a draft
-with `--no-check`); per seed, the pairs get true scores drawn uniformly over the scale, and two
-studies of the same pairs are rehearsed through their own site (`lexgold.annotate.rehearse`,
-the default crowd: bias, noise, 10 % spammers; the same crowd seed for both):
+with `--no-check`); per seed, the pairs get latent scores drawn from the crowd's rater model
+(``--crowd``: default, fitted to SimVerb-3500's and WordSim-353's raw ratings; ``invented``,
+lexgold's earlier crowd with uniform true scores; or a crowd JSON of ``lexgold crowd fit``),
+and two studies of the same pairs are rehearsed through their own site
+(`lexgold.annotate.rehearse`, that crowd with 10 % spammers; the same crowd seed for both).
+Every figure it prints is simulated:
 
 - *uniform*: the packaged protocol (``raters_per_tranche`` slots per tranche, HyperLex topped
   up to 10 accepted raters), ``--raters-per-tranche`` overriding the slots to keep the run
@@ -22,6 +25,7 @@ reaches the bar are "ratings needed". Printed per protocol and seed, then the me
 
 Usage: python bench/bench_adaptive.py [--protocol simlex] [--seeds 3] [--pairs N]
 [--raters-per-tranche N] [--first-round-raters 4] [--topup-raters 2] [--out DIR]
+[--crowd default]
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ from lexgold.annotate.db import database_url, make_engine, session_factory
 from lexgold.annotate.rehearse import rehearse
 from lexgold.annotate.study import create_study, export_ratings
 from lexgold.process.exclusions import excluded_raters, exclusion_table
+from lexgold.process.simulate import Crowd, pair_truths
 from lexgold.protocols import load_protocol, protocol_path
 
 BUILD = {"simlex": ["build", "simlex", "--seed", "1"],
@@ -105,7 +110,8 @@ def gold_path(url: str, protocol_file: Path, truth: pd.DataFrame, points: int = 
 
 
 def one(protocol: str, folder: Path, seed: int, raters: int | None,
-        sample: int | None = None, settings: dict | None = None) -> dict:
+        sample: int | None = None, settings: dict | None = None,
+        crowd: str = "default") -> dict:
     pairs = folder / protocol / "pairs.csv"
     if sample is not None:           # a random sample of the built pairs (a shorter run)
         built = pd.read_csv(pairs)
@@ -118,8 +124,9 @@ def one(protocol: str, folder: Path, seed: int, raters: int | None,
     frame = pd.read_csv(pairs)
     config = load_protocol(uniform)["study"]
     low, high = config.get("scale_min", 0), config.get("scale_max", 6)
-    truth = frame[["word1", "word2"]].assign(
-        truth=np.random.default_rng(1000 + seed).uniform(low, high, len(frame)))
+    people = Crowd(model=crowd)
+    truth = frame[["word1", "word2"]].assign(truth=pair_truths(
+        people, len(frame), np.random.default_rng(1000 + seed), low=low, high=high)[0])
     results = {}
     for name in ("uniform", "adaptive"):
         if name == "adaptive":
@@ -134,7 +141,7 @@ def one(protocol: str, folder: Path, seed: int, raters: int | None,
             Path(f"{db}{suffix}").unlink(missing_ok=True)
         create_study(spec, pairs, database_url(db), seed=seed)
         started = time.perf_counter()
-        rehearse(database_url(db), rng=np.random.default_rng(seed), truth=truth)
+        rehearse(database_url(db), rng=np.random.default_rng(seed), truth=truth, crowd=people)
         results[name] = {"path": gold_path(database_url(db), spec, truth),
                          "seconds": time.perf_counter() - started}
     bar = results["uniform"]["path"].iloc[-1]
@@ -161,6 +168,8 @@ def main():
     parser.add_argument("--first-round-raters", type=int, default=ADAPTIVE["first_round_raters"])
     parser.add_argument("--topup-raters", type=int, default=ADAPTIVE["topup_raters"])
     parser.add_argument("--out", type=Path, help="Work folder (kept); default: a temporary one.")
+    parser.add_argument("--crowd", default="default",
+                        help="default, invented or a crowd JSON (lexgold crowd fit)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as temporary:
         folder = args.out or Path(temporary)
@@ -172,7 +181,7 @@ def main():
             for seed in range(1, args.seeds + 1):
                 rows.append(one(protocol, folder, seed, args.raters_per_tranche, args.pairs,
                                 {"first_round_raters": args.first_round_raters,
-                                 "topup_raters": args.topup_raters}))
+                                 "topup_raters": args.topup_raters}, args.crowd))
                 print(json.dumps(rows[-1]), flush=True)
             print(summary(protocol, rows), flush=True)
 

@@ -1,8 +1,10 @@
 """Sliders vs Best-Worst Scaling at equal rater-seconds (issue 27, item 6).
 
-The same pairs (``--pairs`` same-POS USF pairs) with the same true scores (uniform on 0-6) are
-rated by the same simulated crowd (:class:`lexgold.process.simulate.Crowd`: perceived = true +
-rater bias + noise, 10 % spammers) twice:
+The same pairs (``--pairs`` same-POS USF pairs) with the same latent scores (drawn from the
+crowd's rater model) are rated by the same simulated crowd (``--crowd``: default, the rater
+model fitted to SimVerb-3500's and WordSim-353's raw ratings, :mod:`lexgold.crowd.model`;
+``invented``, lexgold's earlier crowd with uniform true scores; or a crowd JSON of ``lexgold
+crowd fit``; 10 % spammers) twice. Every figure it prints is simulated:
 
 - sliders: the SimLex-999 protocol (``simlex``: groups of 7, calibration repeats, consistency
   set, checkpoints), ``--slider-raters`` raters per tranche, processed by ``lexgold process``'s
@@ -26,7 +28,7 @@ split-halves differ in kind: BWS halves share their tuples (a pair's neighbours 
 slider halves share nothing but the pair.
 
 Usage: python bench/bench_bws.py [--pairs 300] [--slider-raters 20] [--seeds 1 2 3]
-       [--slider-s 7.05] [--bws-s 11.5]
+       [--slider-s 7.05] [--bws-s 11.5] [--crowd default]
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from lexgold.process.bws import split_half as bws_split_half
 from lexgold.process.bws_release import process_bws
 from lexgold.process.bws_simulate import bws_layout, simulate_bws
 from lexgold.process.pipeline import process_ratings
-from lexgold.process.simulate import Crowd, simulate_ratings, usf_pairs
+from lexgold.process.simulate import Crowd, pair_truths, simulate_ratings, usf_pairs
 from lexgold.process.splithalf import split_half_random
 from lexgold.protocols import load_protocol
 
@@ -51,8 +53,8 @@ from lexgold.protocols import load_protocol
 def one_seed(seed: int, args) -> dict:
     rng = np.random.default_rng(seed)
     pairs = usf_pairs(args.pairs, rng=rng)
-    truth = rng.uniform(0, 6, len(pairs))
-    crowd = Crowd()
+    crowd = Crowd(model=args.crowd)
+    truth, _ = pair_truths(crowd, len(pairs), rng, low=0, high=6)
     ratings, _ = simulate_ratings(pairs, "simlex", rng=np.random.default_rng(seed + 100),
                                   truth=truth, crowd=crowd, tranches=0,
                                   raters_per_tranche=args.slider_raters)
@@ -103,9 +105,11 @@ def main():
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--slider-s", type=float, default=7.05)
     parser.add_argument("--bws-s", type=float, default=11.5)
+    parser.add_argument("--crowd", default="default",
+                        help="default, invented or a crowd JSON (lexgold crowd fit)")
     args = parser.parse_args()
     rows = [one_seed(seed, args) for seed in args.seeds]
-    print(f"{args.pairs} USF pairs, true scores uniform 0-6, Crowd() defaults, seeds "
+    print(f"simulated: {args.pairs} USF pairs, crowd {args.crowd}, seeds "
           f"{args.seeds}; {args.slider_s:g} s a slider item, {args.bws_s:g} s a tuple")
     for method in ("sliders", "bws"):
         r = [row[method] for row in rows]

@@ -13,6 +13,7 @@ from lexgold.resources.cli import resources
 from lexgold.builder.cli import build, relations
 from lexgold.annotate.cli import serve, study
 from lexgold.process.cli import agree, plan, process, simulate
+from lexgold.process.crowd_cli import crowd
 from lexgold.process.replay_cli import replay
 from lexgold.ratings.cli import ratings
 from lexgold.evaluate.cli import analogy, evaluate, sdt
@@ -32,7 +33,7 @@ def cli():
 
 
 for command in (resources, build, relations, study, serve, ratings, agree, plan, process, replay,
-                simulate, evaluate, analogy, sdt, translate, crosslingual, pack, prolific):
+                simulate, crowd, evaluate, analogy, sdt, translate, crosslingual, pack, prolific):
     cli.add_command(command)
 
 

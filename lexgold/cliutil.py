@@ -161,12 +161,20 @@ def crowd_options(function):
     """The simulated crowd of ``lexgold simulate`` and ``lexgold study rehearse``
     (:class:`lexgold.process.simulate.Crowd`), passed to the command as keyword arguments."""
     options = [
+        click.option("--crowd", "model", default="default", show_default=True,
+                     metavar="CROWD",
+                     help="The rater model: default (fitted to SimVerb-3500's and "
+                          "WordSim-353's raw ratings), invented (lexgold's earlier crowd: "
+                          "uniform true scores, normal bias and noise), or a crowd JSON "
+                          "written by `lexgold crowd fit`."),
         click.option("--spammers", type=click.FloatRange(0, 1), default=0.1, show_default=True,
                      help="Share of spamming raters (random, one value, or two alternating)."),
-        click.option("--noise-sd", type=click.FloatRange(min=0), default=1.0, show_default=True,
-                     help="SD of an honest rater's noise around the true score."),
-        click.option("--bias-sd", type=click.FloatRange(min=0), default=0.7, show_default=True,
-                     help="SD of the raters' personal biases."),
+        click.option("--noise-sd", type=click.FloatRange(min=0), default=None,
+                     help="With --crowd invented: SD of an honest rater's noise around the "
+                          "true score (default 1.0)."),
+        click.option("--bias-sd", type=click.FloatRange(min=0), default=None,
+                     help="With --crowd invented: SD of the raters' personal biases "
+                          "(default 0.7)."),
         click.option("--recall", type=click.FloatRange(0, 1), default=0.995, show_default=True,
                      help="Chance that an honest rater repeats its first answer to a pair "
                           "shown again."),

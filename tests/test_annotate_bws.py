@@ -227,7 +227,7 @@ def test_rehearse_answers_tuples_and_process_releases(tmp_path, bws_pairs):
     url = database_url(tmp_path / "rehearse.sqlite")
     create_study(bws_protocol(tmp_path, raters_per_tranche=4), bws_pairs, url, seed=2)
     result = rehearse(url, rng=np.random.default_rng(7),
-                      crowd=Crowd(spammers=0.0, quitters=0.0, noise_sd=0.5))
+                      crowd=Crowd(model="invented", spammers=0.0, quitters=0.0, noise_sd=0.5))
     assert result["finished"] and result["completed"] == 8
     path = tmp_path / "rehearse.sqlite"
     report = run(path, None, tmp_path / "release", bootstrap=5, allow_incomplete=True)

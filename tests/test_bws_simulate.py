@@ -18,7 +18,7 @@ def _pairs(n):
 
 def test_honest_raters_choose_max_and_min_of_perceived_values():
     rng = np.random.default_rng(0)
-    rater = SimulatedRater(Crowd(noise_sd=0.0, bias_sd=2.0, spammers=0.0), rng, low=0, high=6)
+    rater = SimulatedRater(Crowd(model="invented", noise_sd=0.0, bias_sd=2.0, spammers=0.0), rng, low=0, high=6)
     assert choose(rater, np.array([1.0, 5.0, 0.5, 3.0]), 0) == (1, 2)   # bias cancels
 
 

@@ -314,7 +314,7 @@ def test_crosslingual_set_from_two_simulated_monolingual_studies(tmp_path):
             moved = aligned["pair_id"].isin(shifted).to_numpy()
             own[moved] = np.where(own[moved] < 3, own[moved] + 3, own[moved] - 3)
         ratings, _ = simulate_ratings(aligned, "hyperlex", rng=rng, truth=own, tranches=0,
-                                      crowd=Crowd(spammers=0.0, bias_sd=0.3, noise_sd=0.6))
+                                      crowd=Crowd(model="invented", spammers=0.0, bias_sd=0.3, noise_sd=0.6))
         gold = process_ratings(ratings, "hyperlex", rng=rng).gold
         gold.to_csv(tmp_path / f"{lang}_gold.csv", index=False)
         aligned.to_csv(tmp_path / f"{lang}_aligned.csv", index=False)

@@ -284,11 +284,13 @@ def test_bootstrap_leaves_the_generator_where_it_was():
 # -- the process before and after ------------------------------------------------------------
 
 def _seeded_study(folder: Path):
-    from lexgold.process.simulate import simulate_ratings, usf_pairs
+    from lexgold.process.simulate import Crowd, simulate_ratings, usf_pairs
 
     rng = np.random.default_rng(7)
     pairs = usf_pairs(240, rng=rng)
-    ratings, _ = simulate_ratings(pairs, "simlex", rng=rng, raters_per_tranche=12)
+    # the figures recorded before were drawn from the invented crowd
+    ratings, _ = simulate_ratings(pairs, "simlex", rng=rng, raters_per_tranche=12,
+                                  crowd=Crowd(model="invented"))
     pairs.to_csv(folder / "pairs.csv", index=False)
     ratings.to_csv(folder / "ratings.csv", index=False)
 

@@ -28,7 +28,7 @@ def simulated(pairs, protocol, seed, **study):
     not the paper's fixed number: the test sets are small)."""
     rng = np.random.default_rng(seed)
     ratings, raters = simulate_ratings(pairs, protocol, rng=rng, tranches=0,
-                                       crowd=Crowd(bias_sd=0.9, spammers=0.15), **study)
+                                       crowd=Crowd(model="invented", bias_sd=0.9, spammers=0.15), **study)
     truth = pairs[["word1", "word2"]].assign(truth=raters.attrs["truth"])
     return ratings, raters, truth
 

@@ -351,7 +351,8 @@ def rehearse_command(study_db, arrivals_per_hour, max_raters, truth_path, seed, 
                      **crowd):
     """Rehearse a study: simulated raters answer it through its own site.
 
-    The raters (honest ones with bias and noise, spammers, quitters; see `lexgold simulate`)
+    The raters (honest ones drawn from the crowd model, --crowd, fitted to real rating
+    logs; spammers, quitters; see `lexgold simulate`)
     enter by the study's entry link, read its instructions, answer its checkpoints and
     qualification and rate its tranches through the site's own pages, on a simulated clock;
     the site recruits as it will for real (top-ups until [study] min_accepted_raters; with

@@ -9,11 +9,12 @@ releases every pair. A rehearsal answers that with the study itself:
   driven through its routes by Flask's test client, one client (cookie jar) per rater: entry
   link, consent, instructions, qualification, checkpoints, groups, completion; CSRF tokens,
   item ids and checkpoint options are read from the pages as a browser would;
-- the raters are :class:`lexgold.process.simulate.SimulatedRater` (bias, noise, recall,
-  spammers, quitters, speed); the pairs' true scores are drawn uniformly over the scale unless
-  given. The site stores them with platform ``simulated`` (``SIMULATED_RATERS``), whatever
-  entry link they came by, so that no Prolific or MTurk command ever takes one for a
-  participant, and ``lexgold process`` labels a release built from their ratings as simulated;
+- the raters are :class:`lexgold.process.simulate.SimulatedRater` of a crowd (default: the
+  rater model fitted to real logs, :mod:`lexgold.crowd.model`; recall, spammers, quitters,
+  speed); the pairs' latent scores are drawn from the crowd's model unless given. The site
+  stores them with platform ``simulated`` (``SIMULATED_RATERS``), whatever entry link they came
+  by, so that no Prolific or MTurk command ever takes one for a participant, and ``lexgold
+  process`` labels a release built from their ratings as simulated;
 - time is simulated: the site runs on a clock (``CLOCK``) that the rehearsal advances, raters
   arrive as a Poisson process (``arrivals_per_hour``) while the study has a place to give (as a
   platform stops sending participants when its places are taken), each page takes the rater's
@@ -56,7 +57,7 @@ from sqlalchemy import DateTime, and_, bindparam, func, or_, select, update
 from lexgold.annotate import models as m
 from lexgold.annotate.secret import new_key
 from lexgold.errors import InputError
-from lexgold.process.simulate import Crowd, SimulatedRater
+from lexgold.process.simulate import Crowd, SimulatedRater, pair_truths
 
 #: seconds a rater spends on the consent page, an instructions page, the qualification question
 READING_SECONDS = {"consent": 20.0, "instructions": 30.0, "qualification": 10.0}
@@ -122,6 +123,7 @@ class Site:
     requests: int = 0
     now: Callable[[], datetime] = m.utcnow            # the real time (naive UTC)
     tuple_pairs: dict = field(default_factory=dict)   # BWS: tuple id -> pair ids, in order
+    spread: dict = field(default_factory=dict)        # pair id -> the rater model's spread
 
 
 def rehearse(url: str, *, rng: np.random.Generator, crowd: Crowd = Crowd(),
@@ -141,7 +143,7 @@ def rehearse(url: str, *, rng: np.random.Generator, crowd: Crowd = Crowd(),
     truth : pandas.DataFrame, optional
         ``word1, word2, truth`` (and ``topic`` for topic studies): the true score of each pair
         on the study's scale (binary studies: the chance of "related"). Pairs it lacks get a
-        uniform draw.
+        draw from the crowd's rater model (the invented crowd, binary studies: uniform).
     arrivals_per_hour : float
         Mean rate at which new raters arrive while the study has a place to give.
     max_raters : int, optional
@@ -167,7 +169,7 @@ def rehearse(url: str, *, rng: np.random.Generator, crowd: Crowd = Crowd(),
     from lexgold.annotate.app import create_app
 
     started = time.perf_counter()
-    site = _open_site(url, rng, truth, create_app, now)
+    site = _open_site(url, rng, truth, create_app, crowd, now)
     places = _places(site)
     limit = max_raters if max_raters is not None else 10 * places
     low, high = ((0, 1) if site.config.task == "binary"
@@ -225,7 +227,7 @@ def rehearse(url: str, *, rng: np.random.Generator, crowd: Crowd = Crowd(),
                 columns="id")}
 
 
-def _open_site(url, rng, truth, create_app, now=None) -> Site:
+def _open_site(url, rng, truth, create_app, crowd=Crowd(), now=None) -> Site:
     app = create_app({"DATABASE_URL": url, "SESSION_COOKIE_SECURE": False,
                       "SECRET_KEY": new_key(),         # in-process clients only: this run's
                       "CLOCK": lambda: site.clock[0], "SIMULATED_RATERS": True})
@@ -249,12 +251,18 @@ def _open_site(url, rng, truth, create_app, now=None) -> Site:
             columns=["id", "word1", "word2", "topic"])
     config = state.config
     low, high = (0, 1) if config.task == "binary" else (config.scale_min, config.scale_max)
-    scores = pd.Series(rng.uniform(low, high, len(pairs)), index=pairs["id"])
+    binary = config.task == "binary"
+    drawn, spread = pair_truths(crowd, len(pairs), rng, low=low, high=high, binary=binary)
+    scores = pd.Series(drawn, index=pairs["id"])
+    spreads = pd.Series(spread, index=pairs["id"])
     if truth is not None:
         keys = ["word1", "word2"] + (["topic"] if "topic" in truth.columns else [])
         known = pairs.merge(truth[keys + ["truth"]].drop_duplicates(keys), on=keys,
                             how="inner")
-        scores[known["id"].to_numpy()] = known["truth"].to_numpy(dtype=float)
+        given, spread = pair_truths(crowd, len(known), rng, low=low, high=high, binary=binary,
+                                    truth=known["truth"].to_numpy(dtype=float))
+        scores[known["id"].to_numpy()] = given
+        spreads[known["id"].to_numpy()] = spread
     show = {"upper": str.upper, "lower": str.lower}.get(config.word_case, str)
     checkpoints = {frozenset(f"{show(a)} \u2013 {show(b)}".casefold() for a, b in c.options):
                    c.answer for c in config.checkpoints}
@@ -265,7 +273,8 @@ def _open_site(url, rng, truth, create_app, now=None) -> Site:
                 item_pair, scores.to_dict(), pairs, checkpoints,
                 [now().replace(microsecond=0)], now=now,
                 tuple_pairs={key: [rows[p] for p in sorted(rows)]
-                             for key, rows in tuple_pairs.items()})
+                             for key, rows in tuple_pairs.items()},
+                spread=spreads.to_dict())
     return site
 
 
@@ -438,7 +447,8 @@ def _bws_answers(site: Site, rater: SimulatedRater, page: Page, seconds: float) 
             pairs = site.tuple_pairs[key]
             turn = getattr(rater, "bws_turn", 0)
             rater.bws_turn = turn + 1
-            b, w = choose(rater, [site.truth[pairs[v]] for v in values], turn)
+            b, w = choose(rater, [site.truth[pairs[v]] for v in values], turn,
+                          [site.spread[pairs[v]] for v in values])
             best, worst = values[b], values[w]
         data[f"b{key}"], data[f"w{key}"], data[f"t{key}"] = str(best), str(worst), each
     return data
@@ -460,7 +470,7 @@ def _answers(site: Site, rater: SimulatedRater, page: Page, seconds: float) -> d
         with site.app.extensions["lexgold"].reads() as session:
             site.item_pair.update(session.execute(select(m.Item.id, m.Item.pair_id)).all())
     pairs = [site.item_pair[i] for i in page.items]
-    values = rater.rate(pairs, [site.truth[p] for p in pairs])
+    values = rater.rate(pairs, [site.truth[p] for p in pairs], [site.spread[p] for p in pairs])
     each = int(seconds * 1000 / max(1, len(page.items)))
     for item, value in zip(page.items, values):
         data[f"r{item}"], data[f"t{item}"] = str(value), str(each)

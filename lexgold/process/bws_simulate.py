@@ -2,8 +2,9 @@
 ``task = "bws"`` protocol, and the BWS bench).
 
 The rater model is the sliders' (:class:`lexgold.process.simulate.SimulatedRater`): an honest
-rater perceives each pair of a tuple as ``truth + bias + noise`` (the same bias and noise as
-the slider answers, unrounded) and chooses the highest as most and the lowest as least; a
+rater perceives each pair of a tuple as the crowd's rater model's latent response (the pair's
+latent score and spread, the rater's bias, scale and noise; unrounded; the invented crowd's
+``truth + bias + noise``) and chooses the highest as most and the lowest as least; a
 "random" spammer chooses two different positions at random, a "single" spammer always the same
 two positions, an "alternate" spammer alternates between two choices; check tuples are answered
 right with probability ``honest_checkpoint`` by honest raters, at random by spammers. Quitters
@@ -19,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
+from lexgold.process.simulate import Crowd, SimulatedRater, _rated_rows, pair_truths
 from lexgold.ratings import SIMULATED
-from lexgold.process.simulate import Crowd, SimulatedRater, _rated_rows
 
 COLUMNS = ["rater_id", "tranche", "tuple_id", "position", "word1", "word2", "pos", "rating",
            "kind", "answered_at"]
@@ -44,11 +45,12 @@ def bws_layout(pairs: pd.DataFrame, protocol: dict | str, rng: np.random.Generat
     return frame, config, design_bws(frame, config, rng)
 
 
-def choose(rater: SimulatedRater, truths, turn: int) -> tuple[int, int]:
-    """``(best, worst)`` positions of a rater's answer to a tuple of pairs with ``truths``."""
+def choose(rater: SimulatedRater, truths, turn: int, spreads=None) -> tuple[int, int]:
+    """``(best, worst)`` positions of a rater's answer to a tuple of pairs with ``truths``
+    (and spread multipliers ``spreads``)."""
     size = len(truths)
     if rater.style == "honest":
-        seen = rater.perceive(truths)
+        seen = rater.perceive(truths, spreads)
         return int(np.argmax(seen)), int(np.argmin(seen))
     if rater.style == "single":
         return rater.single % size, (rater.single + 1) % size
@@ -66,7 +68,7 @@ def simulate_bws(pairs: pd.DataFrame, protocol: dict | str, *, rng: np.random.Ge
     """Simulate a BWS study of ``pairs`` without a site and return ``(answers, raters)``.
 
     Parameters are those of :func:`lexgold.process.simulate.simulate_ratings`; ``truth`` is on
-    the protocol's ``[study]`` scale (default uniform over it), ``seconds_per_tuple`` defaults
+    the protocol's ``[study]`` scale (default drawn from the crowd's rater model), ``seconds_per_tuple`` defaults
     to the mean of the protocol's ``seconds_per_item``. ``answers`` is the long format of
     :mod:`lexgold.process.bws`; ``raters`` is ``rater_id, tranche, spammer, style, bias,
     quit`` with ``raters.attrs["truth"]`` (the true score of each row of ``pairs``) and
@@ -79,15 +81,15 @@ def simulate_bws(pairs: pd.DataFrame, protocol: dict | str, *, rng: np.random.Ge
     source = pairs.reset_index(drop=True)
     frame, config, design = bws_layout(source, protocol, rng, **study_keys)
     low, high = config.scale_min, config.scale_max
-    truth = rng.uniform(low, high, len(source)) if truth is None else np.asarray(truth, float)
-    if len(truth) != len(source):
+    if truth is not None and len(truth) != len(source):
         raise InputError(f"expected {len(source)} true scores, found {len(truth)}", field="truth")
+    truth, spread = pair_truths(crowd, len(source), rng, low=low, high=high, truth=truth)
     rated = _rated_rows(source, frame)
-    frame = frame.assign(truth=truth[rated])
+    frame = frame.assign(truth=truth[rated], spread=spread[rated])
     per_tuple = seconds_per_tuple or float(np.mean(config.seconds_per_item))
     columns = [c for c in design.tuples.columns if c[:1] == "p" and c[1:].isdigit()]
     members = dict(zip(design.tuples["tuple_id"], design.tuples[columns].to_numpy().tolist()))
-    true = frame["truth"].to_numpy()
+    true, spreads = frame["truth"].to_numpy(), frame["spread"].to_numpy()
     word1, word2 = frame["word1"].to_numpy(), frame["word2"].to_numpy()
     pos = frame["pos"].to_numpy()
     place = {label: i for i, label in enumerate(frame.index)}
@@ -117,7 +119,7 @@ def simulate_bws(pairs: pd.DataFrame, protocol: dict | str, *, rng: np.random.Ge
                     continue
                 for tuple_id, kind in page.tuples:
                     index = [place[i] for i in members[tuple_id]]
-                    best, worst = choose(rater, true[index], turn)
+                    best, worst = choose(rater, true[index], turn, spreads[index])
                     turn += 1
                     for p, i in enumerate(index):
                         rows.append((rater_id, t, str(tuple_id), p, word1[i], word2[i], pos[i],

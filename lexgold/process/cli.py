@@ -215,7 +215,10 @@ def simulate(protocol, pairs_path, n_pairs, out_path, truth_path, raters_per_tra
     create` (tranches, consistency set, calibration repeats, duplicates, checkpoints) and each
     tranche is answered by a fixed number of simulated raters, without the site and without
     recruitment top-ups. To rehearse a real study as it will run, with its own layout and
-    recruitment, use `lexgold study rehearse STUDY`.
+    recruitment, use `lexgold study rehearse STUDY`. Honest raters answer from the crowd
+    model (--crowd: default, fitted to SimVerb-3500's and WordSim-353's raw ratings; a crowd
+    JSON of `lexgold crowd fit`; or invented, lexgold's earlier crowd); everything written is
+    simulated.
 
     \b
     Example:

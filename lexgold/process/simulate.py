@@ -5,9 +5,15 @@ One rater model serves both. A rater answers the pages of a study as the study l
 (:func:`lexgold.annotate.design.design_study`, the one layout engine; SimLex-999 sections
 3.3-3.5, HyperLex section 4.4, TR9856 section 3.4):
 
-- an honest rater answers ``round(truth + bias + noise)`` clipped to the scale, with a per-rater
-  ``bias ~ N(0, bias_sd)`` (what SimLex calibration corrects) and ``noise ~ N(0, noise_sd)``;
-  a checkpoint or qualification question is answered right with probability
+- an honest rater answers from the crowd's rater model (:mod:`lexgold.crowd.model`, fitted to
+  real rating logs; default: the crowd fitted to SimVerb-3500's and WordSim-353's raw
+  ratings, ``lexgold/crowd/data/default.json``, rescaled to the study's scale): the pair's
+  latent score and spread (drawn from the model unless given), the rater's bias, scale and
+  noise, Student-t latent error, ordinal rounding and clipping, lapses. The crowd named
+  ``invented`` is lexgold's earlier one: ``round(truth + bias + noise)`` clipped to the scale,
+  ``bias ~ N(0, bias_sd)``, ``noise ~ N(0, noise_sd)``, true scores uniform over the scale
+  (far too clean and too even against real logs, issue 33; kept for tests that need it);
+- a checkpoint or qualification question is answered right with probability
   ``honest_checkpoint``; a pair shown again (calibration repeat, duplicate) gets the rater's
   earlier answer with probability ``recall`` (the rater remembers it), else a fresh answer;
 - a spammer (share ``spammers``) answers at random (uniform over the scale), with one value
@@ -18,7 +24,7 @@ One rater model serves both. A rater answers the pages of a study as the study l
 - speed: a rater's pace is ``seconds_per_pair`` times a personal factor (log-normal, sd 0.3);
   spammers go three times faster;
 - binary questions (TR9856): an honest annotator says "related" with probability equal to the
-  pair's true score on [0, 1]; a spammer with probability 1/2.
+  pair's true score on [0, 1] (uniform unless given); a spammer with probability 1/2.
 
 :func:`simulate_ratings` answers the designed tranches directly, with a fixed number of raters
 per tranche (no site, no top-ups): quick, for tests and trials. ``lexgold study rehearse``
@@ -42,15 +48,68 @@ STYLES = ("random", "single", "alternate")
 
 @dataclass(frozen=True)
 class Crowd:
-    """The simulated crowd (module docstring)."""
+    """The simulated crowd (module docstring). ``model`` is ``"default"`` (the fitted default
+    crowd), ``"invented"``, a path to a crowd JSON (``lexgold crowd fit``) or a
+    :class:`lexgold.crowd.model.CrowdModel`; ``noise_sd`` and ``bias_sd`` shape the invented
+    crowd only (default 1.0 and 0.7)."""
 
-    noise_sd: float = 1.0
-    bias_sd: float = 0.7
+    model: object = "default"
+    noise_sd: float | None = None
+    bias_sd: float | None = None
     spammers: float = 0.1
     honest_checkpoint: float = 0.99
     recall: float = 0.995
     quitters: float = 0.0
     seconds_per_pair: float = 6.0
+
+    def __post_init__(self):
+        if self.model != "invented" and (self.noise_sd is not None or self.bias_sd is not None):
+            raise InputError("noise_sd and bias_sd shape the invented crowd only: give "
+                             "model='invented' (--crowd invented)", field="noise_sd")
+
+    def rater_model(self, low: float, high: float):
+        """The crowd's rater model on the scale ``low..high`` (None: the invented crowd)."""
+        return crowd_model(self.model, low, high)
+
+
+def crowd_model(model, low: float, high: float):
+    """A crowd's rater model (``"default"``, ``"invented"`` = None, a JSON path or a model)
+    rescaled to ``low..high`` in whole steps."""
+    from lexgold.crowd.model import CrowdModel, read_model, rescale
+
+    if isinstance(model, str) and model == "invented":
+        return None
+    if isinstance(model, CrowdModel):
+        return rescale(model, low, high, 1.0)
+    key = (str(model), low, high)
+    if key not in _LOADED:                  # one read per crowd and scale, not per rater
+        from lexgold.crowd.model import default_model
+
+        loaded = default_model() if str(model) == "default" else read_model(model)
+        _LOADED.clear()
+        _LOADED[key] = rescale(loaded, low, high, 1.0)
+    return _LOADED[key]
+
+
+_LOADED: dict = {}
+
+
+def pair_truths(crowd: Crowd, n: int, rng: np.random.Generator, *, low: float, high: float,
+                binary: bool = False, truth=None) -> tuple[np.ndarray, np.ndarray]:
+    """``(truth, spread)`` of ``n`` pairs: latent scores drawn from the crowd's rater model
+    with their spreads, or the given ``truth`` with spreads drawn for it; uniform over the
+    scale (spread 1) in the invented crowd and for binary questions."""
+    model = None if binary else crowd.rater_model(low, high)
+    if model is None:
+        if truth is None:
+            truth = rng.uniform(low, high, n)
+        return np.asarray(truth, dtype=float), np.ones(len(truth))
+    from lexgold.crowd.model import draw_pairs, draw_spreads
+
+    if truth is None:
+        return draw_pairs(model, n, rng)
+    truth = np.asarray(truth, dtype=float)
+    return truth, draw_spreads(model, truth, rng)
 
 
 class SimulatedRater:
@@ -62,7 +121,17 @@ class SimulatedRater:
         self.style = "honest"
         if rng.random() < crowd.spammers:
             self.style = STYLES[int(rng.integers(0, 3))]
-        self.bias = 0.0 if binary else float(rng.normal(0, crowd.bias_sd))
+        self.model = None if binary else crowd.rater_model(low, high)
+        self.scale, self.noise = 1.0, 1.0
+        if self.model is None:
+            bias_sd = 0.7 if crowd.bias_sd is None else crowd.bias_sd
+            self.bias = 0.0 if binary else float(rng.normal(0, bias_sd))
+        else:
+            from lexgold.crowd.model import draw_raters
+
+            drawn = draw_raters(self.model, 1, rng, spammers=0.0).iloc[0]
+            self.bias, self.scale, self.noise = (float(drawn["bias"]), float(drawn["scale"]),
+                                                 float(drawn["noise"]))
         self.quit_share = (float(rng.uniform(0.1, 0.9)) if self.honest and crowd.quitters
                            and rng.random() < crowd.quitters else None)
         self.pace = crowd.seconds_per_pair * float(np.exp(rng.normal(0, 0.3)))
@@ -83,30 +152,48 @@ class SimulatedRater:
             return None
         return max(1, int(self.quit_share * n_pages))
 
-    def rate(self, keys: list, truths: list[float]) -> list[int]:
-        """Answers to one page of pairs (``keys`` identify pairs, for repeats)."""
+    def rate(self, keys: list, truths: list[float], spreads: list[float] | None = None
+             ) -> list[int]:
+        """Answers to one page of pairs (``keys`` identify pairs, for repeats; ``spreads``
+        are the pairs' spread multipliers of the rater model, default 1)."""
         answers = []
-        for key, truth in zip(keys, truths):
+        spreads = [1.0] * len(truths) if spreads is None else spreads
+        for key, truth, spread in zip(keys, truths, spreads):
             if self.honest and key in self.given and self.rng.random() < self.crowd.recall:
                 answers.append(self.given[key])
                 continue
-            value = self._answer(truth)
+            value = self._answer(truth, spread)
             self.given.setdefault(key, value)
             answers.append(value)
         return answers
 
-    def perceive(self, truths) -> np.ndarray:
-        """An honest rater's unrounded perceived values of items: ``truth + bias + noise``
-        (what a Best-Worst answer compares, :mod:`lexgold.process.bws_simulate`)."""
+    def perceive(self, truths, spreads=None) -> np.ndarray:
+        """An honest rater's unrounded perceived values of items (what a Best-Worst answer
+        compares, :mod:`lexgold.process.bws_simulate`): the rater model's latent response,
+        or ``truth + bias + noise`` in the invented crowd."""
         truths = np.asarray(truths, dtype=float)
-        return truths + self.bias + self.rng.normal(0, self.crowd.noise_sd, len(truths))
+        if self.model is None:
+            noise_sd = 1.0 if self.crowd.noise_sd is None else self.crowd.noise_sd
+            return truths + self.bias + self.rng.normal(0, noise_sd, len(truths))
+        from lexgold.crowd.model import perceive
 
-    def _answer(self, truth: float) -> int:
+        spreads = np.ones(len(truths)) if spreads is None else np.asarray(spreads, float)
+        return perceive(self.model, truths, spreads, self.rng, bias=self.bias,
+                        scale=self.scale, noise=self.noise)
+
+    def _answer(self, truth: float, spread: float = 1.0) -> int:
         if self.binary:
             p = min(max(truth, 0.0), 1.0) if self.honest else 0.5
             return int(self.rng.random() < p)
         if self.style == "honest":
-            value = truth + self.bias + self.rng.normal(0, self.crowd.noise_sd)
+            if self.model is not None:
+                from lexgold.crowd.model import draw_ratings
+
+                return int(draw_ratings(self.model, np.array([truth]), np.array([spread]),
+                                        self.rng, bias=self.bias, scale=self.scale,
+                                        noise=self.noise)[0])
+            noise_sd = 1.0 if self.crowd.noise_sd is None else self.crowd.noise_sd
+            value = truth + self.bias + self.rng.normal(0, noise_sd)
             return int(np.clip(np.round(value), self.low, self.high))
         if self.style == "random":
             return int(self.rng.integers(self.low, self.high + 1))
@@ -159,10 +246,11 @@ def simulate_ratings(pairs: pd.DataFrame, protocol: dict | str, *, rng: np.rando
     rng : numpy.random.Generator
         The only source of randomness.
     truth : array, optional
-        True score of each row of ``pairs`` on the rating scale (binary studies: the chance of
-        "related"); default uniform over the scale.
+        True (latent) score of each row of ``pairs`` on the rating scale (binary studies: the
+        chance of "related"); default drawn from the crowd's rater model (the invented crowd
+        and binary studies: uniform over the scale).
     crowd : Crowd
-        The rater model, see the module docstring.
+        The crowd, see the module docstring (default: the fitted default crowd).
     **study_keys
         Changes to the ``[study]`` table, e.g. ``raters_per_tranche=30``,
         ``unique_per_tranche=70``.
@@ -183,13 +271,12 @@ def simulate_ratings(pairs: pd.DataFrame, protocol: dict | str, *, rng: np.rando
     frame, config, design = study_layout(source, protocol, rng, **study_keys)
     binary = config.task == "binary"
     low, high = (0, 1) if binary else (config.scale_min, config.scale_max)
-    if truth is None:
-        truth = rng.uniform(low, high, len(source))
-    truth = np.asarray(truth, dtype=float)
-    if len(truth) != len(source):
+    if truth is not None and len(truth) != len(source):
         raise InputError(f"expected {len(source)} true scores, found {len(truth)}", field="truth")
+    truth, spread = pair_truths(crowd, len(source), rng, low=low, high=high, binary=binary,
+                                truth=truth)
     rated = _rated_rows(source, frame)
-    frame = frame.assign(truth=truth[rated])
+    frame = frame.assign(truth=truth[rated], spread=spread[rated])
     rows, who = [], []
     clock = pd.Timestamp("2026-01-01T00:00:00")
     for t, steps in enumerate(design.tranches, start=1):
@@ -208,7 +295,8 @@ def simulate_ratings(pairs: pd.DataFrame, protocol: dict | str, *, rng: np.rando
                                  step.batch, "checkpoint", at, ""))
                     continue
                 index = [i for i, _ in step.items]
-                answers = rater.rate(index, frame.loc[index, "truth"].tolist())
+                answers = rater.rate(index, frame.loc[index, "truth"].tolist(),
+                                     frame.loc[index, "spread"].tolist())
                 for (i, kind), value in zip(step.items, answers):
                     rows.append((rater_id, t, frame.at[i, "word1"], frame.at[i, "word2"], value,
                                  frame.at[i, "pos"], kind, at, frame.at[i, "topic"]))
@@ -245,7 +333,8 @@ def exclusion_outcome(pairs: pd.DataFrame, protocol: str, *, noise_sd: float, bi
                       **exclusion_keys) -> dict[str, set]:
     """Who a protocol's exclusion rules catch in a simulated study of ``pairs``.
 
-    Raters of the given behaviour (and ``spammers``) are simulated, the protocol's
+    Raters of the given behaviour (and ``spammers``) are simulated in the invented crowd
+    (whose ``noise_sd`` and ``bias_sd`` are the behaviour's), the protocol's
     ``[process.exclusions]`` rules (changed by ``exclusion_keys``) are applied, and the rater ids
     are returned by group: ``excluded``, ``honest`` (finished, not spammers), ``spammers``,
     ``quitters``. Used to check rules against behaviours they were not designed around.
@@ -255,8 +344,8 @@ def exclusion_outcome(pairs: pd.DataFrame, protocol: str, *, noise_sd: float, bi
     from lexgold.process.exclusions import excluded_raters, exclusion_table
     from lexgold.protocols import load_protocol
 
-    crowd = Crowd(noise_sd=noise_sd, bias_sd=bias_sd, recall=recall, quitters=quitters,
-                  spammers=spammers)
+    crowd = Crowd(model="invented", noise_sd=noise_sd, bias_sd=bias_sd, recall=recall,
+                  quitters=quitters, spammers=spammers)
     # tranches of the protocol's unique_per_tranche (not its fixed count: trial sets are small)
     ratings, raters = simulate_ratings(pairs, protocol, rng=np.random.default_rng(seed),
                                        crowd=crowd, tranches=0)

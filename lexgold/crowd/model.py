@@ -1,0 +1,750 @@
+"""A rater model fitted to real rating logs: the crowd behind every lexgold simulation.
+
+A rating ``x`` of pair ``i`` by rater ``j`` on a scale ``low..high`` with step ``h`` is
+
+    x = clip(round_h(c + s_j (t_i - c) + b_j + sigma * m_i * v_j * e), low, high)
+
+with probability ``1 - lapse``, else a value drawn uniformly from the scale's steps (a lapse: the
+rater clicked anywhere). All quantities are relative to the scale (``0`` = ``low``, ``1`` =
+``high``; ``c = 0.5`` its middle), so a crowd fitted on 0-10 simulates a 0-6 study unchanged
+(:func:`rescale`):
+
+- ``t_i``, the pair's latent score, and ``m_i``, the pair's own spread (some pairs divide a
+  crowd more than others), drawn jointly from a distribution on a grid (latent scores over
+  ``[-0.6, 1.6]``: beyond the scale's ends is what piles ratings at 0 or 6; log spreads over
+  ``[-1.6, 1.2]``), fitted as a nonparametric maximum-likelihood mixture (Laird 1978, NPMLE;
+  weights by EM); ``tau`` reports the SD of ``log m``;
+- ``e``, the latent error, Student-t with ``df`` degrees of freedom (heavier tails than normal;
+  ``df = None`` is normal); ``sigma`` its scale;
+- where rater identity is known, each rater's bias ``b_j ~ N(0, bias_sd)``, scale
+  ``s_j = exp(N(0, scale_sd))`` and noise ``v_j = exp(N(0, noise_sd))``: the subject model of
+  ITU-T P.913 (2021) section 12.4 and Netflix SUREAL (Li & Bampis 2017; bias and inconsistency
+  per subject), with a per-subject scale as in Janowski & Pinson (2015); and a share
+  ``spammers`` of raters who answer uniformly at random (a rater-level mixture, Raykar et al.
+  2010). Without rater identity (SimVerb's ``r1..r10`` are slots, not people) these are not
+  identifiable: the fit has none and ``sigma`` holds the raters' differences too.
+
+Ordinal rounding: a rating ``k`` on the scale stands for a latent response in ``[k - h/2,
+k + h/2)``, the ends open (clipping). A rating halfway between two steps (WordSim-353's 8.5 on
+its 0-10 scale of whole numbers) (and any value between two steps: 8.25, 6.8) is read as the
+rater's hesitation between the two steps around it: its likelihood is the probability of either
+step, ``[k - h/2, k + 1.5 h)`` (interval censoring); simulated ratings fall on the steps only.
+A value outside the scale is an error.
+
+The fit (:func:`fit`) is maximum likelihood by (generalised) EM on the grid: the E-step gives
+each pair's posterior over (latent score, spread); the M-step updates the grid weights in closed
+form, each rater's bias, scale and noise by numerical maximisation of the expected
+log-likelihood (scipy), and ``lapse`` and ``df`` by maximising the marginal likelihood (scipy's
+L-BFGS-B); ``sigma`` is a fixed unit (the log's pooled within-pair SD), the spreads on the grid
+carrying the noise's level. A rater's spammer probability is the posterior of the uniform
+component against the honest model's leave-one-out predictive probability of each of its
+ratings; its ratings enter the pairs' posteriors weighted by ``1 - P(spammer)`` (a variational
+approximation of the rater-level mixture). The spreads across raters are the spread of the
+raters' estimates less their approximate sampling variance. A log without identity can be
+fitted with rater spreads held (``fit(..., raters=...)``): each rating is then a fresh rater's
+and its likelihood is averaged over raters (Gauss-Hermite quadrature).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import optimize, sparse, special
+
+from lexgold.errors import InputError
+from lexgold.ratings import ANONYMOUS
+
+#: latent grid over the scale, relative units; nodes of the pair spread
+GRID = np.linspace(-0.6, 1.6, 45)
+SPREADS = np.linspace(-1.6, 1.2, 15)
+FORMAT = "lexgold-crowd/1"
+QUANTILES = (0.1, 0.5, 0.9)
+
+
+@dataclass(frozen=True)
+class Raters:
+    """How raters differ, where rater identity was known (relative units; scales and noises
+    as SDs of their logarithms)."""
+
+    bias_sd: float = 0.0
+    scale_sd: float = 0.0
+    noise_sd: float = 0.0
+    spammers: float = 0.0
+
+
+@dataclass(frozen=True)
+class CrowdModel:
+    """A fitted crowd (module docstring). ``scale`` is ``(low, high, step)`` of the log it was
+    fitted to (or of the study it was rescaled to); every other figure is relative to it."""
+
+    grid: tuple
+    spreads: tuple
+    weights: tuple
+    sigma: float
+    df: float | None
+    lapse: float
+    raters: Raters | None
+    scale: tuple = (0.0, 6.0, 1.0)
+    fitted_to: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    name: str = ""
+
+    @property
+    def tau(self) -> float:
+        """SD of the pairs' log spread under the fitted weights."""
+        over = np.asarray(self.weights, float).sum(axis=0)
+        mean = np.average(self.spreads, weights=over)
+        return float(np.sqrt(np.average((np.asarray(self.spreads) - mean) ** 2, weights=over)))
+
+    @property
+    def typical_sigma(self) -> float:
+        """``sigma`` times the pairs' geometric mean spread (relative units)."""
+        over = np.asarray(self.weights, float).sum(axis=0)
+        return float(self.sigma * np.exp(np.average(self.spreads, weights=over)))
+
+    def to_json(self) -> str:
+        data = {"format": FORMAT, **asdict(self)}
+        data["grid"] = [round(float(g), 6) for g in self.grid]
+        data["spreads"] = [round(float(g), 6) for g in self.spreads]
+        data["weights"] = [[float(f"{w:.6g}") for w in row] for row in self.weights]
+        return json.dumps(data, indent=1) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str, *, source: str | Path | None = None) -> "CrowdModel":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise InputError(f"not valid JSON: {err.msg}", path=source, line=err.lineno) \
+                from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise InputError(f"not a lexgold crowd (expected \"format\": \"{FORMAT}\")",
+                             path=source, field="format")
+        data.pop("format")
+        try:
+            raters = data.pop("raters")
+            model = cls(**{**data, "grid": tuple(data["grid"]),
+                           "spreads": tuple(data["spreads"]),
+                           "weights": tuple(tuple(row) for row in data["weights"]),
+                           "scale": tuple(data["scale"]),
+                           "raters": None if raters is None else Raters(**raters)})
+        except (KeyError, TypeError) as err:
+            raise InputError(f"a crowd's fields are grid, spreads, weights, sigma, df, lapse, "
+                             f"raters, scale, fitted_to, notes, name ({err})", path=source,
+                             field="crowd") from None
+        _check_model(model, source)
+        return model
+
+
+def _check_model(model: CrowdModel, source) -> None:
+    try:
+        weights = np.asarray(model.weights, float)
+    except ValueError:
+        raise InputError("weights must be one row per grid point, one column per spread",
+                         path=source, field="weights") from None
+    checks = [("weights", weights.shape == (len(model.grid), len(model.spreads))
+               and bool(np.all(weights >= 0)) and weights.sum() > 0),
+              ("sigma", model.sigma > 0),
+              ("df", model.df is None or model.df > 0), ("lapse", 0 <= model.lapse < 1),
+              ("scale", len(model.scale) == 3 and model.scale[0] < model.scale[1]
+               and model.scale[2] > 0)]
+    for name, ok in checks:
+        if not ok:
+            raise InputError(f"invalid value of {name}", path=source, field=name)
+
+
+def read_model(path: str | Path) -> CrowdModel:
+    """A crowd from its JSON file."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("file not found", path=path)
+    return CrowdModel.from_json(path.read_text(encoding="utf-8"), source=path)
+
+
+def default_model() -> CrowdModel:
+    """The crowd fitted to the shipped logs (``lexgold/crowd/data/default.json``)."""
+    from importlib import resources
+
+    text = (resources.files("lexgold.crowd") / "data" / "default.json").read_text("utf-8")
+    return CrowdModel.from_json(text, source="lexgold/crowd/data/default.json")
+
+
+def rescale(model: CrowdModel, low: float, high: float, step: float = 1.0) -> CrowdModel:
+    """The same crowd answering on ``low..high`` (step ``step``): every figure of the model is
+    relative to the scale, so only the declared scale changes (a latent SD of 0.3 of the
+    range is 1.8 points on 0-6 and 3 on 0-10)."""
+    if not (low < high and step > 0):
+        raise InputError(f"expected LOW < HIGH and a positive step, found {low:g} {high:g} "
+                         f"{step:g}", field="scale")
+    return replace(model, scale=(float(low), float(high), float(step)))
+
+
+# -- the log -------------------------------------------------------------------------------------
+
+@dataclass
+class Log:
+    """A long-format log coded for the model: pair and rater index and code of each rating."""
+
+    pair: np.ndarray          # pair index of each rating
+    rater: np.ndarray         # rater index (0 = anonymous, 1..R identified)
+    code: np.ndarray          # 2k on step k, 2k + 1 between steps k and k + 1
+    pairs: pd.DataFrame       # word1, word2 of each pair index
+    rater_ids: list           # ids of raters 1..R
+    scale: tuple              # (low, high, step)
+
+    @property
+    def n_categories(self) -> int:
+        low, high, step = self.scale
+        return int(round((high - low) / step)) + 1
+
+
+def anonymous_ids(ids: pd.Series) -> np.ndarray:
+    """Which rater ids stand for no identity (empty, missing or starting with ``?``)."""
+    text = ids.astype("string").fillna("").str.strip()
+    return (text == "").to_numpy() | text.str.startswith(ANONYMOUS).fillna(False).to_numpy()
+
+
+def code_log(ratings: pd.DataFrame, *, scale: tuple | None = None, step: float = 1.0,
+             source: str | Path | None = None) -> Log:
+    """Code a long-format frame (``rater_id, word1, word2, rating``; checkpoint rows dropped)
+    for the model. ``scale`` ``(low, high)`` defaults to the frame's ``scale_min, scale_max``
+    columns, else the whole numbers around its ratings."""
+    for column in ("rater_id", "word1", "word2", "rating"):
+        if column not in ratings.columns:
+            raise InputError(f"missing column {column!r}", path=source, field=column)
+    frame = ratings
+    if "kind" in frame.columns:
+        frame = frame[frame["kind"].astype(str) != "checkpoint"]
+    values = pd.to_numeric(frame["rating"], errors="coerce").to_numpy(float)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise InputError(f"rating {frame['rating'].iloc[row]!r} of {frame['word1'].iloc[row]}"
+                         f" / {frame['word2'].iloc[row]} is not a number", path=source,
+                         field="rating")
+    if len(values) == 0:
+        raise InputError("no ratings", path=source, field="rating")
+    if scale is None and {"scale_min", "scale_max"} <= set(frame.columns):
+        lows = pd.to_numeric(frame["scale_min"], errors="coerce").dropna().unique()
+        highs = pd.to_numeric(frame["scale_max"], errors="coerce").dropna().unique()
+        if len(lows) == 1 and len(highs) == 1:
+            scale = (float(lows[0]), float(highs[0]))
+    if scale is None:
+        scale = (math.floor(values.min()), math.ceil(values.max()))
+    low, high = float(scale[0]), float(scale[1])
+    if not low < high:
+        raise InputError(f"the scale must span more than one value, found {low:g}-{high:g} "
+                         "(give --scale LOW HIGH)", path=source, field="scale")
+    outside = (values < low - 1e-9) | (values > high + 1e-9)
+    if outside.any():
+        row = int(np.flatnonzero(outside)[0])
+        raise InputError(f"rating {values[row]:g} of {frame['word1'].iloc[row]} / "
+                         f"{frame['word2'].iloc[row]} is outside the scale {low:g}-{high:g}",
+                         path=source, field="rating")
+    steps = (values - low) / step
+    nearest = np.round(steps)
+    on_step = np.abs(steps - nearest) < 1e-6
+    code = np.where(on_step, 2 * nearest, 2 * np.floor(steps) + 1)
+    keys = frame[["word1", "word2"]].astype(str)
+    pair = keys.groupby(["word1", "word2"], sort=False).ngroup().to_numpy()
+    pairs = keys.drop_duplicates().reset_index(drop=True)
+    anonymous = anonymous_ids(frame["rater_id"])
+    named = frame["rater_id"].astype(str).to_numpy()
+    rater_ids = list(pd.unique(named[~anonymous]))
+    index = {r: k + 1 for k, r in enumerate(rater_ids)}
+    rater = np.array([0 if a else index[r] for r, a in zip(named, anonymous)], dtype=int)
+    return Log(pair, rater, code.astype(int), pairs, rater_ids, (low, high, float(step)))
+
+
+# -- likelihood ----------------------------------------------------------------------------------
+
+def _bounds(n_categories: int, step_rel: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Lower and upper latent bounds (relative units) and width in steps of each code."""
+    codes = np.arange(2 * n_categories - 1)
+    lower, upper = codes // 2, (codes + 1) // 2
+    lo = np.where(lower == 0, -np.inf, (lower - 0.5) * step_rel)
+    hi = np.where(upper == n_categories - 1, np.inf, (upper + 0.5) * step_rel)
+    return lo, hi, (upper - lower + 1).astype(float)
+
+
+_TABLE_Z = np.linspace(-60.0, 60.0, 24001)
+_TABLES: dict = {}
+
+
+def _cdf(z: np.ndarray, df: float | None) -> np.ndarray:
+    """Normal or Student-t CDF; the t's from a table of scipy's ``stdtr`` (step 0.005,
+    interpolated: error below 1e-6) when many points share one ``df``."""
+    if df is None:
+        return special.ndtr(z)
+    if z.size < _TABLE_Z.size and df not in _TABLES:
+        return special.stdtr(df, z)
+    if df not in _TABLES:
+        if len(_TABLES) > 8:
+            _TABLES.clear()
+        _TABLES[df] = special.stdtr(df, _TABLE_Z)
+    table = _TABLES[df]
+    place = (np.clip(z, _TABLE_Z[0], _TABLE_Z[-1]) - _TABLE_Z[0]) / (_TABLE_Z[1] - _TABLE_Z[0])
+    index = np.minimum(place.astype(int), _TABLE_Z.size - 2)
+    part = place - index
+    return table[index] * (1 - part) + table[index + 1] * part
+
+
+def code_probabilities(n_categories: int, step_rel: float, mu, sd, df, lapse) -> np.ndarray:
+    """P(code | latent mean ``mu``, scale ``sd``): codes on the last axis; ``mu`` and ``sd``
+    broadcast (relative units)."""
+    lo, hi, width = _bounds(n_categories, step_rel)
+    mu, sd = np.asarray(mu, float)[..., None], np.asarray(sd, float)[..., None]
+    p = _cdf((hi - mu) / sd, df) - _cdf((lo - mu) / sd, df)
+    return (1 - lapse) * p + lapse * width / n_categories
+
+
+def rating_probabilities(model: CrowdModel, score: float, *, bias: float = 0.0,
+                         scale: float = 1.0, noise: float = 1.0, spread: float = 1.0):
+    """``{rating: probability}`` of one (pair, rater) cell on the model's scale, for a pair of
+    latent ``score`` (scale units) and a rater of ``bias`` (scale units), scale and noise
+    multipliers; a pair's ``spread`` multiplier."""
+    low, high, step = model.scale
+    width = high - low
+    k = int(round(width / step)) + 1
+    mu = 0.5 + scale * ((score - low) / width - 0.5) + bias / width
+    p = code_probabilities(k, step / width, mu, model.sigma * spread * noise, model.df,
+                           model.lapse)[0::2]
+    return {low + i * step: float(v) for i, v in enumerate(p)}
+
+
+class _Fit:
+    """State of one EM fit of a coded log."""
+
+    def __init__(self, log: Log, identity: bool, mix: Raters | None = None):
+        self.mix = mix if mix is not None and not identity else None
+        low, high, step = log.scale
+        self.k = log.n_categories
+        self.h = step / (high - low)
+        self.q = 2 * self.k - 1
+        self.n = int(log.pair.max()) + 1
+        self.g = len(log.rater_ids) + 1 if identity else 1
+        rater = log.rater if identity else np.zeros_like(log.rater)
+        self.rater = rater
+        cell = rater * self.q + log.code
+        cells = sparse.csr_matrix((np.ones(len(cell)), (log.pair, cell)),
+                                  shape=(self.n, self.g * self.q))
+        if self.g == 1:         # pairs of identical ratings share a row (SimVerb: 1,857 rows)
+            _, first, self.row, self.mult = np.unique(
+                cells.toarray(), axis=0, return_index=True, return_inverse=True,
+                return_counts=True)
+            self.row = self.row.ravel()
+            self.cells = cells[first]
+        else:
+            self.row, self.mult, self.cells = np.arange(self.n), np.ones(self.n), cells
+        self.mult = self.mult.astype(float)
+        self.identity = identity and self.g > 1
+        self.bias = np.zeros(self.g)
+        self.log_scale = np.zeros(self.g)
+        self.log_noise = np.zeros(self.g)
+        self.spam = np.zeros(self.g)               # P(spammer) of each rater (0: anonymous)
+        self.ratings_of = np.bincount(rater, minlength=self.g)
+        values = log.code / 2 * self.h
+        means = np.bincount(log.pair, values, self.n) / np.bincount(log.pair, minlength=self.n)
+        self.sigma = float(np.sqrt(np.mean((values - means[log.pair]) ** 2))) or 0.1
+        prior = np.where((GRID >= 0) & (GRID <= 1), 1.0, 0.0)[:, None] \
+            * np.exp(-SPREADS ** 2 / (2 * 0.3 ** 2))[None, :]
+        self.weights = (prior / prior.sum()).ravel()
+        self.lapse, self.df = 0.02, 10.0
+
+    def log_probs(self, lapse, df, groups=None) -> np.ndarray:
+        """log P(code | grid point, spread) per group: ``[G, Q, T, M]``; an anonymous
+        rating (group 0) of a log fitted with given rater spreads averages over raters."""
+        groups = np.arange(self.g) if groups is None else groups
+        scale, bias = np.exp(self.log_scale[groups]), self.bias[groups]
+        mu = 0.5 + scale[:, None] * (GRID[None, :] - 0.5) + bias[:, None]        # [G, T]
+        sd = self.sigma * np.exp(SPREADS)[None, :] * np.exp(self.log_noise[groups])[:, None]
+        p = code_probabilities(self.k, self.h, mu[:, :, None], sd[:, None, :], df, lapse)
+        if self.mix is not None and groups[0] == 0:
+            p[0] = self.mixed(lapse, df)
+        return np.log(np.maximum(np.moveaxis(p, -1, 1), 1e-300))                 # [G,Q,T,M]
+
+    def mixed(self, lapse, df) -> np.ndarray:
+        """P(code | grid point, spread) of a rater drawn from the held rater spreads
+        (Gauss-Hermite quadrature: 5 biases x 3 scales x 3 noises): ``[T, M, Q]``."""
+        b, wb = np.polynomial.hermite_e.hermegauss(5)
+        c, wc = np.polynomial.hermite_e.hermegauss(3)
+        bias = (b * self.mix.bias_sd)[:, None, None]
+        scale = np.exp(c * self.mix.scale_sd)[None, :, None]
+        noise = np.exp(c * self.mix.noise_sd)[None, None, :]
+        weight = (wb[:, None, None] * wc[None, :, None] * wc[None, None, :]).ravel()
+        weight /= weight.sum()
+        mu = (0.5 + scale * 0 + bias + 0 * noise).ravel()[:, None] \
+            + (scale + 0 * bias + 0 * noise).ravel()[:, None] * (GRID[None, :] - 0.5)
+        sd = self.sigma * np.exp(SPREADS)[None, :] * (noise + 0 * bias + 0 * scale).ravel()[
+            :, None]
+        p = code_probabilities(self.k, self.h, mu[:, :, None], sd[:, None, :], df, lapse)
+        return np.tensordot(weight, p, axes=(0, 0))
+
+    def pair_loglik(self, lapse, df) -> np.ndarray:
+        """log P(ratings of a row | grid point, spread): ``[rows, T * M]``, a spammer-likely
+        rater's ratings weighted down."""
+        honest = np.repeat(1 - self.spam, self.q)
+        logp = self.log_probs(lapse, df).reshape(self.g * self.q, -1)
+        return self.cells.multiply(honest[None, :]).tocsr() @ logp
+
+    def npmle(self, loglik, iterations: int) -> float:
+        """EM steps of the grid weights (closed form: the mean posterior; Laird 1978) with the
+        likelihoods held; returns the log-likelihood."""
+        top = loglik.max(axis=1)
+        like = np.exp(loglik - top[:, None])
+        total = self.mult.sum()
+        for _ in range(iterations):
+            fitted = like @ self.weights
+            self.weights = self.weights * (like.T @ (self.mult / fitted)) / total
+        return float(self.mult @ (np.log(like @ self.weights) + top))
+
+    def posterior(self, loglik) -> np.ndarray:
+        """Each row's posterior over (grid point, spread)."""
+        joint = loglik + np.log(np.maximum(self.weights, 1e-300))[None, :]
+        joint -= joint.max(axis=1, keepdims=True)
+        np.exp(joint, out=joint)
+        joint /= joint.sum(axis=1, keepdims=True)
+        return joint
+
+    def marginal(self, x) -> float:
+        lapse, df = self.unpack(x)
+        return -self.npmle(self.pair_loglik(lapse, df), 0)
+
+    def pack(self):
+        return np.array([special.logit(self.lapse)]
+                        + ([] if self.df is None else [math.log(self.df)]))
+
+    def unpack(self, x):
+        return float(special.expit(x[0])), (None if len(x) == 1 else float(np.exp(x[1])))
+
+
+def fit(ratings: pd.DataFrame, *, scale: tuple | None = None, step: float = 1.0,
+        error: str = "t", source: str | Path | None = None, progress=None,
+        raters: Raters | None = None, max_iterations: int = 40,
+        tolerance: float = 1e-6) -> CrowdModel:
+    """Fit the model (module docstring) to a long-format log by maximum likelihood.
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        ``rater_id, word1, word2, rating`` (checkpoint rows dropped); raters with ids empty or
+        starting with ``?`` are anonymous.
+    scale, step : the declared scale ``(low, high)`` and its step (see :func:`code_log`).
+    error : ``"t"`` (Student-t latent error, df fitted) or ``"normal"``.
+    progress : callable, optional
+        Called with the iteration number after each EM iteration.
+    raters : Raters, optional
+        For a log without rater identity: how raters differ, held (learnt from a log with
+        identity); each anonymous rating is then a fresh rater's, the likelihood averaged over
+        raters, and ``sigma`` is the noise within a rater.
+
+    Returns
+    -------
+    CrowdModel
+        With ``raters`` None when fewer than three raters have identity and none were given.
+    """
+    if error not in ("t", "normal"):
+        raise InputError(f"expected 't' or 'normal', found {error!r}", field="error")
+    from threadpoolctl import threadpool_limits
+
+    log = code_log(ratings, scale=scale, step=step, source=source)
+    with threadpool_limits(limits=1):     # small matrices: BLAS threads only cost here
+        return _fit(log, error, progress, raters, max_iterations, tolerance)
+
+
+def _fit(log: Log, error: str, progress, raters, max_iterations: int,
+         tolerance: float) -> CrowdModel:
+    identity = len(log.rater_ids) >= 3
+    state = _Fit(log, identity, raters)
+    if error == "normal":
+        state.df = None
+    previous = -np.inf
+    bounds = [(special.logit(1e-5), special.logit(0.5))] + \
+        ([] if state.df is None else [(math.log(1.0), math.log(300.0))])
+    for iteration in range(1, max_iterations + 1):
+        loglik = state.pair_loglik(state.lapse, state.df)
+        state.npmle(loglik, 100 if iteration == 1 else 30)
+        if state.identity:
+            _raters_step(state, state.posterior(loglik), log)
+        result = optimize.minimize(state.marginal, state.pack(), method="L-BFGS-B",
+                                   bounds=bounds, options={"maxiter": 5})
+        state.lapse, state.df = state.unpack(result.x)
+        total = -result.fun
+        if progress is not None:
+            progress(iteration)
+        if abs(total - previous) < tolerance * max(1.0, abs(total)) and iteration > 3:
+            break
+        previous = total
+    model = _model(state, log, total, iteration)
+    if state.mix is not None:
+        model = replace(model, raters=raters, notes=model.notes + [
+            "rater spreads held, not fitted: each rating a fresh rater's"])
+    return model
+
+
+def _raters_step(state: _Fit, post: np.ndarray, log: Log) -> None:
+    """Each rater's bias, scale and noise (expected log-likelihood), then the spammer
+    posteriors; biases, log scales and log noises centred on the honest raters."""
+    expected = state.cells.T.tocsr() @ (post * state.mult[:, None])    # [G * Q, T * M]
+    for g in range(1, state.g):
+        counts = expected[g * state.q:(g + 1) * state.q]
+
+        def loss(x, g=g, counts=counts):
+            state.bias[g], state.log_scale[g], state.log_noise[g] = x
+            logp = state.log_probs(state.lapse, state.df, groups=np.array([g]))[0]
+            return -float((counts * logp.reshape(state.q, -1)).sum())
+
+        start = np.array([state.bias[g], state.log_scale[g], state.log_noise[g]])
+        result = optimize.minimize(loss, start, method="L-BFGS-B",
+                                   bounds=[(-0.6, 0.6), (-1.5, 1.5), (-2.0, 2.0)],
+                                   options={"maxiter": 10})
+        state.bias[g], state.log_scale[g], state.log_noise[g] = result.x
+    honest = 1 - state.spam[1:]
+    for values in (state.bias, state.log_scale):
+        values[1:] -= np.average(values[1:], weights=honest)
+    shift = np.average(state.log_noise[1:], weights=honest)
+    state.log_noise[1:] -= shift
+    state.sigma *= math.exp(shift)
+    # spammer posterior: uniform answers against the leave-one-out predictive probability
+    logp = state.log_probs(state.lapse, state.df)
+    rated = state.rater > 0
+    per_rating = logp[state.rater[rated], log.code[rated]].reshape(rated.sum(), -1)
+    inverse = (post[state.row[log.pair[rated]]] * np.exp(-per_rating)).sum(axis=1)
+    predictive = -np.log(inverse)
+    width = _bounds(state.k, state.h)[2][log.code[rated]]
+    uniform = np.log(width / state.k)
+    share = float(np.clip(np.mean(state.spam[1:]), 1e-3, 0.5))
+    odds = np.bincount(state.rater[rated], uniform - predictive, state.g)[1:] \
+        + math.log(share / (1 - share))
+    state.spam[1:] = special.expit(odds)
+
+
+def _model(state: _Fit, log: Log, total: float, iterations: int) -> CrowdModel:
+    raters = None
+    notes = [f"fitted by EM in {iterations} iterations, log-likelihood {total:.2f}"]
+    weights = state.weights.reshape(len(GRID), len(SPREADS))
+    if state.identity:
+        honest = 1 - state.spam[1:]
+        n = np.maximum(state.ratings_of[1:], 1)
+        noise = state.sigma * np.exp(state.log_noise[1:])
+        over_t = weights.sum(axis=1)
+        spread_t = math.sqrt(float(np.average((GRID - np.average(GRID, weights=over_t)) ** 2,
+                                              weights=over_t)))
+
+        def spread(values, sampling):             # SD across raters less sampling variance
+            var = float(np.average(values ** 2, weights=honest)) - float(np.mean(sampling))
+            return math.sqrt(max(var, 0.0))
+
+        raters = Raters(bias_sd=spread(state.bias[1:], noise ** 2 / n),
+                        scale_sd=spread(state.log_scale[1:], (noise / spread_t) ** 2 / n),
+                        noise_sd=spread(state.log_noise[1:], 1 / (2 * n)),
+                        spammers=float(np.mean(state.spam[1:])))
+        notes.append("rater spreads: the SD of the raters' estimates less their approximate "
+                     "sampling variance (sigma^2/n for biases, 1/(2n) for log noises)")
+    return CrowdModel(grid=tuple(float(g) for g in GRID), spreads=tuple(float(v) for v in
+                                                                        SPREADS),
+                      weights=tuple(tuple(float(w) for w in row) for row in weights),
+                      sigma=state.sigma, df=state.df, lapse=state.lapse, raters=raters,
+                      scale=log.scale, notes=notes)
+
+
+# -- draws ---------------------------------------------------------------------------------------
+
+def draw_pairs(model: CrowdModel, n: int, rng: np.random.Generator) -> tuple[np.ndarray,
+                                                                          np.ndarray]:
+    """``n`` pairs' latent scores (on the model's scale) and spread multipliers, drawn jointly:
+    a (grid point, spread) cell by its weight, spread uniformly over the cell."""
+    grid, spreads = np.asarray(model.grid, float), np.asarray(model.spreads, float)
+    weights = np.asarray(model.weights, float).ravel()
+    cell = rng.choice(weights.size, n, p=weights / weights.sum())
+    width = lambda values: float(values[1] - values[0]) if len(values) > 1 else 0.0  # noqa
+    relative = grid[cell // len(spreads)] + rng.uniform(-0.5, 0.5, n) * width(grid)
+    spread = np.exp(spreads[cell % len(spreads)] + rng.uniform(-0.5, 0.5, n) * width(spreads))
+    low, high, _ = model.scale
+    return low + relative * (high - low), spread
+
+
+def draw_spreads(model: CrowdModel, scores, rng: np.random.Generator) -> np.ndarray:
+    """Spread multipliers of pairs whose latent ``scores`` (scale units) are given: each
+    drawn from the fitted spreads at the nearest grid point (the marginal where that point
+    has no weight)."""
+    grid, spreads = np.asarray(model.grid, float), np.asarray(model.spreads, float)
+    weights = np.asarray(model.weights, float)
+    low, high, _ = model.scale
+    relative = (np.asarray(scores, float) - low) / (high - low)
+    rows = np.abs(relative[:, None] - grid[None, :]).argmin(axis=1)
+    marginal = weights.sum(axis=0)
+    out = np.empty(len(rows))
+    step = float(spreads[1] - spreads[0]) if len(spreads) > 1 else 0.0
+    for i, row in enumerate(rows):
+        w = weights[row] if weights[row].sum() > 0 else marginal
+        out[i] = spreads[rng.choice(len(spreads), p=w / w.sum())] + rng.uniform(-0.5, 0.5) * step
+    return np.exp(out)
+
+
+def draw_raters(model: CrowdModel, n: int, rng: np.random.Generator, *,
+                spammers: float | None = None) -> pd.DataFrame:
+    """``n`` raters: ``bias`` (scale units), ``scale``, ``noise`` multipliers and ``spammer``
+    (share: the model's unless ``spammers`` is given)."""
+    raters = model.raters or Raters()
+    low, high, _ = model.scale
+    share = raters.spammers if spammers is None else spammers
+    return pd.DataFrame({
+        "bias": rng.normal(0, raters.bias_sd, n) * (high - low),
+        "scale": np.exp(rng.normal(0, raters.scale_sd, n)),
+        "noise": np.exp(rng.normal(0, raters.noise_sd, n)),
+        "spammer": rng.random(n) < share})
+
+
+def perceive(model: CrowdModel, scores, spreads, rng: np.random.Generator, *, bias=0.0,
+             scale=1.0, noise=1.0) -> np.ndarray:
+    """Unrounded latent responses (scale units) of raters to pairs of latent ``scores``: what
+    a rater compares in a Best-Worst tuple, and what a rating rounds."""
+    low, high, _ = model.scale
+    width = high - low
+    scores = np.asarray(scores, float)
+    errors = rng.standard_normal(scores.shape) if model.df is None \
+        else rng.standard_t(model.df, scores.shape)
+    relative = 0.5 + np.asarray(scale) * ((scores - low) / width - 0.5) \
+        + np.asarray(bias) / width + model.sigma * np.asarray(spreads) * np.asarray(noise) * errors
+    return low + relative * width
+
+
+def draw_ratings(model: CrowdModel, scores, spreads, rng: np.random.Generator, *, bias=0.0,
+                 scale=1.0, noise=1.0, spammer=False) -> np.ndarray:
+    """Ratings of (pair, rater) cells on the model's scale: the latent response rounded to the
+    scale's step and clipped; a lapse (share ``lapse``) or a spammer's cell uniform over the
+    steps. Arguments broadcast cell by cell."""
+    low, high, step = model.scale
+    seen = perceive(model, scores, spreads, rng, bias=bias, scale=scale, noise=noise)
+    k = int(round((high - low) / step)) + 1
+    steps = np.clip(np.round((seen - low) / step), 0, k - 1)
+    random = (rng.random(seen.shape) < model.lapse) | np.asarray(spammer, bool)
+    steps = np.where(random, rng.integers(0, k, seen.shape), steps)
+    return low + steps * step
+
+
+def simulate_like(model: CrowdModel, ratings: pd.DataFrame, rng: np.random.Generator, *,
+                  replicates: int = 1) -> pd.DataFrame:
+    """A log of the same design as ``ratings`` drawn from ``model`` (same number of pairs,
+    ratings per pair and, where raters are identified, the same raters' cells filled by fresh
+    raters; an anonymous rating gets a fresh rater of its own), ``replicates`` times over
+    (pairs suffixed ``#r``)."""
+    log = code_log(ratings, scale=model.scale[:2], step=model.scale[2])
+    n = int(log.pair.max()) + 1
+    frames = []
+    for r in range(replicates):
+        scores, spreads = draw_pairs(model, n, rng)
+        named = draw_raters(model, len(log.rater_ids) + 1, rng)
+        fresh = draw_raters(model, len(log.pair), rng)
+        who = np.where(log.rater > 0, log.rater, 0)
+        pick = lambda c: np.where(log.rater > 0, named[c].to_numpy()[who],  # noqa: E731
+                                  fresh[c].to_numpy())
+        values = draw_ratings(model, scores[log.pair], spreads[log.pair], rng,
+                              bias=pick("bias"), scale=pick("scale"), noise=pick("noise"),
+                              spammer=pick("spammer"))
+        frames.append(pd.DataFrame({
+            "rater_id": np.where(log.rater > 0, [f"r{k}" for k in log.rater], "?"),
+            "word1": log.pairs["word1"].to_numpy()[log.pair],
+            "word2": log.pairs["word2"].to_numpy()[log.pair] + f"#{r}",
+            "rating": values}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def simulate_log(model: CrowdModel, n_pairs: int, ratings_per_pair: int,
+                 rng: np.random.Generator, *, raters: int | None = None) -> pd.DataFrame:
+    """A log of ``n_pairs`` pairs, ``ratings_per_pair`` each: by ``raters`` identified raters
+    who rate every pair (``ratings_per_pair`` must then equal ``raters``), else anonymous
+    ratings, each by a fresh rater. Columns ``rater_id, word1, word2, rating, truth``."""
+    pair = np.repeat(np.arange(n_pairs), ratings_per_pair)
+    scores, spreads = draw_pairs(model, n_pairs, rng)
+    if raters:
+        people = draw_raters(model, raters, rng)
+        who = np.tile(np.arange(raters), n_pairs)
+        ids = np.array([f"r{k + 1}" for k in who])
+    else:
+        people = draw_raters(model, len(pair), rng)
+        who = np.arange(len(pair))
+        ids = np.array([f"?{k}" for k in who])
+    values = draw_ratings(model, scores[pair], spreads[pair], rng,
+                          bias=people["bias"].to_numpy()[who],
+                          scale=people["scale"].to_numpy()[who],
+                          noise=people["noise"].to_numpy()[who],
+                          spammer=people["spammer"].to_numpy()[who])
+    return pd.DataFrame({"rater_id": ids, "word1": [f"w{i}" for i in pair],
+                         "word2": "x", "rating": values, "truth": scores[pair]})
+
+
+def pair_sds(ratings: pd.DataFrame) -> pd.Series:
+    """Each pair's SD of its ratings (``ddof = 1``; pairs of two or more ratings)."""
+    frame = ratings
+    if "kind" in frame.columns:
+        frame = frame[frame["kind"].astype(str) != "checkpoint"]
+    values = pd.to_numeric(frame["rating"], errors="coerce")
+    return values.groupby([frame["word1"].astype(str), frame["word2"].astype(str)],
+                          sort=False).std().dropna()
+
+
+def sd_quantiles(ratings: pd.DataFrame, quantiles=QUANTILES) -> list[float]:
+    """Quantiles of the per-pair SDs (:func:`pair_sds`)."""
+    return [float(v) for v in np.quantile(pair_sds(ratings).to_numpy(), quantiles)]
+
+
+def posterior_scores(model: CrowdModel, ratings: pd.DataFrame, *,
+                     iterations: int = 10) -> pd.DataFrame:
+    """Each pair's posterior mean latent score under ``model`` (ratings on the model's
+    scale): the crowd's distribution of scores and spreads as prior, each identified rater's
+    bias and scale corrected and its ratings weighted by its noise (estimated from
+    ``ratings`` with the model's other figures held), spammer-likely raters weighted down
+    (the subject-model score of ITU-T P.913 section 12.4). Returns ``word1, word2, score,
+    sd`` (posterior SD), scale units."""
+    low, high, step = model.scale
+    log = code_log(ratings, scale=(low, high), step=step)
+    state = _Fit(log, len(log.rater_ids) >= 3, model.raters)    # anonymous: over raters
+    weights = np.asarray(model.weights, float)
+    if weights.shape != (len(GRID), len(SPREADS)) or not (
+            np.allclose(model.grid, GRID) and np.allclose(model.spreads, SPREADS)):
+        raise InputError("the crowd was fitted on another grid than this lexgold's; refit it",
+                         field="grid")
+    state.weights = weights.ravel() / weights.sum()
+    state.sigma, state.lapse, state.df = model.sigma, model.lapse, model.df
+    for _ in range(iterations if state.identity else 0):
+        sigma = state.sigma
+        _raters_step(state, state.posterior(state.pair_loglik(state.lapse, state.df)), log)
+        state.sigma = sigma
+    post = state.posterior(state.pair_loglik(state.lapse, state.df))
+    over_t = post[state.row].reshape(state.n, len(GRID), len(SPREADS)).sum(axis=2)
+    mean = over_t @ GRID
+    sd = np.sqrt(np.maximum(over_t @ GRID ** 2 - mean ** 2, 0))
+    return log.pairs.assign(score=low + mean * (high - low), sd=sd * (high - low))
+
+
+def describe(model: CrowdModel) -> dict:
+    """The model's figures on its scale (points), for printing."""
+    low, high, step = model.scale
+    width = high - low
+    weights = np.asarray(model.weights, float)
+    over_t = weights.sum(axis=1) / weights.sum()
+    grid = np.asarray(model.grid, float)
+    cdf = np.cumsum(over_t)
+    quantile = lambda q: low + float(grid[np.searchsorted(cdf, q)]) * width  # noqa: E731
+    spreads = np.exp(np.asarray(model.spreads))
+    over_m = weights.sum(axis=0) / weights.sum()
+    cdf_m = np.cumsum(over_m)
+    noise = lambda q: float(model.sigma * spreads[np.searchsorted(cdf_m, q)] * width)  # noqa
+    out = {"scale": [low, high, step], "sigma": model.sigma * width,
+           "typical_noise_sd": model.typical_sigma * width,
+           "pair_noise_quantiles": {f"{q:g}": noise(q) for q in (0.1, 0.5, 0.9)},
+           "pair_spread_tau": model.tau, "df": model.df, "lapse": model.lapse,
+           "score_quantiles": {f"{q:g}": quantile(q) for q in (0.1, 0.25, 0.5, 0.75, 0.9)},
+           "score_below_end": float(over_t[grid < 0.5 * step / width].sum()),
+           "score_above_end": float(over_t[grid > 1 - 0.5 * step / width].sum())}
+    if model.raters is not None:
+        r = model.raters
+        out["raters"] = {"bias_sd": r.bias_sd * width, "scale_sd_log": r.scale_sd,
+                         "noise_sd_log": r.noise_sd, "spammers": r.spammers}
+    return out
