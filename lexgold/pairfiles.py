@@ -18,12 +18,16 @@ that a file one of them accepts, all of them accept:
   ``pair_id, word1, word2, pos, score`` (:mod:`lexgold.evaluate.multisimlex`), with
   ``attrs['scale']`` its published 0-6 scale.
 
+Words written with their language (the cross-lingual HyperLex files: ``en_dog de_tier``)
+lose the prefix in a published layout when every word has one
+(:func:`lexgold.evaluate.gold.strip_language_prefixes`; columns ``lang1, lang2`` added).
 ``attrs['format']`` names what was read (``csv``, a gold format, or ``multisimlex``) and
 ``attrs['notes']`` what was normalised.
 """
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -58,7 +62,7 @@ def read_pair_table(path: str | Path, *, language: str | None = None) -> pd.Data
     InputError
         Naming the file, line and field of what cannot be read.
     """
-    from lexgold.evaluate.gold import read_gold, split_rows
+    from lexgold.evaluate.gold import read_gold, split_rows, strip_language_prefixes
     from lexgold.evaluate.multisimlex import is_multisimlex, multisimlex_pairs
 
     path = Path(path)
@@ -89,8 +93,12 @@ def read_pair_table(path: str | Path, *, language: str | None = None) -> pd.Data
             else fields + [""] * (width - len(fields))
         records.append(cells)
     frame = pd.DataFrame(records, columns=names, dtype=str)
+    frame, stripped = strip_language_prefixes(frame, None, path, columns=names[:2])
+    notes = notes + ([stripped] if stripped else [])
     try:
-        kind = read_gold(path).attrs["format"]
+        with warnings.catch_warnings():    # the rows are kept as written: only the format
+            warnings.simplefilter("ignore")
+            kind = read_gold(path).attrs["format"]
     except InputError:                     # a pair list without scores is no gold standard
         kind = "table"
     frame.attrs.update(format=kind, notes=notes)
