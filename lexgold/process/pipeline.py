@@ -590,6 +590,16 @@ def _splits(scores, config, rng):
                                                  for i in range(len(split.intervals) - 1)]}
                          for part in ("train", "dev", "test") if part in counts.index}
     summary["lexical"]["dropped"] = int((table["lexical"] == "").sum())
+    summary["lexical"]["kept_share"] = (float((table["lexical"] != "").mean())
+                                        if len(table) else 0.0)
+    if "pos" in scores.columns:           # the POS share of every part (verbs / nouns ...)
+        pos = scores["pos"].fillna("").astype(str).replace("", "?").to_numpy()
+        for kind in ("random", "lexical"):
+            for part, entry in summary[kind].items():
+                if isinstance(entry, dict):
+                    shares = pd.Series(pos[table[kind].to_numpy() == part]).value_counts(
+                        normalize=True).sort_index()
+                    entry["pos_share"] = {k: round(float(v), 4) for k, v in shares.items()}
     return table, summary
 
 
