@@ -41,7 +41,8 @@ PAIR_COLUMN_ALIASES = {"WORD1": "word1", "WORD2": "word2", "POS": "pos", "term1"
                        "term2": "word2"}
 
 
-def read_pair_table(path: str | Path, *, language: str | None = None) -> pd.DataFrame:
+def read_pair_table(path: str | Path, *, language: str | None = None,
+                    alternatives: str = "first") -> pd.DataFrame:
     """Read a pair file of any layout the module docstring lists.
 
     Parameters
@@ -51,6 +52,8 @@ def read_pair_table(path: str | Path, *, language: str | None = None) -> pd.Data
     language : str, optional
         For Multi-SimLex: the language (ISO code or name); default English. Other layouts
         hold one language and ignore it.
+    alternatives : str
+        For Multi-SimLex: a word given as ``x/y``, ``first``, ``each`` or ``skip``.
 
     Returns
     -------
@@ -74,8 +77,8 @@ def read_pair_table(path: str | Path, *, language: str | None = None) -> pd.Data
         return frame
     header, rows, notes = split_rows(path)
     if header is not None and is_multisimlex(header):
-        frame = multisimlex_pairs(header, rows, language, path)
-        frame.attrs.update(format="multisimlex", notes=notes)
+        frame = multisimlex_pairs(header, rows, language, path, alternatives)
+        frame.attrs.update(format="multisimlex", notes=notes + frame.attrs["notes"])
         return frame
     if header is None:
         gold = read_gold(path)

@@ -105,7 +105,7 @@ def _normalise(name: str) -> str:
 
 def read_gold(path, format: str = "auto", language: str | None = None, *,
               strip_language_prefix: bool | None = None,
-              duplicates: str = "first") -> pd.DataFrame:
+              duplicates: str = "first", alternatives: str = "first") -> pd.DataFrame:
     """Read a gold standard into ``word1, word2, score`` (+ optional columns, see module doc).
 
     Parameters
@@ -121,6 +121,9 @@ def read_gold(path, format: str = "auto", language: str | None = None, *,
         word has none), False never.
     duplicates : str
         A pair listed twice: ``first``, ``mean`` or ``error`` (:func:`handle_duplicates`).
+    alternatives : str
+        Multi-SimLex only: a word given as ``x/y``, ``first``, ``each`` or ``skip``
+        (:mod:`lexgold.evaluate.multisimlex`).
 
     Returns
     -------
@@ -140,8 +143,8 @@ def read_gold(path, format: str = "auto", language: str | None = None, *,
     if first_fields is not None:
         header = [_normalise(f) for f in first_fields]
         if format in ("auto", "multisimlex") and is_multisimlex(first_fields):
-            frame = multisimlex_pairs(first_fields, rows, language, path)
-            frame.attrs.update(format="multisimlex", notes=notes)
+            frame = multisimlex_pairs(first_fields, rows, language, path, alternatives)
+            frame.attrs.update(format="multisimlex", notes=notes + frame.attrs["notes"])
             return frame
     if format == "multisimlex":
         raise InputError("not Multi-SimLex as Concepticon distributes it: the header needs "

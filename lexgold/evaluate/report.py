@@ -81,7 +81,8 @@ class GoldRun(NamedTuple):
 
 def evaluate_gold_files(paths, vectors_path, *, gold_format: str = "auto",
                         language: str | None = None, strip_language_prefix: bool | None = None,
-                        duplicates: str = "first", **options) -> list[GoldRun]:
+                        duplicates: str = "first", alternatives: str = "first",
+                        **options) -> list[GoldRun]:
     """``lexgold evaluate`` over gold files: each file's result, or the error that stops it.
 
     One unreadable gold file, or one with no pair covered by the vectors, does not stop the
@@ -89,7 +90,8 @@ def evaluate_gold_files(paths, vectors_path, *, gold_format: str = "auto",
     after printing the other results. ``options`` are those of :func:`evaluate_golds`; with a
     list of vector files, those of :func:`lexgold.evaluate.models.evaluate_models` (each run's
     ``result`` is then its several-model result and ``scores`` one frame per model).
-    ``strip_language_prefix`` and ``duplicates`` are :func:`lexgold.evaluate.gold.read_gold`'s.
+    ``strip_language_prefix``, ``duplicates`` and ``alternatives`` are
+    :func:`lexgold.evaluate.gold.read_gold`'s.
     """
     from lexgold.evaluate.gold import read_gold
 
@@ -102,7 +104,7 @@ def evaluate_gold_files(paths, vectors_path, *, gold_format: str = "auto",
         try:
             gold = read_gold(path, gold_format, language if multisimlex[path] else None,
                              strip_language_prefix=strip_language_prefix,
-                             duplicates=duplicates)
+                             duplicates=duplicates, alternatives=alternatives)
         except InputError as err:
             errors[path] = str(err)
             continue
