@@ -42,7 +42,8 @@ from lexgold.manifest import read_manifest
 from lexgold.process.ratings import (ITEM, check_binary, check_ratings, declare_scale,
                                      is_anonymous, on_scale, require_raters, scale_use)
 from lexgold.process.release import (concreteness_group, gold_table, read_release_pairs,
-                                     release_name, released_score, write_release)
+                                     plain_table, release_name, released_score,
+                                     write_release)
 from lexgold.process.rules import low_agreement_threshold
 from lexgold.process.scaling import gold_scores
 from lexgold.process.splithalf import split_half, split_half_random, transitivity
@@ -261,7 +262,11 @@ def run(ratings_path: str | Path, protocol: str | None, out_dir: str | Path, *,
                                 path=source.label)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    result.gold.to_csv(out / "gold.csv", index=False, lineterminator="\n")
+    table = (plain_table(result.gold, decimals=release.decimals,
+                         number_format=release.number_format,
+                         score_format=release.score_format)
+             if release.format == "plain" else result.gold)
+    table.to_csv(out / "gold.csv", index=False, lineterminator="\n")
     files = ["gold.csv", "exclusions.csv", "report.json", "report.md"]
     if name != "gold.csv":                # plain: gold.csv is the release
         write_release(result.gold, release.format, out / name, decimals=release.decimals,

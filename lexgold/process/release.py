@@ -96,7 +96,7 @@ RELEASE_FILES = {"simlex": "SimLex-999.txt", "hyperlex": "hyperlex-all.txt",
 SIMASSOC_PAIRS = 333
 #: each layout's published number form: (number_format, score_format) of its release file
 NUMBER_FORMATS = {"simlex": ("trimmed", "trimmed"), "hyperlex": ("fixed", "shortest"),
-                  "tr9856": ("trimmed", "trimmed")}
+                  "tr9856": ("trimmed", "trimmed"), "plain": ("shortest", "shortest")}
 #: each layout's published rounding of its score (``score_rounding``; others: half-up)
 SCORE_ROUNDING = {"hyperlex": "mean-first"}
 #: the released score column of each layout
@@ -386,6 +386,20 @@ def release_text(gold: pd.DataFrame, format: str, *, decimals: int = 2, number_f
     rows = [[field or "NA" for field in fields] + str(scores).split()
             for fields, scores in zip(rows, gold["SCORES.."])]
     return _join([" ".join(HYPERLEX_COLUMNS)], rows, " ", gold)
+
+
+def plain_table(gold: pd.DataFrame, *, decimals: int = 2, number_format: str = "",
+                score_format: str = "") -> pd.DataFrame:
+    """The plain release (``word1, word2, score``: ``gold.csv`` of ``format = "plain"`` and of
+    Best-Worst Scaling) with its score printed as ``score_format`` (else ``number_format``,
+    else ``shortest``, the form pandas writes a float in).
+
+    >>> plain_table(pd.DataFrame({"word1": ["a"], "word2": ["b"], "score": [7.5]}),
+    ...             score_format="fixed")["score"].tolist()
+    ['7.50']
+    """
+    form = score_format or number_format or NUMBER_FORMATS["plain"][1]
+    return gold.assign(score=[_number_text(v, decimals, form) for v in gold["score"]])
 
 
 def write_release(gold: pd.DataFrame, format: str, path: str | Path, *, decimals: int = 2,
