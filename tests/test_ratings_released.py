@@ -12,6 +12,7 @@ tests/data/hyperlex-all.excerpt.txt is a real excerpt of the published file (tes
 """
 
 import json
+from contextlib import chdir
 from pathlib import Path
 
 import numpy as np
@@ -96,13 +97,18 @@ def test_real_hyperlex_excerpt_round_trip_is_cmp_equal(tmp_path):
     ``3.0``, ``0.7`` in the release's shortest form)."""
     published = EXCERPT.read_bytes()
     (tmp_path / "hyperlex-all.txt").write_bytes(published)
-    assert run("ratings", "import", tmp_path / "hyperlex-all.txt", "--out",
-               tmp_path / "hl.csv").exit_code == 0
-    result = run("process", tmp_path / "hl.csv", "--protocol", "hyperlex", "--out",
-                 tmp_path / "gold", "--no-plots", "--bootstrap", 0, "--allow-incomplete")
-    assert result.exit_code == 0, result.output
+    with chdir(tmp_path):                  # docs/process.md's commands, as written
+        imported = run("ratings", "import", "hyperlex-all.txt", "--out", "hyperlex.csv")
+        result = run("process", "hyperlex.csv", "--protocol", "hyperlex", "--out",
+                     "hyperlex-gold", "--allow-incomplete", "--seed", "1")
+    assert imported.exit_code == 0 and result.exit_code == 0, result.output
+    assert "41 pairs, 490 ratings" in imported.output
+    assert "41 pairs released from 490 anonymous ratings" in result.output
+    assert "split-half on random halves r 0.892 (Spearman-Brown 0.943)" in result.output
     assert b"\nspeech lecture N r-hyp-1 3.90 6.5 1.97 " in published
-    assert (tmp_path / "gold" / "hyperlex-all.txt").read_bytes() == published
+    assert (tmp_path / "hyperlex-gold" / "hyperlex-all.txt").read_bytes() == published
+    lines = (tmp_path / "hyperlex.csv").read_text(encoding="utf-8").splitlines()
+    assert lines[1] == "?hyperlex-all:02:01,hyperlex-all,conflict,disagreement,5.0,unique,N,r-hyp-1"
 
 
 def test_hyperlex_number_rules_are_protocol_keys(tmp_path):
