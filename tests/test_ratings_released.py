@@ -284,3 +284,21 @@ def test_anonymous_split_half_does_not_depend_on_the_bootstrap(tmp_path):
         figures.append(json.loads((out / "report.json").read_text())["agreement"]
                        ["split_half_random"])
     assert figures[0] == figures[1] and figures[0]["splits"] == 100
+
+
+def test_excerpt_pairs_from_two_usf_participants_as_docs_builders_states():
+    """docs/builders.md: of the excerpt's 41 released rows, 8 were produced by only 2 USF
+    participants taking the larger count over both USF directions, 6 counting only word1 as
+    the cue (the whole file: 328 and 277, lexgold issue 36)."""
+    from lexgold.resources.usf import read_usf
+
+    usf = read_usf(columns=["cue", "target", "n_participants"])
+    count = {(c.strip().lower(), t.strip().lower()): n
+             for c, t, n in zip(usf["cue"], usf["target"], usf["n_participants"])}
+    rows = [line.split()[:2] for line in EXCERPT.read_text().splitlines()[1:]]
+    forward = [count.get((a, b)) for a, b in rows]
+    larger = [max([n for n in (count.get((a, b)), count.get((b, a))) if n is not None],
+                  default=None) for a, b in rows]
+    assert len(rows) == 41
+    assert sum(n is not None and n <= 2 for n in larger) == 8
+    assert sum(n is not None and n <= 2 for n in forward) == 6
