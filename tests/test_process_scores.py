@@ -213,6 +213,16 @@ def test_lexical_split_cuts_two_cliques_at_their_one_link():
     assert set(test["word1"]) | set(test["word2"]) == set(small)
 
 
+def test_lexical_split_of_too_few_pairs_comes_nearest():
+    """Two unrelated pairs cannot give test 25 % of the kept pairs: the nearest partition is
+    kept (one pair in test, 50 %), not an error; test still shares no word."""
+    pairs = pd.DataFrame({"word1": ["dog", "tea"], "word2": ["animal", "cup"]})
+    labels = lexical_split(pairs, rng=np.random.default_rng(0))
+    assert (labels == "test").sum() == 1 and (labels != "").all()
+    vocab = _vocabularies(pairs, labels)
+    assert not vocab["test"] & (vocab["train"] | vocab["dev"])
+
+
 def test_split_fractions_are_checked():
     with pytest.raises(InputError, match="fractions"):
         random_split([1.0], rng=np.random.default_rng(), fractions=(0.5, 0.5, 0.5))

@@ -179,7 +179,9 @@ def vocabulary_partition(word1, word2, share: float, *, rng: np.random.Generator
     it: each pass moves every word at most once, the best move allowed by the tolerance first
     (even one that keeps fewer pairs), stops :data:`FM_PATIENCE` moves past its best state and
     returns to that state; passes repeat while they keep more pairs. Of ``restarts`` searches
-    the best that ends within ``tolerance`` of ``share`` is returned (ties: the first).
+    the best that ends within ``tolerance`` of ``share`` is returned (ties: the first); when
+    none does (a few pairs, or a word in most of them), the one nearest to ``share``, then
+    keeping the most.
 
     Returns
     -------
@@ -210,20 +212,18 @@ def vocabulary_partition(word1, word2, share: float, *, rng: np.random.Generator
     graph.setdiag(0)
     graph = graph.tocsr()
     degree = np.asarray(graph.sum(axis=1)).ravel()
-    best, best_kept = None, -1.0
+    best, best_key = None, None
     for _ in range(max(1, restarts)):
-        side, kept = _grow_and_refine(graph, degree, loops, m, share, tolerance, rng)
-        if side is not None and kept > best_kept:
-            best, best_kept = side, kept
-    if best is None:
-        raise InputError(f"no vocabulary partition keeps a share of {share:g} (+/- "
-                         f"{tolerance:g}) of the pairs on one side", field="lexical")
+        side, kept, error = _grow_and_refine(graph, degree, loops, m, share, tolerance, rng)
+        key = (0.0, -kept) if error <= tolerance else (error, -kept)
+        if best_key is None or key < best_key:
+            best, best_key = side, key
     return words[best]
 
 
 def _grow_and_refine(graph, degree, loops, m, share, tolerance, rng):
-    """One search of :func:`vocabulary_partition`: (side mask, pairs kept), or (None, 0) when
-    it ends outside the tolerance."""
+    """One search of :func:`vocabulary_partition`: (side mask, pairs kept, distance of the
+    side's share to ``share``)."""
     n = len(degree)
     noise = rng.random(n) * 0.5              # gains are integers: breaks ties only
     side = np.zeros(n, dtype=bool)
@@ -267,10 +267,10 @@ def _grow_and_refine(graph, degree, loops, m, share, tolerance, rng):
             break
         gain, after = options()
         if not (after < error()).any():
-            return None, 0.0
+            break
         move(int(np.argmax(np.where(after < error(), -after + 1e-6 * gain, -np.inf))))
-    if error() > tolerance:
-        return None, 0.0
+    if error() > tolerance:                  # too few pairs to come within it
+        return side.copy(), counts["side"] + counts["rest"], error()
     for _ in range(FM_PASSES):               # Fiduccia-Mattheyses passes
         locked = np.zeros(n, dtype=bool)
         start = best = counts["side"] + counts["rest"]
@@ -290,7 +290,4 @@ def _grow_and_refine(graph, degree, loops, m, share, tolerance, rng):
             move(word)
         if best <= start:
             break
-    kept = counts["side"] + counts["rest"]
-    if abs(counts["side"] / max(kept, 1) - share) > tolerance:
-        return None, 0.0
-    return side.copy(), kept
+    return side.copy(), counts["side"] + counts["rest"], error()
