@@ -18,6 +18,9 @@ that a file one of them accepts, all of them accept:
   ``pair_id, word1, word2, pos, score`` (:mod:`lexgold.evaluate.multisimlex`), with
   ``attrs['scale']`` its published 0-6 scale.
 
+Words written with their language (the cross-lingual HyperLex files: ``en_dog de_tier``)
+lose the prefix in a published layout when every word has one
+(:func:`lexgold.evaluate.gold.strip_language_prefixes`; columns ``lang1, lang2`` added).
 ``attrs['format']`` names what was read (``csv``, a gold format, or ``multisimlex``) and
 ``attrs['notes']`` what was normalised. Every word is checked by
 :func:`lexgold.tables.word_problem` (at most 300 characters, no control or invisible
@@ -26,6 +29,7 @@ formatting character such as a NUL byte, U+202E or U+200B), the error naming the
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -39,7 +43,8 @@ PAIR_COLUMN_ALIASES = {"WORD1": "word1", "WORD2": "word2", "POS": "pos", "term1"
                        "term2": "word2"}
 
 
-def read_pair_table(path: str | Path, *, language: str | None = None) -> pd.DataFrame:
+def read_pair_table(path: str | Path, *, language: str | None = None,
+                    alternatives: str = "first") -> pd.DataFrame:
     """Read a pair file of any layout the module docstring lists.
 
     Parameters
@@ -49,6 +54,8 @@ def read_pair_table(path: str | Path, *, language: str | None = None) -> pd.Data
     language : str, optional
         For Multi-SimLex: the language (ISO code or name); default English. Other layouts
         hold one language and ignore it.
+    alternatives : str
+        For Multi-SimLex: a word given as ``x/y``, ``first``, ``each`` or ``skip``.
 
     Returns
     -------
@@ -60,7 +67,7 @@ def read_pair_table(path: str | Path, *, language: str | None = None) -> pd.Data
     InputError
         Naming the file, line and field of what cannot be read.
     """
-    from lexgold.evaluate.gold import read_gold, split_rows
+    from lexgold.evaluate.gold import read_gold, split_rows, strip_language_prefixes
     from lexgold.evaluate.multisimlex import is_multisimlex, multisimlex_pairs
 
     path = Path(path)
@@ -76,8 +83,8 @@ def read_pair_table(path: str | Path, *, language: str | None = None) -> pd.Data
         return frame
     header, rows, notes = split_rows(path)
     if header is not None and is_multisimlex(header):
-        frame = multisimlex_pairs(header, rows, language, path)
-        frame.attrs.update(format="multisimlex", notes=notes)
+        frame = multisimlex_pairs(header, rows, language, path, alternatives)
+        frame.attrs.update(format="multisimlex", notes=notes + frame.attrs["notes"])
         return frame
     for at, field in enumerate(("word1", "word2")):
         check_words([fields[at] if len(fields) > at else "" for _, fields in rows], path=path,
@@ -98,8 +105,12 @@ def read_pair_table(path: str | Path, *, language: str | None = None) -> pd.Data
             else fields + [""] * (width - len(fields))
         records.append(cells)
     frame = pd.DataFrame(records, columns=names, dtype=str)
+    frame, stripped = strip_language_prefixes(frame, None, path, columns=names[:2])
+    notes = notes + ([stripped] if stripped else [])
     try:
-        kind = read_gold(path).attrs["format"]
+        with warnings.catch_warnings():    # the rows are kept as written: only the format
+            warnings.simplefilter("ignore")
+            kind = read_gold(path).attrs["format"]
     except InputError:                     # a pair list without scores is no gold standard
         kind = "table"
     frame.attrs.update(format=kind, notes=notes)

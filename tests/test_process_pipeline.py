@@ -245,6 +245,14 @@ def test_process_hyperlex_writes_splits_and_rejects_unknown_protocol(tmp_path, p
     test_words = set(lexical.loc[lexical["lexical"] == "test", ["word1", "word2"]].stack())
     rest = set(lexical.loc[lexical["lexical"] != "test", ["word1", "word2"]].stack())
     assert test_words and rest and not test_words & rest
+    # issue 36: report.json states the retention and each part's POS share
+    summary = figures["splits"]["lexical"]
+    assert summary["kept_share"] == pytest.approx(len(lexical) / len(splits))
+    gold = pd.read_csv(out / "gold.csv", keep_default_na=False)
+    pos = splits.merge(gold, left_on=["word1", "word2"], right_on=["WORD1", "WORD2"])
+    for part in ("train", "dev", "test"):
+        expected = pos.loc[pos["lexical"] == part, "POS"].value_counts(normalize=True)
+        assert summary[part]["pos_share"] == pytest.approx(expected.round(4).to_dict())
     result = invoke("process", str(tmp_path / "ratings.csv"), "--protocol", "nosuch",
                     "--out", str(out))
     assert result.exit_code == 2 and "protocol file not found" in result.output   # usage error

@@ -484,3 +484,24 @@ def test_a_study_keeps_its_builders_manifest(tmp_path, usf):
     hand = database_url(tmp_path / "hand.sqlite")
     create_study("simlex", tmp_path / "hand" / "pairs.csv", hand)
     assert stored(hand) is None
+
+
+@pytest.mark.parametrize("keys,score", [("", "4.5"), ('score_format = "fixed"\n', "4.50"),
+                                        ('score_format = "trimmed"\n', "4.5")])
+def test_plain_release_number_format_is_a_protocol_key(tmp_path, keys, score):
+    """Issue 36: gold.csv of the plain release prints its score by [process.release]
+    score_format (default "shortest", as plain.toml declares): the mean of 4 and 5 is 4.5."""
+    text = (PACKAGED / "plain.toml").read_text(encoding="utf-8")
+    text = text.replace('score_format = "shortest"', "#")
+    protocol = tmp_path / "mine.toml"
+    protocol.write_text(text.replace("[process.release]\n", "[process.release]\n" + keys),
+                        encoding="utf-8")
+    (tmp_path / "r.csv").write_text("rater_id,tranche,word1,word2,rating\na,1,cup,mug,4\n"
+                                    "b,1,cup,mug,5\na,1,sun,moon,1\nb,1,sun,moon,2\n",
+                                    encoding="utf-8")
+    out = CliRunner().invoke(cli, ["process", str(tmp_path / "r.csv"), "--protocol",
+                                   str(protocol), "--scale", "0", "6", "--out",
+                                   str(tmp_path / "gold"), "--no-plots", "--bootstrap", "0"])
+    assert out.exit_code == 0, out.output
+    lines = (tmp_path / "gold" / "gold.csv").read_text(encoding="utf-8").splitlines()
+    assert f"cup,mug,{score}" in lines

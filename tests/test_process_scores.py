@@ -164,6 +164,65 @@ def test_lexical_split_two_way_keeps_test_apart_only():
         lexical_split(pairs, rng=np.random.default_rng(2), mode="loose")
 
 
+def _best_kept(pairs, share, tolerance):
+    """Brute force over every vocabulary partition: the most pairs kept with the test side's
+    pairs within ``tolerance`` of ``share`` of the kept pairs."""
+    words = sorted(set(pairs["word1"]) | set(pairs["word2"]))
+    index = {w: i for i, w in enumerate(words)}
+    one = pairs["word1"].map(index).to_numpy()
+    two = pairs["word2"].map(index).to_numpy()
+    best = 0
+    for mask in range(1, 2 ** len(words)):
+        side = (mask >> np.arange(len(words))) & 1
+        test = (side[one] == 1) & (side[two] == 1)
+        kept = test.sum() + ((side[one] == 0) & (side[two] == 0)).sum()
+        if kept and abs(test.sum() / kept - share) <= tolerance:
+            best = max(best, int(kept))
+    return best
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_lexical_split_keeps_the_most_pairs_brute_force(seed):
+    """Issue 36: the vocabulary partition keeps as many pairs as the best of all 2^12
+    partitions of 12 words (test at 25 % +/- 5 % of the kept pairs); dealing words out at
+    random kept fewer."""
+    rng = np.random.default_rng(seed)
+    words = [f"w{i}" for i in range(12)]
+    first = rng.choice(words, 30)
+    second = [rng.choice([w for w in words if w != a]) for a in first]
+    pairs = pd.DataFrame({"word1": first, "word2": second})
+    labels = lexical_split(pairs, rng=np.random.default_rng(seed), tolerance=0.05)
+    kept = labels != ""
+    assert kept.sum() == _best_kept(pairs, 0.25, 0.05)
+    assert abs((labels == "test").sum() / kept.sum() - 0.25) <= 0.05
+    vocab = _vocabularies(pairs, labels)
+    assert not vocab["test"] & (vocab["train"] | vocab["dev"])
+
+
+def test_lexical_split_cuts_two_cliques_at_their_one_link():
+    """A 6-word clique (15 pairs) joined by one pair to a 10-word clique (45 pairs): at test =
+    25 % of the kept pairs exactly, the only partition that drops one pair puts the 6 words in
+    test (15 of 60)."""
+    small, large = [f"a{i}" for i in range(6)], [f"b{i}" for i in range(10)]
+    rows = [(c[i], c[j]) for c in (small, large) for i in range(len(c))
+            for j in range(i + 1, len(c))] + [("a0", "b0")]
+    pairs = pd.DataFrame(rows, columns=["word1", "word2"])
+    labels = lexical_split(pairs, rng=np.random.default_rng(0), tolerance=0.0)
+    test = pairs[labels == "test"]
+    assert len(test) == 15 and (labels != "").sum() == 60
+    assert set(test["word1"]) | set(test["word2"]) == set(small)
+
+
+def test_lexical_split_of_too_few_pairs_comes_nearest():
+    """Two unrelated pairs cannot give test 25 % of the kept pairs: the nearest partition is
+    kept (one pair in test, 50 %), not an error; test still shares no word."""
+    pairs = pd.DataFrame({"word1": ["dog", "tea"], "word2": ["animal", "cup"]})
+    labels = lexical_split(pairs, rng=np.random.default_rng(0))
+    assert (labels == "test").sum() == 1 and (labels != "").all()
+    vocab = _vocabularies(pairs, labels)
+    assert not vocab["test"] & (vocab["train"] | vocab["dev"])
+
+
 def test_split_fractions_are_checked():
     with pytest.raises(InputError, match="fractions"):
         random_split([1.0], rng=np.random.default_rng(), fractions=(0.5, 0.5, 0.5))

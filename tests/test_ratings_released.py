@@ -4,11 +4,16 @@ released scores refused, binary protocols, declared scales the ratings hardly us
 streams that do not depend on ``--bootstrap``.
 
 The files are written here in the published layouts (header, delimiter, line ends) with
-made-up ratings; every AVG_SCORE, AVG_SCORE_0_10 and STD below was computed by hand (exact
-fractions, rounded half up: 41 / 8 = 5.125 -> 5.13), not by lexgold.
+made-up ratings; every AVG_SCORE and STD below was computed by hand (exact fractions, rounded
+half up: 41 / 8 = 5.125 -> 5.13), not by lexgold, and every AVG_SCORE_0_10 by the release's
+rule ``str(round(round(mean, 2) * 10 / 6, 2))`` (Python's round() on the binary value, half to
+even: 41 / 8 -> 5.12 -> 8.53; 6 / 11 -> 0.55 -> 0.92, where the exact mean gives 0.91).
+tests/data/hyperlex-all.excerpt.txt is a real excerpt of the published file (tests/data/SOURCE.md).
 """
 
 import json
+from contextlib import chdir
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -27,14 +32,14 @@ from lexgold.ratings.importer import import_ratings
 #: decimal (5.125, 0.125, 2.125) and round up
 HYPERLEX = """\
 WORD1 WORD2 POS TYPE AVG_SCORE AVG_SCORE_0_10 STD SCORES..
-conflict disagreement N hyp-1 5.13 8.54 0.78 6 5 5 4 6 5 6 4
+conflict disagreement N hyp-1 5.13 8.53 0.78 6 5 5 4 6 5 6 4
 car vehicle N hyp-1 5.71 9.52 0.45 6 6 5 6 6 6 5 6 6 5 6 6 6 5
 run jog V syn 4.10 6.83 1.04 2 6 4 4 5 3 4 4 5 4
-dog cat N cohyp 1.14 1.90 0.35 1 1 1 1 2 1 1
-wheel car N mero 0.55 0.91 0.66 0 1 0 0 2 1 0 0 1 1 0
-love hate V ant 0.13 0.21 0.33 0 0 0 1 0 0 0 0
-animal dog N r-hyp-1 0.83 1.39 0.69 1 0 2 1 1 0 1 2 0 1 1 0
-pet terrier N r-hyp-3 2.13 3.54 0.60 2 3 2 1 2 3 2 2
+dog cat N cohyp 1.14 1.9 0.35 1 1 1 1 2 1 1
+wheel car N mero 0.55 0.92 0.66 0 1 0 0 2 1 0 0 1 1 0
+love hate V ant 0.13 0.2 0.33 0 0 0 1 0 0 0 0
+animal dog N r-hyp-1 0.83 1.38 0.69 1 0 2 1 1 0 1 2 0 1 1 0
+pet terrier N r-hyp-3 2.13 3.53 0.60 2 3 2 1 2 3 2 2
 go move V hyp-2 5.20 8.67 0.60 5 6 5 5 4 6 5 5 6 5
 beverage tea N no-rel 0.08 0.13 0.27 0 0 1 0 0 0 0 0 0 0 0 0 0
 """
@@ -83,6 +88,50 @@ def test_hyperlex_round_trip_is_byte_for_byte(hyperlex, tmp_path):
     assert any("skipped" in note for note in report["notes"])
 
 
+EXCERPT = Path(__file__).parent / "data" / "hyperlex-all.excerpt.txt"
+
+
+def test_real_hyperlex_excerpt_round_trip_is_cmp_equal(tmp_path):
+    """Issue 36: every 64th row of the published hyperlex-all.txt, imported and processed with
+    the shipped protocol, is written back byte for byte, AVG_SCORE_0_10 included (``6.5``,
+    ``3.0``, ``0.7`` in the release's shortest form)."""
+    published = EXCERPT.read_bytes()
+    (tmp_path / "hyperlex-all.txt").write_bytes(published)
+    with chdir(tmp_path):                  # docs/process.md's commands, as written
+        imported = run("ratings", "import", "hyperlex-all.txt", "--out", "hyperlex.csv")
+        result = run("process", "hyperlex.csv", "--protocol", "hyperlex", "--out",
+                     "hyperlex-gold", "--allow-incomplete", "--seed", "1")
+    assert imported.exit_code == 0 and result.exit_code == 0, result.output
+    assert "41 pairs, 490 ratings" in imported.output
+    assert "41 pairs released from 490 anonymous ratings" in result.output
+    assert "split-half on random halves r 0.892 (Spearman-Brown 0.943)" in result.output
+    assert b"\nspeech lecture N r-hyp-1 3.90 6.5 1.97 " in published
+    assert (tmp_path / "hyperlex-gold" / "hyperlex-all.txt").read_bytes() == published
+    lines = (tmp_path / "hyperlex.csv").read_text(encoding="utf-8").splitlines()
+    assert lines[1] == "?hyperlex-all:02:01,hyperlex-all,conflict,disagreement,5.0,unique,N,r-hyp-1"
+
+
+def test_hyperlex_number_rules_are_protocol_keys(tmp_path):
+    """``[process.release]`` score_rounding / score_format = half-up / fixed give the
+    exact mean's score with two decimals: speech / lecture's 39 / 10 -> 6.50, captain /
+    officer's 69 / 14 = 4.928... -> 8.21 (the release: 4.93 -> 8.22)."""
+    protocol = tmp_path / "mine.toml"
+    text = load_protocol("hyperlex")["_path"]
+    toml = Path(text).read_text(encoding="utf-8").replace(
+        'score_rounding = "mean-first"', 'score_rounding = "half-up"').replace(
+        'score_format = "shortest"', 'score_format = "fixed"')
+    protocol.write_text(toml, encoding="utf-8")
+    (tmp_path / "hyperlex-all.txt").write_bytes(EXCERPT.read_bytes())
+    assert run("ratings", "import", tmp_path / "hyperlex-all.txt", "--out",
+               tmp_path / "hl.csv").exit_code == 0
+    result = run("process", tmp_path / "hl.csv", "--protocol", protocol, "--out",
+                 tmp_path / "gold", "--no-plots", "--bootstrap", 0, "--allow-incomplete")
+    assert result.exit_code == 0, result.output
+    lines = (tmp_path / "gold" / "hyperlex-all.txt").read_text().splitlines()
+    assert "speech lecture N r-hyp-1 3.90 6.50 1.97 5 4 6 0 4 3 6 6 1 4" in lines
+    assert "captain officer N hyp-3 4.93 8.21 1.10 6 5 6 2 4 5 5 4 5 4 5 6 6 6" in lines
+
+
 def test_lexgold_own_hyperlex_release_round_trips(tmp_path):
     """A release of raters with identity (NA for an unknown POS and TYPE, a rater's two
     answers averaged to 4.5) read back without identity gives the same file."""
@@ -98,8 +147,9 @@ def test_lexgold_own_hyperlex_release_round_trips(tmp_path):
                 tmp_path / "one", "--no-plots", "--bootstrap", 0, "--allow-incomplete")
     assert first.exit_code == 0, first.output
     release = (tmp_path / "one" / "hyperlex-all.txt").read_bytes()
-    # mean 23.5 / 12 = 1.958 -> 1.96, 3.264 -> 3.26, population SD 0.660 -> 0.66
-    assert b"\ntea cup NA NA 1.96 3.26 0.66 2.5 2 2 3 1 2 2 1 3 2 2 1\n" in release
+    # mean 23.5 / 12 = 1.958 -> 1.96, 1.96 * 10 / 6 = 3.267 -> 3.27 (the exact mean's 3.264
+    # would give 3.26), population SD 0.660 -> 0.66
+    assert b"\ntea cup NA NA 1.96 3.27 0.66 2.5 2 2 3 1 2 2 1 3 2 2 1\n" in release
     assert run("ratings", "import", tmp_path / "one" / "hyperlex-all.txt", "--out",
                tmp_path / "back.csv").exit_code == 0
     second = run("process", tmp_path / "back.csv", "--protocol", "hyperlex", "--out",
@@ -234,3 +284,21 @@ def test_anonymous_split_half_does_not_depend_on_the_bootstrap(tmp_path):
         figures.append(json.loads((out / "report.json").read_text())["agreement"]
                        ["split_half_random"])
     assert figures[0] == figures[1] and figures[0]["splits"] == 100
+
+
+def test_excerpt_pairs_from_two_usf_participants_as_docs_builders_states():
+    """docs/builders.md: of the excerpt's 41 released rows, 8 were produced by only 2 USF
+    participants taking the larger count over both USF directions, 6 counting only word1 as
+    the cue (the whole file: 328 and 277, lexgold issue 36)."""
+    from lexgold.resources.usf import read_usf
+
+    usf = read_usf(columns=["cue", "target", "n_participants"])
+    count = {(c.strip().lower(), t.strip().lower()): n
+             for c, t, n in zip(usf["cue"], usf["target"], usf["n_participants"])}
+    rows = [line.split()[:2] for line in EXCERPT.read_text().splitlines()[1:]]
+    forward = [count.get((a, b)) for a, b in rows]
+    larger = [max([n for n in (count.get((a, b)), count.get((b, a))) if n is not None],
+                  default=None) for a, b in rows]
+    assert len(rows) == 41
+    assert sum(n is not None and n <= 2 for n in larger) == 8
+    assert sum(n is not None and n <= 2 for n in forward) == 6

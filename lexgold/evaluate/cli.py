@@ -73,6 +73,18 @@ def _echo_warnings(caught) -> None:
 @click.option("--language",
               help="Multi-SimLex (Concepticon's Vulic-2020-2244.tsv): the language whose pairs "
                    "are evaluated, an ISO code (en, fr, zh, yue ...) or name; default English.")
+@click.option("--alternatives", type=click.Choice(["first", "each", "skip"]), default="first",
+              show_default=True,
+              help="Multi-SimLex: a word given as alternatives x/y: keep the first, make a pair "
+                   "for every alternative, or drop the pair (counted in a Note).")
+@click.option("--strip-language-prefix/--keep-language-prefix", default=None,
+              help="Words written with their language (cross-lingual HyperLex: en_dog "
+                   "de_tier): strip the prefix (default: when every word has one and the file "
+                   "uses at most two), or keep the words as written.")
+@click.option("--duplicates", type=click.Choice(["first", "mean", "error"]), default="first",
+              show_default=True,
+              help="A pair listed twice in a gold file (warned: how many, the first line): "
+                   "keep its first row, one row with the mean score, or stop.")
 @click.option("--gold-dir", type=click.Path(exists=True, file_okay=False),
               help="A folder of published gold files: every file the catalogue knows (by name "
                    "or checksum) is evaluated, a modified copy with a warning, and one table "
@@ -93,8 +105,9 @@ def _echo_warnings(caught) -> None:
               help="Write a per-pair CSV, worst-modelled pairs first.")
 @seed_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def evaluate(golds, gold_format, language, gold_dir, vectors, case, vectors_format,
-             common_vocabulary, oov, n_boot, compare, binary, per_pair, seed, as_json):
+def evaluate(golds, gold_format, language, alternatives, strip_language_prefix, duplicates,
+             gold_dir, vectors, case, vectors_format, common_vocabulary, oov, n_boot, compare,
+             binary, per_pair, seed, as_json):
     """Spearman and Pearson of vector cosines against a gold standard, overall and per subset.
 
     Coverage is always reported: `pairs` in the gold standard, `covered` with every word in
@@ -127,7 +140,9 @@ def evaluate(golds, gold_format, language, gold_dir, vectors, case, vectors_form
         known = gold_dir_files(gold_dir, golds) if gold_dir else []
         golds = tuple(str(match.path) for match in known) + tuple(golds)
         evaluate_several(list(golds), list(vectors), known, gold_format=gold_format,
-                         language=language, case=case, vectors_format=vectors_format,
+                         language=language, strip_language_prefix=strip_language_prefix,
+                         duplicates=duplicates, alternatives=alternatives, case=case,
+                         vectors_format=vectors_format,
                          common_vocabulary=common_vocabulary, oov=oov, n_boot=n_boot,
                          compare=compare, binary=binary, per_pair=per_pair, seed=seed,
                          as_json=as_json)
@@ -138,6 +153,8 @@ def evaluate(golds, gold_format, language, gold_dir, vectors, case, vectors_form
     from lexgold.evaluate.wordpairs import worst_pairs
 
     runs = run_gold_files(list(golds), vectors, gold_format=gold_format, language=language,
+                          strip_language_prefix=strip_language_prefix, duplicates=duplicates,
+                          alternatives=alternatives,
                           vectors_format=vectors_format, case=case, oov=oov, n_boot=n_boot,
                           seed=seed, compare=compare, binary=binary)
     done = [run for run in runs if run.error is None]

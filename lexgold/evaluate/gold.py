@@ -41,12 +41,25 @@ space inside a field (a no-break space in the Italian HyperLex files) is a plain
 ``lexgold ratings import`` (:func:`lexgold.tables.normalise_spaces`), and what was changed is
 listed in ``attrs['notes']``. Files that are not pair lists are refused, saying what they look
 like: a matrix of numbers (gensim's ``similarities0-1.txt``) or word vectors.
+
+Language prefixes (:func:`strip_language_prefixes`): the cross-lingual HyperLex files (Vulic et
+al. 2019) write every word with its language, ``en_dog de_tier``. The prefix is stripped, the
+languages kept in ``lang1, lang2``, when every word of both columns starts with two or three
+lower-case letters and ``_`` and the file uses at most two such prefixes (detected;
+``strip_language_prefix=True`` requires it, ``False`` keeps the words as written).
+
+Pairs listed twice (:func:`handle_duplicates`): the same ``word1, word2`` (as written, in that
+order) on several rows is warned about (:class:`DuplicatePairWarning`: how many, the first
+line) and handled by the ``duplicates`` policy: ``"first"`` keeps the first row, ``"mean"``
+one row with the mean score (other columns from the first), ``"error"`` stops naming the
+line. A published SimVerb-3500 copy with a repeated line is otherwise scored as 3,001 pairs.
 """
 
 from __future__ import annotations
 
 import csv
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -60,6 +73,13 @@ from lexgold.tables import has_unicode_space, normalise_spaces
 
 GOLD_FORMATS = ("auto", "simlex", "hyperlex", "tr9856", "ws353", "simverb", "men", "rg65",
                 "multisimlex", "plain")
+#: how a pair listed twice is handled (:func:`handle_duplicates`)
+DUPLICATE_POLICIES = ("first", "mean", "error")
+_LANGUAGE_PREFIX = r"^([a-z]{2,3})_(.+)$"
+
+
+class DuplicatePairWarning(UserWarning):
+    """A gold file lists a pair more than once."""
 
 #: normalised header name -> lexgold column
 _HEADER_NAMES = {
@@ -83,7 +103,9 @@ def _normalise(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
-def read_gold(path, format: str = "auto", language: str | None = None) -> pd.DataFrame:
+def read_gold(path, format: str = "auto", language: str | None = None, *,
+              strip_language_prefix: bool | None = None,
+              duplicates: str = "first", alternatives: str = "first") -> pd.DataFrame:
     """Read a gold standard into ``word1, word2, score`` (+ optional columns, see module doc).
 
     Parameters
@@ -94,6 +116,14 @@ def read_gold(path, format: str = "auto", language: str | None = None) -> pd.Dat
     language : str, optional
         Multi-SimLex only: the language whose pairs are read (ISO code or name, see
         :data:`lexgold.evaluate.multisimlex.LANGUAGES`); default English.
+    strip_language_prefix : bool, optional
+        ``en_dog`` -> ``dog`` (module doc): None when detected, True always (an error when a
+        word has none), False never.
+    duplicates : str
+        A pair listed twice: ``first``, ``mean`` or ``error`` (:func:`handle_duplicates`).
+    alternatives : str
+        Multi-SimLex only: a word given as ``x/y``, ``first``, ``each`` or ``skip``
+        (:mod:`lexgold.evaluate.multisimlex`).
 
     Returns
     -------
@@ -106,14 +136,15 @@ def read_gold(path, format: str = "auto", language: str | None = None) -> pd.Dat
         Too few fields or a non-numeric score, naming the file and line.
     """
     check_choice("gold format", format, GOLD_FORMATS)
+    check_choice("duplicates", duplicates, DUPLICATE_POLICIES)
     path = Path(path)
     first_fields, rows, notes = split_rows(path)
     header = None
     if first_fields is not None:
         header = [_normalise(f) for f in first_fields]
         if format in ("auto", "multisimlex") and is_multisimlex(first_fields):
-            frame = multisimlex_pairs(first_fields, rows, language, path)
-            frame.attrs.update(format="multisimlex", notes=notes)
+            frame = multisimlex_pairs(first_fields, rows, language, path, alternatives)
+            frame.attrs.update(format="multisimlex", notes=notes + frame.attrs["notes"])
             return frame
     if format == "multisimlex":
         raise InputError("not Multi-SimLex as Concepticon distributes it: the header needs "
@@ -125,6 +156,9 @@ def read_gold(path, format: str = "auto", language: str | None = None) -> pd.Dat
     if format == "auto":
         format = _detect(header, rows)
     frame = _frame(path, header, rows, format)
+    frame, stripped = strip_language_prefixes(frame, strip_language_prefix, path)
+    notes = notes + ([stripped] if stripped else [])
+    frame = handle_duplicates(frame, duplicates, path).drop(columns="line")
     if len(frame) > 1 and frame["score"].nunique() < 2:
         raise InputError(f"every score is {frame['score'].iloc[0]:g}: nothing to correlate "
                          f"(read as {format}; is line 1 a header of another layout? "
@@ -132,6 +166,90 @@ def read_gold(path, format: str = "auto", language: str | None = None) -> pd.Dat
     frame.attrs["format"] = format
     frame.attrs["notes"] = notes
     return frame
+
+
+def strip_language_prefixes(frame: pd.DataFrame, strip: bool | None = None, path=None,
+                            columns=("word1", "word2")) -> tuple[pd.DataFrame, str | None]:
+    """Words without their language prefix (``en_dog`` -> ``dog``), as the module doc says.
+
+    Returns the frame (``lang1, lang2`` added when stripped) and a note saying what was
+    stripped, or None.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"word1": ["en_dog", "en_car"], "word2": ["de_tier", "de_auto"]})
+    >>> out, note = strip_language_prefixes(frame)
+    >>> out[["word1", "word2", "lang1", "lang2"]].values.tolist(), note
+    ([['dog', 'tier', 'en', 'de'], ['car', 'auto', 'en', 'de']], 'language prefixes en_, de_ stripped from 4 words (kept in lang1, lang2)')
+    >>> strip_language_prefixes(pd.DataFrame({"word1": ["to_go"], "word2": ["run"]}))[1] is None
+    True
+    """
+    first, second = columns
+    if strip is False or frame.empty:
+        return frame, None
+    parts = [frame[column].astype(str).str.extract(_LANGUAGE_PREFIX) for column in columns]
+    prefixed = ~(parts[0][0].isna() | parts[1][0].isna())
+    prefixes = pd.unique(pd.concat([parts[0][0], parts[1][0]]).dropna())
+    if not prefixed.all() or len(prefixes) > 2:
+        if strip:
+            bad = int(np.flatnonzero(~prefixed.to_numpy())[0]) if not prefixed.all() else 0
+            why = ("has no language prefix (xx_)" if not prefixed.all()
+                   else f"the file uses {len(prefixes)} prefixes ({', '.join(prefixes[:4])}), "
+                        "a cross-lingual set two")
+            line = frame["line"].iloc[bad] if "line" in frame.columns else None
+            raise InputError(f"--strip-language-prefix: {frame[first].iloc[bad]!r} / "
+                             f"{frame[second].iloc[bad]!r} {why}", path=path, line=line)
+        return frame, None
+    out = frame.copy()
+    out[first], out[second] = parts[0][1].to_numpy(), parts[1][1].to_numpy()
+    out["lang1"], out["lang2"] = parts[0][0].to_numpy(), parts[1][0].to_numpy()
+    shown = ", ".join(f"{p}_" for p in prefixes)
+    return out, f"language prefixes {shown} stripped from {2 * len(out)} words (kept in " \
+                f"lang1, lang2)"
+
+
+def handle_duplicates(frame: pd.DataFrame, policy: str = "first", path=None) -> pd.DataFrame:
+    """Pairs listed more than once (same ``word1, word2``), warned and handled by ``policy``.
+
+    ``first`` keeps each pair's first row, ``mean`` its first row with the mean score of all
+    its rows, ``error`` raises :class:`InputError` naming the first repeated line. The warning
+    (:class:`DuplicatePairWarning`) gives how many rows repeat an earlier pair and the first
+    such line. A ``line`` column (file line numbers), when present, is used for the lines.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"word1": ["a", "c", "a"], "word2": ["b", "d", "b"],
+    ...                       "score": [1.0, 5.0, 2.0]})
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True):
+    ...     handle_duplicates(frame, "mean")["score"].tolist()
+    [1.5, 5.0]
+    """
+    check_choice("duplicates", policy, DUPLICATE_POLICIES)
+    key = ["word1", "word2"]
+    repeated = frame.duplicated(key, keep="first").to_numpy()
+    if not repeated.any():
+        return frame
+    at = int(np.flatnonzero(repeated)[0])
+    line = frame["line"].iloc[at] if "line" in frame.columns else None
+    pair = f"{frame['word1'].iloc[at]!r} / {frame['word2'].iloc[at]!r}"
+    where = f"line {line}" if line is not None else f"row {at + 1}"
+    count = int(repeated.sum())
+    if policy == "error":
+        raise InputError(f"pair {pair} listed again ({count} repeated "
+                         f"row{'s' if count > 1 else ''}; --duplicates first or mean reads "
+                         f"them)", path=path, line=line)
+    kept = {"first": "the first row of each kept", "mean": "one row per pair with the mean "
+            "score kept"}[policy]
+    rows = f"{count} row{'s repeat' if count > 1 else ' repeats'}"
+    warnings.warn(f"{path}: {rows} an earlier pair (the first: {where}, {pair}); {kept} "
+                  f"(--duplicates {policy})",
+                  DuplicatePairWarning, stacklevel=2)
+    out = frame.loc[~repeated].copy()
+    if policy == "mean":
+        means = frame.groupby(key, sort=False)["score"].mean()
+        out["score"] = means.loc[list(zip(out["word1"], out["word2"]))].to_numpy()
+    return out.reset_index(drop=True)
 
 
 def _check_pair_list(path: Path, rows) -> None:
@@ -279,8 +397,9 @@ def _frame(path: Path, header, rows, format: str) -> pd.DataFrame:
         positions = {"word1": 0, "word2": 1, "score": 2}
     optional = {"relation"} if format == "simverb" else set()
     width = max(i for column, i in positions.items() if column not in optional) + 1
-    records = []
+    records, lines = [], []
     for number, fields in rows:
+        lines.append(number)
         if len(fields) < width:
             raise InputError(f"expected at least {width} fields, found {len(fields)}",
                              path=path, line=number)
@@ -293,7 +412,7 @@ def _frame(path: Path, header, rows, format: str) -> pd.DataFrame:
             raise InputError(f"score {record['score']!r} is not a finite number", path=path,
                              line=number, field="score")
         records.append(record)
-    frame = pd.DataFrame.from_records(records, columns=list(positions))
+    frame = pd.DataFrame.from_records(records, columns=list(positions)).assign(line=lines)
     for column in ("score", "conc1", "conc2", "assoc", "assoc333", "sd", "score_0_10"):
         if column in frame:
             frame[column] = pd.to_numeric(frame[column], errors="coerce")

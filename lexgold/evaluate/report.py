@@ -80,7 +80,9 @@ class GoldRun(NamedTuple):
 
 
 def evaluate_gold_files(paths, vectors_path, *, gold_format: str = "auto",
-                        language: str | None = None, **options) -> list[GoldRun]:
+                        language: str | None = None, strip_language_prefix: bool | None = None,
+                        duplicates: str = "first", alternatives: str = "first",
+                        **options) -> list[GoldRun]:
     """``lexgold evaluate`` over gold files: each file's result, or the error that stops it.
 
     One unreadable gold file, or one with no pair covered by the vectors, does not stop the
@@ -88,6 +90,8 @@ def evaluate_gold_files(paths, vectors_path, *, gold_format: str = "auto",
     after printing the other results. ``options`` are those of :func:`evaluate_golds`; with a
     list of vector files, those of :func:`lexgold.evaluate.models.evaluate_models` (each run's
     ``result`` is then its several-model result and ``scores`` one frame per model).
+    ``strip_language_prefix``, ``duplicates`` and ``alternatives`` are
+    :func:`lexgold.evaluate.gold.read_gold`'s.
     """
     from lexgold.evaluate.gold import read_gold
 
@@ -98,7 +102,9 @@ def evaluate_gold_files(paths, vectors_path, *, gold_format: str = "auto",
     read, errors, notes = [], {}, {}
     for path in paths:
         try:
-            gold = read_gold(path, gold_format, language if multisimlex[path] else None)
+            gold = read_gold(path, gold_format, language if multisimlex[path] else None,
+                             strip_language_prefix=strip_language_prefix,
+                             duplicates=duplicates, alternatives=alternatives)
         except InputError as err:
             errors[path] = str(err)
             continue
@@ -123,7 +129,9 @@ def evaluate_gold_files(paths, vectors_path, *, gold_format: str = "auto",
                     f"no pair covered: none of the {result['pairs']} pairs has all its words "
                     + ("in every vector file (--common-vocabulary)"
                        if result["common_vocabulary"] else "in any of the vector files")
-                    + "; check the spelling the file uses and --case", path=path))
+                    + "; check the spelling the file uses (case, POS suffixes such as '-n', "
+                      "language prefixes such as 'en_': --strip-language-prefix) and --case",
+                    path=path))
                 out.append(GoldRun(str(path), None, None, error, notes[path]))
             else:
                 out.append(GoldRun(str(path), result, scores, None, notes[path]))
@@ -133,7 +141,8 @@ def evaluate_gold_files(paths, vectors_path, *, gold_format: str = "auto",
             error = str(InputError(
                 f"no pair covered: none of the {result['pairs']} pairs has all its words in "
                 f"{vectors_path} (the first: {first['word1']!r}, {first['word2']!r}); check the "
-                f"spelling the file uses (case, POS suffixes such as '-n') and --case",
+                f"spelling the file uses (case, POS suffixes such as '-n', language prefixes "
+                f"such as 'en_': --strip-language-prefix) and --case",
                 path=path))
             out.append(GoldRun(str(path), None, None, error, notes[path]))
             continue

@@ -39,7 +39,8 @@ def gold_dir_files(gold_dir, golds) -> list:
 
 def evaluate_several(golds, vectors, known, *, gold_format, language, case, vectors_format,
                      common_vocabulary, oov, n_boot, compare, binary, per_pair, seed,
-                     as_json) -> None:
+                     as_json, strip_language_prefix=None, duplicates="first",
+                     alternatives="first") -> None:
     """Run and print ``lexgold evaluate`` for several models or a --gold-dir folder.
 
     ``known``: the :class:`lexgold.evaluate.catalogue.Match` of each --gold-dir file (empty
@@ -63,7 +64,8 @@ def evaluate_several(golds, vectors, known, *, gold_format, language, case, vect
     else:
         options["compare"] = compare
     runs = run_gold_files(golds, vectors if several else vectors[0], gold_format=gold_format,
-                          language=language, **options)
+                          language=language, strip_language_prefix=strip_language_prefix,
+                          duplicates=duplicates, alternatives=alternatives, **options)
     done = [run for run in runs if run.error is None]
     matches = {str(match.path): match for match in known}
     if per_pair and done:

@@ -25,6 +25,7 @@ import pandas as pd
 
 from lexgold.errors import InputError
 from lexgold.process import bws
+from lexgold.process.release import plain_table, round_half_up
 
 
 #: what a simulated BWS row counts (:mod:`lexgold.process.simulated`): one answer to a tuple
@@ -69,7 +70,11 @@ def process_bws(answers: pd.DataFrame, protocol: dict, *, rng: np.random.Generat
         order = pairs.drop_duplicates(bws.ITEM)[bws.ITEM].reset_index(drop=True).reset_index()
         scores = scores.merge(order, on=bws.ITEM, how="left").sort_values(
             "index", kind="stable").drop(columns="index").reset_index(drop=True)
-    gold = scores[bws.ITEM].assign(score=scores["score"].round(release.decimals))
+    if release.score_rounding == "mean-first":
+        raise InputError("score_rounding = \"mean-first\" rounds a mean rating first; a "
+                         "Best-Worst Scaling score is none: use \"half-up\"",
+                         field="process.release.score_rounding")
+    gold = scores[bws.ITEM].assign(score=round_half_up(scores["score"], release.decimals))
     problems = _release_check(scores, pairs, release.min_raters_per_pair)
     notes = bws.annotations(final)
     report = {"protocol": protocol.get("name", "?"), "paper": protocol.get("paper", ""),
@@ -167,7 +172,11 @@ def run_bws(ratings_path, protocol: dict, out_dir, *, pairs_path=None, seed: int
                                 path=str(ratings_path))
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    tables = {"gold.csv": result["gold"], "scores.csv": result["scores"],
+    from lexgold.process.config import process_config
+    release = process_config(protocol).release
+    gold = plain_table(result["gold"], decimals=release.decimals,
+                       number_format=release.number_format, score_format=release.score_format)
+    tables = {"gold.csv": gold, "scores.csv": result["scores"],
               "tuples.csv": result["tuples"],
               "exclusions.csv": result["exclusions"].rename(columns={"rater_id": "rater"})}
     for name, table in tables.items():

@@ -90,6 +90,20 @@ class ReleaseConfig:
     min_raters_per_pair: Annotated[int, between(1)] = 36
     #: decimals of released scores
     decimals: Annotated[int, between(0, 15)] = 2
+    #: how the released score is rounded (lexgold.process.release.released_score): "half-up" =
+    #: the exact score (the mean rescaled) rounded half up on its decimal value; "mean-first"
+    #: = the mean rounded to ``decimals`` with Python's round(), rescaled, and rounded again
+    #: the same way, as HyperLex's AVG_SCORE_0_10 (str(round(round(mean, 2) * 10 / 6, 2)));
+    #: "" = the layout's published rule (hyperlex: mean-first; the others: half-up)
+    score_rounding: Literal["", "half-up", "mean-first"] = ""
+    #: how the release file prints its numbers: "fixed" = exactly ``decimals`` decimals
+    #: (5.20), "trimmed" = at most ``decimals``, trailing zeros dropped (9.2, 2), "shortest" =
+    #: Python's shortest repr of the rounded value (7.5, 0.0, 10.0); "" = the layout's
+    #: published form (simlex, tr9856: trimmed; hyperlex: fixed)
+    number_format: Literal["", "fixed", "trimmed", "shortest"] = ""
+    #: the released score column's form (SimLex999, AVG_SCORE_0_10, TR9856 score); "" =
+    #: number_format when that is set, else the layout's published form (hyperlex: shortest)
+    score_format: Literal["", "fixed", "trimmed", "shortest"] = ""
     #: SimLex conc(w1)/conc(w2): "brysbaert" (1-5, as published) or "pairs" (builder's conc1/2)
     conc_source: Literal["brysbaert", "pairs"] = "brysbaert"
 

@@ -45,7 +45,8 @@ from lexgold.manifest import manifest_beside
 from lexgold.process.ratings import (ITEM, check_binary, check_ratings, declare_scale,
                                      is_anonymous, on_scale, require_raters, scale_use)
 from lexgold.process.release import (concreteness_group, gold_table, read_release_pairs,
-                                     release_name, round_half_up, write_release)
+                                     plain_table, release_name, released_score,
+                                     write_release)
 from lexgold.process.rules import low_agreement_threshold
 from lexgold.process.scaling import gold_scores
 from lexgold.process.splithalf import split_half, split_half_random, transitivity
@@ -145,10 +146,12 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
         order = pairs.drop_duplicates(ITEM)[ITEM].reset_index(drop=True).reset_index()
         scores = scores.merge(order, on=ITEM, how="left").sort_values(
             "index", kind="stable").drop(columns="index").reset_index(drop=True)
-    sources = {"pairs": pairs, "decimals": release.decimals}
+    sources = {"pairs": pairs, "decimals": release.decimals,
+               "score_rounding": release.score_rounding, "rating_range": rating_range,
+               "score_range": score_range}
     if release.format == "simlex":
         sources.update(usf=usf, brysbaert=brysbaert, conc_source=release.conc_source)
-    gold = (plain_gold(scores, release.decimals) if release.format == "plain"
+    gold = (plain_gold(scores, **sources) if release.format == "plain"
             else gold_table(scores, release.format, **sources))
     if "concQ" in gold.columns:           # the released quartiles, for per-subset agreement
         scores["concQ"] = gold["concQ"].array
@@ -288,10 +291,15 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
                                 path=source.label)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    result.gold.to_csv(out / "gold.csv", index=False, lineterminator="\n")
+    table = (plain_table(result.gold, decimals=release.decimals,
+                         number_format=release.number_format,
+                         score_format=release.score_format)
+             if release.format == "plain" else result.gold)
+    table.to_csv(out / "gold.csv", index=False, lineterminator="\n")
     files = ["gold.csv", "exclusions.csv", "report.json", "report.md"]
     if name != "gold.csv":                # plain: gold.csv is the release
-        write_release(result.gold, release.format, out / name, decimals=release.decimals)
+        write_release(result.gold, release.format, out / name, decimals=release.decimals,
+                      number_format=release.number_format, score_format=release.score_format)
         files.insert(1, name)
     table = result.exclusions.rename(columns={"rater_id": "rater"})
     table.to_csv(out / "exclusions.csv", index=False, lineterminator="\n")
@@ -493,12 +501,15 @@ def _scales(raw, release, source):
     return ratings, scores, entry
 
 
-def plain_gold(scores: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
+def plain_gold(scores: pd.DataFrame, decimals: int = 2, score_rounding: str = "",
+               **ranges) -> pd.DataFrame:
     """The plain release: ``word1, word2, score`` (the mean rating on the released scale),
-    rounded half up on the decimal value as WordSim-353's published means are
-    (:func:`lexgold.process.release.round_half_up`)."""
+    rounded by ``score_rounding`` (:func:`lexgold.process.release.released_score`; half up on
+    the decimal value by default, as WordSim-353's published means are)."""
+    ranges = {k: v for k, v in ranges.items() if k in ("rating_range", "score_range")}
     return pd.DataFrame({"word1": scores["word1"], "word2": scores["word2"],
-                         "score": round_half_up(scores["score"], decimals)})
+                         "score": released_score(scores, decimals=decimals,
+                                                 rounding=score_rounding, **ranges).array})
 
 def _with_subsets(scores, final, pairs, format, usf=None) -> pd.DataFrame:
     """Attach subset labels (pos, conc_class, relation, topic, concQ, conc_group) to scores."""
@@ -611,6 +622,16 @@ def _splits(scores, config, rng):
                                                  for i in range(len(split.intervals) - 1)]}
                          for part in ("train", "dev", "test") if part in counts.index}
     summary["lexical"]["dropped"] = int((table["lexical"] == "").sum())
+    summary["lexical"]["kept_share"] = (float((table["lexical"] != "").mean())
+                                        if len(table) else 0.0)
+    if "pos" in scores.columns:           # the POS share of every part (verbs / nouns ...)
+        pos = scores["pos"].fillna("").astype(str).replace("", "?").to_numpy()
+        for kind in ("random", "lexical"):
+            for part, entry in summary[kind].items():
+                if isinstance(entry, dict):
+                    shares = pd.Series(pos[table[kind].to_numpy() == part]).value_counts(
+                        normalize=True).sort_index()
+                    entry["pos_share"] = {k: round(float(v), 4) for k, v in shares.items()}
     return table, summary
 
 

@@ -17,14 +17,27 @@ tr9856      ``TR9856.txt``       ``#term1 term2 score``, TAB-separated, score = 
                                  of annotators who said "related"
 ==========  ===================  ==========================================================
 
-Each layout prints numbers as its published file does. SimLex-999.txt and TR9856: at most
-``decimals`` decimals, trailing zeros dropped (``9.2``, ``2``); SimLex-999.txt has CRLF line
-ends. hyperlex-all.txt: exactly ``decimals`` decimals (``5.20``) and the ratings as integers
-(``5``; a rater's mean of two answers keeps its decimals, ``4.5``), LF line ends. Every release
-file rounds half up on the decimal value (:func:`round_half_up`: 6.125 -> 6.13, as
-WordSim-353's published means, where numpy rounds the binary value half to even, 6.12). A
-missing value is an empty field (TAB layouts) or ``NA`` (HyperLex's space layout, where an
-empty field cannot be seen). ``gold.csv`` also keeps the TR9856 ``topic``.
+Each layout prints numbers by the rules ``[process.release]`` declares, whose defaults are its
+published file's (:data:`NUMBER_FORMATS`, :func:`released_score`):
+
+- ``number_format``: SimLex-999.txt and TR9856 ``"trimmed"``, at most ``decimals`` decimals,
+  trailing zeros dropped (``9.2``, ``2``); hyperlex-all.txt ``"fixed"``, exactly ``decimals``
+  decimals (``5.20``). ``"shortest"`` is Python's shortest repr of the rounded value.
+- ``score_format``: the released score column (SimLex999, AVG_SCORE_0_10, TR9856 score);
+  hyperlex-all.txt prints its AVG_SCORE_0_10 ``"shortest"`` (``7.5``, ``0.9``, ``0.0``,
+  ``10.0``) beside its fixed AVG_SCORE and STD.
+- ``score_rounding``: ``"half-up"`` rounds the exact score half up on its decimal value
+  (:func:`round_half_up`: 6.125 -> 6.13, as WordSim-353's published means, where numpy rounds
+  the binary value half to even, 6.12); ``"mean-first"`` is HyperLex's AVG_SCORE_0_10,
+  ``round(round(mean, 2) * 10 / 6, 2)`` with Python's round(), which reproduces every row of
+  the vendored real excerpt of hyperlex-all.txt (tests/data/hyperlex-all.excerpt.txt) and,
+  by lexgold issue 36's check, all 2,616 rows of the published file. Every other number
+  (AVG_SCORE, STD, SimLex's metadata) is rounded half up.
+
+The ratings of hyperlex-all.txt print as integers (``5``; a rater's mean of two answers keeps
+its decimals, ``4.5``); SimLex-999.txt has CRLF line ends, the others LF. A missing value is
+an empty field (TAB layouts) or ``NA`` (HyperLex's space layout, where an empty field cannot be
+seen). ``gold.csv`` also keeps the TR9856 ``topic``.
 
 Where the SimLex metadata comes from (Hill et al. 2015, section 3.1 and the release's README):
 
@@ -81,6 +94,13 @@ RELEASE_FILES = {"simlex": "SimLex-999.txt", "hyperlex": "hyperlex-all.txt",
                  "tr9856": "TR9856.txt"}
 #: SimLex-999 section 6.2: the most associated pairs
 SIMASSOC_PAIRS = 333
+#: each layout's published number form: (number_format, score_format) of its release file
+NUMBER_FORMATS = {"simlex": ("trimmed", "trimmed"), "hyperlex": ("fixed", "shortest"),
+                  "tr9856": ("trimmed", "trimmed"), "plain": ("shortest", "shortest")}
+#: each layout's published rounding of its score (``score_rounding``; others: half-up)
+SCORE_ROUNDING = {"hyperlex": "mean-first"}
+#: the released score column of each layout
+SCORE_COLUMNS = {"simlex": "SimLex999", "hyperlex": "AVG_SCORE_0_10", "tr9856": "score"}
 
 
 def read_release_pairs(path: str | Path) -> pd.DataFrame:
@@ -267,11 +287,54 @@ def tr9856_gold(scores: pd.DataFrame, *, pairs: pd.DataFrame | None = None,
                          "topic": _column(scores, pairs, "topic")})[TR9856_COLUMNS]
 
 
-def gold_table(scores: pd.DataFrame, format: str, **sources) -> pd.DataFrame:
-    """The released table in ``format`` (``simlex``, ``hyperlex``, ``tr9856``)."""
+def released_score(scores: pd.DataFrame, *, decimals: int = 2, rounding: str = "half-up",
+                   rating_range: tuple[float, float] = (0.0, 6.0),
+                   score_range: tuple[float, float] = (0.0, 10.0)) -> pd.Series:
+    """The released score of every pair, rounded by ``[process.release] score_rounding``.
+
+    ``"half-up"``: the exact ``score`` (the mean on ``score_range``) rounded half up on its
+    decimal value (:func:`round_half_up`). ``"mean-first"``: the HyperLex release's
+    AVG_SCORE_0_10 (Vulic et al. 2017, section 4.5: the 0-6 mean scaled to 0-10), the ``mean``
+    rounded to ``decimals`` with Python's round() (the binary value, half to even), mapped
+    linearly from ``rating_range`` to ``score_range`` and rounded again the same way.
+
+    Examples
+    --------
+    >>> scores = pd.DataFrame({"mean": [4.5, 4.125], "score": [7.5, 4.125 * 10 / 6]})
+    >>> released_score(scores, rounding="mean-first").tolist()   # round(4.12 * 10 / 6, 2)
+    [7.5, 6.87]
+    >>> released_score(scores).tolist()                          # 6.875 half up
+    [7.5, 6.88]
+    """
+    if rounding in ("", "half-up"):
+        return round_half_up(scores["score"], decimals)
+    if rounding != "mean-first":
+        raise InputError(f"expected half-up or mean-first, found {rounding!r}",
+                         field="process.release.score_rounding")
+    (low, high), (start, end) = rating_range, score_range
+
+    def rule(mean):
+        if mean is None or mean is pd.NA or not np.isfinite(float(mean)):
+            return np.nan
+        return round((round(float(mean), decimals) - low) * (end - start) / (high - low) + start,
+                     decimals)
+
+    return scores["mean"].map(rule).astype(float)
+
+
+def gold_table(scores: pd.DataFrame, format: str, *, score_rounding: str = "",
+               rating_range: tuple[float, float] = (0.0, 6.0),
+               score_range: tuple[float, float] = (0.0, 10.0), **sources) -> pd.DataFrame:
+    """The released table in ``format`` (``simlex``, ``hyperlex``, ``tr9856``), its score
+    rounded by ``score_rounding`` (:func:`released_score`; "" = the layout's published rule,
+    :data:`SCORE_ROUNDING`)."""
     if format not in FORMATS:
         raise InputError(f"expected one of {', '.join(FORMATS)}, found {format!r}",
                          field="format")
+    scores = scores.assign(score=released_score(
+        scores, decimals=sources.get("decimals", 2),
+        rounding=score_rounding or SCORE_ROUNDING.get(format, "half-up"),
+        rating_range=rating_range, score_range=score_range).array)
     if format == "simlex":
         return simlex_gold(scores, **sources)
     sources = {k: v for k, v in sources.items() if k in ("pairs", "decimals")}
@@ -290,8 +353,11 @@ def release_name(format: str, release_file: str = "") -> str:
     return name
 
 
-def release_text(gold: pd.DataFrame, format: str, *, decimals: int = 2) -> str:
-    """The table of :func:`gold_table` in the published file's exact layout (module docstring).
+def release_text(gold: pd.DataFrame, format: str, *, decimals: int = 2, number_format: str = "",
+                 score_format: str = "") -> str:
+    """The table of :func:`gold_table` in the published file's exact layout (module docstring),
+    numbers printed as ``number_format`` and the score column as ``score_format`` (``fixed``,
+    ``trimmed``, ``shortest``; "" = the layout's published form, :data:`NUMBER_FORMATS`).
 
     Raises :class:`InputError` when a word holds the layout's delimiter (a TAB; for HyperLex
     any white space), which would shift the columns.
@@ -302,28 +368,46 @@ def release_text(gold: pd.DataFrame, format: str, *, decimals: int = 2) -> str:
     >>> release_text(table, "tr9856")
     '#term1\\tterm2\\tscore\\na b\\tc\\t0.8\\n'
     """
-    if format == "simlex":
-        rows = [[_text(v, decimals) for v in row] for row in gold[SIMLEX_COLUMNS].itertuples(
-            index=False)]
-        return _join(["\t".join(SIMLEX_COLUMNS)], rows, "\t", gold, end="\r\n")
-    if format == "tr9856":
-        rows = [[_text(v, decimals) for v in row] for row in gold[TR9856_COLUMNS[:3]].itertuples(
-            index=False)]
-        return _join(["#" + "\t".join(TR9856_COLUMNS[:3])], rows, "\t", gold)
-    if format != "hyperlex":
+    if format not in RELEASE_FILES:
         raise InputError(f"no published layout for format {format!r}; expected one of "
                          f"{', '.join(RELEASE_FILES)}", field="process.release.format")
-    rows = []
-    for row in gold[HYPERLEX_COLUMNS].itertuples(index=False):
-        fields = [_fixed(v, decimals) or "NA" for v in row[:-1]]
-        rows.append(fields + str(row[-1]).split())
+    score_format = score_format or number_format or NUMBER_FORMATS[format][1]
+    number_format = number_format or NUMBER_FORMATS[format][0]
+    columns = {"simlex": SIMLEX_COLUMNS, "tr9856": TR9856_COLUMNS[:3],
+               "hyperlex": HYPERLEX_COLUMNS[:-1]}[format]
+    forms = [score_format if column == SCORE_COLUMNS[format] else number_format
+             for column in columns]
+    rows = [[_number_text(v, decimals, form) for v, form in zip(row, forms)]
+            for row in gold[columns].itertuples(index=False)]
+    if format == "simlex":
+        return _join(["\t".join(SIMLEX_COLUMNS)], rows, "\t", gold, end="\r\n")
+    if format == "tr9856":
+        return _join(["#" + "\t".join(TR9856_COLUMNS[:3])], rows, "\t", gold)
+    rows = [[field or "NA" for field in fields] + str(scores).split()
+            for fields, scores in zip(rows, gold["SCORES.."])]
     return _join([" ".join(HYPERLEX_COLUMNS)], rows, " ", gold)
 
 
-def write_release(gold: pd.DataFrame, format: str, path: str | Path, *, decimals: int = 2) -> Path:
+def plain_table(gold: pd.DataFrame, *, decimals: int = 2, number_format: str = "",
+                score_format: str = "") -> pd.DataFrame:
+    """The plain release (``word1, word2, score``: ``gold.csv`` of ``format = "plain"`` and of
+    Best-Worst Scaling) with its score printed as ``score_format`` (else ``number_format``,
+    else ``shortest``, the form pandas writes a float in).
+
+    >>> plain_table(pd.DataFrame({"word1": ["a"], "word2": ["b"], "score": [7.5]}),
+    ...             score_format="fixed")["score"].tolist()
+    ['7.50']
+    """
+    form = score_format or number_format or NUMBER_FORMATS["plain"][1]
+    return gold.assign(score=[_number_text(v, decimals, form) for v in gold["score"]])
+
+
+def write_release(gold: pd.DataFrame, format: str, path: str | Path, *, decimals: int = 2,
+                  number_format: str = "", score_format: str = "") -> Path:
     """Write :func:`release_text` to ``path`` (UTF-8; the layout's line ends)."""
     path = Path(path)
-    path.write_bytes(release_text(gold, format, decimals=decimals).encode("utf-8"))
+    path.write_bytes(release_text(gold, format, decimals=decimals, number_format=number_format,
+                                  score_format=score_format).encode("utf-8"))
     return path
 
 
@@ -371,10 +455,14 @@ def _rating_text(value) -> str:
     return str(int(value)) if value.is_integer() else repr(value)
 
 
-def _fixed(value, decimals: int) -> str:
-    """A HyperLex field: numbers with exactly ``decimals`` decimals (``5.20``); NaN empty."""
-    if isinstance(value, (float, np.floating)) and not isinstance(value, bool):
-        return "" if np.isnan(value) else f"{float(value):.{decimals}f}"
+def _number_text(value, decimals: int, form: str) -> str:
+    """A field in ``form``: ``fixed`` (exactly ``decimals`` decimals, ``5.20``), ``trimmed``
+    (:func:`_text`) or ``shortest`` (the float's shortest repr, ``7.5``, ``10.0``); integers
+    as such, NaN empty."""
+    if isinstance(value, (float, np.floating)) and form != "trimmed":
+        if np.isnan(value):
+            return ""
+        return f"{float(value):.{decimals}f}" if form == "fixed" else repr(float(value))
     return _text(value, decimals)
 
 
