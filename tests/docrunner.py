@@ -129,7 +129,7 @@ def serves(command: str) -> int | None:
         return None
     if "--port" in words:
         return int(words[words.index("--port") + 1])
-    return 5000
+    return 8000                    # lexgold serve's default
 
 
 def output_matches(expected: str, output: str) -> str | None:

@@ -20,7 +20,8 @@ from docrunner import blocks, commands, output_matches, run_document  # noqa: E4
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the documents run so far; the others are being marked up (issue 34)
-DOCUMENTS = [ROOT / "docs" / "evaluate.md"]
+DOCUMENTS = [ROOT / "docs" / "evaluate.md", ROOT / "docs" / "languages.md",
+             ROOT / "deploy" / "README.md"]
 
 
 def environment(tmp_path: Path) -> dict[str, str]:
@@ -34,6 +35,7 @@ def environment(tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.mark.docs
+@pytest.mark.timeout(2400)          # a walk-through rehearses a study: minutes, not seconds
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_document_runs_as_written(document, tmp_path):
     # README's commands are relative to the checkout (bash scripts/quickstart.sh): they run in
