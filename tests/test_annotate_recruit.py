@@ -168,7 +168,7 @@ def test_fixed_slots_without_a_minimum_and_bad_minimum(tmp_path, usf):
     assert "no [study] min_accepted_raters: the slots are fixed" in out.output
     bad = protocol_variant(tmp_path, "hyperlex", min_accepted_raters=-1)
     with pytest.raises(InputError,
-                       match=r"\[study\] min_accepted_raters: allowed x >= 0, given -1"):
+                       match=r"\[study\] min_accepted_raters: allowed 0 <= x <= 10,000, given -1"):
         create_study(bad, pairs, database_url(tmp_path / "bad.sqlite"))
 
 

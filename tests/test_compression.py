@@ -81,7 +81,7 @@ def test_cli_evaluate_compressed_gold_and_vectors_same_json(lee_files, tmp_path)
         "evaluate", "--gold", str(_compressed(DATA / "wordsim353.tsv", tmp_path, ".bz2")),
         "--vectors", str(_compressed(text, tmp_path, ".gz")), *args])
     assert plain.exit_code == 0 and packed.exit_code == 0, packed.output
-    first, second = json.loads(plain.output), json.loads(packed.output)
+    first, second = json.loads(plain.stdout), json.loads(packed.stdout)   # warnings: stderr
     for result in (first, second):
         del result["gold"], result["vectors"]
     assert first == second
