@@ -17,6 +17,15 @@ from lexgold.errors import InputError, WordNetNotFound, redact
 USER_ERRORS = (InputError, FileNotFoundError, WordNetNotFound, PermissionError, IsADirectoryError)
 
 
+def plural(n: int, noun: str) -> str:
+    """``1 pair``, ``2 pairs``: counts in messages.
+
+    >>> plural(1, "rater"), plural(2, "rater")
+    ('1 rater', '2 raters')
+    """
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 class LexgoldGroup(click.Group):
     """A click group that reports bad input as ``Error: <one line>`` and exit status 1."""
 

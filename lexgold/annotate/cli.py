@@ -12,6 +12,7 @@ from lexgold.annotate.server import serve_study, shown
 from lexgold.cliutil import (
     crowd_options,
     out_file_option,
+    plural,
     protocol_option,
     seed_option,
     study_target,
@@ -329,8 +330,6 @@ def export_command(study_db, out_file, complete_only):
                               "raters": raters, "complete_only": complete_only}
     sidecar.write_text(json.dumps(description, indent=1, ensure_ascii=False) + "\n",
                        encoding="utf-8")
-    from lexgold.ratings.layouts import plural     # here: layouts imports pandas, export not
-
     click.echo(f"{plural(answers, 'answer')} of {plural(raters, 'rater')} -> {out_file} "
                f"(the study's {len(description['pairs'])} pairs and protocol -> {sidecar.name})")
 
@@ -429,8 +428,6 @@ def backup_command(study_db, out_file, force):
     from lexgold.annotate.db import backup_study
 
     copy = backup_study(study_db, out_file, force=force)
-    from lexgold.ratings.layouts import plural     # here: layouts imports pandas, backup not
-
     click.echo(f"{shown(study_db)} -> {copy['out']}: {plural(copy['answers'], 'answer')} of "
                f"{plural(copy['raters'], 'rater')}, {copy['bytes'] / 1e6:.1f} MB, one "
                f"self-contained file")

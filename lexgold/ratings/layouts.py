@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from lexgold.cliutil import plural  # noqa: F401  (ratings.cli and importer use it from here)
 from lexgold.errors import InputError
 from lexgold.ratings import ANONYMOUS, LAYOUTS
 from lexgold.compression import check_regular, open_input, read_input_bytes
@@ -438,11 +439,6 @@ def _repeats(frame: pd.DataFrame, layout: str) -> list[str]:
         ["word1", "word2", "_line"]].head(3).itertuples(index=False))
     return [f"{plural(len(shown), 'pair')} listed twice ({examples}): both listings kept, "
             f"the later as kind=duplicate"]
-
-
-def plural(n: int, noun: str) -> str:
-    """``1 pair``, ``2 pairs``."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _delimiter(line: str) -> str | None:
