@@ -24,6 +24,7 @@ from lexgold.builder.tr9856 import (
     topic_pairs,
 )
 from lexgold.builder.tr9856_lexicon import (
+    drop_fragments,
     hypergeometric_lexicon,
     hypergeometric_log_p,
     hypergeometric_p,
@@ -140,9 +141,22 @@ def _hand_corpus(tmp_path: Path) -> tuple[Path, Path]:
     return corpus, topics
 
 
+def _paper_protocol(tmp_path: Path) -> Path:
+    """The packaged tr9856 protocol with ``fragment_share = 0``: the paper's lexicon."""
+    text = Path(load_protocol("tr9856")["_path"]).read_text(encoding="utf-8")
+    assert "fragment_share = 0.9\n" in text
+    protocol = tmp_path / "paper.toml"
+    protocol.write_text(text.replace("fragment_share = 0.9\n", "fragment_share = 0\n"),
+                        encoding="utf-8")
+    return protocol
+
+
 def test_hand_made_corpus_gives_the_lexicon_computed_by_hand(tmp_path):
+    """The paper's test (fragment_share = 0); with the default protocol "quark", whose every
+    sentence holds "quark is small", leaves the lexicon (test_cli_builds_and_prints_a_summary)."""
     corpus, topics = _hand_corpus(tmp_path)
-    report = build_tr9856(corpus, topics, tmp_path / "out", seed=3)
+    report = build_tr9856(corpus, topics, tmp_path / "out", seed=3,
+                          protocol=_paper_protocol(tmp_path))
     lexicon = pd.read_csv(tmp_path / "out" / "lexicon.csv")
     # N = 20 sentences, K = 10 per topic. Terms of "the quark is small" (the/is are stop words):
     # quark, small, "quark is small" -> m = 3. quark: x = n_t = 10, p = 1 / C(20, 10);
@@ -427,6 +441,62 @@ def test_same_seed_same_bytes_other_seed_other_pairs(wiki_runs):
     assert (base / "a" / "pairs.csv").read_bytes() != (base / "c" / "pairs.csv").read_bytes()
 
 
+def test_name_fragments_leave_the_lexicon_and_the_name_stays(wiki_runs, tmp_path):
+    """Issue 34: the default build showed raters "napoleon / ayn". On gensim's sample "ayn" is
+    in 13 sentences, 12 of them inside "ayn rand" (12/13 >= 0.9): with the fragment rule it
+    leaves the lexicon and the pairs, "ayn rand" stays; "rand" (147 sentences, 12 inside the
+    name: the article calls her "Rand") and "napoleon" stay terms of their own. With
+    fragment_share = 0 (the paper) "ayn" passes the test on the name's sentences."""
+    base, reports = wiki_runs
+    lexicon = pd.read_csv(base / "a" / "lexicon.csv", keep_default_na=False)
+    pairs = pd.read_csv(base / "a" / "pairs.csv", keep_default_na=False)
+    anarchism = set(lexicon.loc[lexicon["topic"] == "anarchism", "term"])
+    assert {"ayn rand", "atlas shrugged", "rand", "napoleon"} <= anarchism
+    assert not {"ayn", "shrugged"} & anarchism
+    shown = set(pairs["term1"]) | set(pairs["term2"])
+    assert "ayn rand" in shown and "ayn" not in shown
+    fragments = reports["a"]["topics"]["anarchism"]["fragments"]
+    assert fragments["ayn"] == "ayn rand" and fragments["shrugged"] == "atlas shrugged"
+    assert "rand" not in fragments
+    assert reports["a"]["config"]["fragment_share"] == 0.9
+
+    report = build_tr9856(None, None, tmp_path / "paper", seed=1,
+                          protocol=_paper_protocol(tmp_path),
+                          all_terms=True, show_progress=False)
+    terms = pd.read_csv(tmp_path / "paper" / "terms.csv", keep_default_na=False)
+    terms = terms[terms["topic"] == "anarchism"].set_index("term")
+    assert terms.loc["ayn", "in_lexicon"] and terms.loc["ayn rand", "in_lexicon"]
+    assert (terms.loc["ayn rand", "term_sentences"], terms.loc["ayn", "term_sentences"]) == (12, 13)
+    assert terms.loc["rand", "term_sentences"] == 147
+    assert report["topics"]["anarchism"]["fragments"] == {}
+    assert report["lexicon_terms"] - reports["a"]["lexicon_terms"] == sum(
+        len(t["fragments"]) for t in reports["a"]["topics"].values())
+
+
+def test_fragment_rule_by_hand():
+    """Longer terms first. Topic t: "b c" is in 10 sentences, 9 inside "a b c" (0.9): it goes.
+    "b" (20 sentences) is inside the kept "a b c" in 9 (0.45): it stays, and the dropped "b c"
+    does not count. "c" (30) is inside "c d" in 28 (0.93): it goes. Topic u's "c" stays: "c d"
+    is topic t's term. A longer term that is not in the lexicon never counts."""
+    tested = pd.DataFrame({
+        "topic": ["t"] * 5 + ["u"],
+        "term": ["a b c", "b c", "b", "c", "c d", "c"],
+        "n": [3, 2, 1, 1, 2, 1],
+        "term_sentences": [9, 10, 20, 30, 28, 30],
+        "in_lexicon": True})
+    out = drop_fragments(tested, 0.9).set_index(["topic", "term"])
+    assert out["part_of"].to_dict() == {("t", "a b c"): "", ("t", "b c"): "a b c",
+                                        ("t", "b"): "", ("t", "c"): "c d", ("t", "c d"): "",
+                                        ("u", "c"): ""}
+    assert out["in_lexicon"].tolist() == [True, False, True, False, True, True]
+    assert drop_fragments(tested, 0)["in_lexicon"].all()
+    assert drop_fragments(tested, 0.95).set_index(["topic", "term"]).loc[("t", "c"),
+                                                                         "in_lexicon"]
+    not_kept = tested.assign(in_lexicon=[True, True, True, True, False, True])
+    assert drop_fragments(not_kept, 0.9)["in_lexicon"].tolist() == [True, False, True, True,
+                                                                    False, True]
+
+
 # --------------------------------------------------------------------------- CLI and errors
 
 
@@ -439,7 +509,9 @@ def test_cli_builds_and_prints_a_summary(tmp_path):
     result = _run(["build", "tr9856", "--corpus", str(corpus), "--topics", str(topics),
                    "--seed", "4", "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
-    assert "2 topics, 3 articles, 20 sentences: 4 lexicon terms, 4 pairs" in result.output
+    # "quark" and "cat" are in no sentence without "quark is small", "cat is small": fragments
+    # (the paper's lexicon has 4 terms and 4 pairs: test_hand_made_corpus_...)
+    assert "2 topics, 3 articles, 20 sentences: 2 lexicon terms, 3 pairs" in result.output
     assert json.loads((tmp_path / "out" / "report.json").read_text())["manifest"]["seed"] == 4
     assert not (tmp_path / "out" / "terms.csv").exists()
     result = _run(["build", "tr9856", "--corpus", str(corpus), "--topics", str(topics),
@@ -448,7 +520,9 @@ def test_cli_builds_and_prints_a_summary(tmp_path):
     physics = terms[terms["topic"] == "physics"].set_index("term")
     assert sorted(physics.index) == ["quark", "quark is small", "small"]
     assert physics.loc["small", "p"] == 1.0 and not physics.loc["small", "in_lexicon"]
-    assert terms["in_lexicon"].sum() == 4
+    assert physics.loc["quark", "part_of"] == "quark is small"
+    assert not physics.loc["quark", "in_lexicon"] and physics.loc["quark", "p_bonferroni"] < 0.05
+    assert terms["in_lexicon"].sum() == 2
     assert (tmp_path / "all" / "lexicon.csv").read_bytes() == (
         tmp_path / "out" / "lexicon.csv").read_bytes()
     help_text = _run(["build", "tr9856", "--help"]).output

@@ -194,7 +194,7 @@ def test_catalogue_checksum_match_mismatch_unknown_and_renamed(tmp_path):
     (folder / "copy-of-alpha.tsv").write_bytes(alpha)              # renamed: by checksum
     (folder / "alpha.txt.gz").write_bytes(gzip.compress(alpha))   # compressed: inner bytes
     (folder / "readme.md").write_bytes(b"# notes\n")               # unknown
-    known, unknown = scan_folder(folder, catalogue)
+    known, ignored = scan_folder(folder, catalogue)
     verdicts = {str(m.path.relative_to(folder)): (m.entry.key, m.file, m.verdict)
                 for m in known}
     assert verdicts == {"alpha.txt": ("alpha", "alpha.txt", "verified"),
@@ -202,7 +202,7 @@ def test_catalogue_checksum_match_mismatch_unknown_and_renamed(tmp_path):
                         "beta.csv": ("beta", "Beta.csv", "unverified"),
                         "copy-of-alpha.tsv": ("alpha", "alpha.txt", "verified"),
                         "sub/alpha.txt": ("alpha", "alpha.txt", "modified")}
-    assert [p.name for p in unknown] == ["readme.md"]
+    assert [(i.path.name, i.reason) for i in ignored] == [("readme.md", "not a data file")]
     modified = next(m for m in known if m.verdict == "modified")
     assert modified.sha256 == hashlib.sha256(alpha + b"red\tblue\t1\n").hexdigest()
 
@@ -248,7 +248,8 @@ def test_gold_dir_table_warns_on_a_modified_copy(models, tmp_path):
     assert (f"Warning: {folder / 'edited' / 'wordsim353.tsv'}: a modified copy of WordSim-353 "
             f"(gensim's copy)'s wordsim353.tsv (sha256 {digest[:12]}, the catalogue's "
             f"f92a022fc253)") in out.stderr
-    assert f"Note: {folder / 'notes.txt'}: not a known gold file, skipped" in out.stderr
+    assert (f"Note: {folder}: 1 file not evaluated: 1 not word pairs (notes.txt: no word pairs "
+            "found after the header)") in out.stderr
     rows = [line.split("  ") for line in out.stdout.splitlines()]
     table = {cells[0]: [c.strip() for c in cells[1:] if c.strip()] for cells in rows}
     assert table["dataset"][-2:] == [str(paths[0]), str(paths[1])]
@@ -278,4 +279,6 @@ def test_gold_dir_without_a_known_file(tmp_path, models):
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "x.txt").write_text("hello\n")
     out = run("evaluate", "--gold-dir", tmp_path / "empty", "--vectors", models[1][0])
-    assert out.exit_code == 1 and "no known gold file in this folder" in out.output
+    assert out.exit_code == 1 and "no gold file in this folder (1 file not evaluated: 1 not " \
+                                  "word pairs (x.txt: no word pairs found after the header))" in out.output
+    assert "Note:" not in out.output

@@ -5,7 +5,8 @@ Steps, each in its own module:
 1. topics, their articles and S_def (section 3.1, 3.3): :mod:`lexgold.builder.tr9856_topics`;
 2. corpus reading (:mod:`lexgold.builder.corpus`), sentences and n-gram terms
    (:mod:`lexgold.builder.terms`), the hypergeometric test with Bonferroni correction
-   (section 3.2): :mod:`lexgold.builder.tr9856_lexicon`;
+   (section 3.2), and the terms nearly always inside a longer lexicon term taken out
+   (**Decision**): :mod:`lexgold.builder.tr9856_lexicon`;
 3. pair selection (section 3.3), here: S_top,n = the 10 n-terms with the smallest p (ranked
    by log p, which does not underflow),
    S_misc,n = 10 other n-terms of the lexicon drawn at random, the pairs S_def x S_top,n and
@@ -33,7 +34,12 @@ from lexgold.compression import sha256_file
 from lexgold.builder.corpus import TextFolder, WikiDump, gensim_wiki_sample
 from lexgold.builder.multistream import open_corpus
 from lexgold.builder.terms import TermOptions, normalise_terms, read_stop_words
-from lexgold.builder.tr9856_lexicon import count_corpus, hypergeometric_lexicon, term_table
+from lexgold.builder.tr9856_lexicon import (
+    count_corpus,
+    drop_fragments,
+    hypergeometric_lexicon,
+    term_table,
+)
 from lexgold.builder.tr9856_topics import Topic, read_topics
 from lexgold.errors import InputError
 from lexgold.manifest import LIBRARIES, run_manifest
@@ -70,6 +76,7 @@ class TR9856Build:
     ngram_sizes: Annotated[list[Annotated[int, between(1)]], NON_EMPTY] = dataclasses.field(
         default_factory=lambda: [1, 2, 3])
     alpha: Annotated[float, between(0, 1, low_open=True)] = 0.05
+    fragment_share: Annotated[float, between(0, 1)] = 0.9
     top_terms_per_n: Count = 10
     misc_terms_per_n: Count = 10
     random_pairs_per_s_def: Count = 60
@@ -304,10 +311,12 @@ def build_tr9856(corpus: str | Path | None, topics: str | Path | None, out_dir: 
                                  splitter=config.sentence_splitter,
                                  punkt_train_chars=config.punkt_train_chars, workers=workers)
     check_found(topic_list, topics_of, found, reader, topics_path)
-    tested = hypergeometric_lexicon(term_table(counts), config.alpha, config.ngram_sizes)
+    tested = drop_fragments(hypergeometric_lexicon(term_table(counts), config.alpha,
+                                                   config.ngram_sizes), config.fragment_share)
     if all_terms:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
-        tested[LEXICON_COLUMNS + ["topic_sentences", "sentences", "in_lexicon"]].to_csv(
+        audit = ["topic_sentences", "sentences", "in_lexicon", "part_of"]
+        tested[LEXICON_COLUMNS + audit].to_csv(
             Path(out_dir) / "terms.csv", index=False, lineterminator="\n")
     return _write(topic_list, tested, counts, config, options, seed, Path(out_dir),
                   manifest(protocol_data, config, reader, topics_path, stop_path, seed))
@@ -329,6 +338,8 @@ def _write(topic_list, tested, counts, config, options, seed, out_dir: Path, run
             "articles": counts.topic_articles.get(topic.key, 0),
             "sentences": counts.topic_sentences.get(topic.key, 0),
             "terms_tested": len(topic_tested),
+            "fragments": dict(topic_tested.loc[topic_tested["part_of"] != "",
+                                               ["term", "part_of"]].itertuples(index=False)),
             "lexicon": {str(n): int((topic_lexicon["n"] == n).sum())
                         for n in sorted(set(config.ngram_sizes))},
             **sampled}

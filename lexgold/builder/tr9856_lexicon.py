@@ -7,6 +7,12 @@ that include t, denoted x; we use the HG test to assess the probability p, to ob
 occurrences of t within sentences selected at random out of the total population of sentences."
 Terms with n = 1, 2, 3 whose Bonferroni-corrected p is <= 0.05 form the topic lexicon.
 
+**Decision** (not in the paper; :func:`drop_fragments`): a lexicon term is dropped when nearly
+all the corpus sentences that contain it contain one longer term kept in the same topic's
+lexicon (``fragment_share`` of ``[build]``, default 0.9). Without it, the words of a name
+(``ayn``, ``rand`` of ``ayn rand``) pass the test on the name's sentences and are shown to
+raters as terms of their own.
+
 Counting streams over the corpus: memory holds one counter per topic over the terms seen, so it
 is bounded by the vocabulary of n-gram terms, not by the size of the corpus. Articles are read
 once from the corpus; their plain text is spooled to a temporary file while Punkt learns the
@@ -353,3 +359,62 @@ def hypergeometric_lexicon(terms: pd.DataFrame, alpha: float = 0.05,
     tested["p_bonferroni"] = np.minimum(1.0, tested["p"].to_numpy() * m)
     tested["in_lexicon"] = tested["p_bonferroni"] <= alpha
     return tested.reset_index(drop=True)
+
+
+def drop_fragments(tested: pd.DataFrame, share: float = 0.9) -> pd.DataFrame:
+    """Take out of the lexicon the terms that are, in the corpus, nearly always part of one
+    longer lexicon term of the same topic (module docstring, **Decision**).
+
+    A lexicon term t (``in_lexicon``) is a fragment of a longer kept lexicon term T of its topic
+    when T contains t as consecutive words and ``n_T / n_t >= share``: at least that share of
+    the corpus sentences containing t contain T (every sentence containing T contains t, so
+    ``n_T / n_t`` is the share of t's sentences inside T). Longer terms are decided first, so T
+    is itself kept. ``share = 0`` keeps every term (the paper's lexicon).
+
+    Parameters
+    ----------
+    tested : pandas.DataFrame
+        :func:`hypergeometric_lexicon`'s table (``topic, term, n, term_sentences, in_lexicon``).
+    share : float
+        0 < share <= 1, or 0 for no rule.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``tested`` with ``in_lexicon`` false for the fragments and a column ``part_of``: the
+        longer term a fragment belongs to ("" for the others).
+
+    Examples
+    --------
+    "ayn" is in 4 sentences, all inside "ayn rand"; "rand" in 5, 4 of them inside it; "state"
+    in 40, 1 inside "state of nature":
+
+    >>> tested = pd.DataFrame({"topic": "a", "term": ["ayn", "rand", "ayn rand", "state",
+    ...                        "state of nature"], "n": [1, 1, 2, 1, 3],
+    ...                        "term_sentences": [4, 5, 4, 40, 1], "in_lexicon": True})
+    >>> out = drop_fragments(tested, 0.8)
+    >>> out.loc[~out["in_lexicon"], ["term", "part_of"]].values.tolist()
+    [['ayn', 'ayn rand'], ['rand', 'ayn rand']]
+    """
+    out = tested.assign(part_of="")
+    if share <= 0 or out.empty:
+        return out
+    kept = out["in_lexicon"].to_numpy().copy()
+    part_of = [""] * len(out)
+    sentences = out["term_sentences"].to_numpy()
+    for _, rows in out[out["in_lexicon"]].groupby("topic", sort=False):
+        longer: dict[str, list[int]] = {}      # word sequence -> rows of kept terms holding it
+        for length in sorted(rows["n"].unique(), reverse=True):
+            for i in rows.index[rows["n"] == length]:
+                term = out.at[i, "term"]
+                inside = [j for j in longer.get(term, []) if sentences[j] >= share * sentences[i]]
+                if inside:
+                    j = max(inside, key=lambda k: (sentences[k], out.at[k, "term"]))
+                    kept[i], part_of[i] = False, out.at[j, "term"]
+                    continue
+                words = term.split(" ")
+                for size in range(1, len(words)):
+                    for start in range(len(words) - size + 1):
+                        longer.setdefault(" ".join(words[start:start + size]), []).append(i)
+    out["in_lexicon"], out["part_of"] = kept, part_of
+    return out

@@ -86,9 +86,11 @@ def _echo_warnings(caught) -> None:
               help="A pair listed twice in a gold file (warned: how many, the first line): "
                    "keep its first row, one row with the mean score, or stop.")
 @click.option("--gold-dir", type=click.Path(exists=True, file_okay=False),
-              help="A folder of published gold files: every file the catalogue knows (by name "
-                   "or checksum) is evaluated, a modified copy with a warning, and one table "
-                   "is printed over all of them.")
+              help="A folder of gold files, subfolders too: lexgold releases (gold.csv beside "
+                   "datapackage.json or croissant.json), the catalogue's published files (by "
+                   "name or checksum; a modified copy with a warning) and any other file "
+                   "--gold reads; other files (README, images, JSON ...) are counted in one "
+                   "note. One table is printed over all of them.")
 @vectors_options(several=True)
 @click.option("--common-vocabulary", is_flag=True,
               help="With several --vectors: score every model on the pairs all of them cover.")
@@ -120,7 +122,8 @@ def evaluate(golds, gold_format, language, alternatives, strip_language_prefix, 
 
     With several --vectors each model is scored on each gold file (--common-vocabulary: on the
     pairs all of them cover), and Steiger's test compares each two models. --gold-dir
-    evaluates every published gold file the catalogue recognises in a folder.
+    evaluates every gold file of a folder: lexgold releases, published files, any file --gold
+    reads.
 
     \b
     Example:

@@ -2,8 +2,9 @@
 
 The figures come from :func:`lexgold.evaluate.report.evaluate_gold_files` (several models:
 :mod:`lexgold.evaluate.models`); this module prints them: per gold file, one row per model and
-Steiger's test between each two, or with ``--gold-dir`` one table over every recognised file
-(rows: data sets; columns: models), as word-embeddings-benchmarks' ``evaluate_on_all`` does.
+Steiger's test between each two, or with ``--gold-dir`` one table over every gold file of the
+folder (:func:`lexgold.evaluate.catalogue.scan_folder`; rows: data sets; columns: models), as
+word-embeddings-benchmarks' ``evaluate_on_all`` does.
 """
 
 from __future__ import annotations
@@ -18,23 +19,51 @@ def _fmt(value) -> str:
 
 
 def gold_dir_files(gold_dir, golds) -> list:
-    """The catalogue's files in ``gold_dir`` (:func:`lexgold.evaluate.catalogue.scan_folder`),
-    with a note per unknown file and a warning per modified copy on stderr; an error when the
-    folder holds none and no --gold is given."""
+    """The gold files of ``gold_dir`` (:func:`lexgold.evaluate.catalogue.scan_folder`): a
+    warning per modified copy and one note counting the ignored files by reason on stderr;
+    an error when the folder holds none and no --gold is given."""
     from lexgold.errors import InputError
     from lexgold.evaluate.catalogue import scan_folder
 
-    known, unknown = scan_folder(gold_dir)
-    for path in unknown:
-        click.echo(f"Note: {path}: not a known gold file, skipped", err=True)
+    known, ignored = scan_folder(gold_dir)
     for match in known:
         if match.verdict == "modified":
-            click.echo(f"Warning: {match.path}: a modified copy of {match.entry.name}'s "
-                       f"{match.file} (sha256 {match.sha256[:12]}, the catalogue's "
-                       f"{match.entry.sha256[match.file][:12]})", err=True)
+            expected = (match.entry.sha256[match.file] if match.entry is not None
+                        else match.release["expected_sha256"])
+            what = (f"{match.entry.name}'s {match.file}" if match.entry is not None
+                    else f"the gold.csv of lexgold release {match.name!r} (its SHA256SUMS")
+            click.echo(f"Warning: {match.path}: a modified copy of {what} (sha256 "
+                       f"{match.sha256[:12]}, the "
+                       f"{'catalogue' if match.entry is not None else 'release'}'s "
+                       f"{expected[:12]})", err=True)
     if not known and not golds:
-        raise InputError("no known gold file in this folder", path=gold_dir, field="--gold-dir")
+        raise InputError("no gold file in this folder"
+                         + (f" ({ignored_summary(ignored)})" if ignored else ""),
+                         path=gold_dir, field="--gold-dir")
+    if ignored:
+        click.echo(f"Note: {gold_dir}: {ignored_summary(ignored)}", err=True)
     return known
+
+
+def ignored_summary(ignored) -> str:
+    """One line counting ignored files by reason; files that are not word pairs are named
+    (the first three), as they may be gold files the reader missed."""
+    from lexgold.evaluate.catalogue import IN_RELEASE, NOT_DATA, NOT_PAIRS, TOO_LARGE
+
+    reasons: dict[str, list] = {IN_RELEASE: [], NOT_DATA: [], TOO_LARGE: [], NOT_PAIRS: []}
+    for item in ignored:
+        reasons.setdefault(item.reason.split(":", 1)[0], []).append(item)
+    parts = []
+    for reason, items in reasons.items():
+        if not items:
+            continue
+        part = f"{len(items)} {reason}"
+        if reason == NOT_PAIRS:
+            shown = "; ".join(f"{i.path.name}: {i.reason.split(': ', 1)[1]}" for i in items[:3])
+            part += f" ({shown}{'; ...' if len(items) > 3 else ''})"
+        parts.append(part)
+    count = len(ignored)
+    return f"{count} file{'s' if count > 1 else ''} not evaluated: {', '.join(parts)}"
 
 
 def evaluate_several(golds, vectors, known, *, gold_format, language, case, vectors_format,
@@ -44,7 +73,8 @@ def evaluate_several(golds, vectors, known, *, gold_format, language, case, vect
     """Run and print ``lexgold evaluate`` for several models or a --gold-dir folder.
 
     ``known``: the :class:`lexgold.evaluate.catalogue.Match` of each --gold-dir file (empty
-    without --gold-dir). Exits with status 1 when a gold file fails (the others are printed).
+    without --gold-dir): catalogue, lexgold release or file read as is. Exits with status 1
+    when a gold file fails (the others are printed).
     """
     import pandas as pd
 
@@ -82,7 +112,13 @@ def evaluate_several(golds, vectors, known, *, gold_format, language, case, vect
     def item(run) -> dict:
         found = json_item(run)
         if run.path in matches:
-            found["catalogue"] = _catalogue_item(matches[run.path])
+            match = matches[run.path]
+            found["dataset"], found["source"] = match.name, match.source
+            if match.entry is not None:
+                found["catalogue"] = _catalogue_item(match)
+            if match.release is not None:
+                found["release"] = {**match.release, "checksum": match.verdict,
+                                    "sha256": match.sha256}
         return found
 
     if known and not as_json:
@@ -130,7 +166,7 @@ def _print_table(runs, vectors, matches, several: bool) -> None:
     rows = []
     for run in runs:
         match = matches.get(run.path)
-        name, check = (match.entry.name, match.verdict) if match else ("-", "-")
+        name, check = (match.name, match.verdict or "-") if match else ("-", "-")
         if run.error is not None:
             cells = ["error"] * len(vectors)
             pairs = ""
