@@ -211,9 +211,10 @@ def progress_bar(quiet: bool = False, **options):
 
 class Stages:
     """Progress over the named stages of a command (``lexgold process``): a bar of
-    ``len(names)`` steps whose text is the stage running now, its elapsed time ticking (a
-    stage can take tens of seconds). Called with a stage's name when it starts; the stages
-    before it count as done. Use as a context manager; ``quiet`` as :func:`progress_bar`."""
+    ``len(names)`` steps: "stage 3/6 [00:12, agreement]", the number and name of the stage
+    running now, the elapsed time ticking (a stage can take tens of seconds). Called with a
+    stage's name when it starts. Use as a context manager; ``quiet`` as
+    :func:`progress_bar`."""
 
     def __init__(self, names, *, desc: str, quiet: bool = False):
         self.names = list(names)
@@ -223,8 +224,8 @@ class Stages:
         self._ticker = _Ticker(self.bar)
 
     def __call__(self, name: str) -> None:
-        done = self.names.index(name) if name in self.names else self.bar.n
-        self.bar.update(done - self.bar.n)
+        number = self.names.index(name) + 1 if name in self.names else self.bar.n
+        self.bar.update(number - self.bar.n)
         self.bar.set_postfix_str(name)
 
     def __enter__(self):

@@ -8,6 +8,7 @@ import io
 import json
 import os
 import pty
+import re
 import struct
 import subprocess
 import sys
@@ -179,11 +180,11 @@ def test_stages_name_the_stage_running(monkeypatch):
     with Stages(["reading", "agreement", "writing"], desc="process") as stages:
         stages("reading")
         stages("agreement")
-        assert stages.bar.n == 1
-        stages.bar.refresh()
-        assert "stage 1/3" in stream.getvalue() and "agreement" in stream.getvalue()
-        stages("writing")
         assert stages.bar.n == 2
+        stages.bar.refresh()
+        assert re.search(r"process: stage 2/3 \[\d\d:\d\d, agreement\]", stream.getvalue())
+        stages("writing")
+        assert stages.bar.n == 3
     quiet = Terminal()
     monkeypatch.setattr(sys, "stderr", quiet)
     with Stages(["reading"], desc="process", quiet=True) as stages:
@@ -196,7 +197,7 @@ def test_working_shows_the_command_and_its_time(monkeypatch):
     monkeypatch.setattr(sys, "stderr", stream)
     with working("build simlex"):
         pass
-    assert "build simlex [00:00]" in stream.getvalue()
+    assert re.search(r"build simlex \[\d\d:\d\d\]", stream.getvalue())
     stream = Terminal()
     monkeypatch.setattr(sys, "stderr", stream)
     with working("build simlex", quiet=True):
