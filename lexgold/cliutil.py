@@ -221,7 +221,7 @@ class Stages:
         self.bar = progress_bar(quiet, total=len(self.names), desc=desc, unit="stage",
                                 bar_format="{desc}: stage {n_fmt}/{total_fmt} "
                                            "[{elapsed}{postfix}]")
-        self._ticker = _Ticker(self.bar)
+        self._ticking = ticking(self.bar)
 
     def __call__(self, name: str) -> None:
         number = self.names.index(name) + 1 if name in self.names else self.bar.n
@@ -229,12 +229,11 @@ class Stages:
         self.bar.set_postfix_str(name)
 
     def __enter__(self):
-        self._ticker.start()
+        self._ticking.__enter__()
         return self
 
     def __exit__(self, *exc):
-        self._ticker.stop()
-        self.bar.close()
+        self._ticking.__exit__(*exc)
 
 
 def working(desc: str, *, quiet: bool = False):
@@ -244,43 +243,30 @@ def working(desc: str, *, quiet: bool = False):
 
 
 def ticking(bar):
-    """A context manager that refreshes ``bar`` every second (its elapsed time and ETA go on
-    between updates) and closes it at the end; gives the bar."""
+    """A context manager that refreshes ``bar`` every second from a daemon thread (its elapsed
+    time and ETA go on between updates) and closes it at the end; gives the bar."""
     return _Ticking(bar)
 
 
-class _Ticker:
-    """Refreshes a bar every second from a daemon thread (its elapsed time goes on)."""
-
+class _Ticking:
     def __init__(self, bar, every: float = 1.0):
         self.bar, self.every = bar, every
         self._stop = threading.Event()
         self._thread = None
 
-    def start(self):
-        if not self.bar.disable:
-            self._thread = threading.Thread(target=self._run, daemon=True)
-            self._thread.start()
-
     def _run(self):
         while not self._stop.wait(self.every):
             self.bar.refresh()
 
-    def stop(self):
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-
-
-class _Ticking:
-    def __init__(self, bar):
-        self.bar, self._ticker = bar, _Ticker(bar)
-
     def __enter__(self):
-        self.bar.refresh()
-        self._ticker.start()
+        if not self.bar.disable:
+            self.bar.refresh()
+            self._thread = threading.Thread(target=self._run, daemon=True)
+            self._thread.start()
         return self.bar
 
     def __exit__(self, *exc):
-        self._ticker.stop()
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
         self.bar.close()
