@@ -225,8 +225,9 @@ class Stages:
 
     def __call__(self, name: str) -> None:
         number = self.names.index(name) + 1 if name in self.names else self.bar.n
+        self.bar.set_postfix_str(name, refresh=False)
         self.bar.update(number - self.bar.n)
-        self.bar.set_postfix_str(name)
+        self.bar.refresh()
 
     def __enter__(self):
         self._ticking.__enter__()

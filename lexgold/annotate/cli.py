@@ -427,8 +427,9 @@ def rehearsal_progress(bar, max_raters: int | None = None):
             bar.total, now, text = max_raters, done[0], f"{completed}/{places} places completed"
         else:
             bar.total, now, text = places, completed, f"{entered} raters entered"
+        bar.set_postfix_str(text, refresh=False)
         bar.update(now - bar.n)
-        bar.set_postfix_str(text)
+        bar.refresh()
     return progress
 
 
