@@ -11,7 +11,13 @@ study (HyperLex: each on at least 10 accepted raters).
 
 Targets (issue 20, 2 cores): SimLex under 3 minutes, HyperLex under 5 minutes.
 
+``--fsync-ab N`` instead rehearses the same study N times in turn with the site's per-commit
+fsync (SQLite's synchronous=FULL) and without it (synchronous=NORMAL, what the rehearsal uses),
+each on a fresh copy, ``--max-raters`` raters each (default 40), and prints each run's wall
+time, the medians and the load average; the stored answers must be the same.
+
 Usage: python bench/bench_rehearsal.py [--protocol simlex] [--protocol hyperlex] [--out DIR]
+       python bench/bench_rehearsal.py --protocol simlex --fsync-ab 3 [--max-raters 40]
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import shutil  # noqa: E402
+import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
@@ -31,6 +39,7 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+import lexgold.annotate.rehearse as rehearsal  # noqa: E402
 from lexgold.annotate.db import database_url  # noqa: E402
 from lexgold.annotate.rehearse import rehearse  # noqa: E402
 from lexgold.annotate.study import create_study  # noqa: E402
@@ -73,15 +82,54 @@ def bench(protocol: str, folder: Path) -> dict:
             "fewest_accepted_raters": counts["min_raters_per_pair"]}
 
 
+def fsync_ab(protocol: str, folder: Path, turns: int, max_raters: int) -> None:
+    """Paired runs, with and without the per-commit fsync, on copies of one fresh study."""
+    pairs = folder / protocol / "pairs.csv"
+    if not pairs.is_file():
+        lexgold(*BUILD[protocol], "--out", str(folder / protocol))
+    fresh = folder / f"{protocol}-fresh.sqlite"
+    fresh.unlink(missing_ok=True)
+    create_study(protocol, pairs, database_url(fresh), seed=1)
+    without_sync = rehearsal._without_sync
+    times = {"fsync per commit (synchronous=FULL)": [], "rehearsal (synchronous=NORMAL)": []}
+    answers = set()
+    for turn in range(turns):
+        for mode in times:
+            rehearsal._without_sync = (without_sync if "NORMAL" in mode
+                                       else lambda engine: None)
+            db = folder / f"{protocol}-ab.sqlite"
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{db}{suffix}").unlink(missing_ok=True)
+            shutil.copy(fresh, db)
+            started = time.perf_counter()
+            result = rehearse(database_url(db), rng=np.random.default_rng(1),
+                              max_raters=max_raters)
+            times[mode].append(time.perf_counter() - started)
+            answers.add((result["pages"], result["requests"]))
+            print(f"turn {turn + 1} {mode}: {times[mode][-1]:.1f} s, "
+                  f"{result['requests']} requests, load {os.getloadavg()[0]:.1f}", flush=True)
+    rehearsal._without_sync = without_sync
+    for mode, values in times.items():
+        print(f"median {mode}: {statistics.median(values):.1f} s over {turns} runs")
+    print("same pages and requests in every run:", len(answers) == 1)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--protocol", action="append", choices=sorted(BUILD))
     parser.add_argument("--out", type=Path, help="Work folder (kept); default: a temporary one.")
+    parser.add_argument("--fsync-ab", type=int, default=0, metavar="N",
+                        help="Paired runs with and without the per-commit fsync (see above).")
+    parser.add_argument("--max-raters", type=int, default=40,
+                        help="Raters per run of --fsync-ab.")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as temporary:
         folder = args.out or Path(temporary)
         folder.mkdir(parents=True, exist_ok=True)
         for protocol in args.protocol or ["simlex", "hyperlex"]:
+            if args.fsync_ab:
+                fsync_ab(protocol, folder, args.fsync_ab, args.max_raters)
+                continue
             print(protocol, json.dumps(bench(protocol, folder)), flush=True)
 
 

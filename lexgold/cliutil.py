@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
+import threading
 
 import click
 
@@ -197,3 +199,84 @@ def crowd_options(function):
     for option in reversed(options):
         function = option(function)
     return function
+
+
+def quiet_option(function):
+    """``--quiet``: no progress bar. A bar (tqdm, on stderr) is shown only when stderr is a
+    terminal, so a pipe, a log file or a test sees the command's own lines alone."""
+    return click.option("--quiet", is_flag=True,
+                        help="No progress bar (one is shown on stderr only when it is a "
+                             "terminal).")(function)
+
+
+def progress_bar(quiet: bool = False, **options):
+    """A tqdm bar on stderr for work of more than a few seconds: disabled by ``quiet`` and
+    when stderr is not a terminal (tqdm's ``disable=None``); erased when done (``leave``)."""
+    from tqdm import tqdm
+
+    options.setdefault("leave", False)
+    return tqdm(file=sys.stderr, disable=True if quiet else None, **options)
+
+
+class Stages:
+    """Progress over the named stages of a command (``lexgold process``): a bar of
+    ``len(names)`` steps: "stage 3/6 [00:12, agreement]", the number and name of the stage
+    running now, the elapsed time ticking (a stage can take tens of seconds). Called with a
+    stage's name when it starts. Use as a context manager; ``quiet`` as
+    :func:`progress_bar`."""
+
+    def __init__(self, names, *, desc: str, quiet: bool = False):
+        self.names = list(names)
+        self.bar = progress_bar(quiet, total=len(self.names), desc=desc, unit="stage",
+                                bar_format="{desc}: stage {n_fmt}/{total_fmt} "
+                                           "[{elapsed}{postfix}]")
+        self._ticking = ticking(self.bar)
+
+    def __call__(self, name: str) -> None:
+        number = self.names.index(name) + 1 if name in self.names else self.bar.n
+        self.bar.set_postfix_str(name, refresh=False)
+        self.bar.update(number - self.bar.n)
+        self.bar.refresh()
+
+    def __enter__(self):
+        self._ticking.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._ticking.__exit__(*exc)
+
+
+def working(desc: str, *, quiet: bool = False):
+    """A context manager showing ``desc`` and the time elapsed, refreshed every second, while
+    a command whose library call reports no progress runs (``build``, ``crosslingual``)."""
+    return ticking(progress_bar(quiet, total=None, desc=desc, bar_format="{desc} [{elapsed}]"))
+
+
+def ticking(bar):
+    """A context manager that refreshes ``bar`` every second from a daemon thread (its elapsed
+    time and ETA go on between updates) and closes it at the end; gives the bar."""
+    return _Ticking(bar)
+
+
+class _Ticking:
+    def __init__(self, bar, every: float = 1.0):
+        self.bar, self.every = bar, every
+        self._stop = threading.Event()
+        self._thread = None
+
+    def _run(self):
+        while not self._stop.wait(self.every):
+            self.bar.refresh()
+
+    def __enter__(self):
+        if not self.bar.disable:
+            self.bar.refresh()
+            self._thread = threading.Thread(target=self._run, daemon=True)
+            self._thread.start()
+        return self.bar
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        self.bar.close()

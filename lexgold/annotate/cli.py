@@ -13,9 +13,12 @@ from lexgold.cliutil import (
     crowd_options,
     out_file_option,
     plural,
+    progress_bar,
     protocol_option,
+    quiet_option,
     seed_option,
     study_target,
+    ticking,
 )
 
 
@@ -341,13 +344,16 @@ def export_command(study_db, out_file, complete_only):
               show_default=True, help="Mean rate at which simulated raters arrive while the "
                                       "study has a place to give.")
 @click.option("--max-raters", type=click.IntRange(min=1),
-              help="Stop after this many raters (default: ten times the study's places).")
+              help="Stop after this many raters have entered (default: ten times the "
+                   "study's places): a quick rehearsal, e.g. --max-raters 30 to see the site "
+                   "run and make a small release (`lexgold process ... --allow-incomplete`).")
 @click.option("--truth", "truth_path", type=click.Path(dir_okay=False),
               help="Also write each pair's true score to this CSV (and who was who to "
                    ".raters.csv beside it).")
 @seed_option
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def rehearse_command(study_db, arrivals_per_hour, max_raters, truth_path, seed, as_json,
+@quiet_option
+def rehearse_command(study_db, arrivals_per_hour, max_raters, truth_path, seed, as_json, quiet,
                      **crowd):
     """Rehearse a study: simulated raters answer it through its own site.
 
@@ -361,7 +367,9 @@ def rehearse_command(study_db, arrivals_per_hour, max_raters, truth_path, seed, 
     entered, but with platform "simulated" (no Prolific command takes them for participants;
     a release built from them says it is simulated), and their times end at the real time of
     the run (never in the future). Prints what the study needed: raters, top-ups, pages,
-    simulated time.
+    simulated time. On a terminal, a bar on stderr shows the places completed, the raters
+    who entered and the time left (--quiet: none). A whole SimLex study takes minutes;
+    --max-raters N stops early for a quick look (its release needs --allow-incomplete).
 
     \b
     Example:
@@ -369,24 +377,20 @@ def rehearse_command(study_db, arrivals_per_hour, max_raters, truth_path, seed, 
         lexgold process study.sqlite --out gold
     """
     import numpy as np
-    from tqdm import tqdm
 
     from lexgold.annotate.db import database_url, open_study
     from lexgold.annotate.rehearse import rehearse
     from lexgold.process.simulate import Crowd
 
     open_study(study_db).dispose()           # one-line error for a missing / foreign database
-    with tqdm(desc="places completed", unit="place", disable=True if as_json else None,
-              leave=False, mininterval=1) as bar:
-        def progress(entered, completed, total):
-            bar.total = total
-            bar.n = completed
-            bar.set_postfix(raters=entered, refresh=False)
-            bar.refresh()
-
+    bar = progress_bar(quiet or as_json, desc="rehearsal",
+                       bar_format="{desc}: {n_fmt}/{total_fmt} "
+                                  + ("raters done" if max_raters else "places completed")
+                                  + " [{elapsed}<{remaining}{postfix}]")
+    with ticking(bar):
         result = rehearse(database_url(study_db), rng=np.random.default_rng(seed),
                           crowd=Crowd(**crowd), arrivals_per_hour=arrivals_per_hour,
-                          max_raters=max_raters, progress=progress)
+                          max_raters=max_raters, progress=rehearsal_progress(bar, max_raters))
     who, truth = result.pop("who"), result.pop("truth")
     if truth_path:
         Path(truth_path).parent.mkdir(parents=True, exist_ok=True)
@@ -407,7 +411,26 @@ def rehearse_command(study_db, arrivals_per_hour, max_raters, truth_path, seed, 
                f"arrivals per hour; {result['wall_seconds']:g} s here")
     if not result["finished"]:
         click.echo(f"stopped at --max-raters {result['raters']}: the study still has places "
-                   "to fill")
+                   "to fill; `lexgold process` releases the pairs rated so far only with "
+                   "--allow-incomplete")
+
+
+def rehearsal_progress(bar, max_raters: int | None = None):
+    """The ``progress`` callable of :func:`lexgold.annotate.rehearse.rehearse` that moves
+    ``bar``: the places completed of the study's places (top-ups add to them), or with
+    ``max_raters`` the raters done of that many (the rehearsal stops there)."""
+    done = [-1]                                  # the first call comes before any rater
+
+    def progress(entered: int, completed: int, places: int) -> None:
+        done[0] += 1
+        if max_raters:
+            bar.total, now, text = max_raters, done[0], f"{completed}/{places} places completed"
+        else:
+            bar.total, now, text = places, completed, f"{entered} raters entered"
+        bar.set_postfix_str(text, refresh=False)
+        bar.update(now - bar.n)
+        bar.refresh()
+    return progress
 
 
 @study.command("backup")

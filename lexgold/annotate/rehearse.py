@@ -52,7 +52,7 @@ from typing import Callable
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import DateTime, and_, bindparam, func, or_, select, update
+from sqlalchemy import DateTime, and_, bindparam, event, func, or_, select, update
 
 from lexgold.annotate import models as m
 from lexgold.annotate.secret import new_key
@@ -149,7 +149,8 @@ def rehearse(url: str, *, rng: np.random.Generator, crowd: Crowd = Crowd(),
     max_raters : int, optional
         Stop after this many raters entered (default: ten times the study's places).
     progress : callable, optional
-        Called with ``(raters entered, places completed, places)`` after each rater.
+        Called with ``(raters entered, places completed, places)`` once at the start and
+        after each rater who leaves (done, screened out, quit or turned away).
     now : callable, optional
         The real time, naive UTC (default: the study database server's clock). The simulated
         clock starts there; at the end the stored times are moved back so that none lies after
@@ -178,6 +179,8 @@ def rehearse(url: str, *, rng: np.random.Generator, crowd: Crowd = Crowd(),
     queue, order, who = [], itertools.count(), []
     arrival = start + _gap(rng, arrivals_per_hour)
     entered = 0
+    if progress is not None:
+        progress(0, 0, places)
     while True:
         if entered < limit and (not queue or arrival <= queue[0][0]):
             site.clock[0] = arrival
@@ -233,6 +236,8 @@ def _open_site(url, rng, truth, create_app, crowd=Crowd(), now=None) -> Site:
                       "CLOCK": lambda: site.clock[0], "SIMULATED_RATERS": True})
     engine = app.extensions["lexgold_engine"]
     state = app.extensions["lexgold"]
+    if engine.dialect.name == "sqlite" and engine.url.database not in (None, "", ":memory:"):
+        _without_sync(engine)
     if now is None:
         from lexgold.annotate.clock import database_now
         now = lambda: database_now(engine)  # noqa: E731
@@ -276,6 +281,17 @@ def _open_site(url, rng, truth, create_app, crowd=Crowd(), now=None) -> Site:
                              for key, rows in tuple_pairs.items()},
                 spread=spreads.to_dict())
     return site
+
+
+def _without_sync(engine) -> None:
+    """The rehearsal's SQLite connections commit without waiting for the disk
+    (``PRAGMA synchronous=NORMAL``; the site's own stay at SQLite's FULL): in WAL mode the
+    database stays consistent, and a power cut can lose only the last commits of a rehearsal,
+    which is run again on a fresh copy anyway. Each commit otherwise waits for an fsync of the
+    write-ahead log, one per request (SQLite, "PRAGMA synchronous")."""
+    event.listen(engine, "connect", lambda connection, _record: connection.execute(
+        "PRAGMA synchronous=NORMAL"))
+    engine.dispose()                     # connections opened by create_app get it too
 
 
 def move_back(engine, *, since: datetime, by: timedelta) -> None:

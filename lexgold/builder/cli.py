@@ -6,9 +6,11 @@ from lexgold.cliutil import (
     out_file_option,
     out_option,
     protocol_option,
+    quiet_option,
     seed_option,
     usf_option,
     wordnet_option,
+    working,
 )
 
 
@@ -48,8 +50,9 @@ def build():
                    "--pos-source corpus).")
 @seed_option
 @out_option
+@quiet_option
 def simlex(usf_dir, wordnet_dir, protocol, concreteness, brysbaert, concreteness_fallback,
-           pos_source, tagged_corpus, seed, out_dir):
+           pos_source, tagged_corpus, seed, out_dir, quiet):
     """SimLex-999 (Hill et al. 2015, section 3.1): USF stratification by POS and concreteness.
 
     Writes pool.csv (every USF pair and random pairing, with the reason it was or was not a
@@ -64,10 +67,12 @@ def simlex(usf_dir, wordnet_dir, protocol, concreteness, brysbaert, concreteness
     """
     from lexgold.builder.simlex import run_simlex
 
-    report = run_simlex(out_dir, protocol=protocol, usf_dir=usf_dir, wordnet_dir=wordnet_dir,
-                        brysbaert=brysbaert, seed=seed, concreteness=concreteness,
-                        concreteness_fallback=concreteness_fallback,
-                        pos_source=pos_source or None, tagged_corpus=tagged_corpus)
+    with working("build simlex", quiet=quiet):
+        report = run_simlex(out_dir, protocol=protocol, usf_dir=usf_dir,
+                            wordnet_dir=wordnet_dir, brysbaert=brysbaert, seed=seed,
+                            concreteness=concreteness,
+                            concreteness_fallback=concreteness_fallback,
+                            pos_source=pos_source or None, tagged_corpus=tagged_corpus)
     for warning in report["warnings"]:
         click.echo(f"Warning: {warning}", err=True)
     click.echo(f"{report['pairs']} pairs ({', '.join(f'{k} {v}' for k, v in report['pairs_by_pos'].items())}); "
@@ -86,8 +91,9 @@ def simlex(usf_dir, wordnet_dir, protocol, concreteness, brysbaert, concreteness
               help="Skip the human check: accept every drawn pair as WordNet labels it.")
 @seed_option
 @out_option
+@quiet_option
 def hyperlex(usf_dir, wordnet_dir, protocol, concreteness, brysbaert, checked, no_check, seed,
-             out_dir):
+             out_dir, quiet):
     """HyperLex (Vulic et al. 2017, section 4): WordNet relation pools over USF pairs.
 
     The first run writes pool.csv, report.json and check-round-1.csv, the sheet of drawn pairs
@@ -104,9 +110,10 @@ def hyperlex(usf_dir, wordnet_dir, protocol, concreteness, brysbaert, checked, n
     """
     from lexgold.builder.hyperlex import closing_note, run_hyperlex
 
-    report = run_hyperlex(out_dir, protocol=protocol, usf_dir=usf_dir, wordnet_dir=wordnet_dir,
-                          brysbaert=brysbaert, seed=seed, checked=checked, no_check=no_check,
-                          concreteness=concreteness)
+    with working("build hyperlex", quiet=quiet):
+        report = run_hyperlex(out_dir, protocol=protocol, usf_dir=usf_dir,
+                              wordnet_dir=wordnet_dir, brysbaert=brysbaert, seed=seed,
+                              checked=checked, no_check=no_check, concreteness=concreteness)
     sheet = (report.get("human_check") or {}).get("sheet")
     click.echo(closing_note(report) + f"\nwritten to {out_dir}"
                + (f"; next sheet: {sheet}" if sheet else ""))
@@ -127,7 +134,8 @@ def hyperlex(usf_dir, wordnet_dir, protocol, concreteness, brysbaert, checked, n
                    "for any number.")
 @seed_option
 @out_option
-def tr9856(corpus, topics, protocol, all_terms, workers, seed, out_dir):
+@quiet_option
+def tr9856(corpus, topics, protocol, all_terms, workers, seed, out_dir, quiet):
     """TR9856 (Levy et al. 2015, section 3): hypergeometric topic lexicons and term pairs.
 
     Counts the sentences containing each n-gram term (n = 1..3) in each topic's articles,
@@ -143,7 +151,8 @@ def tr9856(corpus, topics, protocol, all_terms, workers, seed, out_dir):
     from lexgold.builder.tr9856 import build_tr9856
 
     report = build_tr9856(corpus, topics, out_dir, seed=seed, protocol=protocol,
-                          all_terms=all_terms, workers=workers)
+                          all_terms=all_terms, workers=workers,
+                          show_progress=False if quiet else None)   # its own bars
     shortfalls = sum(len(t["shortfalls"]) for t in report["topics"].values())
     click.echo(f"{len(report['topics'])} topics, {report['articles']} articles, "
                f"{report['sentences']} sentences: {report['lexicon_terms']} lexicon terms, "

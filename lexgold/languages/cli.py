@@ -13,9 +13,11 @@ from lexgold.cliutil import (
     out_file_option,
     out_option,
     protocol_option,
+    quiet_option,
     scale_option,
     seed_option,
     usf_option,
+    working,
 )
 
 
@@ -183,7 +185,9 @@ def _language_files(values, option) -> dict[str, Path]:
               help="The threshold in score units, instead of the protocol's "
                    "max_score_difference_share of the scale.")
 @out_option
-def crosslingual(golds, aligned_files, protocol, scale, rescale, max_score_difference, out_dir):
+@quiet_option
+def crosslingual(golds, aligned_files, protocol, scale, rescale, max_score_difference, out_dir,
+                 quiet):
     """Build cross-lingual sets for every pair of languages from aligned gold standards.
 
     Writes OUT/<lang1>-<lang2>.csv for every language pair, one row per cross-lingual word
@@ -201,9 +205,10 @@ def crosslingual(golds, aligned_files, protocol, scale, rescale, max_score_diffe
     unknown = sorted(set(aligned_paths) - set(gold_paths))
     if unknown:
         raise click.BadParameter(f"no --gold for language {unknown[0]!r}", param_hint="--aligned")
-    sets, report = crosslingual_from_files(
-        gold_paths, aligned_paths, protocol, scale=tuple(scale) if scale else None,
-        max_score_difference=max_score_difference, rescale=rescale)
+    with working("crosslingual", quiet=quiet):
+        sets, report = crosslingual_from_files(
+            gold_paths, aligned_paths, protocol, scale=tuple(scale) if scale else None,
+            max_score_difference=max_score_difference, rescale=rescale)
     out = Path(out_dir)
     low, high = report["scale"]
     threshold = report["max_score_difference"]

@@ -8,11 +8,13 @@ from pathlib import Path
 import click
 
 from lexgold.cliutil import (
+    Stages,
     bootstrap_option,
     crowd_options,
     out_file_option,
     out_option,
     protocol_option,
+    quiet_option,
     refuse_links,
     scale_option,
     seed_option,
@@ -99,8 +101,9 @@ def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed)
                    "has no accepted rating, or a pair has fewer accepted raters than the "
                    "protocol's [process.release] min_raters_per_pair; the problems are printed "
                    "and recorded in report.json and README.md.")
+@quiet_option
 def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, aggregate,
-            no_plots, scale, allow_incomplete):
+            no_plots, scale, allow_incomplete, quiet):
     """Turn raw ratings into a released gold standard with its reliability report.
 
     STUDY_OR_RATINGS is a study (its SQLite file or database URL: the ratings of every rater
@@ -118,7 +121,8 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, ag
     incomplete release (see --allow-incomplete) stops with an error naming every problem and
     writes nothing. A rating outside the protocol's scale is an error; a source's declared
     scale (--scale, or the scale_min/scale_max columns of `lexgold ratings import --scale`) is
-    mapped linearly onto it.
+    mapped linearly onto it. On a terminal, a bar on stderr names the stage running (--quiet:
+    none).
 
     \b
     Example:
@@ -126,14 +130,16 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, ag
         lexgold process ratings.csv --protocol simlex --pairs out/pairs.csv --out gold
         lexgold process rw.csv --protocol plain --aggregate trimmed_1sd --out rw-gold
     """
-    from lexgold.process.pipeline import run
+    from lexgold.process.pipeline import STAGES, run
 
     before = Path(out_dir, "SHA256SUMS").is_file()
     try:
-        report = run(ratings, protocol, out_dir, pairs_path=pairs_path, seed=seed,
-                     usf_dir=usf_dir, plots=not no_plots, bootstrap=bootstrap,
-                     scale=tuple(scale) if scale else None, allow_incomplete=allow_incomplete,
-                     aggregate=aggregate)
+        with Stages(STAGES, desc="process", quiet=quiet) as stages:
+            report = run(ratings, protocol, out_dir, pairs_path=pairs_path, seed=seed,
+                         usf_dir=usf_dir, plots=not no_plots, bootstrap=bootstrap,
+                         scale=tuple(scale) if scale else None,
+                         allow_incomplete=allow_incomplete, aggregate=aggregate,
+                         progress=stages)
     except InputError:
         raise                    # one line that names the input; nothing was written either
     except Exception:
@@ -290,7 +296,7 @@ def simulate(protocol, pairs_path, n_pairs, out_path, truth_path, raters_per_tra
               help='JSON {"curve": [{"raters", "reliability", "low", "high"}, ...], '
                    '"raters_needed", "raters_needed_low", "details", "pilot", "too_small", '
                    '"cost", ...}.')
-@click.option("--quiet", is_flag=True, help="No progress bar (it is shown only on a terminal).")
+@quiet_option
 @seed_option
 def plan(ratings, target, max_raters, pay_per_hour, seconds_per_pair, n_pairs, replicates,
          level, plot_path, as_json, quiet, seed):

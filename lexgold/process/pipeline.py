@@ -75,6 +75,11 @@ class ProcessResult:
 RANDOM_SPLITS = 100
 
 
+#: the stages of :func:`release`, in order, as they are passed to its ``progress``
+STAGES = ("reading the ratings", "calibration and exclusions", "agreement",
+          "writing the release", "plots", "report and dataset card")
+
+
 class IncompleteRelease(InputError):
     """The ratings do not support a complete release; ``--allow-incomplete`` forces one."""
 
@@ -83,20 +88,23 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
                     pairs: pd.DataFrame | None = None, usf: pd.DataFrame | None = None,
                     brysbaert: pd.DataFrame | None = None,
                     source: str | Path | None = None,
-                    pairs_from: str = "the pairs file") -> ProcessResult:
+                    pairs_from: str = "the pairs file", progress=None) -> ProcessResult:
     """Run steps 1-6 in memory; see the module docstring. ``rng`` seeds three separate
     streams (:meth:`numpy.random.Generator.spawn`): bootstrap intervals, split-half on random
     halves, and the HyperLex splits, so that the number of bootstrap replicates changes none of
     the others. ``source`` (the ratings file) lets errors name the file and line; ``pairs_from``
-    says where ``pairs`` came from (in the release check's messages).
+    says where ``pairs`` came from (in the release check's messages); ``progress``, if given, is
+    called with the name of each stage (:data:`STAGES`) as it starts.
 
     Ratings without rater identity (HyperLex's release, SimVerb-3500) skip the protocol's rater
     exclusions with a note in ``report["notes"]`` (the ratings are taken as already screened);
     calibration, which shifts a rater's ratings, is refused. A protocol whose study is binary
     (TR9856) refuses a rating other than 0 or 1."""
+    progress = progress or (lambda stage: None)
     protocol = protocol if isinstance(protocol, dict) else load_protocol(protocol)
     config = process_config(protocol)
     release = config.release
+    progress("calibration and exclusions")
     boot_rng, half_rng, split_rng = rng.spawn(3)
     raw = check_ratings(ratings, source=source)
     rating_range, score_range, scale = _scales(raw, release, source)
@@ -155,6 +163,7 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
             else gold_table(scores, release.format, **sources))
     if "concQ" in gold.columns:           # the released quartiles, for per-subset agreement
         scores["concQ"] = gold["concQ"].array
+    progress("agreement")
     report = {"protocol": protocol.get("name", "?"), "protocol_file": protocol.get("_path", ""),
               "protocol_sha256": protocol.get("_sha256", ""), "config": asdict(config),
               "scale": scale, "aggregate": aggregate,
@@ -226,7 +235,8 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
             pairs_path: str | Path | None = None, seed: int = 0,
             usf_dir: str | Path | None = None, plots: bool = True,
             bootstrap: int | None = None, scale: tuple[float, float] | None = None,
-            allow_incomplete: bool = False, aggregate: str | None = None) -> dict:
+            allow_incomplete: bool = False, aggregate: str | None = None,
+            progress=None) -> dict:
     """Read, process and write the release into the folder ``out_dir`` (module docstring).
 
     ``ratings_path`` is a study (SQLite file or database URL), an export of one (its study
@@ -238,7 +248,8 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
 
     Raises :class:`IncompleteRelease` (nothing written) when :func:`release_check` finds a
     problem, unless ``allow_incomplete``; then the problems go to ``report.json`` under
-    ``warnings`` and to the dataset card.
+    ``warnings`` and to the dataset card. ``progress``: called with the name of each stage
+    (:data:`STAGES`) as it starts.
     """
     from lexgold.process.publish import write_checksums, write_publication
     from lexgold.process.report import write_markdown
@@ -253,6 +264,8 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
             _slider_only(aggregate)
             return run_bws(ratings_path, loaded, out_dir, pairs_path=pairs_path, seed=seed,
                            bootstrap=bootstrap, allow_incomplete=allow_incomplete)
+    progress = progress or (lambda stage: None)
+    progress("reading the ratings")
     source = read_source(ratings_path)
     ratings = source.ratings
     if scale is not None:
@@ -283,12 +296,14 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
     with threadpool_limits(limits=1, user_api="blas"):
         result = process_ratings(ratings, loaded, rng=np.random.default_rng(seed), pairs=pairs,
                                  usf=usf, brysbaert=concreteness, source=source.label,
-                                 pairs_from="the pairs file" if pairs_path else "the study")
+                                 pairs_from="the pairs file" if pairs_path else "the study",
+                                 progress=progress)
     problems = result.problems
     if problems and not allow_incomplete:
         raise IncompleteRelease(f"incomplete release: {'; '.join(problems)}; nothing written "
                                 f"(--allow-incomplete writes it anyway, with a warning)",
                                 path=source.label)
+    progress("writing the release")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     table = (plain_table(result.gold, decimals=release.decimals,
@@ -306,7 +321,9 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
     if result.splits is not None:
         result.splits.to_csv(out / "splits.csv", index=False, lineterminator="\n")
         files.append("splits.csv")
+    progress("plots")
     images = _plots(result, loaded, out) if plots and len(result.scores) else []
+    progress("report and dataset card")
     published = ["README.md", "CITATION.cff", "datapackage.json", "croissant.json", "SHA256SUMS"]
     description = source.description or {}
     report = {**result.report, "paper": loaded.get("paper", ""),

@@ -50,7 +50,7 @@ def read(open_file: Callable[[str], object], progress: bool = False) -> dict:
     if progress:
         from tqdm import tqdm
         bar = tqdm(total=len(steps), desc="WordNet graph (once per WordNet)", unit=" files",
-                   file=sys.stderr)
+                   file=sys.stderr, disable=None)          # only on a terminal
     synsets, node_of, version = [], {}, None
     for name, tag in FILES:
         for line in _lines(open_file, f"data.{name}"):
