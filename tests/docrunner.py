@@ -205,10 +205,16 @@ def serve_and_enter(command: str, port: int, folder: Path, env: dict, timeout: f
         deadline, page = time.monotonic() + timeout, None
         while time.monotonic() < deadline and server.poll() is None:
             try:
+                # a link as Prolific makes it (24 hex digits each), so that a --strict-ids
+                # study takes it too
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/?PROLIFIC_PID="
-                                            f"5f0c1a2b3c4d5e6f7a8b9c0d&STUDY_ID=doc&SESSION_ID="
-                                            f"doc-test", timeout=5) as answer:
+                                            f"5f0c1a2b3c4d5e6f7a8b9c0d&STUDY_ID={'0' * 24}"
+                                            f"&SESSION_ID={'d0c7e57' + '0' * 17}",
+                                            timeout=5) as answer:
                     page = f"{answer.status} {answer.read().decode('utf-8', 'replace')}"
+                break
+            except urllib.error.HTTPError as refused:     # served, but the page was refused
+                page = f"{refused.code} {refused.read().decode('utf-8', 'replace')}"
                 break
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 time.sleep(0.5)

@@ -19,9 +19,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 from docrunner import blocks, commands, output_matches, run_document  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-#: the documents run so far; the others are being marked up (issue 34)
-DOCUMENTS = [ROOT / "docs" / "evaluate.md", ROOT / "docs" / "languages.md",
-             ROOT / "deploy" / "README.md"]
+#: every document: the README, the deployment guide and every guide in docs/
+DOCUMENTS = [ROOT / "README.md", ROOT / "deploy" / "README.md",
+             *sorted((ROOT / "docs").glob("*.md"))]
+
+#: documents whose commands are relative to the clone (bash scripts/quickstart.sh, python
+#: bench/load_test.py): they run in it; every other document's in an empty folder
+IN_CHECKOUT = (ROOT / "README.md", ROOT / "deploy" / "README.md", ROOT / "docs" / "hardening.md")
 
 
 def environment(tmp_path: Path) -> dict[str, str]:
@@ -38,12 +42,31 @@ def environment(tmp_path: Path) -> dict[str, str]:
 @pytest.mark.timeout(2400)          # a walk-through rehearses a study: minutes, not seconds
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_document_runs_as_written(document, tmp_path):
-    # README's commands are relative to the checkout (bash scripts/quickstart.sh): they run in
-    # it; every other document's in an empty folder
-    folder = ROOT if document in (ROOT / "README.md", ROOT / "deploy" / "README.md") else tmp_path
+    folder = ROOT if document in IN_CHECKOUT else tmp_path
     counts = run_document(document, folder, environment(tmp_path))
     runnable = [b for b in blocks(document) if b.language in ("bash", "sh", "shell")]
     assert counts["run"] + len(counts["skipped"]) == len(runnable), counts
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_block_says_what_it_is(document):
+    # a command cannot hide from the runner in an unlabelled block or behind a prompt: every
+    # fenced block names its language (bash/sh for commands, text for output and synopses), and
+    # a skipped block says why
+    for block in blocks(document):
+        where = f"{document.name}:{block.line}"
+        assert block.language, f"{where}: a fenced block without a language (bash, text, ...)"
+        assert block.language != "console", f"{where}: commands go in bash blocks, output after"
+        if block.marker("skip") is not None:
+            assert block.marker("skip").strip(), f"{where}: a skipped block must say why"
+    # a marker belongs to the block right after it: one with prose in between would be dropped
+    lines = document.read_text(encoding="utf-8").split("\n")
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("<!--") and "doc-test:" in line:
+            end = next(j for j in range(i, len(lines)) if "-->" in lines[j])
+            after = lines[end + 1].lstrip() if end + 1 < len(lines) else ""
+            assert after.startswith(("```", "~~~", "<!--")), \
+                f"{document.name}:{i + 1}: a doc-test marker must come right before its block"
 
 
 # -- the runner itself, on hand-made documents --------------------------------------------------
