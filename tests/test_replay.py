@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -217,12 +218,10 @@ def doc_runs() -> list[tuple[str, str]]:
 
     text = (Path(__file__).parents[1] / "docs" / "process.md").read_text()
     section = text.split("## What lexgold saves, measured on real logs", 1)[1].split("\n## ")[0]
-    runs = []
-    for block in section.split("```console\n")[1:]:
-        lines = block.split("```", 1)[0].rstrip("\n").split("\n")
-        assert lines[0].startswith("$ lexgold replay ")
-        runs.append((lines[0][2:], "\n".join(lines[1:])))
-    return runs
+    # a ```bash block holding the command, then (markers between) the ```text block it prints
+    found = re.findall(r"```bash\n(lexgold replay [^\n]+)\n```\n+(?:<!--[^>]*-->\n)?```text\n"
+                       r"(.*?)\n```", section, flags=re.S)
+    return [(command, printed) for command, printed in found]
 
 
 def test_the_docs_figures_are_what_the_documented_commands_print(tmp_path, monkeypatch):
