@@ -162,18 +162,26 @@ def _card_name(folder: Path) -> str:
     return folder.name
 
 
-def release_scale(folder: Path) -> list | None:
-    """``[min, max]`` of the scores of a release's ``gold.csv``: ``scale.released`` of its
-    ``report.json`` (else the protocol's release scale recorded there), as ``lexgold
-    crosslingual`` reads it (:func:`lexgold.languages.crosslingual.gold_file_scale`); None when
-    the report declares none."""
-    report = _json(folder / "report.json")
-    if "gold.csv" not in (report.get("files") or []):
+def declared_scale(report: dict, name: str):
+    """The scale of the scores that ``report`` (a ``report.json`` of ``lexgold process``)
+    declares for its file ``name``, as written (unchecked): ``scale.released``, else the
+    protocol's release scale recorded there; None when the report does not list ``name`` or
+    declares no scale. :func:`release_scale` and ``lexgold crosslingual`` read it."""
+    if name not in (report.get("files") or []):
         return None
     released = (report.get("scale") or {}).get("released")
     release = (report.get("config") or {}).get("release") or {}
     if released is None and release.get("rating_scale", "protocol") == "protocol":
         released = [release.get("score_min"), release.get("score_max")]
+    return released
+
+
+def release_scale(folder: Path) -> list | None:
+    """``[min, max]`` of the scores of a release's ``gold.csv``: ``scale.released`` of its
+    ``report.json`` (else the protocol's release scale recorded there), as ``lexgold
+    crosslingual`` reads it (:func:`lexgold.languages.crosslingual.gold_file_scale`); None when
+    the report declares none."""
+    released = declared_scale(_json(folder / "report.json"), "gold.csv")
     if (not isinstance(released, list) or len(released) != 2
             or not all(isinstance(v, (int, float)) for v in released)):
         return None

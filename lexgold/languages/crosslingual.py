@@ -60,6 +60,7 @@ import pandas as pd
 
 from lexgold import stats
 from lexgold.errors import InputError
+from lexgold.evaluate.catalogue import declared_scale
 from lexgold.languages.translation import normalise
 from lexgold.protocols import between, load_protocol, parse_section
 
@@ -457,12 +458,7 @@ def _scale_in_report(path: Path) -> Scale | None:
     if not report_path.is_file():
         return None
     report = _read_json(report_path)
-    if not isinstance(report, dict) or path.name not in (report.get("files") or []):
-        return None
-    released = (report.get("scale") or {}).get("released")
-    release = (report.get("config") or {}).get("release") or {}
-    if released is None and release.get("rating_scale", "protocol") == "protocol":
-        released = [release.get("score_min"), release.get("score_max")]
+    released = declared_scale(report, path.name) if isinstance(report, dict) else None
     if released is None or released == [None, None]:
         return None
     if not isinstance(released, list) or len(released) != 2:
