@@ -48,9 +48,10 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from lexgold.annotate.db import database_url, make_engine, session_factory
+from lexgold.study.db import database_url, make_engine, session_factory
 from lexgold.annotate.rehearse import rehearse
-from lexgold.annotate.study import create_study, export_ratings
+from lexgold.study.store import create_study
+from lexgold.study.export import export_ratings
 from lexgold.process.exclusions import excluded_raters, exclusion_table
 from lexgold.process.simulate import Crowd, pair_truths
 from lexgold.protocols import load_protocol, protocol_path

@@ -43,9 +43,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from load_test import (CSRF, Recorder, RaterRun, Server, pair_file,  # noqa: E402
                        protocol_file, simulate_rater)
 
-from lexgold.annotate import models as m  # noqa: E402
-from lexgold.annotate.db import database_url, make_engine  # noqa: E402
-from lexgold.annotate.study import create_study  # noqa: E402
+from lexgold.study import models as m  # noqa: E402
+from lexgold.study.db import database_url, make_engine  # noqa: E402
+from lexgold.study.store import create_study  # noqa: E402
 
 TRANCHES = 10
 EXTRA_SLOTS = 12          # free slots per tranche for the raters who work during the bench

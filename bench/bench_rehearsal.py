@@ -40,9 +40,9 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 import lexgold.annotate.rehearse as rehearsal  # noqa: E402
-from lexgold.annotate.db import database_url  # noqa: E402
+from lexgold.study.db import database_url  # noqa: E402
 from lexgold.annotate.rehearse import rehearse  # noqa: E402
-from lexgold.annotate.study import create_study  # noqa: E402
+from lexgold.study.store import create_study  # noqa: E402
 from lexgold.process.pipeline import run  # noqa: E402
 
 BUILD = {"simlex": ["build", "simlex", "--seed", "1"],

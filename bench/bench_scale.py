@@ -117,11 +117,11 @@ def build_study_db(raters: int, folder: Path) -> Path:
 
     import numpy as np
 
-    from lexgold.annotate.study import create_study
+    from lexgold.study.store import create_study
 
     path = folder / f"study_{raters}.sqlite"
     if path.exists():                                # cached: at this checkout's schema
-        from lexgold.annotate.db import is_current, make_engine, upgrade
+        from lexgold.study.db import is_current, make_engine, upgrade
 
         engine = make_engine(f"sqlite:///{path}")
         if not is_current(engine):

@@ -47,9 +47,9 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import func, select
 
-from lexgold.annotate import models as m
-from lexgold.annotate.db import database_url, make_engine, postgres_schema, session_factory
-from lexgold.annotate.study import create_study
+from lexgold.study import models as m
+from lexgold.study.db import database_url, make_engine, postgres_schema, session_factory
+from lexgold.study.store import create_study
 from lexgold.protocols import protocol_path
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')

@@ -15,8 +15,8 @@ Each allocation below spends a share of that budget and the smallest share that 
   pair's true score): the best a fixed allocation can do for the ranking;
 - ``widest``, ``gain``: what the site can do, from the ratings so far: a first round of
   ``--first`` ratings per pair, then top-ups of ``--topup`` ratings to the ``--batch`` pairs of
-  highest :func:`lexgold.annotate.adaptive.rank_uncertainty` (``widest``: the criterion up to
-  issue 26's fix) or highest :func:`lexgold.annotate.adaptive.misordering_gain` (``gain``).
+  highest :func:`lexgold.live.allocator.rank_uncertainty` (``widest``: the criterion up to
+  issue 26's fix) or highest :func:`lexgold.live.allocator.misordering_gain` (``gain``).
 
 ``--pair-sd-spread S`` (default 0, the rehearsal crowd) scales each pair's noise by
 ``exp(N(0, S))``: a sensitivity figure for pairs that differ in how much raters disagree
@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm, rankdata
 
-from lexgold.annotate.adaptive import misordering_gain, rank_uncertainty
+from lexgold.live.allocator import misordering_gain, rank_uncertainty
 
 LOW, HIGH = 0, 6
 

@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from lexgold.annotate.db import database_url  # noqa: E402
-from lexgold.annotate.study import create_study  # noqa: E402
+from lexgold.study.db import database_url  # noqa: E402
+from lexgold.study.store import create_study  # noqa: E402
 from lexgold.resources import read_usf  # noqa: E402
 from test_annotate_app import protocol_variant, tr9856_pair_file, usf_pair_file  # noqa: E402
 from test_annotate_browser import ARGS, CHROMIUM, Site, start, submit_and_wait  # noqa: E402

@@ -12,14 +12,15 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from test_annotate_app import make_app, protocol_variant, refresh_figures, usf_pair_file
 
-from lexgold.annotate import adaptive, figures
-from lexgold.annotate import models as m
-from lexgold.annotate.adaptive_svg import picture
-from lexgold.annotate.db import database_url, make_engine, session_factory
-from lexgold.annotate.design import Step
+from lexgold.live import allocator as adaptive
+from lexgold.live import figures, refresher
+from lexgold.study import models as m
+from lexgold.live.adaptive_svg import picture
+from lexgold.study.db import database_url, make_engine, session_factory
+from lexgold.study.design import Step
 from lexgold.annotate.rehearse import rehearse
-from lexgold.annotate.schema import config_from_dict, load_study_config
-from lexgold.annotate.study import create_study, store_tranche
+from lexgold.study.config import config_from_dict, load_study_config
+from lexgold.study.store import create_study, store_tranche
 from lexgold.process.simulate import Crowd
 from lexgold.protocols import ProtocolError, load_protocol
 
@@ -356,9 +357,9 @@ def test_a_top_up_tranche_is_stored_as_the_uniform_path_stores_its_steps(tmp_pat
     """The top-up tranche allocate stores (pair ids) has the rows the uniform path
     (create_study's storage, pair rows of the pair file) stores for the same steps and slots:
     the same steps, items, kinds, positions and free slots."""
-    from lexgold.annotate.db import upgrade
-    from lexgold.annotate.design import Design
-    from lexgold.annotate.study import _store_design
+    from lexgold.study.db import upgrade
+    from lexgold.study.design import Design
+    from lexgold.study.store import _store_design
 
     protocol = adaptive_protocol(tmp_path, "simlex", {"tranches": 2}, first_round_raters=2,
                                  topup_pairs=20, topup_raters=3, target_reliability=1.0,
@@ -399,7 +400,7 @@ def test_a_top_up_tranche_is_stored_as_the_uniform_path_stores_its_steps(tmp_pat
 
 
 def test_the_refresher_adds_the_top_up_and_the_admin_view_shows_the_picture(tmp_path, pairs):
-    """The background refresher (figures.refresh), not a rater's request, adds the top-up once
+    """The background refresher (refresher.refresh), not a rater's request, adds the top-up once
     the round is complete, stores the picture with the figures, adds nothing on a second
     round; the admin page prints the stored SVG (no script)."""
     protocol = adaptive_protocol(tmp_path, "simlex", {"tranches": 2}, first_round_raters=2,

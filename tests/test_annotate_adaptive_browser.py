@@ -17,9 +17,9 @@ from test_annotate_browser import (
     submit_and_wait,
 )
 
-from lexgold.annotate import models as m
-from lexgold.annotate.db import database_url
-from lexgold.annotate.study import create_study
+from lexgold.study import models as m
+from lexgold.study.db import database_url
+from lexgold.study.store import create_study
 
 expect = pytest.importorskip("playwright.sync_api").expect
 

@@ -4,7 +4,7 @@ import re
 
 from sqlalchemy import func, select
 
-from lexgold.annotate import models as m
+from lexgold.study import models as m
 from test_annotate_app import simlex_pairs, simlex_study  # noqa: F401  (fixtures)
 from test_annotate_app import enter, page
 

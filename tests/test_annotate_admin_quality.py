@@ -8,9 +8,9 @@ from statistics import median
 import pytest
 from sqlalchemy import select, update
 
-from lexgold.annotate import models as m
-from lexgold.annotate.db import database_url
-from lexgold.annotate.study import create_study
+from lexgold.study import models as m
+from lexgold.study.db import database_url
+from lexgold.study.store import create_study
 from lexgold.process.quality import quality_flags
 from test_annotate_app import answers, enter, make_app, protocol_variant, rate_all, refresh_figures
 from test_annotate_app import simlex_pairs  # noqa: F401  (fixture)

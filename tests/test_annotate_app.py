@@ -14,11 +14,12 @@ from sqlalchemy import func, select, update
 from werkzeug.security import generate_password_hash
 
 from lexgold.annotate import flow
-from lexgold.annotate import models as m
+from lexgold.study import models as m
 from lexgold.annotate.app import create_app
-from lexgold.annotate.db import database_url, downgrade, make_engine, postgres_schema, upgrade
-from lexgold.annotate.schema import load_study_config
-from lexgold.annotate.study import create_study, export_ratings
+from lexgold.study.db import database_url, downgrade, make_engine, postgres_schema, upgrade
+from lexgold.study.config import load_study_config
+from lexgold.study.store import create_study
+from lexgold.study.export import export_ratings
 from lexgold.protocols import protocol_path
 
 YES = {"consent": "yes", "native": "yes"}
@@ -71,12 +72,12 @@ def make_app(url: str, **config):
 
 def refresh_figures(app) -> dict:
     """What the figures refresher of `lexgold serve` does in the background, done once now
-    (the admin view only shows stored figures: lexgold.annotate.figures)."""
-    from lexgold.annotate import figures
+    (the admin view only shows stored figures: lexgold.live.figures)."""
+    from lexgold.live import refresher
 
     state = app.extensions["lexgold"]
     with state.reads() as reads, state.sessions() as writes:
-        return figures.refresh(reads, writes)
+        return refresher.refresh(reads, writes)
 
 
 def page(client):
@@ -279,7 +280,7 @@ def test_expired_claim_is_given_away_and_old_answers_are_kept(tmp_path, simlex_p
 def run_concurrent_claims(url: str, n_raters: int) -> list:
     """``n_raters`` threads enrol and claim at once; returns the slot ids they got."""
     engine = make_engine(url)
-    from lexgold.annotate.db import session_factory
+    from lexgold.study.db import session_factory
     factory = session_factory(engine)
     config = load_study_config("simlex")
     config.claim_timeout_s = 600
@@ -466,7 +467,7 @@ def test_is_current_reads_the_head_without_alembic_as_alembic_does(tmp_path):
     from alembic.config import Config
     from alembic.script import ScriptDirectory
 
-    from lexgold.annotate.db import MIGRATIONS, head_revision, is_current
+    from lexgold.study.db import MIGRATIONS, head_revision, is_current
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))

@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 from sqlalchemy import select, update
 
-from lexgold.annotate import models as m
-from lexgold.annotate.db import database_url
-from lexgold.annotate.study import create_study
+from lexgold.study import models as m
+from lexgold.study.db import database_url
+from lexgold.study.store import create_study
 from test_annotate_app import make_app, protocol_variant, tr9856_pair_file, usf_pair_file
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -8,9 +8,10 @@ import pandas as pd
 import pytest
 from sqlalchemy import func, select
 
-from lexgold.annotate import models as m
-from lexgold.annotate.db import database_url
-from lexgold.annotate.study import create_study, export_ratings
+from lexgold.study import models as m
+from lexgold.study.db import database_url
+from lexgold.study.store import create_study
+from lexgold.study.export import export_ratings
 from tests.test_annotate_app import enter, make_app, protocol_variant, usf_pair_file
 
 BWS_COUNTS = (("N", "N", 16), ("V", "V", 8), ("A", "AJ", 8))
@@ -189,7 +190,7 @@ def test_admin_view_and_process_of_the_study(bws_study, tmp_path):
         rng = np.random.default_rng(n)
         answer_all(client, pick=lambda key, size, rng=rng: tuple(rng.choice(size, 2,
                                                                              replace=False)))
-    from lexgold.annotate import figures as figures_module
+    from lexgold.live import figures as figures_module
     assert refresh_figures(bws_study)["computed"]
     state = bws_study.extensions["lexgold"]
     with state.reads() as session:
@@ -295,7 +296,7 @@ def test_postgres_bws_tranche_stored_and_exported(postgres_url, tmp_path, bws_pa
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
 
-    from lexgold.annotate.db import make_engine, postgres_schema
+    from lexgold.study.db import make_engine, postgres_schema
     from lexgold.process.bws import check_bws
 
     with postgres_schema(postgres_url, "bws") as (_, url):

@@ -18,9 +18,9 @@ from test_annotate_browser import (  # noqa: F401
     tab_to,
 )
 
-from lexgold.annotate import models as m
-from lexgold.annotate.db import database_url
-from lexgold.annotate.study import create_study
+from lexgold.study import models as m
+from lexgold.study.db import database_url
+from lexgold.study.store import create_study
 
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")]

@@ -10,8 +10,8 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 
-from lexgold.annotate.db import database_url
-from lexgold.annotate.study import create_study
+from lexgold.study.db import database_url
+from lexgold.study.store import create_study
 from lexgold.cli import cli
 from test_annotate_app import enter, make_app, protocol_variant, usf_pair_file
 

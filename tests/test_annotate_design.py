@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lexgold.annotate.design import design_study
-from lexgold.annotate.pairs import check_pairs, read_study_pairs
-from lexgold.annotate.schema import Checkpoint, StudyConfig, load_study_config
+from lexgold.study.design import design_study
+from lexgold.study.pairs import check_pairs, read_study_pairs
+from lexgold.study.config import Checkpoint, StudyConfig, load_study_config
 from lexgold.errors import InputError
 from lexgold.protocols import load_protocol
 

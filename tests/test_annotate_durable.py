@@ -15,7 +15,7 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 
-from lexgold.annotate.db import database_url
+from lexgold.study.db import database_url
 from lexgold.cli import cli
 from test_annotate_app import usf_pair_file
 from test_hardening_faults import HttpRater, load_test, sqlite_study

@@ -18,27 +18,22 @@ from test_annotate_app import (
     usf_pair_file,
 )
 
-from lexgold.annotate import models as m
-from lexgold.annotate.db import (
+from lexgold.study import models as m
+from lexgold.study.db import (
     database_url,
     make_engine,
     postgres_schema,
     session_factory,
 )
-from lexgold.annotate.export_sql import (
+from lexgold.study.export_sql import (
     SQLITE_TABLES,
     export_sql,
     sqlite_export,
     sqlite_stamp,
 )
 from lexgold.annotate.rehearse import rehearse
-from lexgold.annotate.study import (
-    create_study,
-    escape_formulas,
-    export_chunks,
-    export_ratings,
-    write_export,
-)
+from lexgold.study.store import create_study
+from lexgold.study.export import escape_formulas, export_chunks, export_ratings, write_export
 from lexgold.cli import cli
 from lexgold.process.simulate import Crowd
 

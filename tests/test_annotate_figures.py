@@ -1,4 +1,4 @@
-"""Study figures computed off the raters' requests (issue 22, item 1; lexgold.annotate.figures):
+"""Study figures computed off the raters' requests (issue 22, item 1; lexgold.live.figures):
 the same figures as the admin view computed in its request before, stored with a version key,
 shown by the admin view without recomputing, refreshed by a background process."""
 
@@ -14,17 +14,18 @@ from click.testing import CliRunner
 from sqlalchemy import func, select
 from test_annotate_app import enter, make_app, protocol_variant, rate_all, usf_pair_file
 
-from lexgold.annotate import figures
-from lexgold.annotate import models as m
-from lexgold.annotate.db import (
+from lexgold.live import figures, refresher
+from lexgold.study import models as m
+from lexgold.study.db import (
     database_url,
     downgrade,
     make_engine,
     postgres_schema,
     upgrade,
 )
-from lexgold.annotate.recruit import exclusion_forecast, protocol_from_text, recruitment
-from lexgold.annotate.study import create_study, export_ratings
+from lexgold.live.tally import exclusion_forecast, protocol_from_text, recruitment
+from lexgold.study.store import create_study
+from lexgold.study.export import export_ratings
 from lexgold.cli import cli
 from lexgold.process.agreement import iaa_against_mean, iaa_pairwise
 from lexgold.process.exclusions import excluded_raters, exclusion_table
@@ -69,7 +70,7 @@ def _sessions(app):
 def _refresh(app, **options):
     reads, writes = _sessions(app)
     with reads, writes:
-        return figures.refresh(reads, writes, **options)
+        return refresher.refresh(reads, writes, **options)
 
 
 def _stored(app) -> figures.Stored:
@@ -203,10 +204,10 @@ def test_long_tables_are_capped_flagged_raters_first(study, monkeypatch):
 
 def test_refresher_loop_and_command_top_up_and_store(study, tmp_path):
     app, url, _ = study
-    figures.watch(url, every_s=0, rounds=1)            # one round of `lexgold serve`'s loop
+    refresher.watch(url, every_s=0, rounds=1)            # one round of `lexgold serve`'s loop
     assert _stored(app).figures["tranches"][0]["slots"] == 4    # a slot open: no top-up
     _complete(app, 3, lambda i: 5)                     # the last slot, on one value: excluded
-    figures.watch(url, every_s=0, rounds=1)
+    refresher.watch(url, every_s=0, rounds=1)
     stored = _stored(app)
     assert stored.figures["tranches"][0]["slots"] == 5       # 2 accepted: one slot more
     out = CliRunner().invoke(cli, ["study", "figures", str(tmp_path / "h.sqlite")])
@@ -221,7 +222,7 @@ def test_refresher_loop_and_command_top_up_and_store(study, tmp_path):
 def test_serve_starts_a_refresher_process_that_stops_with_it(study):
     app, url, _ = study
     _complete(app, 3, lambda i: 5)
-    process = figures.start_refresher(url, every_s=0.2)
+    process = refresher.start_refresher(url, every_s=0.2)
     try:
         deadline = time.monotonic() + 60
         while _stored(app) is None and time.monotonic() < deadline:
@@ -281,10 +282,10 @@ def test_refresher_computes_at_low_priority_and_writes_at_its_own(study, monkeyp
         seen["save"] = os.getpriority(os.PRIO_PROCESS, 0)
         return save(*args, **kwargs)
 
-    monkeypatch.setattr(figures, "compute", computing)
-    monkeypatch.setattr(figures, "save", saving)
+    monkeypatch.setattr(refresher, "compute", computing)
+    monkeypatch.setattr(refresher, "save", saving)
     own = os.getpriority(os.PRIO_PROCESS, 0)
-    figures.watch(url, every_s=0, rounds=1, nice=3)
+    refresher.watch(url, every_s=0, rounds=1, nice=3)
     assert seen == {"compute": min(own + 3, 19), "save": own}
     assert os.getpriority(os.PRIO_PROCESS, 0) == own
     assert _stored(app) is not None

@@ -11,11 +11,13 @@ from click.testing import CliRunner
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
-from lexgold.annotate import figures
-from lexgold.annotate import models as m
-from lexgold.annotate.db import database_url, postgres_schema
-from lexgold.annotate.recruit import _add_slots, recruitment, top_up
-from lexgold.annotate.study import create_study
+from lexgold.live import figures, refresher
+from lexgold.live import recruit as recruit_module
+from lexgold.study import models as m
+from lexgold.study.db import database_url, postgres_schema
+from lexgold.live.recruit import _new_slots as _add_slots, top_up
+from lexgold.live.tally import recruitment
+from lexgold.study.store import create_study
 from lexgold.cli import cli
 from lexgold.errors import InputError
 from test_annotate_app import enter, make_app, protocol_variant, rate_all, usf_pair_file
@@ -55,10 +57,10 @@ def _slots(app) -> int:
 
 
 def refresh(app, **options) -> dict:
-    """One round of the background refresher of `lexgold serve` (lexgold.annotate.figures)."""
+    """One round of the background refresher of `lexgold serve` (lexgold.live.figures)."""
     state = app.extensions["lexgold"]
     with state.reads() as reads, state.sessions() as writes:
-        return figures.refresh(reads, writes, **options)
+        return refresher.refresh(reads, writes, **options)
 
 
 def _recruitment(app) -> dict:
@@ -179,8 +181,9 @@ def test_completing_request_computes_nothing_and_study_top_up_computes_once(hype
     app, path = hyperlex_study
     calls = []
     real_compute = figures.compute
-    monkeypatch.setattr(figures, "compute",
-                        lambda *a, **k: calls.append(1) or real_compute(*a, **k))
+    for module in (figures, recruit_module, refresher):      # every caller's name for it
+        monkeypatch.setattr(module, "compute",
+                            lambda *a, **k: calls.append(1) or real_compute(*a, **k))
     from lexgold.process import exclusions
     real_table = exclusions.exclusion_table
     monkeypatch.setattr(exclusions, "exclusion_table",

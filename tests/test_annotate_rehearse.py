@@ -10,10 +10,11 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import func, select
 
-from lexgold.annotate import models as m
-from lexgold.annotate.db import database_url, make_engine, session_factory
+from lexgold.study import models as m
+from lexgold.study.db import database_url, make_engine, session_factory
 from lexgold.annotate.rehearse import read_page, rehearse
-from lexgold.annotate.study import create_study, export_ratings
+from lexgold.study.store import create_study
+from lexgold.study.export import export_ratings
 from lexgold.cli import cli
 from lexgold.errors import InputError
 from lexgold.process.simulate import Crowd
@@ -278,7 +279,7 @@ def _shipped_pack(name):
 @pytest.mark.postgres
 def test_rehearse_and_process_a_postgresql_study(postgres_url, tmp_path, pairs):
     """The same on PostgreSQL: `study rehearse URL`, then `process URL` from the study."""
-    from lexgold.annotate.db import postgres_schema
+    from lexgold.study.db import postgres_schema
 
     protocol = protocol_variant(tmp_path, "simlex", tranches=2, raters_per_tranche=6)
     text = protocol.read_text().replace("min_raters_per_pair = 36", "min_raters_per_pair = 3")

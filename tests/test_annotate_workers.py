@@ -9,9 +9,9 @@ import httpx
 import pytest
 from sqlalchemy import func, select
 
-from lexgold.annotate import models as m
-from lexgold.annotate.db import database_url, make_engine, session_factory
-from lexgold.annotate.study import create_study
+from lexgold.study import models as m
+from lexgold.study.db import database_url, make_engine, session_factory
+from lexgold.study.store import create_study
 from test_annotate_app import protocol_variant, usf_pair_file
 from test_hardening_faults import load_test
 
@@ -27,7 +27,7 @@ def study_url(request, usf, tmp_path):
         create_study(protocol, pairs, url, seed=3, completion_code="WORKERS-OK")
         yield url
         return
-    from lexgold.annotate.db import postgres_schema
+    from lexgold.study.db import postgres_schema
     with postgres_schema(request.getfixturevalue("postgres_url")) as (_, url):
         create_study(protocol, pairs, url, seed=3, completion_code="WORKERS-OK")
         yield url
@@ -46,7 +46,7 @@ def worker_pids(server, expected: int) -> set[int]:
     """Process ids of the server's children (gunicorn's workers), from /proc, once ``expected``
     of them run (gunicorn announces readiness before it forks them; 60 s at most)."""
     for _ in range(600):
-        found = {pid for pid in children(server) if b"lexgold.annotate.figures" not in
+        found = {pid for pid in children(server) if b"lexgold.live.figures" not in
                  Path(f"/proc/{pid}/cmdline").read_bytes()}
         if len(found) >= expected:
             break
@@ -56,7 +56,7 @@ def worker_pids(server, expected: int) -> set[int]:
 
 def children(server) -> set[int]:
     """Process ids of the server's children: its workers and the figures refresher
-    (lexgold.annotate.figures)."""
+    (lexgold.live.figures)."""
     path = Path(f"/proc/{server.process.pid}/task/{server.process.pid}/children")
     return {int(p) for p in path.read_text().split()}
 

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from lexgold.annotate.schema import BwsCheckpoint
+from lexgold.study.config import BwsCheckpoint
 from lexgold.errors import InputError
 from lexgold.process import bws
 from lexgold.process.config import BwsConfig

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from lexgold.annotate.schema import load_study_config
+from lexgold.study.config import load_study_config
 from lexgold.process import bws
 from lexgold.process.bws_simulate import choose, simulate_bws
 from lexgold.process.config import process_config

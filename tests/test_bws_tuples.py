@@ -1,12 +1,12 @@
-"""Best-Worst Scaling tuple designs (lexgold.annotate.bws): balance on small sets."""
+"""Best-Worst Scaling tuple designs (lexgold.study.bws): balance on small sets."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from lexgold.annotate.bws import bws_tuples, design_bws, make_tuples, tuple_balance
-from lexgold.annotate.pairs import check_pairs
-from lexgold.annotate.schema import BwsStudy, load_study_config
+from lexgold.study.bws import bws_tuples, design_bws, make_tuples, tuple_balance
+from lexgold.study.pairs import check_pairs
+from lexgold.study.config import BwsStudy, load_study_config
 from lexgold.errors import InputError
 
 
@@ -100,7 +100,7 @@ def test_design_pages_tranches_checkpoints():
 
 
 def test_study_create_of_too_few_pairs_names_the_part_of_speech_and_writes_nothing(tmp_path):
-    from lexgold.annotate.study import create_study
+    from lexgold.study.store import create_study
 
     pairs = tmp_path / "pairs.csv"
     pd.DataFrame({"word1": ["a", "b", "c", "d", "i"], "word2": ["e", "f", "g", "h", "j"],
@@ -117,7 +117,7 @@ def test_balance_floor_of_a_pos_pure_design_is_per_part_of_speech():
     # pairs it would be ceil(12 / 9) = 2, which a POS-pure design cannot reach)
     from itertools import combinations
 
-    from lexgold.annotate.bws import tuple_balance
+    from lexgold.study.bws import tuple_balance
 
     rows = [list(c) for c in combinations(range(5), 4)] + \
         [list(c) for c in combinations(range(5, 10), 4)]

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from lexgold.annotate.db import database_url
-from lexgold.annotate.study import create_study
+from lexgold.study.db import database_url
+from lexgold.study.store import create_study
 from lexgold.process.simulate import usf_pairs
 
 ROOT = Path(__file__).resolve().parents[1]

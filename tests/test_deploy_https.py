@@ -18,9 +18,9 @@ import httpx
 import pytest
 from sqlalchemy import create_engine, select
 
-from lexgold.annotate import models as m
-from lexgold.annotate.db import database_url
-from lexgold.annotate.study import create_study
+from lexgold.study import models as m
+from lexgold.study.db import database_url
+from lexgold.study.store import create_study
 from test_annotate_app import protocol_variant, usf_pair_file
 from test_annotate_browser import (CHROMIUM, browser, rate_slider_page, start,  # noqa: F401
                                    submit_and_wait)

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 from sqlalchemy import create_engine, select, text
 
-from lexgold.annotate import models as m
-from lexgold.annotate.db import database_url, make_engine, postgres_schema, session_factory
-from lexgold.annotate.study import create_study
+from lexgold.study import models as m
+from lexgold.study.db import database_url, make_engine, postgres_schema, session_factory
+from lexgold.study.store import create_study
 from test_annotate_app import protocol_variant, usf_pair_file
 
 _spec = importlib.util.spec_from_file_location(

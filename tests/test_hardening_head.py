@@ -9,7 +9,7 @@ import httpx
 from sqlalchemy import create_engine, func, select, update
 from werkzeug.security import generate_password_hash
 
-from lexgold.annotate import models as m
+from lexgold.study import models as m
 from lexgold.annotate.app import create_app
 from test_hardening_security import (CSRF, login, pairs, rater_client, serve,  # noqa: F401
                                      small_study)

@@ -17,8 +17,8 @@ from flask.sessions import SecureCookieSessionInterface
 from itsdangerous import URLSafeTimedSerializer
 from sqlalchemy import create_engine, inspect, text
 
-from lexgold.annotate.db import database_url, downgrade, make_engine, postgres_schema
-from lexgold.annotate.study import create_study
+from lexgold.study.db import database_url, downgrade, make_engine, postgres_schema
+from lexgold.study.store import create_study
 from lexgold.cli import cli
 from test_annotate_app import protocol_variant
 from test_hardening_faults import load_test
@@ -27,7 +27,7 @@ from test_hardening_security import (admin_page, answer_page, login, pairs,  # n
 
 #: ``lexgold`` with this host's clock (the function every time in lexgold came from) 2 h ahead;
 #: the database server's clock is untouched
-AHEAD = ("import sys, datetime; import lexgold.annotate.models as m; real = m.utcnow; "
+AHEAD = ("import sys, datetime; import lexgold.study.models as m; real = m.utcnow; "
          "m.utcnow = lambda: real() + datetime.timedelta(hours=2); "
          "from lexgold.cli import main; sys.argv[0] = 'lexgold'; main()")
 

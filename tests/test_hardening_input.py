@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select
 
-from lexgold.annotate import models as m
-from lexgold.annotate.db import database_url
+from lexgold.study import models as m
+from lexgold.study.db import database_url
 from lexgold.annotate.flow import parse_int
-from lexgold.annotate.study import create_study
+from lexgold.study.store import create_study
 from conftest import examples
 from test_annotate_app import make_app, protocol_variant, usf_pair_file
 

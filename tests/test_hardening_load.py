@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from sqlalchemy import delete, insert, select, update
 
-from lexgold.annotate import models as m
-from lexgold.annotate.db import database_url
-from lexgold.annotate.study import create_study
+from lexgold.study import models as m
+from lexgold.study.db import database_url
+from lexgold.study.store import create_study
 from test_annotate_app import enter, make_app, page, protocol_variant, usf_pair_file
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "load_test.py"
@@ -87,7 +87,7 @@ def rated(usf, tmp_path):
 
 
 def damage(url, statement):
-    from lexgold.annotate.db import make_engine
+    from lexgold.study.db import make_engine
     engine = make_engine(url)
     with engine.begin() as connection:
         connection.execute(statement)
@@ -123,7 +123,7 @@ def test_database_check_finds_a_changed_rating_and_a_lost_completion(rated):
 
 def test_database_check_finds_an_over_assigned_tranche(rated):
     url, runs = rated
-    from lexgold.annotate.db import make_engine, session_factory
+    from lexgold.study.db import make_engine, session_factory
     engine = make_engine(url)
     with session_factory(engine)() as session:
         raters = {r.external_id: r for r in session.scalars(select(m.Rater))}

@@ -140,7 +140,7 @@ def empty_db(request, tmp_path):
     url = os.environ.get("LEXGOLD_TEST_POSTGRES_URL")
     if not url:
         pytest.skip("LEXGOLD_TEST_POSTGRES_URL not set")
-    from lexgold.annotate.db import postgres_schema
+    from lexgold.study.db import postgres_schema
     with postgres_schema(url) as (schema, scoped):
         engine = create_engine(url)
         yield scoped, lambda: sorted(inspect(engine).get_table_names(schema=schema))

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from test_hardening_security import answer_page, pairs, rater_client, small_study  # noqa: F401
 
-from lexgold.annotate.db import database_url, sqlite_write_problem
+from lexgold.study.db import database_url, sqlite_write_problem
 
 LEXGOLD = str(Path(sys.executable).with_name("lexgold"))
 
@@ -55,7 +55,7 @@ def unwritable_study(request, tmp_path, pairs):
     expected = answers(app)
     app.extensions["lexgold_engine"].dispose()
     study = tmp_path / "security.sqlite"
-    from lexgold.annotate.db import checkpoint_sqlite
+    from lexgold.study.db import checkpoint_sqlite
     checkpoint_sqlite(url)
     for side in ("-wal", "-shm"):                  # as after `lexgold serve` stops cleanly
         Path(f"{study}{side}").unlink(missing_ok=True)
@@ -188,7 +188,7 @@ def test_raters_of_a_study_made_before_binding_continue_after_study_upgrade(
     from sqlalchemy import text
     from test_annotate_app import enter, make_app, page
 
-    from lexgold.annotate.db import downgrade, make_engine
+    from lexgold.study.db import downgrade, make_engine
     from lexgold.cli import cli
 
     url = small_study(tmp_path, pairs)
@@ -260,7 +260,7 @@ def test_the_old_key_is_read_only_until_its_date_and_only_for_unbound_raters(tmp
     from sqlalchemy import text
     from test_annotate_app import enter, make_app
 
-    from lexgold.annotate.db import make_engine
+    from lexgold.study.db import make_engine
 
     url = small_study(tmp_path, pairs)
     enter(make_app(url).test_client())
@@ -284,7 +284,7 @@ def test_the_old_key_is_read_only_until_its_date_and_only_for_unbound_raters(tmp
 
 
 def test_key_files_keep_their_key_and_the_old_one_with_its_date(tmp_path):
-    from lexgold.annotate.secret import (
+    from lexgold.study.secret import (
         keep_legacy_key,
         read_key_file,
         read_legacy_key,

@@ -28,9 +28,9 @@ from test_annotate_app import enter, make_app, page, past_checkpoints, protocol_
 from test_hardening_security import (CSRF, login, pairs, rater_client, serve,  # noqa: F401
                                      small_study)
 
-from lexgold.annotate import models as m
-from lexgold.annotate.db import database_url, downgrade, postgres_schema, upgrade
-from lexgold.annotate.study import create_study
+from lexgold.study import models as m
+from lexgold.study.db import database_url, downgrade, postgres_schema, upgrade
+from lexgold.study.store import create_study
 from lexgold.errors import InputError
 from lexgold.prolific.client import Client, ProlificError
 from lexgold.prolific.webhook import signature
@@ -343,7 +343,7 @@ def _refresher_pids(server_pid: int) -> list[int]:
             command = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        if int(fields[1]) == server_pid and b"lexgold.annotate.figures" in command \
+        if int(fields[1]) == server_pid and b"lexgold.live.figures" in command \
                 and fields[0] != "Z":
             found.append(int(entry.name))
     return found

@@ -10,8 +10,8 @@ import re
 import httpx
 import pytest
 
-from lexgold.annotate.db import database_url
-from lexgold.annotate.study import create_study
+from lexgold.study.db import database_url
+from lexgold.study.store import create_study
 from test_annotate_app import protocol_variant, usf_pair_file
 from test_hardening_faults import load_test
 

@@ -15,7 +15,7 @@ import pandas as pd
 from click.testing import CliRunner
 from sqlalchemy import select
 
-from lexgold.annotate import models as m
+from lexgold.study import models as m
 from lexgold.cli import cli
 from lexgold.process.exclusions import exclusion_table
 from lexgold.process.quality import quality_flags

@@ -22,9 +22,9 @@ import numpy as np
 import pytest
 from sqlalchemy import create_engine, func, select
 
-from lexgold.annotate import models as m
-from lexgold.annotate.db import postgres_schema
-from lexgold.annotate.study import create_study
+from lexgold.study import models as m
+from lexgold.study.db import postgres_schema
+from lexgold.study.store import create_study
 from test_annotate_app import protocol_variant
 from test_hardening_faults import HttpRater, load_test, pairs  # noqa: F401
 

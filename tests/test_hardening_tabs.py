@@ -9,9 +9,9 @@ the rater is told what happened (a notice, or a 4xx page with a clear message).
 import pytest
 from sqlalchemy import select, update
 
-from lexgold.annotate import models as m
-from lexgold.annotate.db import database_url
-from lexgold.annotate.study import create_study
+from lexgold.study import models as m
+from lexgold.study.db import database_url
+from lexgold.study.store import create_study
 from test_annotate_app import enter, make_app, page, protocol_variant, usf_pair_file
 
 NOTICE = "That page had already been sent"

@@ -12,8 +12,8 @@ import unicodedata
 import pandas as pd
 import pytest
 
-from lexgold.annotate.db import database_url
-from lexgold.annotate.study import create_study
+from lexgold.study.db import database_url
+from lexgold.study.store import create_study
 from lexgold.languages.packs import load_pack
 from test_annotate_browser import (CHROMIUM, Site, assert_accessible,
                                    assert_slider_pages_accessible, browser,  # noqa: F401

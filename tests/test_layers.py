@@ -32,9 +32,9 @@ def test_a_forbidden_import_breaks_the_contract(tmp_path):
                                                   "*.txt", "__pycache__"))
     common = tmp_path / "lexgold" / "builder" / "common.py"
     common.write_text(common.read_text(encoding="utf-8")
-                      + "\n\ndef _study():\n    from lexgold.annotate import figures\n"
+                      + "\n\ndef _study():\n    from lexgold.live import figures\n"
                       "    return figures\n", encoding="utf-8")
     result = lint(tmp_path)
     assert result.returncode != 0
-    assert "lexgold.builder.common -> lexgold.annotate.figures" in result.stdout
+    assert "lexgold.builder.common -> lexgold.live.figures" in result.stdout
     assert "0 kept, 1 broken" in result.stdout

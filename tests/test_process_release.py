@@ -457,9 +457,9 @@ def test_a_study_keeps_its_builders_manifest(tmp_path, usf):
     """``study create`` copies the builder's manifest (report.json beside the pairs) into the
     study, so a release processed from the study names how its pairs were built, and a study
     made from a hand-written pair file says TODO (issue 34 item 4)."""
-    from lexgold.annotate.db import database_url, make_engine, session_factory
-    from lexgold.annotate.export_sql import study_description
-    from lexgold.annotate.study import create_study
+    from lexgold.study.db import database_url, make_engine, session_factory
+    from lexgold.study.export_sql import study_description
+    from lexgold.study.store import create_study
 
     def stored(url):
         engine = make_engine(url)

@@ -190,7 +190,7 @@ def test_agree_without_rater_identity_gives_alpha_only(tmp_path):
 
 
 def test_admin_figures_give_alpha_and_icck_per_tranche():
-    from lexgold.annotate.figures import agreement
+    from lexgold.live.figures import agreement
 
     rng = np.random.default_rng(9)
     first = np.round(rng.normal(3, 1, (15, 1)) + rng.normal(0, 0.7, (15, 4)))

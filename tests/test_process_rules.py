@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from test_process_exclusions import long, protocol_with, simlex_study
 
-from lexgold.annotate.recruit import exclusion_forecast
+from lexgold.live.tally import exclusion_forecast
 from lexgold.errors import UndefinedStatistic
 from lexgold.process import rules
 from lexgold.process.config import ExclusionConfig, process_config

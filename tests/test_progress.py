@@ -22,9 +22,9 @@ from click.testing import CliRunner
 from tqdm import tqdm
 
 from lexgold.annotate.cli import rehearsal_progress
-from lexgold.annotate.db import database_url
+from lexgold.study.db import database_url
 from lexgold.annotate.rehearse import rehearse
-from lexgold.annotate.study import create_study
+from lexgold.study.store import create_study
 from lexgold.cli import cli
 from lexgold.cliutil import Stages, progress_bar, working
 from lexgold.process.pipeline import STAGES, run

@@ -22,9 +22,9 @@ from test_annotate_app import (
     usf_pair_file,
 )
 
-from lexgold.annotate import models as m
-from lexgold.annotate.db import database_url
-from lexgold.annotate.study import create_study
+from lexgold.study import models as m
+from lexgold.study.db import database_url
+from lexgold.study.store import create_study
 from lexgold.cli import cli
 from lexgold.prolific import review
 from lexgold.prolific.client import Client, ProlificError
@@ -420,7 +420,7 @@ def test_webhook_validates_strictly_and_is_off_without_a_secret(site, tmp_path):
 
 @pytest.mark.postgres
 def test_review_and_webhook_on_postgresql(postgres_url, usf, tmp_path, fake, run):
-    from lexgold.annotate.db import postgres_schema
+    from lexgold.study.db import postgres_schema
 
     pairs = usf_pair_file(usf, tmp_path / "pairs.csv")
     protocol = protocol_variant(tmp_path, "simlex", tranches=1, raters_per_tranche=3)

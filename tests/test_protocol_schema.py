@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from lexgold.annotate.schema import load_study_config
+from lexgold.study.config import load_study_config
 from lexgold.builder import hyperlex, simlex, tr9856
 from lexgold.cli import cli
 from lexgold.errors import InputError
@@ -253,7 +253,7 @@ def test_protocol_error_is_an_input_error_on_one_line(tmp_path):
 
 def test_every_key_is_documented():
     """docs/protocols.md lists every key of every table (the texts are in docs/annotate.md)."""
-    from lexgold.annotate.schema import StudyConfig, Texts
+    from lexgold.study.config import StudyConfig, Texts
     from lexgold.process.config import ProcessConfig
 
     doc = (Path(__file__).parents[1] / "docs" / "protocols.md").read_text(encoding="utf-8")

@@ -18,9 +18,9 @@ from click.testing import CliRunner
 from prolific_fake import TOKEN, FakeProlific
 from test_annotate_app import enter, make_app, protocol_variant, rate_all, usf_pair_file
 
-from lexgold.annotate.db import database_url
+from lexgold.study.db import database_url
 from lexgold.annotate.rehearse import rehearse
-from lexgold.annotate.study import create_study
+from lexgold.study.store import create_study
 from lexgold.cli import cli
 from lexgold.process.simulate import Crowd
 

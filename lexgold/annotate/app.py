@@ -24,15 +24,15 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from lexgold.annotate import models as m
-from lexgold.annotate.clock import DatabaseClock
-from lexgold.annotate.db import is_current, make_engine, session_factory
+from lexgold.study import models as m
+from lexgold.study.clock import DatabaseClock
+from lexgold.study.db import is_current, make_engine, session_factory
 from lexgold.annotate.context import StudyState, fill, message_page, state
 from lexgold.annotate.flow import BadEntry, Rejected
-from lexgold.annotate.schema import config_from_dict
+from lexgold.study.config import config_from_dict
 from lexgold.errors import InputError, redact
 
-#: the PostgreSQL limits of :func:`lexgold.annotate.db.make_engine` as configuration keys
+#: the PostgreSQL limits of :func:`lexgold.study.db.make_engine` as configuration keys
 DB_LIMITS = ("DATABASE_CONNECT_TIMEOUT_S", "DATABASE_STATEMENT_TIMEOUT_S",
              "DATABASE_POOL_TIMEOUT_S")
 #: the largest request body the site takes (bytes): Flask's MAX_CONTENT_LENGTH, waitress's
@@ -54,12 +54,12 @@ def create_app(config: dict | None = None) -> Flask:
     ``RATE_LIMIT_PER_HOUR`` (new raters and claims per client address; default 0: none),
     ``DATABASE_BUSY_TIMEOUT_S`` (how long a write waits for SQLite's lock, default 5),
     ``DATABASE_CONNECT_TIMEOUT_S``, ``DATABASE_STATEMENT_TIMEOUT_S``,
-    ``DATABASE_POOL_TIMEOUT_S`` (PostgreSQL: defaults 3, 5, 5; :mod:`lexgold.annotate.health`),
+    ``DATABASE_POOL_TIMEOUT_S`` (PostgreSQL: defaults 3, 5, 5; :mod:`lexgold.study.health`),
     ``SECRET_KEY`` (required: the session-signing key, kept out of the study database; see
-    :mod:`lexgold.annotate.secret`), ``ADMIN_PASSWORD_ID`` (what names the admin password on
+    :mod:`lexgold.study.secret`), ``ADMIN_PASSWORD_ID`` (what names the admin password on
     every host: ``lexgold serve`` sets it from a plain ``LEXGOLD_ADMIN_PASSWORD``; default: the
     hash), ``CLOCK`` (a simulated clock; default: the database server's, see
-    :mod:`lexgold.annotate.clock`), ``SIMULATED_RATERS`` (every rater who consents is stored
+    :mod:`lexgold.study.clock`), ``SIMULATED_RATERS`` (every rater who consents is stored
     with platform ``simulated``; :mod:`lexgold.annotate.rehearse`'s in-process site only), ``LEGACY_SECRET_KEY`` and ``LEGACY_SECRET_UNTIL`` (naive
     UTC; the key a study held before revision 0010, read only to find the rater of a cookie it
     signed: :func:`lexgold.annotate.views_rater.legacy_rater`), ``SESSION_COOKIE_SECURE``,
@@ -77,7 +77,7 @@ def create_app(config: dict | None = None) -> Flask:
     if not app.config.get("DATABASE_URL"):
         raise InputError("no study database given", field="DATABASE_URL")
     if not app.config.get("SECRET_KEY"):      # never in the study: a copy of it signs nothing
-        raise InputError("no session-signing key given (lexgold.annotate.secret)",
+        raise InputError("no session-signing key given (lexgold.study.secret)",
                          field="SECRET_KEY")
     # a write waits this long for SQLite's lock before the request gets the 503 "retry" page
     # and PostgreSQL's limits, so that a stalled server fails requests fast (health.py)

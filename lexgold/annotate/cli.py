@@ -67,9 +67,15 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
     Example:
         lexgold study create --protocol simlex --pairs out/simlex/pairs.csv --db study.sqlite
     """
-    from lexgold.annotate.db import database_url
-    from lexgold.annotate.study import create_study
+    from lexgold.process.config import process_config
+    from lexgold.protocols import load_protocol
+    from lexgold.study.config import load_study_config
+    from lexgold.study.db import database_url
+    from lexgold.study.store import create_study
 
+    spec = load_protocol(protocol)
+    if load_study_config(spec).min_accepted_raters > 0:   # recruitment runs these rules live
+        process_config(spec)
     report = create_study(protocol, pairs, database_url(db), seed=seed, name=name,
                           completion_code=completion_code, screenout_code=screenout_code,
                           completion_url=completion_url, topics=topics,
@@ -101,7 +107,7 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
 
 
 def _echo_bws(db, report, accept, key_note) -> None:
-    """What ``study create`` prints for a Best-Worst Scaling study (lexgold.annotate.bws)."""
+    """What ``study create`` prints for a Best-Worst Scaling study (lexgold.study.bws)."""
     balance, pages = report["balance"], report["pages_per_tranche"]
     click.echo(f"study created in {shown(db)}: {balance['items']} pairs in {balance['tuples']} "
                f"{report['tuple_size']}-tuples ({balance['occurrences_min']}-"
@@ -118,7 +124,7 @@ def _echo_bws(db, report, accept, key_note) -> None:
 
 def _study_key_file(study_db: str) -> str:
     """Make a SQLite study's session-signing key file (kept if it exists); says where it is."""
-    from lexgold.annotate.secret import default_key_file, how_to_make, write_key_file
+    from lexgold.study.secret import default_key_file, how_to_make, write_key_file
 
     path = default_key_file(study_db)
     if path is None:
@@ -150,7 +156,7 @@ def secret_command(study_db, out_file, force):
         lexgold study secret study.sqlite
         lexgold study secret --out /etc/lexgold/secret.key
     """
-    from lexgold.annotate.secret import default_key_file, write_key_file
+    from lexgold.study.secret import default_key_file, write_key_file
 
     path = out_file or (default_key_file(study_db) if study_db else None)
     if path is None:
@@ -191,11 +197,11 @@ def report(study_db):
     """
     from sqlalchemy import select
 
-    from lexgold.annotate import models as m
-    from lexgold.annotate.db import open_study, session_factory
-    from lexgold.annotate.recruit import recruitment
-    from lexgold.annotate.schema import config_from_dict
-    from lexgold.annotate.study import progress
+    from lexgold.study import models as m
+    from lexgold.study.db import open_study, session_factory
+    from lexgold.live.tally import recruitment
+    from lexgold.study.config import config_from_dict
+    from lexgold.study.store import progress
 
     engine = open_study(study_db, read_only=True)     # a study it cannot write: read it
     with session_factory(engine, write=False)() as session:
@@ -233,11 +239,11 @@ def top_up_command(study_db):
     """
     from sqlalchemy import select
 
-    from lexgold.annotate import models as m
-    from lexgold.annotate.db import open_study, session_factory
-    from lexgold.annotate.adaptive import allocate, describe
-    from lexgold.annotate.recruit import top_up
-    from lexgold.annotate.schema import config_from_dict
+    from lexgold.study import models as m
+    from lexgold.study.db import open_study, session_factory
+    from lexgold.live.allocator import allocate, describe
+    from lexgold.live.recruit import top_up
+    from lexgold.study.config import config_from_dict
 
     engine = open_study(study_db)
     with session_factory(engine)() as session:
@@ -275,19 +281,19 @@ def figures_command(study_db, watch_s, force):
         lexgold study figures study.sqlite
         lexgold study figures "$LEXGOLD_DATABASE_URL" --watch 5
     """
-    from lexgold.annotate import figures
-    from lexgold.annotate.db import database_url, open_study, session_factory
+    from lexgold.live import refresher
+    from lexgold.study.db import database_url, open_study, session_factory
 
     engine = open_study(study_db)
     if watch_s is not None:
         engine.dispose()
         try:
-            figures.watch(database_url(study_db), watch_s)
+            refresher.watch(database_url(study_db), watch_s)
         except KeyboardInterrupt:
             pass
         return
     with session_factory(engine, write=False)() as reads, session_factory(engine)() as writes:
-        done = figures.refresh(reads, writes, force=force)
+        done = refresher.refresh(reads, writes, force=force)
     engine.dispose()
     click.echo(json.dumps({"computed": done["computed"], "seconds": round(done["seconds"], 2),
                            "added": {str(k): v for k, v in done["added"].items()}}))
@@ -312,8 +318,8 @@ def export_command(study_db, out_file, complete_only):
         lexgold study export study.sqlite --out ratings.csv
     """
     # no pandas on a slider study's path (start-up, issue 22 item 4): the database writes it
-    from lexgold.annotate.db import open_study, session_factory
-    from lexgold.annotate.export_sql import study_description, write_study_export
+    from lexgold.study.db import open_study, session_factory
+    from lexgold.study.export_sql import study_description, write_study_export
 
     engine = open_study(study_db, read_only=True)     # a study it cannot write: read it
     Path(out_file).parent.mkdir(parents=True, exist_ok=True)
@@ -322,7 +328,7 @@ def export_command(study_db, out_file, complete_only):
                  buffering=1 << 20) as handle:
         written = write_study_export(session, handle, complete_only=complete_only)
         if written is None:                           # a Best-Worst study: through pandas
-            from lexgold.annotate.study import write_export
+            from lexgold.study.export import write_export
 
             written = write_export(session, handle, complete_only=complete_only)
         answers, raters = written
@@ -378,7 +384,7 @@ def rehearse_command(study_db, arrivals_per_hour, max_raters, truth_path, seed, 
     """
     import numpy as np
 
-    from lexgold.annotate.db import database_url, open_study
+    from lexgold.study.db import database_url, open_study
     from lexgold.annotate.rehearse import rehearse
     from lexgold.process.simulate import Crowd
 
@@ -448,7 +454,7 @@ def backup_command(study_db, out_file, force):
     Example:
         lexgold study backup study.sqlite backups/study-2026-03-01.sqlite
     """
-    from lexgold.annotate.db import backup_study
+    from lexgold.study.db import backup_study
 
     copy = backup_study(study_db, out_file, force=force)
     click.echo(f"{shown(study_db)} -> {copy['out']}: {plural(copy['answers'], 'answer')} of "
@@ -478,8 +484,8 @@ def confirm_command(study_db, participants, platform):
     Example:
         lexgold study confirm study.sqlite --participants prolific_export.csv
     """
-    from lexgold.annotate.db import open_study, session_factory
-    from lexgold.annotate.study import confirm_raters
+    from lexgold.study.db import open_study, session_factory
+    from lexgold.study.store import confirm_raters
     from lexgold.errors import InputError
     from lexgold.tables import read_text_table
 
@@ -515,8 +521,8 @@ def upgrade_command(study_db, secret_key_file):
     Example:
         lexgold study upgrade study.sqlite
     """
-    from lexgold.annotate.db import check_connects, database_url, make_engine, upgrade
-    from lexgold.annotate.secret import find_key, how_to_make
+    from lexgold.study.db import check_connects, database_url, make_engine, upgrade
+    from lexgold.study.secret import find_key, how_to_make
 
     engine = make_engine(database_url(study_db, must_exist=True))
     check_connects(engine)
@@ -569,7 +575,7 @@ def _keep_stored_key(study_db: str, key_file: str | None, old_key: str) -> str |
     """Keep the key the study held in the key file `serve` will read (see `upgrade`); what
     was done, or None when there is no such file (the key is then in the environment, or the
     study is a database URL without a key file)."""
-    from lexgold.annotate.secret import (
+    from lexgold.study.secret import (
         ENV_KEY,
         default_key_file,
         keep_legacy_key,

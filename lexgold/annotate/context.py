@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from flask import current_app, g, render_template, request
 from sqlalchemy.orm import sessionmaker
 
-from lexgold.annotate.schema import StudyConfig
+from lexgold.study.config import StudyConfig
 
 
 @dataclass
@@ -40,7 +40,7 @@ def state() -> StudyState:
 def now():
     """The time of this request, naive UTC: ``app.config["CLOCK"]()`` when set (``lexgold study
     rehearse`` runs the site on a simulated clock), else the database server's clock (shared by
-    every app host; :mod:`lexgold.annotate.clock`), never this machine's."""
+    every app host; :mod:`lexgold.study.clock`), never this machine's."""
     clock = current_app.config.get("CLOCK") or current_app.extensions["lexgold_clock"]
     return clock()
 

@@ -22,10 +22,12 @@ from sqlalchemy import and_, case, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from lexgold.annotate import models as m
-from lexgold.annotate.clock import database_now
-from lexgold.annotate.schema import StudyConfig
-from lexgold.annotate.secret import keyed_hash
+from lexgold.annotate import bws_site
+from lexgold.annotate.forms import Rejected, parse_int
+from lexgold.study import models as m
+from lexgold.study.clock import database_now
+from lexgold.study.config import StudyConfig
+from lexgold.study.secret import keyed_hash
 
 #: platform IDs: letters, digits, ``_``, ``-`` (matched against the whole value: no newline)
 ID_PATTERN = re.compile(r"[A-Za-z0-9_\-]{1,100}")
@@ -39,14 +41,6 @@ STRICT_IDS = {"prolific": [re.compile(r"[0-9a-f]{24}")] * 3,
                         re.compile(r"[A-Z0-9]{20,40}")]}
 MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
 MAX_RESPONSE_MS = 24 * 3600 * 1000
-
-
-class Rejected(Exception):
-    """A request the flow refuses; ``text`` names the message in ``[study.texts]``."""
-
-    def __init__(self, text: str = "error_invalid", detail: str = ""):
-        super().__init__(detail or text)
-        self.text, self.detail = text, detail
 
 
 class BadEntry(Rejected):
@@ -139,7 +133,7 @@ def find_rater(session: Session, entry: Entry) -> m.Rater | None:
 
 def session_hash(key: str, value: str) -> str:
     """What is stored of the session ID of a rater's own link (Prolific ``SESSION_ID``, MTurk
-    ``assignmentId``): its keyed hash (:func:`lexgold.annotate.secret.keyed_hash`), or "" for
+    ``assignmentId``): its keyed hash (:func:`lexgold.study.secret.keyed_hash`), or "" for
     none (and for MTurk's preview value, which every worker has)."""
     return keyed_hash(key, value) if value and value != MTURK_PREVIEW else ""
 
@@ -415,11 +409,6 @@ def start_value(config: StudyConfig, study_seed: int, rater_id: int, item_id: in
     return int(config.slider_start)
 
 
-def option_order(n: int, rater_id: int, step_id: int) -> list[int]:
-    """Checkpoint options in an order fixed per rater and step (the answer is not always first)."""
-    return [int(i) for i in np.random.default_rng([rater_id, step_id]).permutation(n)]
-
-
 def submit_step(session: Session, rater: m.Rater, position: int, form, config: StudyConfig,
                 study_seed: int, now=None) -> str:
     """Store the answers of step ``position``; returns ``stored`` or ``repeat``.
@@ -437,12 +426,11 @@ def submit_step(session: Session, rater: m.Rater, position: int, form, config: S
     step, items, n_steps = step_content(session, slot)
     shown = None                                  # items of the page (BWS: tuples)
     if config.task == "bws":                      # Best-Worst Scaling (lexgold.annotate.bws_site)
-        from lexgold.annotate import bws_site
         if step.kind == "checkpoint":
-            rows = [bws_site.check_tuple_answer(form, step, rater, slot, config, now, Rejected,
+            rows = [bws_site.check_tuple_answer(form, step, rater, slot, config, now,
                                                 MAX_RESPONSE_MS)]
         else:
-            rows = bws_site.tuple_answers(form, items, rater, slot, now, Rejected,
+            rows = bws_site.tuple_answers(form, items, rater, slot, now,
                                           MAX_RESPONSE_MS)
         shown = max(1, len(rows) // config.bws.tuple_size) if step.kind != "checkpoint" else 1
     elif step.kind == "checkpoint":
@@ -476,7 +464,7 @@ def submit_step(session: Session, rater: m.Rater, position: int, form, config: S
         return "repeat"
     session.expire_all()
     # HyperLex section 4.4 (recruit until enough are accepted) is not run here: the figures
-    # refresher of lexgold.annotate.figures tops up tranches outside raters' requests
+    # refresher of lexgold.live.figures tops up tranches outside raters' requests
     return "stored"
 
 
@@ -526,17 +514,3 @@ def _checkpoint_answer(form, step, rater, slot, config, now) -> m.CheckpointAnsw
                               else None)
 
 
-def parse_int(text) -> int | None:
-    """An integer of at most 9 ASCII digits from a form field, else ``None``.
-
-    Only an integer written as the site's forms write it is accepted: ASCII ``0-9``, an optional
-    leading ``-``, no leading zero (``"0"``, ``"6"``, ``"-1"``; not ``"06"``, ``"-0"``), with
-    surrounding ASCII blanks. Other Unicode digits (``'٠'``, ``'５'``), which ``\\d`` and ``int()``
-    would both take, are refused, so nothing a browser does not send is ever stored.
-    """
-    text = str(text).strip(" \t\r\n")
-    return int(text) if re.fullmatch(CANONICAL_INT, text) else None
-
-
-#: an integer as the site's forms send it (see :func:`parse_int`)
-CANONICAL_INT = r"0|-?[1-9][0-9]{0,8}"

@@ -40,7 +40,7 @@ def serve_workers(settings: dict, study_db: str, *, host: str, port: int, worker
     """
     from gunicorn.app.base import BaseApplication
 
-    from lexgold.annotate.db import shown as shown_study
+    from lexgold.study.db import shown as shown_study
 
     def when_ready(server):
         bound = server.LISTENERS[0].getsockname()

@@ -21,13 +21,13 @@ releases every pair. A rehearsal answers that with the study itself:
   time, claims expire after the protocol's ``claim_timeout_s``, and a quitter's place goes to
   a later rater;
 - recruitment is the site's own: when the last place of a tranche is completed, the tranches
-  are topped up until ``min_accepted_raters`` are accepted (:mod:`lexgold.annotate.recruit`).
-  The served site does this in a background refresher (:mod:`lexgold.annotate.figures`); the
+  are topped up until ``min_accepted_raters`` are accepted (:mod:`lexgold.live.recruit`).
+  The served site does this in a background refresher (:mod:`lexgold.live.figures`); the
   rehearsal has none and runs the same top-up at once, on its clock, right after the
   completing request, where the site ran it until version 0011 of the schema (the same
   study and seed recruit as before);
 - adaptive allocation (``[study] allocation = "adaptive"``) is the site's own too: once no slot
-  is open, :func:`lexgold.annotate.adaptive.allocate` stops or adds a top-up tranche of the
+  is open, :func:`lexgold.live.allocator.allocate` stops or adds a top-up tranche of the
   least precise pairs, run at once after the completing request as the refresher would.
 
 The answers are stored in the study like real ones, so a rehearsal is run on a study no real
@@ -54,8 +54,8 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import DateTime, and_, bindparam, event, func, or_, select, update
 
-from lexgold.annotate import models as m
-from lexgold.annotate.secret import new_key
+from lexgold.study import models as m
+from lexgold.study.secret import new_key
 from lexgold.errors import InputError
 from lexgold.process.simulate import Crowd, SimulatedRater, pair_truths
 
@@ -239,7 +239,7 @@ def _open_site(url, rng, truth, create_app, crowd=Crowd(), now=None) -> Site:
     if engine.dialect.name == "sqlite" and engine.url.database not in (None, "", ":memory:"):
         _without_sync(engine)
     if now is None:
-        from lexgold.annotate.clock import database_now
+        from lexgold.study.clock import database_now
         now = lambda: database_now(engine)  # noqa: E731
     with state.reads() as session:
         if session.scalar(select(func.count()).select_from(m.Rater)):
@@ -414,9 +414,9 @@ def _visit(site: Site, rater: SimulatedRater, record: dict, rng):
 
 def _recruit(site: Site, public_id: str) -> None:
     """The top-up after a completion (HyperLex section 4.4), run at once on the site's clock:
-    only if the rater's tranche has no open slot left (:func:`lexgold.annotate.recruit.top_up`)."""
-    from lexgold.annotate.adaptive import allocate
-    from lexgold.annotate.recruit import top_up
+    only if the rater's tranche has no open slot left (:func:`lexgold.live.recruit.top_up`)."""
+    from lexgold.live.allocator import allocate
+    from lexgold.live.recruit import top_up
 
     if site.config.min_accepted_raters > 0:
         with site.app.extensions["lexgold"].sessions() as session:

@@ -22,7 +22,7 @@ import click
 
 def shown(study) -> str:
     """A study as printed: its path, or its URL without the password."""
-    from lexgold.annotate.db import shown as shown_study
+    from lexgold.study.db import shown as shown_study
 
     return shown_study(study)
 
@@ -41,7 +41,7 @@ def serve_study(study_db: str | None, *, host: str = "127.0.0.1", port: int = 80
     from werkzeug.security import generate_password_hash
 
     from lexgold.annotate.app import MAX_REQUEST_BYTES, create_app
-    from lexgold.annotate.db import check_writable, database_url, open_study
+    from lexgold.study.db import check_writable, database_url, open_study
     from lexgold.prolific.webhook import read_secret
 
     study_db = study_from_environment(study_db)
@@ -79,7 +79,7 @@ def serve_study(study_db: str | None, *, host: str = "127.0.0.1", port: int = 80
                 **({"PROLIFIC_WEBHOOK_SECRET": hook_secret} if hook_secret else {})}
     refresher = None
     if figures_every > 0 and not check:     # admin figures and top-ups, off the raters' path
-        from lexgold.annotate.figures import Supervised
+        from lexgold.live.refresher import Supervised
         refresher = Supervised(db_url, figures_every,
                                lambda line: click.echo(f"warning: {line}", err=True))
     if workers > 1 and not check:
@@ -137,7 +137,7 @@ def _warn_if_readable(db_url: str) -> None:
     it holds the raters' answers and platform IDs."""
     from sqlalchemy.engine import make_url
 
-    from lexgold.annotate.db import readable_by_others
+    from lexgold.study.db import readable_by_others
 
     path = make_url(db_url).database
     if make_url(db_url).get_backend_name() == "sqlite" and path and readable_by_others(path):
@@ -146,7 +146,7 @@ def _warn_if_readable(db_url: str) -> None:
 
 
 def _stop_refresher(refresher) -> None:
-    """Stop the figures refresher and its supervisor (:class:`lexgold.annotate.figures.
+    """Stop the figures refresher and its supervisor (:class:`lexgold.live.figures.
     Supervised`)."""
     if refresher is not None:
         refresher.stop()
@@ -164,9 +164,9 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 def _secret_key(study_db: str, key_file: str | None, temporary_ok: bool) -> str:
-    """The session-signing key (:func:`lexgold.annotate.secret.find_key`), or one for this run
+    """The session-signing key (:func:`lexgold.study.secret.find_key`), or one for this run
     only where that is allowed; else a one-line error saying how to make one."""
-    from lexgold.annotate.secret import find_key, how_to_make, new_key
+    from lexgold.study.secret import find_key, how_to_make, new_key
 
     found = find_key(study_db, key_file)
     if found is not None:
@@ -183,7 +183,7 @@ def _secret_key(study_db: str, key_file: str | None, temporary_ok: bool) -> str:
 def _legacy_key(study_db: str, key_file: str | None) -> dict:
     """``LEGACY_SECRET_KEY`` and ``LEGACY_SECRET_UNTIL`` for ``create_app`` while the key file
     keeps the key the study held before revision 0010 (`study upgrade`), said once."""
-    from lexgold.annotate.secret import ENV_KEY, key_source, read_legacy_key
+    from lexgold.study.secret import ENV_KEY, key_source, read_legacy_key
 
     source = key_source(study_db, key_file)
     legacy = read_legacy_key(source) if source not in (None, ENV_KEY) else None
@@ -206,7 +206,7 @@ def _stop(_signum, _frame):
 def _checkpoint(db_url: str, study_db: str) -> None:
     """On a clean stop: move a SQLite study's write-ahead log into the database file and say so
     (nothing for PostgreSQL)."""
-    from lexgold.annotate.db import checkpoint_sqlite
+    from lexgold.study.db import checkpoint_sqlite
 
     result = checkpoint_sqlite(db_url)
     if result is None:

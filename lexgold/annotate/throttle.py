@@ -19,8 +19,8 @@ from sqlalchemy import case, delete, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from lexgold.annotate import models as m
-from lexgold.annotate.clock import database_now
+from lexgold.study import models as m
+from lexgold.study.clock import database_now
 
 #: rows whose window began longer ago than this are deleted (no key keeps a longer window)
 FORGET_S = 24 * 3600

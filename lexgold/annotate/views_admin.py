@@ -4,7 +4,7 @@ quality flags per rater (:mod:`lexgold.process.quality`). The page reloads itsel
 ISO 8601 with their UTC offset.
 
 The page never runs the analysis: agreement, exclusions, recruitment and quality flags come
-from the figures stored by the background refresher (:mod:`lexgold.annotate.figures`), with
+from the figures stored by the background refresher (:mod:`lexgold.live.figures`), with
 when they were computed and how many answers came since; only cheap SQL aggregates (slots per
 tranche, raters by stage, a page of the newest raters) are read live. Long tables are capped
 (flagged raters first; every rater in ``/admin/quality.csv``).
@@ -23,15 +23,16 @@ import secrets
 from datetime import datetime, timedelta, timezone
 
 import pandas as pd
-from flask import (Blueprint, Response, abort, current_app, redirect, render_template, request,
+from flask import (Blueprint, abort, current_app, redirect, render_template, request,
                    session, url_for)
 from sqlalchemy import case, delete, func, select
 from werkzeug.security import check_password_hash
 
-from lexgold.annotate import figures, flow, recruit, throttle
-from lexgold.annotate import models as m
+from lexgold.annotate import flow, throttle
+from lexgold.live import figures, tally
+from lexgold.study import models as m
 from lexgold.annotate.context import db, now, state
-from lexgold.annotate.health import measure
+from lexgold.study.health import measure
 from lexgold.ratings import SIMULATED
 
 admin = Blueprint("admin", __name__, url_prefix="/admin")
@@ -149,7 +150,7 @@ def no_slash():
 def overview():
     """The study at a glance. Live (a few SQL aggregates): database health, slots per
     tranche, raters by stage, the newest raters. From the stored figures
-    (:mod:`lexgold.annotate.figures`, computed off the raters' requests): accepted raters,
+    (:mod:`lexgold.live.figures`, computed off the raters' requests): accepted raters,
     agreement, completion time, pairs below the minimum, exclusions, quality flags."""
     db_health = measure(db(), current_app.extensions["lexgold_engine"].lexgold_health)
     stored = figures.load(db())
@@ -181,22 +182,6 @@ def overview():
         refresh_s=REFRESH_S, too_fast_s=shown.get("too_fast_s", _too_fast_s()),
         platform=_platform(), db_health=db_health,
         agreement_notes=shown.get("agreement_notes", []), adaptive=shown.get("adaptive"))
-
-
-@admin.get("/quality.csv")
-@admin_required
-def quality_csv():
-    """Every rater's quality flags, as stored with the figures (the page shows the first
-    :data:`lexgold.annotate.figures.SHOWN`, marked raters first)."""
-    from lexgold.annotate.study import escape_formulas
-    from lexgold.annotate.views_export import attachment
-
-    stored = figures.load(db(), details=True)
-    frame = pd.DataFrame(stored.figures.get("quality", []) if stored is not None else [],
-                         columns=QUALITY_COLUMNS)
-    return Response(escape_formulas(frame).to_csv(index=False),
-                    content_type="text/csv; charset=utf-8",
-                    headers={"Content-Disposition": attachment(f"{state().name}-quality.csv")})
 
 
 #: rows of the raters table per page (``?raters=N`` pages back)
@@ -285,8 +270,8 @@ def move():
 
 def _too_fast_s() -> float:
     """Seconds per pair below which the view marks a rater too fast (before any figures:
-    :func:`lexgold.annotate.figures.too_fast_s`)."""
-    return figures.too_fast_s(recruit.protocol_from_text(state().protocol_text), state().config)
+    :func:`lexgold.live.figures.too_fast_s`)."""
+    return figures.too_fast_s(tally.protocol_from_text(state().protocol_text), state().config)
 
 
 def _raters_page(text: str) -> int:

@@ -1,17 +1,20 @@
-"""Export blueprint: the raw ratings in the long format (admin only), as a download whose
-cells cannot start a spreadsheet formula (:func:`lexgold.annotate.study.escape_formulas`),
-streamed a few hundred raters at a time (:func:`lexgold.annotate.study.export_chunks`)."""
+"""Export blueprint: the raw ratings in the long format and the raters' quality flags (admin
+only), as downloads whose
+cells cannot start a spreadsheet formula (:func:`lexgold.study.export.escape_formulas`),
+streamed a few hundred raters at a time (:func:`lexgold.study.export.export_chunks`)."""
 
 from __future__ import annotations
 
 import unicodedata
 from urllib.parse import quote
 
+import pandas as pd
 from flask import Blueprint, Response, request, stream_with_context
 
 from lexgold.annotate.context import db, state
-from lexgold.annotate.study import escape_formulas, export_chunks
-from lexgold.annotate.views_admin import admin_required
+from lexgold.study.export import escape_formulas, export_chunks
+from lexgold.annotate.views_admin import QUALITY_COLUMNS, admin_required
+from lexgold.live import figures
 
 export = Blueprint("export", __name__, url_prefix="/admin")
 
@@ -27,6 +30,20 @@ def ratings_csv():
             yield escape_formulas(frame).to_csv(index=False, header=number == 0)
     return Response(stream_with_context(pieces()), content_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": attachment(f"{state().name}-ratings.csv")})
+
+
+@export.get("/quality.csv")
+@admin_required
+def quality_csv():
+    """Every rater's quality flags, as stored with the figures (the page shows the first
+    :data:`lexgold.live.figures.SHOWN`, marked raters first)."""
+    stored = figures.load(db(), details=True)
+    frame = pd.DataFrame(stored.figures.get("quality", []) if stored is not None else [],
+                         columns=QUALITY_COLUMNS)
+    return Response(escape_formulas(frame).to_csv(index=False),
+                    content_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": attachment(f"{state().name}-quality.csv")})
+
 
 
 def attachment(name: str) -> str:

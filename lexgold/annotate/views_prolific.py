@@ -23,7 +23,7 @@ from datetime import UTC
 from flask import Blueprint, abort, current_app, jsonify, request
 from sqlalchemy import select
 
-from lexgold.annotate import models as m
+from lexgold.study import models as m
 from lexgold.annotate.context import db, now
 from lexgold.annotate.flow import release_claims, session_hash
 from lexgold.prolific.webhook import (

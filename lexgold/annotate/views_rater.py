@@ -16,7 +16,8 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 from sqlalchemy import select
 
 from lexgold.annotate import flow, throttle
-from lexgold.annotate import models as m
+from lexgold.study import models as m
+from lexgold.study.design import option_order
 from lexgold.annotate.context import db, fill, message_page, now, state, write_db
 from lexgold.ratings import SIMULATED
 
@@ -257,7 +258,7 @@ def render_step(step: m.Step, items, n_steps: int, position: int, rater_id: int,
     if step.kind == "checkpoint":
         check = config.checkpoints[step.checkpoint]
         options = [(i, [_show_word(w) for w in check.options[i]])
-                   for i in flow.option_order(len(check.options), rater_id, step.id)]
+                   for i in option_order(len(check.options), rater_id, step.id)]
         return render_template("checkpoint.html", options=options, **common)
     shown = []
     for item, pair in items:
@@ -279,7 +280,7 @@ def _bws_page(step: m.Step, items, rater_id: int, common: dict) -> str:
 
     if step.kind == "checkpoint":
         check = state().config.bws.checkpoints[step.checkpoint]
-        order = flow.option_order(len(check.pairs), rater_id, step.id)
+        order = option_order(len(check.pairs), rater_id, step.id)
         tuples = [{"key": "c", "kind": "checkpoint",
                    "pairs": [(p, [_show_word(w) for w in check.pairs[p]]) for p in order]}]
     else:

@@ -28,7 +28,7 @@ within-pair variance (:func:`shrunk_variances`, empirical Bayes with the weight 
     share of what more ratings can still gain, valued equally.
 
 :data:`SITE_RULE` names the criterion the rating site uses
-(:func:`lexgold.annotate.adaptive.least_certain`); it is the one that did best on the real logs
+(:func:`lexgold.live.allocator.least_certain`); it is the one that did best on the real logs
 replayed in docs/process.md ("What lexgold saves, measured on real logs").
 """
 

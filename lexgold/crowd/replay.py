@@ -47,7 +47,7 @@ from scipy.special import chdtri
 from lexgold.crowd.allocation import PRIOR_RATINGS, RULES, gains
 from lexgold.errors import InputError
 
-#: the site's defaults (lexgold.annotate.schema: first_round_raters, topup_raters)
+#: the site's defaults (lexgold.study.config: first_round_raters, topup_raters)
 FIRST_ROUND = 3
 STEP = 2
 #: share of the pairs topped up per round

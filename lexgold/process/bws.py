@@ -347,7 +347,7 @@ def bws_exclusions(frame: pd.DataFrame, config, checkpoints=()) -> pd.DataFrame:
         Checked answers (:func:`check_bws`).
     config : lexgold.process.config.BwsConfig
         ``rules`` and thresholds.
-    checkpoints : sequence of lexgold.annotate.schema.BwsCheckpoint
+    checkpoints : sequence of lexgold.study.config.BwsCheckpoint
         The protocol's check tuples; ``check-<n>`` answers are marked against the n-th.
 
     Returns

@@ -35,7 +35,7 @@ ANSWERS = "Best-Worst answers"
 def process_bws(answers: pd.DataFrame, protocol: dict, *, rng: np.random.Generator,
                 pairs: pd.DataFrame | None = None, source=None) -> dict:
     """Steps 1-5 in memory; returns ``{"gold", "scores", "tuples", "exclusions", "report"}``."""
-    from lexgold.annotate.schema import load_study_config
+    from lexgold.study.config import load_study_config
     from lexgold.process.config import process_config
 
     config = process_config(protocol)

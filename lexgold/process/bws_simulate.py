@@ -30,9 +30,9 @@ COLUMNS = ["rater_id", "tranche", "tuple_id", "position", "word1", "word2", "pos
 def bws_layout(pairs: pd.DataFrame, protocol: dict | str, rng: np.random.Generator,
                **study_keys):
     """``(pair frame, study config, BWS design)`` of ``pairs`` under a BWS protocol."""
-    from lexgold.annotate.bws import design_bws
-    from lexgold.annotate.pairs import check_pairs
-    from lexgold.annotate.schema import load_study_config
+    from lexgold.study.bws import design_bws
+    from lexgold.study.pairs import check_pairs
+    from lexgold.study.config import load_study_config
     from lexgold.protocols import load_protocol
 
     spec = copy.deepcopy(protocol if isinstance(protocol, dict) else load_protocol(protocol))

@@ -232,7 +232,7 @@ def simulate(protocol, pairs_path, n_pairs, out_path, truth_path, raters_per_tra
     """
     import numpy as np
 
-    from lexgold.annotate.schema import load_study_config
+    from lexgold.study.config import load_study_config
     from lexgold.pairfiles import PAIR_COLUMN_ALIASES, read_pair_table
     from lexgold.process.simulate import Crowd, simulate_ratings, usf_pairs
 

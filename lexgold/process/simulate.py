@@ -2,7 +2,7 @@
 ``lexgold simulate``.
 
 One rater model serves both. A rater answers the pages of a study as the study lays them out
-(:func:`lexgold.annotate.design.design_study`, the one layout engine; SimLex-999 sections
+(:func:`lexgold.study.design.design_study`, the one layout engine; SimLex-999 sections
 3.3-3.5, HyperLex section 4.4, TR9856 section 3.4):
 
 - an honest rater answers from the crowd's rater model (:mod:`lexgold.crowd.model`, fitted to
@@ -218,9 +218,9 @@ def study_layout(pairs: pd.DataFrame, protocol: dict | str, rng: np.random.Gener
                  **study_keys):
     """``(pair frame, study config, design)`` of a study of ``pairs`` under ``protocol``, laid out
     by the study designer; ``study_keys`` change keys of the ``[study]`` table (for trials)."""
-    from lexgold.annotate.design import design_study
-    from lexgold.annotate.pairs import check_pairs
-    from lexgold.annotate.schema import load_study_config
+    from lexgold.study.design import design_study
+    from lexgold.study.pairs import check_pairs
+    from lexgold.study.config import load_study_config
     from lexgold.protocols import load_protocol
 
     spec = copy.deepcopy(protocol if isinstance(protocol, dict) else load_protocol(protocol))
@@ -320,7 +320,7 @@ def _rated_rows(source: pd.DataFrame, frame: pd.DataFrame) -> np.ndarray:
     if "duplicate_of" in source.columns:
         kept = kept[kept["duplicate_of"].fillna("").astype(str).str.strip() == ""]
     if "collapsed" in source.columns:
-        from lexgold.annotate.pairs import TRUE
+        from lexgold.study.pairs import TRUE
         kept = kept[~kept["collapsed"].fillna("").astype(str).str.strip().str.lower()
                     .isin(TRUE)]
     if len(kept) != len(frame):        # cannot happen: check_pairs skips exactly these rows

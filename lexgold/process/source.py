@@ -36,7 +36,7 @@ class RatingsSource:
 
     ratings: pd.DataFrame
     label: str                       # the file or database named in messages
-    description: dict | None = None  # see lexgold.annotate.study.study_description
+    description: dict | None = None  # see lexgold.study.export_sql.study_description
     kind: str = "ratings"            # "study", "export" or "ratings"
 
     @property
@@ -95,8 +95,9 @@ def read_source(path: str | Path) -> RatingsSource:
     """The ratings of ``path``: a study, an export (with its description when it is there) or
     a ratings CSV (module docstring)."""
     if is_study(path):
-        from lexgold.annotate.db import open_study, session_factory
-        from lexgold.annotate.study import export_ratings, study_description
+        from lexgold.study.db import open_study, session_factory
+        from lexgold.study.export import export_ratings
+        from lexgold.study.export_sql import study_description
 
         engine = open_study(path)
         try:

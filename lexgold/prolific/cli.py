@@ -48,7 +48,7 @@ def prolific():
 
 
 def _open(study_db: str, prolific_study: str | None, api_url: str | None):
-    from lexgold.annotate.db import open_study, session_factory
+    from lexgold.study.db import open_study, session_factory
     from lexgold.errors import InputError
     from lexgold.prolific.client import Client
     from lexgold.prolific.review import default_prolific_study
@@ -118,7 +118,7 @@ def review_command(study_db, prolific_study, api_url, as_json, study_minutes, ap
     Example:
         lexgold prolific review study.sqlite --prolific-study 60d9aadeb86739de712faee0
     """
-    from lexgold.annotate.clock import database_now
+    from lexgold.study.clock import database_now
     from lexgold.prolific.review import (
         apply_review,
         done_submissions,
@@ -188,7 +188,7 @@ def bonus_command(study_db, prolific_study, api_url, as_json, csv_path, rule, la
         lexgold prolific bonus study.sqlite --rule completed=0.50
         lexgold prolific bonus study.sqlite --rule completed=0.50 --apply
     """
-    from lexgold.annotate.clock import database_now
+    from lexgold.study.clock import database_now
     from lexgold.errors import InputError
     from lexgold.prolific.review import (
         apply_bonuses,

@@ -28,8 +28,8 @@ from sqlalchemy import case, delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from lexgold.annotate import models as m
-from lexgold.annotate.study import confirm_raters
+from lexgold.study import models as m
+from lexgold.study.store import confirm_raters
 from lexgold.errors import InputError
 from lexgold.prolific.client import SUBMITTED, Client, ProlificError
 

@@ -104,7 +104,7 @@ def check_pairs(frame: pd.DataFrame, *, source=None, group_by: str = "pos") -> p
     return out
 
 
-#: the longest value each pair column holds in the study database (lexgold.annotate.models)
+#: the longest value each pair column holds in the study database (lexgold.study.models)
 LENGTHS = {"word1": 300, "word2": 300, "pos": 20, "topic": 500}
 
 

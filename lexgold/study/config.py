@@ -180,7 +180,7 @@ class BwsCheckpoint:
 @dataclass
 class BwsStudy:
     """``[study.bws]``: the tuple design of a Best-Worst Scaling study (Kiritchenko & Mohammad
-    2016, section 3; lexgold.annotate.bws)."""
+    2016, section 3; lexgold.study.bws)."""
 
     #: pairs per tuple (K&M: 4)
     tuple_size: Annotated[int, between(2, 20)] = 4
@@ -241,7 +241,7 @@ class StudyConfig:
     #: raters, completed and not excluded by ``[process.exclusions]`` (HyperLex section 4.4: 10)
     min_accepted_raters: Annotated[int, between(0, MAX_RATERS_PER_TRANCHE)] = 0
     #: ``uniform``: every tranche gets ``raters_per_tranche`` slots. ``adaptive`` (issue 26;
-    #: :mod:`lexgold.annotate.adaptive`): every tranche first gets ``first_round_raters``
+    #: :mod:`lexgold.live.allocator`): every tranche first gets ``first_round_raters``
     #: slots, and the rest of ``budget_ratings`` goes to top-up tranches of the pairs whose
     #: means are least precise (:func:`lexgold.crowd.allocation.error_gain`), until
     #: ``target_reliability`` is reached

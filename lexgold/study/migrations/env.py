@@ -1,9 +1,9 @@
-"""Alembic environment for lexgold rating studies (run through lexgold.annotate.db)."""
+"""Alembic environment for lexgold rating studies (run through lexgold.study.db)."""
 
 from alembic import context
 from sqlalchemy import create_engine
 
-from lexgold.annotate.models import Base
+from lexgold.study.models import Base
 
 config = context.config
 target_metadata = Base.metadata

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from lexgold.annotate.schema import START, StudyConfig
+from lexgold.study.config import START, StudyConfig
 
 
 @dataclass
@@ -65,7 +65,7 @@ def design_study(pairs: pd.DataFrame, config: StudyConfig, rng: np.random.Genera
     Parameters
     ----------
     pairs : pandas.DataFrame
-        From :func:`lexgold.annotate.pairs.read_study_pairs` (``word1, word2, pos, topic,
+        From :func:`lexgold.study.pairs.read_study_pairs` (``word1, word2, pos, topic,
         consistency``).
     config : StudyConfig
         The protocol's ``[study]`` table.
@@ -386,3 +386,8 @@ def _ranges(numbers: list[int]) -> str:
         else:
             runs.append([n])
     return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else f"{r[0]}" for r in runs)
+
+
+def option_order(n: int, rater_id: int, step_id: int) -> list[int]:
+    """Checkpoint options in an order fixed per rater and step (the answer is not always first)."""
+    return [int(i) for i in np.random.default_rng([rater_id, step_id]).permutation(n)]

@@ -1,7 +1,7 @@
 """Security round 4 (issue 35, item 1): no credential in the study database
 
 What a rater's row held in plain text and a copy of the database could replay is kept as a keyed
-hash (``lexgold.annotate.secret.keyed_hash``, keyed by the session-signing key): the session ID
+hash (``lexgold.study.secret.keyed_hash``, keyed by the session-signing key): the session ID
 of the rater's own link (``rater.external_session``) and the pending move link
 (``rater.move_sha256``, the keyed hash of the SHA-256 it held). ``lexgold study upgrade`` gives
 the key (``config.attributes["lexgold_secret_key"]``); without one the values cannot be
@@ -29,7 +29,7 @@ PREVIEW = 'ASSIGNMENT_ID_NOT_AVAILABLE'
 
 
 def upgrade():
-    from lexgold.annotate.secret import keyed_hash
+    from lexgold.study.secret import keyed_hash
 
     key = op.get_context().config.attributes.get('lexgold_secret_key') \
         if op.get_context().config is not None else None

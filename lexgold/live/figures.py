@@ -1,13 +1,13 @@
 """Study figures: what the admin view and live recruitment show, computed once, off the raters'
 requests, and stored in the study database for every server process and host.
 
-One computation (:func:`compute`) reads the answers once (:func:`~lexgold.annotate.study.
+One computation (:func:`compute`) reads the answers once (:func:`~lexgold.study.store.
 export_ratings`), runs the protocol's exclusion rules once, over the raters who completed their
 tranche (HyperLex section 4.5; the same raters ``lexgold process`` would judge), and derives
 from them, with vectorised pandas and SQL aggregates:
 
 - per tranche: slots, completed, excluded, accepted and missing raters against
-  ``min_accepted_raters`` (HyperLex section 4.4, :mod:`lexgold.annotate.recruit`), IAA-1 and
+  ``min_accepted_raters`` (HyperLex section 4.4, :mod:`lexgold.live.recruit`), IAA-1 and
   IAA-2 (HyperLex section 5; SimLex-999 section 3.5), median completion minutes;
 - the pairs below the minimum of accepted raters;
 - the exclusions preview and the quality flags per rater (:mod:`lexgold.process.quality`),
@@ -16,10 +16,10 @@ from them, with vectorised pandas and SQL aggregates:
 :func:`refresh` recomputes them only when the study changed: the version key counts the slots,
 the completed slots and the last answer ids. With ``[study] allocation = "adaptive"`` it also
 draws the allocation's picture and adds the next top-up tranche once no slot is open
-(:func:`lexgold.annotate.adaptive.refresh_step`). It also tops up recruitment, as the site did in the
+(:func:`lexgold.live.allocator.refresh_step`). It also tops up recruitment, as the site did in the
 request of the rater who completed a tranche's last slot: when a tranche has become fully
 completed since the stored figures, every tranche short of accepted raters gets new slots
-(:func:`lexgold.annotate.recruit.top_up`'s rule; concurrent refreshers collide on (tranche,
+(:func:`lexgold.live.recruit.top_up`'s rule; concurrent refreshers collide on (tranche,
 number) and add nothing twice). ``lexgold serve`` runs :func:`watch` in a child process
 (:func:`start_refresher`; its own interpreter, so no GIL is shared with the raters' requests,
 computing at a lower priority, writing at the server's), at most every ``--figures-every`` seconds, and waiting at least
@@ -33,25 +33,19 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import sys
-import time
 from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
 import pandas as pd
 from sqlalchemy import case, func, insert, select, update
-from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from lexgold.annotate import models as m
-from lexgold.annotate import recruit
-from lexgold.annotate.clock import database_now
-from lexgold.annotate.quiet import collected_warnings
-from lexgold.annotate.schema import StudyConfig, config_from_dict
-from lexgold.annotate.study import export_ratings
-from lexgold.errors import redact
+from lexgold.study import models as m
+from lexgold.live import tally
+from lexgold.live.quiet import collected_warnings
+from lexgold.study.config import StudyConfig
+from lexgold.study.export import export_ratings
 from lexgold.process import exclusions
 from lexgold.process.config import process_config
 
@@ -65,7 +59,7 @@ LISTS = ("quality", "exclusions", "pairs_below")
 EVERY_S = 5.0
 #: a refresher waits at least this many times its last computation before the next
 BACKOFF = 4.0
-TRANCHE_FIELDS = [*recruit.TRANCHE_COLUMNS, "iaa1", "iaa2", "alpha_interval", "icck",
+TRANCHE_FIELDS = [*tally.TRANCHE_COLUMNS, "iaa1", "iaa2", "alpha_interval", "icck",
                   "median_minutes"]
 
 
@@ -107,7 +101,7 @@ def compute(session: Session, config: StudyConfig, protocol: dict, *,
         ``tranches`` (one dict per tranche with
         :data:`TRANCHE_FIELDS`; NaN as None); ``full`` (tranches without an open slot);
         ``pairs_below`` (``word1, word2, pos, accepted``); ``note`` (the rules not yet
-        computable, :func:`lexgold.annotate.recruit.exclusion_forecast`); ``exclusions`` (rows
+        computable, :func:`lexgold.live.tally.exclusion_forecast`); ``exclusions`` (rows
         of :func:`lexgold.process.exclusions.exclusion_table` with ``platform, platform_id``;
         the rules not yet computable exclude nobody); ``quality`` (rows of
         :func:`lexgold.process.quality.quality_flags` with ``tranche, platform, platform_id``).
@@ -117,14 +111,14 @@ def compute(session: Session, config: StudyConfig, protocol: dict, *,
         m.Rater.public_id, m.Rater.platform, m.Rater.external_id,
         m.Rater.completed_at.is_not(None))).all(),
         columns=["rater_id", "platform", "platform_id", "done"])
-    slots, shown = recruit.slot_frame(session), recruit.shown_frame(session)
+    slots, shown = tally.slot_frame(session), tally.shown_frame(session)
     minutes = completion_minutes(session) if admin else _none("median_minutes")
     session.commit()                   # end the read: SQLite holds its snapshot until then
     raters["platform_id"] = raters["platform_id"].fillna("")
     complete = ratings[ratings["rater_id"].isin(raters.loc[raters["done"], "rater_id"])]
-    table, note = recruit.exclusion_forecast(complete, protocol)
+    table, note = tally.exclusion_forecast(complete, protocol)
     excluded = set() if table is None else set(exclusions.excluded_raters(table))
-    found = recruit.tally(slots, shown, excluded, config.min_accepted_raters)
+    found = tally.tally(slots, shown, excluded, config.min_accepted_raters)
     notes: list[str] = []
     bws = config.task == "bws"     # Best-Worst answers: no IAA or slider quality flags
     if bws:
@@ -273,206 +267,6 @@ def save(session: Session, key: dict, computed_at: datetime, figures: dict) -> N
 
 # -- refreshing and topping up ------------------------------------------------------------------
 
-def refresh(reads: Session, writes: Session, *, now: datetime | None = None,
-            force: bool = False, run=None) -> dict:
-    """Recompute and store the figures if the study changed since they were stored (or
-    ``force``), topping up recruitment when a tranche has become fully completed since.
-
-    ``reads`` computes (never holding the write lock; on SQLite a writing session would keep
-    every rater waiting), ``writes`` adds slots and stores. ``run(function, *args)`` runs the
-    computation (default: here; :func:`watch` runs it in a thread of lower priority, so the
-    writes, which hold SQLite's write lock, run at the server's priority).
-
-    Returns
-    -------
-    dict
-        ``computed`` (bool), ``seconds`` (computation), ``added`` (``{tranche: slots}``).
-    """
-    study = reads.scalars(select(m.Study)).one()
-    config = config_from_dict(study.config)
-    key = version_key(reads)
-    if not force and reads.scalar(select(m.StudyFigures.version).where(
-            m.StudyFigures.id == ROW_ID)) == _key_text(key):
-        reads.commit()
-        return {"computed": False, "seconds": 0.0, "added": {}}
-    stored, now = load(reads), now or database_now(reads)
-    reads.commit()
-    started = time.perf_counter()
-    protocol = recruit.protocol_from_text(study.protocol_text)
-    figures = (run or _call)(compute, reads, config, protocol)
-    seconds = time.perf_counter() - started
-    added = {}
-    before = set(stored.figures.get("full", [])) if stored is not None else set()
-    try:
-        if config.min_accepted_raters > 0 and set(figures["full"]) - before:
-            added = add_slots(writes, figures, key, config.min_accepted_raters)
-            writes.commit()
-    except (IntegrityError, OperationalError):
-        writes.rollback()     # another refresher took these numbers, or the database is busy
-        return {"computed": True, "seconds": seconds, "added": {}}
-    if config.allocation == "adaptive":
-        from lexgold.annotate.adaptive import refresh_step
-
-        step = refresh_step(reads, writes, config, figures, allocate_now=not added)
-        if step["status"] == "added":
-            added = {step["tranche"]: step["slots"]}
-    try:
-        save(writes, key, now, {**figures, "seconds": seconds})
-    except (IntegrityError, OperationalError):
-        writes.rollback()     # stored by another refresher, or busy: the next round stores
-    return {"computed": True, "seconds": seconds, "added": added}
-
-
-def _call(function, *args):
-    return function(*args)
-
-
-def add_slots(session: Session, figures: dict, key: dict, minimum: int) -> dict:
-    """Give every tranche short of ``minimum`` accepted raters beyond its open slots the
-    slots it lacks (HyperLex section 4.4), and update ``figures`` and ``key`` to match
-    (flushed, not committed; a concurrent top-up raises IntegrityError)."""
-    table = pd.DataFrame(figures["tranches"], columns=TRANCHE_FIELDS)
-    short = table[table["accepted"] + table["open"] < minimum]
-    if short.empty:
-        return {}
-    added = recruit._add_slots(session, short, minimum)
-    for row in figures["tranches"]:
-        count = added.get(int(row["tranche"]), 0)
-        row["slots"] += count
-        row["open"] += count
-    figures["full"] = [t for t in figures["full"] if t not in added]
-    key["slots"] += sum(added.values())
-    return added
-
-
-def top_up(session: Session, config: StudyConfig, tranche_id: int | None = None) -> dict:
-    """:func:`lexgold.annotate.recruit.top_up`: compute recruitment's figures and add the
-    missing slots (one session; ``lexgold study top-up`` and ``lexgold study rehearse``, which
-    has no refresher). The admin view's figures are left to the refresher."""
-    if config.min_accepted_raters <= 0:
-        return {}
-    try:
-        if tranche_id is not None and session.scalar(
-                select(func.count()).select_from(m.Slot).where(
-                    m.Slot.tranche_id == tranche_id, m.Slot.status != "completed")):
-            session.commit()
-            return {}
-        figures = compute(session, config, recruit.study_protocol(session), admin=False)
-        added = add_slots(session, figures, version_key(session), config.min_accepted_raters)
-        session.commit()
-        return added
-    except (IntegrityError, OperationalError):
-        session.rollback()     # a concurrent top-up took these numbers, or the database is busy
-        return {}
-
-
-def watch(url: str, every_s: float = EVERY_S, parent: int | None = None,
-          rounds: int | None = None, nice: int = 0) -> None:
-    """Refresh the figures of the study at ``url`` in a loop: every ``every_s`` seconds, or
-    :data:`BACKOFF` times the last computation if longer; stops when the process ``parent``
-    is gone (the server that started it) or after ``rounds``. A database error is reported on
-    stderr and retried at the next round.
-
-    ``nice`` (> 0) lowers the priority of the computation only (its own thread; Linux keeps
-    a priority per thread): the short writes that follow hold SQLite's write lock, and a
-    process of low priority holding it on a busy machine made raters' writes wait over 5 s
-    (the 503 retry page; issue 22)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from lexgold.annotate.db import make_engine, session_factory
-
-    engine = make_engine(url, statement_timeout_s=600)
-    reads, writes = session_factory(engine, write=False), session_factory(engine)
-    worker = ThreadPoolExecutor(1, initializer=_lower_priority, initargs=(nice,))
-
-    def run(function, *args):
-        return worker.submit(function, *args).result()
-
-    done = 0
-    try:
-        while (parent is None or os.getppid() == parent) and (rounds is None or done < rounds):
-            started = time.perf_counter()
-            try:
-                with reads() as r, writes() as w:
-                    refresh(r, w, run=run)
-            except SQLAlchemyError as err:
-                print(f"lexgold figures: {redact(str(err).splitlines()[0])}", file=sys.stderr)
-            done += 1
-            if rounds is None or done < rounds:
-                time.sleep(max(every_s, BACKOFF * (time.perf_counter() - started)))
-    finally:
-        worker.shutdown()
-        engine.dispose()
-
-
-def _lower_priority(nice: int) -> None:
-    """Lower the calling thread's priority by ``nice`` (per thread on Linux; where ``os.nice``
-    applies to the whole process, the whole refresher, as before)."""
-    if nice > 0 and hasattr(os, "nice"):
-        os.nice(nice)
-
-
-def start_refresher(url: str, every_s: float = EVERY_S):
-    """:func:`watch` in a child process (its own interpreter, so no GIL is shared with the
-    raters' requests; at a lower priority, :data:`NICE`), which stops by itself when this
-    process is gone; returns the
-    :class:`subprocess.Popen` (``terminate()`` it at shutdown). The URL goes through the
-    environment: a password in it never shows on a command line."""
-    import subprocess
-
-    env = {**os.environ, URL_VARIABLE: url}
-    return subprocess.Popen([sys.executable, "-m", "lexgold.annotate.figures", str(every_s),
-                             str(os.getpid())], env=env, start_new_session=True)
-
-
-class Supervised:
-    """The refresher child of :func:`start_refresher`, restarted when it dies (a crash, an OOM
-    kill, ``kill -9``): a thread of the server polls it every second (which also reaps it: no
-    ``<defunct>`` process), says so through ``log`` and starts a new one, waiting 1 s before
-    the first restart, twice as long after each quick death, at most 60 s. :meth:`stop` ends
-    both."""
-
-    def __init__(self, url: str, every_s: float, log):
-        import threading
-
-        self.url, self.every_s, self.log, self.restarts = url, every_s, log, 0
-        self._lock, self._stopping = threading.Lock(), threading.Event()
-        self.process = start_refresher(url, every_s)
-        self._thread = threading.Thread(target=self._watch, name="figures-supervisor",
-                                        daemon=True)
-        self._thread.start()
-
-    def _watch(self) -> None:
-        delay, started = 1.0, time.monotonic()
-        while not self._stopping.wait(1.0):
-            code = self.process.poll()
-            if code is None:
-                continue
-            lived = time.monotonic() - started
-            delay = 1.0 if lived > 60 else min(60.0, delay * 2) if self.restarts else 1.0
-            # 0 also when gunicorn's arbiter (serve --workers) reaped it first: status unknown
-            how = f"killed by signal {-code}" if code < 0 else f"exit status {code}" if code \
-                else "exited"
-            self.log(f"figures refresher (pid {self.process.pid}) stopped ({how}) after "
-                     f"{lived:.0f} s: restarting it in {delay:.0f} s")
-            if self._stopping.wait(delay):
-                return
-            with self._lock:
-                if self._stopping.is_set():
-                    return
-                self.process, started = start_refresher(self.url, self.every_s), \
-                    time.monotonic()
-                self.restarts += 1
-
-    def stop(self) -> None:
-        with self._lock:
-            self._stopping.set()
-        if self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(10)
-        self._thread.join(5)
-
-
 #: figures older than this many refresh periods, with answers since, are said to be stale
 STALE_PERIODS = 6
 
@@ -487,19 +281,3 @@ def stale(stored: Stored | None, answers_since: int, now: datetime,
     period = max(every_s, BACKOFF * float(stored.figures.get("seconds") or 0.0))
     age = (now - stored.computed_at).total_seconds()
     return age if age > STALE_PERIODS * period else None
-
-
-#: the environment variable :func:`start_refresher` passes the database URL in
-URL_VARIABLE = "LEXGOLD_FIGURES_URL"
-
-
-#: the refresher's scheduling priority below the server's (``os.nice``): on a busy machine the
-#: raters' requests get the CPU first
-NICE = 10
-
-
-if __name__ == "__main__":         # started by start_refresher
-    try:
-        watch(os.environ[URL_VARIABLE], float(sys.argv[1]), int(sys.argv[2]), nice=NICE)
-    except KeyboardInterrupt:
-        pass

@@ -10,11 +10,11 @@ pairs short. With ``[study] min_accepted_raters`` above 0:
   rules being run over the ratings of every rater who has completed a tranche;
 - when the last open slot of a tranche has been completed, every tranche short of accepted
   raters gets one new slot per accepted rater it still lacks, and the assignment keeps offering
-  them: the site's background refresher does it (:func:`lexgold.annotate.figures.refresh`,
-  never in a rater's request), :func:`top_up` does it at once (``lexgold study top-up`` by
+  them: the site's background refresher does it (:func:`lexgold.live.refresher.refresh`,
+  never in a rater's request), :func:`lexgold.live.recruit.top_up` does it at once (``lexgold study top-up`` by
   hand, ``lexgold study rehearse`` after each completion);
 - :func:`recruitment` says per tranche and per pair what is missing (``lexgold study report``;
-  the admin view shows the stored figures of :mod:`lexgold.annotate.figures`).
+  the admin view shows the stored figures of :mod:`lexgold.live.figures`).
 
 The live exclusions are a forecast: raters who complete later change the correlation-based
 rules, and ``lexgold process`` decides at release. Slots are only ever added, never removed.
@@ -28,10 +28,10 @@ import pandas as pd
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from lexgold.annotate import models as m
-from lexgold.annotate.quiet import collected_warnings
-from lexgold.annotate.schema import StudyConfig
-from lexgold.annotate.study import export_ratings
+from lexgold.study import models as m
+from lexgold.live.quiet import collected_warnings
+from lexgold.study.config import StudyConfig
+from lexgold.study.export import export_ratings
 from lexgold.process import exclusions
 
 TRANCHE_COLUMNS = ["tranche", "slots", "completed", "open", "excluded", "accepted", "missing"]
@@ -58,7 +58,7 @@ def exclusion_forecast(ratings: pd.DataFrame, protocol: dict) -> tuple[pd.DataFr
     silently."""
     if ratings.empty:
         return None, ""
-    with collected_warnings():          # one thread at a time (lexgold.annotate.quiet)
+    with collected_warnings():          # one thread at a time (lexgold.live.quiet)
         table = exclusions.exclusion_table(ratings, protocol)
     undefined = table.attrs.get("undefined", {})
     note = "; ".join(f"{rule} not yet computable: {why}" for rule, why in undefined.items())
@@ -67,7 +67,7 @@ def exclusion_forecast(ratings: pd.DataFrame, protocol: dict) -> tuple[pd.DataFr
 
 def recruitment(session: Session, config: StudyConfig, protocol: dict | None = None) -> dict:
     """Accepted raters per tranche and per pair against ``min_accepted_raters``, computed now
-    (``lexgold study report``; the site reads them from :mod:`lexgold.annotate.figures`).
+    (``lexgold study report``; the site reads them from :mod:`lexgold.live.figures`).
 
     Returns
     -------
@@ -123,37 +123,3 @@ def tally(slots: pd.DataFrame, shown: pd.DataFrame, excluded: set[str], minimum:
     below = pairs[pairs["accepted"] < minimum][PAIR_COLUMNS].reset_index(drop=True)
     return {"min_accepted_raters": minimum, "tranches": table.reset_index()[TRANCHE_COLUMNS],
             "pairs_below": below}
-
-
-def top_up(session: Session, config: StudyConfig, tranche_id: int | None = None) -> dict:
-    """Add slots to tranches whose accepted raters, with the open slots, fall short.
-
-    A tranche gets ``minimum - accepted - open`` new slots (numbered after its last), so a
-    repeated or concurrent call adds nothing more for the same state. With ``tranche_id``
-    (a rater completed a slot of it) nothing is computed unless that tranche has no open slot
-    left: the rules then run once per round of a tranche, not once per rater
-    (:func:`lexgold.annotate.figures.top_up`, which this is).
-
-    Returns
-    -------
-    dict
-        ``{tranche number: slots added}``; empty when nothing was added (minimum 0, open
-        slots left, enough accepted raters, a concurrent call won, or the database busy).
-    """
-    from lexgold.annotate.figures import top_up as figures_top_up
-
-    return figures_top_up(session, config, tranche_id)
-
-
-def _add_slots(session: Session, short: pd.DataFrame, minimum: int) -> dict:
-    """New slots numbered after the ones counted: a concurrent call that counted the same
-    slots collides on (tranche, number) and adds nothing."""
-    ids = dict(session.execute(select(m.Tranche.number, m.Tranche.id)).all())
-    added = {}
-    for row in short.itertuples(index=False):
-        count = minimum - int(row.accepted) - int(row.open)
-        session.add_all(m.Slot(tranche_id=ids[int(row.tranche)], number=int(row.slots) + k)
-                        for k in range(1, count + 1))
-        session.flush()
-        added[int(row.tranche)] = count
-    return added

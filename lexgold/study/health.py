@@ -3,7 +3,7 @@
 A PostgreSQL server that stops answering (stopped with ``kill -STOP``, a frozen VM, a full
 network path) never closes its connections: the kernel keeps accepting and acknowledging, so
 a client waits forever and every server thread ends up waiting. Three limits bound the wait
-(:func:`lexgold.annotate.db.make_engine`): ``connect_timeout`` for a new connection,
+(:func:`lexgold.study.db.make_engine`): ``connect_timeout`` for a new connection,
 ``statement_timeout`` on the server for a slow statement, and a client-side deadline on every
 exchange with the server (statement timeout + 2 s), which also covers a server that does not
 answer at all. When one of them expires the process marks the database *down*: for the next

@@ -1,6 +1,6 @@
 """Database models of a rating study (SQLAlchemy 2 typed ORM). One study per database.
 
-The schema is created and changed only by the Alembic revisions in ``lexgold/migrations``;
+The schema is created and changed only by the Alembic revisions in ``lexgold/study/migrations``;
 these classes must match them (a test compares the two).
 
 - ``Study``: the protocol (full text and parsed ``[study]`` table), design report, codes.
@@ -16,7 +16,7 @@ these classes must match them (a test compares the two).
 - ``AdminSession``: a logged-in admin browser, known by the SHA-256 of its random token (the
   cookie holds the token): deleted at logout, void when the admin password changes.
 - ``StudyFigures``: the admin view's and recruitment's figures, computed in the background and
-  shared by every server process and host (:mod:`lexgold.annotate.figures`).
+  shared by every server process and host (:mod:`lexgold.live.figures`).
 """
 
 from __future__ import annotations
@@ -214,7 +214,7 @@ class AdminSession(Base):
 
 class StudyFigures(Base):
     """What the admin view and recruitment show, computed off the raters' requests (revision
-    0011; :mod:`lexgold.annotate.figures`): one row, replaced when the answers change."""
+    0011; :mod:`lexgold.live.figures`): one row, replaced when the answers change."""
 
     __tablename__ = "study_figures"
     id: Mapped[int] = mapped_column(primary_key=True)

@@ -1,7 +1,7 @@
 """`lexgold study export` with the database writing the CSV lines (issue 22, item 4).
 
 One SELECT (answers and checkpoint answers, joined and sorted as
-:func:`lexgold.annotate.study.export_ratings` sorts them) returns each row as the finished CSV
+:func:`lexgold.study.export.export_ratings` sorts them) returns each row as the finished CSV
 line, quoted as pandas' ``to_csv`` quotes it (Python's ``csv`` module, ``QUOTE_MINIMAL``: a field
 holding a comma, a double quote or a line feed is put in double quotes, its quotes doubled;
 NULL and the empty string are written as nothing). Python only writes the strings, streamed
@@ -31,7 +31,7 @@ from operator import itemgetter
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
-from lexgold.annotate import models as m
+from lexgold.study import models as m
 
 #: rows fetched from the cursor at a time
 FETCH_ROWS = 20_000
@@ -273,7 +273,7 @@ def keeps_topic(session: Session, study, complete_only: bool) -> bool:
 def write_study_export(session: Session, handle, *, complete_only: bool) -> tuple[int, int] | None:
     """:func:`write_export_sql` of a slider study with the export's columns; None (nothing
     written) for a Best-Worst study, whose export goes through pandas
-    (:func:`lexgold.annotate.study.write_export`). Needs no pandas, so `lexgold study export`
+    (:func:`lexgold.study.export.write_export`). Needs no pandas, so `lexgold study export`
     starts without importing it."""
     study = session.scalars(select(m.Study)).one()
     if study.config.get("task") == "bws":

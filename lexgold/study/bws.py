@@ -24,7 +24,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from lexgold.annotate.schema import BwsStudy, StudyConfig
+from lexgold.study.config import BwsStudy, StudyConfig
 from lexgold.errors import InputError
 
 #: penalty of an item twice in one tuple, against one repeated co-occurrence
@@ -256,7 +256,7 @@ def tuple_columns(tuples: pd.DataFrame) -> list[str]:
 def design_bws(pairs: pd.DataFrame, config: StudyConfig, rng: np.random.Generator) -> BwsDesign:
     """Tuples, tranches and pages of a BWS study (module docstring).
 
-    ``pairs`` is a checked pair frame (:func:`lexgold.annotate.pairs.check_pairs`); the design
+    ``pairs`` is a checked pair frame (:func:`lexgold.study.pairs.check_pairs`); the design
     reads ``config.bws``, ``config.tranches``, ``config.pos_order``.
     """
     bws = config.bws

@@ -31,14 +31,14 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
-from lexgold.annotate.health import DatabaseHealth
+from lexgold.study.health import DatabaseHealth
 from lexgold.errors import InputError, redact
 
 if TYPE_CHECKING:
     from alembic.config import Config
     from alembic.script import ScriptDirectory
 
-MIGRATIONS = Path(__file__).resolve().parents[1] / "migrations"
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
 
 @contextmanager
@@ -113,7 +113,7 @@ def make_engine(url: str, busy_timeout_s: float = 30, *, connect_timeout_s: floa
     """An engine; SQLite gets WAL and a busy timeout (how long a writer waits for the lock).
 
     PostgreSQL (psycopg) gets time limits, so that a server that stops answering costs a
-    request seconds, not forever (:mod:`lexgold.annotate.health`): ``connect_timeout_s`` for a
+    request seconds, not forever (:mod:`lexgold.study.health`): ``connect_timeout_s`` for a
     new connection, ``statement_timeout_s`` for a statement (enforced by the server), the
     statement timeout + 2 s for any exchange with the server (enforced here: a stopped server
     enforces nothing) and ``pool_timeout_s`` to wait for a free pooled connection. The URL's
@@ -424,7 +424,7 @@ _REVISION_LINE = re.compile(r"^(revision|down_revision)\b[^=\n]*=\s*['\"]([^'\"]
 
 def head_revision() -> str | None:
     """The newest migration's revision, read from the ``revision`` and ``down_revision`` lines
-    of lexgold/migrations/versions (what Alembic's ``get_current_head`` gives, without
+    of lexgold/study/migrations/versions (what Alembic's ``get_current_head`` gives, without
     importing Alembic); None when the files are not one plain chain (then ask Alembic)."""
     revisions, parents = set(), set()
     for path in (MIGRATIONS / "versions").glob("*.py"):

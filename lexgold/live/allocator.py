@@ -9,11 +9,11 @@ raters are expected to make most precise (:func:`lexgold.crowd.allocation.error_
 of the squared error of the mean, from each pair's shrunk rating variance and the raters it
 already has; Neyman allocation, the rule that did best on the real logs replayed by ``lexgold
 replay``, docs/process.md), laid out by the
-study's own designer (:func:`lexgold.annotate.design.design_study`) with the whole
+study's own designer (:func:`lexgold.study.design.design_study`) with the whole
 consistency set, calibration repeats, POS-pure groups of 6-7, checkpoints and duplicates
 (SimLex-999 sections 3.2, 3.4; HyperLex section 4.4), with ``topup_raters`` slots.
 
-Where it runs: the site's background refresher (:func:`lexgold.annotate.figures.refresh`,
+Where it runs: the site's background refresher (:func:`lexgold.live.refresher.refresh`,
 never in a rater's request), ``lexgold study rehearse`` after each completion, and ``lexgold
 study top-up`` by hand. It is idempotent across processes: a top-up tranche is numbered after
 the last one, so a concurrent call that counted the same tranches collides on the unique
@@ -21,7 +21,7 @@ tranche number and adds nothing; and nothing is added while a slot is open.
 
 The statistics are pure functions over frames (:func:`pair_table`, :func:`split_half`,
 :func:`reliability_path`; the criteria in :mod:`lexgold.crowd.allocation`); the picture of
-the admin view is :func:`lexgold.annotate.adaptive_svg.picture`.
+the admin view is :func:`lexgold.live.adaptive_svg.picture`.
 """
 
 from __future__ import annotations
@@ -33,10 +33,11 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
-from lexgold.annotate import models as m
-from lexgold.annotate.design import design_study
-from lexgold.annotate.schema import StudyConfig
-from lexgold.annotate.study import store_tranche
+from lexgold.study import models as m
+from lexgold.study.design import design_study
+from lexgold.study.config import StudyConfig
+from lexgold.live import tally
+from lexgold.study.store import store_tranche
 from lexgold.crowd.allocation import (  # noqa: F401  (the criteria, re-exported for the site)
     PRIOR_RATINGS,
     SITE_RULE,
@@ -83,14 +84,14 @@ def least_certain(table: pd.DataFrame, candidates, count: int, extra: int = 1) -
 def fits(content: int, config: StudyConfig) -> bool:
     """Can ``content`` showings of one batch (unique, consistency and duplicates) be laid out
     in groups of ``group_size_min``-``group_size_max``, with the calibration repeat opening
-    every group after the first (as :func:`lexgold.annotate.design._batch_groups` lays them)?"""
+    every group after the first (as :func:`lexgold.study.design._batch_groups` lays them)?"""
     cal = 1 if config.calibration_repeat else 0
     groups = max(1, -(-(content - cal) // max(config.group_size_max - cal, 1)))
     return content + cal * (groups - 1) >= groups * config.group_size_min
 
 
 def _groups(content: int, config: StudyConfig) -> int:
-    """Groups :func:`lexgold.annotate.design._batch_groups` lays ``content`` showings in."""
+    """Groups :func:`lexgold.study.design._batch_groups` lays ``content`` showings in."""
     cal = 1 if config.calibration_repeat else 0
     return max(1, -(-(content - cal) // max(config.group_size_max - cal, 1)))
 
@@ -104,7 +105,7 @@ def fill_groups(ranked: list, wanted: int, pairs: pd.DataFrame, config: StudyCon
     every group of the top-up tranche keeps the layout (SimLex-999 section 3.4: groups of 7,
     the last 6). A
     batch left without unique pairs is left so (it shows its consistency pairs only)."""
-    from lexgold.annotate.design import _split_duplicates
+    from lexgold.study.design import _split_duplicates
 
     key = "pos" if config.group_by == "pos" else "topic"
     batch = pairs[key]
@@ -231,7 +232,7 @@ def allocate(session: Session, config: StudyConfig, excluded: set[str] | None = 
              rng_seed: int | None = None) -> dict:
     """One step of adaptive allocation (module docstring): when no slot is open, stop or add
     one top-up tranche (committed). ``excluded``: raters the exclusion rules exclude (by
-    default the forecast of :func:`lexgold.annotate.recruit.exclusion_forecast`).
+    default the forecast of :func:`lexgold.live.tally.exclusion_forecast`).
 
     Returns
     -------
@@ -305,14 +306,13 @@ def describe(step: dict) -> str:
 
 
 def _forecast(session: Session) -> set[str]:
-    from lexgold.annotate import recruit
-    from lexgold.annotate.study import export_ratings
+    from lexgold.study.export import export_ratings
     from lexgold.process.exclusions import excluded_raters
 
-    protocol = recruit.study_protocol(session)
+    protocol = tally.study_protocol(session)
     if not protocol.get("process", {}).get("exclusions"):
         return set()
-    table, _ = recruit.exclusion_forecast(export_ratings(session, complete_only=True), protocol)
+    table, _ = tally.exclusion_forecast(export_ratings(session, complete_only=True), protocol)
     return set() if table is None else set(excluded_raters(table))
 
 
@@ -335,12 +335,12 @@ def _one_tranche(config: StudyConfig) -> StudyConfig:
 
 def refresh_step(reads: Session, writes: Session, config: StudyConfig, figures: dict, *,
                  allocate_now: bool = True) -> dict:
-    """What :func:`lexgold.annotate.figures.refresh` does for an adaptive study: puts
+    """What :func:`lexgold.live.refresher.refresh` does for an adaptive study: puts
     ``figures["adaptive"]`` (:func:`state`, its ``status`` and the admin view's picture,
-    :func:`lexgold.annotate.adaptive_svg.picture`) and, when no slot is open (and
+    :func:`lexgold.live.adaptive_svg.picture`) and, when no slot is open (and
     ``allocate_now``: recruitment added no slot this round), runs :func:`allocate`
     (``writes``). Returns :func:`allocate`'s result (``waiting`` while slots are open)."""
-    from lexgold.annotate.adaptive_svg import picture
+    from lexgold.live.adaptive_svg import picture
 
     rows = figures.get("exclusions")
     excluded = ({r["rater_id"] for r in rows if r.get("excluded")}
@@ -361,7 +361,7 @@ def planner_curve(session: Session) -> pd.DataFrame | None:
     """The planner's predicted reliability per raters per pair (``raters, reliability, low,
     high``; :func:`lexgold.process.plan.reliability_curve`, seeded, 50 bootstrap replicates)
     from the completed raters' ratings; None while they are too few to plan from."""
-    from lexgold.annotate.study import export_ratings
+    from lexgold.study.export import export_ratings
     from lexgold.process.plan import reliability_curve
 
     ratings = export_ratings(session, complete_only=True)

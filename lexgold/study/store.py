@@ -1,0 +1,260 @@
+"""Creating a study in a database: its design stored, its raters confirmed, its progress.
+
+``create_study`` reads a protocol and a pair set, runs the tranche designer (or, for a
+Best-Worst Scaling study, the tuple designer of :mod:`lexgold.study.bws`) and stores the
+design, so every rater of a tranche sees the same groups. Reading the ratings back is
+:mod:`lexgold.study.export`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import unicodedata
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from lexgold.study import models as m
+from lexgold.study.clock import database_now
+from lexgold.study.db import check_connects, make_engine, session_factory, upgrade
+from lexgold.study.bws import design_bws, tuple_columns
+from lexgold.study.design import design_study
+from lexgold.study.models import ENTRY_KINDS
+from lexgold.study.pairs import read_study_pairs
+from lexgold.study.config import config_to_dict, load_study_config
+from lexgold.errors import InputError
+from lexgold.languages.packs import pack_record
+from lexgold.manifest import manifest_beside
+from lexgold.protocols import load_protocol
+
+
+def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int = 0,
+                 name: str | None = None, completion_code: str | None = None,
+                 screenout_code: str | None = None, completion_url: str = "",
+                 entries: dict | None = None, topics: str | Path | None = None) -> dict:
+    """Design a study and store it in the (new or empty) database at ``url``.
+
+    ``topics`` (topic studies): the TR9856 topics file whose definitions are shown to raters as
+    the topics' titles; by default the builder's default topics file when it defines every
+    topic of the pair file (else the topic ids are shown).
+
+    Returns
+    -------
+    dict
+        The design report (see :func:`lexgold.study.design.design_study`) plus ``slots``,
+        ``completion_code`` and ``screenout_code`` (given, or drawn at random).
+
+    Raises
+    ------
+    InputError
+        Bad protocol or pair file, or a database that already holds a study.
+    """
+    if completion_url and not re.fullmatch(r"https?://[^\s\"'<>]+", completion_url):
+        raise InputError("expected an http(s) URL (with {code} where the code goes)",
+                         field="completion-url")
+    if entries is None:
+        entries = {"platforms": list(ENTRY_KINDS), "strict_ids": False}
+    unknown = set(entries.get("platforms", [])) - set(ENTRY_KINDS)
+    if unknown or not entries.get("platforms"):
+        raise InputError(f"expected one or more of {', '.join(ENTRY_KINDS)}", field="accept")
+    if name is not None and any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in name):
+        raise InputError("control characters (line breaks, tabs, ...) are not allowed in a "
+                         "study name", field="name")
+    _check_lengths(name=name, completion_code=completion_code, screenout_code=screenout_code,
+                   completion_url=completion_url)
+    spec = load_protocol(protocol)
+    config = load_study_config(spec)
+    _check_lengths(protocol_name=str(spec.get("name", "")),
+                   name=None if name else str(spec.get("name", Path(spec["_path"]).stem)))
+    frame = read_study_pairs(pairs, group_by=config.group_by)
+    if config.group_by == "topic":
+        config.topic_titles = {**topic_titles(set(frame["topic"]), topics),
+                               **config.topic_titles}
+    if config.task == "bws":             # Best-Worst Scaling: tuples (lexgold.study.bws)
+        design = design_bws(frame, config, np.random.default_rng(seed))
+    else:
+        design = design_study(frame, config, np.random.default_rng(seed))
+    places = first_slots(config) * len(design.tranches)
+    if places > MAX_PLACES:
+        raise InputError(f"{len(design.tranches):,} tranches x {first_slots(config):,} places "
+                         f"= {places:,} places: at most {MAX_PLACES:,} (docs/protocols.md, "
+                         f"\"Bounds\")", path=spec["_path"], field="raters_per_tranche")
+    completion_code = completion_code or secrets.token_hex(4).upper()
+    screenout_code = screenout_code or secrets.token_hex(4).upper()
+    design.report["skipped_pairs"] = dict(frame.attrs.get("skipped", {}))
+    design.report["builder_manifest"] = manifest_beside(pairs)
+    engine = make_engine(url)
+    check_connects(engine)
+    upgrade(engine)
+    with session_factory(engine)() as session, session.begin():
+        if session.scalar(select(func.count()).select_from(m.Study)):
+            raise InputError("this database already holds a study; use a new --db", field="db")
+        session.add(m.Study(
+            name=name or str(spec.get("name", Path(spec["_path"]).stem)),
+            protocol_name=str(spec.get("name", "")),
+            protocol_text=Path(spec["_path"]).read_text(encoding="utf-8"),
+            protocol_sha256=spec["_sha256"],
+            pairs_sha256=hashlib.sha256(Path(pairs).read_bytes()).hexdigest(),
+            config=config_to_dict(config), report=design.report, seed=seed,
+            completion_code=completion_code, screenout_code=screenout_code,
+            completion_url=completion_url, entries=entries, pack=pack_record(spec["_path"])))
+        if config.task == "bws":
+            store_bws_design(session, frame, design, config.raters_per_tranche)
+        else:
+            _store_design(session, frame, design, set(design.consistency), first_slots(config))
+    engine.dispose()
+    return {**design.report, "slots": first_slots(config) * len(design.tranches),
+            "completion_code": completion_code, "screenout_code": screenout_code}
+
+
+#: the most places (tranche slots) a study starts with: 10,000 raters of 100 tranches
+MAX_PLACES = 1_000_000
+
+
+def first_slots(config) -> int:
+    """Slots each tranche of the design starts with: ``raters_per_tranche``, or
+    ``first_round_raters`` with adaptive allocation (:mod:`lexgold.live.allocator`)."""
+    return config.first_round_raters if config.allocation == "adaptive" else \
+        config.raters_per_tranche
+
+
+#: the longest value each study setting holds in the database (lexgold.study.models.Study)
+LENGTHS = {"name": 200, "protocol_name": 200, "completion_code": 100, "screenout_code": 100,
+           "completion_url": 500}
+
+
+def _check_lengths(**values) -> None:
+    """One-line :class:`InputError` for a study setting longer than its column, or holding a
+    control character: the same on SQLite and PostgreSQL, before anything is written."""
+    for field, value in values.items():
+        if value is None:
+            continue
+        if len(value) > LENGTHS[field]:
+            raise InputError(f"longer than {LENGTHS[field]} characters ({len(value)})",
+                             field=field.replace("_", "-"))
+        if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in value):
+            raise InputError("holds a control character (a NUL byte, a tab or a line break)",
+                             field=field.replace("_", "-"))
+
+
+def _store_design(session: Session, frame, design, consistency, raters_per_tranche):
+    pair_rows = store_pairs(session, frame, consistency)
+    for number, steps in enumerate(design.tranches, start=1):
+        store_tranche(session, number, steps, lambda i: pair_rows[i].id, raters_per_tranche)
+
+
+def store_pairs(session: Session, frame, consistency) -> list:
+    """A ``Pair`` row per row of the pair file ``frame``, in its order, flushed (so each has
+    its id); ``consistency``: the row numbers of the consistency set."""
+    pair_rows = [m.Pair(word1=r.word1, word2=r.word2, pos=r.pos, topic=r.topic,
+                        consistency=i in consistency, extra=r.extra)
+                 for i, r in enumerate(frame.itertuples(index=False))]
+    session.add_all(pair_rows)
+    session.flush()
+    return pair_rows
+
+
+def store_tranche(session: Session, number: int, steps, pair_id, raters: int,
+                  items=None) -> None:
+    """Store tranche ``number`` of a design: its ``Tranche`` row, a ``Step`` per page of
+    ``steps`` (:class:`lexgold.study.design.Step`, or
+    :class:`lexgold.study.bws.BwsPage`), their ``Item`` rows and ``raters`` free slots;
+    flushed. The design's tranches and the top-up tranches of adaptive allocation
+    (:mod:`lexgold.live.allocator`) are stored by this one function.
+
+    ``pair_id`` maps a step's pair key (the design's pair row, or a pair id) to the stored
+    pair's id. ``items(step)`` gives the step's ``(pair key, kind, tuple_id)`` in page order
+    (an item's ``position``); by default ``step.items`` with no tuple (slider studies). The
+    unique tranche number makes a concurrent second insert of ``number`` fail
+    (IntegrityError).
+    """
+    items = items or (lambda step: ((i, kind, None) for i, kind in step.items))
+    tranche = m.Tranche(number=number, n_steps=len(steps))
+    session.add(tranche)
+    session.flush()
+    rows = [m.Step(tranche_id=tranche.id, position=p, kind=s.kind, batch=s.batch,
+                   checkpoint=s.checkpoint) for p, s in enumerate(steps)]
+    session.add_all(rows)
+    session.flush()
+    session.add_all(m.Item(step_id=row.id, tranche_id=tranche.id, position=k,
+                           pair_id=pair_id(i), kind=kind, tuple_id=tuple_id)
+                    for row, s in zip(rows, steps)
+                    for k, (i, kind, tuple_id) in enumerate(items(s)))
+    session.add_all(m.Slot(tranche_id=tranche.id, number=k) for k in range(1, raters + 1))
+    session.flush()
+
+
+def confirm_raters(session: Session, platform: str, external_ids) -> dict:
+    """Mark the raters of ``platform`` whose IDs are in ``external_ids`` (the platform's own
+    participant list) as confirmed; returns counts (confirmed, unknown_in_list,
+    unconfirmed_raters)."""
+    ids = {str(i).strip() for i in external_ids if str(i).strip()}
+    raters = dict(session.execute(select(m.Rater.external_id, m.Rater.id)
+                                  .where(m.Rater.platform == platform)).all())
+    found = [raters[i] for i in ids if i in raters]
+    if found:
+        session.execute(update(m.Rater).where(m.Rater.id.in_(found)).values(confirmed=True))
+    session.commit()
+    unconfirmed = session.scalar(select(func.count()).select_from(m.Rater)
+                                 .where(m.Rater.confirmed.is_(False)))
+    return {"confirmed": len(found), "unknown_in_list": len(ids) - len(found),
+            "unconfirmed_raters": int(unconfirmed)}
+
+
+def progress(session: Session, now=None) -> pd.DataFrame:
+    """Per tranche: target raters, completed, active (unexpired claims), expired claims."""
+    now = now or database_now(session)
+    slots = pd.DataFrame(session.execute(
+        select(m.Tranche.number, m.Slot.status, m.Slot.expires_at)
+        .join(m.Tranche, m.Slot.tranche_id == m.Tranche.id)).all(),
+        columns=["tranche", "status", "expires_at"])
+    active = slots["status"] == "active"
+    live = active & (slots["expires_at"] > now)
+    slots = slots.assign(target=1, completed=slots["status"] == "completed", active=live,
+                         expired=active & ~live)
+    table = slots.groupby("tranche")[["target", "completed", "active", "expired"]].sum()
+    return table.astype(int).reset_index()
+
+
+def topic_titles(used: set[str], topics: str | Path | None = None) -> dict[str, str]:
+    """Topic id -> definition (the title raters see, TR9856 section 3.1) from a topics file.
+
+    Without ``topics`` the builder's default topics file is used if it defines every topic in
+    ``used``; otherwise no titles. A given file must define every topic (else InputError).
+    """
+    from importlib import resources
+
+    from lexgold.builder.tr9856 import DEFAULT_TOPICS
+    from lexgold.builder.tr9856_topics import read_topics
+    path = Path(topics) if topics is not None else Path(
+        str(resources.files("lexgold.protocols") / DEFAULT_TOPICS))
+    titles = {topic.key: topic.definition for topic in read_topics(path) if topic.definition}
+    missing = sorted(used - set(titles))
+    if missing and topics is not None:
+        raise InputError(f"no definition for topic {missing[0]!r} of the pair file", path=path,
+                         field=f"topics.{missing[0]}")
+    return {} if missing else {key: titles[key] for key in sorted(used)}
+
+
+def store_bws_design(session: Session, frame: pd.DataFrame, design, raters_per_tranche: int):
+    """Store the pairs, tranches, pages (``Step``), tuple items and slots of a BWS design
+    (each tranche by :func:`store_tranche`)."""
+    columns = tuple_columns(design.tuples)
+    members = dict(zip(design.tuples["tuple_id"].astype(int),
+                       design.tuples[columns].to_numpy().tolist()))
+    in_consistency = {int(i) for t in design.consistency for i in members[t]}
+    pair_rows = store_pairs(session, frame, in_consistency)
+    row_of = {label: k for k, label in enumerate(frame.index)}
+
+    def tuple_items(page):      # a tuple's pairs in its order: position = row x size + k
+        return ((label, kind, int(tuple_id)) for tuple_id, kind in page.tuples
+                for label in members[int(tuple_id)])
+
+    for number, pages in enumerate(design.tranches, start=1):
+        store_tranche(session, number, pages, lambda label: pair_rows[row_of[label]].id,
+                      raters_per_tranche, tuple_items)
