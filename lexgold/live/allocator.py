@@ -48,6 +48,11 @@ from lexgold.crowd.allocation import (  # noqa: F401  (the criteria, re-exported
     standard_errors,
 )
 from lexgold.errors import InputError
+from lexgold.study.design import _split_duplicates
+from lexgold.study.export import export_ratings
+from lexgold.process.exclusions import excluded_raters
+from lexgold.live.adaptive_svg import picture
+from lexgold.process.plan import reliability_curve
 
 #: random splits averaged by :func:`split_half`
 SPLITS = 10
@@ -105,8 +110,6 @@ def fill_groups(ranked: list, wanted: int, pairs: pd.DataFrame, config: StudyCon
     every group of the top-up tranche keeps the layout (SimLex-999 section 3.4: groups of 7,
     the last 6). A
     batch left without unique pairs is left so (it shows its consistency pairs only)."""
-    from lexgold.study.design import _split_duplicates
-
     key = "pos" if config.group_by == "pos" else "topic"
     batch = pairs[key]
     consistency = pairs.index[pairs["consistency"]]
@@ -306,9 +309,6 @@ def describe(step: dict) -> str:
 
 
 def _forecast(session: Session) -> set[str]:
-    from lexgold.study.export import export_ratings
-    from lexgold.process.exclusions import excluded_raters
-
     protocol = tally.study_protocol(session)
     if not protocol.get("process", {}).get("exclusions"):
         return set()
@@ -340,8 +340,6 @@ def refresh_step(reads: Session, writes: Session, config: StudyConfig, figures: 
     :func:`lexgold.live.adaptive_svg.picture`) and, when no slot is open (and
     ``allocate_now``: recruitment added no slot this round), runs :func:`allocate`
     (``writes``). Returns :func:`allocate`'s result (``waiting`` while slots are open)."""
-    from lexgold.live.adaptive_svg import picture
-
     rows = figures.get("exclusions")
     excluded = ({r["rater_id"] for r in rows if r.get("excluded")}
                 if isinstance(rows, list) else set())
@@ -361,9 +359,6 @@ def planner_curve(session: Session) -> pd.DataFrame | None:
     """The planner's predicted reliability per raters per pair (``raters, reliability, low,
     high``; :func:`lexgold.process.plan.reliability_curve`, seeded, 50 bootstrap replicates)
     from the completed raters' ratings; None while they are too few to plan from."""
-    from lexgold.study.export import export_ratings
-    from lexgold.process.plan import reliability_curve
-
     ratings = export_ratings(session, complete_only=True)
     ratings = ratings[ratings["kind"] != "checkpoint"]
     if ratings.empty:

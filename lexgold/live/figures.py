@@ -48,6 +48,9 @@ from lexgold.study.config import StudyConfig
 from lexgold.study.export import export_ratings
 from lexgold.process import exclusions
 from lexgold.process.config import process_config
+from lexgold.process.agreement import iaa_against_mean, iaa_pairwise
+from lexgold.process.reliability import icc, krippendorff_alpha
+from lexgold.process.quality import quality_flags
 
 #: the rows of ``study_figures``: what the admin page shows (long lists cut at :data:`SHOWN`,
 #: marked raters first), and the full lists (``quality.csv``, ``study report``)
@@ -167,9 +170,6 @@ def agreement(ratings: pd.DataFrame, notes: list[str] | None = None) -> pd.DataF
     """IAA-1 and IAA-2 per tranche (HyperLex section 5), Krippendorff's interval alpha and
     ICC(2,k) (:mod:`lexgold.process.reliability`), NaN where undefined; why a figure is
     undefined goes to ``notes`` (the admin page shows them; never the log)."""
-    from lexgold.process.agreement import iaa_against_mean, iaa_pairwise
-    from lexgold.process.reliability import icc, krippendorff_alpha
-
     rows = []
     rated = ratings[ratings["kind"] != "checkpoint"] if len(ratings) else ratings
     columns = ["tranche", "iaa1", "iaa2", "alpha_interval", "icck"]
@@ -188,8 +188,6 @@ def quality(ratings: pd.DataFrame, ids: pd.DataFrame) -> pd.DataFrame:
     """Quality flags per rater (:func:`lexgold.process.quality.quality_flags`) with the
     rater's tranche (the one most of its answers are in; the lowest on a tie), platform and
     platform ID; raters in tranche order."""
-    from lexgold.process.quality import quality_flags
-
     if ratings.empty:
         return pd.DataFrame()
     flags = quality_flags(ratings)

@@ -36,7 +36,6 @@ def export_ratings(session: Session, *, complete_only: bool = False) -> pd.DataF
     """
     study = session.scalars(select(m.Study)).one()
     if study.config.get("task") == "bws":     # tuples: lexgold.process.bws' long format
-        from lexgold.study.export import export_bws
         return export_bws(session, complete_only=complete_only)
     rated = session.execute(_answers_query()).all()
     checks = _checkpoint_rows(session, study)

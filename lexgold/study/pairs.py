@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
+from lexgold.pairfiles import PAIR_COLUMN_ALIASES, read_pair_table
 
 TRUE = {"1", "true", "yes", "y"}
 FALSE = {"0", "false", "no", "n", ""}
@@ -52,8 +53,6 @@ def read_study_pairs(path: str | Path, *, group_by: str = "pos") -> pd.DataFrame
     InputError
         Naming the file, the line (header = line 1) and the field at fault.
     """
-    from lexgold.pairfiles import PAIR_COLUMN_ALIASES, read_pair_table
-
     path = Path(path)
     table = read_pair_table(path).rename(columns=PAIR_COLUMN_ALIASES)
     return check_pairs(table, source=path, group_by=group_by)

@@ -28,6 +28,8 @@ from lexgold.study.models import ENTRY_KINDS
 from lexgold.study.pairs import read_study_pairs
 from lexgold.study.config import config_to_dict, load_study_config
 from lexgold.errors import InputError
+from lexgold.builder.tr9856 import DEFAULT_TOPICS
+from lexgold.builder.tr9856_topics import read_topics
 from lexgold.languages.packs import pack_record
 from lexgold.manifest import manifest_beside
 from lexgold.protocols import load_protocol
@@ -229,8 +231,6 @@ def topic_titles(used: set[str], topics: str | Path | None = None) -> dict[str, 
     """
     from importlib import resources
 
-    from lexgold.builder.tr9856 import DEFAULT_TOPICS
-    from lexgold.builder.tr9856_topics import read_topics
     path = Path(topics) if topics is not None else Path(
         str(resources.files("lexgold.protocols") / DEFAULT_TOPICS))
     titles = {topic.key: topic.definition for topic in read_topics(path) if topic.definition}
