@@ -195,6 +195,10 @@ def ambiguous_words(vectors: Vectors, words, case: str) -> list[tuple[str, int]]
     return out
 
 
+class CaseVariantWarning(UserWarning):
+    """File order chose among case variants in a vector file not sorted by frequency."""
+
+
 def case_warning(vectors: Vectors, words, case: str) -> str | None:
     """A one-line warning when file order picks case variants in a file not sorted by frequency.
 
