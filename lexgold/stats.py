@@ -123,7 +123,7 @@ def average_ranks(values, *, axis: int = -1) -> np.ndarray:
     values = np.moveaxis(np.asarray(values, dtype=float), axis, -1)
     shape, n = values.shape, values.shape[-1] if values.ndim else 1
     flat = values.reshape(-1, n)
-    order = np.argsort(flat, axis=-1, kind="stable")
+    order = np.argsort(flat, axis=-1)                     # ties get one rank: any order
     ordered = np.take_along_axis(flat, order, axis=-1)
     starts = np.ones(ordered.shape, dtype=bool)          # where a run of equal values begins
     starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]

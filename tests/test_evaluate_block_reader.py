@@ -101,3 +101,19 @@ def test_limit_counts_rows_across_blocks(tmp_path, sizes):
     assert read_vectors(path, limit=33).words == [f"w{i}" for i in range(33)]
     streamed = read_vectors(path, limit=33, keep=["w1", "w32", "w33"])
     assert streamed.words == ["w1", "w32"] and streamed.file_rows == 33
+
+
+def test_the_input_limits_hold_for_blocks(tmp_path, sizes, monkeypatch):
+    lines = [f"w{i} {i} 0" for i in range(30)]
+    lines[11] = "w11 " + " ".join(["1"] * 40)           # 83 characters
+    path = _write(tmp_path / "v.vec", ("30 2\n" + "\n".join(lines) + "\n").encode())
+    monkeypatch.setenv("LEXGOLD_MAX_LINE", "80")
+    for keep in (None, ["w1"]):
+        with pytest.raises(InputError, match=r"v.vec:13: line longer than 80 characters"):
+            read_vectors(path, keep=keep)
+    monkeypatch.setenv("LEXGOLD_MAX_LINE", "100000")
+    monkeypatch.setenv("LEXGOLD_MAX_LINES", "20")
+    for keep in (None, ["w1"]):
+        with pytest.raises(InputError, match=r"v.vec:21: more than 20 lines \(the limit "
+                                             r"LEXGOLD_MAX_LINES\)"):
+            read_vectors(path, keep=keep, format="glove")

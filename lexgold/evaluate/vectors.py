@@ -479,26 +479,40 @@ def _read_text(path: Path, header: bool, limit: int | None, selector, mean: bool
     """
     out = _Collector(path, selector, mean)
     reader = _TextReader(path, out, _Batch(path, out), selector is None or out.want_mean, limit)
-    with open_input(path, "rb") as handle:
+    # lines=False: the reader checks line lengths and counts itself, as it finds the lines
+    with open_input(path, "rb", lines=False) as handle:
         if header:
+            first = handle.readline(reader.max_line + 1)
+            reader.check_length(len(first.rstrip(b"\n")), 1)
             try:
-                announced, reader.dim = (int(v) for v in handle.readline().split()[:2])
+                announced, reader.dim = (int(v) for v in first.split()[:2])
             except ValueError:
                 raise InputError("first line must be '<words> <dimensions>'", path=path,
                                  line=1) from None
             _check_header(announced, reader.dim, path)
             out.capacity = min(announced, limit or announced) if selector is None else 256
             reader.number = 2
-        rest = b""
+        rest = b""                      # the start of a line that the next block ends
         while not reader.done:
             block = handle.read(_READ_BLOCK)
-            data = rest + block if rest else block
-            cut = data.rfind(b"\n") + 1 if block else len(data)
-            if cut:
-                reader.block(data, cut)
-            rest = data[cut:]
             if not block:
+                if rest:
+                    reader.block(rest, 0, len(rest))
                 break
+            newline = block.find(b"\n")
+            if newline < 0:
+                rest += block
+                reader.check_length(len(rest), reader.number)
+                continue
+            start = 0
+            if rest:
+                joined = rest + block[:newline + 1]
+                reader.block(joined, 0, len(joined))
+                start = newline + 1
+            cut = block.rfind(b"\n") + 1
+            if start < cut and not reader.done:
+                reader.block(block, start, cut)
+            rest = block[cut:]
         reader.batch.flush()
     return out.result(reader.dim or 0)
 
@@ -520,11 +534,23 @@ class _TextReader:
         self.dim: int | None = None
         self.number = 1                       # line number of the block's first line
         self.done = False
+        self.max_line = input_limit("LEXGOLD_MAX_LINE")
+        self.max_lines = input_limit("LEXGOLD_MAX_LINES")
 
-    def block(self, data: bytes, end: int) -> None:
-        """Read the lines of ``data[:end]`` (whole lines, each ending with a newline, but
+    def check_length(self, length: int, number: int) -> None:
+        """The limits of :mod:`lexgold.compression` on line ``number`` of ``length`` bytes."""
+        if length > self.max_line:
+            self.batch.flush()
+            raise InputError(f"line longer than {self.max_line:,} characters (the limit "
+                             f"LEXGOLD_MAX_LINE)", path=self.path, line=number)
+        if number > self.max_lines:
+            self.batch.flush()
+            raise InputError(f"more than {self.max_lines:,} lines (the limit "
+                             f"LEXGOLD_MAX_LINES)", path=self.path, line=self.max_lines + 1)
+
+    def block(self, data: bytes, start: int, end: int) -> None:
+        """Read the lines of ``data[start:end]`` (whole lines, each ending with a newline, but
         maybe the file's last)."""
-        start = 0
         while self.dim is None and start < end and not self.done:   # GloVe: d from row 1
             start = self._one(data, start, end)
         if self.done or start >= end:
@@ -538,6 +564,7 @@ class _TextReader:
         """Read the line at ``start`` as a single line; the start of the next line."""
         newline = data.find(b"\n", start, end)
         stop = end if newline < 0 else newline + 1
+        self.check_length(stop - start - (newline >= 0), self.number)
         self.line(data[start:stop], self.number)
         self.number += 1
         return stop
@@ -555,6 +582,8 @@ class _TextReader:
                 return
             newline = find(b"\n", start, end)
             stop = end if newline < 0 else newline
+            if stop - start > self.max_line or self.number > self.max_lines:
+                self.check_length(stop - start, self.number)
             last = stop
             if last > start and data[last - 1] == 13:           # "\r\n"
                 last -= 1
@@ -578,16 +607,20 @@ class _TextReader:
         find = data.find
         starts, words = [], []
         first, number = start, self.number
+        max_line = self.max_line
         while start < end:
             newline = find(b"\n", start, end)
             stop = end if newline < 0 else newline
             space = find(b" ", start, stop)
-            if space <= start:                  # blank, a leading space, or no value at all
-                self._lines(data, first, end)
+            if space <= start or stop - start > max_line:   # blank, a leading space, no
+                self._lines(data, first, end)              # value at all, too long
                 return
             starts.append(start)
             words.append(data[start:space])
             start = stop + 1
+        if number + len(starts) - 1 > self.max_lines:
+            self._lines(data, first, end)
+            return
         if self.limit is not None:              # the rows before the limit
             starts, words = starts[:self.limit - self.out.count], words[:self.limit - self.out.count]
         try:
