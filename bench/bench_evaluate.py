@@ -87,7 +87,7 @@ words = frame[0].tolist()
 matrix = frame.iloc[:, 1:].to_numpy(dtype=np.float32)
 del frame
 result = solve(read_questions(questions), Vectors(words, matrix, path), ["ADD"], in_place=True)
-print(json.dumps({"ADD": result["ADD"]["all"]}))
+print(json.dumps({"ADD": result["ADD"]["all"], "covered": result["counts"]["all"]["covered"]}))
 '''
 
 
@@ -219,9 +219,13 @@ def main():
                   f"({path.stat().st_size / 2**20:,.0f} MiB), {QUESTIONS.name}, ADD")
 
             def same_accuracy(ours, anchor):
-                ours, anchor = json.loads(ours)["ADD"]["all"], json.loads(anchor)["ADD"]
-                return (f"ADD accuracy lexgold {ours:.6f}, pandas + solve {anchor:.6f}: "
-                        f"{'EQUAL' if ours == anchor else 'DIFFERENT'}")
+                ours, anchor = json.loads(ours), json.loads(anchor)
+                same = (ours["ADD"]["all"] == anchor["ADD"]
+                        and ours["counts"]["all"]["covered"] == anchor["covered"])
+                return (f"ADD accuracy lexgold {ours['ADD']['all']:.6f} on "
+                        f"{ours['counts']['all']['covered']:,} questions, pandas + solve "
+                        f"{anchor['ADD']:.6f} on {anchor['covered']:,}: "
+                        f"{'EQUAL' if same else 'DIFFERENT'} (random vectors: about 0)")
 
             paired("analogy", [*lexgold, "analogy", "--questions", QUESTIONS, "--vectors", path,
                                "--method", "ADD", "--json"],
