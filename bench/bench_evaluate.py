@@ -19,7 +19,10 @@ drawn once and cycled: parsing costs the same), the words of SimLex-999 (gensim'
 gensim's ``questions-words.txt`` at random rows among filler words ``zz0000000`` ...
 
     nice .venv/bin/python bench/bench_evaluate.py [--rows 300000] [--analogy-rows 100000]
-        [--repeat 3] [--parts imports,evaluate,analogy] [--dir /tmp]
+        [--repeat 3] [--parts imports,evaluate,analogy] [--dir /tmp] [--before CLONE]
+
+``--before CLONE`` runs the same lexgold command from another checkout (e.g. the main branch
+before a change) as a third side, in the same turns, for a before/after in one run.
 """
 
 import argparse
@@ -35,6 +38,7 @@ from pathlib import Path
 import gensim
 import numpy as np
 
+REPO = Path(__file__).resolve().parent.parent
 DATA = Path(gensim.__file__).parent / "test" / "test_data"
 SIMLEX = DATA / "simlex999.txt"
 QUESTIONS = DATA / "questions-words.txt"
@@ -95,7 +99,7 @@ def load() -> str:
     return ", ".join(f"{v:.2f}" for v in os.getloadavg())
 
 
-def measure(command) -> dict:
+def measure(command, pythonpath: str | None = None) -> dict:
     """Wall and CPU seconds, peak RSS (MiB) and stdout of ``command`` in a fresh measuring
     process (RUSAGE_CHILDREN then covers that command alone)."""
     probe = ("import json, resource, subprocess, sys, time\n"
@@ -106,32 +110,39 @@ def measure(command) -> dict:
              "print(json.dumps({'wall': seconds, 'cpu': usage.ru_utime + usage.ru_stime,\n"
              "                  'rss': usage.ru_maxrss / 1024, 'code': done.returncode,\n"
              "                  'out': done.stdout, 'err': done.stderr}))\n")
+    checkout = pythonpath or str(REPO)     # ``python -c`` imports from its working folder first
+    env = dict(os.environ, PYTHONPATH=checkout)
     done = subprocess.run([sys.executable, "-c", probe, *map(str, command)], capture_output=True,
-                          text=True, check=True)
+                          text=True, check=True, env=env, cwd=checkout)
     report = json.loads(done.stdout)
     if report["code"]:
         raise SystemExit(f"{' '.join(map(str, command))} failed:\n{report['err']}")
     return report
 
 
-def paired(name, ours, anchor, repeat: int, check=None) -> None:
-    """Run ``anchor`` and ``ours`` in turn ``repeat`` times; print medians and the ratio."""
-    runs = {"anchor": [], "lexgold": []}
-    before = load()
+def paired(name, ours, anchor, repeat: int, check=None, before: str | None = None) -> None:
+    """Run ``anchor`` and ``ours`` (and ``ours`` from the checkout ``before``) in turn
+    ``repeat`` times; print medians and the ratios."""
+    runs = {"anchor": [], "lexgold": [], **({"before": []} if before else {})}
+    start = load()
     for _ in range(repeat):
         runs["anchor"].append(measure(anchor))
         runs["lexgold"].append(measure(ours))
+        if before:
+            runs["before"].append(measure(ours, before))
     after = load()
     median = {side: {key: statistics.median(r[key] for r in found) for key in ("wall", "cpu", "rss")}
               for side, found in runs.items()}
-    for side in ("anchor", "lexgold"):
+    for side in runs:
         m = median[side]
         walls = ", ".join(f"{r['wall']:.2f}" for r in runs[side])
         print(f"  {side:8s} wall {m['wall']:6.2f} s (runs {walls})  CPU {m['cpu']:6.2f} s  "
               f"peak {m['rss']:5.0f} MiB")
-    print(f"  {name}: lexgold / anchor = {median['lexgold']['wall'] / median['anchor']['wall']:.2f}x"
-          f" wall, {median['lexgold']['cpu'] / median['anchor']['cpu']:.2f}x CPU (median of "
-          f"{repeat}); load average (1, 5, 15 min) before {before}, after {after}")
+    for side in [s for s in runs if s != "anchor"]:
+        print(f"  {name}: {side} / anchor = "
+              f"{median[side]['wall'] / median['anchor']['wall']:.2f}x wall, "
+              f"{median[side]['cpu'] / median['anchor']['cpu']:.2f}x CPU (median of {repeat})")
+    print(f"  load average (1, 5, 15 min) before {start}, after {after}")
     if check:
         print("  " + check(runs["lexgold"][0]["out"], runs["anchor"][0]["out"]))
 
@@ -177,6 +188,7 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--parts", default="imports,evaluate,analogy")
     parser.add_argument("--dir", type=Path, help="folder for the temporary files")
+    parser.add_argument("--before", help="another lexgold checkout, run as a third side")
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)
     parts = {p.strip() for p in args.parts.split(",")}
@@ -188,6 +200,9 @@ def main():
         print("\nimports")
         paired("imports", [python, "-c", "import lexgold.cli, lexgold.evaluate.output"],
                [python, "-c", "import numpy"], args.repeat)
+        paired("import lexgold.evaluate.report (what the command needed before)",
+               [python, "-c", "import lexgold.cli, lexgold.evaluate.report"],
+               [python, "-c", "import numpy"], args.repeat, before=args.before)
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         folder = Path(tmp)
         if "evaluate" in parts:
@@ -207,10 +222,10 @@ def main():
             scan = [python, "-c", MINIMAL_SCAN, path, SIMLEX]
             command = [*lexgold, "evaluate", "--gold", SIMLEX, "--vectors", path, "--case",
                        "lower", "--json"]
-            paired("evaluate", command, scan, args.repeat, same_rho)
+            paired("evaluate", command, scan, args.repeat, same_rho, args.before)
             print("without bootstrap intervals (--bootstrap 0):")
             paired("evaluate --bootstrap 0", [*command, "--bootstrap", "0"], scan, args.repeat,
-                   same_rho)
+                   same_rho, args.before)
             path.unlink()
         if "analogy" in parts:
             path = folder / "analogy.vec"
@@ -229,7 +244,8 @@ def main():
 
             paired("analogy", [*lexgold, "analogy", "--questions", QUESTIONS, "--vectors", path,
                                "--method", "ADD", "--json"],
-                   [python, "-c", PANDAS_SOLVE, path, QUESTIONS], args.repeat, same_accuracy)
+                   [python, "-c", PANDAS_SOLVE, path, QUESTIONS], args.repeat, same_accuracy,
+                   args.before)
 
 
 if __name__ == "__main__":
