@@ -134,8 +134,13 @@ def correlation_ci(scores: pd.DataFrame, *, rng: np.random.Generator, n_boot: in
     used = scores[scores["used"]]
     if len(used) < 3:
         return {"spearman": [float("nan")] * 2, "pearson": [float("nan")] * 2}
-    (rho, r) = bootstrap_ci([used["gold"], used["model"]], _rho_and_r, rng=rng,
-                            n_boot=n_boot, level=level)
+    gold, model = used["gold"].to_numpy(dtype=float), used["model"].to_numpy(dtype=float)
+    if np.isnan(gold).any() or np.isnan(model).any():
+        (rho, r) = bootstrap_ci([gold, model], _rho_and_r, rng=rng, n_boot=n_boot, level=level)
+    else:               # the same replicates, ranked by counting instead of sorting
+        codes = [np.unique(x, return_inverse=True)[1].astype(float) for x in (gold, model)]
+        (rho, r) = bootstrap_ci([gold, model, *codes], _rho_and_r_by_codes, rng=rng,
+                                n_boot=n_boot, level=level)
     return {"spearman": [float(v) for v in rho], "pearson": [float(v) for v in r]}
 
 
@@ -144,6 +149,25 @@ def _rho_and_r(gold: np.ndarray, model: np.ndarray, axis: int = -1) -> np.ndarra
     rho = rowwise_pearson(average_ranks(gold, axis=axis), average_ranks(model, axis=axis),
                           axis=axis)
     return np.stack([rho, rowwise_pearson(gold, model, axis=axis)])
+
+
+def _rho_and_r_by_codes(gold, model, gold_codes, model_codes, axis: int = -1) -> np.ndarray:
+    """:func:`_rho_and_r`, the ranks counted from each value's code (its rank among the
+    distinct values of the sample): equal to :func:`lexgold.stats.average_ranks` of the
+    replicate, without a sort."""
+    rho = rowwise_pearson(_replicate_ranks(gold_codes), _replicate_ranks(model_codes))
+    return np.stack([rho, rowwise_pearson(gold, model, axis=axis)])
+
+
+def _replicate_ranks(codes: np.ndarray) -> np.ndarray:
+    """Average ranks within each row of ``codes`` (whole numbers 0..m-1 as floats): a code
+    seen c times after b smaller values has the rank b + (c + 1) / 2."""
+    codes = codes.astype(np.intp)
+    rows, size = codes.shape[0], int(codes.max()) + 1
+    counts = np.bincount((codes + size * np.arange(rows)[:, None]).ravel(),
+                         minlength=rows * size).reshape(rows, size)
+    table = np.cumsum(counts, axis=1) - (counts - 1) / 2      # b + c - (c - 1) / 2
+    return np.take_along_axis(table, codes, axis=1)
 
 
 def directionality_subset(gold: pd.DataFrame, min_score: float = 7.0
