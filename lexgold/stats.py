@@ -1,19 +1,24 @@
-"""The shared statistics toolbox: linear rescaling, row-wise Pearson, paired bootstrap CIs.
+"""The shared statistics toolbox: linear rescaling, ranks, Pearson and Spearman, paired
+bootstrap CIs.
 
-One function per statistic that more than one part of lexgold needs (issue 25, "One statistics
-toolbox"); the parts call these instead of keeping their own copies:
+One function per statistic that more than one part of lexgold needs; the parts call these
+instead of keeping their own copies:
 
 - :func:`rescale` maps values linearly between two intervals (SimLex-999 section 3.6: "transformed
   all scores linearly from the interval [0, 6] to the interval [0, 10]"; HyperLex section 4.5;
   the builders' concreteness fallback; the cross-lingual sets' ``--rescale``).
 - :func:`rowwise_pearson` is Pearson's r of many paired samples at once (bootstrap replicates,
   split-half splits).
-- :func:`bootstrap_ci` is a paired (case-resampling) bootstrap confidence interval built on
-  :func:`scipy.stats.bootstrap` with ``paired=True``, percentile or BCa.
+- :func:`average_ranks`, :func:`pearson` and :func:`spearman` equal SciPy's ``rankdata``
+  (method ``average``), ``pearsonr`` and ``spearmanr`` (tests/test_stats_ranks.py checks them
+  against SciPy, ties and NaN included) with numpy alone.
+- :func:`bootstrap_ci` is a paired (case-resampling) bootstrap confidence interval: the
+  percentile interval in numpy, BCa through :func:`scipy.stats.bootstrap`.
 
 Pure functions over arrays; randomness comes in through an explicit ``numpy.random.Generator``.
 This module imports nothing from the rest of lexgold but :mod:`lexgold.errors`, and SciPy only
-inside :func:`bootstrap_ci` (``lexgold agree`` must start without loading ``scipy.stats``).
+for the BCa interval: ``lexgold evaluate`` and ``lexgold agree`` start without loading
+``scipy.stats`` (about 0.7 s).
 """
 
 from __future__ import annotations
@@ -101,6 +106,81 @@ def rowwise_pearson(x, y, *, axis: int = -1) -> np.ndarray:
         return (x * y).sum(axis=axis) / np.sqrt((x * x).sum(axis=axis) * (y * y).sum(axis=axis))
 
 
+def average_ranks(values, *, axis: int = -1) -> np.ndarray:
+    """Ranks 1..n along ``axis``, tied values sharing the mean of their ranks.
+
+    The ``average`` method of :func:`scipy.stats.rankdata` (the ranks of Spearman's rho with
+    ties; Kendall & Gibbons 1990, section 3.6), in numpy: a slice holding a NaN is all NaN,
+    as SciPy's default ``nan_policy="propagate"`` gives.
+
+    Examples
+    --------
+    >>> average_ranks([10, 20, 20, 5]).tolist()
+    [2.0, 3.5, 3.5, 1.0]
+    >>> average_ranks([[1, 1, 2], [3, float("nan"), 1]]).tolist()
+    [[1.5, 1.5, 3.0], [nan, nan, nan]]
+    """
+    values = np.moveaxis(np.asarray(values, dtype=float), axis, -1)
+    shape, n = values.shape, values.shape[-1] if values.ndim else 1
+    flat = values.reshape(-1, n)
+    order = np.argsort(flat, axis=-1)                     # ties get one rank: any order
+    ordered = np.take_along_axis(flat, order, axis=-1)
+    starts = np.ones(ordered.shape, dtype=bool)          # where a run of equal values begins
+    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    first = np.flatnonzero(starts)                        # run starts in the flattened array
+    sizes = np.diff(np.append(first, starts.size))
+    position = first % n                                  # 0-based rank of each run's start
+    ranked = np.repeat(position + (sizes + 1) / 2, sizes).reshape(ordered.shape)
+    out = np.empty_like(ranked)
+    np.put_along_axis(out, order, ranked, axis=-1)
+    out[np.isnan(flat).any(axis=-1)] = np.nan
+    return np.moveaxis(out.reshape(shape), -1, axis)
+
+
+def pearson(x, y) -> float:
+    """Pearson's r of two 1-D samples, computed as :func:`scipy.stats.pearsonr` computes it.
+
+    Centred samples scaled by their largest deviation before their lengths are taken, the
+    product clipped to [-1, 1] (exactly -1 or 1 for two points); NaN when either sample is constant (no warning: callers
+    decide) or holds a NaN.
+
+    Examples
+    --------
+    >>> round(pearson([1, 2, 3, 4], [2, 4, 5, 9]), 6)
+    0.964764
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(x) != len(y) or len(x) < 2:
+        raise ValueError(f"need two samples of the same length >= 2, found {len(x)} and {len(y)}")
+    if (x == x[0]).all() or (y == y[0]).all():
+        return float("nan")
+    xm, ym = x - x.mean(), y - y.mean()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        x_max, y_max = np.abs(xm).max(), np.abs(ym).max()
+        x_norm = x_max * np.linalg.norm(xm / x_max, axis=-1)
+        y_norm = y_max * np.linalg.norm(ym / y_max, axis=-1)
+        r = np.vecdot(xm / x_norm, ym / y_norm)
+    return float(np.round(r) if len(x) == 2 else np.clip(r, -1.0, 1.0))   # 2 points: +-1
+
+
+def spearman(x, y) -> float:
+    """Spearman's rho of two 1-D samples: Pearson's r of their average ranks (ties share the
+    mean rank), as :func:`scipy.stats.spearmanr` computes it (``numpy.corrcoef`` of the
+    ranks); NaN when either sample is constant or holds a NaN.
+
+    Examples
+    --------
+    >>> spearman([1, 2, 3, 4, 5], [5, 6, 7, 8, 7])
+    0.8207826816681233
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(x) != len(y) or len(x) < 2:
+        raise ValueError(f"need two samples of the same length >= 2, found {len(x)} and {len(y)}")
+    if (x == x[0]).all() or (y == y[0]).all() or np.isnan(x).any() or np.isnan(y).any():
+        return float("nan")
+    return float(np.corrcoef(average_ranks(x), average_ranks(y))[1, 0])
+
+
 def check_bootstrap(rng, n_boot: int, level: float, method: str = "percentile") -> None:
     """The one check of bootstrap arguments: a Generator, ``n_boot >= 1``, ``0 < level < 1``,
     a known ``method``; each failure is an :class:`~lexgold.errors.InputError` naming the field."""
@@ -122,8 +202,8 @@ def bootstrap_ci(samples: Sequence, statistic: Callable[..., np.ndarray], *,
     """Paired bootstrap confidence interval of ``statistic(*samples)``.
 
     The observations (the i-th value of every sample together) are drawn with replacement
-    ``n_boot`` times by :func:`scipy.stats.bootstrap` with ``paired=True``: replicate k uses
-    the rows ``rng.integers(0, n, size=(n_boot, n))[k]``.
+    ``n_boot`` times: replicate k uses the rows ``rng.integers(0, n, size=(n_boot, n))[k]``,
+    the draws of :func:`scipy.stats.bootstrap` with ``paired=True`` (which computes BCa).
 
     Parameters
     ----------
@@ -160,25 +240,30 @@ def bootstrap_ci(samples: Sequence, statistic: Callable[..., np.ndarray], *,
     >>> bootstrap_ci([x, 2 * x], rowwise_pearson, rng=np.random.default_rng(0), n_boot=50).tolist()
     [1.0, 1.0]
     """
-    from scipy import stats     # here: importing lexgold.stats must not load scipy.stats
-
     check_bootstrap(rng, n_boot, level, method)
     samples = [np.asarray(s, dtype=float) for s in samples]
-    scipy_method = "BCa" if method == "bca" else "percentile"
-    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-        if method == "percentile":        # scipy's own interval is replaced below
-            warnings.simplefilter("ignore", stats.DegenerateDataWarning)
-        result = stats.bootstrap(samples, statistic, n_resamples=n_boot, paired=True,
-                                 vectorized=True, confidence_level=level, method=scipy_method,
-                                 rng=rng)
     if method == "bca":
-        low, high = result.confidence_interval
-        return np.stack([np.asarray(low, dtype=float), np.asarray(high, dtype=float)], axis=-1)
+        return _bca(samples, statistic, rng=rng, n_boot=n_boot, level=level)
+    rows = rng.integers(0, len(samples[0]), size=(n_boot, len(samples[0])))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        distribution = np.asarray(statistic(*(s[rows] for s in samples), axis=-1), dtype=float)
     tails = [100 * (1 - level) / 2, 100 * (1 + level) / 2]
-    distribution = np.asarray(result.bootstrap_distribution, dtype=float)
     defined = ~np.isnan(distribution)
     if not defined.any():
         return np.full(distribution.shape[:-1] + (2,), np.nan)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)           # an all-NaN statistic row
         return np.moveaxis(np.nanpercentile(distribution, tails, axis=-1), 0, -1)
+
+
+def _bca(samples, statistic, *, rng, n_boot: int, level: float) -> np.ndarray:
+    """The BCa interval of :func:`scipy.stats.bootstrap` (its replicates are those of the
+    percentile interval: the same draws from ``rng``)."""
+    from scipy import stats     # here: only BCa needs scipy.stats (0.7 s to import)
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        result = stats.bootstrap(samples, statistic, n_resamples=n_boot, paired=True,
+                                 vectorized=True, confidence_level=level, method="BCa",
+                                 rng=rng)
+    low, high = result.confidence_interval
+    return np.stack([np.asarray(low, dtype=float), np.asarray(high, dtype=float)], axis=-1)

@@ -125,7 +125,7 @@ def test_doc_size_groups_lines(tmp_path):
 
 
 def test_overlap_set_is_usf_cues_in_the_vocabulary_after_the_stop_list(tmp_path, usf):
-    from lexgold.evaluate.report import sdt_stop_words
+    from lexgold.evaluate.sdt import sdt_stop_words
     from lexgold.evaluate.sdt import overlap_words, usf_words
     path = tmp_path / "c.txt"
     path.write_text("The cat sat above the mat.\n" * 3 + "A dog ran above.\n")

@@ -15,8 +15,14 @@ from lexgold.cli import cli
 from lexgold.errors import InputError
 from lexgold.evaluate import vectors as vectors_module
 from lexgold.evaluate.gold import read_gold
-from lexgold.evaluate.report import CaseVariantWarning, evaluate_files, evaluate_golds
-from lexgold.evaluate.vectors import (CASE_POLICIES, Vectors, ambiguous_words, read_vectors)
+from lexgold.evaluate.report import evaluate_files, evaluate_golds
+from lexgold.evaluate.vectors import (
+    CASE_POLICIES,
+    CaseVariantWarning,
+    Vectors,
+    ambiguous_words,
+    read_vectors,
+)
 from lexgold.evaluate.wordpairs import evaluate_pairs, lookup_words
 
 DATA = Path(gensim.__file__).parent / "test" / "test_data"

@@ -261,3 +261,19 @@ def test_binary_task_tr9856_bands_and_errors():
     noise = binary_task(gold, rng.uniform(0, 1, 2000), np.random.default_rng(1))
     assert 0.35 < noise["error"] <= 0.6
     assert len(noise["fold_errors"]) == 10
+
+
+def test_bootstrap_ranks_counted_from_codes_equal_sorted_average_ranks():
+    from lexgold.evaluate import wordpairs
+    from lexgold.stats import average_ranks, bootstrap_ci
+
+    codes = np.array([[0, 2, 2, 1, 0], [3, 3, 3, 3, 0]], dtype=float)
+    np.testing.assert_array_equal(wordpairs._replicate_ranks(codes), average_ranks(codes))
+    rng = np.random.default_rng(0)
+    for n in (3, 7, 120):                     # ties in both scores, as in SimLex's gold
+        frame = pd.DataFrame({"gold": np.round(rng.uniform(0, 10, n), 1),
+                              "model": np.round(rng.normal(size=n), 2), "used": True})
+        got = wordpairs.correlation_ci(frame, rng=np.random.default_rng(3), n_boot=300)
+        want = bootstrap_ci([frame["gold"], frame["model"]], wordpairs._rho_and_r,
+                            rng=np.random.default_rng(3), n_boot=300)
+        assert got == {"spearman": want[0].tolist(), "pearson": want[1].tolist()}

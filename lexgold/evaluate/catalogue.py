@@ -44,6 +44,7 @@ from typing import NamedTuple
 
 from lexgold.compression import sha256_file
 from lexgold.errors import InputError
+from lexgold.evaluate.gold import read_gold
 
 COMPRESSED = (".gz", ".bz2", ".xz")
 #: files above this size are never hashed to recognise a renamed copy (vector files ...)
@@ -219,8 +220,6 @@ def not_data(path: Path) -> bool:
 
 def _reads_as_pairs(path: Path) -> str | None:
     """None when ``lexgold evaluate --gold`` reads ``path``, else the reader's reason."""
-    from lexgold.evaluate.gold import read_gold
-
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
-import warnings
 
 import click
 
@@ -13,25 +11,6 @@ from lexgold.errors import InputError
 from lexgold.evaluate import CASE_POLICIES, DEFAULT_CASE
 
 VECTOR_FORMATS = ("auto", "word2vec", "glove", "word2vec-bin", "gensim")
-
-
-def _clean(value):
-    """JSON-safe copy: NaN and infinities become null."""
-    import numpy as np
-
-    if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
-    if isinstance(value, (float, np.floating)):
-        return None if not math.isfinite(value) else float(value)
-    if isinstance(value, np.integer):
-        return int(value)
-    return value
-
-
-def _fmt(value) -> str:
-    return "nan" if value is None or not math.isfinite(value) else f"{value:.4f}"
 
 
 def vectors_options(function=None, *, several: bool = False):
@@ -53,11 +32,6 @@ def vectors_options(function=None, *, several: bool = False):
                              + (" Repeat to score several models in one pass per gold file, "
                                 "with Steiger's test between each two." if several else "")
                         )(function)
-
-
-def _echo_warnings(caught) -> None:
-    for warning in caught:
-        click.echo(f"Warning: {warning.message}", err=True)
 
 
 @click.command()
@@ -138,107 +112,21 @@ def evaluate(golds, gold_format, language, alternatives, strip_language_prefix, 
                          "give the --compare file as another --vectors", field="--compare")
     if common_vocabulary and len(vectors) < 2:
         raise InputError("needs two or more --vectors", field="--common-vocabulary")
+    from lexgold.evaluate.output import evaluate_one_model, evaluate_several, gold_dir_files
+
+    options = {"gold_format": gold_format, "language": language, "duplicates": duplicates,
+               "strip_language_prefix": strip_language_prefix, "alternatives": alternatives,
+               "vectors_format": vectors_format, "n_boot": n_boot, "binary": binary,
+               "seed": seed}
     if len(vectors) > 1 or gold_dir:
-        from lexgold.evaluate.several import evaluate_several, gold_dir_files
         known = gold_dir_files(gold_dir, golds) if gold_dir else []
         golds = tuple(str(match.path) for match in known) + tuple(golds)
-        evaluate_several(list(golds), list(vectors), known, gold_format=gold_format,
-                         language=language, strip_language_prefix=strip_language_prefix,
-                         duplicates=duplicates, alternatives=alternatives, case=case,
-                         vectors_format=vectors_format,
-                         common_vocabulary=common_vocabulary, oov=oov, n_boot=n_boot,
-                         compare=compare, binary=binary, per_pair=per_pair, seed=seed,
-                         as_json=as_json)
+        evaluate_several(list(golds), list(vectors), known, case=case,
+                         common_vocabulary=common_vocabulary, oov=oov, compare=compare,
+                         per_pair=per_pair, as_json=as_json, **options)
         return
-    vectors = vectors[0]
-    import pandas as pd
-
-    from lexgold.evaluate.wordpairs import worst_pairs
-
-    runs = run_gold_files(list(golds), vectors, gold_format=gold_format, language=language,
-                          strip_language_prefix=strip_language_prefix, duplicates=duplicates,
-                          alternatives=alternatives,
-                          vectors_format=vectors_format, case=case, oov=oov, n_boot=n_boot,
-                          seed=seed, compare=compare, binary=binary)
-    done = [run for run in runs if run.error is None]
-    if len(runs) == 1 and not done:
-        raise click.ClickException(runs[0].error)
-    if per_pair and done:
-        tables = [worst_pairs(run.scores) for run in done]
-        if len(runs) > 1:
-            tables = [t.assign(gold_file=run.path)[["gold_file", *t.columns]]
-                      for t, run in zip(tables, done)]
-        pd.concat(tables).to_csv(per_pair, index=False)
-    echo_runs(runs, as_json=as_json, show=lambda result: _print_evaluation(result, oov, case))
-
-
-def run_gold_files(golds, vectors, **options) -> list:
-    """:func:`lexgold.evaluate.report.evaluate_gold_files` (``options`` passed on), its
-    warnings and each gold file's notes echoed on stderr. The runs of one model and of
-    several (:mod:`lexgold.evaluate.several`)."""
-    from lexgold.evaluate.report import evaluate_gold_files
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", UserWarning)
-        runs = evaluate_gold_files(golds, vectors, **options)
-    _echo_warnings(caught)
-    for run in runs:
-        for note in run.notes:
-            click.echo(f"Note: {run.path}: {note}", err=True)
-    return runs
-
-
-def json_item(run) -> dict:
-    """A run's JSON: its result (NaN as null), or ``gold`` and ``error`` of a failed file."""
-    return _clean(run.result) if run.error is None else {"gold": run.path, "error": run.error}
-
-
-def echo_runs(runs, *, as_json: bool, show=None, item=json_item, one: bool = True) -> None:
-    """Print what ``lexgold evaluate`` found for each gold file, then an ``Error:`` line on
-    stderr per gold file that failed, and exit with status 1 if one did.
-
-    With ``as_json`` a JSON list of ``item(run)`` (a lone object when ``one`` and there is
-    one run); otherwise ``show(result)`` for each evaluated file, a blank line between
-    (nothing when ``show`` is None: the caller printed a table). One model's output and
-    several models' (:mod:`lexgold.evaluate.several`) come through here."""
-    if as_json:
-        results = [item(run) for run in runs]
-        click.echo(json.dumps(results[0] if one and len(results) == 1 else results, indent=2))
-    elif show is not None:
-        for number, run in enumerate(run for run in runs if run.error is None):
-            if number:
-                click.echo("")
-            show(run.result)
-    failed = [run for run in runs if run.error is not None]
-    for run in failed:
-        click.echo(f"Error: {run.error}", err=True)
-    if failed:
-        raise SystemExit(1)
-
-
-def _print_evaluation(result: dict, oov: str, case: str) -> None:
-    click.echo(f"{result['gold']} ({result['format']}) vs {result['vectors']}")
-    click.echo(f"pairs {result['pairs']}, covered {result['covered']}, used {result['used']} "
-               f"(oov={oov}, case={case})")
-    ci = result.get("ci", {})
-    for name in ("spearman", "pearson"):
-        bounds = ci.get(name)
-        extra = f"  95% CI [{_fmt(bounds[0])}, {_fmt(bounds[1])}]" if bounds else ""
-        click.echo(f"{name:9s} {_fmt(result[name])}{extra}")
-    for name, sub in result["subsets"].items():
-        bounds = sub.get("ci", {}).get("spearman")
-        extra = f"  CI [{_fmt(bounds[0])}, {_fmt(bounds[1])}]" if bounds else ""
-        click.echo(f"  {name:22s} rho {_fmt(sub['spearman'])}{extra}  r {_fmt(sub['pearson'])}"
-                   f"  covered {sub['covered']}/{sub['pairs']}")
-    if "binary" in result:
-        b = result["binary"]
-        click.echo(f"binary task: mean error {_fmt(b['error'])} over {b['folds']} folds "
-                   f"({b['positives']} related, {b['negatives']} unrelated)")
-    if "compare" in result:
-        for name in ("spearman", "pearson"):
-            c = result["compare"][name]
-            click.echo(f"Steiger {name}: {_fmt(c['first'])} vs {_fmt(c['second'])}, "
-                       f"z {_fmt(c['z'])}, p {_fmt(c['p'])} on {result['compare']['used']} pairs")
+    evaluate_one_model(list(golds), vectors[0], oov=oov, case=case, per_pair=per_pair,
+                       as_json=as_json, compare=compare, **options)
 
 
 @click.command()
@@ -272,6 +160,7 @@ def analogy(questions, vectors, case, vectors_format, methods, restrict_vocab, m
     import pandas as pd
 
     from lexgold.evaluate.analogy import METHODS, ROLES, read_questions, solve
+    from lexgold.evaluate.output import clean_json, fmt
     from lexgold.evaluate.vectors import case_warning, read_vectors
 
     table = read_questions(questions)
@@ -282,12 +171,12 @@ def analogy(questions, vectors, case, vectors_format, methods, restrict_vocab, m
     result = solve(table, model, methods or METHODS, case=case, restrict_vocab=restrict_vocab,
                    multiply=multiply, in_place=True)     # the vectors serve nothing else here
     if as_json:
-        click.echo(json.dumps(_clean(result), indent=2))
+        click.echo(json.dumps(clean_json(result), indent=2))
         return
     chosen = methods or METHODS
     click.echo(f"{'category':32s} {'covered':>13s} " + " ".join(f"{m:>15s}" for m in chosen))
     for category, count in result["counts"].items():
-        cells = " ".join(f"{_fmt(result[m][category]):>15s}" for m in chosen)
+        cells = " ".join(f"{fmt(result[m][category]):>15s}" for m in chosen)
         click.echo(f"{category:32s} {count['covered']:>6d}/{count['questions']:<6d} {cells}")
     click.echo(f"{'seconds':32s} {'':13s} "
                + " ".join(f"{result['seconds'][m]:>15.3f}" for m in chosen))
@@ -339,7 +228,8 @@ def sdt(ctx, corpus, doc_size, trainer, dim, min_count, words, freq_min, freq_ma
         lexgold sdt --corpus lee_background.cor --doc-size 1 --dim 100 --min-count 3 --json
         lexgold sdt --corpus lee_background.cor --words band --freq-min 10 --n-words 200
     """
-    from lexgold.evaluate.report import sdt_files
+    from lexgold.evaluate.output import clean_json, fmt
+    from lexgold.evaluate.sdt import sdt_files
 
     if words == "overlap":
         for name in ("freq_min", "freq_max", "n_words", "max_overlap"):
@@ -355,18 +245,18 @@ def sdt(ctx, corpus, doc_size, trainer, dim, min_count, words, freq_min, freq_ma
     if per_word:
         table.to_csv(per_word, index=False)
     if as_json:
-        click.echo(json.dumps(_clean(result), indent=2))
+        click.echo(json.dumps(clean_json(result), indent=2))
         return
     if words == "overlap":
         chosen = f"overlap words (USF cues with count >= {min_count})"
     else:
         chosen = (f"words with {freq_min} < count < {freq_max}, {result['in_overlap']} in the "
                   "overlap set")
-    click.echo(f"SDT-rho {_fmt(result['sdt_rho'])} ({result['scored']} of {result['words']} "
+    click.echo(f"SDT-rho {fmt(result['sdt_rho'])} ({result['scored']} of {result['words']} "
                f"{chosen}; vocabulary {result['vocabulary']}; stop list "
                f"{result['stopwords']['list']})")
     if "median_rank" in result:
         m = result["median_rank"]
         click.echo("median rank of associates 1-3: "
-                   + ", ".join(_fmt(v) for v in m["median_ranks"])
-                   + f"; Median Rank {_fmt(m['median_rank'])} over {m['overlap']} cues")
+                   + ", ".join(fmt(v) for v in m["median_ranks"])
+                   + f"; Median Rank {fmt(m['median_rank'])} over {m['overlap']} cues")

@@ -6,6 +6,9 @@ model is then scored on each gold file as a single-model run would score it. Wit
 of both terms in every vocabulary), so the correlations compare like with like; without it,
 each model keeps its own coverage (as a run with that model alone).
 
+:func:`evaluate_one` scores one model (and a ``--compare`` model) on one gold standard: the
+single-model run of :func:`lexgold.evaluate.report.evaluate_golds` and each model here.
+
 Between each two models, Steiger's (1980) test of two dependent correlations with one variable
 in common (the gold scores), on the pairs both models use: Pearson on the scores, and for
 Spearman the same test on the correlations of the ranks (Spearman's rho is Pearson's r of the
@@ -20,8 +23,68 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from lexgold.evaluate.vectors import DEFAULT_CASE, case_warning, read_vectors
-from lexgold.evaluate.wordpairs import compare_scores, lookup_words, pair_scores
+from lexgold.evaluate.tr9856_binary import binary_task
+from lexgold.evaluate.vectors import DEFAULT_CASE, CaseVariantWarning, case_warning, read_vectors
+from lexgold.evaluate.wordpairs import (
+    compare_models,
+    compare_scores,
+    evaluate_pairs,
+    lookup_words,
+    pair_scores,
+)
+
+
+def read_models(paths, words, *, vectors_format: str = "auto", case: str = DEFAULT_CASE,
+                oov: str = "drop") -> list:
+    """Each vector file streamed once, keeping the rows of ``words`` (the mean of every row
+    too under ``oov="mean"``).
+
+    Warns
+    -----
+    CaseVariantWarning
+        A looked-up word has several case variants in a file not sorted by frequency
+        (:func:`lexgold.evaluate.vectors.case_warning`).
+    """
+    models = []
+    for path in paths:
+        model = read_vectors(path, vectors_format, keep=words, case=case, mean=(oov == "mean"))
+        message = case_warning(model, words, case)
+        if message:
+            warnings.warn(message, CaseVariantWarning, stacklevel=3)
+        models.append(model)
+    return models
+
+
+def evaluate_one(gold: pd.DataFrame, gold_path, models, vectors_path, compare=None, *,
+                 case: str = DEFAULT_CASE, oov: str = "drop", n_boot: int = 1000,
+                 seed: int = 0, binary: bool | None = None) -> tuple[dict, pd.DataFrame]:
+    """One model (``models[0]``, read from ``vectors_path``) on one gold standard.
+
+    Correlations overall and per subset with bootstrap CIs drawn from a generator seeded with
+    ``seed`` (:func:`lexgold.evaluate.wordpairs.evaluate_pairs`; none when ``n_boot`` is 0),
+    TR9856's binary task (default: for TR9856 files), and with ``compare`` Steiger's test
+    against ``models[1]``.
+
+    Returns
+    -------
+    (dict, pandas.DataFrame)
+        The JSON-ready result and the per-pair frame.
+    """
+    rng = np.random.default_rng(seed)
+    vectors = models[0]
+    result, scores = evaluate_pairs(gold, vectors, case=case, oov=oov,
+                                    rng=rng if n_boot > 0 else None, n_boot=max(n_boot, 1))
+    result = {"gold": str(gold_path), "format": gold.attrs.get("format", "plain"),
+              "vectors": str(vectors_path), **result, "seed": seed}
+    if binary is None:
+        binary = result["format"] == "tr9856"
+    if binary:
+        used = scores[scores["used"]]
+        result["binary"] = binary_task(used["gold"].to_numpy(), used["model"].to_numpy(), rng)
+    if compare:
+        result["compare"] = {"vectors": str(compare),
+                             **compare_models(gold, vectors, models[1], case=case, oov=oov)}
+    return result, scores
 
 
 def common_pairs(gold: pd.DataFrame, models, case: str = DEFAULT_CASE) -> np.ndarray:
@@ -70,17 +133,9 @@ def evaluate_models(golds, vector_paths, *, vectors_format: str = "auto",
         "steiger": [{"first", "second", "used", "spearman", "pearson"} per two models]}`` and
         the per-pair frames of the models.
     """
-    from lexgold.evaluate.report import CaseVariantWarning, _evaluate_one
-
     words = lookup_words(term for gold, _ in golds for column in ("word1", "word2")
                          for term in gold[column])
-    models = []
-    for path in vector_paths:
-        model = read_vectors(path, vectors_format, keep=words, case=case, mean=(oov == "mean"))
-        message = case_warning(model, words, case)
-        if message:
-            warnings.warn(message, CaseVariantWarning, stacklevel=2)
-        models.append(model)
+    models = read_models(vector_paths, words, vectors_format=vectors_format, case=case, oov=oov)
     out = []
     for gold, gold_path in golds:
         common = common_pairs(gold, models, case)
@@ -92,8 +147,8 @@ def evaluate_models(golds, vector_paths, *, vectors_format: str = "auto",
                 results.append(None)
                 frames.append(None)
                 continue
-            result, scores = _evaluate_one(scored, gold_path, [model], path, None, case=case,
-                                           oov=oov, n_boot=n_boot, seed=seed, binary=binary)
+            result, scores = evaluate_one(scored, gold_path, [model], path, case=case,
+                                          oov=oov, n_boot=n_boot, seed=seed, binary=binary)
             results.append(result)
             frames.append(scores)
         steiger = []

@@ -2,31 +2,18 @@
 
 from __future__ import annotations
 
-import warnings
-from importlib import resources
 from pathlib import Path
 from typing import NamedTuple
 
-import numpy as np
 import pandas as pd
 
+from lexgold.compression import open_input
 from lexgold.errors import InputError
-from lexgold.evaluate.sdt import (
-    get_trainer,
-    median_associate_rank,
-    overlap_words,
-    read_corpus,
-    run_sdt,
-    usf_words,
-)
-from lexgold.evaluate.tr9856_binary import binary_task
-from lexgold.evaluate.vectors import DEFAULT_CASE, case_warning, read_vectors
-from lexgold.evaluate.wordpairs import compare_models, evaluate_pairs, lookup_words
-from lexgold.tables import read_stop_words
-
-
-class CaseVariantWarning(UserWarning):
-    """File order chose among case variants in a vector file not sorted by frequency."""
+from lexgold.evaluate.gold import read_gold
+from lexgold.evaluate.models import evaluate_models, evaluate_one, read_models
+from lexgold.evaluate.multisimlex import is_multisimlex
+from lexgold.evaluate.vectors import DEFAULT_CASE
+from lexgold.evaluate.wordpairs import lookup_words
 
 
 def evaluate_golds(golds, vectors_path, *, vectors_format: str = "auto",
@@ -57,15 +44,10 @@ def evaluate_golds(golds, vectors_path, *, vectors_format: str = "auto",
     """
     words = lookup_words(term for gold, _ in golds for column in ("word1", "word2")
                          for term in gold[column])
-    models = []
-    for path in [vectors_path] + ([compare] if compare else []):
-        model = read_vectors(path, vectors_format, keep=words, case=case, mean=(oov == "mean"))
-        message = case_warning(model, words, case)
-        if message:
-            warnings.warn(message, CaseVariantWarning, stacklevel=2)
-        models.append(model)
-    return [_evaluate_one(gold, gold_path, models, vectors_path, compare, case=case, oov=oov,
-                          n_boot=n_boot, seed=seed, binary=binary)
+    models = read_models([vectors_path] + ([compare] if compare else []), words,
+                         vectors_format=vectors_format, case=case, oov=oov)
+    return [evaluate_one(gold, gold_path, models, vectors_path, compare, case=case, oov=oov,
+                         n_boot=n_boot, seed=seed, binary=binary)
             for gold, gold_path in golds]
 
 
@@ -93,8 +75,6 @@ def evaluate_gold_files(paths, vectors_path, *, gold_format: str = "auto",
     ``strip_language_prefix``, ``duplicates`` and ``alternatives`` are
     :func:`lexgold.evaluate.gold.read_gold`'s.
     """
-    from lexgold.evaluate.gold import read_gold
-
     multisimlex = {path: _is_multisimlex_file(path) for path in paths}
     if language is not None and not any(multisimlex.values()):
         raise InputError("applies to Multi-SimLex files only (Concepticon's "
@@ -112,7 +92,6 @@ def evaluate_gold_files(paths, vectors_path, *, gold_format: str = "auto",
         read.append((gold, path))
     several = isinstance(vectors_path, (list, tuple))
     if several:                       # lexgold.evaluate.models: several --vectors
-        from lexgold.evaluate.models import evaluate_models
         evaluated = evaluate_models(read, vectors_path, **options) if read else []
     else:
         evaluated = evaluate_golds(read, vectors_path, **options) if read else []
@@ -152,19 +131,12 @@ def evaluate_gold_files(paths, vectors_path, *, gold_format: str = "auto",
 
 def _is_multisimlex_file(path) -> bool:
     """Whether ``--language`` applies to ``path`` (with several --gold, only to Multi-SimLex)."""
-    from lexgold.compression import open_input
-    from lexgold.evaluate.multisimlex import is_multisimlex
-
     try:
         with open_input(Path(path), "rt", encoding="utf-8-sig") as handle:
             first = handle.readline()
     except (InputError, OSError, UnicodeDecodeError, EOFError):
         return False                  # read_gold reports it
     return is_multisimlex(first.split("\t"))
-
-
-#: the Snowball English stop list (Martin Porter, BSD), packaged among the protocol files
-SNOWBALL = "tr9856_stopwords_snowball_english.txt"
 
 
 def evaluate_files(gold: pd.DataFrame, gold_path, vectors_path, *, vectors_format: str = "auto",
@@ -179,76 +151,3 @@ def evaluate_files(gold: pd.DataFrame, gold_path, vectors_path, *, vectors_forma
     return evaluate_golds([(gold, gold_path)], vectors_path, vectors_format=vectors_format,
                           case=case, oov=oov, n_boot=n_boot, seed=seed, compare=compare,
                           binary=binary)[0]
-
-
-def _evaluate_one(gold, gold_path, models, vectors_path, compare, *, case, oov, n_boot, seed,
-                  binary) -> tuple[dict, pd.DataFrame]:
-    rng = np.random.default_rng(seed)
-    vectors = models[0]
-    result, scores = evaluate_pairs(gold, vectors, case=case, oov=oov,
-                                    rng=rng if n_boot > 0 else None, n_boot=max(n_boot, 1))
-    result = {"gold": str(gold_path), "format": gold.attrs.get("format", "plain"),
-              "vectors": str(vectors_path), **result, "seed": seed}
-    if binary is None:
-        binary = result["format"] == "tr9856"
-    if binary:
-        used = scores[scores["used"]]
-        result["binary"] = binary_task(used["gold"].to_numpy(), used["model"].to_numpy(), rng)
-    if compare:
-        result["compare"] = {"vectors": str(compare),
-                             **compare_models(gold, vectors, models[1], case=case, oov=oov)}
-    return result, scores
-
-
-def sdt_stop_words(stopwords: str | None) -> tuple[str, frozenset[str]]:
-    """The stop list of ``lexgold sdt``: its name and words.
-
-    ``"snowball"`` (the default) is the Snowball English list packaged with lexgold (127
-    function words: "the, of, to, and ..."); ``"none"`` or None, no stop list; else a file, one
-    word per line (``#`` comments).
-    """
-    if stopwords in (None, "", "none"):
-        return "none", frozenset()
-    if stopwords == "snowball":
-        packaged = Path(str(resources.files("lexgold.protocols") / SNOWBALL))
-        return stopwords, read_stop_words(packaged)
-    if not Path(stopwords).is_file():
-        raise InputError("stop list not found (a file, 'snowball' or 'none')", path=stopwords,
-                         field="--stopwords")
-    return str(stopwords), read_stop_words(stopwords)
-
-
-def sdt_files(corpus, *, seed: int = 0, doc_size: int = 10, trainer: str = "lsa",
-              dim: int = 300, min_count: int = 10, words: str = "overlap", freq_min: int = 40,
-              freq_max: int = 400, n_words: int = 500, max_overlap: float = 0.10,
-              stopwords: str | None = "snowball", median_rank: bool = False,
-              usf_dir=None) -> dict:
-    """``lexgold sdt``: SDT-rho on the pseudo-synonym corpus, optionally the Median Rank.
-
-    ``words="overlap"`` splits every word of the overlap set (USF cues in the vocabulary of
-    ``min_count``; Fourtassi & Dupoux 2014, section 2.2); ``words="band"`` draws ``n_words``
-    from ``freq_min < count < freq_max`` with at most ``max_overlap`` of them in the overlap
-    set (section 3). The stop list is removed before the vocabulary is counted (section 2).
-    """
-    from lexgold.resources import read_usf
-
-    if words not in ("overlap", "band"):
-        raise InputError(f"expected overlap or band, found {words!r}", field="--words")
-    stop_name, stop = sdt_stop_words(stopwords)
-    documents = read_corpus(corpus, doc_size, stop)
-    train = get_trainer(trainer)
-    rng = np.random.default_rng(seed)
-    usf = read_usf(usf_dir)
-    overlap = overlap_words(documents, usf_words(usf), min_count)
-    result = run_sdt(documents, rng, train, words=overlap if words == "overlap" else None,
-                     freq_min=freq_min, freq_max=freq_max, n_words=n_words, overlap=overlap,
-                     max_overlap=max_overlap, dim=dim, min_count=min_count)
-    result = {"corpus": str(corpus), "documents": len(documents), "doc_size": doc_size,
-              "trainer": trainer, "dim": dim, "min_count": min_count, "seed": seed,
-              "stopwords": {"list": stop_name, "words": len(stop)},
-              "overlap": len(overlap),
-              **({"max_overlap": max_overlap} if words == "band" else {}), **result}
-    if median_rank:
-        original = train(documents, np.random.default_rng(seed), dim=dim, min_count=min_count)
-        result["median_rank"] = median_associate_rank(original, usf)
-    return result

@@ -31,6 +31,8 @@ from __future__ import annotations
 import importlib
 import re
 from collections import Counter
+from importlib import resources
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -40,6 +42,8 @@ from scipy.sparse.linalg import svds
 from lexgold.compression import open_input
 from lexgold.errors import InputError
 from lexgold.evaluate.vectors import Vectors
+from lexgold.resources import read_usf
+from lexgold.tables import read_stop_words
 
 _TOKEN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
@@ -403,3 +407,59 @@ def median_associate_rank(vectors: Vectors, usf: pd.DataFrame, n_associates: int
     return {"overlap": len(cues), "median_ranks": medians,
             "median_rank": float(np.mean(medians)),
             "cues": [int(np.isfinite(ranks[:, k]).sum()) for k in range(n_associates)]}
+
+
+#: the Snowball English stop list (Martin Porter, BSD), packaged among the protocol files
+SNOWBALL = "tr9856_stopwords_snowball_english.txt"
+
+
+def sdt_stop_words(stopwords: str | None) -> tuple[str, frozenset[str]]:
+    """The stop list of ``lexgold sdt``: its name and words.
+
+    ``"snowball"`` (the default) is the Snowball English list packaged with lexgold (127
+    function words: "the, of, to, and ..."); ``"none"`` or None, no stop list; else a file, one
+    word per line (``#`` comments).
+    """
+    if stopwords in (None, "", "none"):
+        return "none", frozenset()
+    if stopwords == "snowball":
+        packaged = Path(str(resources.files("lexgold.protocols") / SNOWBALL))
+        return stopwords, read_stop_words(packaged)
+    if not Path(stopwords).is_file():
+        raise InputError("stop list not found (a file, 'snowball' or 'none')", path=stopwords,
+                         field="--stopwords")
+    return str(stopwords), read_stop_words(stopwords)
+
+
+def sdt_files(corpus, *, seed: int = 0, doc_size: int = 10, trainer: str = "lsa",
+              dim: int = 300, min_count: int = 10, words: str = "overlap", freq_min: int = 40,
+              freq_max: int = 400, n_words: int = 500, max_overlap: float = 0.10,
+              stopwords: str | None = "snowball", median_rank: bool = False,
+              usf_dir=None) -> dict:
+    """``lexgold sdt``: SDT-rho on the pseudo-synonym corpus, optionally the Median Rank.
+
+    ``words="overlap"`` splits every word of the overlap set (USF cues in the vocabulary of
+    ``min_count``; Fourtassi & Dupoux 2014, section 2.2); ``words="band"`` draws ``n_words``
+    from ``freq_min < count < freq_max`` with at most ``max_overlap`` of them in the overlap
+    set (section 3). The stop list is removed before the vocabulary is counted (section 2).
+    """
+    if words not in ("overlap", "band"):
+        raise InputError(f"expected overlap or band, found {words!r}", field="--words")
+    stop_name, stop = sdt_stop_words(stopwords)
+    documents = read_corpus(corpus, doc_size, stop)
+    train = get_trainer(trainer)
+    rng = np.random.default_rng(seed)
+    usf = read_usf(usf_dir)
+    overlap = overlap_words(documents, usf_words(usf), min_count)
+    result = run_sdt(documents, rng, train, words=overlap if words == "overlap" else None,
+                     freq_min=freq_min, freq_max=freq_max, n_words=n_words, overlap=overlap,
+                     max_overlap=max_overlap, dim=dim, min_count=min_count)
+    result = {"corpus": str(corpus), "documents": len(documents), "doc_size": doc_size,
+              "trainer": trainer, "dim": dim, "min_count": min_count, "seed": seed,
+              "stopwords": {"list": stop_name, "words": len(stop)},
+              "overlap": len(overlap),
+              **({"max_overlap": max_overlap} if words == "band" else {}), **result}
+    if median_rank:
+        original = train(documents, np.random.default_rng(seed), dim=dim, min_count=min_count)
+        result["median_rank"] = median_associate_rank(original, usf)
+    return result

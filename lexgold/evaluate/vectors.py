@@ -23,12 +23,17 @@ its limits (line length, lines, decompressed size; a FIFO or device is refused).
 is kept (or averaged) must hold finite numbers: NaN or an infinite value is an error naming the
 file and line (binary files: the row), never a silent correlation.
 
-Streaming. ``read_vectors(path, keep=words, case=policy)`` reads the file once, line by line
-(binary files block by block; gensim files memory-mapped when gensim stored the array apart),
-and keeps only the rows a lookup of ``words`` under ``policy`` can return; floats are parsed
-for those rows only, so a 2-million-word file costs the memory of the few thousand rows a gold
-standard needs. Every row's word is still read: the row counts, the case variants of the
-looked-up words and the file-order check below cover the whole file.
+Streaming. ``read_vectors(path, keep=words, case=policy)`` reads the file once, in blocks of
+bytes (gensim files memory-mapped when gensim stored the array apart), and keeps only the rows a
+lookup of ``words`` under ``policy`` can return; floats are parsed for those rows only, so a
+2-million-word file costs the memory of the few thousand rows a gold standard needs. Every
+row's word is still read: the row counts, the case variants of the looked-up words and the
+file-order check below cover the whole file.
+
+Text rows are parsed in batches by pandas' C parser (``read_csv``; numbers read as doubles
+and rounded to float32, as numpy rounds a string); a row the batch cannot take as it is (a word
+holding spaces, a blank line, a value that is not a finite number) is read on its own, and a
+bad row is named by its line whichever way it was read.
 
 Case policies (how a looked-up word finds its row):
 
@@ -48,11 +53,14 @@ not look frequency-sorted (:attr:`Vectors.frequency_sorted`).
 
 from __future__ import annotations
 
+import csv
+import io
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from lexgold.compression import check_regular, open_input
 from lexgold.compression import limit as input_limit
@@ -63,6 +71,8 @@ FORMATS = ("auto", "word2vec", "glove", "word2vec-bin", "gensim")
 #: rows checked for spelling order, and rows whose mean length is compared with the rest
 _ORDER_SAMPLE, _HEAD_ROWS = 10_000, 1_000
 _READ_BLOCK = 1 << 20
+#: bytes of row values parsed by one call of the C parser
+_PARSE_BATCH = 8 << 20
 
 
 @dataclass(frozen=True)
@@ -195,6 +205,10 @@ def ambiguous_words(vectors: Vectors, words, case: str) -> list[tuple[str, int]]
     return out
 
 
+class CaseVariantWarning(UserWarning):
+    """File order chose among case variants in a vector file not sorted by frequency."""
+
+
 def case_warning(vectors: Vectors, words, case: str) -> str | None:
     """A one-line warning when file order picks case variants in a file not sorted by frequency.
 
@@ -238,6 +252,16 @@ class _OrderStats:
             if self.previous is not None and self.previous <= key:
                 self.ascending += 1
             self.previous = key
+
+    def add_many(self, words: list[str]) -> None:
+        """:meth:`add` for each of ``words`` in order; past the sampled head rows only their
+        count and lengths are kept."""
+        sampled = max(0, max(_HEAD_ROWS, _ORDER_SAMPLE + 1) - self.count)
+        for word in words[:sampled]:
+            self.add(word)
+        rest = words[sampled:]
+        self.count += len(rest)
+        self.total_length += sum(map(len, rest))
 
     def looks_frequency_sorted(self) -> bool | None:
         if self.count < 20:
@@ -378,6 +402,11 @@ class _Collector:
         self.order.add(word)
         self.count += 1
 
+    def skip_many(self, words: list[str]) -> None:
+        """:meth:`skip` for each of ``words``, in order."""
+        self.order.add_many(words)
+        self.count += len(words)
+
     def offer(self, word: str) -> bool:
         """Count the row of ``word``; True when it is kept (then :meth:`add` its vector)."""
         self.order.add(word)
@@ -398,8 +427,26 @@ class _Collector:
             self.matrix = grown
         self.matrix[size] = vector
 
+    def add_rows(self, matrix: np.ndarray) -> None:
+        """Append the vectors of the last ``len(matrix)`` kept words, in their order."""
+        size = len(self.words) - len(matrix)
+        if self.matrix is None:
+            self.matrix = np.empty((max(self.capacity, len(matrix), 1), matrix.shape[1]),
+                                   dtype=np.float32)
+        if size + len(matrix) > len(self.matrix):
+            grown = np.empty((max(2 * len(self.matrix), size + len(matrix)),
+                              self.matrix.shape[1]), dtype=np.float32)
+            grown[:size] = self.matrix[:size]
+            self.matrix = grown
+        self.matrix[size:size + len(matrix)] = matrix
+
     def accumulate(self, vector: np.ndarray) -> None:
         self.total = vector.astype(np.float64) if self.total is None else self.total + vector
+
+    def accumulate_rows(self, matrix: np.ndarray) -> None:
+        """Add the rows of ``matrix`` to the running sum of ``mean``."""
+        block = matrix.sum(axis=0, dtype=np.float64)
+        self.total = block if self.total is None else self.total + block
 
     def result(self, dim: int) -> Vectors:
         if not self.count:
@@ -422,52 +469,254 @@ class _Collector:
 
 
 def _read_text(path: Path, header: bool, limit: int | None, selector, mean: bool) -> Vectors:
-    """Text formats, read as bytes line by line; a row's floats are parsed only when needed.
+    """Text formats, read as bytes in blocks; a row's floats are parsed only when needed.
 
-    Every line's first word (up to its first space) is read. The line is split and its field
-    count checked only when the row may be kept: always when reading whole or with ``mean``,
+    Every line's first word (up to its first space) is read. A line is split and its field
+    count checked only when its row may be kept: always when reading whole or with ``mean``,
     else when that first word is a looked-up word or the first word of one; a word may hold
-    spaces (GloVe 840B has ``. . .``) and is then everything before the last d values.
+    spaces (GloVe 840B has ``. . .``) and is then everything before the last d values. Values
+    of rows to parse wait in a :class:`_Batch` for the C parser.
     """
     out = _Collector(path, selector, mean)
-    dim = None
-    check_all = selector is None or out.want_mean
-    with open_input(path, "rb") as handle:
+    reader = _TextReader(path, out, _Batch(path, out), selector is None or out.want_mean, limit)
+    # lines=False: the reader checks line lengths and counts itself, as it finds the lines
+    with open_input(path, "rb", lines=False) as handle:
         if header:
+            first = handle.readline(reader.max_line + 1)
+            reader.check_length(len(first.rstrip(b"\n")), 1)
             try:
-                announced, dim = (int(v) for v in handle.readline().split()[:2])
+                announced, reader.dim = (int(v) for v in first.split()[:2])
             except ValueError:
                 raise InputError("first line must be '<words> <dimensions>'", path=path,
                                  line=1) from None
-            _check_header(announced, dim, path)
+            _check_header(announced, reader.dim, path)
             out.capacity = min(announced, limit or announced) if selector is None else 256
-        for number, line in enumerate(handle, start=2 if header else 1):
-            if limit is not None and out.count >= limit:
+            reader.number = 2
+        rest = b""                      # the start of a line that the next block ends
+        while not reader.done:
+            block = handle.read(_READ_BLOCK)
+            if not block:
+                if rest:
+                    reader.block(rest, 0, len(rest))
                 break
-            space = line.find(b" ")
-            if space > 0 and dim is not None and not check_all:
-                word = _decode_word(line[:space], path, number)
-                if not selector.may_want(word):
-                    out.skip(word)
-                    continue
-            line = line.rstrip(b"\r\n").rstrip(b" ")
-            if not line:
+            newline = block.find(b"\n")
+            if newline < 0:
+                rest += block
+                reader.check_length(len(rest), reader.number)
                 continue
+            start = 0
+            if rest:
+                joined = rest + block[:newline + 1]
+                reader.block(joined, 0, len(joined))
+                start = newline + 1
+            cut = block.rfind(b"\n") + 1
+            if start < cut and not reader.done:
+                reader.block(block, start, cut)
+            rest = block[cut:]
+        reader.batch.flush()
+    return out.result(reader.dim or 0)
+
+
+class _TextReader:
+    """The rows of a text vector file, one block of whole lines at a time (:func:`_read_text`).
+
+    ``parse_all``: every row is parsed (a whole read, or ``mean``); its lines are checked one
+    by one (a word, one space, d values) and queued for the C parser. Otherwise only the first
+    words are read, decoded and lower-cased for the whole block at once; the rows whose first
+    word may be wanted are read as single lines (:meth:`line`). A block holding a line that
+    is not ``word value ...`` (blank, starting with a space, without values) is read line by
+    line, which names a bad line or keeps a strange but valid row as before.
+    """
+
+    def __init__(self, path: Path, out, batch, parse_all: bool, limit: int | None):
+        self.path, self.out, self.batch = path, out, batch
+        self.parse_all, self.limit = parse_all, limit
+        self.dim: int | None = None
+        self.number = 1                       # line number of the block's first line
+        self.done = False
+        self.max_line = input_limit("LEXGOLD_MAX_LINE")
+        self.max_lines = input_limit("LEXGOLD_MAX_LINES")
+
+    def check_length(self, length: int, number: int) -> None:
+        """The limits of :mod:`lexgold.compression` on line ``number`` of ``length`` bytes."""
+        if length > self.max_line:
+            self.batch.flush()
+            raise InputError(f"line longer than {self.max_line:,} characters (the limit "
+                             f"LEXGOLD_MAX_LINE)", path=self.path, line=number)
+        if number > self.max_lines:
+            self.batch.flush()
+            raise InputError(f"more than {self.max_lines:,} lines (the limit "
+                             f"LEXGOLD_MAX_LINES)", path=self.path, line=self.max_lines + 1)
+
+    def block(self, data: bytes, start: int, end: int) -> None:
+        """Read the lines of ``data[start:end]`` (whole lines, each ending with a newline, but
+        maybe the file's last)."""
+        while self.dim is None and start < end and not self.done:   # GloVe: d from row 1
+            start = self._one(data, start, end)
+        if self.done or start >= end:
+            return
+        if self.parse_all:
+            self._parse_all(data, start, end)
+        else:
+            self._scan(data, start, end)
+
+    def _one(self, data: bytes, start: int, end: int) -> int:
+        """Read the line at ``start`` as a single line; the start of the next line."""
+        newline = data.find(b"\n", start, end)
+        stop = end if newline < 0 else newline + 1
+        self.check_length(stop - start - (newline >= 0), self.number)
+        self.line(data[start:stop], self.number)
+        self.number += 1
+        return stop
+
+    def _lines(self, data: bytes, start: int, end: int) -> None:
+        while start < end and not self.done:
+            start = self._one(data, start, end)
+
+    def _parse_all(self, data: bytes, start: int, end: int) -> None:
+        find, count, dim = data.find, data.count, self.dim
+        offer, queue = self.out.offer, self.batch.add
+        while start < end:
+            if self.limit is not None and self.out.count >= self.limit:
+                self.done = True
+                return
+            newline = find(b"\n", start, end)
+            stop = end if newline < 0 else newline
+            if stop - start > self.max_line or self.number > self.max_lines:
+                self.check_length(stop - start, self.number)
+            last = stop
+            if last > start and data[last - 1] == 13:           # "\r\n"
+                last -= 1
+            if last > start and data[last - 1] == 32:           # one trailing space (fastText)
+                last -= 1
+            space = find(b" ", start, last)
+            if space <= start or count(b" ", start, last) != dim:
+                self.line(data[start:min(stop + 1, end)], self.number)   # word with spaces, bad row
+            else:
+                try:
+                    word = data[start:space].decode("utf-8")
+                except UnicodeDecodeError:
+                    self.batch.flush()
+                    raise InputError("word is not UTF-8", path=self.path,
+                                     line=self.number) from None
+                queue(data[space + 1:last], self.number, offer(word))
+            self.number += 1
+            start = stop + 1
+
+    def _scan(self, data: bytes, start: int, end: int) -> None:
+        find = data.find
+        starts, words = [], []
+        first, number = start, self.number
+        max_line = self.max_line
+        while start < end:
+            newline = find(b"\n", start, end)
+            stop = end if newline < 0 else newline
+            space = find(b" ", start, stop)
+            if space <= start or stop - start > max_line:   # blank, a leading space, no
+                self._lines(data, first, end)              # value at all, too long
+                return
+            starts.append(start)
+            words.append(data[start:space])
+            start = stop + 1
+        if number + len(starts) - 1 > self.max_lines:
+            self._lines(data, first, end)
+            return
+        if self.limit is not None:              # the rows before the limit
+            starts, words = starts[:self.limit - self.out.count], words[:self.limit - self.out.count]
+        try:
+            text = b"\n".join(words).decode("utf-8")
+        except UnicodeDecodeError:
+            self._lines(data, first, end)      # names the line
+            return
+        names, keys = text.split("\n"), text.lower().split("\n")
+        wanted = self.out.selector.first_words
+        previous = 0
+        for i in [i for i, key in enumerate(keys) if key in wanted]:
+            self.out.skip_many(names[previous:i])
+            stop = find(b"\n", starts[i], end)
+            self.line(data[starts[i]:end if stop < 0 else stop + 1], number + i)
+            previous = i + 1
+        self.out.skip_many(names[previous:])
+        self.number = number + len(starts)
+        self.done = self.done or (self.limit is not None and self.out.count >= self.limit)
+
+    def line(self, raw: bytes, number: int) -> None:
+        """One line read on its own: checked, counted, and queued for parsing when needed."""
+        out = self.out
+        if self.limit is not None and out.count >= self.limit:
+            self.done = True
+            return
+        line = raw.rstrip(b"\r\n").rstrip(b" ")
+        if not line:
+            return
+        try:
             spaces = line.count(b" ")
-            if dim is None:
-                dim = spaces
-            if spaces < dim or dim == 0:
-                raise InputError(f"expected a word and {dim} values, found {spaces + 1} fields",
-                                 path=path, line=number)
-            end = line.index(b" ") if spaces == dim else len(line.rsplit(b" ", dim)[0])
-            kept = out.offer(_decode_word(line[:end], path, number))
-            if kept or out.want_mean:
-                vector = _parse_values(line[end + 1:], path, number)
-                if kept:
-                    out.add(vector)
-                if out.want_mean:
-                    out.accumulate(vector)
-    return out.result(dim or 0)
+            if self.dim is None:
+                self.dim = spaces
+            if spaces < self.dim or self.dim == 0:
+                raise InputError(f"expected a word and {self.dim} values, found {spaces + 1} "
+                                 f"fields", path=self.path, line=number)
+            end = line.index(b" ") if spaces == self.dim else len(line.rsplit(b" ", self.dim)[0])
+            kept = out.offer(_decode_word(line[:end], self.path, number))
+        except InputError:
+            self.batch.flush()                  # an earlier bad row is named first
+            raise
+        if kept or out.want_mean:
+            self.batch.add(line[end + 1:], number, kept)
+
+
+class _Batch:
+    """Values of rows waiting to be parsed, in file order, and whether each row is kept.
+
+    :meth:`flush` parses them with one call of pandas' C parser (numbers read as doubles,
+    rounded to float32 as numpy does) and hands the kept rows to the collector, every row to
+    the running sum of ``mean``. If the batch is not d finite numbers per row, the rows are
+    parsed one by one, which names the first bad line.
+    """
+
+    def __init__(self, path: Path, out):
+        self.path, self.out = path, out
+        self.values: list[bytes] = []
+        self.numbers: list[int] = []
+        self.kept: list[bool] = []
+        self.size = 0
+
+    def add(self, values: bytes, number: int, kept: bool) -> None:
+        self.values.append(values)
+        self.numbers.append(number)
+        self.kept.append(kept)
+        self.size += len(values)
+        if self.size >= _PARSE_BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.values:
+            return
+        matrix = _parse_rows(self.values, self.numbers, self.path)
+        if self.out.want_mean:
+            self.out.accumulate_rows(matrix)
+        if all(self.kept):
+            self.out.add_rows(matrix)
+        elif any(self.kept):
+            self.out.add_rows(matrix[np.asarray(self.kept)])
+        self.values, self.numbers, self.kept, self.size = [], [], [], 0
+
+
+def _parse_rows(values: list[bytes], numbers: list[int], path: Path) -> np.ndarray:
+    """Rows of space-separated numbers as a float32 matrix: one C parse (pandas), else row by
+    row (naming the first bad line)."""
+    width = values[0].count(b" ") + 1
+    if len(values) > 1:
+        try:
+            with np.errstate(over="ignore"):        # 1e39: the row-by-row reading names it
+                matrix = pd.read_csv(io.BytesIO(b"\n".join(values)), sep=" ", header=None,
+                                     dtype=np.float32, quoting=csv.QUOTE_NONE, engine="c",
+                                     skip_blank_lines=False).to_numpy()
+            if matrix.shape == (len(values), width) and np.isfinite(matrix).all():
+                return matrix
+        except (ValueError, pd.errors.ParserError):
+            pass
+    return np.stack([_parse_values(v, path, n) for v, n in zip(values, numbers)])
 
 
 def _decode_word(raw: bytes, path: Path, number: int) -> str:

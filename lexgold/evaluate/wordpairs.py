@@ -18,14 +18,14 @@ Out-of-vocabulary policies (a missing word of a term, or a missing single-word t
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from lexgold.evaluate.vectors import CASE_POLICIES, DEFAULT_CASE, Vectors, check_choice
-from lexgold.stats import bootstrap_ci, rowwise_pearson
+from lexgold.stats import average_ranks, bootstrap_ci, pearson, rowwise_pearson, spearman
 
 OOV_POLICIES = ("drop", "mean", "zero")
 
@@ -118,8 +118,8 @@ def correlations(scores: pd.DataFrame) -> dict:
         warnings.warn(f"correlation undefined on {len(used)} pairs (too few or constant scores)",
                       RuntimeWarning, stacklevel=2)
         return result
-    result["spearman"] = float(stats.spearmanr(used["gold"], used["model"]).statistic)
-    result["pearson"] = float(stats.pearsonr(used["gold"], used["model"]).statistic)
+    result["spearman"] = spearman(used["gold"], used["model"])
+    result["pearson"] = pearson(used["gold"], used["model"])
     return result
 
 
@@ -134,16 +134,40 @@ def correlation_ci(scores: pd.DataFrame, *, rng: np.random.Generator, n_boot: in
     used = scores[scores["used"]]
     if len(used) < 3:
         return {"spearman": [float("nan")] * 2, "pearson": [float("nan")] * 2}
-    (rho, r) = bootstrap_ci([used["gold"], used["model"]], _rho_and_r, rng=rng,
-                            n_boot=n_boot, level=level)
+    gold, model = used["gold"].to_numpy(dtype=float), used["model"].to_numpy(dtype=float)
+    if np.isnan(gold).any() or np.isnan(model).any():
+        (rho, r) = bootstrap_ci([gold, model], _rho_and_r, rng=rng, n_boot=n_boot, level=level)
+    else:               # the same replicates, ranked by counting instead of sorting
+        codes = [np.unique(x, return_inverse=True)[1].astype(float) for x in (gold, model)]
+        (rho, r) = bootstrap_ci([gold, model, *codes], _rho_and_r_by_codes, rng=rng,
+                                n_boot=n_boot, level=level)
     return {"spearman": [float(v) for v in rho], "pearson": [float(v) for v in r]}
 
 
 def _rho_and_r(gold: np.ndarray, model: np.ndarray, axis: int = -1) -> np.ndarray:
     """Spearman's rho and Pearson's r of every replicate (rows), as a (2, replicates) array."""
-    rho = rowwise_pearson(stats.rankdata(gold, axis=axis), stats.rankdata(model, axis=axis),
+    rho = rowwise_pearson(average_ranks(gold, axis=axis), average_ranks(model, axis=axis),
                           axis=axis)
     return np.stack([rho, rowwise_pearson(gold, model, axis=axis)])
+
+
+def _rho_and_r_by_codes(gold, model, gold_codes, model_codes, axis: int = -1) -> np.ndarray:
+    """:func:`_rho_and_r`, the ranks counted from each value's code (its rank among the
+    distinct values of the sample): equal to :func:`lexgold.stats.average_ranks` of the
+    replicate, without a sort."""
+    rho = rowwise_pearson(_replicate_ranks(gold_codes), _replicate_ranks(model_codes))
+    return np.stack([rho, rowwise_pearson(gold, model, axis=axis)])
+
+
+def _replicate_ranks(codes: np.ndarray) -> np.ndarray:
+    """Average ranks within each row of ``codes`` (whole numbers 0..m-1 as floats): a code
+    seen c times after b smaller values has the rank b + (c + 1) / 2."""
+    codes = codes.astype(np.intp)
+    rows, size = codes.shape[0], int(codes.max()) + 1
+    counts = np.bincount((codes + size * np.arange(rows)[:, None]).ravel(),
+                         minlength=rows * size).reshape(rows, size)
+    table = np.cumsum(counts, axis=1) - (counts - 1) / 2      # b + c - (c - 1) / 2
+    return np.take_along_axis(table, codes, axis=1)
 
 
 def directionality_subset(gold: pd.DataFrame, min_score: float = 7.0
@@ -291,7 +315,7 @@ def steiger_test(r_jk: float, r_jh: float, r_kh: float, n: int) -> dict:
     psi = r_kh * (1 - 2 * r_bar ** 2) - 0.5 * r_bar ** 2 * (1 - 2 * r_bar ** 2 - r_kh ** 2)
     s = psi / (1 - r_bar ** 2) ** 2
     z = (np.arctanh(r_jk) - np.arctanh(r_jh)) * np.sqrt(n - 3) / np.sqrt(2 - 2 * s)
-    return {"z": float(z), "p": float(2 * stats.norm.sf(abs(z)))}
+    return {"z": float(z), "p": math.erfc(abs(z) / math.sqrt(2))}    # 2 P(N(0, 1) > |z|)
 
 
 def compare_models(gold: pd.DataFrame, first: Vectors, second: Vectors, *,
@@ -327,7 +351,7 @@ def compare_scores(a: pd.DataFrame, b: pd.DataFrame) -> dict:
     g, x, y = a["gold"][both].to_numpy(), a["model"][both].to_numpy(), b["model"][both].to_numpy()
     n = int(both.sum())
     out = {"used": n}
-    for name, transform in (("spearman", stats.rankdata), ("pearson", np.asarray)):
+    for name, transform in (("spearman", average_ranks), ("pearson", np.asarray)):
         if n < 4:
             out[name] = {"first": float("nan"), "second": float("nan"), "z": float("nan"),
                          "p": float("nan")}

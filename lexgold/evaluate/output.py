@@ -1,30 +1,138 @@
-"""Output of ``lexgold evaluate`` with several --vectors or --gold-dir (the I/O edge).
+"""Output of ``lexgold evaluate`` (the I/O edge): one model, several --vectors, --gold-dir.
 
 The figures come from :func:`lexgold.evaluate.report.evaluate_gold_files` (several models:
-:mod:`lexgold.evaluate.models`); this module prints them: per gold file, one row per model and
-Steiger's test between each two, or with ``--gold-dir`` one table over every gold file of the
-folder (:func:`lexgold.evaluate.catalogue.scan_folder`; rows: data sets; columns: models), as
-word-embeddings-benchmarks' ``evaluate_on_all`` does.
+:mod:`lexgold.evaluate.models`); this module prints them: per gold file the correlations of one
+model, or one row per model and Steiger's test between each two, or with ``--gold-dir`` one
+table over every gold file of the folder (:func:`lexgold.evaluate.catalogue.scan_folder`; rows:
+data sets; columns: models), as word-embeddings-benchmarks' ``evaluate_on_all`` does.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import warnings
 
 import click
+import numpy as np
+import pandas as pd
+
+from lexgold.errors import InputError
+from lexgold.evaluate.catalogue import IN_RELEASE, NOT_DATA, NOT_PAIRS, TOO_LARGE, scan_folder
+from lexgold.evaluate.report import evaluate_gold_files
+from lexgold.evaluate.wordpairs import worst_pairs
 
 
-def _fmt(value) -> str:
+def clean_json(value):
+    """JSON-safe copy: NaN and infinities become null, numpy numbers Python numbers."""
+    if isinstance(value, dict):
+        return {k: clean_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean_json(v) for v in value]
+    if isinstance(value, (float, np.floating)):
+        return None if not math.isfinite(value) else float(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
+
+
+def fmt(value) -> str:
+    """A correlation with 4 decimals; ``nan`` when undefined."""
     return "nan" if value is None or not math.isfinite(value) else f"{value:.4f}"
+
+
+def run_gold_files(golds, vectors, **options) -> list:
+    """:func:`lexgold.evaluate.report.evaluate_gold_files` (``options`` passed on), its
+    warnings and each gold file's notes echoed on stderr. The runs of one model and of
+    several."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        runs = evaluate_gold_files(golds, vectors, **options)
+    for warning in caught:
+        click.echo(f"Warning: {warning.message}", err=True)
+    for run in runs:
+        for note in run.notes:
+            click.echo(f"Note: {run.path}: {note}", err=True)
+    return runs
+
+
+def json_item(run) -> dict:
+    """A run's JSON: its result (NaN as null), or ``gold`` and ``error`` of a failed file."""
+    return clean_json(run.result) if run.error is None else {"gold": run.path, "error": run.error}
+
+
+def echo_runs(runs, *, as_json: bool, show=None, item=json_item, one: bool = True) -> None:
+    """Print what ``lexgold evaluate`` found for each gold file, then an ``Error:`` line on
+    stderr per gold file that failed, and exit with status 1 if one did.
+
+    With ``as_json`` a JSON list of ``item(run)`` (a lone object when ``one`` and there is
+    one run); otherwise ``show(result)`` for each evaluated file, a blank line between
+    (nothing when ``show`` is None: the caller printed a table). One model's output and
+    several models' come through here."""
+    if as_json:
+        results = [item(run) for run in runs]
+        click.echo(json.dumps(results[0] if one and len(results) == 1 else results, indent=2))
+    elif show is not None:
+        for number, run in enumerate(run for run in runs if run.error is None):
+            if number:
+                click.echo("")
+            show(run.result)
+    failed = [run for run in runs if run.error is not None]
+    for run in failed:
+        click.echo(f"Error: {run.error}", err=True)
+    if failed:
+        raise SystemExit(1)
+
+
+def evaluate_one_model(golds, vectors, *, oov: str, case: str, per_pair, as_json: bool,
+                       **options) -> None:
+    """Run and print ``lexgold evaluate`` for one model (``options``: those of
+    :func:`lexgold.evaluate.report.evaluate_gold_files`). A lone gold file that fails is a
+    one-line error; with several, the others are printed and the exit status is 1."""
+    runs = run_gold_files(golds, vectors, case=case, oov=oov, **options)
+    done = [run for run in runs if run.error is None]
+    if len(runs) == 1 and not done:
+        raise click.ClickException(runs[0].error)
+    if per_pair and done:
+        tables = [worst_pairs(run.scores) for run in done]
+        if len(runs) > 1:
+            tables = [t.assign(gold_file=run.path)[["gold_file", *t.columns]]
+                      for t, run in zip(tables, done)]
+        pd.concat(tables).to_csv(per_pair, index=False)
+    echo_runs(runs, as_json=as_json, show=lambda result: print_evaluation(result, oov, case))
+
+
+def print_evaluation(result: dict, oov: str, case: str) -> None:
+    """One model on one gold file: coverage, correlations with CIs, subsets, binary task,
+    Steiger's test against ``--compare``."""
+    click.echo(f"{result['gold']} ({result['format']}) vs {result['vectors']}")
+    click.echo(f"pairs {result['pairs']}, covered {result['covered']}, used {result['used']} "
+               f"(oov={oov}, case={case})")
+    ci = result.get("ci", {})
+    for name in ("spearman", "pearson"):
+        bounds = ci.get(name)
+        extra = f"  95% CI [{fmt(bounds[0])}, {fmt(bounds[1])}]" if bounds else ""
+        click.echo(f"{name:9s} {fmt(result[name])}{extra}")
+    for name, sub in result["subsets"].items():
+        bounds = sub.get("ci", {}).get("spearman")
+        extra = f"  CI [{fmt(bounds[0])}, {fmt(bounds[1])}]" if bounds else ""
+        click.echo(f"  {name:22s} rho {fmt(sub['spearman'])}{extra}  r {fmt(sub['pearson'])}"
+                   f"  covered {sub['covered']}/{sub['pairs']}")
+    if "binary" in result:
+        b = result["binary"]
+        click.echo(f"binary task: mean error {fmt(b['error'])} over {b['folds']} folds "
+                   f"({b['positives']} related, {b['negatives']} unrelated)")
+    if "compare" in result:
+        for name in ("spearman", "pearson"):
+            c = result["compare"][name]
+            click.echo(f"Steiger {name}: {fmt(c['first'])} vs {fmt(c['second'])}, "
+                       f"z {fmt(c['z'])}, p {fmt(c['p'])} on {result['compare']['used']} pairs")
 
 
 def gold_dir_files(gold_dir, golds) -> list:
     """The gold files of ``gold_dir`` (:func:`lexgold.evaluate.catalogue.scan_folder`): a
     warning per modified copy and one note counting the ignored files by reason on stderr;
     an error when the folder holds none and no --gold is given."""
-    from lexgold.errors import InputError
-    from lexgold.evaluate.catalogue import scan_folder
-
     known, ignored = scan_folder(gold_dir)
     for match in known:
         if match.verdict == "modified":
@@ -48,8 +156,6 @@ def gold_dir_files(gold_dir, golds) -> list:
 def ignored_summary(ignored) -> str:
     """One line counting ignored files by reason; files that are not word pairs are named
     (the first three), as they may be gold files the reader missed."""
-    from lexgold.evaluate.catalogue import IN_RELEASE, NOT_DATA, NOT_PAIRS, TOO_LARGE
-
     reasons: dict[str, list] = {IN_RELEASE: [], NOT_DATA: [], TOO_LARGE: [], NOT_PAIRS: []}
     for item in ignored:
         reasons.setdefault(item.reason.split(":", 1)[0], []).append(item)
@@ -76,16 +182,6 @@ def evaluate_several(golds, vectors, known, *, gold_format, language, case, vect
     without --gold-dir): catalogue, lexgold release or file read as is. Exits with status 1
     when a gold file fails (the others are printed).
     """
-    import pandas as pd
-
-    from lexgold.evaluate.cli import (
-        _print_evaluation,
-        echo_runs,
-        json_item,
-        run_gold_files,
-    )
-    from lexgold.evaluate.wordpairs import worst_pairs
-
     several = len(vectors) > 1
     options = {"vectors_format": vectors_format, "case": case, "oov": oov, "n_boot": n_boot,
                "seed": seed, "binary": binary}
@@ -123,7 +219,7 @@ def evaluate_several(golds, vectors, known, *, gold_format, language, case, vect
 
     if known and not as_json:
         _print_table(runs, vectors, matches, several)
-    printer = _print_models if several else _print_evaluation
+    printer = _print_models if several else print_evaluation
     echo_runs(runs, as_json=as_json, item=item, one=not known,
               show=None if known else lambda result: printer(result, oov, case))
 
@@ -149,14 +245,14 @@ def _print_models(result: dict, oov: str, case: str) -> None:
                f"{'pearson':>9s}  95% CI (spearman)")
     for m in models:
         bounds = m.get("ci", {}).get("spearman")
-        ci = f"[{_fmt(bounds[0])}, {_fmt(bounds[1])}]" if bounds else ""
+        ci = f"[{fmt(bounds[0])}, {fmt(bounds[1])}]" if bounds else ""
         click.echo(f"{m['vectors']:{width}s} {m['covered']:>5d}/{m['pairs']:<5d} "
-                   f"{m['used']:>6d} {_fmt(m['spearman']):>9s} {_fmt(m['pearson']):>9s}  {ci}")
+                   f"{m['used']:>6d} {fmt(m['spearman']):>9s} {fmt(m['pearson']):>9s}  {ci}")
     if result["steiger"]:
         click.echo("Steiger's test (Steiger 1980; Spearman on the ranks), on the pairs both use:")
     for test in result["steiger"]:
-        cells = "; ".join(f"{name} {_fmt(test[name]['first'])} vs {_fmt(test[name]['second'])}"
-                          f", z {_fmt(test[name]['z'])}, p {_fmt(test[name]['p'])}"
+        cells = "; ".join(f"{name} {fmt(test[name]['first'])} vs {fmt(test[name]['second'])}"
+                          f", z {fmt(test[name]['z'])}, p {fmt(test[name]['p'])}"
                           for name in ("spearman", "pearson"))
         click.echo(f"  {test['first']} vs {test['second']} ({test['used']} pairs): {cells}")
 
@@ -172,7 +268,7 @@ def _print_table(runs, vectors, matches, several: bool) -> None:
             pairs = ""
         else:
             models = run.result["models"] if several else [run.result]
-            cells = ["n/a" if m is None else f"{_fmt(m['spearman'])} ({m['used']})"
+            cells = ["n/a" if m is None else f"{fmt(m['spearman'])} ({m['used']})"
                      for m in models]
             pairs = str(run.result["pairs"])
         rows.append([name, run.path, check, pairs, *cells])
