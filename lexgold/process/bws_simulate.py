@@ -21,6 +21,7 @@ import pandas as pd
 
 from lexgold.errors import InputError
 from lexgold.process.simulate import Crowd, SimulatedRater, _rated_rows, pair_truths
+from lexgold.protocols import load_protocol
 from lexgold.ratings import SIMULATED
 
 COLUMNS = ["rater_id", "tranche", "tuple_id", "position", "word1", "word2", "pos", "rating",
@@ -33,7 +34,6 @@ def bws_layout(pairs: pd.DataFrame, protocol: dict | str, rng: np.random.Generat
     from lexgold.annotate.bws import design_bws
     from lexgold.annotate.pairs import check_pairs
     from lexgold.annotate.schema import load_study_config
-    from lexgold.protocols import load_protocol
 
     spec = copy.deepcopy(protocol if isinstance(protocol, dict) else load_protocol(protocol))
     spec.setdefault("study", {}).update({k: v for k, v in study_keys.items() if v is not None})
