@@ -1,4 +1,4 @@
-"""Real crowds (issue 33): the rater model behind every simulation, fitted to real rating logs,
+"""Real crowds: the rater model behind every simulation, fitted to real rating logs,
 and the replay of real logs that measures what allocation and stopping save.
 
 :mod:`lexgold.crowd.model` holds the model, its fit and its draws; ``data/default.json`` is the
@@ -6,3 +6,15 @@ crowd fitted to the shipped logs (SimVerb-3500's raw ratings and WordSim-353 set
 ``scripts/fit_default_crowd.py``. :mod:`lexgold.crowd.replay` replays a real log;
 :mod:`lexgold.crowd.allocation` holds the adaptive criteria the site uses.
 """
+
+from lexgold import lazy_api
+
+_HOMES = {
+    "CrowdModel": "model", "default_model": "model", "read_model": "model", "fit": "model",
+    "simulate_log": "model", "simulate_like": "model", "shipped_log": "logs",
+    "read_published": "logs", "summarise": "replay",
+    "site_gain": "allocation"}
+__all__ = ["CrowdModel", "default_model", "read_model", "fit", "simulate_log", "simulate_like",
+           "shipped_log", "read_published", "summarise", "site_gain"]
+
+__getattr__, __dir__ = lazy_api(__name__, _HOMES)

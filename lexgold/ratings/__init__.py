@@ -12,6 +12,8 @@ published files and sit below :mod:`lexgold.process`, which uses them; :mod:`.im
 :func:`lexgold.process.ratings.read_ratings`) sit above it.
 """
 
+from lexgold import lazy_api
+
 #: the columns that name a pair in long-format ratings (``docs/contract.md``)
 ITEM = ["word1", "word2"]
 #: first character of the rater id of a rating without rater identity
@@ -24,3 +26,12 @@ SIMULATED = "simulated"
 #: the layouts ``lexgold ratings import --layout`` reads (here, not in :mod:`.layouts`, so that the
 #: command line offers them without importing pandas)
 LAYOUTS = ("wide", "per-rater", "anonymous", "hyperlex", "long", "potato")
+
+_HOMES = {
+    "import_ratings": "importer", "detect_layout": "layouts", "read_layout": "layouts",
+    "Imported": "lines", "read_hyperlex": "released", "overlap_warnings": "overlap",
+    "map_words": "overlap"}
+__all__ = ["ITEM", "ANONYMOUS", "SIMULATED", "LAYOUTS", "import_ratings", "detect_layout",
+           "read_layout", "Imported", "read_hyperlex", "overlap_warnings", "map_words"]
+
+__getattr__, __dir__ = lazy_api(__name__, _HOMES)
