@@ -12,7 +12,7 @@ published files and sit below :mod:`lexgold.process`, which uses them; :mod:`.im
 :func:`lexgold.process.ratings.read_ratings`) sit above it.
 """
 
-from lexgold import lazy_api
+from importlib import import_module
 
 #: the columns that name a pair in long-format ratings (``docs/contract.md``)
 ITEM = ["word1", "word2"]
@@ -27,11 +27,21 @@ SIMULATED = "simulated"
 #: command line offers them without importing pandas)
 LAYOUTS = ("wide", "per-rater", "anonymous", "hyperlex", "long", "potato")
 
-_HOMES = {
-    "import_ratings": "importer", "detect_layout": "layouts", "read_layout": "layouts",
-    "Imported": "lines", "read_hyperlex": "released", "overlap_warnings": "overlap",
-    "map_words": "overlap"}
-__all__ = ["ITEM", "ANONYMOUS", "SIMULATED", "LAYOUTS", "import_ratings", "detect_layout",
-           "read_layout", "Imported", "read_hyperlex", "overlap_warnings", "map_words"]
+#: the package's Python API: each name and the module that defines it (imported on first use,
+#: so importing the package costs nothing)
+_API = {
+    "import_ratings": "lexgold.ratings.importer",
+    "detect_layout": "lexgold.ratings.layouts",
+    "read_layout": "lexgold.ratings.layouts",
+    "Imported": "lexgold.ratings.lines",
+    "read_hyperlex": "lexgold.ratings.released",
+    "overlap_warnings": "lexgold.ratings.overlap",
+    "map_words": "lexgold.ratings.overlap",
+}
+__all__ = sorted(["ITEM", "ANONYMOUS", "SIMULATED", "LAYOUTS", *_API])
 
-__getattr__, __dir__ = lazy_api(__name__, _HOMES)
+
+def __getattr__(name: str):
+    if name in _API:
+        return getattr(import_module(_API[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
