@@ -86,7 +86,8 @@ def _interval(row: dict, name: str) -> str:
     return f" ({_fmt(row[f'{name}_low'])}-{_fmt(row[f'{name}_high'])})"
 
 
-def write_markdown(report: ProcessReport, gold: pd.DataFrame, path: Path, images: list[str]) -> None:
+def write_markdown(report: ProcessReport, gold: pd.DataFrame, path: Path,
+                   images: list[str]) -> None:
     """``report.md``: counts per stage, agreement figures, exclusions, plots, gold head."""
     agreement, counts = report.agreement, report.counts
     lines = [*(banner(report.simulated) if report.simulated else []),

@@ -80,7 +80,8 @@ def detect_layout(path: Path) -> str:
         if "not UTF-8" not in str(err):
             raise
         first = file_head(path).split(b"\n", 1)[0].decode("latin-1").strip()
-        released = released_scores([column_name(f) for f in cleaner.fields(first, _delimiter(first))],
+        released = released_scores([column_name(f)
+                                    for f in cleaner.fields(first, _delimiter(first))],
                                    WORD_COLUMNS)
         if released:
             raise InputError(released, path=path, line=1) from None
