@@ -5,3 +5,4 @@ Recreates the SimLex-999 (Hill et al. 2015), HyperLex (Vulic et al. 2017) and TR
 """
 
 __version__ = "0.1.0"
+

@@ -17,6 +17,11 @@ class InputError(ValueError):
         self.path, self.line, self.field = path, line, field
 
 
+class IncompleteRelease(InputError):
+    """The ratings do not support a complete release (a pair missing or on too few accepted
+    raters, no rater left); ``lexgold process --allow-incomplete`` writes it anyway."""
+
+
 class WordNetNotFound(FileNotFoundError):
     """No WordNet 3.0 could be found; the message says where lexgold looked.
 

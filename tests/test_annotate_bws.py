@@ -212,8 +212,8 @@ def test_admin_view_and_process_of_the_study(bws_study, tmp_path):
     from lexgold.process.pipeline import run
     report = run(path, None, tmp_path / "release", allow_incomplete=True, bootstrap=5)
     gold = pd.read_csv(tmp_path / "release" / "gold.csv")
-    assert len(gold) == 32 and report["task"] == "bws"     # every pair of the study scored
-    assert report["counts"]["answers"] > 0
+    assert len(gold) == 32 and report.task == "bws"     # every pair of the study scored
+    assert report.counts.answers > 0
 
 
 def test_rehearse_answers_tuples_and_process_releases(tmp_path, bws_pairs):
@@ -238,9 +238,9 @@ def test_rehearse_answers_tuples_and_process_releases(tmp_path, bws_pairs):
     assert len(merged) == 32
     rho = stats.spearmanr(merged["counting"], merged["truth"]).statistic
     assert rho > 0.6
-    assert report["counts"]["raters_accepted"] == 8 and not report["warnings"]
+    assert report.counts.raters_accepted == 8 and not report.warnings
     # the rehearsal's raters are simulated, and the release says so (issue 33)
-    assert report["simulated"]["share"] == 1.0 and report["simulated"]["raters"] == 8
+    assert report.simulated["share"] == 1.0 and report.simulated["raters"] == 8
     card = (tmp_path / "release" / "README.md").read_text()
     assert card.split("---\n", 2)[2].lstrip("\n").startswith(
         "> **Simulated Best-Worst answers, not people's.**")

@@ -72,8 +72,8 @@ def test_release_names_its_inputs_without_local_folders(tmp_path):
         assert "alice" not in (home / "out" / name).read_text(encoding="utf-8"), name
     import hashlib
     digest = hashlib.sha256((home / "ratings.csv").read_bytes()).hexdigest()
-    assert report["ratings_file"] == {"name": "ratings.csv", "sha256": digest}
-    assert report["pairs_file"]["name"] == "pairs.csv" and report["protocol_file"] == "evil.toml"
+    assert report.ratings_file == {"name": "ratings.csv", "sha256": digest}
+    assert report.pairs_file["name"] == "pairs.csv" and report.protocol_file == "evil.toml"
 
 
 # -- item 9: one line, never a traceback --------------------------------------------------------

@@ -31,7 +31,7 @@ HEBREW = re.compile("[\u05d0-\u05ea]")
 def wordnet_pairs(lang, path, counts):
     """MultiWordNet pairs of ``lang``: a lemma and its hypernym's lemma (N, V); two lemmas of
     one adjective synset (A). Single words only, in the dump's order."""
-    from lexgold.languages.wordnets import load_multiwordnet
+    from lexgold.resources.wordnets import load_multiwordnet
     reader = load_multiwordnet(lang)
     lemmas = collections.defaultdict(list)
     for synset_id, lemma in reader._con.execute("SELECT id, lemma FROM lang_lemma ORDER BY rowid"):

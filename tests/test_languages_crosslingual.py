@@ -280,7 +280,7 @@ def _aligned_set(pairs, lang, seed):
     """English pairs -> two simulated translators -> rule adjudication -> aligned frame."""
     from lexgold.languages import simulate
     from lexgold.languages import translation as tr
-    from lexgold.languages.wordnets import load_multiwordnet
+    from lexgold.resources.wordnets import load_multiwordnet
     english, target = load_multiwordnet("en"), load_multiwordnet(lang)
     rng = np.random.default_rng(seed)
     sheets = {}

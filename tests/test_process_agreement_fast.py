@@ -321,7 +321,7 @@ def test_process_gives_the_figures_of_the_code_before(tmp_path):
                  allow_incomplete=True)
     for name, digest in base["sha256"].items():
         assert hashlib.sha256((tmp_path / "gold" / name).read_bytes()).hexdigest() == digest
-    now = json.loads(json.dumps(report["agreement"]))
+    now = json.loads(json.dumps(report.agreement))
     # issue 26 added Krippendorff's alpha and the ICC beside the figures that were there before
     assert {"alpha_interval", "alpha_ordinal", "icc1", "icck"} <= set(now.pop("beyond_iaa"))
     _compare(now, base["agreement"])

@@ -58,7 +58,7 @@ def test_croissant_validates_offline_and_reads_the_released_tables(tmp_path, off
     records = list(dataset.records("gold"))
     first = gold.columns[0]
     assert [r[f"gold/{first}"].decode() for r in records] == gold[first].tolist()
-    assert len(records) == report["counts"]["released_pairs"]
+    assert len(records) == report.counts.released_pairs
 
 
 def test_distribution_lists_every_file_with_its_sha256(tmp_path, offline):
@@ -74,40 +74,40 @@ def test_distribution_lists_every_file_with_its_sha256(tmp_path, offline):
         assert entry["contentSize"] == f"{len(data)} B"
     assert listed["SimLex-999.txt"]["encodingFormat"] == "text/tab-separated-values"
     assert "croissant.json" in (out / "SHA256SUMS").read_text()
-    assert "croissant.json" in report["files"]
+    assert "croissant.json" in report.files
 
 
 def test_rai_fields_come_from_the_report_and_the_protocol(tmp_path):
     out, report = release(tmp_path, "simlex999")
     document = json.loads((out / "croissant.json").read_text())
-    counts, stages = report["counts"], report["counts"]["stages"]
+    counts, stages = report.counts, report.counts.stages
     label = load_protocol("simlex999")["study"]["texts"]["native_speaker_label"]
     assert document["rai:annotatorDemographics"][0] == (f"Raters confirmed on the consent page: "
                                                         f"\"{label}\"")
-    assert document["rai:dataCollectionTimeframe"] == [report["dates"]["first"],
-                                                       report["dates"]["last"]]
+    assert document["rai:dataCollectionTimeframe"] == [report.dates["first"],
+                                                       report.dates["last"]]
     # simulated ratings (lexgold simulate): said first, then what the simulation followed
     assert document["rai:dataCollectionType"] == ["Simulation"]
     assert document["rai:dataCollection"].startswith(
-        f"Simulated data: all {stages['raw']['ratings']} ratings were drawn from lexgold's "
+        f"Simulated data: all {stages['raw'].ratings} ratings were drawn from lexgold's "
         "simulated rater model")
-    assert (f"Ratings simulated following the protocol of {report['paper']}: "
-            f"{stages['raw']['raters']} raters gave {stages['raw']['ratings']} ratings on "
-            f"{stages['raw']['pairs']} pairs, on a scale of 0-6. The protocol plans 10 tranches "
+    assert (f"Ratings simulated following the protocol of {report.paper}: "
+            f"{stages['raw'].raters} raters gave {stages['raw'].ratings} ratings on "
+            f"{stages['raw'].pairs} pairs, on a scale of 0-6. The protocol plans 10 tranches "
             "of about 52 raters each.") in document["rai:dataCollection"]
-    assert report["protocol_sha256"] in document["rai:dataAnnotationProtocol"][0]
-    final = report["agreement"]["final"]
+    assert report.protocol_sha256 in document["rai:dataAnnotationProtocol"][0]
+    final = report.agreement["final"]
     assert f"final ratings: IAA-1 (mean pairwise Spearman) {final['iaa1']:.3f}" in \
         document["rai:dataAnnotationAnalysis"][1]
-    assert (f"{counts['excluded_raters']} raters excluded, {stages['final']['raters']} accepted"
+    assert (f"{counts.excluded_raters} raters excluded, {stages['final'].raters} accepted"
             in document["rai:dataPreprocessingProtocol"][1])
     # simulated, and incomplete (12 raters, 36 required): its limitations say so first
     assert document["rai:dataLimitations"][0].startswith("Simulated data: all ")
-    assert report["warnings"] and document["rai:dataLimitations"][1] == \
-        f"Incomplete release: {report['warnings'][0]}."
+    assert report.warnings and document["rai:dataLimitations"][1] == \
+        f"Incomplete release: {report.warnings[0]}."
     assert document["rai:annotationsPerItem"].startswith(
-        f"At least {counts['min_raters_per_pair']} accepted raters per pair (protocol: 36)")
-    assert document["citeAs"].endswith(f"Please also cite {report['paper']}.")
+        f"At least {counts.min_raters_per_pair} accepted raters per pair (protocol: 36)")
+    assert document["citeAs"].endswith(f"Please also cite {report.paper}.")
     assert "rai:dataAnnotationPlatform" not in document     # ratings from a CSV: not known
 
 

@@ -89,7 +89,7 @@ def test_calibration_and_exclusions_beat_raw_means(simlex_run):
     rho = stats.spearmanr(gold["mean"], gold["truth"]).statistic
     assert rmse < raw_rmse and rho > raw_rho
     report = result.report
-    assert report["agreement"]["final"]["iaa1"] > report["agreement"]["raw"]["iaa1"]
+    assert report.agreement["final"]["iaa1"] > report.agreement["raw"]["iaa1"]
 
 
 def test_pipeline_calibrates_before_scoring():
@@ -107,7 +107,7 @@ def test_pipeline_calibrates_before_scoring():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AgreementWarning)
         result = process_ratings(ratings, protocol, rng=np.random.default_rng(0))
-    assert result.report["counts"]["calibrated_raters"] == 2
+    assert result.report.counts.calibrated_raters == 2
     scores = result.scores.set_index("word1")
     # raters in order a, b, c: a +1, b unchanged, c -1
     assert scores["scores"].to_dict() == {"x": [1.0, 3.0, 3.0], "y": [2.0, 4.0, 4.0],
@@ -118,14 +118,14 @@ def test_pipeline_calibrates_before_scoring():
 
 def test_report_counts_and_gold_layout(simlex_run):
     _, raters, _, result = simlex_run
-    counts = result.report["counts"]
-    assert counts["stages"]["raw"]["raters"] == len(raters)
-    assert counts["stages"]["final"]["raters"] == len(raters) - counts["excluded_raters"]
-    assert counts["released_pairs"] == len(result.gold) == 300
+    counts = result.report.counts
+    assert counts.stages["raw"].raters == len(raters)
+    assert counts.stages["final"].raters == len(raters) - counts.excluded_raters
+    assert counts.released_pairs == len(result.gold) == 300
     assert result.gold.columns[3] == "SimLex999"
-    low, high = result.report["agreement"]["final"]["iaa1_ci"]
-    assert low <= result.report["agreement"]["final"]["iaa1"] <= high
-    assert {r["subset"] for r in result.report["agreement"]["by_subset"]["pos"]} <= {"N", "V", "A"}
+    low, high = result.report.agreement["final"]["iaa1_ci"]
+    assert low <= result.report.agreement["final"]["iaa1"] <= high
+    assert {r["subset"] for r in result.report.agreement["by_subset"]["pos"]} <= {"N", "V", "A"}
 
 
 def test_hyperlex_spammers_excluded(pairs, usf):
@@ -139,7 +139,7 @@ def test_hyperlex_spammers_excluded(pairs, usf):
     assert len(excluded - spam) <= 0.1 * len(raters)
     assert set(result.splits["random"]) == {"train", "dev", "test"}
     assert list(result.gold.columns[:4]) == ["WORD1", "WORD2", "POS", "TYPE"]
-    groups = {r["subset"] for r in result.report["agreement"]["by_subset"]["conc_group"]}
+    groups = {r["subset"] for r in result.report.agreement["by_subset"]["conc_group"]}
     assert groups <= {"G1", "G2", "G3", "G4"} and "G1" in groups
 
 
@@ -268,10 +268,10 @@ def test_tr9856_pipeline_split_half_and_topics(pairs):
     assert list(result.gold.columns) == ["term1", "term2", "score", "topic"]
     assert set(result.gold["topic"]) == {"pets", "music"}
     assert result.gold["score"].between(0, 1).all()
-    half = result.report["split_half"]
+    half = result.report.split_half
     assert half["splits"] == 126 and half["pairs"] == 100 and 0 < half["r"] < 1
-    assert result.report["counts"]["excluded_raters"] == 0
-    assert {r["subset"] for r in result.report["agreement"]["by_subset"]["topic"]} == \
+    assert result.report.counts.excluded_raters == 0
+    assert {r["subset"] for r in result.report.agreement["by_subset"]["topic"]} == \
         {"pets", "music"}
 
 

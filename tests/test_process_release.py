@@ -18,7 +18,8 @@ from lexgold.cli import cli
 from lexgold.errors import InputError
 from lexgold.evaluate.gold import read_gold
 from lexgold.process.agreement import AgreementWarning
-from lexgold.process.pipeline import IncompleteRelease, process_ratings, release_norms, run
+from lexgold.errors import IncompleteRelease
+from lexgold.process.pipeline import process_ratings, release_norms, run
 from lexgold.process.release import (concreteness_quartile, gold_table, most_associated,
                                      release_text, write_release)
 from lexgold.process.scaling import gold_scores
@@ -284,7 +285,7 @@ def simulated_run(tmp_path, protocol, *, n=100):
 def test_hyperlex_and_tr9856_release_folders_validate(tmp_path, protocol, name, header):
     report = simulated_run(tmp_path, protocol)
     out = tmp_path / "out"
-    assert report["release_file"] == name and (out / name).read_bytes().startswith(header)
+    assert report.release_file == name and (out / name).read_bytes().startswith(header)
     result = validate(out / "datapackage.json")
     assert result.valid, result.flatten(["rowNumber", "fieldName", "type", "note"])
     back = read_gold(out / name)
@@ -312,7 +313,7 @@ def test_no_rater_left_stops_the_release(tmp_path):
         warnings.simplefilter("ignore")
         report = run(tmp_path / "ratings.csv", "hyperlex", tmp_path / "out", plots=False,
                      bootstrap=0, allow_incomplete=True)
-    assert report["warnings"] == ["no rater is left after the exclusions"]
+    assert report.warnings == ["no rater is left after the exclusions"]
     assert (tmp_path / "out" / "hyperlex-all.txt").read_bytes() == HYPERLEX_HEADER
     card = (tmp_path / "out" / "README.md").read_text()
     assert "**Incomplete release.** no rater is left" in card
@@ -326,8 +327,8 @@ def test_unrated_and_thin_pairs_are_problems(tmp_path):
         warnings.simplefilter("ignore", AgreementWarning)
         result = process_ratings(ratings.assign(rating=ratings["rating"] > 4), protocol,
                                  rng=np.random.default_rng(0), pairs=pairs)
-    check = result.report["release_check"]
-    assert check["pairs_below"] == 2 and check["pairs_missing"] == 1
+    check = result.report.release_check
+    assert check.pairs_below == 2 and check.pairs_missing == 1
     assert result.problems == [
         "2 of 2 pairs have fewer than 10 accepted raters, the protocol's min_raters_per_pair "
         "(fewest: 2, e.g. sun / moon)",
@@ -371,7 +372,7 @@ def test_plain_release_is_gold_csv_with_a_valid_package(tmp_path):
     ratings.to_csv(tmp_path / "ratings.csv", index=False)
     report = run(tmp_path / "ratings.csv", "plain", tmp_path / "out", plots=False, bootstrap=0)
     out = tmp_path / "out"
-    assert report["release_file"] == "gold.csv" and report["warnings"] == []
+    assert report.release_file == "gold.csv" and report.warnings == []
     assert (out / "gold.csv").read_text() == "word1,word2,score\ncat,dog,8.0\nsun,moon,2.0\n"
     result = validate(out / "datapackage.json")
     assert result.valid, result.flatten(["rowNumber", "fieldName", "type", "note"])
@@ -399,7 +400,7 @@ def test_report_head_shows_missing_norms_as_empty_cells(monkeypatch, tabulate):
 def test_a_release_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
     """A failure after some files are written leaves no half folder: a first failed run leaves
     nothing, a failed rerun leaves the previous release as it was (issue 34 item 2)."""
-    from lexgold.process import publish
+    from lexgold.process import pipeline
 
     pairs = usf_pairs(60, rng=np.random.default_rng(1))
     ratings, _ = simulate_ratings(pairs, "simlex", rng=np.random.default_rng(2), tranches=0,
@@ -407,23 +408,23 @@ def test_a_release_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
     ratings.to_csv(tmp_path / "ratings.csv", index=False)
     args = ["process", tmp_path / "ratings.csv", "--protocol", "simlex", "--no-plots",
             "--bootstrap", "0", "--allow-incomplete", "--out", tmp_path / "gold"]
-    real = publish.write_publication
+    real = pipeline.write_publication
 
     def fail_midway(out, *rest, **options):
         assert (out / "gold.csv").is_file()        # the tables are written by now
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(publish, "write_publication", fail_midway)
+    monkeypatch.setattr(pipeline, "write_publication", fail_midway)
     result = invoke(*args)
     assert isinstance(result.exception, OSError) and "No space left" in str(result.exception)
     assert "nothing written to" in result.output and "no release folder made" in result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ratings.csv"]
 
-    monkeypatch.setattr(publish, "write_publication", real)
+    monkeypatch.setattr(pipeline, "write_publication", real)
     done = invoke(*args)
     assert done.exit_code == 0, done.output
     before = {p.name: p.read_bytes() for p in (tmp_path / "gold").iterdir()}
-    monkeypatch.setattr(publish, "write_publication", fail_midway)
+    monkeypatch.setattr(pipeline, "write_publication", fail_midway)
     result = invoke(*args)
     assert isinstance(result.exception, OSError) and "the previous release there is kept" in result.output
     assert {p.name: p.read_bytes() for p in (tmp_path / "gold").iterdir()} == before

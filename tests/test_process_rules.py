@@ -111,3 +111,45 @@ def test_rule_a_counts_raters_whose_other_figures_are_undefined():
     rows = rules.low_agreement(None, process_config("simlex"), table)
     assert rows["rater_id"].tolist() == ["a"]
     assert rows["threshold"].iloc[0] == pytest.approx(0.45 - (0.17 / 3) ** 0.5)
+
+
+# -- a Best-Worst Scaling study's rules: the same registry, its own table ------------------------
+
+def test_the_bws_schema_allows_exactly_the_registered_bws_rules():
+    from lexgold.process.config import BwsConfig
+
+    assert list(rules.BWS_REGISTRY) == ["checkpoint", "too_fast", "same_position"] == \
+        list(rules.BWS_RULES) == BwsConfig().rules
+    hint = typing.get_type_hints(BwsConfig)["rules"]
+    assert typing.get_args(typing.get_args(hint)[0]) == rules.BWS_RULES
+    fields = {f.name for f in dataclasses.fields(BwsConfig)}
+    assert all(set(rule.keys) <= fields and rule.section for rule in rules.BWS_REGISTRY.values())
+    with pytest.raises(RuntimeError, match="registered twice"):
+        rules.bws_rule("too_fast", section="x", keys=())(lambda figures, config: None)
+
+
+def test_bws_exclusions_run_the_registered_rules_in_registry_order(monkeypatch):
+    from lexgold.process import bws
+    from lexgold.process.config import BwsConfig
+
+    figures = pd.DataFrame({"rater_id": ["a", "b", "c"], "tranche": "1", "tuples": [12, 12, 3],
+                            "checkpoint_failures": [1, 0, 0],
+                            "best_position_share": [0.9, 0.25, 1.0],
+                            "worst_position_share": [0.25, 0.8, 1.0],
+                            "median_s_per_tuple": [1.0, float("nan"), 5.0]})
+    config = BwsConfig(rules=["same_position", "checkpoint", "too_fast"])
+    # a: all three (in the registry's order, whatever the protocol's); b: worst at one
+    # position in 0.8 of 12 tuples; no time, so not too fast; c: 3 tuples < 10, not counted
+    fired = {name: list(rule.function(figures, config))
+             for name, rule in rules.BWS_REGISTRY.items()}
+    assert fired == {"checkpoint": [True, False, False], "too_fast": [True, False, False],
+                     "same_position": [True, True, False]}
+    # bws_exclusions dispatches through the registry: a replaced rule is the one that runs
+    monkeypatch.setitem(rules.BWS_REGISTRY, "too_fast", dataclasses.replace(
+        rules.BWS_REGISTRY["too_fast"], function=lambda figures, config: figures["tuples"] > 0))
+    frame = bws.check_bws(pd.DataFrame({
+        "rater_id": "r", "tranche": "1", "tuple_id": "1", "position": [0, 1, 2, 3],
+        "word1": list("abcd"), "word2": list("ABCD"), "rating": [1, 0, 0, -1],
+        "kind": "unique"}))
+    table = bws.bws_exclusions(frame, BwsConfig(rules=["too_fast"]))
+    assert table["reasons"].tolist() == ["too_fast"] and table["excluded"].tolist() == [True]

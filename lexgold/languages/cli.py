@@ -123,7 +123,7 @@ def simulate(sheet, style, seed, output):
         lexgold translate simulate sheets/it_B.csv --style sampled --seed 2
     """
     from lexgold.languages.simulate import fill_sheet
-    from lexgold.languages.wordnets import load_multiwordnet
+    from lexgold.resources.wordnets import load_multiwordnet
     frame = _sheets().read_table(sheet, ("lang", "word1", "word2", "pos"))
     english = load_multiwordnet("english")
     target = load_multiwordnet(frame["lang"].iloc[0])

@@ -61,8 +61,11 @@ import pandas as pd
 from lexgold import stats
 from lexgold.errors import InputError
 from lexgold.evaluate.catalogue import declared_scale
+from lexgold.languages import sheets
 from lexgold.languages.translation import normalise
+from lexgold.pairfiles import read_pair_table
 from lexgold.protocols import between, load_protocol, parse_section
+from lexgold.protocols.release import release_config
 
 #: score columns of the released layouts (lexgold.process.release), in order of preference
 SCORE_COLUMNS = ("score", "SimLex999", "AVG_SCORE_0_10")
@@ -416,7 +419,7 @@ def gold_file_scale(path: str | Path, gold: pd.DataFrame, release, protocol: str
         describe it.
     gold : DataFrame
         Its table, for the layout (a published layout fixes its scale).
-    release : lexgold.process.config.ReleaseConfig
+    release : lexgold.protocols.release.ReleaseConfig
         The protocol's ``[process.release]``: ``score_min, score_max`` when nothing beside the
         file declares the scale.
     protocol : str
@@ -506,14 +509,11 @@ def crosslingual_from_files(gold_paths: dict[str, Path], aligned_paths: dict[str
     rescale : bool
         Map every gold standard linearly onto the protocol's release scale first.
     """
-    from lexgold.languages import sheets
-    from lexgold.pairfiles import read_pair_table
-    from lexgold.process.config import process_config
     loaded = load_protocol(protocol)
     config = parse_section(CrosslingualConfig, loaded, "crosslingual")
     if max_score_difference is not None:
         config = dataclasses.replace(config, max_score_difference=max_score_difference)
-    release = process_config(loaded).release
+    release = release_config(loaded)
     name = loaded.get("name", str(protocol))
     given = check_scale(*scale, "--scale", field="--scale") if scale is not None else None
     target = None

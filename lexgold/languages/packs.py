@@ -78,7 +78,7 @@ class Pack:
 
     def wordnet(self):
         """The NLTK-like reader named by ``[resources] wordnet``."""
-        from lexgold.languages.wordnets import load_wordnet_adapter
+        from lexgold.resources.wordnets import load_wordnet_adapter
         spec = self.resources.wordnet
         if spec.startswith("lmf:"):
             spec = "lmf:" + str(self._resolve(spec[4:], "resources.wordnet"))

@@ -7,7 +7,7 @@
   Manning 2013, "Better word representations with recursive neural networks for morphology",
   CoNLL): ratings further than one SD from a pair's mean are discarded. rw.txt's third column
   follows it with the population SD and the bound included (all 41 rows of the excerpt in
-  tests/data; 2,022 of the file's 2,034 rows, issue 36).
+  tests/data; 2,022 of the file's 2,034 rows).
 - ``"model"``: each pair's score from a rater model fitted to all ratings
   (:func:`fit_rater_model`), the subject model of ITU-T P.913 (2016, 2021), clause 12 ("subject
   bias and inconsistency"), fitted with the maximum-likelihood steps of Netflix's SUREAL (Li &
@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from lexgold.process.ratings import answers
 from lexgold.ratings import ITEM
 
 #: the values of ``[process] aggregate``
@@ -225,8 +226,6 @@ def pair_estimates(final: pd.DataFrame, rule: str, *, rating_range: tuple[float,
     ratings without it (``anonymous``) fall back to the mean, with a ``note``. Model scores
     outside the rating scale are clipped to it (``clipped_to_scale`` counts them).
     """
-    from lexgold.process.ratings import answers
-
     if rule not in RULES:
         raise ValueError(f"expected one of {', '.join(RULES)}, found {rule!r}")
     record = {"rule": rule, "applied": rule}

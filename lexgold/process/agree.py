@@ -25,6 +25,9 @@ from lexgold.process.agreement import (
     stage_agreement,
 )
 from lexgold.process.ratings import ITEM, is_anonymous, read_ratings, require_raters
+from lexgold.process.reliability import ICC_FORM, icc, krippendorff_alpha
+from lexgold.process.splithalf import split_half_random
+from lexgold.ratings.overlap import overlap_warnings
 
 
 def _number(value):
@@ -45,8 +48,6 @@ def agreement_figures(frame, *, pool: str = "tranche", min_overlap: int = 10, sp
         intervals and the k of ``icck``); with rater identity also ``shared_pairs`` and
         ``by_tranche``; with ``splits > 0`` ``split_half`` (random halves, seeded by ``seed``).
     """
-    from lexgold.process.reliability import icc, krippendorff_alpha
-
     rated = frame[frame["kind"] != "checkpoint"]
     result = {"iaa1": None, "iaa2": None, "raters": None,
               "pairs": len(rated[ITEM].drop_duplicates()),
@@ -66,8 +67,6 @@ def agreement_figures(frame, *, pool: str = "tranche", min_overlap: int = 10, sp
                         "tranches": [{k: _number(v) for k, v in row.items()}
                                      for row in weighted["tranches"]]})
     if splits:
-        from lexgold.process.splithalf import split_half_random
-
         half = split_half_random(frame, rng=np.random.default_rng(seed), splits=splits)
         result["split_half"] = {k: _number(v) for k, v in half.items()}
     return result
@@ -75,8 +74,6 @@ def agreement_figures(frame, *, pool: str = "tranche", min_overlap: int = 10, sp
 
 def _icc_figures(found: dict) -> dict:
     """``icc1``, ``icck`` and the ``icc`` entry (form, intervals, k, pairs) of the JSON."""
-    from lexgold.process.reliability import ICC_FORM
-
     return {"icc1": _number(found["icc1"]), "icck": _number(found["icck"]),
             "icc": {"form": ICC_FORM,
                     "icc1_ci95": [_number(found["icc1_low"]), _number(found["icc1_high"])],
@@ -102,8 +99,6 @@ def agree_file(path, *, pool: str = "tranche", min_overlap: int = 10, splits: in
                                    seed=seed, anonymous=anonymous)
     messages = [str(w.message) for w in caught if issubclass(w.category, AgreementWarning)]
     if not anonymous:
-        from lexgold.ratings.overlap import overlap_warnings
-
         messages += overlap_warnings(frame)
     return result, anonymous, messages
 

@@ -31,6 +31,7 @@ import pandas as pd
 from scipy import stats
 
 from lexgold.errors import InputError
+from lexgold.process.rules import BWS_REGISTRY
 
 REQUIRED = ("rater_id", "tranche", "tuple_id", "position", "word1", "word2", "rating")
 ITEM = ["word1", "word2"]
@@ -346,7 +347,8 @@ def bws_exclusions(frame: pd.DataFrame, config, checkpoints=()) -> pd.DataFrame:
     frame : pandas.DataFrame
         Checked answers (:func:`check_bws`).
     config : lexgold.process.config.BwsConfig
-        ``rules`` and thresholds.
+        ``rules`` (run in the order of :data:`lexgold.process.rules.BWS_REGISTRY`) and their
+        thresholds.
     checkpoints : sequence of lexgold.study.config.BwsCheckpoint
         The protocol's check tuples; ``check-<n>`` answers are marked against the n-th.
 
@@ -382,19 +384,9 @@ def bws_exclusions(frame: pd.DataFrame, config, checkpoints=()) -> pd.DataFrame:
             lambda p: p.value_counts(normalize=True).iloc[0])
         out[f"{side}_position_share"] = out["rater_id"].map(share)
     out["median_s_per_tuple"] = out["rater_id"].map(_seconds_per_tuple(notes))
-    reasons = [[] for _ in range(len(out))]
-    for i, row in out.iterrows():
-        if "checkpoint" in config.rules and row["checkpoint_failures"] > \
-                config.max_checkpoint_failures:
-            reasons[i].append("checkpoint")
-        if "too_fast" in config.rules and row["median_s_per_tuple"] < \
-                config.min_seconds_per_tuple:
-            reasons[i].append("too_fast")
-        if "same_position" in config.rules and row["tuples"] >= \
-                config.same_position_min_tuples and max(
-                row["best_position_share"], row["worst_position_share"]) >= \
-                config.same_position_share:
-            reasons[i].append("same_position")
+    fired = {name: rule.function(out, config).to_numpy()
+             for name, rule in BWS_REGISTRY.items() if name in config.rules}
+    reasons = [[name for name, hit in fired.items() if hit[i]] for i in range(len(out))]
     out["excluded"] = [bool(r) for r in reasons]
     out["reasons"] = [";".join(r) for r in reasons]
     return out

@@ -23,9 +23,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from lexgold.errors import InputError
+from lexgold.errors import IncompleteRelease, InputError
 from lexgold.process import bws
-from lexgold.process.release import plain_table, round_half_up
+from lexgold.process.config import process_config
+from lexgold.process.record import BwsCounts, BwsReport
+from lexgold.process.publish import _resource, citation_cff, write_checksums
+from lexgold.process.release import plain_table, read_release_pairs, round_half_up
+from lexgold.process.simulated import banner, simulated_ratings, statement
+from lexgold.process.source import RatingsSource, is_study, read_source
+from lexgold.protocols import ProtocolError
+from lexgold.study.config import load_study_config
 
 
 #: what a simulated BWS row counts (:mod:`lexgold.process.simulated`): one answer to a tuple
@@ -34,14 +41,10 @@ ANSWERS = "Best-Worst answers"
 
 def process_bws(answers: pd.DataFrame, protocol: dict, *, rng: np.random.Generator,
                 pairs: pd.DataFrame | None = None, source=None) -> dict:
-    """Steps 1-5 in memory; returns ``{"gold", "scores", "tuples", "exclusions", "report"}``."""
-    from lexgold.study.config import load_study_config
-    from lexgold.process.config import process_config
-
+    """Steps 1-5 in memory; returns ``{"gold", "scores", "tuples", "exclusions", "report"}``
+    (``report`` a :class:`~lexgold.process.record.BwsReport`)."""
     config = process_config(protocol)
     if config.aggregate != "mean":      # slider ratings only: BWS scores by [process.bws] method
-        from lexgold.protocols import ProtocolError
-
         raise ProtocolError(protocol.get("_path", "<protocol>"), "process.aggregate",
                             "'mean' in a Best-Worst Scaling study (its scores: [process.bws] "
                             "method)", repr(config.aggregate))
@@ -77,25 +80,21 @@ def process_bws(answers: pd.DataFrame, protocol: dict, *, rng: np.random.Generat
     gold = scores[bws.ITEM].assign(score=round_half_up(scores["score"], release.decimals))
     problems = _release_check(scores, pairs, release.min_raters_per_pair)
     notes = bws.annotations(final)
-    report = {"protocol": protocol.get("name", "?"), "paper": protocol.get("paper", ""),
-              "protocol_sha256": protocol.get("_sha256", ""), "task": "bws",
-              "method": options.method, "score_range": [release.score_min, release.score_max],
-              "counts": {"raters": int(frame["rater_id"].nunique()),
-                         "raters_excluded": len(dropped),
-                         "raters_accepted": int(final["rater_id"].nunique()),
-                         "answers": len(notes[notes["kind"] != "checkpoint"]),
-                         "tuples": int(notes.loc[notes["kind"] != "checkpoint",
-                                                 "tuple_id"].nunique()),
-                         "pairs": len(scores),
-                         "answers_per_pair_min": int(scores["n"].min())},
-              "exclusion_reasons": {r: int(exclusions["reasons"].str.contains(r).sum())
-                                    for r in options.rules},
-              "split_half": bws.split_half(final, splits=options.split_half_splits,
-                                           rng=half_rng),
-              "methods_spearman": float(scores[["counting", "bradley_terry"]].corr(
-                  method="spearman").iloc[0, 1]) if len(scores) > 2 else None,
-              "config": {"bws": vars(options), "release": vars(release)},
-              "warnings": problems}
+    rated = notes[notes["kind"] != "checkpoint"]
+    report = BwsReport(
+        protocol=protocol.get("name", "?"), paper=protocol.get("paper", ""),
+        protocol_sha256=protocol.get("_sha256", ""), method=options.method,
+        score_range=[release.score_min, release.score_max],
+        counts=BwsCounts(raters=int(frame["rater_id"].nunique()), raters_excluded=len(dropped),
+                         raters_accepted=int(final["rater_id"].nunique()),
+                         answers=len(rated), tuples=int(rated["tuple_id"].nunique()),
+                         pairs=len(scores), answers_per_pair_min=int(scores["n"].min())),
+        exclusion_reasons={r: int(exclusions["reasons"].str.contains(r).sum())
+                           for r in options.rules},
+        split_half=bws.split_half(final, splits=options.split_half_splits, rng=half_rng),
+        methods_spearman=float(scores[["counting", "bradley_terry"]].corr(
+            method="spearman").iloc[0, 1]) if len(scores) > 2 else None,
+        config=config, warnings=problems)
     return {"gold": gold, "scores": scores, "tuples": _tuple_answers(final),
             "exclusions": exclusions, "report": report}
 
@@ -130,22 +129,16 @@ def _tuple_answers(final: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
-def run_bws(ratings_path, protocol: dict, out_dir, *, pairs_path=None, seed: int = 0,
-            bootstrap: int | None = None, allow_incomplete: bool = False) -> dict:
-    """``lexgold process`` for a BWS protocol: read a BWS answers CSV, write the release folder
-    (module docstring). Raises :class:`lexgold.process.pipeline.IncompleteRelease` when the
-    release check finds a problem, unless ``allow_incomplete``."""
-    from lexgold.process.pipeline import IncompleteRelease
-    from lexgold.process.publish import _resource, citation_cff, write_checksums
-    from lexgold.process.simulated import statement
-    from lexgold.process.release import read_release_pairs as read_pairs
-    from lexgold.process.simulated import simulated_ratings
-    from lexgold.process.source import is_study
-
+def release_bws(ratings_path, protocol: dict, out_dir, *, pairs_path=None, seed: int = 0,
+                bootstrap: int | None = None, allow_incomplete: bool = False,
+                source: RatingsSource | None = None) -> BwsReport:
+    """``lexgold process`` for a BWS protocol: read a BWS answers CSV (or the study ``source``,
+    when the caller has read it), write the release folder (module docstring). Raises
+    :class:`lexgold.errors.IncompleteRelease` when the release check finds a problem, unless
+    ``allow_incomplete``."""
     study_pairs = None
-    if is_study(ratings_path):            # a study served by the site: its finished raters
-        from lexgold.process.source import read_source
-        source = read_source(ratings_path)
+    if source is not None or is_study(ratings_path):    # a study: its finished raters
+        source = source or read_source(ratings_path)
         if "tuple_id" not in source.ratings.columns:
             raise InputError("not a Best-Worst Scaling study ([study] task is not 'bws')",
                              path=source.label, field="task")
@@ -159,20 +152,17 @@ def run_bws(ratings_path, protocol: dict, out_dir, *, pairs_path=None, seed: int
             raise InputError(f"cannot read the answers: {err}", path=ratings_path) from None
     if bootstrap is not None:
         protocol.setdefault("process", {}).setdefault("bws", {})["bootstrap"] = bootstrap
-    pairs = read_pairs(pairs_path) if pairs_path else study_pairs
+    pairs = read_release_pairs(pairs_path) if pairs_path else study_pairs
     result = process_bws(answers, protocol, rng=np.random.default_rng(seed), pairs=pairs,
                          source=str(ratings_path))
     report = result["report"]
-    simulated = simulated_ratings(answers.drop_duplicates(["rater_id", "tuple_id"]))
-    if simulated:                         # lexgold.process.simulated: said first
-        report["simulated"] = simulated
-    if report["warnings"] and not allow_incomplete:
-        raise IncompleteRelease(f"incomplete release: {'; '.join(report['warnings'])}; nothing "
+    report.simulated = simulated_ratings(answers.drop_duplicates(["rater_id", "tuple_id"])) or None
+    if report.warnings and not allow_incomplete:
+        raise IncompleteRelease(f"incomplete release: {'; '.join(report.warnings)}; nothing "
                                 f"written (--allow-incomplete writes it anyway, with a warning)",
                                 path=str(ratings_path))
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    from lexgold.process.config import process_config
     release = process_config(protocol).release
     gold = plain_table(result["gold"], decimals=release.decimals,
                        number_format=release.number_format, score_format=release.score_format)
@@ -181,19 +171,17 @@ def run_bws(ratings_path, protocol: dict, out_dir, *, pairs_path=None, seed: int
               "exclusions.csv": result["exclusions"].rename(columns={"rater_id": "rater"})}
     for name, table in tables.items():
         table.to_csv(out / name, index=False, lineterminator="\n")
-    report.update(seed=seed, ratings_file=Path(ratings_path).name,
-                  pairs_file=Path(pairs_path).name if pairs_path else None,
-                  release_file="gold.csv",
-                  files=[*tables, "report.json", "README.md", "CITATION.cff",
-                         "datapackage.json", "SHA256SUMS"])
-    (out / "report.json").write_text(json.dumps(report, indent=2, default=float) + "\n",
-                                     encoding="utf-8")
+    report.seed, report.ratings_file = seed, Path(ratings_path).name
+    report.pairs_file = Path(pairs_path).name if pairs_path else None
+    report.files = [*tables, "report.json", "README.md", "CITATION.cff", "datapackage.json",
+                    "SHA256SUMS"]
+    report.write_json(out / "report.json")
     (out / "README.md").write_text(dataset_card(report), encoding="utf-8")
     (out / "CITATION.cff").write_text(citation_cff(report), encoding="utf-8")
-    slug = report["protocol"].lower().replace(" ", "-")
-    package = {"name": f"{slug}-gold", "title": f"{report['protocol']} gold standard",
+    slug = report.protocol.lower().replace(" ", "-")
+    package = {"name": f"{slug}-gold", "title": f"{report.protocol} gold standard",
                "profile": "tabular-data-package",
-               "description": (statement(report["simulated"], ANSWERS) + " " if report.get("simulated")
+               "description": (statement(report.simulated, ANSWERS) + " " if report.simulated
                                else "")
                               + "Built with lexgold from Best-Worst Scaling answers; see README.md.",
                "resources": [_resource(out, name.removesuffix(".csv"), name,
@@ -202,19 +190,19 @@ def run_bws(ratings_path, protocol: dict, out_dir, *, pairs_path=None, seed: int
                              for name in tables]}
     (out / "datapackage.json").write_text(json.dumps(package, indent=2, ensure_ascii=False)
                                           + "\n", encoding="utf-8")
-    write_checksums(out, report["files"])
+    write_checksums(out, report.files)
     return report
 
 
-def dataset_card(report: dict) -> str:
+def dataset_card(report: BwsReport) -> str:
     """The dataset card of a BWS release (Hugging Face YAML header, then what the files hold)."""
-    counts, half = report["counts"], report["split_half"]
-    low, high = report["score_range"]
-    method = ("%best - %worst, Orme 2009" if report["method"] == "counting"
+    counts, half = report.counts, report.split_half
+    low, high = report.score_range
+    method = ("%best - %worst, Orme 2009" if report.method == "counting"
               else "Bradley-Terry")
-    summary = (f"{counts['pairs']} word pairs scored from {counts['answers']} Best-Worst "
-               f"answers to {counts['tuples']} tuples by {counts['raters_accepted']} accepted "
-               f"raters ({counts['raters_excluded']} excluded). Scores: {report['method']} "
+    summary = (f"{counts.pairs} word pairs scored from {counts.answers} Best-Worst "
+               f"answers to {counts.tuples} tuples by {counts.raters_accepted} accepted "
+               f"raters ({counts.raters_excluded} excluded). Scores: {report.method} "
                f"({method}), mapped linearly onto {low:g}-{high:g}.")
     reliability = (f"Split-half reliability (Kiritchenko & Mohammad 2017: annotations of each "
                    f"tuple split at random in two halves, Spearman between the halves' "
@@ -229,16 +217,14 @@ def dataset_card(report: dict) -> str:
                              "`worst` (0-based positions), to rescore")),
              ("exclusions.csv", "per rater: the exclusion figures and reasons"),
              ("report.json", "every figure of this run")]
-    warning = ([f"**Warning:** incomplete release: {'; '.join(report['warnings'])}.", ""]
-               if report["warnings"] else [])
-    from lexgold.process.simulated import banner
-
-    simulated = report.get("simulated")
+    warning = ([f"**Warning:** incomplete release: {'; '.join(report.warnings)}.", ""]
+               if report.warnings else [])
+    simulated = report.simulated
     lines = ["---", "language:", "- en", "task_categories:", "- sentence-similarity",
              "tags:", "- word-similarity", "- best-worst-scaling",
              *(["- simulated"] if simulated else []), "---", "",
              *(banner(simulated, ANSWERS) if simulated else []),
-             f"# {report['protocol']} gold standard (Best-Worst Scaling, built with lexgold)",
+             f"# {report.protocol} gold standard (Best-Worst Scaling, built with lexgold)",
              "", *warning, summary, "", reliability, "", "| file | holds |", "| --- | --- |",
              *[f"| `{name}` | {what} |" for name, what in files], "",
              "Citation: TODO; see `CITATION.cff`, and cite the protocol's paper.", ""]

@@ -21,7 +21,11 @@ import pandas as pd
 
 from lexgold.errors import InputError
 from lexgold.process.simulate import Crowd, SimulatedRater, _rated_rows, pair_truths
+from lexgold.protocols import load_protocol
 from lexgold.ratings import SIMULATED
+from lexgold.study.bws import design_bws
+from lexgold.study.config import load_study_config
+from lexgold.study.pairs import check_pairs
 
 COLUMNS = ["rater_id", "tranche", "tuple_id", "position", "word1", "word2", "pos", "rating",
            "kind", "answered_at"]
@@ -30,11 +34,6 @@ COLUMNS = ["rater_id", "tranche", "tuple_id", "position", "word1", "word2", "pos
 def bws_layout(pairs: pd.DataFrame, protocol: dict | str, rng: np.random.Generator,
                **study_keys):
     """``(pair frame, study config, BWS design)`` of ``pairs`` under a BWS protocol."""
-    from lexgold.study.bws import design_bws
-    from lexgold.study.pairs import check_pairs
-    from lexgold.study.config import load_study_config
-    from lexgold.protocols import load_protocol
-
     spec = copy.deepcopy(protocol if isinstance(protocol, dict) else load_protocol(protocol))
     spec.setdefault("study", {}).update({k: v for k, v in study_keys.items() if v is not None})
     config = load_study_config(spec)

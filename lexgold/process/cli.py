@@ -146,55 +146,10 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, ag
         kept = "the previous release there is kept" if before else "no release folder made"
         click.echo(f"Note: nothing written to {out_dir} ({kept})", err=True)
         raise
-    if report.get("simulated"):           # lexgold.process.simulated
-        simulated = report["simulated"]
-        click.echo(f"Note: {simulated['ratings']} of {simulated['of']} ratings are simulated "
-                   f"(platform 'simulated'): the release says so", err=True)
-    if report.get("task") == "bws":
-        for problem in report["warnings"]:
-            click.echo(f"Warning: incomplete release: {problem}", err=True)
-        counts, half = report["counts"], report["split_half"]
-        click.echo(f"{counts['pairs']} pairs released from {counts['answers']} Best-Worst "
-                   f"answers of {counts['raters_accepted']} of {counts['raters']} raters "
-                   f"({counts['raters_excluded']} excluded); {report['method']} scores; "
-                   f"split-half r {half['r']:.3f} (no Spearman-Brown; corrected "
-                   f"{half['spearman_brown']:.3f})")
-        click.echo(f"wrote {', '.join(report['files'])} to {out_dir}")
-        return
-    for message in report["overlap_warnings"]:
-        click.echo(f"Warning: {message}", err=True)
-    for problem in report["warnings"]:
-        click.echo(f"Warning: incomplete release: {problem}", err=True)
-    for note in report["notes"]:
-        click.echo(f"Note: {note}", err=True)
-    for warning in report["scale"].get("warnings", []):
-        click.echo(f"Warning: {warning}", err=True)
-    counts, final = report["counts"], report["agreement"]["final"]
-    show = lambda v: "n/a" if v is None else f"{v:.3f}"  # noqa: E731
-    if "split_half_random" in report["agreement"]:
-        click.echo(f"{counts['released_pairs']} pairs released from "
-                   f"{counts['stages']['final']['ratings']} anonymous ratings")
-    else:
-        click.echo(f"{counts['released_pairs']} pairs released from "
-                   f"{counts['stages']['final']['raters']} of "
-                   f"{counts['stages']['raw']['raters']} raters ({counts['calibrated_raters']} "
-                   f"calibrated, {counts['excluded_raters']} excluded)")
-    if "split_half_random" in report["agreement"]:
-        half = report["agreement"]["split_half_random"]
-        click.echo(f"ratings without rater identity: no IAA-1/IAA-2; split-half on random "
-                   f"halves r {show(half['r'])} (Spearman-Brown {show(half['spearman_brown'])})")
-    else:
-        click.echo(f"IAA-1 {show(final['iaa1'])}  IAA-2 {show(final['iaa2'])}")
-    scale_entry = report["scale"]
-    for a, b in scale_entry["rescaled"]:
-        low, high = scale_entry["ratings"]
-        click.echo(f"ratings declared on {a:g}-{b:g} rescaled linearly to {low:g}-{high:g}")
-    if counts["pairs_listed_twice_merged"]:
-        click.echo(f"pairs listed twice in a source: {counts['pairs_listed_twice_merged']}, "
-                   f"merged (each rater's mean of the listings)")
-    if report["release_file"] != "gold.csv":
-        click.echo(f"release file {report['release_file']}")
-    click.echo(f"wrote {', '.join(report['files'])} to {out_dir}")
+    for line in report.notice_lines():
+        click.echo(line, err=True)
+    for line in report.summary_lines(out_dir):
+        click.echo(line)
 
 
 @click.command()

@@ -11,8 +11,9 @@ from itertools import pairwise
 from typing import Annotated, Literal
 
 from lexgold.process.aggregate import RULES as AGGREGATES
-from lexgold.process.rules import KEYS, RULES
+from lexgold.process.rules import BWS_RULES, KEYS, RULES
 from lexgold.protocols import Check, Invalid, between, load_protocol, parse_section
+from lexgold.protocols.release import ReleaseConfig
 
 Rule = Literal[RULES]
 Count = Annotated[int, between(0)]
@@ -65,58 +66,6 @@ ExclusionConfig.__module__ = __name__           # pickled and named as this modu
 
 
 @dataclass
-class ReleaseConfig:
-    #: the slider's range (SimLex/HyperLex 0-6; TR9856 binary 0-1)
-    rating_min: float = 0.0
-    rating_max: float = 6.0
-    #: "protocol": ratings are on rating_min-rating_max (a source's declared scale is mapped
-    #: onto it); "declared": the scale the ratings declare (scale_min, scale_max columns or
-    #: ``process --scale``) is the rating and the score scale, nothing is rescaled (plain.toml)
-    rating_scale: Literal["protocol", "declared"] = "protocol"
-    #: the released score's range (linear map; SimLex/HyperLex 0-10)
-    score_min: float = 0.0
-    score_max: float = 10.0
-    #: the published file whose layout the release file and gold.csv follow; plain: word1,
-    #: word2, score
-    format: Literal["simlex", "hyperlex", "tr9856", "plain"] = "simlex"
-    #: the release file's name; "" = the published one (SimLex-999.txt, hyperlex-all.txt,
-    #: TR9856.txt; plain: gold.csv only)
-    release_file: Annotated[str, Check(
-        "a plain file name other than gold.csv, exclusions.csv and report.json",
-        lambda name: "/" not in name and "\\" not in name
-        and name not in ("gold.csv", "exclusions.csv", "report.json", ".", ".."))] = ""
-    #: fewest accepted raters on every released pair (SimLex section 3.6: 36); fewer, or no
-    #: rater left at all, stops the release unless it is forced (--allow-incomplete)
-    min_raters_per_pair: Annotated[int, between(1)] = 36
-    #: decimals of released scores
-    decimals: Annotated[int, between(0, 15)] = 2
-    #: how the released score is rounded (lexgold.process.release.released_score): "half-up" =
-    #: the exact score (the mean rescaled) rounded half up on its decimal value; "mean-first"
-    #: = the mean rounded to ``decimals`` with Python's round(), rescaled, and rounded again
-    #: the same way, as HyperLex's AVG_SCORE_0_10 (str(round(round(mean, 2) * 10 / 6, 2)));
-    #: "" = the layout's published rule (hyperlex: mean-first; the others: half-up)
-    score_rounding: Literal["", "half-up", "mean-first"] = ""
-    #: how the release file prints its numbers: "fixed" = exactly ``decimals`` decimals
-    #: (5.20), "trimmed" = at most ``decimals``, trailing zeros dropped (9.2, 2), "shortest" =
-    #: Python's shortest repr of the rounded value (7.5, 0.0, 10.0); "" = the layout's
-    #: published form (simlex, tr9856: trimmed; hyperlex: fixed)
-    number_format: Literal["", "fixed", "trimmed", "shortest"] = ""
-    #: the released score column's form (SimLex999, AVG_SCORE_0_10, TR9856 score); "" =
-    #: number_format when that is set, else the layout's published form (hyperlex: shortest)
-    score_format: Literal["", "fixed", "trimmed", "shortest"] = ""
-    #: SimLex conc(w1)/conc(w2): "brysbaert" (1-5, as published) or "pairs" (builder's conc1/2)
-    conc_source: Literal["brysbaert", "pairs"] = "brysbaert"
-
-    def check(self):
-        if not self.rating_min < self.rating_max:
-            raise Invalid("rating_max", f"a number > rating_min ({self.rating_min:g})",
-                          self.rating_max)
-        if not self.score_min < self.score_max:
-            raise Invalid("score_max", f"a number > score_min ({self.score_min:g})",
-                          self.score_max)
-
-
-@dataclass
 class SplitConfig:
     """HyperLex section 5: random 70/5/25 split over score intervals, lexical split."""
     enabled: bool = False
@@ -161,8 +110,8 @@ class BwsConfig:
     split_half_splits: Annotated[int, between(1)] = 100
     #: Bradley-Terry regularisation (choix ``alpha``): keeps a pair that always wins finite
     bt_alpha: NonNegative = 0.01
-    rules: list[Literal["checkpoint", "too_fast", "same_position"]] = field(
-        default_factory=lambda: ["checkpoint", "too_fast", "same_position"])
+    #: the exclusion rules, by name (:data:`lexgold.process.rules.BWS_REGISTRY`)
+    rules: list[Literal[BWS_RULES]] = field(default_factory=lambda: list(BWS_RULES))
     #: checkpoint: excluded after more than this many failed check tuples (best or worst wrong)
     max_checkpoint_failures: Count = 0
     #: too_fast: excluded when the median seconds per tuple is below this

@@ -28,12 +28,14 @@ from the clock. ``mlcroissant`` validates it offline (the context is inline; eve
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 import pandas as pd
 
 from lexgold import __version__
 from lexgold.compression import sha256_file
+from lexgold.process.record import ProcessReport
 from lexgold.process.simulated import statement
 
 CONFORMS_TO = "http://mlcommons.org/croissant/1.1"
@@ -73,13 +75,13 @@ USES = {"simlex": "Evaluating how well models capture genuine similarity between
         "tr9856": "Evaluating term relatedness of multi-word terms in models."}
 
 
-def croissant(out: Path, report: dict, protocol: dict | None = None) -> dict:
+def croissant(out: Path, report: ProcessReport, protocol: dict | None = None) -> dict:
     """The Croissant 1.1 description of the release folder ``out`` (module docstring).
 
     Parameters
     ----------
     out : Path
-        The release folder; every file named in ``report["files"]`` that exists is hashed.
+        The release folder; every file named in ``report.files`` that exists is hashed.
     report : dict
         ``report.json`` of the run.
     protocol : dict, optional
@@ -91,23 +93,23 @@ def croissant(out: Path, report: dict, protocol: dict | None = None) -> dict:
         JSON-LD, ready for ``json.dumps``.
     """
     out, protocol = Path(out), protocol or {}
-    name = report["protocol"]
-    paper = report.get("paper") or name
+    name = report.protocol
+    paper = report.paper or name
     dataset = {
         "@context": CONTEXT, "@type": "sc:Dataset",
         "name": f"{name} gold standard (built with lexgold)",
-        "description": (statement(report["simulated"]) + " " if report.get("simulated")
+        "description": (statement(report.simulated) + " " if report.simulated
                         else "")
-                       + f"{report['counts']['released_pairs']} word pairs rated by "
-                       f"{report['counts']['stages']['final']['raters']} accepted raters, "
+                       + f"{report.counts.released_pairs} word pairs rated by "
+                       f"{report.counts.stages['final'].raters} accepted raters, "
                        f"following the protocol of {paper}. See README.md (dataset card) "
                        "and report.json.",
         "conformsTo": CONFORMS_TO,
         "license": "TODO: the licence of this dataset",
         "citeAs": f"TODO: how to cite this dataset. Please also cite {paper}.",
-        "inLanguage": report.get("language") or "en",
+        "inLanguage": report.language or "en",
         "keywords": ["word pairs", "gold standard", "lexgold",
-                     *(["simulated data"] if report.get("simulated") else [])],
+                     *(["simulated data"] if report.simulated else [])],
         "url": "TODO: where this dataset is published",
         "distribution": _distribution(out, report),
         "recordSet": _record_sets(out, report),
@@ -116,22 +118,22 @@ def croissant(out: Path, report: dict, protocol: dict | None = None) -> dict:
     return dataset
 
 
-def write_croissant(out: Path, report: dict, protocol: dict | None = None) -> str:
+def write_croissant(out: Path, report: ProcessReport, protocol: dict | None = None) -> str:
     """Write ``croissant.json`` into ``out``; return its name."""
     text = json.dumps(croissant(out, report, protocol), indent=2, ensure_ascii=False) + "\n"
     (Path(out) / "croissant.json").write_text(text, encoding="utf-8")
     return "croissant.json"
 
 
-def _distribution(out: Path, report: dict) -> list[dict]:
+def _distribution(out: Path, report: ProcessReport) -> list[dict]:
     files = []
-    for name in report["files"]:
+    for name in report.files:
         path = out / name
         if name in ("SHA256SUMS", "croissant.json") or not path.is_file():
             continue
         media = MEDIA.get(path.suffix.lower(), "application/octet-stream")
-        if name == report.get("release_file") and name != "gold.csv" and \
-                report["config"]["release"]["format"] in ("simlex", "tr9856"):
+        if name == report.release_file and name != "gold.csv" and \
+                report.config.release.format in ("simlex", "tr9856"):
             media = "text/tab-separated-values"
         files.append({"@type": "cr:FileObject", "@id": name, "name": name,
                       "contentUrl": name, "encodingFormat": media,
@@ -150,10 +152,10 @@ def _data_type(dtype) -> str:
     return "sc:Text"
 
 
-def _record_sets(out: Path, report: dict) -> list[dict]:
+def _record_sets(out: Path, report: ProcessReport) -> list[dict]:
     sets = []
     for file, (name, description) in TABLES.items():
-        if file not in report["files"] or not (out / file).is_file():
+        if file not in report.files or not (out / file).is_file():
             continue
         table = pd.read_csv(out / file, keep_default_na=False, na_values=[""])
         fields = [{"@type": "cr:Field", "@id": f"{name}/{column}", "name": str(column),
@@ -169,21 +171,21 @@ def _figure(value) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def _rai(report: dict, protocol: dict) -> dict:
+def _rai(report: ProcessReport, protocol: dict) -> dict:
     """The RAI fields (Croissant RAI 1.0 vocabulary, ``rai:``) from the report and protocol."""
-    counts, stages = report["counts"], report["counts"]["stages"]
-    config, release = report["config"], report["config"]["release"]
+    counts, stages = report.counts, report.counts.stages
+    config, release = report.config, report.config.release
     study = protocol.get("study") or {}
     texts = study.get("texts") or {}
-    dates = report.get("dates") or {}
-    paper = report.get("paper") or report["protocol"]
-    raw = report.get("ratings_file") or {}
-    simulated = report.get("simulated")
+    dates = report.dates or {}
+    paper = report.paper or report.protocol
+    raw = report.ratings_file or {}
+    simulated = report.simulated
     verb = "simulated" if simulated and simulated["share"] == 1 else "collected"
     collection = (f"Ratings {verb} following the protocol of {paper}: "
-                  f"{stages['raw']['raters']} raters gave {stages['raw']['ratings']} ratings "
-                  f"on {stages['raw']['pairs']} pairs, on a scale of "
-                  f"{release['rating_min']:g}-{release['rating_max']:g}")
+                  f"{stages['raw'].raters} raters gave {stages['raw'].ratings} ratings "
+                  f"on {stages['raw'].pairs} pairs, on a scale of "
+                  f"{release.rating_min:g}-{release.rating_max:g}")
     collection += "."
     if study.get("tranches"):
         collection += (f" The protocol plans {study['tranches']} tranches of about "
@@ -201,50 +203,50 @@ def _rai(report: dict, protocol: dict) -> dict:
         fields["rai:dataCollectionRawData"] = (
             f"The ratings: {raw.get('name', '?')}"
             + (f" (sha256 {raw['sha256']})" if raw.get("sha256") else "")
-            + f", source {report.get('ratings_source', '?')}; not part of this release.")
+            + f", source {report.ratings_source or '?'}; not part of this release.")
     label = texts.get("native_speaker_label")
     fields["rai:annotatorDemographics"] = (
         [f"Raters confirmed on the consent page: \"{label}\"",
          "No other demographic information was collected."] if label else
         ["No demographic information was collected by the protocol."])
     fields["rai:dataAnnotationProtocol"] = [
-        (f"Protocol {report['protocol_file']} (sha256 {report['protocol_sha256']}), following "
+        (f"Protocol {report.protocol_file} (sha256 {report.protocol_sha256}), following "
          f"{paper}."),
-        (f"Task: {study.get('task', '?')}; ratings on {release['rating_min']:g}-"
-         f"{release['rating_max']:g}; {len(study.get('checkpoints') or [])} checkpoint "
+        (f"Task: {study.get('task', '?')}; ratings on {release.rating_min:g}-"
+         f"{release.rating_max:g}; {len(study.get('checkpoints') or [])} checkpoint "
          "questions.")]
-    if report.get("ratings_source") in ("study", "export"):
+    if report.ratings_source in ("study", "export"):
         fields["rai:dataAnnotationPlatform"] = [f"lexgold's crowd-rating site (lexgold {__version__})"
                                                 + (", answered by simulated raters (`lexgold "
                                                    "study rehearse`)" if simulated else "")]
     fields["rai:annotationsPerItem"] = (
-        f"At least {counts['min_raters_per_pair']} accepted raters per pair (protocol: "
-        f"{release['min_raters_per_pair']}); {stages['final']['ratings']} accepted ratings "
-        f"on {stages['final']['pairs']} pairs.")
-    agreement = report["agreement"]
+        f"At least {counts.min_raters_per_pair} accepted raters per pair (protocol: "
+        f"{release.min_raters_per_pair}); {stages['final'].ratings} accepted ratings "
+        f"on {stages['final'].pairs} pairs.")
+    agreement = report.agreement
     fields["rai:dataAnnotationAnalysis"] = [
         f"{stage} ratings: IAA-1 (mean pairwise Spearman) {_figure(agreement[stage]['iaa1'])}, "
         f"IAA-2 (rater vs mean of the others) {_figure(agreement[stage]['iaa2'])}"
         for stage in ("raw", "final") if stage in agreement]
-    rules = config["exclusions"]["rules"]
+    rules = config.exclusions.rules
     fields["rai:dataPreprocessingProtocol"] = [
-        (f"Calibration: {counts['calibrated_raters']} raters shifted "
-         f"({json.dumps(config['calibration'], sort_keys=True)})."),
-        "Exclusion rules: " + (", ".join(f"{rule} ({counts['excluded_by_rule'].get(rule, 0)})"
+        (f"Calibration: {counts.calibrated_raters} raters shifted "
+         f"({json.dumps(asdict(config.calibration), sort_keys=True)})."),
+        "Exclusion rules: " + (", ".join(f"{rule} ({counts.excluded_by_rule.get(rule, 0)})"
                                          for rule in rules) if rules else "none")
-        + f"; {counts['excluded_raters']} raters excluded, {stages['final']['raters']} "
+        + f"; {counts.excluded_raters} raters excluded, {stages['final'].raters} "
           "accepted (exclusions.csv).",
         (f"Score: the mean of a pair's accepted ratings mapped linearly from "
-         f"[{release['rating_min']:g}, {release['rating_max']:g}] to "
-         f"[{release['score_min']:g}, {release['score_max']:g}].")]
+         f"[{release.rating_min:g}, {release.rating_max:g}] to "
+         f"[{release.score_min:g}, {release.score_max:g}].")]
     limitations = [statement(simulated)] if simulated else []
-    limitations += [f"Incomplete release: {warning}." for warning in report.get("warnings", [])]
-    limitations += [str(note) for note in report.get("overlap_warnings", [])]
+    limitations += [f"Incomplete release: {warning}." for warning in report.warnings]
+    limitations += [str(note) for note in report.overlap_warnings]
     limitations.append("Ratings come from crowd raters; scores are means over the accepted "
                        "raters of each pair and carry their sampling error (see the "
                        "agreement figures). Further limitations: TODO.")
     fields["rai:dataLimitations"] = limitations
-    fields["rai:dataUseCases"] = [USES.get(release["format"],
+    fields["rai:dataUseCases"] = [USES.get(release.format,
                                            "Evaluating models on rated word pairs.")]
     fields["rai:personalSensitiveInformation"] = [
         ("gold.csv holds no rater information; exclusions.csv names each excluded rater by "

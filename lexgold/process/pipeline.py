@@ -26,33 +26,44 @@ the shipped USF and Brysbaert norms fill the gaps, for a language pack its own
 
 from __future__ import annotations
 
-import json
 import math
 import warnings
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from lexgold.process import agreement as iaa
 from lexgold.process.aggregate import pair_estimates
+from lexgold.process.bws_release import release_bws
 from lexgold.process.calibration import calibrate, calibration_shifts
 from lexgold.process.config import process_config
 from lexgold.process.exclusions import exclusion_table, excluded_raters
-from lexgold.errors import InputError, UndefinedStatistic
+from lexgold.compression import sha256_file
+from lexgold.languages.packs import load_pack, pack_folder
+from lexgold.errors import IncompleteRelease, InputError, UndefinedStatistic
 from lexgold.manifest import manifest_beside
+from lexgold.process.record import (BwsReport, Counts, ProcessReport, ReleaseCheck, Stage,
+                                    StudyRef, clean)
 from lexgold.process.ratings import (ITEM, check_binary, check_ratings, declare_scale,
                                      is_anonymous, on_scale, require_raters, scale_use)
 from lexgold.process.release import (concreteness_group, gold_table, read_release_pairs,
                                      plain_table, release_name, released_score,
                                      write_release)
+from lexgold.process.publish import staged_folder, write_checksums, write_publication
+from lexgold.process.report import plot_rater_agreement, plot_scores_by_subset, write_markdown
 from lexgold.process.rules import low_agreement_threshold
+from lexgold.process.reliability import reliability_figures
 from lexgold.process.scaling import gold_scores
+from lexgold.process.simulated import simulated_ratings
+from lexgold.process.source import read_source
 from lexgold.process.splithalf import split_half, split_half_random, transitivity
 from lexgold.process.splits import lexical_split, random_split, score_interval
 from lexgold.protocols import load_protocol
-from lexgold.resources import usf_concreteness
+from lexgold.ratings.overlap import overlap_warnings
+from lexgold.resources import read_brysbaert, read_usf, usf_concreteness
 
 
 @dataclass
@@ -62,12 +73,12 @@ class ProcessResult:
     exclusions: pd.DataFrame    # exclusion_table
     agreement: pd.DataFrame     # rater_agreement of the calibrated ratings
     splits: pd.DataFrame | None
-    report: dict
+    report: ProcessReport
 
     @property
     def problems(self) -> list[str]:
         """What makes the release incomplete (see :func:`release_check`); empty when none."""
-        return self.report["release_check"]["problems"]
+        return self.report.release_check.problems
 
 
 #: random splits of split-half on random halves (ratings without rater identity), as
@@ -78,10 +89,6 @@ RANDOM_SPLITS = 100
 #: the stages of :func:`release`, in order, as they are passed to its ``progress``
 STAGES = ("reading the ratings", "calibration and exclusions", "agreement",
           "writing the release", "plots", "report and dataset card")
-
-
-class IncompleteRelease(InputError):
-    """The ratings do not support a complete release; ``--allow-incomplete`` forces one."""
 
 
 def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.random.Generator,
@@ -97,7 +104,7 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
     called with the name of each stage (:data:`STAGES`) as it starts.
 
     Ratings without rater identity (HyperLex's release, SimVerb-3500) skip the protocol's rater
-    exclusions with a note in ``report["notes"]`` (the ratings are taken as already screened);
+    exclusions with a note in ``report.notes`` (the ratings are taken as already screened);
     calibration, which shifts a rater's ratings, is refused. A protocol whose study is binary
     (TR9856) refuses a rating other than 0 or 1."""
     progress = progress or (lambda stage: None)
@@ -139,7 +146,7 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
                                      agreement=None if anonymous else per_rater)
     dropped = set(excluded_raters(exclusions))
     # the accepted raters' rows, without the page times and raw ratings (the exclusions used
-    # them; nothing after does): not copied again by every statistic below (issue 22)
+    # them; nothing after does): not copied again by every statistic below
     final = calibrated.loc[~calibrated["rater_id"].isin(dropped).to_numpy(),
                            [c for c in calibrated.columns if c not in ("answered_at",
                                                                        "rating_raw")]]
@@ -164,35 +171,38 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
     if "concQ" in gold.columns:           # the released quartiles, for per-subset agreement
         scores["concQ"] = gold["concQ"].array
     progress("agreement")
-    report = {"protocol": protocol.get("name", "?"), "protocol_file": protocol.get("_path", ""),
-              "protocol_sha256": protocol.get("_sha256", ""), "config": asdict(config),
-              "scale": scale, "aggregate": aggregate,
-              "counts": _counts(raw, calibrated, final, scores, exclusions, shifted),
-              "agreement": (_agreement(raw, calibrated, final, scores, config, boot_rng)
-                            if not anonymous else _anonymous_agreement(final, config, half_rng)),
-              "notes": notes}
+    halves = chain = None
     if config.split_half.enabled:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", iaa.AgreementWarning)
-            report["split_half"] = split_half(final, annotators=config.split_half.annotators)
-        report["transitivity"] = transitivity(
-            scores, bins=config.split_half.transitivity_bins, score_range=score_range)
-    splits = None
+            halves = split_half(final, annotators=config.split_half.annotators)
+        chain = transitivity(scores, bins=config.split_half.transitivity_bins,
+                             score_range=score_range)
+    splits = summary = None
     if config.splits.enabled and len(scores):
-        splits, report["splits"] = _splits(scores, config, split_rng)
-    report["release_check"] = release_check(scores, pairs, final,
-                                            release.min_raters_per_pair, pairs_from)
-    return ProcessResult(gold, scores, exclusions, per_rater, splits, _clean(report))
+        splits, summary = _splits(scores, config, split_rng)
+    report = ProcessReport(
+        protocol=protocol.get("name", "?"), protocol_file=protocol.get("_path", ""),
+        protocol_sha256=protocol.get("_sha256", ""), config=config, scale=clean(scale),
+        aggregate=clean(aggregate),
+        counts=_counts(raw, calibrated, final, scores, exclusions, shifted),
+        agreement=clean(_agreement(raw, calibrated, final, scores, config, boot_rng)
+                        if not anonymous else _anonymous_agreement(final, config, half_rng)),
+        notes=notes, split_half=clean(halves), transitivity=clean(chain),
+        splits=clean(summary),
+        release_check=release_check(scores, pairs, final, release.min_raters_per_pair,
+                                    pairs_from))
+    return ProcessResult(gold, scores, exclusions, per_rater, splits, report)
 
 
 def release_check(scores: pd.DataFrame, pairs: pd.DataFrame | None, final: pd.DataFrame,
-                  min_raters: int, pairs_from: str = "the pairs file") -> dict:
+                  min_raters: int, pairs_from: str = "the pairs file") -> ReleaseCheck:
     """Is the release complete? No accepted rater left, pairs of ``pairs`` with no accepted
     rating, and pairs on fewer than ``min_raters`` accepted raters are each a problem.
 
-    Returns ``{"min_raters_per_pair", "pairs_below", "pairs_missing", "problems"}``, with
-    ``problems`` a list of one-line messages, every problem named, the biggest (most pairs)
-    first (empty when the release is complete); ``pairs_from`` names where ``pairs`` came from.
+    Returns a :class:`~lexgold.process.record.ReleaseCheck`, its ``problems`` a list of
+    one-line messages, every problem named, the biggest (most pairs) first (empty when the
+    release is complete); ``pairs_from`` names where ``pairs`` came from.
     """
     problems = []
     raters = int(final.loc[final["kind"] != "checkpoint", "rater_id"].nunique())
@@ -216,17 +226,16 @@ def release_check(scores: pd.DataFrame, pairs: pd.DataFrame | None, final: pd.Da
                              f"{pairs_from} have no accepted rating (e.g. {first['word1']} / "
                              f"{first['word2']})"))
     problems.sort(key=lambda problem: -problem[0])
-    return {"min_raters_per_pair": min_raters, "accepted_raters": raters,
-            "pairs_below": int(len(below)), "pairs_missing": int(len(missing)),
-            "problems": [text for _, text in problems]}
+    return ReleaseCheck(min_raters_per_pair=min_raters, accepted_raters=raters,
+                        pairs_below=int(len(below)), pairs_missing=int(len(missing)),
+                        problems=[text for _, text in problems])
 
 
-def run(ratings_path: str | Path, protocol: str | None, out_dir: str | Path, **options) -> dict:
+def run(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
+        **options) -> ProcessReport | BwsReport:
     """``lexgold process``: read, process and write the release folder ``out_dir`` whole or
     not at all (:func:`lexgold.process.publish.staged_folder`); ``options`` as :func:`release`.
     """
-    from lexgold.process.publish import staged_folder
-
     with staged_folder(Path(out_dir)) as staging:
         return release(ratings_path, protocol, staging, **options)
 
@@ -236,7 +245,7 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
             usf_dir: str | Path | None = None, plots: bool = True,
             bootstrap: int | None = None, scale: tuple[float, float] | None = None,
             allow_incomplete: bool = False, aggregate: str | None = None,
-            progress=None) -> dict:
+            progress=None) -> ProcessReport | BwsReport:
     """Read, process and write the release into the folder ``out_dir`` (module docstring).
 
     ``ratings_path`` is a study (SQLite file or database URL), an export of one (its study
@@ -249,33 +258,19 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
     Raises :class:`IncompleteRelease` (nothing written) when :func:`release_check` finds a
     problem, unless ``allow_incomplete``; then the problems go to ``report.json`` under
     ``warnings`` and to the dataset card. ``progress``: called with the name of each stage
-    (:data:`STAGES`) as it starts.
+    (:data:`STAGES`) as it starts. Returns the report, as ``report.json`` holds it.
     """
-    from lexgold.process.publish import write_checksums, write_publication
-    from lexgold.process.report import write_markdown
-    from lexgold.process.simulated import simulated_ratings
-    from lexgold.process.source import read_source
-    from lexgold.ratings.overlap import overlap_warnings
-
-    if protocol is not None:              # Best-Worst Scaling: its own steps (bws_release)
-        loaded = load_protocol(protocol)
-        if (loaded.get("study") or {}).get("task") == "bws":
-            from lexgold.process.bws_release import run_bws
-            _slider_only(aggregate)
-            return run_bws(ratings_path, loaded, out_dir, pairs_path=pairs_path, seed=seed,
-                           bootstrap=bootstrap, allow_incomplete=allow_incomplete)
     progress = progress or (lambda stage: None)
     progress("reading the ratings")
-    source = read_source(ratings_path)
+    loaded, source, notes = _study_of(ratings_path, protocol)
+    if (loaded.get("study") or {}).get("task") == "bws":    # its own steps (bws_release)
+        _slider_only(aggregate)
+        return release_bws(ratings_path, loaded, out_dir, pairs_path=pairs_path, seed=seed,
+                           bootstrap=bootstrap, allow_incomplete=allow_incomplete,
+                           source=source)
     ratings = source.ratings
     if scale is not None:
         ratings = declare_scale(ratings, scale)
-    loaded, notes = _protocol_of(source, protocol)
-    if (loaded.get("study") or {}).get("task") == "bws":    # a BWS study, its own protocol
-        from lexgold.process.bws_release import run_bws
-        _slider_only(aggregate)
-        return run_bws(ratings_path, loaded, out_dir, pairs_path=pairs_path, seed=seed,
-                       bootstrap=bootstrap, allow_incomplete=allow_incomplete)
     if bootstrap is not None:             # command-line override of [process.agreement]
         loaded.setdefault("process", {}).setdefault("agreement", {})["bootstrap"] = bootstrap
     if aggregate is not None:             # command-line override of [process] aggregate
@@ -289,10 +284,8 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
     name = release_name(release.format, release.release_file)
     usf, concreteness, norms = release_norms(loaded, release.format, usf_dir,
                                              study=source.description)
-    from threadpoolctl import threadpool_limits
-
     # one BLAS thread: the matrices are small, and more threads burned a third more CPU for
-    # the same bytes (issue 22)
+    # the same bytes
     with threadpool_limits(limits=1, user_api="blas"):
         result = process_ratings(ratings, loaded, rng=np.random.default_rng(seed), pairs=pairs,
                                  usf=usf, brysbaert=concreteness, source=source.label,
@@ -326,28 +319,25 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
     progress("report and dataset card")
     published = ["README.md", "CITATION.cff", "datapackage.json", "croissant.json", "SHA256SUMS"]
     description = source.description or {}
-    report = {**result.report, "paper": loaded.get("paper", ""),
-              "language": description.get("language") or loaded.get("language", "en"),
-              "protocol_file": _protocol_file(loaded),
-              "release_file": name, "ratings_file": _input_named(ratings_path, source.kind),
-              "ratings_source": source.kind,
-              **({"simulated": simulated} if (simulated := simulated_ratings(ratings)) else {}),
-              "study": ({"name": description.get("name"),
-                         "protocol_sha256": description["protocol"]["sha256"],
-                         "pairs": len(description["pairs"])} if description else None),
-              "seed": seed, "pairs_file": _input_named(pairs_path) if pairs_path else None,
-              "builder_manifest": _without_folders(
-                  manifest_beside(pairs_path) if pairs_path
-                  else description.get("builder_manifest")),
-              "norms": norms,
-              "dates": _dates(ratings), "warnings": problems,
-              "notes": notes + result.report["notes"],
-              "overlap_warnings": overlap_warnings(ratings),
-              "files": files + images + published}
-    (out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    report = replace(
+        result.report, paper=loaded.get("paper", ""),
+        language=description.get("language") or loaded.get("language", "en"),
+        protocol_file=_protocol_file(loaded), release_file=name,
+        ratings_file=_input_named(ratings_path, source.kind), ratings_source=source.kind,
+        simulated=simulated_ratings(ratings) or None,
+        study=(StudyRef(name=description.get("name"),
+                        protocol_sha256=description["protocol"]["sha256"],
+                        pairs=len(description["pairs"])) if description else None),
+        seed=seed, pairs_file=_input_named(pairs_path) if pairs_path else None,
+        builder_manifest=_without_folders(manifest_beside(pairs_path) if pairs_path
+                                          else description.get("builder_manifest")),
+        norms=norms, dates=_dates(ratings), warnings=problems,
+        notes=notes + result.report.notes, overlap_warnings=overlap_warnings(ratings),
+        files=files + images + published)
+    report.write_json(out / "report.json")
     write_markdown(report, result.gold, out / "report.md", images)
     write_publication(out, report, result.gold, loaded)
-    write_checksums(out, report["files"])
+    write_checksums(out, report.files)
     return report
 
 
@@ -358,23 +348,28 @@ def _slider_only(aggregate: str | None) -> None:
                          f"study's scores come from [process.bws] method")
 
 
-def _protocol_of(source, protocol: str | None) -> tuple[dict, list[str]]:
-    """The protocol to process with, and notes: ``--protocol`` when given (a note when it is not
-    the study's own), else the study's; ratings without a study need ``--protocol``."""
+def _study_of(ratings_path, protocol: str | None):
+    """``(protocol, source, notes)``: the protocol to process with, the ratings read (None for
+    a Best-Worst Scaling protocol given with ``--protocol``: :func:`release_bws` reads its
+    answers) and notes. ``--protocol`` when given (a note when it is not the study's own), else
+    the study's; ratings without a study need ``--protocol``."""
+    loaded = load_protocol(protocol) if protocol is not None else None
+    if loaded is not None and (loaded.get("study") or {}).get("task") == "bws":
+        return loaded, None, []
+    source = read_source(ratings_path)
     own = source.protocol()
-    if protocol is None:
+    if loaded is None:
         if own is None:
             raise InputError("no --protocol given, and these ratings come with no study (a "
                              "study database, or an export with its .study.json beside it)",
                              path=source.label, field="protocol")
-        return own, []
-    loaded = load_protocol(protocol)
+        return own, source, []
     if own is not None and loaded["_sha256"] != own["_sha256"]:
-        return loaded, [f"processed with {Path(loaded['_path']).name} (sha256 "
-                        f"{loaded['_sha256'][:12]}), not the study's own protocol "
-                        f"{source.description['protocol']['name']} (sha256 "
-                        f"{own['_sha256'][:12]}); the study's language and norms are kept"]
-    return loaded, []
+        return loaded, source, [
+            f"processed with {Path(loaded['_path']).name} (sha256 {loaded['_sha256'][:12]}), "
+            f"not the study's own protocol {source.description['protocol']['name']} (sha256 "
+            f"{own['_sha256'][:12]}); the study's language and norms are kept"]
+    return loaded, source, []
 
 
 #: the USF columns a release uses: association (FSG) and concreteness (QCON, TCON)
@@ -398,14 +393,12 @@ def release_norms(protocol: dict, format: str, usf_dir=None, *, study: dict | No
     language = (study or {}).get("language") or protocol.get("language", "en")
     wants = "association and concreteness norms" if format == "simlex" else "association norms"
     if language == "en":
-        from lexgold.resources import read_brysbaert, read_usf
         concreteness = read_brysbaert() if format == "simlex" else None
         return read_usf(usf_dir, columns=USF_USED), concreteness, {
             "language": "en", "association": "USF (Nelson, McEvoy & Schreiber 2004)",
             "concreteness": "Brysbaert, Warriner & Kuperman (2014)" if concreteness is not None
             else None, "note": "English norms: USF free association (Nelson et al. 2004)"
             + (" and Brysbaert et al. (2014) concreteness." if concreteness is not None else ".")}
-    from lexgold.languages.packs import load_pack, pack_folder
     if study is not None:
         folder = pack_folder(study.get("pack"))
         missing = (f"the study's language pack is not on this machine "
@@ -451,8 +444,6 @@ def _input_named(path, kind: str = "ratings") -> dict:
             return {"name": Path(url.database if url is not None else str(path)).name,
                     "database": "sqlite"}
         return {"name": url.database or "", "database": url.get_backend_name()}
-    from lexgold.compression import sha256_file
-
     return {"name": Path(path).name, "sha256": sha256_file(path)}
 
 
@@ -562,21 +553,20 @@ def _anonymous_agreement(final, config, rng) -> dict:
             "note": "ratings without rater identity: IAA-1 and IAA-2 are undefined"}
 
 
-def _counts(raw, calibrated, final, scores, exclusions, shifted) -> dict:
+def _counts(raw, calibrated, final, scores, exclusions, shifted) -> Counts:
     def stage(frame):
         rated = frame[frame["kind"] != "checkpoint"]
-        return {"raters": int(frame["rater_id"].nunique()), "ratings": int(len(rated)),
-                "pairs": int(len(rated[ITEM].drop_duplicates()))}
+        return Stage(raters=int(frame["rater_id"].nunique()), ratings=int(len(rated)),
+                     pairs=int(len(rated[ITEM].drop_duplicates())))
     excluded = exclusions[exclusions["excluded"].astype(bool)]
-    return {"stages": {"raw": stage(raw), "calibrated": stage(calibrated), "final": stage(final)},
-            "calibrated_raters": shifted,
-            "excluded_raters": int(excluded["rater_id"].nunique()),
-            "excluded_by_rule": {k: int(v) for k, v in excluded["rule"].value_counts().items()},
-            "kept_by_cap": int(exclusions.loc[~exclusions["excluded"].astype(bool),
-                                              "rater_id"].nunique()),
-            "released_pairs": int(len(scores)),
-            "pairs_listed_twice_merged": _merged(final),
-            "min_raters_per_pair": int(scores["n"].min()) if len(scores) else 0}
+    return Counts(
+        stages={"raw": stage(raw), "calibrated": stage(calibrated), "final": stage(final)},
+        calibrated_raters=int(shifted), excluded_raters=int(excluded["rater_id"].nunique()),
+        excluded_by_rule={str(k): int(v) for k, v in excluded["rule"].value_counts().items()},
+        kept_by_cap=int(exclusions.loc[~exclusions["excluded"].astype(bool),
+                                       "rater_id"].nunique()),
+        released_pairs=int(len(scores)), pairs_listed_twice_merged=_merged(final),
+        min_raters_per_pair=int(scores["n"].min()) if len(scores) else 0)
 
 
 def _merged(final) -> int:
@@ -605,9 +595,7 @@ def _agreement(raw, calibrated, final, scores, config, rng) -> dict:
         if final["tranche"].nunique() > 1 or (final["kind"] == "duplicate").any():
             out["weighted_by_pairs"] = iaa.iaa_weighted_by_pairs(
                 final, min_overlap=config.agreement.min_overlap)
-        from lexgold.process.reliability import reliability_figures
-
-        out["beyond_iaa"] = reliability_figures(final)        # alpha and ICC (issue 26)
+        out["beyond_iaa"] = reliability_figures(final)        # alpha and ICC
         out["by_subset"] = {}
         for column in ("pos", "conc_class", "concQ", "relation", "conc_group", "topic"):
             if column in scores.columns and scores[column].replace("", np.nan).notna().any():
@@ -653,13 +641,11 @@ def _splits(scores, config, rng):
 
 
 def _plots(result, protocol, out) -> list[str]:
-    from lexgold.process.report import plot_rater_agreement, plot_scores_by_subset
-
     config = process_config(protocol)
     subset = next((c for c in ("pos", "relation", "topic") if c in result.scores.columns
                    and result.scores[c].replace("", np.nan).notna().any()), "")
     plot_scores_by_subset(result.scores, subset, out / "ratings_by_subset.png",
-                          tuple(result.report["scale"]["released"]))
+                          tuple(result.report.scale["released"]))
     table = result.agreement
     if table.empty:                       # no rater identity: no per-rater plot
         return ["ratings_by_subset.png"]
@@ -671,15 +657,3 @@ def _plots(result, protocol, out) -> list[str]:
                          out / "rater_agreement.png")
     return ["ratings_by_subset.png", "rater_agreement.png"]
 
-
-def _clean(value):
-    """JSON-safe: NaN -> None, numpy scalars -> Python."""
-    if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return None if math.isnan(value) else float(value)
-    return value

@@ -18,6 +18,7 @@ the same bytes.
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 import re
 import shutil
 import tempfile
@@ -29,7 +30,9 @@ import pandas as pd
 from lexgold import __version__
 from lexgold.compression import sha256_file
 from lexgold.errors import InputError
+from lexgold.process.croissant import write_croissant
 from lexgold.process.markdown import code, text
+from lexgold.process.record import BwsReport, ProcessReport
 from lexgold.process.simulated import banner, statement
 
 #: the dataset kind of each release format, for the card's tags
@@ -37,13 +40,11 @@ KINDS = {"simlex": "word-similarity", "hyperlex": "lexical-entailment",
          "tr9856": "term-relatedness"}
 
 
-def write_publication(out: Path, report: dict, gold: pd.DataFrame,
+def write_publication(out: Path, report: ProcessReport, gold: pd.DataFrame,
                       protocol: dict | None = None) -> list[str]:
     """Write ``README.md``, ``CITATION.cff``, ``datapackage.json`` and ``croissant.json`` into
     ``out``; return their names. ``protocol`` (the loaded protocol) fills Croissant's
     collection fields. Call :func:`write_checksums` after every other file is written."""
-    from lexgold.process.croissant import write_croissant
-
     out = Path(out)
     (out / "README.md").write_text(dataset_card(report, gold), encoding="utf-8")
     (out / "CITATION.cff").write_text(citation_cff(report), encoding="utf-8")
@@ -89,13 +90,13 @@ def _ci(stage: dict, name: str, level: float) -> str:
             f"{_figure(interval[1])})")
 
 
-def dataset_card(report: dict, gold: pd.DataFrame) -> str:
+def dataset_card(report: ProcessReport, gold: pd.DataFrame) -> str:
     """``README.md``: YAML header (Hugging Face convention) and a datasheet from ``report``."""
-    release = report["config"]["release"]
-    fmt, counts = release["format"], report["counts"]
-    name = report["protocol"]
-    pairs = counts["released_pairs"]
-    language = report.get("language") or "en"
+    release = report.config.release
+    fmt, counts = release.format, report.counts
+    name = report.protocol
+    pairs = counts.released_pairs
+    language = report.language or "en"
     header = ["---", f"pretty_name: {_yaml(f'{name} gold standard (built with lexgold)')}",
               "language:", f"- {_yaml(language)}", "license: other",
               f"license_name: {_yaml('TODO: the licence of this dataset')}",
@@ -103,25 +104,25 @@ def dataset_card(report: dict, gold: pd.DataFrame) -> str:
               "task_categories:", "- sentence-similarity",
               "tags:", f"- {KINDS.get(fmt, 'word-pairs')}", "- word-pairs", "- lexgold",
               "configs:", "- config_name: default", "  data_files: gold.csv", "---", ""]
-    stages = counts["stages"]
-    simulated = report.get("simulated")
+    stages = counts.stages
+    simulated = report.simulated
     if simulated:                         # lexgold.process.simulated: said first
         header[1] = f"pretty_name: {_yaml(f'{name} gold standard (simulated ratings, lexgold)')}"
         header.insert(header.index("- lexgold") + 1, "- simulated")
     lines = [*(banner(simulated) if simulated else []), f"# {text(name)} gold standard", "",
-             f"{pairs} word pairs rated by {stages['final']['raters']} accepted "
+             f"{pairs} word pairs rated by {stages['final'].raters} accepted "
              f"{'simulated ' if simulated and simulated['share'] == 1 else ''}raters, built "
              f"with lexgold {__version__} following the protocol of "
-             f"{text(report.get('paper') or name)}.", ""]
-    if report.get("warnings"):
+             f"{text(report.paper or name)}.", ""]
+    if report.warnings:
         lines += ["> **Incomplete release.** " + " ".join(
-            f"{text(w)}." for w in report["warnings"]) + " It was written with --allow-incomplete.",
+            f"{text(w)}." for w in report.warnings) + " It was written with --allow-incomplete.",
                   ""]
     lines += ["## Files", "", "| file | content |", "| --- | --- |",
-              *([f"| {code(report['release_file'])} | the gold standard in the published "
+              *([f"| {code(report.release_file)} | the gold standard in the published "
                  f"{fmt} layout |",
                  "| `gold.csv` | the same table, comma-separated (spreadsheets, pandas) |"]
-                if report["release_file"] != "gold.csv" else
+                if report.release_file != "gold.csv" else
                 ["| `gold.csv` | the gold standard: word1, word2, score |"]),
               "| `exclusions.csv` | every excluded rater, the rule and the figures behind it |",
               "| `report.json`, `report.md` | counts, agreement, settings of the run |",
@@ -129,7 +130,7 @@ def dataset_card(report: dict, gold: pd.DataFrame) -> str:
               "| `croissant.json` | MLCommons Croissant 1.1 with its Responsible-AI fields |",
               "| `CITATION.cff`, `SHA256SUMS` | how to cite; checksums (`sha256sum -c`) |", "",
               "```python", "import pandas as pd",
-              f"gold = pd.read_csv({_loader(fmt, report['release_file'])})", "```", ""]
+              f"gold = pd.read_csv({_loader(fmt, report.release_file)})", "```", ""]
     lines += _datasheet(report, gold)
     return "\n".join(header + lines) + "\n"
 
@@ -143,32 +144,32 @@ def _loader(fmt: str, name: str) -> str:
     return f'{quoted}, sep="\\t"'
 
 
-def _datasheet(report: dict, gold: pd.DataFrame) -> list[str]:
-    release = report["config"]["release"]
-    counts, agreement = report["counts"], report["agreement"]
-    stages = counts["stages"]
-    manifest = report.get("builder_manifest") or {}
-    dates = report.get("dates") or {}
+def _datasheet(report: ProcessReport, gold: pd.DataFrame) -> list[str]:
+    release = report.config.release
+    counts, agreement = report.counts, report.agreement
+    stages = counts.stages
+    manifest = report.builder_manifest or {}
+    dates = report.dates or {}
     level = agreement.get("ci_level", 0.95)
-    by_rule = counts["excluded_by_rule"]
-    rules = report["config"]["exclusions"]["rules"]
-    simulated = report.get("simulated")
+    by_rule = counts.excluded_by_rule
+    rules = report.config.exclusions.rules
+    simulated = report.simulated
     verb = "simulated" if simulated and simulated["share"] == 1 else "collected"
     lines = ["## Datasheet", "",
              "Sections of Gebru et al. (2021), *Datasheets for Datasets*. Figures come from "
              "`report.json`; TODO marks what only the authors can say.", "",
              "### Motivation", "",
              "- Purpose: TODO. The pairs and ratings follow "
-             f"{text(report.get('paper') or 'the protocol')}.",
+             f"{text(report.paper or 'the protocol')}.",
              "- Creators and funding: TODO.", "",
              "### Composition", "",
-             f"- {counts['released_pairs']} pairs; columns as in the published "
-             f"{text(release['format'])} "
+             f"- {counts.released_pairs} pairs; columns as in the published "
+             f"{text(release.format)} "
              f"file (see `report.md` and lexgold's docs/process.md).",
-             f"- Scores: {release['score_min']:g}-{release['score_max']:g}.", ""]
-    if (report.get("norms") or {}).get("note"):
+             f"- Scores: {release.score_min:g}-{release.score_max:g}.", ""]
+    if (report.norms or {}).get("note"):
         lines.insert(-1, "- Association and concreteness columns: "
-                     + text(report['norms']['note']))
+                     + text(report.norms['note']))
     for column in ("POS", "TYPE"):
         if column in gold.columns and gold[column].astype(str).str.len().gt(0).any():
             table = gold[column].replace("", "(none)").value_counts().sort_index()
@@ -176,8 +177,8 @@ def _datasheet(report: dict, gold: pd.DataFrame) -> list[str]:
                                                          for k, v in table.items())
                          + ".")
     lines += ["### Collection process", "",
-              f"- Protocol: {_protocol_shown(report['protocol_file'])} "
-              f"(sha256 {code(report['protocol_sha256'])}).",
+              f"- Protocol: {_protocol_shown(report.protocol_file)} "
+              f"(sha256 {code(report.protocol_sha256)}).",
               "- Pairs: " + (f"built by lexgold {manifest.get('lexgold_version', '?')} with "
                              f"protocol {code(_protocol_name(manifest))} "
                              f"(sha256 {code((manifest.get('protocol') or {}).get('sha256', '?'))}"
@@ -188,21 +189,21 @@ def _datasheet(report: dict, gold: pd.DataFrame) -> list[str]:
               f"{text(dates.get('last', 'TODO'))}"
               f" (first and last answer).",
               f"- Raters {'simulated' if verb == 'simulated' else 'recruited'}: "
-              f"{stages['raw']['raters']} ({stages['raw']['ratings']} "
-              f"ratings on {stages['raw']['pairs']} pairs). Recruitment, payment and consent: "
+              f"{stages['raw'].raters} ({stages['raw'].ratings} "
+              f"ratings on {stages['raw'].pairs} pairs). Recruitment, payment and consent: "
               "TODO.", "",
               "### Preprocessing and cleaning", "",
-              f"- Calibration: {counts['calibrated_raters']} raters shifted "
+              f"- Calibration: {counts.calibrated_raters} raters shifted "
               f"(`[process.calibration]`: "
-              f"{code(json.dumps(report['config']['calibration'], sort_keys=True))}).",
+              f"{code(json.dumps(asdict(report.config.calibration), sort_keys=True))}).",
               f"- Exclusion rules: {text(', '.join(rules)) if rules else 'none'}; "
-              f"{counts['excluded_raters']} raters excluded, "
-              f"{stages['final']['raters']} accepted.", ""]
+              f"{counts.excluded_raters} raters excluded, "
+              f"{stages['final'].raters} accepted.", ""]
     if rules:
         lines += ["| rule | raters excluded |", "| --- | --- |"]
         lines += [f"| {text(rule)} | {by_rule.get(rule, 0)} |" for rule in rules]
         lines += ["", "A rater may meet several rules; `exclusions.csv` lists each.", ""]
-    aggregate = report.get("aggregate") or {"rule": "mean", "applied": "mean"}
+    aggregate = report.aggregate or {"rule": "mean", "applied": "mean"}
     rule = (text(aggregate["description"]) if "description" in aggregate
             else "the mean of the accepted ratings of a pair")
     if aggregate["rule"] != "mean":
@@ -212,10 +213,10 @@ def _datasheet(report: dict, gold: pd.DataFrame) -> list[str]:
                  f"than 0.005, by {aggregate['mean_abs_difference']:.3f} on average on the "
                  f"rating scale)")
     lines += [f"- Scale transform: {rule}, mapped linearly "
-              f"from [{release['rating_min']:g}, {release['rating_max']:g}] to "
-              f"[{release['score_min']:g}, {release['score_max']:g}].",
-              f"- Fewest accepted raters on a pair: {counts['min_raters_per_pair']} "
-              f"(required: {release['min_raters_per_pair']}).", "",
+              f"from [{release.rating_min:g}, {release.rating_max:g}] to "
+              f"[{release.score_min:g}, {release.score_max:g}].",
+              f"- Fewest accepted raters on a pair: {counts.min_raters_per_pair} "
+              f"(required: {release.min_raters_per_pair}).", "",
               "### Agreement", "",
               "| stage | IAA-1 (mean pairwise Spearman) | IAA-2 (rater vs mean of others) |",
               "| --- | --- | --- |"]
@@ -223,7 +224,7 @@ def _datasheet(report: dict, gold: pd.DataFrame) -> list[str]:
         lines.append(f"| {stage} | {_ci(agreement[stage], 'iaa1', level)} | "
                      f"{_ci(agreement[stage], 'iaa2', level)} |")
     lines += ["", f"Intervals: percentile bootstrap over pairs, {agreement.get('bootstrap', 0)} "
-              f"replicates, seed {text(report.get('seed', '?'))}.", ""]
+              f"replicates, seed {text(report.seed)}.", ""]
     lines += beyond_iaa_lines(agreement.get("beyond_iaa"))
     lines += [
               "### Uses", "", "- Intended uses: TODO.", "- Uses to avoid: TODO.", "",
@@ -235,7 +236,7 @@ def _datasheet(report: dict, gold: pd.DataFrame) -> list[str]:
 
 
 def beyond_iaa_lines(figures: dict | None) -> list[str]:
-    """Krippendorff's alpha and the ICC of the released ratings (issue 26)."""
+    """Krippendorff's alpha and the ICC of the released ratings."""
     if not figures:
         return []
 
@@ -269,16 +270,16 @@ def _protocol_name(manifest: dict) -> str:
 
 # -- CITATION.cff ------------------------------------------------------------------------------
 
-def citation_cff(report: dict) -> str:
+def citation_cff(report: ProcessReport | BwsReport) -> str:
     """Citation File Format 1.2.0, with the protocol's paper as a reference."""
     lines = ["cff-version: 1.2.0",
              "message: " + _yaml("TODO: how to cite this dataset. Please also cite the paper "
                                  "whose protocol it follows."),
              "type: dataset",
-             f"title: {_yaml(report['protocol'] + ' gold standard (built with lexgold)')}",
+             f"title: {_yaml(report.protocol + ' gold standard (built with lexgold)')}",
              "authors:", f"  - name: {_yaml('TODO: the authors of this dataset')}"]
     lines.append("# date-released: TODO (YYYY-MM-DD)")
-    paper = report.get("paper") or ""
+    paper = report.paper or ""
     match = re.match(r"^(.*?) (\d{4}), (.*)$", paper)
     if match:
         lines += ["references:", "  - type: article", f"    title: {_yaml(match.group(3))}",
@@ -315,12 +316,12 @@ def _resource(out: Path, name: str, path: str, schema_frame: pd.DataFrame, *,
             "schema": {"fields": fields}}
 
 
-def data_package(out: Path, report: dict) -> dict:
+def data_package(out: Path, report: ProcessReport) -> dict:
     """A Frictionless (tabular) Data Package of the folder's tables, read back from disk."""
-    fmt = report["config"]["release"]["format"]
+    fmt = report.config.release.format
     gold = pd.read_csv(out / "gold.csv", keep_default_na=False, na_values=[""])
     resources = [_resource(out, "gold", "gold.csv", gold)]
-    release = report["release_file"]
+    release = report.release_file
     if release == "gold.csv":    # plain: gold.csv is the release
         pass
     elif fmt == "simlex":
@@ -336,13 +337,13 @@ def data_package(out: Path, report: dict) -> dict:
                           "description": "WORD1 WORD2 POS TYPE AVG_SCORE AVG_SCORE_0_10 STD, "
                                          "then the accepted ratings; one space between fields"})
     for name, path in (("exclusions", "exclusions.csv"), ("splits", "splits.csv")):
-        if (out / path).is_file() and path in report["files"]:
+        if (out / path).is_file() and path in report.files:
             table = pd.read_csv(out / path, keep_default_na=False, na_values=[""])
             resources.append(_resource(out, name, path, table))
-    slug = re.sub(r"[^a-z0-9._-]+", "-", report["protocol"].lower()).strip("-") or "gold"
-    return {"name": f"{slug}-gold", "title": f"{report['protocol']} gold standard",
+    slug = re.sub(r"[^a-z0-9._-]+", "-", report.protocol.lower()).strip("-") or "gold"
+    return {"name": f"{slug}-gold", "title": f"{report.protocol} gold standard",
             "profile": "data-package" if fmt == "hyperlex" else "tabular-data-package",
-            "description": ((statement(report["simulated"]) + " ") if report.get("simulated")
+            "description": ((statement(report.simulated) + " ") if report.simulated
                             else "") + "Built with lexgold; see README.md (dataset card) and "
                                        "report.json.",
             "resources": resources}

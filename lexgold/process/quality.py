@@ -101,7 +101,8 @@ def pair_seconds(rated: pd.DataFrame) -> pd.Series:
     The server's time comes first: ``server_ms`` (``lexgold study export``) is the time from
     the site giving the page to the page's answers arriving, divided by the page's items,
     measured by the site's clock, which a browser cannot set. Answers without it (ratings from
-    elsewhere, studies before revision 0009) fall back on :func:`client_pair_seconds`.
+    elsewhere, studies made before the site stored its own times) fall back on
+    :func:`client_pair_seconds`.
 
     Returns NaN for answers without any time.
 

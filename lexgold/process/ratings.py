@@ -79,7 +79,7 @@ def _read_coded(path: Path) -> pd.DataFrame:
     as they are read, then are joined (:func:`pandas.api.types.union_categoricals`, categories
     in sorted order, as :class:`pandas.Categorical` gives them for the whole column). No column
     of 1.4 M strings is ever held: reading a 10,000-rater study as strings first took 170 MB
-    more at its peak than the coded frame (issue 22). Other columns stay text."""
+    more at its peak than the coded frame. Other columns stay text."""
     parts = []
     for part in read_text_chunks(path, rows=CHUNK_ROWS):
         for column in (*CODED, "rating"):
@@ -110,7 +110,7 @@ def coded(ratings: pd.DataFrame) -> pd.DataFrame:
     their categories in sorted order (so grouping and sorting order them as the strings), each
     distinct string stored once and compared, grouped and merged by integer code. At 10,000
     raters (1.4 M rows) most of ``lexgold process``'s time went to hashing these strings again
-    in every groupby, merge and comparison (issue 22). Other columns are left as they are."""
+    in every groupby, merge and comparison. Other columns are left as they are."""
     frame = ratings.copy(deep=False)
     for column in CODED:
         if column in frame.columns and not isinstance(frame[column].dtype, pd.CategoricalDtype):

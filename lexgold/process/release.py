@@ -31,7 +31,7 @@ published file's (:data:`NUMBER_FORMATS`, :func:`released_score`):
   the binary value half to even, 6.12); ``"mean-first"`` is HyperLex's AVG_SCORE_0_10,
   ``round(round(mean, 2) * 10 / 6, 2)`` with Python's round(), which reproduces every row of
   the vendored real excerpt of hyperlex-all.txt (tests/data/hyperlex-all.excerpt.txt) and,
-  by lexgold issue 36's check, all 2,616 rows of the published file. Every other number
+  checked against the published file, all 2,616 of its rows. Every other number
   (AVG_SCORE, STD, SimLex's metadata) is rounded half up.
 
 The ratings of hyperlex-all.txt print as integers (``5``; a rater's mean of two answers keeps
@@ -50,7 +50,7 @@ Where the SimLex metadata comes from (Hill et al. 2015, section 3.1 and the rele
 - ``concQ``: the quartile (1 = most abstract ... 4 = most concrete) of conc(w1) + conc(w2) over
   the released pairs that have both, ranked with ties broken by row order (the earlier row
   ranks lower), as the published file's concQ is: that rule reproduces all 999 of its values,
-  mean ranks for ties 997 (issue 24's audit of the release).
+  mean ranks for ties 997 (checked against the published file).
 - ``Assoc(USF)``: 10 x the free-association strength FSG(word2 -> word1), on 0-10 as in the
   published file (SimLex's word1 is the USF target, word2 the cue). FSG is the ``fsg`` column
   of ``pairs.csv`` (USF's 0-1 FSG) when given, otherwise looked up in the association norms
@@ -82,6 +82,8 @@ import pandas as pd
 
 from lexgold.builder.relations import hyperlex_type
 from lexgold.errors import InputError
+from lexgold.pairfiles import PAIR_COLUMN_ALIASES, read_pair_table
+from lexgold.process.source import numeric_pair_columns
 
 SIMLEX_COLUMNS = ["word1", "word2", "POS", "SimLex999", "conc(w1)", "conc(w2)", "concQ",
                   "Assoc(USF)", "SimAssoc333", "SD(SimLex)"]
@@ -109,15 +111,12 @@ def read_release_pairs(path: str | Path) -> pd.DataFrame:
 
     Returns the frame with ``term1/term2`` renamed to ``word1/word2``; other columns as read.
     """
-    from lexgold.pairfiles import PAIR_COLUMN_ALIASES, read_pair_table
-
     path = Path(path)
     frame = read_pair_table(path).rename(columns=PAIR_COLUMN_ALIASES)
     for column in ("word1", "word2"):
         if column not in frame.columns:
             raise InputError("missing column; need word1, word2 (or term1, term2)", path=path,
                              line=1, field=column)
-    from lexgold.process.source import numeric_pair_columns
     return numeric_pair_columns(frame, path)
 
 

@@ -33,7 +33,7 @@ import pandas as pd
 
 from lexgold.errors import InputError
 from lexgold.process.agreement import AgreementWarning
-from lexgold.process.ratings import ITEM, answers, check_ratings
+from lexgold.process.ratings import ITEM, answers, check_ratings, is_anonymous
 
 LEVELS = ("interval", "ordinal")
 #: the ICC reported (module docstring)
@@ -209,8 +209,6 @@ def reliability_figures(ratings: pd.DataFrame) -> dict:
     ``alpha_interval``, ``alpha_ordinal``, ``icc1``, ``icck`` and ``icc`` (the form, 95 %
     intervals, the k of ``icck`` and the pairs of the complete blocks); the ICC is None for
     ratings without rater identity."""
-    from lexgold.process.ratings import is_anonymous
-
     def number(value):
         return None if value is None or math.isnan(value) else float(value)
 

@@ -19,7 +19,7 @@ import click
 from lexgold.cliutil import seed_option
 from lexgold.ratings import LAYOUTS
 
-#: the budgets of the restated cost goals (issue 33): ratings per pair
+#: the budgets of the cost goals: ratings per pair
 DEFAULT_K = (4.0, 5.0, 6.0)
 
 

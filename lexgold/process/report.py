@@ -14,12 +14,14 @@ from pathlib import Path
 import pandas as pd
 
 from lexgold.process.markdown import code, text
+from lexgold.process.publish import beyond_iaa_lines
+from lexgold.process.record import ProcessReport
 from lexgold.process.simulated import banner
 
 
 def _pyplot():
     """matplotlib's pyplot on the Agg backend, imported when a plot is drawn (not for
-    ``--no-plots``: it costs about a second of start-up on a busy machine; issue 22)."""
+    ``--no-plots``: it costs about a second of start-up on a busy machine)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -84,24 +86,25 @@ def _interval(row: dict, name: str) -> str:
     return f" ({_fmt(row[f'{name}_low'])}-{_fmt(row[f'{name}_high'])})"
 
 
-def write_markdown(report: dict, gold: pd.DataFrame, path: Path, images: list[str]) -> None:
+def write_markdown(report: ProcessReport, gold: pd.DataFrame, path: Path,
+                   images: list[str]) -> None:
     """``report.md``: counts per stage, agreement figures, exclusions, plots, gold head."""
-    agreement, counts = report["agreement"], report["counts"]
-    lines = [*(banner(report["simulated"]) if report.get("simulated") else []),
-             f"# {text(report['protocol'])} gold standard: post-processing report", "",
-             f"Protocol file {code(report['protocol_file'])} "
-             f"(sha256 {text(report['protocol_sha256'][:12])}).", ""]
-    if report.get("release_file"):
-        lines += [f"Release file {code(report['release_file'])} (the published layout); `gold.csv` "
+    agreement, counts = report.agreement, report.counts
+    lines = [*(banner(report.simulated) if report.simulated else []),
+             f"# {text(report.protocol)} gold standard: post-processing report", "",
+             f"Protocol file {code(report.protocol_file)} "
+             f"(sha256 {text(report.protocol_sha256[:12])}).", ""]
+    if report.release_file:
+        lines += [f"Release file {code(report.release_file)} (the published layout); `gold.csv` "
                   "holds the same table, comma-separated; `README.md` is the dataset card.", ""]
-    for problem in report.get("warnings") or []:
+    for problem in report.warnings:
         lines += [f"**Warning: incomplete release:** {text(problem)}.", ""]
     lines += ["## Counts per stage", "", "| stage | raters | ratings | pairs |",
              "| --- | --- | --- | --- |"]
-    for stage, row in counts["stages"].items():
-        lines.append(f"| {text(stage)} | {row['raters']} | {row['ratings']} | {row['pairs']} |")
-    lines += ["", f"Calibrated raters: {counts['calibrated_raters']}. Excluded raters: "
-              f"{counts['excluded_raters']} ({text(json.dumps(counts['excluded_by_rule']))}).", "",
+    for stage, row in counts.stages.items():
+        lines.append(f"| {text(stage)} | {row.raters} | {row.ratings} | {row.pairs} |")
+    lines += ["", f"Calibrated raters: {counts.calibrated_raters}. Excluded raters: "
+              f"{counts.excluded_raters} ({text(json.dumps(counts.excluded_by_rule))}).", "",
               "## Agreement (Spearman)", "", "| stage | IAA-1 | IAA-2 |", "| --- | --- | --- |"]
     for stage in ("raw", "calibrated", "final"):
         lines.append(f"| {stage} | {_fmt(agreement[stage]['iaa1'])} | "
@@ -113,8 +116,6 @@ def write_markdown(report: dict, gold: pd.DataFrame, path: Path, images: list[st
                   f"replicates): IAA-1 {_fmt(final['iaa1_ci'][0])}-{_fmt(final['iaa1_ci'][1])}, "
                   f"IAA-2 {_fmt(final['iaa2_ci'][0])}-{_fmt(final['iaa2_ci'][1])}."]
     if agreement.get("beyond_iaa"):
-        from lexgold.process.publish import beyond_iaa_lines
-
         lines += ["", *beyond_iaa_lines(agreement["beyond_iaa"])[:-1]]
     for name, rows in agreement.get("by_subset", {}).items():
         lines += ["", f"### By {text(name)}", "", "| subset | IAA-1 | IAA-2 | raters | pairs |",
@@ -131,26 +132,25 @@ def write_markdown(report: dict, gold: pd.DataFrame, path: Path, images: list[st
         lines += ["", f"{text(agreement['note'])}. Split-half on random halves ({half['splits']} "
                   f"splits, {half['pairs']} pairs): r {_fmt(half['r'])}, rho {_fmt(half['rho'])}"
                   f", Spearman-Brown {_fmt(half['spearman_brown'])}."]
-    scale = report.get("scale")
+    scale = report.scale
     if scale:
         lines += ["", f"Rating scale {scale['ratings'][0]:g}-{scale['ratings'][1]:g}, released "
                   f"on {scale['released'][0]:g}-{scale['released'][1]:g}"
                   + "".join(f"; ratings declared on {a:g}-{b:g} rescaled linearly"
                             for a, b in scale["rescaled"]) + "."]
-    aggregate = report.get("aggregate") or {"rule": "mean"}
+    aggregate = report.aggregate or {"rule": "mean"}
     if aggregate["rule"] != "mean":
         lines += ["", f"Pair scores (`[process] aggregate = \"{text(aggregate['rule'])}\"`): "
                   f"{text(aggregate.get('note') or aggregate['description'])}."]
-    if "split_half" in report:
-        half = report["split_half"]
+    if report.split_half:
+        half = report.split_half
         lines += ["", "## Split-half (TR9856 section 4)", "",
                   f"Mean Pearson over {half['splits']} splits: {_fmt(half['r'])} "
                   f"(Spearman-Brown {_fmt(half['spearman_brown'])}) on {half['pairs']} pairs."]
-    if "transitivity" in report:
-        lines += ["", f"Transitivity: Spearman(R2, |R3-R1|) = "
-                  f"{_fmt(report['transitivity']['spearman'])} (p = "
-                  f"{_fmt_p(report['transitivity'].get('spearman_p'))}) over "
-                  f"{report['transitivity']['points']} triplet points."]
+    if report.transitivity:
+        chain = report.transitivity
+        lines += ["", f"Transitivity: Spearman(R2, |R3-R1|) = {_fmt(chain['spearman'])} (p = "
+                  f"{_fmt_p(chain.get('spearman_p'))}) over {chain['points']} triplet points."]
     lines += ["", "## Plots", ""] + [f"![{text(name)}]({text(name)})" for name in images]
     lines += ["", "## Gold standard (first rows)", "", _head(gold)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

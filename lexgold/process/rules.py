@@ -345,6 +345,65 @@ rule("too_fast", section="lexgold's (no paper's; SimLex-999 section 3.5 gives th
 RULES = tuple(REGISTRY)
 
 
+
+# -- a Best-Worst Scaling study ([process.bws] rules) ------------------------------------------
+#
+# The same registry idea for the other study type: a BWS rule reads one rater's figures of
+# :func:`lexgold.process.bws.bws_exclusions` (one row per rater) and the study's
+# :class:`lexgold.process.config.BwsConfig`, and says who it excludes. Its keys are fields of
+# ``[process.bws]``. A name shared with a rating rule names the same idea (a failed check, a
+# rater faster than reading allows) on a BWS answer.
+
+#: every BWS rule by name, in the order ``[process.bws] rules`` lists them as allowed and
+#: ``exclusions.csv`` gives a rater's reasons
+BWS_REGISTRY: dict[str, Rule] = {}
+
+
+def bws_rule(name: str, *, section: str, keys: tuple[str, ...]):
+    """Register ``function(figures, config) -> bool Series`` (one per rater of ``figures``)
+    as the BWS exclusion rule ``name``; ``keys``: the ``[process.bws]`` fields it reads."""
+    def register(function):
+        if name in BWS_REGISTRY:
+            raise RuntimeError(f"BWS exclusion rule {name!r} registered twice")
+        BWS_REGISTRY[name] = Rule(name, section, function, keys)
+        return function
+    return register
+
+
+def bws_checkpoint(figures, config) -> pd.Series:
+    """More than ``max_checkpoint_failures`` check tuples answered wrong (best or worst)."""
+    return figures["checkpoint_failures"] > config.max_checkpoint_failures
+
+
+bws_rule("checkpoint", section="lexgold's (no paper gives the threshold)",
+         keys=("max_checkpoint_failures",))(bws_checkpoint)
+
+
+def bws_too_fast(figures, config) -> pd.Series:
+    """A median below ``min_seconds_per_tuple`` seconds per tuple (none without times)."""
+    return figures["median_s_per_tuple"] < config.min_seconds_per_tuple
+
+
+bws_rule("too_fast", section="lexgold's (no paper gives the threshold)",
+         keys=("min_seconds_per_tuple",))(bws_too_fast)
+
+
+def bws_same_position(figures, config) -> pd.Series:
+    """The best (or the worst) answer at one position of the tuple in at least
+    ``same_position_share`` of the rater's tuples, counted from ``same_position_min_tuples``
+    tuples on (chance: 1 / tuple size)."""
+    share = figures[["best_position_share", "worst_position_share"]].max(axis=1)
+    return (figures["tuples"] >= config.same_position_min_tuples) & \
+        (share >= config.same_position_share)
+
+
+bws_rule("same_position", section="lexgold's (no paper gives the threshold)",
+         keys=("same_position_share", "same_position_min_tuples"))(bws_same_position)
+
+#: the BWS rule names, in the order ``[process.bws] rules`` lists them as allowed
+BWS_RULES = tuple(BWS_REGISTRY)
+
+
 # -- helpers -----------------------------------------------------------------------------------
 
 def rater_tranche(frame) -> pd.Series:

@@ -54,7 +54,7 @@ def gold_scores(ratings: pd.DataFrame, *, rating_range: tuple[float, float] = (0
         of first appearance; with ``estimates``, also ``plain_mean`` (the mean of the
         ratings).
     """
-    answered = answers(check_ratings(ratings))                  # once (issue 22)
+    answered = answers(check_ratings(ratings))                  # once
     frame = answered.sort_values("rater_id", kind="stable")
     grouped = frame.groupby(ITEM, sort=False)["rating"]
     out = grouped.agg(n="count", mean="mean", sd=lambda r: r.std(ddof=1)).reset_index()
@@ -76,7 +76,7 @@ def _answer_lists(ratings: np.ndarray, pair: np.ndarray, n_pairs: int) -> np.nda
 
     The lists of a pair share one float object per distinct value (the same value, bit for
     bit): at 10,000 raters ``groupby(...).agg(list)`` made a float object per answer, 1.4 M
-    of them held for the whole run and 100 MB more at its peak (issue 22)."""
+    of them held for the whole run and 100 MB more at its peak."""
     order = np.argsort(pair, kind="stable")
     bits, inverse = np.unique(ratings[order].view(np.int64), return_inverse=True)
     shared = np.array(bits.view(np.float64).tolist(), dtype=object)[inverse]

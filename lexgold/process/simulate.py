@@ -12,7 +12,7 @@ One rater model serves both. A rater answers the pages of a study as the study l
   noise, Student-t latent error, ordinal rounding and clipping, lapses. The crowd named
   ``invented`` is lexgold's earlier one: ``round(truth + bias + noise)`` clipped to the scale,
   ``bias ~ N(0, bias_sd)``, ``noise ~ N(0, noise_sd)``, true scores uniform over the scale
-  (far too clean and too even against real logs, issue 33; kept for tests that need it);
+  (far too clean and too even against real logs; kept for tests that need it);
 - a checkpoint or qualification question is answered right with probability
   ``honest_checkpoint``; a pair shown again (calibration repeat, duplicate) gets the rater's
   earlier answer with probability ``recall`` (the rater remembers it), else a fresh answer;
@@ -35,13 +35,22 @@ Everything random comes from one ``numpy.random.Generator``.
 from __future__ import annotations
 
 import copy
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from lexgold.crowd.model import (CrowdModel, default_model, draw_pairs, draw_ratings, draw_raters,
+                                 draw_spreads, perceive, read_model, rescale)
 from lexgold.errors import InputError
+from lexgold.process.exclusions import excluded_raters, exclusion_table
+from lexgold.protocols import load_protocol
 from lexgold.ratings import SIMULATED
+from lexgold.resources import read_usf
+from lexgold.study.config import load_study_config
+from lexgold.study.design import design_study
+from lexgold.study.pairs import TRUE, check_pairs
 
 STYLES = ("random", "single", "alternate")
 
@@ -52,7 +61,6 @@ class Crowd:
     crowd), ``"invented"``, a path to a crowd JSON (``lexgold crowd fit``) or a
     :class:`lexgold.crowd.model.CrowdModel`; ``noise_sd`` and ``bias_sd`` shape the invented
     crowd only (default 1.0 and 0.7)."""
-
     model: object = "default"
     noise_sd: float | None = None
     bias_sd: float | None = None
@@ -75,16 +83,12 @@ class Crowd:
 def crowd_model(model, low: float, high: float):
     """A crowd's rater model (``"default"``, ``"invented"`` = None, a JSON path or a model)
     rescaled to ``low..high`` in whole steps."""
-    from lexgold.crowd.model import CrowdModel, read_model, rescale
-
     if isinstance(model, str) and model == "invented":
         return None
     if isinstance(model, CrowdModel):
         return rescale(model, low, high, 1.0)
     key = (str(model), low, high)
     if key not in _LOADED:                  # one read per crowd and scale, not per rater
-        from lexgold.crowd.model import default_model
-
         loaded = default_model() if str(model) == "default" else read_model(model)
         _LOADED.clear()
         _LOADED[key] = rescale(loaded, low, high, 1.0)
@@ -104,7 +108,6 @@ def pair_truths(crowd: Crowd, n: int, rng: np.random.Generator, *, low: float, h
         if truth is None:
             truth = rng.uniform(low, high, n)
         return np.asarray(truth, dtype=float), np.ones(len(truth))
-    from lexgold.crowd.model import draw_pairs, draw_spreads
 
     if truth is None:
         return draw_pairs(model, n, rng)
@@ -114,7 +117,6 @@ def pair_truths(crowd: Crowd, n: int, rng: np.random.Generator, *, low: float, h
 
 class SimulatedRater:
     """One rater of the crowd, answering page by page on the scale ``low..high``."""
-
     def __init__(self, crowd: Crowd, rng: np.random.Generator, *, low: int, high: int,
                  binary: bool = False):
         self.rng, self.crowd, self.low, self.high, self.binary = rng, crowd, low, high, binary
@@ -127,7 +129,6 @@ class SimulatedRater:
             bias_sd = 0.7 if crowd.bias_sd is None else crowd.bias_sd
             self.bias = 0.0 if binary else float(rng.normal(0, bias_sd))
         else:
-            from lexgold.crowd.model import draw_raters
 
             drawn = draw_raters(self.model, 1, rng, spammers=0.0).iloc[0]
             self.bias, self.scale, self.noise = (float(drawn["bias"]), float(drawn["scale"]),
@@ -175,7 +176,6 @@ class SimulatedRater:
         if self.model is None:
             noise_sd = 1.0 if self.crowd.noise_sd is None else self.crowd.noise_sd
             return truths + self.bias + self.rng.normal(0, noise_sd, len(truths))
-        from lexgold.crowd.model import perceive
 
         spreads = np.ones(len(truths)) if spreads is None else np.asarray(spreads, float)
         return perceive(self.model, truths, spreads, self.rng, bias=self.bias,
@@ -187,7 +187,6 @@ class SimulatedRater:
             return int(self.rng.random() < p)
         if self.style == "honest":
             if self.model is not None:
-                from lexgold.crowd.model import draw_ratings
 
                 return int(draw_ratings(self.model, np.array([truth]), np.array([spread]),
                                         self.rng, bias=self.bias, scale=self.scale,
@@ -218,11 +217,6 @@ def study_layout(pairs: pd.DataFrame, protocol: dict | str, rng: np.random.Gener
                  **study_keys):
     """``(pair frame, study config, design)`` of a study of ``pairs`` under ``protocol``, laid out
     by the study designer; ``study_keys`` change keys of the ``[study]`` table (for trials)."""
-    from lexgold.study.design import design_study
-    from lexgold.study.pairs import check_pairs
-    from lexgold.study.config import load_study_config
-    from lexgold.protocols import load_protocol
-
     spec = copy.deepcopy(protocol if isinstance(protocol, dict) else load_protocol(protocol))
     spec.setdefault("study", {}).update({k: v for k, v in study_keys.items() if v is not None})
     config = load_study_config(spec)
@@ -320,7 +314,6 @@ def _rated_rows(source: pd.DataFrame, frame: pd.DataFrame) -> np.ndarray:
     if "duplicate_of" in source.columns:
         kept = kept[kept["duplicate_of"].fillna("").astype(str).str.strip() == ""]
     if "collapsed" in source.columns:
-        from lexgold.study.pairs import TRUE
         kept = kept[~kept["collapsed"].fillna("").astype(str).str.strip().str.lower()
                     .isin(TRUE)]
     if len(kept) != len(frame):        # cannot happen: check_pairs skips exactly these rows
@@ -339,11 +332,6 @@ def exclusion_outcome(pairs: pd.DataFrame, protocol: str, *, noise_sd: float, bi
     are returned by group: ``excluded``, ``honest`` (finished, not spammers), ``spammers``,
     ``quitters``. Used to check rules against behaviours they were not designed around.
     """
-    import warnings
-
-    from lexgold.process.exclusions import excluded_raters, exclusion_table
-    from lexgold.protocols import load_protocol
-
     crowd = Crowd(model="invented", noise_sd=noise_sd, bias_sd=bias_sd, recall=recall,
                   quitters=quitters, spammers=spammers)
     # tranches of the protocol's unique_per_tranche (not its fixed count: trial sets are small)
@@ -367,7 +355,6 @@ def usf_pairs(n: int, *, rng: np.random.Generator, usf: pd.DataFrame | None = No
     word1 is the USF target and word2 the cue (the released Assoc(USF) is FSG(word2 -> word1)).
     """
     if usf is None:
-        from lexgold.resources import read_usf
         usf = read_usf()
     pos = usf["qps"].astype(str).replace({"AJ": "A"})
     keep = usf["normed"].astype(bool) & (pos == usf["tps"].astype(str).replace({"AJ": "A"})) \

@@ -27,7 +27,8 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
-from lexgold.process.ratings import read_ratings
+from lexgold.languages.packs import pack_folder
+from lexgold.process.ratings import check_ratings, coded, read_ratings
 
 
 @dataclass
@@ -54,8 +55,6 @@ class RatingsSource:
         gives them."""
         if self.description is None:
             return None
-        from lexgold.languages.packs import pack_folder
-
         stored = self.description["protocol"]
         try:
             protocol = tomllib.loads(stored["text"])
@@ -111,7 +110,6 @@ def read_source(path: str | Path) -> RatingsSource:
             raise InputError("no rater has finished a tranche of this study yet", path=label)
         if "tuple_id" in ratings.columns:      # Best-Worst answers: checked by process.bws
             return RatingsSource(ratings, label, description, "study")
-        from lexgold.process.ratings import check_ratings, coded
         return RatingsSource(coded(check_ratings(ratings, source=label)), label, description,
                              "study")
     ratings = read_ratings(path)

@@ -3,7 +3,7 @@
 The decisions are pure functions over frames (:func:`reconcile`, :func:`propose`,
 :func:`bonus_amounts`); the database and the API are touched at the edges (:func:`site_raters`,
 :func:`apply_review`, :func:`apply_bonuses`), each action recorded in ``prolific_action``
-(revision 0012) under a unique key so that it is never taken twice.
+under a unique key so that it is never taken twice.
 
 Prolific's policy, as its researcher help centre states it ("Valid rejection reasons"): a
 submission may be rejected for failed attention checks, and "Participants must fail one attention

@@ -29,17 +29,20 @@ from lexgold.protocols.schema import (
     check_top_level,
     parse_section,
 )
+from lexgold.protocols.release import ReleaseConfig, release_config
 
 __all__ = [
     "NAMES",
     "Check",
     "Invalid",
     "ProtocolError",
+    "ReleaseConfig",
     "between",
     "check_instance",
     "load_protocol",
     "parse_section",
     "protocol_path",
+    "release_config",
 ]
 
 PACKAGED = resources.files("lexgold.protocols")

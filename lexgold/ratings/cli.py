@@ -76,7 +76,7 @@ def import_(files, out_path, layout, tranche, scale, map_path):
 def written(frame, out_path) -> str:
     """The closing line: ratings, raters (or anonymous ratings), pairs shared by raters."""
     from lexgold.ratings.importer import shared_pairs
-    from lexgold.ratings.layouts import plural
+    from lexgold.cliutil import plural
 
     named = frame[~frame["rater_id"].astype(str).str.startswith("?")]
     parts = []

@@ -18,15 +18,9 @@ import pandas as pd
 from lexgold.errors import InputError
 from lexgold.process.aggregate import trimmed_1sd
 from lexgold.process.ratings import ITEM, read_ratings
-from lexgold.ratings.layouts import (
-    COLUMNS,
-    LABELS,
-    Imported,
-    common_tranche,
-    detect_layout,
-    plural,
-    read_layout,
-)
+from lexgold.cliutil import plural
+from lexgold.ratings.layouts import COLUMNS, LABELS, common_tranche, detect_layout, read_layout
+from lexgold.ratings.lines import Imported
 from lexgold.ratings.overlap import map_words
 
 

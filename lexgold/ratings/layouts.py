@@ -37,23 +37,24 @@ with ``kind = duplicate`` (a rater's answers to one pair are averaged by ``lexgo
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import re
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from lexgold.cliutil import plural  # noqa: F401  (ratings.cli and importer use it from here)
+from lexgold.cliutil import plural
+from lexgold.compression import check_regular
 from lexgold.errors import InputError
 from lexgold.ratings import ANONYMOUS, LAYOUTS
-from lexgold.compression import check_regular, open_input, read_input_bytes
-from lexgold.tables import has_unicode_space, normalise_spaces, word_problem
+from lexgold.ratings.lines import (Cleaner, Imported, column_name, file_head, printed_decimals,
+                                   read_lines, read_rating, read_words, records_frame,
+                                   to_number)
+from lexgold.ratings.released import (fraction_scores, is_hyperlex, read_hyperlex,
+                                      released_scores)
 
 LABELS = {"wide": "one column per rater", "per-rater": "one file per rater",
           "anonymous": "ratings without rater identity",
@@ -65,116 +66,22 @@ COLUMNS = ["rater_id", "tranche", "word1", "word2", "rating", "kind", "pos", "re
            "topic", "scale_min", "scale_max", "platform"]
 
 
-@dataclass
-class Imported:
-    """One file read: its long-format rows and what was done to read it."""
-    path: Path
-    layout: str
-    #: long-format rows plus ``_line`` (source line) and ``_field`` (source column)
-    frame: pd.DataFrame
-    #: what was normalised, one phrase each ("CRLF line ends on 154 lines")
-    notes: list[str] = field(default_factory=list)
-    #: a published score column beside the ratings (rw.txt's field 3): ``(line, score,
-    #: decimals printed)`` per row; the importer says which rule of ``[process] aggregate``
-    #: reproduces it
-    published: list[tuple[int, float, int]] = field(default_factory=list)
-
-
-class _Cleaner:
-    """Splits lines into clean fields and counts every normalisation it makes."""
-
-    def __init__(self):
-        self.counts = Counter()
-
-    def field(self, text: str) -> str:
-        nbsp = has_unicode_space(text)
-        stripped = normalise_spaces(text)
-        if nbsp:
-            self.counts["nbsp"] += 1
-        elif stripped != text:
-            self.counts["blanks"] += 1
-        return stripped
-
-    def fields(self, line: str, delimiter: str | None, width: int | None = None) -> list[str]:
-        if delimiter is None:
-            raw = line.replace("\xa0", " ").split()
-        elif delimiter == ",":
-            raw = next(csv.reader([line]))
-        else:
-            raw = line.split(delimiter)
-        values = [self.field(f) for f in raw]
-        trailing = 0
-        while values and values[-1] == "" and (width is None or len(values) > width):
-            values.pop()
-            trailing += 1
-        if trailing:
-            self.counts["trailing"] += 1
-        return values
-
-    def notes(self) -> list[str]:
-        phrases = {"crlf": "CRLF line ends on {}", "blank": "{} skipped",
-                   "nbsp": "non-breaking spaces in {}", "blanks": "stray blanks around {}",
-                   "trailing": "trailing delimiters on {}"}
-        units = {"crlf": "line", "blank": "blank line", "nbsp": "value", "blanks": "value",
-                 "trailing": "line"}
-        return [phrase.format(plural(self.counts[key], units[key]))
-                for key, phrase in phrases.items() if self.counts[key]]
-
-
-#: the names of the two word columns (after :func:`_name`), in headers and JSON keys
+#: the names of the two word columns (after :func:`column_name`), in headers and JSON keys
 WORD_COLUMNS = (("word1", "word2"), ("term1", "term2"))
-
-
-#: bytes of a file's head that :func:`detect_layout` reads
-HEAD_BYTES = 1 << 20
-
-
-def _head(path: Path) -> bytes:
-    """The first :data:`HEAD_BYTES` of the (decompressed) file, cut after its last full line."""
-    with open_input(path, "rb") as handle:
-        data = handle.read(HEAD_BYTES)
-        if len(data) == HEAD_BYTES and handle.read(1):
-            data = data[:data.rfind(b"\n") + 1] or data
-    return data
-
-
-def read_lines(path: Path, cleaner: _Cleaner, *, head: bool = False) -> list[tuple[int, str]]:
-    """(line number, text) of the non-blank lines; CRLF and a byte-order mark are dropped.
-    The file is read whole within :mod:`lexgold.compression`'s limits (``head``: its
-    first lines only, :func:`_head`)."""
-    data = _head(path) if head else read_input_bytes(path)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = data[:err.start].count(b"\n") + 1
-        raise InputError("not UTF-8 text", path=path, line=line) from None
-    raw = text.split("\n")
-    if raw and raw[-1] == "":
-        raw.pop()                                 # the final line end
-    lines = []
-    for number, line in enumerate(raw, start=1):
-        if line.endswith("\r"):
-            cleaner.counts["crlf"] += 1
-            line = line[:-1]
-        if line.replace("\xa0", " ").strip():
-            lines.append((number, line))
-        else:
-            cleaner.counts["blank"] += 1
-    return lines
 
 
 def detect_layout(path: Path) -> str:
     """The layout of ``path`` recognised from its first line (see the module table)."""
-    from lexgold.ratings.released import fraction_scores, is_hyperlex, released_scores
 
-    cleaner = _Cleaner()
+    cleaner = Cleaner()
     try:
         lines = read_lines(path, cleaner, head=True)
     except InputError as err:             # TR9856's CSV is Latin-1: say what it is all the same
         if "not UTF-8" not in str(err):
             raise
-        first = _head(path).split(b"\n", 1)[0].decode("latin-1").strip()
-        released = released_scores([_name(f) for f in cleaner.fields(first, _delimiter(first))],
+        first = file_head(path).split(b"\n", 1)[0].decode("latin-1").strip()
+        released = released_scores([column_name(f)
+                                    for f in cleaner.fields(first, _delimiter(first))],
                                    WORD_COLUMNS)
         if released:
             raise InputError(released, path=path, line=1) from None
@@ -185,10 +92,10 @@ def detect_layout(path: Path) -> str:
     if first.startswith("{") or first.startswith("["):
         return "potato"
     fields = cleaner.fields(first, _delimiter(first))
-    names = [_name(f) for f in fields]
+    names = [column_name(f) for f in fields]
     if {"raterid", "rating"} <= set(names):
         return "long"
-    if is_hyperlex([_name(f) for f in first.split()]):
+    if is_hyperlex([column_name(f) for f in first.split()]):
         return "hyperlex"
     released = released_scores(names, WORD_COLUMNS)
     if released:
@@ -200,9 +107,9 @@ def detect_layout(path: Path) -> str:
         if rest == ["rating"]:                  # one rater's file with a header
             return "per-rater"
         return "wide"
-    if len(fields) > 3 and all(_number(f) is not None for f in fields[2:]):
+    if len(fields) > 3 and all(to_number(f) is not None for f in fields[2:]):
         return "anonymous"                       # Rare Words' rw.txt: mean, then ratings
-    if len(fields) >= 3 and _number(fields[2]) is not None:
+    if len(fields) >= 3 and to_number(fields[2]) is not None:
         looks = fraction_scores([cleaner.fields(line, _delimiter(line)) for _, line in lines])
         if looks:
             raise InputError(looks, path=path, line=lines[0][0])
@@ -224,7 +131,6 @@ def read_layout(path: str | Path, layout: str, *, tranche: str | None = None,
     if layout not in LAYOUTS:
         raise InputError(f"expected one of {', '.join(LAYOUTS)}, found {layout!r}",
                          field="layout")
-    from lexgold.ratings.released import read_hyperlex
 
     reader = {"wide": _wide, "per-rater": _per_rater, "anonymous": _anonymous,
               "hyperlex": read_hyperlex, "long": long, "potato": _potato}[layout]
@@ -240,9 +146,9 @@ def read_layout(path: str | Path, layout: str, *, tranche: str | None = None,
 
 def _wide(path: Path) -> Imported:
     """WordSim-353 set1/set2: ``Word 1,Word 2,Human (mean),1,...,13`` (comma or TAB)."""
-    cleaner = _Cleaner()
+    cleaner = Cleaner()
     lines, delimiter, header = _headed(path, cleaner, "'Word 1, Word 2, ...'", shown=2)
-    names = [_name(h) for h in header]
+    names = [column_name(h) for h in header]
     mean_at = next((i for i, n in enumerate(names) if "mean" in n), None)
     raters = [i for i in range(2, len(header)) if i != mean_at]
     if not raters:
@@ -253,18 +159,18 @@ def _wide(path: Path) -> Imported:
         if len(fields) != len(header):
             raise InputError(f"expected {len(header)} fields as in the header, found "
                              f"{len(fields)}", path=path, line=number)
-        word1, word2 = _words(fields, path, number)
+        word1, word2 = read_words(fields, path, number)
         row = []
         for i in raters:
             if fields[i] == "":
                 continue                          # this rater did not rate the pair
-            value = _rating(fields[i], path, number, header[i])
+            value = read_rating(fields[i], path, number, header[i])
             row.append(value)
             records.append((f"{stem}:{header[i]}", stem, word1, word2, value, number, header[i]))
         if mean_at is not None and row:
-            published = _rating(fields[mean_at], path, number, header[mean_at])
-            means.append((published, float(np.mean(row)), _decimals(fields[mean_at])))
-    frame = _records(records)
+            published = read_rating(fields[mean_at], path, number, header[mean_at])
+            means.append((published, float(np.mean(row)), printed_decimals(fields[mean_at])))
+    frame = records_frame(records)
     notes = cleaner.notes()
     if means:
         same = sum(abs(p - m) <= 0.5 * 10 ** -d + 1e-9 for p, m, d in means)
@@ -275,10 +181,10 @@ def _wide(path: Path) -> Imported:
 
 def _per_rater(path: Path, tranche: str | None) -> Imported:
     """MEN agreement files: ``word1 TAB word2 TAB rating``, no header, one rater per file."""
-    cleaner = _Cleaner()
+    cleaner = Cleaner()
     records = []
     lines = read_lines(path, cleaner)
-    if lines and tuple(_name(f) for f in _Cleaner().fields(
+    if lines and tuple(column_name(f) for f in Cleaner().fields(
             lines[0][1], _delimiter(lines[0][1]))[:2]) in WORD_COLUMNS:
         lines = lines[1:]                   # simcross's copies: a header 'word1 word2 score'
     for number, line in lines:
@@ -286,19 +192,19 @@ def _per_rater(path: Path, tranche: str | None) -> Imported:
         if len(fields) != 3:
             raise InputError(f"expected 3 fields (word1, word2, rating), found {len(fields)}",
                              path=path, line=number)
-        word1, word2 = _words(fields, path, number)
-        value = _rating(fields[2], path, number, "rating")
+        word1, word2 = read_words(fields, path, number)
+        value = read_rating(fields[2], path, number, "rating")
         records.append((path.stem, tranche or "1", word1, word2, value, number, "rating"))
-    return Imported(path, "per-rater", _records(records), cleaner.notes())
+    return Imported(path, "per-rater", records_frame(records), cleaner.notes())
 
 
 def _anonymous(path: Path) -> Imported:
     """SimVerb-3500 ratings: ``word1 word2 r1 ... r10``; the columns are not annotators.
     Without a header (Rare Words' ``rw.txt``: ``word1 TAB word2 TAB mean TAB r1 ... r10``) the
     first number is the published score, not a rating (kept in :attr:`Imported.published`)."""
-    cleaner = _Cleaner()
-    first = read_lines(path, _Cleaner())
-    headerless = bool(first) and tuple(_name(f) for f in _Cleaner().fields(
+    cleaner = Cleaner()
+    first = read_lines(path, Cleaner())
+    headerless = bool(first) and tuple(column_name(f) for f in Cleaner().fields(
         first[0][1], _delimiter(first[0][1]))[:2]) not in WORD_COLUMNS
     if headerless:
         lines = [(0, "")] + read_lines(path, cleaner)
@@ -313,22 +219,22 @@ def _anonymous(path: Path) -> Imported:
             raise InputError(f"expected word1, word2{', the mean' if skip else ''} and at "
                              f"least one rating, found {len(fields)} fields", path=path,
                              line=number)
-        word1, word2 = _words(fields, path, number)
+        word1, word2 = read_words(fields, path, number)
         row = []
         for k, text in enumerate(fields[2 + skip:], start=1):
             column = header[k + 1] if k + 1 < len(header) else f"rating {k}"
             if text == "":
                 continue
-            value = _rating(text, path, number, column)
+            value = read_rating(text, path, number, column)
             row.append(value)
             records.append((f"{ANONYMOUS}{path.stem}:{number}:{k}", path.stem, word1, word2,
                             value, number, column))
         if skip and row:
-            published.append((number, _rating(fields[2], path, number, "mean"),
-                              _decimals(fields[2])))
+            published.append((number, read_rating(fields[2], path, number, "mean"),
+                              printed_decimals(fields[2])))
     notes = cleaner.notes() + ["the rating columns are not annotators: kept as anonymous "
                                "ratings (rater ids '?...'); per-rater statistics are undefined"]
-    return Imported(path, "anonymous", _records(records), notes, published)
+    return Imported(path, "anonymous", records_frame(records), notes, published)
 
 
 #: keys of a Potato-style annotation object, first found wins
@@ -340,7 +246,7 @@ def _potato(path: Path) -> Imported:
     Potato's ``annotation_output/<user>/annotated_instances.jsonl`` the folder name), the
     words (``word1``/``word2``, top level or in ``instance``) and a number (``rating``, or the
     one number inside ``label_annotations``); optional ``tranche``."""
-    cleaner = _Cleaner()
+    cleaner = Cleaner()
     lines = read_lines(path, cleaner)
     text = "\n".join(line for _, line in lines).strip()
     if text.startswith("["):
@@ -378,15 +284,15 @@ def _potato(path: Path) -> Imported:
                 raise InputError(f"expected 'rating' or one number in label_annotations, "
                                  f"found {len(found)}", path=path, line=number)
             value = found[0]
-        word1, word2 = _words([cleaner.field(str(w)) for w in words], path, number)
+        word1, word2 = read_words([cleaner.field(str(w)) for w in words], path, number)
         records.append((cleaner.field(str(rater)), str(obj.get("tranche", path.stem)), word1,
-                        word2, _rating(str(value), path, number, "rating"), number, "rating"))
-    return Imported(path, "potato", _records(records), cleaner.notes())
+                        word2, read_rating(str(value), path, number, "rating"), number, "rating"))
+    return Imported(path, "potato", records_frame(records), cleaner.notes())
 
 
 # -- helpers -----------------------------------------------------------------------------------
 
-def _headed(path: Path, cleaner: _Cleaner, expected: str,
+def _headed(path: Path, cleaner: Cleaner, expected: str,
             shown: int) -> tuple[list[tuple[int, str]], str, list[str]]:
     """The non-blank lines, the delimiter and the header fields of a file whose header names
     the two word columns first (else an error quoting ``expected`` and ``shown`` fields)."""
@@ -395,7 +301,7 @@ def _headed(path: Path, cleaner: _Cleaner, expected: str,
         raise InputError("empty file: no ratings", path=path)
     delimiter = _delimiter(lines[0][1])
     header = cleaner.fields(lines[0][1], delimiter)
-    if tuple(_name(h) for h in header[:2]) not in WORD_COLUMNS:
+    if tuple(column_name(h) for h in header[:2]) not in WORD_COLUMNS:
         raise InputError(f"expected a header {expected}, found {header[:shown]}",
                          path=path, line=lines[0][0])
     return lines, delimiter, header
@@ -406,15 +312,8 @@ def _numbers(value) -> list[float]:
         return [n for v in value.values() for n in _numbers(v)]
     if isinstance(value, list):
         return [n for v in value for n in _numbers(v)]
-    number = _number(str(value)) if value is not None and not isinstance(value, bool) else None
+    number = to_number(str(value)) if value is not None and not isinstance(value, bool) else None
     return [] if number is None else [number]
-
-
-def _records(records) -> pd.DataFrame:
-    frame = pd.DataFrame.from_records(records, columns=["rater_id", "tranche", "word1", "word2",
-                                                        "rating", "_line", "_field"])
-    frame.insert(5, "kind", "unique")
-    return frame
 
 
 def _repeats(frame: pd.DataFrame, layout: str) -> list[str]:
@@ -443,40 +342,6 @@ def _repeats(frame: pd.DataFrame, layout: str) -> list[str]:
 
 def _delimiter(line: str) -> str | None:
     return "\t" if "\t" in line else "," if "," in line else None
-
-
-def _name(text: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", text.lower())
-
-
-def _number(text: str) -> float | None:
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if np.isfinite(value) else None
-
-
-def _decimals(text: str) -> int:
-    return len(text.split(".")[1]) if "." in text else 0
-
-
-def _rating(text: str, path: Path, line: int, column: str) -> float:
-    value = _number(text)
-    if value is None:
-        raise InputError(f"expected a number, found {text!r}", path=path, line=line,
-                         field=column)
-    return value
-
-
-def _words(fields: list[str], path: Path, line: int) -> tuple[str, str]:
-    for i, name in ((0, "word1"), (1, "word2")):
-        if fields[i] == "":
-            raise InputError("empty word", path=path, line=line, field=name)
-        problem = word_problem(fields[i])
-        if problem:
-            raise InputError(problem, path=path, line=line, field=name)
-    return fields[0], fields[1]
 
 
 def common_tranche(paths: list[Path]) -> str:

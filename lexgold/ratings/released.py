@@ -25,10 +25,13 @@ import numpy as np
 
 from lexgold.errors import InputError
 from lexgold.ratings import ANONYMOUS
+from lexgold.ratings.lines import (Cleaner, Imported, column_name, printed_decimals,
+                                   read_lines, read_rating, records_frame, read_words,
+                                   to_number)
 
 HYPERLEX_HEADER = ("WORD1", "WORD2", "POS", "TYPE", "AVG_SCORE", "AVG_SCORE_0_10", "STD",
                    "SCORES..")
-#: hyperlex-all.txt's header, as the names :func:`lexgold.ratings.layouts._name` makes of it
+#: hyperlex-all.txt's header, as the names :func:`lexgold.ratings.lines.column_name` makes of it
 HYPERLEX_NAMES = ("word1", "word2", "pos", "type", "avgscore", "avgscore010", "std", "scores")
 #: header names of released scores and pair attributes (normalised): a header that names the
 #: two word columns and then only these is a released gold standard, not ratings
@@ -88,9 +91,7 @@ def fraction_scores(fields: list[list[str]]) -> str | None:
     >>> fraction_scores([["sun", "sunlight", "7"], ["car", "tree", "1"]]) is None
     True
     """
-    from lexgold.ratings.layouts import _number
-
-    values = [_number(f[2]) if len(f) > 2 else None for f in fields]
+    values = [to_number(f[2]) if len(f) > 2 else None for f in fields]
     if not values or any(v is None or not 0 <= v <= 1 for v in values) \
             or all(float(v).is_integer() for v in values):
         return None
@@ -114,20 +115,10 @@ def read_hyperlex(path: Path):
     InputError
         A row with fewer than 8 fields or a rating that is not a number, naming file and line.
     """
-    from lexgold.ratings.layouts import (
-        Imported,
-        _Cleaner,
-        _name,
-        _rating,
-        _records,
-        _words,
-        read_lines,
-    )
-
-    cleaner = _Cleaner()
+    cleaner = Cleaner()
     lines = read_lines(path, cleaner)
     header = cleaner.fields(lines[0][1], None) if lines else []
-    if not is_hyperlex([_name(h) for h in header]):
+    if not is_hyperlex([column_name(h) for h in header]):
         raise InputError(f"expected the header of hyperlex-all.txt ({' '.join(HYPERLEX_HEADER)}),"
                          f" found {' '.join(header[:8])!r}", path=path,
                          line=lines[0][0] if lines else 1)
@@ -141,9 +132,9 @@ def read_hyperlex(path: Path):
     places = len(str(max((len(f) - 7 for _, f in rows), default=1)))
     records, attributes, checks = [], [], []
     for number, fields in rows:
-        word1, word2 = _words(fields, path, number)
+        word1, word2 = read_words(fields, path, number)
         pos, relation = ("" if f == "NA" else f for f in fields[2:4])
-        values = [_rating(text, path, number, f"SCORES.. {k}")
+        values = [read_rating(text, path, number, f"SCORES.. {k}")
                   for k, text in enumerate(fields[7:], start=1)]
         for k, value in enumerate(values, start=1):
             records.append((f"{ANONYMOUS}{path.stem}:{number:0{width}d}:{k:0{places}d}",
@@ -151,7 +142,7 @@ def read_hyperlex(path: Path):
             attributes.append((pos, relation))
         checks.append((_printed(fields[4], np.mean(values)),
                        _printed(fields[6], np.std(values))))
-    frame = _records(records)
+    frame = records_frame(records)
     frame["pos"] = [a[0] for a in attributes]
     frame["relation"] = [a[1] for a in attributes]
     mean_ok, sd_ok = (sum(c[0] for c in checks), sum(c[1] for c in checks))
@@ -165,7 +156,5 @@ def read_hyperlex(path: Path):
 
 def _printed(text: str, value: float) -> bool:
     """Whether ``text`` is ``value`` to its printed decimals."""
-    from lexgold.ratings.layouts import _decimals, _number
-
-    number = _number(text)
-    return number is not None and abs(number - value) <= 0.5 * 10 ** -_decimals(text) + 1e-9
+    number = to_number(text)
+    return number is not None and abs(number - value) <= 0.5 * 10 ** -printed_decimals(text) + 1e-9

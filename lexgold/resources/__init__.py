@@ -1,4 +1,5 @@
-"""Real readers of the lexical resources lexgold builds from (USF, Brysbaert, WordNet, POS).
+"""Real readers of the lexical resources lexgold builds from (USF, Brysbaert, WordNet and
+other languages' wordnets, POS).
 
 The readers are imported on first use (PEP 562 ``__getattr__``): importing a submodule such as
 ``lexgold.resources.cli`` must not import NLTK and SciPy, which every command would otherwise
@@ -7,19 +8,28 @@ pay for at start-up.
 
 from importlib import import_module
 
-_HOMES = {"read_brysbaert": "concreteness", "one_tag_per_word": "pos", "pos_tendency": "pos",
-          "penn_tag_counts": "pos", "semcor_tag_counts": "pos", "sum_counts": "pos",
-          "tagged_corpus_counts": "pos", "usf_pos_counts": "pos", "read_usf": "usf",
-          "usf_concreteness": "usf", "load_wordnet": "wordnet"}
+#: the package's Python API: each name and the module that defines it (imported on first use,
+#: so importing the package costs nothing)
+_API = {
+    "read_brysbaert": "lexgold.resources.concreteness",
+    "one_tag_per_word": "lexgold.resources.pos",
+    "pos_tendency": "lexgold.resources.pos",
+    "penn_tag_counts": "lexgold.resources.pos",
+    "semcor_tag_counts": "lexgold.resources.pos",
+    "sum_counts": "lexgold.resources.pos",
+    "tagged_corpus_counts": "lexgold.resources.pos",
+    "usf_pos_counts": "lexgold.resources.pos",
+    "read_usf": "lexgold.resources.usf",
+    "usf_concreteness": "lexgold.resources.usf",
+    "load_wordnet": "lexgold.resources.wordnet",
+    "load_multiwordnet": "lexgold.resources.wordnets",
+    "load_lmf": "lexgold.resources.wordnets",
+    "load_wordnet_adapter": "lexgold.resources.wordnets",
+}
+__all__ = sorted(_API)
 
-__all__ = ["read_usf", "read_brysbaert", "load_wordnet", "usf_pos_counts", "penn_tag_counts",
-           "semcor_tag_counts", "sum_counts", "one_tag_per_word", "tagged_corpus_counts",
-           "pos_tendency", "usf_concreteness"]
 
-
-def __getattr__(name):
-    if name in _HOMES:
-        value = getattr(import_module(f"lexgold.resources.{_HOMES[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'lexgold.resources' has no attribute {name!r}")
+def __getattr__(name: str):
+    if name in _API:
+        return getattr(import_module(_API[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

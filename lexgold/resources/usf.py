@@ -142,7 +142,7 @@ def read_usf(directory: str | Path | None = None, columns: list[str] | None = No
         Default: the copies vendored in the package.
     columns : list of str, optional
         Only these columns (in file order), e.g. ``["cue", "target", "fsg"]``: a third of the
-        time of all 31 (``lexgold process``, issue 22). The others are not checked.
+        time of all 31 (``lexgold process``). The others are not checked.
 
     Returns
     -------
