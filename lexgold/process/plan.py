@@ -505,10 +505,10 @@ def _memberships(pilot: _Pilot, picked: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 def _bootstrap(pilot: _Pilot, model: RatingModel, replicates: int, max_raters: int,
                rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """The reliability curves (replicates x K), and the steps each fit took, of a batch of bootstrap replicates: pairs
-    resampled and the model refitted (from the pilot's raters' ``a, s``), then the pool of
-    raters resampled among the raters the replicate has ratings of; a row of NaN where a
-    replicate cannot be fitted."""
+    """The reliability curves (replicates x K), and the steps each fit took, of a batch of
+    bootstrap replicates: pairs resampled and the model refitted (from the pilot's raters'
+    ``a, s``), then the pool of raters resampled among the raters the replicate has ratings of;
+    a row of NaN where a replicate cannot be fitted."""
     n = pilot.n_pairs
     picked = rng.integers(0, n, size=(replicates, n))
     copies = np.bincount((picked + n * np.arange(replicates)[:, None]).ravel(),
@@ -602,7 +602,8 @@ def reliability_curve(ratings: pd.DataFrame, max_raters: int = 20, *,
                               "iaa2": np.nanmean(iaa2, axis=0)})
     boot = np.full((replicates, len(ks)), np.nan)
     steps = np.zeros(replicates, dtype=int)
-    batch = max(1, BATCH_FLOATS // max(len(pilot.value), 2 * max_raters * len(pilot.member_pair)))
+    batch = max(1, BATCH_FLOATS // max(len(pilot.value), 2 * max_raters * len(pilot.member_pair),
+                                       pilot.n_tranches * pilot.n_raters))
     from tqdm import tqdm
 
     with tqdm(total=replicates, desc="plan: bootstrap", unit=" replicates", leave=False,
