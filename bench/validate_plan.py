@@ -170,7 +170,9 @@ def validate(values: np.ndarray, *, anonymous: bool, pilots: int, pilot_size: in
             rest = np.delete(values, chosen, axis=1)
         reach = (np.sum(~np.isnan(rest), axis=1).min() if anonymous else rest.shape[1]) // 2
         held = {k: observed(rest, k, anonymous, rng, splits) for k in ks if k <= reach}
-        curve = reliability_curve(long_of(pilot, anonymous), max(ks), rng=rng,
+        # a generator of the model's own: the pilots drawn do not depend on the version run
+        own = np.random.default_rng(rng.integers(2 ** 32))
+        curve = reliability_curve(long_of(pilot, anonymous), max(ks), rng=own,
                                   replicates=replicates, level=level,
                                   simulations=simulations).set_index("raters")
         for k in ks:

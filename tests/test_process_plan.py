@@ -243,7 +243,11 @@ def test_a_pilot_too_small_to_tell_says_so(tmp_path, full_study):
     assert text.output.splitlines()[-1].startswith("too small to tell: only 20 pairs")
 
 
-def test_progress_goes_to_stderr_when_asked(capsys, full_study):
+def test_progress_goes_to_stderr_when_asked(capsys, monkeypatch, full_study):
+    """The bar shows once the bootstrap has run PROGRESS_DELAY seconds (here none)."""
+    from lexgold.process import plan
+
+    monkeypatch.setattr(plan, "PROGRESS_DELAY", 0)
     pilot = full_study[full_study["rater_id"].str[-1].isin(list("0123"))]
     reliability_curve(pilot, 3, rng=np.random.default_rng(0), replicates=5, progress=True)
     captured = capsys.readouterr()

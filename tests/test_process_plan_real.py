@@ -10,9 +10,13 @@ import pytest
 
 from lexgold.process.plan import (
     MIN_PAIRS,
+    STEP_CAP,
     TOO_WIDE,
     _least_squares,
+    _models,
+    _Pilot,
     _pilot,
+    _ranks,
     _shrunk_spread,
     fit_model,
     reliability_curve,
@@ -74,7 +78,9 @@ def test_least_squares_recovers_bias_and_scale_of_noiseless_raters():
     t = np.array([-3.0, -1.0, 0.0, 1.5, 2.5])
     a, s = np.array([4.0, 3.0, 5.0]), np.array([1.2, 0.6, 1.2])
     values = a + np.outer(t, s)
-    found_t, found_a, found_s = _least_squares(_pilot(_long(values)))
+    fitted = _least_squares(_pilot(_long(values)))
+    found_t, found_a, found_s = fitted.t[0], fitted.a[0], fitted.s[0]
+    assert 1 <= fitted.steps[0] < STEP_CAP
     assert found_s == pytest.approx(s / s.mean())
     assert found_t == pytest.approx(t * s.mean())          # t centred, scales of mean 1
     assert found_a + found_s * found_t[0] == pytest.approx(values[0])
@@ -185,3 +191,100 @@ def test_the_validation_runs_as_written_and_prints_the_quoted_figures(data):
     (quoted,) = [block for block in blocks if block.startswith(printed[start])]
     assert [line.split() for line in summary] == [
         line.split() for line in quoted.strip().splitlines()]
+
+
+def test_ranks_are_scipys_average_ranks():
+    from scipy.stats import rankdata
+
+    rng = np.random.default_rng(1)
+    tied = rng.integers(0, 5, size=(7, 3, 11)).astype(float)
+    assert np.array_equal(_ranks(tied), rankdata(tied, axis=-1))
+    untied = rng.random((4, 50))
+    assert np.array_equal(_ranks(untied), rankdata(untied, axis=-1))
+    tied[1, 2, 3] = np.nan                           # a slice with a NaN ranks NaN throughout
+    ranks = _ranks(tied)
+    assert np.isnan(ranks[1, 2]).all() and np.isnan(ranks).sum() == 11
+
+
+def _resampled_pilot(pilot, picked):
+    """The pilot's ratings of ``picked`` pairs, a pair drawn twice as two pairs (by hand)."""
+    rows = [np.flatnonzero(pilot.pair == p) for p in picked]
+    return _Pilot(len(picked), pilot.n_raters,
+                  np.concatenate([np.full(len(r), i) for i, r in enumerate(rows)]),
+                  pilot.rater[np.concatenate(rows)], pilot.value[np.concatenate(rows)],
+                  np.arange(len(picked)), np.zeros(len(picked), dtype=int), 1, pilot.anonymous)
+
+
+def test_a_replicate_weighted_by_its_copies_is_the_fit_of_its_resampled_ratings(wordsim):
+    """The bootstrap fits every replicate at once, a pair drawn c times weighing c: the same
+    model as fitting the resampled ratings, the pair repeated, one replicate at a time."""
+    pilot = _pilot(_long(wordsim[:, [0, 3, 5, 9]]))
+    rng = np.random.default_rng(3)
+    picked = rng.integers(0, pilot.n_pairs, size=(3, pilot.n_pairs))
+    copies = np.array([np.bincount(p, minlength=pilot.n_pairs) for p in picked])
+    together = _models(pilot, copies)
+    for b, drawn in enumerate(picked):
+        alone = _models(_resampled_pilot(pilot, drawn))
+        assert together.offset[b] == pytest.approx(alone.offset[0], abs=1e-6)
+        assert together.scale[b] == pytest.approx(alone.scale[0], abs=1e-6)
+        assert together.noise[b] == pytest.approx(alone.noise[0], rel=1e-5)
+        assert together.score[b][drawn] == pytest.approx(alone.score[0], abs=1e-5)
+        assert together.spread[b][drawn] == pytest.approx(alone.spread[0], rel=1e-5)
+
+
+@pytest.mark.parametrize("raters", [[0, 3, 5, 9], [1, 2, 4, 6, 7, 8, 10, 11, 12], list(range(13))])
+def test_the_fit_converges_on_real_raters_to_the_least_squares_fit(wordsim, raters, monkeypatch):
+    """Real WordSim-353 raters: the pilot's fit and every bootstrap replicate's stop by the
+    tolerance, long before the cap, at the point plain alternating least squares reaches
+    when run to a far tighter tolerance."""
+    from lexgold.process import plan
+
+    frame = _long(wordsim[:, raters])
+    fitted = _least_squares(_pilot(frame))
+    assert fitted.steps[0] < 20
+    curve = reliability_curve(frame, 6, rng=np.random.default_rng(0), replicates=40,
+                              simulations=2)
+    assert curve.attrs["steps"] == fitted.steps[0]
+    assert (curve.attrs["replicate_steps"] < 20).all()
+    monkeypatch.setattr(plan, "ANDERSON_DEPTH", 0)
+    plain = _least_squares(_pilot(frame), tolerance=1e-13, cap=100_000)
+    assert plain.steps[0] < 100_000
+    assert fitted.t == pytest.approx(plain.t, abs=1e-5)
+    assert fitted.s == pytest.approx(plain.s, abs=1e-6)
+
+
+def test_the_fit_converges_on_simverb_ratings_without_rater_identity(validate):
+    values = validate.matrix(validate.load_log("simverb"), anonymous=True)
+    pilot = validate.long_of(values[:400, :4], anonymous=True)
+    curve = reliability_curve(pilot, 5, rng=np.random.default_rng(0), replicates=20,
+                              simulations=2)
+    assert curve.attrs["steps"] < 5 and (curve.attrs["replicate_steps"] < 5).all()
+
+
+def _tranches(values, raters_per=4, tranches=3, consistency=10):
+    """WordSim-353's raters in a tranche design: ``tranches`` tranches of ``raters_per`` raters,
+    the pairs dealt round them, the first ``consistency`` pairs rated in every tranche."""
+    rows = []
+    for p in range(len(values)):
+        for t in (range(tranches) if p < consistency else [p % tranches]):
+            rows += [(f"r{j}", t + 1, f"w{p}", "x", values[p, j])
+                     for j in range(t * raters_per, (t + 1) * raters_per)]
+    return pd.DataFrame(rows, columns=["rater_id", "tranche", "word1", "word2", "rating"])
+
+
+def test_the_fit_converges_on_tranches_joined_by_a_consistency_set(wordsim, monkeypatch):
+    """Real raters in 3 tranches joined by 10 consistency pairs: the slow case of alternating
+    least squares (hundreds of plain steps); the accelerated fit converges in tens, to the same
+    point, and a fit stopped by the cap says so."""
+    from lexgold.process import plan
+
+    frame = _tranches(wordsim)
+    fitted = _least_squares(_pilot(frame))
+    assert fitted.steps[0] < 60
+    monkeypatch.setattr(plan, "ANDERSON_DEPTH", 0)
+    plain = _least_squares(_pilot(frame), tolerance=1e-13, cap=100_000)
+    assert 200 < plain.steps[0] < 100_000
+    assert fitted.t == pytest.approx(plain.t, abs=1e-4)
+    monkeypatch.setattr(plan, "STEP_CAP", 3)
+    with pytest.warns(RuntimeWarning, match="still moving after 3 steps"):
+        fit_model(frame)
