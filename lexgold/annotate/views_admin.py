@@ -162,10 +162,9 @@ def overview():
         on="tranche", how="left").astype(object)
     table = table.where(table.notna(), None)
     stages = db().execute(select(m.Rater.stage, func.count()).group_by(m.Rater.stage)).all()
-    n_answers = (db().scalar(select(func.count()).select_from(m.Answer)) +
-                 db().scalar(select(func.count()).select_from(m.CheckpointAnswer)))
+    n_answers = tally.stored_rows(db())
     page = _raters_page(request.args.get("raters", ""))
-    since = n_answers - shown["n_answers"] if stored is not None else 0
+    since = n_answers - shown.get("n_rows", 0) if stored is not None else 0
     stale_s = figures.stale(stored, since, now(),
                             float(current_app.config.get("FIGURES_EVERY_S", figures.EVERY_S)))
     if stale_s is not None:
@@ -181,7 +180,24 @@ def overview():
         raters=_raters(page), raters_page=page, raters_per_page=RATERS_PER_PAGE,
         refresh_s=REFRESH_S, too_fast_s=shown.get("too_fast_s", _too_fast_s()),
         platform=_platform(), db_health=db_health,
-        agreement_notes=shown.get("agreement_notes", []), adaptive=shown.get("adaptive"))
+        agreement_notes=shown.get("agreement_notes", []), adaptive=shown.get("adaptive"),
+        bars=_bars(table, dict(stages), shown), dashboard=shown.get("dashboard"))
+
+
+def _bars(table: pd.DataFrame, stages: dict, shown: dict) -> list[dict]:
+    """The dashboard's progress bars: ``id, label, value, max`` (places completed of the
+    target, raters active in the open places, screened out of those who entered, excluded so
+    far of the completed: live counts, the exclusions from the stored figures)."""
+    target, completed = int(table["target"].sum()), int(table["completed"].sum())
+    entered = sum(stages.values())
+    return [
+        {"id": "places", "label": "places completed", "value": completed, "max": target},
+        {"id": "active", "label": "raters active in the open places",
+         "value": int(table["active"].sum()), "max": max(target - completed, 0)},
+        {"id": "screened", "label": "screened out of the raters who entered",
+         "value": int(stages.get("screened_out", 0)), "max": entered},
+        {"id": "excluded", "label": "excluded so far of the raters who completed (forecast)",
+         "value": int(shown.get("n_excluded", 0)), "max": completed}]
 
 
 #: rows of the raters table per page (``?raters=N`` pages back)
