@@ -112,22 +112,30 @@ def ratings_chart(counts: list[dict]) -> str:
     row_h = min(18.0, 196 / max(len(shown), 1))
     height = int(16 + row_h * max(len(shown), 1) + 40)
     desc = (f"{total} ratings in {len(tranches)} tranches, shade: share of the tranche's "
-            "ratings in each value bin" + (f"; the first {ROWS} tranches drawn"
+            "ratings in each value bin (the darkest: the largest share)" + (f"; the first {ROWS} tranches drawn"
                                           if len(tranches) > ROWS else ""))
     out = _open("chart-ratings", "Distribution of ratings per tranche", desc, height)
     left, top, width = PLOT[0], PLOT[1], PLOT[2]
     cell_w = width / max(len(edges), 1)
     shares = frame.assign(share=frame["n"] / frame.groupby("tranche")["n"].transform("sum")
                           .where(lambda s: s > 0))
+    most = float(shares["share"].max()) if len(shares) and shares["share"].notna().any() \
+        else 1.0
     for r, tranche in enumerate(shown):
         yy = top + r * row_h
         out.append(f'<text x="{left - 6}" y="{yy + row_h * 0.7:.1f}" text-anchor="end" '
                    f'font-size="{min(11, row_h * 0.8):.0f}">{int(tranche)}</text>')
         rows = shares[shares["tranche"] == tranche].sort_values("low")
         for c, share in enumerate(rows["share"].fillna(0)):
+            shade = 0.04 + 0.96 * share / (most or 1.0)
             out.append(f'<rect x="{left + c * cell_w:.1f}" y="{yy:.1f}" width="{cell_w:.1f}" '
-                       f'height="{row_h:.1f}" fill="{BLUE}" fill-opacity="{0.05 + 0.95 * share:.2f}" '
+                       f'height="{row_h:.1f}" fill="{BLUE}" fill-opacity="{shade:.2f}" '
                        f'stroke="#ffffff"/>')
+            if row_h >= 14:
+                out.append(f'<text x="{left + (c + 0.5) * cell_w:.1f}" '
+                           f'y="{yy + row_h * 0.7:.1f}" text-anchor="middle" font-size="10" '
+                           f'fill="{"#ffffff" if shade > 0.5 else "#1a1a1a"}">'
+                           f'{100 * share:.0f}%</text>')
     base = top + row_h * max(len(shown), 1)
     for c, (low, high) in enumerate(edges):
         label = f"{low}" if low == high else f"{low}-{high}"
@@ -193,10 +201,12 @@ SERIES = (("iaa1", "IAA-1", BLUE), ("alpha_interval", "alpha", PURPLE),
           ("split_half", "split-half", GREEN))
 
 
-def growth_chart(points: list[dict], curve: list[dict] | None, pairs: int) -> str:
-    """IAA-1, alpha and split-half against ratings collected; the planner's predicted
-    reliability (``curve``: ``raters, reliability`` per raters per pair, drawn at raters
-    times ``pairs`` ratings) dashed in orange when there is one."""
+def growth_chart(points: list[dict], curve: list[dict] | None, pairs: int,
+                 budget: int = 0) -> str:
+    """IAA-1, alpha and split-half against ratings collected, up to the design's ``budget``
+    of ratings (every place completed); the planner's predicted reliability (``curve``:
+    ``raters, reliability`` per raters per pair, drawn at raters times ``pairs`` ratings, within
+    the budget) dashed in orange when there is one."""
     last = points[-1] if points else {}
     said = ", ".join(f"{name} {last[key]:.3f}" for key, name, _ in SERIES
                      if last.get(key) is not None) or "not yet computable"
@@ -208,7 +218,8 @@ def growth_chart(points: list[dict], curve: list[dict] | None, pairs: int) -> st
     left, top, width, height = PLOT
     planned = [(float(c["raters"]) * pairs, c["reliability"]) for c in curve or []
                if c.get("reliability") is not None]
-    most = max([p["ratings"] for p in points] + [v for v, _ in planned] + [1])
+    most = max([p["ratings"] for p in points] + [budget, 1])
+    planned = [(v, r) for v, r in planned if v <= most]
     x = _scale(0, most, left, width)
     y = _scale(-0.2, 1, top, height, flip=True)
     for v in (0, 0.25, 0.5, 0.75, 1):

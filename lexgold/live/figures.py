@@ -189,6 +189,9 @@ def dashboard(config: StudyConfig, complete: pd.DataFrame, raters: pd.DataFrame,
             curve = None
     pairs = int(complete.drop_duplicates(["word1", "word2", "pos"]).shape[0]) if len(complete) \
         else 0
+    rated = complete[complete["kind"] != "checkpoint"] if len(complete) else complete
+    per_rater = len(rated) / max(rated["rater_id"].nunique(), 1) if len(rated) else 0
+    budget = int(round(target * per_rater))       # ratings once every place is completed
     flagged = people["marked"] | people["excluded"] if len(people) else pd.Series(dtype=bool)
     summary = [{"raters": label, "n": int(part.shape[0]),
                 "agreement": _plain(part["agreement"].median()),
@@ -200,7 +203,7 @@ def dashboard(config: StudyConfig, complete: pd.DataFrame, raters: pd.DataFrame,
                 "quality_summary": summary})
     out["svg"].update({"ratings": svg.ratings_chart(out["ratings"]),
                        "quality": svg.quality_chart(_records(people), too_fast),
-                       "growth": svg.growth_chart(out["growth"], curve, pairs)})
+                       "growth": svg.growth_chart(out["growth"], curve, pairs, budget)})
     return out
 
 
