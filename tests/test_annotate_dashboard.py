@@ -84,13 +84,23 @@ def test_growth_recomputes_the_reference_statistics_on_the_first_raters():
     ratings = _ratings()
     done = pd.Series(pd.to_datetime([f"2026-01-01 1{k}:00" for k in (5, 4, 3, 2, 1, 0)]),
                      index=[f"r{r}" for r in range(6)])        # r5 completed first
-    table = d.growth(ratings, done, points=3)
-    assert table["raters"].tolist() == [1, 4, 6] and table["ratings"].tolist() == [12, 48, 72]
+    first = d.growth(ratings, done)
+    # budget 2 x 6 raters: the last point (6), then 2 and 3; 4 would pass it: next round
+    assert first["raters"].tolist() == [2, 3, 6]
+    table = d.growth(ratings, done, first.to_dict("records"))
+    assert table["raters"].tolist() == [2, 3, 4, 6] == d.schedule(6)
+    assert table["ratings"].tolist() == [24, 36, 48, 72]
     first4 = ratings[ratings["rater_id"].isin(["r5", "r4", "r3", "r2"])]
-    row = table.iloc[1]
+    row = table.iloc[2]
     assert row["iaa1"] == pytest.approx(iaa_pairwise(first4))
     assert row["alpha_interval"] == pytest.approx(krippendorff_alpha(first4, "interval"))
-    assert np.isnan(table.iloc[0]["iaa1"])              # one rater: nothing to agree with
+    # points computed before are kept; a point whose raters changed is computed again
+    known = table.to_dict("records")
+    known[0] = {**known[0], "iaa1": 9.0}
+    known[1] = {**known[1], "ratings": 35, "iaa1": 9.0}
+    again = d.growth(ratings, done, known)
+    assert again["iaa1"].iloc[0] == 9.0 and again["iaa1"].iloc[1] == pytest.approx(
+        table["iaa1"].iloc[1])
     assert d.pilot(ratings, done, 2)["rater_id"].nunique() == 4
     assert d.pilot(ratings, done, 4) is None            # 8 wanted, 6 completed
 

@@ -10,8 +10,9 @@ raters' requests nothing and the admin page only prints what is stored.
   seconds per pair (:mod:`lexgold.process.quality`), the marked and excluded raters flagged;
 - :func:`growth`: agreement as it grows, raters taken in the order they completed: IAA-1
   (mean pairwise Spearman), Krippendorff's interval alpha and the split-half reliability of the
-  pair means (Spearman-Brown corrected, :func:`lexgold.live.allocator.split_half`) at evenly
-  spaced numbers of raters, against the ratings collected.
+  pair means (Spearman-Brown corrected, :func:`lexgold.live.allocator.split_half`) after 2, 3,
+  5, ... completed raters (each about 1.5 times the last, and all of them), against the ratings
+  collected; points once computed are kept, so a round computes about one.
 
 The drawing is :mod:`lexgold.live.dashboard_svg`.
 """
@@ -25,8 +26,12 @@ from lexgold.live.quiet import collected_warnings
 
 #: points of the completions curve at most (evenly spaced completions, the last included)
 POINTS = 200
-#: points of the agreement curve at most (each computes IAA-1, alpha and split-half)
-GROWTH_POINTS = 8
+#: the agreement curve's numbers of raters grow by this factor (:func:`schedule`)
+GROWTH_RATIO = 1.5
+#: a round computes new points of the curve worth at most this many times all the raters
+#: (the last point, then the smaller missing ones): a first round over a large study stays
+#: about as long as two agreement computations, and the next rounds fill the curve in
+GROWTH_BUDGET = 2.0
 #: value bins of the ratings histogram at most (a scale with fewer values: one bin a value)
 BINS = 10
 #: the planner's pilot: the first raters to complete, this many per tranche
@@ -119,12 +124,32 @@ def rater_quality(ratings: pd.DataFrame, flags: pd.DataFrame, limit: float,
     return table[columns].reset_index(drop=True)
 
 
-def growth(ratings: pd.DataFrame, done: pd.Series, points: int = GROWTH_POINTS,
+def schedule(n: int, ratio: float = GROWTH_RATIO) -> list[int]:
+    """The numbers of completed raters the agreement curve is computed at: 2, then each about
+    ``ratio`` times the one before, and ``n`` (fixed points, so a point once computed stays
+    right as raters complete, and :func:`growth` reuses it).
+
+    >>> schedule(30)
+    [2, 3, 4, 7, 10, 15, 23, 30]
+    """
+    points, k = [], 2.0
+    while round(k) < n:
+        if not points or round(k) > points[-1]:
+            points.append(round(k))
+        k *= ratio
+    return points + [n] if n >= 2 else points
+
+
+def growth(ratings: pd.DataFrame, done: pd.Series, known: list[dict] | None = None,
            seed: int = 0) -> pd.DataFrame:
-    """Agreement as raters complete: at ``points`` evenly spaced numbers of completed raters
+    """Agreement as raters complete: at the :func:`schedule`'s numbers of completed raters
     (taken in the order they completed; ``done``: completion time by rater ID), the ratings
     collected from them and IAA-1, Krippendorff's interval alpha and the split-half
-    reliability of their pair means (NaN while undefined). Checkpoints left out."""
+    reliability of their pair means (NaN while undefined). Checkpoints left out. ``known``:
+    rows computed before (the stored figures'), reused where the number of raters and of
+    ratings is the same (the first k raters to complete do not change); of the others, the last
+    point and then the smaller ones within :data:`GROWTH_BUDGET` are computed, the rest left to
+    the next rounds."""
     from lexgold.live.allocator import split_half
     from lexgold.process.agreement import iaa_pairwise
     from lexgold.process.reliability import krippendorff_alpha
@@ -138,12 +163,25 @@ def growth(ratings: pd.DataFrame, done: pd.Series, points: int = GROWTH_POINTS,
         rated["word1"].astype(str) + "\0" + rated["word2"].astype(str) + "\0" +
         rated["pos"].astype(str))[0])
     counts = rated.groupby("rater_id").size().reindex(order).cumsum()
+    reuse = {(row["raters"], row["ratings"]): row for row in known or []}
+    wanted = [k for k in schedule(len(order)) if (k, int(counts.iloc[k - 1])) not in reuse]
+    todo, spent = set(wanted[-1:]), wanted[-1] if wanted else 0
+    for k in wanted[:-1]:                    # the smaller ones, within the round's budget
+        if spent + k > GROWTH_BUDGET * len(order):
+            break
+        todo.add(k)
+        spent += k
     rows = []
-    for k in sorted({round(x) for x in np.linspace(1, len(order), min(points, len(order)))}):
+    for k in schedule(len(order)):
+        if (k, int(counts.iloc[k - 1])) in reuse:
+            rows.append(reuse[(k, int(counts.iloc[k - 1]))])
+            continue
+        if k not in todo:
+            continue
         chosen = rated[rated["rater_id"].isin(set(order[:k]))]
         with collected_warnings():
-            iaa1 = iaa_pairwise(chosen) if k > 1 else float("nan")
-            alpha = krippendorff_alpha(chosen, "interval") if k > 1 else float("nan")
+            iaa1 = iaa_pairwise(chosen)
+            alpha = krippendorff_alpha(chosen, "interval")
         rows.append({"ratings": int(counts.iloc[k - 1]), "raters": k, "iaa1": iaa1,
                      "alpha_interval": alpha,
                      "split_half": split_half(chosen, np.random.default_rng(seed))})

@@ -93,10 +93,11 @@ def _key_text(key: dict) -> str:
 
 
 def compute(session: Session, config: StudyConfig, protocol: dict, *,
-            admin: bool = True) -> dict:
+            admin: bool = True, previous: dict | None = None) -> dict:
     """Every figure of the admin view and recruitment (module docstring), JSON-ready; with
     ``admin=False`` only recruitment's (``tranches`` without agreement and completion times,
-    ``full``; the rest empty), for a top-up.
+    ``full``; the rest empty), for a top-up. ``previous``: the stored figures, whose
+    agreement curve points are reused (:func:`lexgold.live.dashboard.growth`).
 
     Returns
     -------
@@ -153,13 +154,13 @@ def compute(session: Session, config: StudyConfig, protocol: dict, *,
         found["dashboard"] = dashboard(config, ratings[ratings["rater_id"].isin(
             raters.loc[raters["done"], "rater_id"])], raters, flags, excluded,
             found["too_fast_s"], sum(int(t["slots"]) for t in found["tranches"]),
-            len(found["tranches"]))
+            len(found["tranches"]), ((previous or {}).get("dashboard") or {}).get("growth"))
     return found
 
 
 def dashboard(config: StudyConfig, complete: pd.DataFrame, raters: pd.DataFrame,
               flags: pd.DataFrame, excluded: set[str], too_fast: float, target: int,
-              n_tranches: int) -> dict:
+              n_tranches: int, known: list[dict] | None = None) -> dict:
     """The admin dashboard's charts (:mod:`lexgold.live.dashboard`, drawn by
     :mod:`lexgold.live.dashboard_svg`) and their text alternatives, from the completed
     raters' ratings; a Best-Worst study has completions only (its answers are choices, not
@@ -176,7 +177,7 @@ def dashboard(config: StudyConfig, complete: pd.DataFrame, raters: pd.DataFrame,
         return out
     counts = d.rating_counts(complete, config.scale_min, config.scale_max)
     people = d.rater_quality(complete, flags, too_fast, excluded)
-    growth = d.growth(complete, done)
+    growth = d.growth(complete, done, known)
     pilot, curve = d.pilot(complete, done, n_tranches), None
     if pilot is not None:
         from lexgold.process.plan import reliability_curve
