@@ -15,7 +15,7 @@ from lexgold.study import preview_links
 from lexgold.study.db import database_url
 from lexgold.study.secret import write_key_file
 from lexgold.study.store import create_study
-from test_annotate_app import make_app, protocol_variant, usf_pair_file
+from test_annotate_app import make_app, protocol_variant, tr9856_pair_file, usf_pair_file
 from test_annotate_bws import BWS_COUNTS, bws_protocol
 
 KEY = "test-key-" + "k" * 32
@@ -30,7 +30,10 @@ def row_counts(app) -> dict:
 
 def _study(tmp_path, usf, name, **values):
     url = database_url(tmp_path / f"{name}.sqlite")
-    if name == "bws":
+    if name == "tr9856":
+        create_study("tr9856", tr9856_pair_file(usf, tmp_path / "t.csv"), url,
+                     completion_code="REAL-CODE")
+    elif name == "bws":
         pairs = usf_pair_file(usf, tmp_path / "p.csv", counts=BWS_COUNTS)
         create_study(bws_protocol(tmp_path), pairs, url, seed=4, completion_code="REAL-CODE")
     else:
@@ -81,7 +84,7 @@ def walk(client, path, wrong_qualification=False) -> list[str]:
         response = client.get(path)
 
 
-@pytest.mark.parametrize("name", ["simlex", "hyperlex", "bws"])
+@pytest.mark.parametrize("name", ["simlex", "hyperlex", "tr9856", "bws"])
 def test_a_link_walks_every_page_type_and_writes_nothing(name, tmp_path, usf):
     app, url, key_file = _study(tmp_path, usf, name)
     output = cli_link(url, key_file, "--days", "7")

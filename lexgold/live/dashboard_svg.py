@@ -237,12 +237,11 @@ def growth_chart(points: list[dict], curve: list[dict] | None, pairs: int,
             out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="'
                        + " ".join(f"{a:.1f},{b:.1f}" for a, b in pts) + '"/>')
         out.extend(f'<circle cx="{a:.1f}" cy="{b:.1f}" r="2.5" fill="{colour}"/>' for a, b in pts)
-        out.append(f'<rect x="{left + 8 + n * 90}" y="{top + height - 16}" width="10" '
-                   f'height="3" fill="{colour}"/><text x="{left + 22 + n * 90}" '
-                   f'y="{top + height - 12}">{name}</text>')
+        out.append(f'<rect x="{left + n * 90}" y="{top - 9}" width="10" '
+                   f'height="3" fill="{colour}"/><text x="{left + 14 + n * 90}" '
+                   f'y="{top - 5}">{name}</text>')
     if planned:
-        out.append(f'<rect x="{left + 278}" y="{top + height - 16}" width="10" height="3" '
-                   f'fill="{ORANGE}"/><text x="{left + 292}" y="{top + height - 12}">'
-                   'planner</text>')
+        out.append(f'<rect x="{left + 270}" y="{top - 9}" width="10" height="3" '
+                   f'fill="{ORANGE}"/><text x="{left + 284}" y="{top - 5}">planner</text>')
     out.append("</svg>")
     return "".join(out)
