@@ -27,14 +27,20 @@ CODE = "PREVIEW"
 
 def _checked(token: str) -> None:
     if preview_links.check(db(), current_app.secret_key, token, now()) is None:
-        abort(404)
+        abort(404, LINK_GONE)
+
+
+LINK_GONE = ("This preview link has expired, was revoked, or was never made. Ask the "
+             "researcher for a new one.")
 
 
 @preview.errorhandler(404)
-def _gone(_error):
-    return render_template("message.html", heading="Preview link not valid",
-                           body="This preview link has expired, was revoked, or was never "
-                                "made. Ask the researcher for a new one.", link=""), 404
+def _gone(error):
+    gone = error.description == LINK_GONE
+    return render_template("message.html", heading="Preview link not valid" if gone else
+                           "No such page", body=LINK_GONE if gone else
+                           "The study has no such tranche or page; the link's first page "
+                           "starts the walk again.", link=""), 404
 
 
 def _pages(tranche: m.Tranche) -> list[tuple[str, int]]:
