@@ -4,12 +4,14 @@ right-to-left, for docs/annotate.md.
 Each page type is reached as a rater reaches it (consent, instructions, checkpoint, a group of
 sliders; HyperLex's qualification question; TR9856's related/unrelated page with its topic; the
 Hebrew pack's consent and sliders) on small studies served by waitress, and photographed by
-Debian's Chromium through Playwright. The studies are built with the helpers of the browser
+Debian's Chromium through Playwright; and the admin dashboard of a study answered by simulated
+raters (``lexgold study rehearse``). The studies are built with the helpers of the browser
 tests (tests/), so what is shown is what the tests check.
 
 Run (after `bash scripts/setup.sh --test`):
 
     .venv/bin/python scripts/screenshots.py            # writes docs/screenshots/*.png
+    .venv/bin/python scripts/screenshots.py --only dashboard
 """
 
 from __future__ import annotations
@@ -96,14 +98,54 @@ def walk(page, base_url: str, study: str, view: str, out: Path, rater: str) -> l
     return taken
 
 
+def dashboard(browser, folder: Path, out: Path) -> str:
+    """The admin dashboard of a small SimLex study (3 tranches, 8 places each) answered by
+    ``lexgold study rehearse``'s simulated raters, its figures computed, at 1280 px."""
+    from click.testing import CliRunner
+
+    from lexgold.cli import cli
+    from lexgold.live import refresher
+
+    pairs = usf_pair_file(read_usf(), folder / "pairs.csv")
+    protocol = protocol_variant(folder, "simlex", tranches=3, raters_per_tranche=8)
+    url = database_url(folder / "study.sqlite")
+    create_study(protocol, pairs, url, seed=1, completion_code="DONE-CODE")
+    done = CliRunner().invoke(cli, ["study", "rehearse", url, "--seed", "1", "--quiet"])
+    assert done.exit_code == 0, done.output
+    server = Site(url)
+    try:
+        for _ in range(3):          # the first rounds fill the agreement curve in
+            state = server.app.extensions["lexgold"]
+            with state.reads() as reads, state.sessions() as writes:
+                refresher.refresh(reads, writes, force=True)
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(server.base + "admin/login")
+        page.fill("input[name=password]", "s3cret")
+        submit_and_wait(page)
+        path = out / "admin-dashboard-desktop.png"
+        page.locator("#dashboard").screenshot(path=str(path))
+        page.close()
+    finally:
+        server.close()
+    return path.name
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    parser.add_argument("--only", choices=["rater", "dashboard"], default=None,
+                        help="Only the rater pages, or only the admin dashboard.")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS,
                                              headless=True)
+        if args.only != "rater":
+            (Path(tmp) / "dashboard").mkdir()
+            print("dashboard:", dashboard(browser, Path(tmp) / "dashboard", args.out))
+            if args.only == "dashboard":
+                browser.close()
+                return
         served = studies(Path(tmp))
         try:
             for study, (server, _) in served.items():

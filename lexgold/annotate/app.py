@@ -131,10 +131,12 @@ def _register(app: Flask) -> None:
     from lexgold.annotate.views_admin import admin
     from lexgold.annotate.views_export import export
     from lexgold.annotate.views_prolific import prolific
+    from lexgold.annotate.views_preview import preview
     from lexgold.annotate.views_rater import rater
 
     app.register_blueprint(rater)
     app.register_blueprint(admin)
+    app.register_blueprint(preview)
     app.register_blueprint(export)
     app.register_blueprint(prolific)
     app.extensions["csrf"].exempt(prolific)     # Prolific's server, verified by its signature

@@ -299,6 +299,54 @@ def figures_command(study_db, watch_s, force):
                            "added": {str(k): v for k, v in done["added"].items()}}))
 
 
+@study.command("preview-link")
+@click.argument("study_db", metavar="STUDY")
+@click.option("--days", type=click.FloatRange(min=0, min_open=True, max=365), default=7.0,
+              show_default=True, help="How long the link works.")
+@click.option("--url", "site", default="<site>", show_default=True,
+              help="The address the study is served at (e.g. https://ratings.example.org).")
+@click.option("--revoke", is_flag=True, help="Revoke every live preview link instead.")
+@click.option("--secret-key-file", type=click.Path(dir_okay=False), default=None,
+              help="Key file `lexgold serve` reads (default: LEXGOLD_SECRET_KEY_FILE, "
+                   "LEXGOLD_SECRET_KEY, or STUDY.key next to a SQLite study).")
+def preview_link_command(study_db, days, site, revoke, secret_key_file):
+    """Make a link that shows the study as a rater sees it, to share (a collaborator, an
+    ethics board): no admin password, nothing stored, no place taken; it works for --days
+    days or until revoked (here with --revoke, or in the admin view).
+
+    The link is signed with the session-signing key `lexgold serve` uses: make it with the
+    same key.
+
+    \b
+    Example:
+        lexgold study preview-link study.sqlite --days 7 --url https://ratings.example.org
+        lexgold study preview-link study.sqlite --revoke
+    """
+    from lexgold.study import preview_links
+    from lexgold.study.clock import database_now
+    from lexgold.study.db import open_study, session_factory
+    from lexgold.study.secret import find_key, how_to_make
+
+    engine = open_study(study_db)
+    try:
+        with session_factory(engine)() as session:
+            at = database_now(session)
+            if revoke:
+                count = preview_links.revoke(session, at)
+                click.echo(f"{plural(count, 'preview link')} revoked")
+                return
+            found = find_key(study_db, secret_key_file)
+            if found is None:
+                raise click.ClickException(f"no session-signing key: {how_to_make(study_db)}")
+            link = preview_links.make(session, found[0], at, days)
+    finally:
+        engine.dispose()
+    click.echo(f"preview link {link.id}, valid until {link.expires_at:%Y-%m-%d %H:%M} UTC:\n"
+               f"  {site.rstrip('/')}/preview/{link.token}")
+    if site == "<site>":
+        click.echo("  (<site>: the address `lexgold serve` is reached at; --url fills it in)")
+
+
 @study.command("export")
 @click.argument("study_db")
 @out_file_option("CSV file to write (long format, docs/contract.md).", dest="out_file")

@@ -1,5 +1,6 @@
 """Admin blueprint: password login, progress per tranche, raters, live agreement, exclusions,
-quality flags per rater (:mod:`lexgold.process.quality`). The page reloads itself every
+quality flags per rater (:mod:`lexgold.process.quality`). Asked to (``?reload=1``, a link on the
+page: a page that reloads by itself unasked fails WCAG 2.2.1), the page reloads itself every
 :data:`REFRESH_S` seconds (a ``<meta http-equiv="refresh">``: no script under the CSP); times are
 ISO 8601 with their UTC offset.
 
@@ -31,6 +32,7 @@ from werkzeug.security import check_password_hash
 from lexgold.annotate import flow, throttle
 from lexgold.live import figures, tally
 from lexgold.study import models as m
+from lexgold.study import preview_links
 from lexgold.annotate.context import db, now, state
 from lexgold.study.health import measure
 from lexgold.ratings import SIMULATED
@@ -162,10 +164,9 @@ def overview():
         on="tranche", how="left").astype(object)
     table = table.where(table.notna(), None)
     stages = db().execute(select(m.Rater.stage, func.count()).group_by(m.Rater.stage)).all()
-    n_answers = (db().scalar(select(func.count()).select_from(m.Answer)) +
-                 db().scalar(select(func.count()).select_from(m.CheckpointAnswer)))
+    n_answers = tally.stored_rows(db())
     page = _raters_page(request.args.get("raters", ""))
-    since = n_answers - shown["n_answers"] if stored is not None else 0
+    since = n_answers - shown.get("n_rows", 0) if stored is not None else 0
     stale_s = figures.stale(stored, since, now(),
                             float(current_app.config.get("FIGURES_EVERY_S", figures.EVERY_S)))
     if stale_s is not None:
@@ -179,9 +180,27 @@ def overview():
         recruitment=shown, quality=shown.get("quality", []),
         n_quality=shown.get("n_quality", 0),
         raters=_raters(page), raters_page=page, raters_per_page=RATERS_PER_PAGE,
-        refresh_s=REFRESH_S, too_fast_s=shown.get("too_fast_s", _too_fast_s()),
+        refresh_s=REFRESH_S, reload=request.args.get("reload") == "1", too_fast_s=shown.get("too_fast_s", _too_fast_s()),
         platform=_platform(), db_health=db_health,
-        agreement_notes=shown.get("agreement_notes", []), adaptive=shown.get("adaptive"))
+        agreement_notes=shown.get("agreement_notes", []), adaptive=shown.get("adaptive"),
+        bars=_bars(table, dict(stages), shown), dashboard=shown.get("dashboard"),
+        preview_links=_preview_links(), preview_days=preview_links.DAYS)
+
+
+def _bars(table: pd.DataFrame, stages: dict, shown: dict) -> list[dict]:
+    """The dashboard's progress bars: ``id, label, value, max`` (places completed of the
+    target, raters active in the open places, screened out of those who entered, excluded so
+    far of the completed: live counts, the exclusions from the stored figures)."""
+    target, completed = int(table["target"].sum()), int(table["completed"].sum())
+    entered = sum(stages.values())
+    return [
+        {"id": "places", "label": "places completed", "value": completed, "max": target},
+        {"id": "active", "label": "raters active in the open places",
+         "value": int(table["active"].sum()), "max": max(target - completed, 0)},
+        {"id": "screened", "label": "screened out of the raters who entered",
+         "value": int(stages.get("screened_out", 0)), "max": entered},
+        {"id": "excluded", "label": "excluded so far of the raters who completed (forecast)",
+         "value": int(shown.get("n_excluded", 0)), "max": completed}]
 
 
 #: rows of the raters table per page (``?raters=N`` pages back)
@@ -242,6 +261,33 @@ def preview(tranche: int, position: int):
                        action=url_for("admin.preview", tranche=tranche, position=position),
                        banner=f"Preview as rater: tranche {tranche}, page {position + 1} of "
                               f"{n_steps}. Nothing is stored and no place is taken.")
+
+
+@admin.post("/preview-links")
+@admin_required
+def make_preview_link():
+    """A shareable preview link (:mod:`lexgold.study.preview_links`) valid ``days`` days
+    (1 to 365; default 7), shown on the admin page."""
+    days = flow.parse_int(request.form.get("days", "") or str(preview_links.DAYS))
+    if days is None or not 0 < days <= preview_links.MAX_DAYS:
+        abort(400)
+    preview_links.make(db(), current_app.secret_key, now(), days, made_by="admin")
+    return redirect(url_for("admin.overview") + "#preview-links")
+
+
+@admin.post("/preview-links/<int(max=999999999):link_id>/revoke")
+@admin_required
+def revoke_preview_link(link_id: int):
+    preview_links.revoke(db(), now(), link_id)
+    return redirect(url_for("admin.overview") + "#preview-links")
+
+
+def _preview_links() -> list[dict]:
+    """The live preview links with their URLs (this request's host and scheme)."""
+    return [{"id": row.id, "expires_at": row.expires_at, "made_by": row.made_by,
+             "url": url_for("preview.start", _external=True,
+                            token=preview_links.token_of(current_app.secret_key, row.id))}
+            for row in preview_links.live(db(), now())]
 
 
 @admin.post("/move")

@@ -87,20 +87,27 @@ def version_key(session: Session) -> dict:
             "checkpoint": int(checkpoint)}
 
 
+#: the figures' layout: stored figures of another layout are recomputed whatever their key
+LAYOUT = 2
+
+
 def _key_text(key: dict) -> str:
-    return "{slots}:{completed}:{answer}:{checkpoint}".format(**key)
+    return f"{LAYOUT}:" + "{slots}:{completed}:{answer}:{checkpoint}".format(**key)
 
 
 def compute(session: Session, config: StudyConfig, protocol: dict, *,
-            admin: bool = True) -> dict:
+            admin: bool = True, previous: dict | None = None) -> dict:
     """Every figure of the admin view and recruitment (module docstring), JSON-ready; with
     ``admin=False`` only recruitment's (``tranches`` without agreement and completion times,
-    ``full``; the rest empty), for a top-up.
+    ``full``; the rest empty), for a top-up. ``previous``: the stored figures, whose
+    agreement curve points are reused (:func:`lexgold.live.dashboard.growth`).
 
     Returns
     -------
     dict
-        ``n_answers``; ``min_accepted_raters``; ``too_fast_s`` (:func:`too_fast_s`);
+        ``n_answers`` (answers; Best-Worst: answered tuples); ``n_rows`` (answer rows,
+        :func:`lexgold.live.tally.stored_rows`, what the admin view compares with its live
+        count); ``min_accepted_raters``; ``too_fast_s`` (:func:`too_fast_s`);
         ``tranches`` (one dict per tranche with
         :data:`TRANCHE_FIELDS`; NaN as None); ``full`` (tranches without an open slot);
         ``pairs_below`` (``word1, word2, pos, accepted``); ``note`` (the rules not yet
@@ -109,11 +116,13 @@ def compute(session: Session, config: StudyConfig, protocol: dict, *,
         the rules not yet computable exclude nobody); ``quality`` (rows of
         :func:`lexgold.process.quality.quality_flags` with ``tranche, platform, platform_id``).
     """
+    rows = tally.stored_rows(session)  # first: answers stored meanwhile count as "since"
     ratings = export_ratings(session)
     raters = pd.DataFrame(session.execute(select(
         m.Rater.public_id, m.Rater.platform, m.Rater.external_id,
-        m.Rater.completed_at.is_not(None))).all(),
-        columns=["rater_id", "platform", "platform_id", "done"])
+        m.Rater.completed_at)).all(),
+        columns=["rater_id", "platform", "platform_id", "completed_at"])
+    raters["done"] = raters["completed_at"].notna()
     slots, shown = tally.slot_frame(session), tally.shown_frame(session)
     minutes = completion_minutes(session) if admin else _none("median_minutes")
     session.commit()                   # end the read: SQLite holds its snapshot until then
@@ -134,15 +143,72 @@ def compute(session: Session, config: StudyConfig, protocol: dict, *,
     ids = raters[["rater_id", "platform", "platform_id"]]
     answered = ratings.groupby(["rater_id", "tranche", "tuple_id"]).ngroups if bws \
         else len(ratings)                     # BWS: answered tuples (check tuples included)
-    return {"n_answers": answered, "min_accepted_raters": config.min_accepted_raters,
+    flags = quality(ratings, ids) if admin and not bws else pd.DataFrame()
+    found = {"n_answers": answered, "n_rows": rows, "min_accepted_raters": config.min_accepted_raters,
             "too_fast_s": too_fast_s(protocol, config), "tranches": _records(tranches),
             "full": [int(t) for t in tranches.loc[tranches["open"] == 0, "tranche"]],
             "pairs_below": _records(found["pairs_below"]),
-            "note": note,
+            "note": note, "n_excluded": len(excluded),
             "exclusions": (_records(table.merge(ids, on="rater_id", how="left"))
                            if table is not None else []),
-            "quality": _records(quality(ratings, ids)) if admin and not bws else [],
+            "quality": _records(flags),
             "agreement_notes": notes}
+    if admin:
+        found["dashboard"] = dashboard(config, ratings[ratings["rater_id"].isin(
+            raters.loc[raters["done"], "rater_id"])], raters, flags, excluded,
+            found["too_fast_s"], sum(int(t["slots"]) for t in found["tranches"]),
+            len(found["tranches"]), ((previous or {}).get("dashboard") or {}).get("growth"))
+    return found
+
+
+def dashboard(config: StudyConfig, complete: pd.DataFrame, raters: pd.DataFrame,
+              flags: pd.DataFrame, excluded: set[str], too_fast: float, target: int,
+              n_tranches: int, known: list[dict] | None = None) -> dict:
+    """The admin dashboard's charts (:mod:`lexgold.live.dashboard`, drawn by
+    :mod:`lexgold.live.dashboard_svg`) and their text alternatives, from the completed
+    raters' ratings; a Best-Worst study has completions only (its answers are choices, not
+    values: its agreement is ``lexgold process``'s split-half)."""
+    from lexgold.live import dashboard as d
+    from lexgold.live import dashboard_svg as svg
+
+    done = raters.set_index("rater_id")["completed_at"]
+    points = d.completions(done)
+    points["at"] = points["at"].dt.strftime("%Y-%m-%dT%H:%M:%S+00:00")
+    out = {"completions": _records(points), "per_day": _records(d.per_day(done)),
+           "svg": {"completions": svg.completions_chart(_records(points), target)}}
+    if config.task == "bws":
+        return out
+    counts = d.rating_counts(complete, config.scale_min, config.scale_max)
+    people = d.rater_quality(complete, flags, too_fast, excluded)
+    growth = d.growth(complete, done, known)
+    pilot, curve = d.pilot(complete, done, n_tranches), None
+    if pilot is not None:
+        from lexgold.process.plan import reliability_curve
+        from lexgold.errors import InputError
+        try:
+            with collected_warnings():
+                curve = _records(reliability_curve(pilot, rng=np.random.default_rng(0),
+                                                   replicates=0)[["raters", "reliability"]])
+        except InputError:                    # too few pairs or raters yet
+            curve = None
+    pairs = int(complete.drop_duplicates(["word1", "word2", "pos"]).shape[0]) if len(complete) \
+        else 0
+    rated = complete[complete["kind"] != "checkpoint"] if len(complete) else complete
+    per_rater = len(rated) / max(rated["rater_id"].nunique(), 1) if len(rated) else 0
+    budget = int(round(target * per_rater))       # ratings once every place is completed
+    flagged = people["marked"] | people["excluded"] if len(people) else pd.Series(dtype=bool)
+    summary = [{"raters": label, "n": int(part.shape[0]),
+                "agreement": _plain(part["agreement"].median()),
+                "median_s": _plain(part["median_s"].median())}
+               for label, part in (("flagged", people[flagged]), ("others", people[~flagged]))
+               ] if len(people) else []
+    out.update({"ratings": _records(counts), "growth": _records(growth), "planner": curve,
+                "pilot_raters": d.PILOT_PER_TRANCHE * n_tranches,
+                "quality_summary": summary})
+    out["svg"].update({"ratings": svg.ratings_chart(out["ratings"]),
+                       "quality": svg.quality_chart(_records(people), too_fast),
+                       "growth": svg.growth_chart(out["growth"], curve, pairs, budget)})
+    return out
 
 
 def too_fast_s(protocol: dict, config: StudyConfig) -> float:

@@ -24,6 +24,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
+from functools import partial
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
@@ -66,7 +67,8 @@ def refresh(reads: Session, writes: Session, *, now: datetime | None = None,
     reads.commit()
     started = time.perf_counter()
     protocol = protocol_from_text(study.protocol_text)
-    figures = (run or _call)(compute, reads, config, protocol)
+    figures = (run or _call)(partial(compute, previous=stored.figures if stored else None),
+                             reads, config, protocol)
     seconds = time.perf_counter() - started
     added = {}
     before = set(stored.figures.get("full", [])) if stored is not None else set()

@@ -25,7 +25,7 @@ from __future__ import annotations
 import tomllib
 
 import pandas as pd
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from lexgold.study import models as m
@@ -85,6 +85,13 @@ def recruitment(session: Session, config: StudyConfig, protocol: dict | None = N
     table, note = exclusion_forecast(ratings, protocol)
     excluded = set() if table is None else set(exclusions.excluded_raters(table))
     return {**tally(slots, shown, excluded, config.min_accepted_raters), "note": note}
+
+
+def stored_rows(session: Session) -> int:
+    """Answer rows stored (pair answers and checkpoint answers; a Best-Worst tuple stores one
+    row per pair): what the admin view counts live and compares with the figures' count."""
+    return int(session.scalar(select(func.count()).select_from(m.Answer)) +
+               session.scalar(select(func.count()).select_from(m.CheckpointAnswer)))
 
 
 def slot_frame(session: Session) -> pd.DataFrame:

@@ -248,3 +248,17 @@ class ProlificAction(Base):
     error: Mapped[str] = mapped_column(String(500), default="")
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     done_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class PreviewLink(Base):
+    """A shareable preview link (revision 0016; :mod:`lexgold.study.preview_links`): the link
+    carries this row's id signed with the session-signing key; the row says until when it
+    works and whether it was revoked."""
+
+    __tablename__ = "preview_link"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    expires_at: Mapped[datetime] = mapped_column(DateTime)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    #: ``admin`` (the admin view) or ``cli`` (``lexgold study preview-link``)
+    made_by: Mapped[str] = mapped_column(String(20))
