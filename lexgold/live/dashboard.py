@@ -22,7 +22,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from lexgold.live.allocator import split_half
 from lexgold.live.quiet import collected_warnings
+from lexgold.process.agreement import iaa_pairwise, rater_against_mean
+from lexgold.process.reliability import krippendorff_alpha
 
 #: points of the completions curve at most (evenly spaced completions, the last included)
 POINTS = 200
@@ -101,12 +104,9 @@ def rater_quality(ratings: pd.DataFrame, flags: pd.DataFrame, limit: float,
                   excluded: set[str]) -> pd.DataFrame:
     """Per rater: ``rater_id, agreement`` (rho with the mean of the others of its tranche;
     NaN when undefined), ``median_s`` (median seconds per pair), ``marked`` (too fast,
-    one value throughout or a checkpoint failed: :func:`lexgold.live.figures.marked`),
+    one value throughout or a checkpoint failed: :func:`marked`),
     ``excluded`` (by the protocol's rules so far). ``flags``: :func:`lexgold.process.quality.
     quality_flags` rows."""
-    from lexgold.live.figures import marked
-    from lexgold.process.agreement import rater_against_mean
-
     columns = ["rater_id", "agreement", "median_s", "marked", "excluded"]
     if flags.empty:
         return pd.DataFrame(columns=columns)
@@ -150,10 +150,6 @@ def growth(ratings: pd.DataFrame, done: pd.Series, known: list[dict] | None = No
     ratings is the same (the first k raters to complete do not change); of the others, the last
     point and then the smaller ones within :data:`GROWTH_BUDGET` are computed, the rest left to
     the next rounds."""
-    from lexgold.live.allocator import split_half
-    from lexgold.process.agreement import iaa_pairwise
-    from lexgold.process.reliability import krippendorff_alpha
-
     rated = ratings[ratings["kind"] != "checkpoint"] if len(ratings) else ratings
     order = pd.to_datetime(done.dropna()).sort_values(kind="stable").index
     order = order[order.isin(set(rated["rater_id"]))] if len(rated) else order[:0]
@@ -200,3 +196,11 @@ def pilot(ratings: pd.DataFrame, done: pd.Series, tranches: int,
     if len(order) < wanted:
         return None
     return rated[rated["rater_id"].isin(set(order[:wanted]))]
+
+
+def marked(row: dict, limit: float) -> bool:
+    """Is this quality row marked on the admin page (too fast, one value throughout, a
+    checkpoint failed)?"""
+    fast = row.get("median_s_per_pair")
+    return ((fast is not None and fast < limit) or (row.get("top_value_share") or 0) >= 1
+            or bool(row.get("checkpoints_failed")))

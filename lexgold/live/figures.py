@@ -41,13 +41,18 @@ import pandas as pd
 from sqlalchemy import case, func, insert, select, update
 from sqlalchemy.orm import Session
 
+from lexgold.errors import InputError
 from lexgold.study import models as m
+from lexgold.live import dashboard as d
+from lexgold.live import dashboard_svg as svg
 from lexgold.live import tally
+from lexgold.live.dashboard import marked
 from lexgold.live.quiet import collected_warnings
 from lexgold.study.config import StudyConfig
 from lexgold.study.export import export_ratings
 from lexgold.process import exclusions
 from lexgold.process.config import process_config
+from lexgold.process.plan import reliability_curve
 from lexgold.process.agreement import iaa_against_mean, iaa_pairwise
 from lexgold.process.reliability import icc, krippendorff_alpha
 from lexgold.process.quality import quality_flags
@@ -168,8 +173,6 @@ def dashboard(config: StudyConfig, complete: pd.DataFrame, raters: pd.DataFrame,
     :mod:`lexgold.live.dashboard_svg`) and their text alternatives, from the completed
     raters' ratings; a Best-Worst study has completions only (its answers are choices, not
     values: its agreement is ``lexgold process``'s split-half)."""
-    from lexgold.live import dashboard as d
-    from lexgold.live import dashboard_svg as svg
 
     done = raters.set_index("rater_id")["completed_at"]
     points = d.completions(done)
@@ -183,8 +186,6 @@ def dashboard(config: StudyConfig, complete: pd.DataFrame, raters: pd.DataFrame,
     growth = d.growth(complete, done, known)
     pilot, curve = d.pilot(complete, done, n_tranches), None
     if pilot is not None:
-        from lexgold.process.plan import reliability_curve
-        from lexgold.errors import InputError
         try:
             with collected_warnings():
                 curve = _records(reliability_curve(pilot, rng=np.random.default_rng(0),
@@ -216,14 +217,6 @@ def too_fast_s(protocol: dict, config: StudyConfig) -> float:
     ``too_fast_s_per_pair`` when set, else the study's ``min_seconds_per_pair``."""
     limit = process_config(protocol).exclusions.too_fast_s_per_pair
     return float(limit or config.min_seconds_per_pair)
-
-
-def marked(row: dict, limit: float) -> bool:
-    """Is this quality row marked on the admin page (too fast, one value throughout, a
-    checkpoint failed)?"""
-    fast = row.get("median_s_per_pair")
-    return ((fast is not None and fast < limit) or (row.get("top_value_share") or 0) >= 1
-            or bool(row.get("checkpoints_failed")))
 
 
 def _none(*columns: str) -> pd.DataFrame:
