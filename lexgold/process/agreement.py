@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
-from lexgold.process.ratings import ITEM, REQUIRED, check_ratings
+from lexgold.process.ratings import ITEM, REQUIRED, check_ratings, key_groups
 from lexgold.process.replicates import ReplicateTerms, average_ranks
 from lexgold.stats import check_bootstrap
 
@@ -231,11 +231,14 @@ def iaa_weighted_by_pairs(ratings: pd.DataFrame, *, min_overlap: int = MIN_OVERL
     frame = check_ratings(ratings)
     frame = frame[frame["kind"] != "checkpoint"]          # a new frame: no copy needed
     if repeats == "keep":
-        listing = frame.groupby(["rater_id", "tranche", *ITEM], sort=False).cumcount()
-        later = (listing > 0).to_numpy()
+        keys = ["rater_id", "tranche", *ITEM]
+        group = key_groups(frame, keys)
+        listing = (frame.groupby(keys, sort=False).cumcount().to_numpy() if group is None
+                   else pd.Series(group).groupby(group, sort=False).cumcount().to_numpy())
+        later = listing > 0
         if later.any():                  # new words: out of a categorical's categories
             word2 = frame["word2"].to_numpy(dtype=object).copy()
-            word2[later] = word2[later] + "\x00" + listing[later].astype(str).to_numpy()
+            word2[later] = word2[later] + "\x00" + listing[later].astype(str)
             frame = frame.assign(word2=word2)
     rows = []
     with warnings.catch_warnings():

@@ -436,15 +436,57 @@ def answers(ratings: pd.DataFrame) -> pd.DataFrame:
 
     Checkpoint rows are dropped; a pair rated twice by the same rater (the calibration repeat of
     SimLex section 3.3, a HyperLex duplicate, section 4.4) counts once, with the mean of the
-    answers. Returns columns ``rater_id, tranche, word1, word2, rating`` (and ``pos`` if given).
+    answers. Returns columns ``rater_id, tranche, word1, word2, rating`` (and ``pos`` if given),
+    one row per rater, tranche and item in the order of their first answer.
+
+    Coded frames (:func:`coded`) are grouped by the keys' integer codes; the mean is the one
+    ``groupby(...).mean()`` gives (one or two answers per key, or whole-number ratings, add up
+    exactly in any order), other frames go through ``groupby``.
     """
     frame = ratings[ratings["kind"] != "checkpoint"]
     keys = ["rater_id", "tranche", *ITEM]
-    out = frame.groupby(keys, sort=False, as_index=False)["rating"].mean()
+    found = _coded_answers(frame, keys)
+    if found is None:
+        found = frame.groupby(keys, sort=False, as_index=False)["rating"].mean()
     if "pos" in frame.columns:
         pos = frame.groupby(ITEM, sort=False)["pos"].first()
-        out = out.join(pos, on=ITEM)
-    return out
+        found = found.join(pos, on=ITEM)
+    return found
+
+
+def _coded_answers(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame | None:
+    """:func:`answers`' means by integer codes, or None when the keys are not all categoricals,
+    their codes do not fit one integer, or a mean could differ from ``groupby``'s in the last
+    bit (three answers or more to one key that are not whole numbers)."""
+    group = key_groups(frame, keys)
+    if group is None:
+        return None
+    counts = np.bincount(group)
+    rating = frame["rating"].to_numpy(dtype=float)
+    if len(counts) and counts.max() > 2 and not (rating == np.round(rating)).all():
+        return None
+    top = np.maximum.accumulate(group) if len(group) else group
+    first = np.flatnonzero(np.concatenate([[True], top[1:] > top[:-1]])) if len(group) \
+        else np.array([], dtype=np.intp)
+    found = frame[keys].iloc[first].reset_index(drop=True)
+    found["rating"] = np.bincount(group, weights=rating, minlength=len(counts)) / counts
+    return found
+
+
+def key_groups(frame: pd.DataFrame, keys: list[str]) -> np.ndarray | None:
+    """Per row, the number of its combination of ``keys`` values, numbered in order of first
+    appearance (``groupby(keys, sort=False).ngroup()``), from the categoricals' integer codes;
+    None when a key is not a categorical or the codes do not fit one integer."""
+    columns = [frame[k] for k in keys]
+    if not all(isinstance(c.dtype, pd.CategoricalDtype) for c in columns):
+        return None
+    sizes = [len(c.cat.categories) + 1 for c in columns]
+    if float(np.prod(sizes, dtype=float)) >= 2.0 ** 62:
+        return None
+    key = np.zeros(len(frame), dtype=np.int64)
+    for column, size in zip(columns, sizes):
+        key = key * size + column.cat.codes.to_numpy().astype(np.int64) + 1
+    return pd.factorize(key)[0]
 
 
 def consistency_items(ratings: pd.DataFrame) -> pd.DataFrame:
