@@ -1,13 +1,18 @@
-"""The shared statistics toolbox: linear rescaling, row-wise Pearson, paired bootstrap CIs.
+"""The shared statistics toolbox: linear rescaling, row-wise Pearson, bootstrap intervals,
+split-half reliability.
 
-One function per statistic that more than one part of lexgold needs (issue 25, "One statistics
-toolbox"); the parts call these instead of keeping their own copies:
+One function per statistic that more than one part of lexgold needs; the parts call these
+instead of keeping their own copies:
 
 - :func:`rescale` maps values linearly between two intervals (SimLex-999 section 3.6: "transformed
   all scores linearly from the interval [0, 6] to the interval [0, 10]"; HyperLex section 4.5;
   the builders' concreteness fallback; the cross-lingual sets' ``--rescale``).
 - :func:`rowwise_pearson` is Pearson's r of many paired samples at once (bootstrap replicates,
   split-half splits).
+- :func:`percentile_interval` is the one percentile bootstrap interval (the central ``level``
+  of the defined replicates), whatever drew the replicates: :func:`bootstrap_ci` here, the
+  stratified bootstrap over pairs of the agreement figures
+  (:func:`lexgold.process.agreement.bootstrap_over_pairs`).
 - :func:`bootstrap_ci` is a paired (case-resampling) bootstrap confidence interval built on
   :func:`scipy.stats.bootstrap` with ``paired=True``, percentile or BCa.
 
@@ -116,6 +121,45 @@ def check_bootstrap(rng, n_boot: int, level: float, method: str = "percentile") 
                          field="method")
 
 
+def percentile_interval(replicates, level: float) -> np.ndarray:
+    """The percentile bootstrap interval: the central ``level`` of the defined replicates.
+
+    Parameters
+    ----------
+    replicates : array-like, shape (..., n_boot)
+        The statistic of every bootstrap replicate (last axis); NaN for an undefined one.
+    level : float
+        Coverage in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., 2)
+        ``[low, high]``: the ``(1 - level) / 2`` and ``1 - (1 - level) / 2`` quantiles (linear
+        interpolation, :func:`numpy.quantile`) of the defined replicates; NaN where fewer than
+        two are defined (one value is not an interval).
+
+    References
+    ----------
+    Efron & Tibshirani (1993), An Introduction to the Bootstrap, section 13.3.
+
+    Examples
+    --------
+    >>> percentile_interval(np.arange(5.0), 0.5).tolist()
+    [1.0, 3.0]
+    >>> percentile_interval([[0.0, 1.0, np.nan], [np.nan, 2.0, np.nan]], 0.5).tolist()
+    [[0.25, 0.75], [nan, nan]]
+    """
+    values = np.asarray(replicates, dtype=float)
+    tail = (1 - level) / 2
+    out = np.full(values.shape[:-1] + (2,), np.nan)
+    for index in np.ndindex(values.shape[:-1]):
+        row = values[index]
+        row = row[~np.isnan(row)]
+        if len(row) >= 2:
+            out[index] = np.quantile(row, [tail, 1 - tail])
+    return out
+
+
 def bootstrap_ci(samples: Sequence, statistic: Callable[..., np.ndarray], *,
                  rng: np.random.Generator, n_boot: int = 1000, level: float = 0.95,
                  method: str = "percentile") -> np.ndarray:
@@ -140,14 +184,15 @@ def bootstrap_ci(samples: Sequence, statistic: Callable[..., np.ndarray], *,
     level : float
         Coverage in (0, 1).
     method : {"percentile", "bca"}
-        ``percentile``: the central ``level`` of the defined replicates (NaN replicates are
-        left out). ``bca``: bias-corrected and accelerated (Efron 1987), scipy's; NaN when a
-        replicate or the jackknife is undefined.
+        ``percentile``: :func:`percentile_interval` of the replicates. ``bca``:
+        bias-corrected and accelerated (Efron 1987), scipy's; NaN when a replicate or the
+        jackknife is undefined.
 
     Returns
     -------
     numpy.ndarray
-        ``[low, high]``, or shape ``(k, 2)`` for k statistics; NaN when no replicate is defined.
+        ``[low, high]``, or shape ``(k, 2)`` for k statistics; NaN when fewer than two
+        replicates are defined.
 
     References
     ----------
@@ -174,11 +219,4 @@ def bootstrap_ci(samples: Sequence, statistic: Callable[..., np.ndarray], *,
     if method == "bca":
         low, high = result.confidence_interval
         return np.stack([np.asarray(low, dtype=float), np.asarray(high, dtype=float)], axis=-1)
-    tails = [100 * (1 - level) / 2, 100 * (1 + level) / 2]
-    distribution = np.asarray(result.bootstrap_distribution, dtype=float)
-    defined = ~np.isnan(distribution)
-    if not defined.any():
-        return np.full(distribution.shape[:-1] + (2,), np.nan)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)           # an all-NaN statistic row
-        return np.moveaxis(np.nanpercentile(distribution, tails, axis=-1), 0, -1)
+    return percentile_interval(result.bootstrap_distribution, level)

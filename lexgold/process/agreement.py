@@ -27,7 +27,7 @@ Undefined correlations (constant ratings, too little overlap) are left out of th
 ``pool="tranche"`` and several tranches the warning says raters are compared only within their
 tranche and names ``pool="all"``).
 
-Cost (issue 22). A group where every rater rated every item (a SimLex tranche) gets IAA-1 in
+Cost. A group where every rater rated every item (a SimLex tranche) gets IAA-1 in
 closed form, O(items x raters) (:func:`_dense_rho_sum`); it equals the mean of the pairwise rho
 to about 1e-15, not bit for bit. Raters who overlap partially are still correlated pair by pair
 on their shared items. The bootstrap draws every replicate's items first (the same generator
@@ -48,7 +48,7 @@ import pandas as pd
 from lexgold.errors import InputError
 from lexgold.process.ratings import ITEM, REQUIRED, check_ratings, key_groups
 from lexgold.process.replicates import ReplicateTerms, average_ranks
-from lexgold.stats import check_bootstrap
+from lexgold.stats import check_bootstrap, percentile_interval
 
 Pool = Literal["tranche", "all"]
 POOLS = ("tranche", "all")
@@ -367,7 +367,7 @@ def agreement_by_subset(ratings: pd.DataFrame, subset: pd.Series | str, *,
         A column of ``ratings`` (e.g. ``"pos"``), or a Series indexed by ``(word1, word2)``
         giving each pair's subset label; pairs without a label are left out.
     rng, n_boot, level : optional
-        With ``n_boot > 0``, bootstrap intervals per subset (see :func:`bootstrap_ci`).
+        With ``n_boot > 0``, bootstrap intervals per subset (see :func:`bootstrap_over_pairs`).
 
     Returns
     -------
@@ -378,7 +378,7 @@ def agreement_by_subset(ratings: pd.DataFrame, subset: pd.Series | str, *,
     """
     _check_options(pool, min_overlap)
     if n_boot > 0:
-        _check_bootstrap(rng, n_boot, level)
+        check_bootstrap(rng, n_boot, level)
     frame = check_ratings(ratings)
     if isinstance(subset, str) and subset not in frame.columns:
         raise InputError(f"no such column; columns: {', '.join(frame.columns)}",
@@ -418,8 +418,8 @@ def stage_agreement(ratings: pd.DataFrame, *, pool: Pool = "tranche",
     """IAA-1 and IAA-2 of one set of ratings, with their bootstrap intervals when ``n_boot``.
 
     The figures of :func:`iaa_pairwise`, :func:`iaa_against_mean` and (``n_boot > 0``)
-    :func:`bootstrap_ci` of each, in that order from ``rng``, from one items x raters matrix
-    per group instead of one per figure (issue 22).
+    :func:`bootstrap_over_pairs` of each, in that order from ``rng``, from one items x raters matrix
+    per group instead of one per figure.
 
     Returns
     -------
@@ -428,7 +428,7 @@ def stage_agreement(ratings: pd.DataFrame, *, pool: Pool = "tranche",
     """
     _check_options(pool, min_overlap)
     if n_boot > 0:
-        _check_bootstrap(rng, n_boot, level)
+        check_bootstrap(rng, n_boot, level)
     frame = check_ratings(ratings)
     groups = _matrices(frame, pool, checked=True)
     out = {"iaa1": _iaa1(frame, pool, min_overlap, groups),
@@ -440,9 +440,9 @@ def stage_agreement(ratings: pd.DataFrame, *, pool: Pool = "tranche",
     return out
 
 
-def bootstrap_ci(ratings: pd.DataFrame, statistic: Callable[..., float], *,
-                 rng: np.random.Generator, n_boot: int = 1000, level: float = 0.95,
-                 **kwargs) -> tuple[float, float]:
+def bootstrap_over_pairs(ratings: pd.DataFrame, statistic: Callable[..., float], *,
+                         rng: np.random.Generator, n_boot: int = 1000, level: float = 0.95,
+                         **kwargs) -> tuple[float, float]:
     """Percentile bootstrap confidence interval of an agreement statistic over pairs.
 
     Pairs (items) are drawn with replacement, each drawn pair bringing all of its ratings; a
@@ -450,8 +450,9 @@ def bootstrap_ci(ratings: pd.DataFrame, statistic: Callable[..., float], *,
     the set of tranches they appear in (each tranche's unique pairs; the consistency pairs) and
     each stratum keeps its size, so every tranche keeps its number of pairs.
     ``statistic(resampled, **kwargs)`` is recomputed per replicate; undefined replicates are
-    dropped. The signature is :func:`lexgold.stats.bootstrap_ci`'s; the draw is not
-    (``scipy.stats.bootstrap`` cannot stratify), so the interval is computed here.
+    dropped. The interval is :func:`lexgold.stats.percentile_interval` of the replicates, as
+    for :func:`lexgold.stats.bootstrap_ci`; only the draw differs (``scipy.stats.bootstrap``
+    resamples rows and cannot stratify or draw clusters).
 
     Parameters
     ----------
@@ -471,7 +472,7 @@ def bootstrap_ci(ratings: pd.DataFrame, statistic: Callable[..., float], *,
     (float, float)
         Lower and upper bounds; NaN when fewer than two replicates are defined.
     """
-    _check_bootstrap(rng, n_boot, level)
+    check_bootstrap(rng, n_boot, level)
     dense = {iaa_pairwise: _iaa1_dense, iaa_against_mean: _iaa2_dense}.get(statistic)
     pool, min_overlap = kwargs.get("pool", "tranche"), kwargs.get("min_overlap", MIN_OVERLAP)
     _check_options(pool, min_overlap)
@@ -482,7 +483,7 @@ def bootstrap_ci(ratings: pd.DataFrame, statistic: Callable[..., float], *,
 
 
 def _bootstrap_dense(matrices: list[_Group], name: str, rng, n_boot, level, min_overlap):
-    """:func:`bootstrap_ci` of IAA-1 (``name="iaa1"``) or IAA-2 over the groups' matrices.
+    """:func:`bootstrap_over_pairs` of IAA-1 (``name="iaa1"``) or IAA-2 over the groups' matrices.
 
     Every replicate's items are drawn first, in the same order and from the same ``rng`` calls
     as one replicate at a time, so the draws (and the generator's state afterwards) do not
@@ -543,17 +544,8 @@ def _iaa2_terms(terms, min_overlap) -> float:
     return float(values.mean()) if len(values) else np.nan
 
 
-def _check_bootstrap(rng, n_boot, level):
-    check_bootstrap(rng, n_boot, level)
-
-
-def _percentile_interval(values, level):
-    values = np.asarray(values, dtype=float)
-    values = values[~np.isnan(values)]
-    if len(values) < 2:
-        return (np.nan, np.nan)
-    tail = (1 - level) / 2
-    low, high = np.quantile(values, [tail, 1 - tail])
+def _percentile_interval(values, level) -> tuple[float, float]:
+    low, high = percentile_interval(values, level)
     return (float(low), float(high))
 
 

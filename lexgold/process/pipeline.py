@@ -607,7 +607,7 @@ def _agreement(raw, calibrated, final, scores, config, rng) -> dict:
                 final, min_overlap=config.agreement.min_overlap)
         from lexgold.process.reliability import reliability_figures
 
-        out["beyond_iaa"] = reliability_figures(final)        # alpha and ICC (issue 26)
+        out["beyond_iaa"] = reliability_figures(final)        # alpha and ICC
         out["by_subset"] = {}
         for column in ("pos", "conc_class", "concQ", "relation", "conc_group", "topic"):
             if column in scores.columns and scores[column].replace("", np.nan).notna().any():

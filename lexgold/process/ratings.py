@@ -75,23 +75,18 @@ CHUNK_ROWS = 100_000
 
 def _read_coded(path: Path) -> pd.DataFrame:
     """The file as :func:`lexgold.tables.read_text_table` reads it, but read in parts of
-    :data:`CHUNK_ROWS` rows whose key columns (:data:`CODED`) and ``rating`` become categoricals
-    as they are read, then are joined (:func:`pandas.api.types.union_categoricals`, categories
-    in sorted order, as :class:`pandas.Categorical` gives them for the whole column). No column
-    of 1.4 M strings is ever held: reading a 10,000-rater study as strings first took 170 MB
-    more at its peak than the coded frame (issue 22). Other columns stay text."""
-    parts = []
-    for part in read_text_chunks(path, rows=CHUNK_ROWS):
-        for column in (*CODED, "rating"):
-            if column in part.columns:
-                part[column] = pd.Categorical(part[column])
-        parts.append(part)
-    if len(parts) == 1:
-        return parts[0]
+    :data:`CHUNK_ROWS` rows whose key columns (:data:`CODED`) and ``rating`` the parser makes
+    categoricals as it reads them, then are joined (:func:`pandas.api.types.union_categoricals`,
+    categories in sorted order, as :class:`pandas.Categorical` gives them for the whole
+    column). No column of 1.4 M strings is ever held: reading a 10,000-rater study as strings
+    first took 170 MB more at its peak than the coded frame. Other columns stay text."""
+    parts = list(read_text_chunks(path, rows=CHUNK_ROWS, categorical=(*CODED, "rating")))
     names, columns = list(parts[0].columns), {}
     for at in range(len(names)):          # by position: stripped names may repeat
         pieces = [part.iloc[:, at] for part in parts]
-        if isinstance(pieces[0].dtype, pd.CategoricalDtype):
+        if isinstance(pieces[0].dtype, pd.CategoricalDtype):     # categories as str
+            pieces = [piece.cat.rename_categories(pd.Index(piece.cat.categories.astype(str)))
+                      for piece in pieces]
             columns[at] = union_categoricals(pieces, sort_categories=True)
         else:
             columns[at] = pd.concat(pieces, ignore_index=True).array
@@ -110,7 +105,7 @@ def coded(ratings: pd.DataFrame) -> pd.DataFrame:
     their categories in sorted order (so grouping and sorting order them as the strings), each
     distinct string stored once and compared, grouped and merged by integer code. At 10,000
     raters (1.4 M rows) most of ``lexgold process``'s time went to hashing these strings again
-    in every groupby, merge and comparison (issue 22). Other columns are left as they are."""
+    in every groupby, merge and comparison. Other columns are left as they are."""
     frame = ratings.copy(deep=False)
     for column in CODED:
         if column in frame.columns and not isinstance(frame[column].dtype, pd.CategoricalDtype):
@@ -174,8 +169,7 @@ def check_ratings(ratings: pd.DataFrame, *, source: str | Path | None = None) ->
     frame = ratings.copy(deep=False)      # columns are replaced, never changed in place
     if "kind" not in frame.columns:
         frame["kind"] = "unique"
-    kind = _stripped(frame["kind"].astype(object))     # few values; "" becomes "unique"
-    frame["kind"] = kind.where(kind != "", "unique")
+    frame["kind"] = _kinds(frame["kind"])
     bad = ~frame["kind"].isin(KINDS)
     if bad.any():
         first = int(np.flatnonzero(bad.to_numpy())[0])
@@ -201,6 +195,21 @@ def check_ratings(ratings: pd.DataFrame, *, source: str | Path | None = None) ->
     _check_scale_columns(frame, where, source)
     frame.attrs[_CHECKED] = True
     return frame
+
+
+def _kinds(column: pd.Series) -> pd.Series:
+    """``kind`` stripped, an empty one ``unique``; a categorical stays one (its categories
+    renamed, merged and sorted), so that the rows are never compared as strings."""
+    if not isinstance(column.dtype, pd.CategoricalDtype):
+        kind = _stripped(column.astype(object))
+        return kind.where(kind != "", "unique")
+    kind = _stripped(column)
+    names = ["unique" if name == "" else name for name in kind.cat.categories]
+    categories = sorted(set(names))
+    recode = np.array([categories.index(name) for name in names], dtype=np.int64)
+    return pd.Series(pd.Categorical.from_codes(recode[kind.cat.codes.to_numpy()],
+                                               categories=pd.Index(categories)),
+                     index=column.index)
 
 
 def _numbers(column: pd.Series) -> pd.Series:

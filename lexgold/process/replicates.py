@@ -1,6 +1,6 @@
 """Bootstrap replicates of IAA-1 and IAA-2 over a dense items x raters matrix, in batches.
 
-Used by :func:`lexgold.process.agreement.bootstrap_ci` and ``agreement_by_subset`` (the
+Used by :func:`lexgold.process.agreement.bootstrap_over_pairs` and ``agreement_by_subset`` (the
 percentile bootstrap over pairs; SimLex-999 section 4.1, HyperLex section 5) for a group where
 every rater rated every item (a SimLex tranche). A replicate is described by how often it drew
 each item (its weights), not by its drawn rows.
@@ -9,7 +9,7 @@ Each rater's values are coded once by their order (0 for its smallest value, ...
 replicate, the average rank of a value is (drawn values below it) + (drawn values equal to it
 + 1) / 2: exactly what ``scipy.stats.rankdata`` gives (whole and half numbers). The drawn
 counts of every rater's levels in every replicate of a batch come from one sparse product
-(levels x items, times items x replicates), with no per-cell index arrays (issue 22):
+(levels x items, times items x replicates), with no per-cell index arrays:
 
 - IAA-1 (closed form, see :func:`lexgold.process.agreement._dense_rho_sum`): with z_i the
   centred, unit-length rank column of rater i, the sum over rater pairs of rho is
@@ -30,7 +30,7 @@ import numpy as np
 
 #: most cells (items x raters x replicates, or raters x levels x replicates) of one batch;
 #: each array of a batch is 8 MB at most (at 2,000,000 the batches of a 10,000-rater study's
-#: per-subset bootstrap were the peak of `lexgold process`, issue 22). Batches of two
+#: per-subset bootstrap were the peak of `lexgold process`). Batches of two
 #: replicates or more give the same bytes.
 BATCH_CELLS = 1_000_000
 
@@ -222,7 +222,7 @@ class _NearOrder:
 def average_ranks(values: np.ndarray, axis: int = -1, *, omit_nan: bool = False) -> np.ndarray:
     """``scipy.stats.rankdata(values, axis=axis)`` (method "average"; with ``omit_nan``,
     ``nan_policy="omit"``: NaN cells are left out of the ranking and get NaN), the same
-    values, without importing ``scipy.stats`` (about a second of start-up; issue 22)."""
+    values, without importing ``scipy.stats`` (about a second of start-up)."""
     moved = np.moveaxis(np.asarray(values, dtype=float), axis, -1)
     count = moved.shape[-1]
     order = np.argsort(moved, axis=-1, kind="stable")               # NaN last
