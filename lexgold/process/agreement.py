@@ -235,11 +235,9 @@ def iaa_weighted_by_pairs(ratings: pd.DataFrame, *, min_overlap: int = MIN_OVERL
         group = key_groups(frame, keys)
         listing = (frame.groupby(keys, sort=False).cumcount().to_numpy() if group is None
                    else pd.Series(group).groupby(group, sort=False).cumcount().to_numpy())
-        later = listing > 0
-        if later.any():                  # new words: out of a categorical's categories
-            word2 = frame["word2"].to_numpy(dtype=object).copy()
-            word2[later] = word2[later] + "\x00" + listing[later].astype(str)
-            frame = frame.assign(word2=word2)
+        if (listing > 0).any():          # the second listing is an item of its own
+            frame = frame.assign(**{_LISTING: listing})
+    item = [*ITEM, _LISTING] if _LISTING in frame.columns else ITEM
     rows = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AgreementWarning)
@@ -249,7 +247,7 @@ def iaa_weighted_by_pairs(ratings: pd.DataFrame, *, min_overlap: int = MIN_OVERL
                          "iaa1": _iaa1(part, "tranche", min_overlap, groups),
                          "iaa2": _iaa2(part, "tranche", min_overlap, groups),
                          "raters": int(part["rater_id"].nunique()),
-                         "pairs": int(len(part[ITEM].drop_duplicates()))})
+                         "pairs": int(len(part[item].drop_duplicates()))})
     table = pd.DataFrame(rows, columns=["tranche", "iaa1", "iaa2", "raters", "pairs"])
     out = {}
     for name in ("iaa1", "iaa2"):
@@ -716,11 +714,19 @@ def _matrices(ratings, pool, *, checked: bool = False) -> list[_Group]:
     return sorted(out, key=lambda g: str(g.key))
 
 
+#: a column numbering a rater's listings of one pair (0, 1 ...): each listing is an item
+_LISTING = "_listing"
+
+
 def _item_codes(frame) -> np.ndarray:
+    """Item codes in order of first appearance: a pair, or a pair's listing (:data:`_LISTING`)."""
     first, _ = pd.factorize(frame["word1"])
     second, uniques = pd.factorize(frame["word2"])
-    codes, _ = pd.factorize(first.astype(np.int64) * (len(uniques) + 1) + second)
-    return codes
+    codes = first.astype(np.int64) * (len(uniques) + 1) + second
+    if _LISTING in frame.columns:
+        listing = frame[_LISTING].to_numpy(dtype=np.int64)
+        codes = codes * (int(listing.max(initial=0)) + 1) + listing
+    return pd.factorize(codes)[0]
 
 
 def _group_correlations(ratings, pool, min_overlap, groups=None):
