@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
-from lexgold.process.ratings import ITEM, REQUIRED, check_ratings, key_groups
+from lexgold.process.ratings import ITEM, REQUIRED, check_ratings, first_rows, key_groups
 from lexgold.process.replicates import ReplicateTerms, average_ranks
 from lexgold.stats import check_bootstrap, percentile_interval
 
@@ -388,7 +388,7 @@ def agreement_by_subset(ratings: pd.DataFrame, subset: pd.Series | str, *,
     else:
         labels = pd.Series(subset, name="subset")
         labels.index = pd.MultiIndex.from_tuples(labels.index, names=ITEM)
-        labels = frame.join(labels.rename("_subset"), on=ITEM)["_subset"]
+        labels = _labels_of_rows(frame, labels.rename("_subset"))
     rows = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AgreementWarning)
@@ -408,6 +408,16 @@ def agreement_by_subset(ratings: pd.DataFrame, subset: pd.Series | str, *,
     if n_boot > 0:
         columns += ["iaa1_low", "iaa1_high", "iaa2_low", "iaa2_high"]
     return pd.DataFrame(rows, columns=columns)
+
+
+def _labels_of_rows(frame: pd.DataFrame, labels: pd.Series) -> pd.Series:
+    """Each row's label, from ``labels`` indexed by ``(word1, word2)``: joined once per
+    distinct pair (by the key columns' integer codes) rather than once per row."""
+    item = key_groups(frame, ITEM)
+    if item is None:
+        return frame.join(labels, on=ITEM)[labels.name]
+    per_pair = frame.iloc[first_rows(item)][ITEM].join(labels, on=ITEM)[labels.name].to_numpy()
+    return pd.Series(per_pair[item], index=frame.index, name=labels.name)
 
 
 def stage_agreement(ratings: pd.DataFrame, *, pool: Pool = "tranche",

@@ -474,12 +474,18 @@ def _coded_answers(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame | None:
     rating = frame["rating"].to_numpy(dtype=float)
     if len(counts) and counts.max() > 2 and not (rating == np.round(rating)).all():
         return None
-    top = np.maximum.accumulate(group) if len(group) else group
-    first = np.flatnonzero(np.concatenate([[True], top[1:] > top[:-1]])) if len(group) \
-        else np.array([], dtype=np.intp)
-    found = frame[keys].iloc[first].reset_index(drop=True)
+    found = frame[keys].iloc[first_rows(group)].reset_index(drop=True)
     found["rating"] = np.bincount(group, weights=rating, minlength=len(counts)) / counts
     return found
+
+
+def first_rows(group: np.ndarray) -> np.ndarray:
+    """Positions of each group's first row, for groups numbered in order of first appearance
+    (:func:`key_groups`)."""
+    if not len(group):
+        return np.array([], dtype=np.intp)
+    top = np.maximum.accumulate(group)
+    return np.flatnonzero(np.concatenate([[True], top[1:] > top[:-1]]))
 
 
 def key_groups(frame: pd.DataFrame, keys: list[str]) -> np.ndarray | None:
