@@ -325,3 +325,30 @@ def test_dense_helpers_equal_public_functions():
         assert agr._iaa1_dense(matrices, 4) == pytest.approx(iaa_pairwise(ratings, min_overlap=4))
         assert agr._iaa2_dense(matrices, 4) == pytest.approx(
             iaa_against_mean(ratings, min_overlap=4))
+
+
+def test_coded_frames_give_the_same_figures_as_plain_ones():
+    """A frame read by ``read_ratings`` (key columns as categoricals) takes the integer-code
+    routes (a rater's answers, the per-tranche listings, the subset labels); a plain frame
+    takes pandas' groupby and join: the same tables, to the last bit, with a pair a rater
+    rated twice (a calibration repeat, averaged) and non-integer repeats."""
+    from lexgold.process.ratings import answers, check_ratings, coded
+
+    ratings = random_study(seed=6, missing=0.1)
+    repeats = ratings.groupby("rater_id").head(2).assign(kind="calibration")
+    repeats["rating"] = repeats["rating"] + 0.3
+    ratings = pd.concat([ratings.assign(kind="unique"), repeats], ignore_index=True)
+    plain = check_ratings(ratings)
+    fast = coded(plain)
+    want, got = answers(plain), answers(fast)
+    assert np.array_equal(got["rating"].to_numpy(), want["rating"].to_numpy())
+    assert got[["rater_id", "word1"]].astype(str).equals(want[["rater_id", "word1"]].astype(str))
+    labels = pd.Series({(w, "w"): ("c" if w.startswith("c") else "u")
+                        for w in ratings["word1"].unique()})
+    for figures in (lambda f: agreement_by_subset(f, labels, min_overlap=3),
+                    lambda f: pd.DataFrame(agr.iaa_weighted_by_pairs(f, min_overlap=3)
+                                           ["tranches"])):
+        one, two = figures(plain), figures(fast)
+        pd.testing.assert_frame_equal(one.astype({"subset": str} if "subset" in one else {}),
+                                      two.astype({"subset": str} if "subset" in two else {}),
+                                      check_exact=True, check_dtype=False)

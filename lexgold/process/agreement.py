@@ -416,7 +416,8 @@ def _labels_of_rows(frame: pd.DataFrame, labels: pd.Series) -> pd.Series:
     item = key_groups(frame, ITEM)
     if item is None:
         return frame.join(labels, on=ITEM)[labels.name]
-    per_pair = frame.iloc[first_rows(item)][ITEM].join(labels, on=ITEM)[labels.name].to_numpy()
+    pairs = frame.iloc[first_rows(item)][ITEM]
+    per_pair = pairs.join(labels, on=ITEM)[labels.name].to_numpy()
     return pd.Series(per_pair[item], index=frame.index, name=labels.name)
 
 
@@ -426,8 +427,8 @@ def stage_agreement(ratings: pd.DataFrame, *, pool: Pool = "tranche",
     """IAA-1 and IAA-2 of one set of ratings, with their bootstrap intervals when ``n_boot``.
 
     The figures of :func:`iaa_pairwise`, :func:`iaa_against_mean` and (``n_boot > 0``)
-    :func:`bootstrap_over_pairs` of each, in that order from ``rng``, from one items x raters matrix
-    per group instead of one per figure.
+    :func:`bootstrap_over_pairs` of each, in that order from ``rng``, from one items x raters
+    matrix per group instead of one per figure.
 
     Returns
     -------
@@ -491,7 +492,8 @@ def bootstrap_over_pairs(ratings: pd.DataFrame, statistic: Callable[..., float],
 
 
 def _bootstrap_dense(matrices: list[_Group], name: str, rng, n_boot, level, min_overlap):
-    """:func:`bootstrap_over_pairs` of IAA-1 (``name="iaa1"``) or IAA-2 over the groups' matrices.
+    """:func:`bootstrap_over_pairs` of IAA-1 (``name="iaa1"``) or IAA-2 over the groups'
+    matrices.
 
     Every replicate's items are drawn first, in the same order and from the same ``rng`` calls
     as one replicate at a time, so the draws (and the generator's state afterwards) do not
@@ -729,7 +731,8 @@ _LISTING = "_listing"
 
 
 def _item_codes(frame) -> np.ndarray:
-    """Item codes in order of first appearance: a pair, or a pair's listing (:data:`_LISTING`)."""
+    """Item codes in order of first appearance: a pair, or a pair's listing
+    (:data:`_LISTING`)."""
     first, _ = pd.factorize(frame["word1"])
     second, uniques = pd.factorize(frame["word2"])
     codes = first.astype(np.int64) * (len(uniques) + 1) + second
