@@ -7,10 +7,10 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from lexgold.process.agreement import AgreementWarning
 from lexgold.process.ratings import ITEM, answers, check_ratings
+from lexgold.process.replicates import average_ranks
 from lexgold.stats import rowwise_pearson
 
 
@@ -151,7 +151,7 @@ def split_half_random(ratings: pd.DataFrame, *, rng: np.random.Generator,
         a = (filled * first).sum(axis=1) / first.sum(axis=1)
         b = (filled * second).sum(axis=1) / second.sum(axis=1)
         r_values.append(rowwise_pearson(a, b))
-        rho_values.append(rowwise_pearson(stats.rankdata(a), stats.rankdata(b)))
+        rho_values.append(rowwise_pearson(average_ranks(a), average_ranks(b)))
     if np.isnan(r_values).all():
         warnings.warn("split-half undefined: half means are constant", AgreementWarning,
                       stacklevel=2)
@@ -224,6 +224,8 @@ def transitivity(gold: pd.DataFrame, *, score: str = "score", bins: int = 10,
              "points": int(table["count"].get(i, 0))} for i in range(bins)]
     rho = p_value = np.nan
     if len(points) > 2 and points["r2"].nunique() > 1 and points["diff"].nunique() > 1:
+        from scipy import stats       # here: `lexgold process` starts without scipy.stats
+
         found = stats.spearmanr(points["r2"], points["diff"])
         rho, p_value = float(found.statistic), float(found.pvalue)
     return {"bins": rows, "spearman": rho, "spearman_p": p_value, "points": int(len(points))}
