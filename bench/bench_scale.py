@@ -1,4 +1,4 @@
-"""`lexgold process`, `agree`, `study export` and start-up at research scale (issue 22, items 2-5).
+"""`lexgold process`, `agree`, `study export` and start-up at research scale.
 
 Studies of 500, 2,000 and 10,000 finished SimLex raters (10 tranches of 50, 200, 1,000):
 
@@ -16,7 +16,8 @@ this checkout or the one given by ``--root``): wall time and the child's peak re
 
 - process: ``lexgold process ratings.csv --protocol simlex --pairs pairs.csv --no-plots``
   (bootstrap: the protocol's 200 replicates; seed 0);
-- agree: ``lexgold agree ratings.csv --json``;
+- agree: ``lexgold agree ratings.csv --json``, beside its anchor ``bench/plain_iaa.py`` (the
+  same file's IAA-1 and IAA-2 in plain pandas/numpy), in turn, with their ratio;
 - study export: ``lexgold study export STUDY --out ratings.csv`` of a SQLite study with the
   same number of finished raters, bulk-loaded (:func:`build_study_db`: every item and
   checkpoint of the rater's tranche answered, ~139 rows per rater), against the same answers
@@ -222,6 +223,28 @@ def median_of(argv, root, runs):
             statistics.median(c for _, _, c in results))
 
 
+def agree_beside_anchor(python, ratings: Path, root: Path, runs: int) -> None:
+    """``lexgold agree --json`` and its anchor (``bench/plain_iaa.py``: IAA-1 and IAA-2 in
+    plain pandas/numpy) in turn, ``runs`` times each; medians and their ratio."""
+    ours, anchor = [], []
+    for _ in range(runs):
+        ours.append(measure([python, "-c", CLI, "agree", str(ratings), "--json"], root))
+        anchor.append(measure([python, str(HERE / "bench" / "plain_iaa.py"), str(ratings)],
+                              root))
+    rows = {}
+    for name, results in (("agree", ours), ("anchor", anchor)):
+        rows[name] = (statistics.median(s for s, _, _ in results),
+                      max(m for _, m, _ in results),
+                      statistics.median(c for _, _, c in results))
+    for name, label in (("agree", "lexgold agree --json"),
+                        ("anchor", "bench/plain_iaa.py: read_csv + IAA-1/IAA-2 in numpy")):
+        seconds, mb, cpu = rows[name]
+        print(f"  {name:<8s} {seconds:8.2f} s wall {cpu:8.2f} s CPU {mb:6.0f} MB peak  ({label})")
+    print(f"  agree / anchor: {rows['agree'][0] / rows['anchor'][0]:.2f}x wall, "
+          f"{rows['agree'][2] / rows['anchor'][2]:.2f}x CPU (load average "
+          f"{os.getloadavg()[0]:.1f})")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--raters", type=int, nargs="+", default=[2000, 10000])
@@ -249,9 +272,7 @@ def main():
             print(f"  process  {seconds:8.2f} s wall {cpu:8.2f} s CPU {mb:6.0f} MB peak  "
                   f"(out: {out})")
         if not args.skip_agree:
-            seconds, mb, cpu = median_of([python, "-c", CLI, "agree", str(ratings), "--json"],
-                                         args.root, args.runs)
-            print(f"  agree    {seconds:8.2f} s wall {cpu:8.2f} s CPU {mb:6.0f} MB peak")
+            agree_beside_anchor(python, ratings, args.root, args.runs)
         if not args.skip_export:
             study = build_study_db(raters, args.data)
             out = Path(tempfile.mkdtemp(prefix=f"bench-export-{raters}-")) / "ratings.csv"

@@ -1,5 +1,5 @@
-"""The shared statistics toolbox: linear rescaling, ranks, Pearson and Spearman, paired
-bootstrap CIs.
+"""The shared statistics toolbox: linear rescaling, ranks, Pearson and Spearman, bootstrap
+intervals.
 
 One function per statistic that more than one part of lexgold needs; the parts call these
 instead of keeping their own copies:
@@ -12,8 +12,13 @@ instead of keeping their own copies:
 - :func:`average_ranks`, :func:`pearson` and :func:`spearman` equal SciPy's ``rankdata``
   (method ``average``), ``pearsonr`` and ``spearmanr`` (tests/test_stats_ranks.py checks them
   against SciPy, ties and NaN included) with numpy alone.
+- :func:`percentile_interval` is the one percentile bootstrap interval (the central ``level``
+  of the defined replicates), whatever drew the replicates: :func:`bootstrap_ci` here, the
+  stratified bootstrap over pairs of the agreement figures
+  (:func:`lexgold.process.agreement.bootstrap_over_pairs`).
 - :func:`bootstrap_ci` is a paired (case-resampling) bootstrap confidence interval: the
-  percentile interval in numpy, BCa through :func:`scipy.stats.bootstrap`.
+  replicates drawn as :func:`scipy.stats.bootstrap` draws them, the percentile interval in
+  numpy, BCa through SciPy.
 
 Pure functions over arrays; randomness comes in through an explicit ``numpy.random.Generator``.
 This module imports nothing from the rest of lexgold but :mod:`lexgold.errors`, and SciPy only
@@ -23,7 +28,6 @@ for the BCa interval: ``lexgold evaluate`` and ``lexgold agree`` start without l
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -196,6 +200,45 @@ def check_bootstrap(rng, n_boot: int, level: float, method: str = "percentile") 
                          field="method")
 
 
+def percentile_interval(replicates, level: float) -> np.ndarray:
+    """The percentile bootstrap interval: the central ``level`` of the defined replicates.
+
+    Parameters
+    ----------
+    replicates : array-like, shape (..., n_boot)
+        The statistic of every bootstrap replicate (last axis); NaN for an undefined one.
+    level : float
+        Coverage in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., 2)
+        ``[low, high]``: the ``(1 - level) / 2`` and ``1 - (1 - level) / 2`` quantiles (linear
+        interpolation, :func:`numpy.quantile`) of the defined replicates; NaN where fewer than
+        two are defined (one value is not an interval).
+
+    References
+    ----------
+    Efron & Tibshirani (1993), An Introduction to the Bootstrap, section 13.3.
+
+    Examples
+    --------
+    >>> percentile_interval(np.arange(5.0), 0.5).tolist()
+    [1.0, 3.0]
+    >>> percentile_interval([[0.0, 1.0, np.nan], [np.nan, 2.0, np.nan]], 0.5).tolist()
+    [[0.25, 0.75], [nan, nan]]
+    """
+    values = np.asarray(replicates, dtype=float)
+    tail = (1 - level) / 2
+    out = np.full(values.shape[:-1] + (2,), np.nan)
+    for index in np.ndindex(values.shape[:-1]):
+        row = values[index]
+        row = row[~np.isnan(row)]
+        if len(row) >= 2:
+            out[index] = np.quantile(row, [tail, 1 - tail])
+    return out
+
+
 def bootstrap_ci(samples: Sequence, statistic: Callable[..., np.ndarray], *,
                  rng: np.random.Generator, n_boot: int = 1000, level: float = 0.95,
                  method: str = "percentile") -> np.ndarray:
@@ -220,14 +263,15 @@ def bootstrap_ci(samples: Sequence, statistic: Callable[..., np.ndarray], *,
     level : float
         Coverage in (0, 1).
     method : {"percentile", "bca"}
-        ``percentile``: the central ``level`` of the defined replicates (NaN replicates are
-        left out). ``bca``: bias-corrected and accelerated (Efron 1987), scipy's; NaN when a
-        replicate or the jackknife is undefined.
+        ``percentile``: :func:`percentile_interval` of the replicates. ``bca``:
+        bias-corrected and accelerated (Efron 1987), scipy's; NaN when a replicate or the
+        jackknife is undefined.
 
     Returns
     -------
     numpy.ndarray
-        ``[low, high]``, or shape ``(k, 2)`` for k statistics; NaN when no replicate is defined.
+        ``[low, high]``, or shape ``(k, 2)`` for k statistics; NaN when fewer than two
+        replicates are defined.
 
     References
     ----------
@@ -247,13 +291,7 @@ def bootstrap_ci(samples: Sequence, statistic: Callable[..., np.ndarray], *,
     rows = rng.integers(0, len(samples[0]), size=(n_boot, len(samples[0])))
     with np.errstate(invalid="ignore", divide="ignore"):
         distribution = np.asarray(statistic(*(s[rows] for s in samples), axis=-1), dtype=float)
-    tails = [100 * (1 - level) / 2, 100 * (1 + level) / 2]
-    defined = ~np.isnan(distribution)
-    if not defined.any():
-        return np.full(distribution.shape[:-1] + (2,), np.nan)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)           # an all-NaN statistic row
-        return np.moveaxis(np.nanpercentile(distribution, tails, axis=-1), 0, -1)
+    return percentile_interval(distribution, level)
 
 
 def _bca(samples, statistic, *, rng, n_boot: int, level: float) -> np.ndarray:

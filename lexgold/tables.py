@@ -30,12 +30,14 @@ def read_text_table(path: str | Path, *, sep: str = ",") -> pd.DataFrame:
     return list(read_text_chunks(path, rows=None, sep=sep))[0]
 
 
-def read_text_chunks(path: str | Path, *, rows: int | None,
-                     sep: str = ",") -> Iterator[pd.DataFrame]:
+def read_text_chunks(path: str | Path, *, rows: int | None, sep: str = ",",
+                     categorical: tuple[str, ...] = ()) -> Iterator[pd.DataFrame]:
     """:func:`read_text_table` in parts of at most ``rows`` rows (``None``: the whole file in
     one part), for files too large to hold as strings (a ratings file of 1.4 M rows, issue 22):
     the same cells, header names and errors; each part keeps its rows' positions in the file as
-    its index. A file with a header and no rows gives one empty part.
+    its index. A file with a header and no rows gives one empty part. The columns named in
+    ``categorical`` (header names, stripped) are made pandas categoricals of the same strings
+    by the parser, each part with its own categories.
 
     Raises
     ------
@@ -47,9 +49,13 @@ def read_text_chunks(path: str | Path, *, rows: int | None,
     if not path.exists():
         raise InputError("file not found", path=path)
     check_regular(path)
+    dtype: type | dict = str
+    if categorical:
+        dtype = {raw: "category" if str(raw).strip() in categorical else str
+                 for raw in _header(path, sep)}
     with open_input(path, "rt", newline="") as handle:
         try:
-            found = pd.read_csv(handle, sep=sep, dtype=str, keep_default_na=False,
+            found = pd.read_csv(handle, sep=sep, dtype=dtype, keep_default_na=False,
                                 chunksize=rows)
             with nullcontext([found]) if rows is None else found as parts:
                 for part in parts:
@@ -64,6 +70,15 @@ def read_text_chunks(path: str | Path, *, rows: int | None,
         except pd.errors.ParserError as err:
             raise InputError(f"not a valid CSV file: {str(err).strip().splitlines()[0]}",
                              path=path) from None
+
+
+def _header(path: Path, sep: str) -> list:
+    """The header's names as the parser reads them (not stripped); none when it cannot."""
+    with open_input(path, "rt", newline="") as handle:
+        try:
+            return list(pd.read_csv(handle, sep=sep, dtype=str, nrows=0).columns)
+        except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError):
+            return []
 
 
 #: the Unicode space separators (category Zs) other than the ASCII space: no-break space

@@ -1,4 +1,4 @@
-"""Adaptive allocation (issue 26): the uncertainty ranking, split-half reliability, top-up
+"""Adaptive allocation: the uncertainty ranking, split-half reliability, top-up
 tranches that keep every rule of the layout, the refresher's step and the admin picture."""
 
 import re
@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import norm, spearmanr
+from scipy.stats import norm
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from test_annotate_app import make_app, protocol_variant, refresh_figures, usf_pair_file
@@ -140,24 +140,53 @@ def test_split_half_of_raters_who_agree_is_one_and_needs_three_pairs():
 
 def test_split_half_averages_random_splits_of_more_raters():
     """Four raters per pair: the halves are two raters each, different per split; the result
-    equals a direct loop over the same random draws."""
+    is the Spearman-Brown step-up of the mean Pearson r (scipy) over a direct loop on the same
+    random draws (one uniform key per rating, the two lowest keys of a pair form its first
+    half), as ``lexgold agree --split-half`` computes it."""
+    from scipy.stats import pearsonr
+
     rng = np.random.default_rng(3)
     truth = rng.uniform(0, 6, 30)
     rows = [(p, f"r{k}", truth[p] + rng.normal()) for p in range(30) for k in range(4)]
     ratings = pd.DataFrame(rows, columns=["pair", "rater_id", "rating"])
     got = adaptive.split_half(ratings, np.random.default_rng(5), splits=4)
     draws, rs = np.random.default_rng(5), []
-    codes = ratings["pair"].to_numpy()
+    values = ratings["rating"].to_numpy().reshape(30, 4)          # pairs x raters, as rated
     for _ in range(4):
-        u = draws.random(len(codes))
-        order = np.lexsort((u, codes))
-        halves = np.zeros(len(codes), bool)
-        halves[order.reshape(30, 4)[:, :2].ravel()] = True
-        first = ratings[halves].groupby("pair")["rating"].mean()
-        second = ratings[~halves].groupby("pair")["rating"].mean()
-        rs.append(spearmanr(first, second).statistic)
+        keys = draws.random(values.shape)
+        first = np.argsort(np.argsort(keys, axis=1), axis=1) < 2
+        rs.append(pearsonr(np.where(first, values, 0).sum(axis=1) / 2,
+                           np.where(first, 0, values).sum(axis=1) / 2).statistic)
     r = np.mean(rs)
     assert got == pytest.approx(2 * r / (1 + r), abs=1e-12)
+
+
+def test_the_admin_reliability_is_agrees_split_half_on_the_same_ratings(tmp_path, pairs):
+    """One split-half definition: the reliability the admin view shows (``state``, the last
+    point of the path, 10 splits seeded 0) is ``lexgold agree --split-half --splits 10 --seed
+    0``'s Spearman-Brown figure on the same completed ratings, in the same order."""
+    from lexgold.process.agree import agree_file
+
+    protocol = adaptive_protocol(tmp_path, "simlex", {"tranches": 2}, first_round_raters=3,
+                                 topup_pairs=20, topup_raters=2, target_reliability=1.0)
+    url = database_url(tmp_path / "study.sqlite")
+    create_study(protocol, pairs, url, seed=1)
+    rehearse_site_only(url)
+    engine = make_engine(url)
+    with session_factory(engine)() as session:
+        config = load_study_config(load_protocol(protocol))
+        shown = adaptive.state(session, config)
+        ratings = adaptive.completed_ratings(session)
+        words = dict(session.execute(select(m.Pair.id, m.Pair.word1)).all())
+        seconds = dict(session.execute(select(m.Pair.id, m.Pair.word2)).all())
+    engine.dispose()
+    path = tmp_path / "ratings.csv"
+    pd.DataFrame({"rater_id": ratings["rater_id"], "tranche": 1,
+                  "word1": ratings["pair"].map(words), "word2": ratings["pair"].map(seconds),
+                  "rating": ratings["rating"]}).to_csv(path, index=False)
+    found, _, _ = agree_file(path, splits=adaptive.SPLITS, seed=0)
+    assert shown["reliability"] is not None and 0 < shown["reliability"] < 1
+    assert shown["reliability"] == found["split_half"]["spearman_brown"]
 
 
 def test_fill_groups_tops_up_a_batch_that_would_not_fill_a_group():

@@ -10,7 +10,7 @@ from scipy import stats
 
 from lexgold.errors import InputError
 from lexgold.process import agreement as agr
-from lexgold.process.agreement import (AgreementWarning, agreement_by_subset, bootstrap_ci,
+from lexgold.process.agreement import (AgreementWarning, agreement_by_subset, bootstrap_over_pairs,
                                        iaa_against_mean, iaa_pairwise, pairwise_correlations,
                                        rater_agreement)
 
@@ -229,24 +229,25 @@ def test_by_subset_ignores_other_columns_and_names_them_all_when_one_is_missing(
 
 def test_bootstrap_is_seeded_and_matches_the_generic_path():
     ratings = random_study(seed=4, missing=0.1)
-    first = bootstrap_ci(ratings, iaa_pairwise, rng=np.random.default_rng(1), n_boot=60,
+    first = bootstrap_over_pairs(ratings, iaa_pairwise, rng=np.random.default_rng(1), n_boot=60,
                          min_overlap=4)
-    again = bootstrap_ci(ratings, iaa_pairwise, rng=np.random.default_rng(1), n_boot=60,
+    again = bootstrap_over_pairs(ratings, iaa_pairwise, rng=np.random.default_rng(1), n_boot=60,
                          min_overlap=4)
-    generic = bootstrap_ci(ratings, lambda f, **k: iaa_pairwise(f, **k),
+    generic = bootstrap_over_pairs(ratings, lambda f, **k: iaa_pairwise(f, **k),
                            rng=np.random.default_rng(1), n_boot=60, min_overlap=4)
     assert first == again
     assert first == pytest.approx(generic)
-    two = bootstrap_ci(ratings, iaa_against_mean, rng=np.random.default_rng(1), n_boot=60,
+    two = bootstrap_over_pairs(ratings, iaa_against_mean, rng=np.random.default_rng(1), n_boot=60,
                        min_overlap=4)
-    two_generic = bootstrap_ci(ratings, lambda f, **k: iaa_against_mean(f, **k),
+    two_generic = bootstrap_over_pairs(ratings, lambda f, **k: iaa_against_mean(f, **k),
                                rng=np.random.default_rng(1), n_boot=60, min_overlap=4)
     assert two == pytest.approx(two_generic)
     assert first[0] < first[1]
 
 
 def _recorded(statistic, seen):
-    """``statistic`` through bootstrap_ci's generic path, keeping every replicate's value."""
+    """``statistic`` through bootstrap_over_pairs's generic path, keeping every replicate's
+    value."""
     def recording(sample, **kwargs):
         seen.append(statistic(sample, **kwargs))
         return seen[-1]
@@ -258,18 +259,18 @@ def test_bootstrap_interval_is_the_central_95_percent_of_the_replicates():
     the 2.5 % and 97.5 % quantiles of the replicates, on the generic and the fast path."""
     ratings = random_study(seed=4, missing=0.1)
     seen = []
-    generic = bootstrap_ci(ratings, _recorded(iaa_pairwise, seen), rng=np.random.default_rng(1),
-                           n_boot=80, min_overlap=4)
+    generic = bootstrap_over_pairs(ratings, _recorded(iaa_pairwise, seen),
+                                   rng=np.random.default_rng(1), n_boot=80, min_overlap=4)
     values = np.array(seen)[~np.isnan(seen)]
     assert len(values) == 80
     expected = tuple(np.quantile(values, [0.025, 0.975]))
     assert generic == pytest.approx(expected, abs=1e-12)
-    fast = bootstrap_ci(ratings, iaa_pairwise, rng=np.random.default_rng(1), n_boot=80,
+    fast = bootstrap_over_pairs(ratings, iaa_pairwise, rng=np.random.default_rng(1), n_boot=80,
                         min_overlap=4)
     assert fast == pytest.approx(expected, abs=1e-12)
     # the 90 % interval is narrower: a level the tests can tell apart
     assert np.quantile(values, 0.05) > expected[0] or np.quantile(values, 0.95) < expected[1]
-    level_80 = bootstrap_ci(ratings, iaa_pairwise, rng=np.random.default_rng(1), n_boot=80,
+    level_80 = bootstrap_over_pairs(ratings, iaa_pairwise, rng=np.random.default_rng(1), n_boot=80,
                             min_overlap=4, level=0.8)
     assert level_80 == pytest.approx(tuple(np.quantile(values, [0.1, 0.9])), abs=1e-12)
 
@@ -286,7 +287,7 @@ def test_stage_and_subset_intervals_default_to_95_percent():
     seen = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AgreementWarning)
-        bootstrap_ci(ratings, _recorded(iaa_pairwise, seen), rng=np.random.default_rng(2),
+        bootstrap_over_pairs(ratings, _recorded(iaa_pairwise, seen), rng=np.random.default_rng(2),
                      n_boot=80, min_overlap=4)
         expected = pytest.approx(list(np.nanquantile(seen, [0.025, 0.975])), abs=1e-12)
         stage = agr.stage_agreement(ratings, min_overlap=4, rng=np.random.default_rng(2),
@@ -299,7 +300,7 @@ def test_stage_and_subset_intervals_default_to_95_percent():
 
 def test_bootstrap_needs_a_generator():
     with pytest.raises(InputError, match="Generator"):
-        bootstrap_ci(frame({"a": [1, 2, 3]}), iaa_pairwise, rng=1)
+        bootstrap_over_pairs(frame({"a": [1, 2, 3]}), iaa_pairwise, rng=1)
 
 
 def test_bad_options_and_input():
@@ -324,3 +325,30 @@ def test_dense_helpers_equal_public_functions():
         assert agr._iaa1_dense(matrices, 4) == pytest.approx(iaa_pairwise(ratings, min_overlap=4))
         assert agr._iaa2_dense(matrices, 4) == pytest.approx(
             iaa_against_mean(ratings, min_overlap=4))
+
+
+def test_coded_frames_give_the_same_figures_as_plain_ones():
+    """A frame read by ``read_ratings`` (key columns as categoricals) takes the integer-code
+    routes (a rater's answers, the per-tranche listings, the subset labels); a plain frame
+    takes pandas' groupby and join: the same tables, to the last bit, with a pair a rater
+    rated twice (a calibration repeat, averaged) and non-integer repeats."""
+    from lexgold.process.ratings import answers, check_ratings, coded
+
+    ratings = random_study(seed=6, missing=0.1)
+    repeats = ratings.groupby("rater_id").head(2).assign(kind="calibration")
+    repeats["rating"] = repeats["rating"] + 0.3
+    ratings = pd.concat([ratings.assign(kind="unique"), repeats], ignore_index=True)
+    plain = check_ratings(ratings)
+    fast = coded(plain)
+    want, got = answers(plain), answers(fast)
+    assert np.array_equal(got["rating"].to_numpy(), want["rating"].to_numpy())
+    assert got[["rater_id", "word1"]].astype(str).equals(want[["rater_id", "word1"]].astype(str))
+    labels = pd.Series({(w, "w"): ("c" if w.startswith("c") else "u")
+                        for w in ratings["word1"].unique()})
+    for figures in (lambda f: agreement_by_subset(f, labels, min_overlap=3),
+                    lambda f: pd.DataFrame(agr.iaa_weighted_by_pairs(f, min_overlap=3)
+                                           ["tranches"])):
+        one, two = figures(plain), figures(fast)
+        pd.testing.assert_frame_equal(one.astype({"subset": str} if "subset" in one else {}),
+                                      two.astype({"subset": str} if "subset" in two else {}),
+                                      check_exact=True, check_dtype=False)

@@ -17,7 +17,7 @@ from scipy import stats
 from conftest import examples
 from lexgold.process import agreement as agr
 from lexgold.process import replicates
-from lexgold.process.agreement import (AgreementWarning, bootstrap_ci, iaa_against_mean,
+from lexgold.process.agreement import (AgreementWarning, bootstrap_over_pairs, iaa_against_mean,
                                        iaa_pairwise)
 
 BASE = Path(__file__).parent / "data" / "issue22_base_process.json"
@@ -246,8 +246,8 @@ def test_bootstrap_same_draws_same_figures(sparse):
         matrix[(rng.random(matrix.shape) < 0.2) & ~np.isnan(matrix)] = np.nan
     ratings = _long(matrix, np.repeat(np.arange(3), 6))
     for statistic in (iaa_pairwise, iaa_against_mean):
-        got = _quiet(bootstrap_ci, ratings, statistic, rng=np.random.default_rng(9), n_boot=60,
-                     min_overlap=4)
+        got = _quiet(bootstrap_over_pairs, ratings, statistic, rng=np.random.default_rng(9),
+                     n_boot=60, min_overlap=4)
         expected = _quiet(_bootstrap_one_by_one, ratings, statistic, 9, 60, 4)
         if statistic is iaa_against_mean:
             assert got == expected                       # same bytes
@@ -263,18 +263,18 @@ def test_bootstrap_figures_do_not_depend_on_the_batch(monkeypatch, cells):
     rng = np.random.default_rng(6)
     matrix = _block_diagonal([rng.integers(0, 7, (15, 30)).astype(float) for _ in range(2)])
     ratings = _long(matrix, np.repeat(np.arange(2), 30))
-    want = [_quiet(bootstrap_ci, ratings, statistic, rng=np.random.default_rng(3), n_boot=50,
-                   min_overlap=4) for statistic in (iaa_pairwise, iaa_against_mean)]
+    want = [_quiet(bootstrap_over_pairs, ratings, statistic, rng=np.random.default_rng(3),
+                   n_boot=50, min_overlap=4) for statistic in (iaa_pairwise, iaa_against_mean)]
     monkeypatch.setattr(replicates, "BATCH_CELLS", cells)
-    got = [_quiet(bootstrap_ci, ratings, statistic, rng=np.random.default_rng(3), n_boot=50,
-                  min_overlap=4) for statistic in (iaa_pairwise, iaa_against_mean)]
+    got = [_quiet(bootstrap_over_pairs, ratings, statistic, rng=np.random.default_rng(3),
+                  n_boot=50, min_overlap=4) for statistic in (iaa_pairwise, iaa_against_mean)]
     assert got == want
 
 def test_bootstrap_leaves_the_generator_where_it_was():
     rng = np.random.default_rng(2)
     ratings = _long(rng.integers(0, 7, (20, 5)).astype(float))
     first, second = np.random.default_rng(4), np.random.default_rng(4)
-    _quiet(bootstrap_ci, ratings, iaa_pairwise, rng=first, n_boot=30, min_overlap=4)
+    _quiet(bootstrap_over_pairs, ratings, iaa_pairwise, rng=first, n_boot=30, min_overlap=4)
     draw = agr._stratified_draw(np.arange(20), np.zeros(20, str), 20)
     for _ in range(30):
         draw(second)

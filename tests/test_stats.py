@@ -9,7 +9,13 @@ from scipy import stats as scipy_stats
 from lexgold.errors import InputError
 from lexgold.manifest import read_manifest, run_manifest
 from lexgold.resources import usf_concreteness
-from lexgold.stats import bootstrap_ci, check_bootstrap, rescale, rowwise_pearson
+from lexgold.stats import (
+    bootstrap_ci,
+    check_bootstrap,
+    percentile_interval,
+    rescale,
+    rowwise_pearson,
+)
 
 
 # -- rescale ---------------------------------------------------------------------------------
@@ -104,6 +110,37 @@ def test_bootstrap_percentile_leaves_out_undefined_replicates():
     assert np.isnan(replicates).any() and not np.isnan(replicates).all()
     got = bootstrap_ci([x, y], rowwise_pearson, rng=np.random.default_rng(5), n_boot=300)
     np.testing.assert_allclose(got, np.nanpercentile(replicates, [2.5, 97.5]))
+
+
+def test_percentile_interval_by_hand_and_against_numpy():
+    """The one percentile interval (Efron & Tibshirani 1993, 13.3): linear interpolation
+    between order statistics, NaN replicates left out, fewer than two defined: NaN."""
+    assert percentile_interval([1.0, 3.0], 0.5).tolist() == [1.5, 2.5]
+    assert percentile_interval([3.0, np.nan, 1.0, 2.0, 5.0], 0.5).tolist() == [1.75, 3.5]
+    assert np.isnan(percentile_interval([1.0, np.nan], 0.95)).all()
+    rows = np.random.default_rng(2).normal(size=(3, 200))
+    rows[1, :150] = np.nan
+    rows[2, 1:] = np.nan
+    got = percentile_interval(rows, 0.9)
+    assert got.shape == (3, 2)
+    np.testing.assert_allclose(got[0], np.percentile(rows[0], [5, 95]), rtol=1e-14)
+    np.testing.assert_allclose(got[1], np.nanpercentile(rows[1], [5, 95]), rtol=1e-14)
+    assert np.isnan(got[2]).all()
+
+
+def test_both_bootstraps_give_the_same_interval_of_their_replicates():
+    """The paired bootstrap of evaluate and the bootstrap over pairs of the agreement figures
+    draw differently but take one interval: percentile_interval of their replicates."""
+    from lexgold.process import agreement
+
+    x = np.arange(12.0)
+    y = x + np.random.default_rng(1).normal(size=12)
+    draws = np.random.default_rng(3).integers(0, 12, size=(150, 12))
+    replicates = rowwise_pearson(x[draws], y[draws])
+    got = bootstrap_ci([x, y], rowwise_pearson, rng=np.random.default_rng(3), n_boot=150)
+    np.testing.assert_array_equal(got, percentile_interval(replicates, 0.95))
+    assert agreement._percentile_interval(replicates, 0.95) == tuple(
+        percentile_interval(replicates, 0.95))
 
 
 def test_bootstrap_all_undefined_is_nan():

@@ -26,9 +26,10 @@ the admin view is :func:`lexgold.live.adaptive_svg.picture`.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
-from scipy.stats import spearmanr
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
@@ -52,7 +53,9 @@ from lexgold.study.design import _split_duplicates
 from lexgold.study.export import export_ratings
 from lexgold.process.exclusions import excluded_raters
 from lexgold.live.adaptive_svg import picture
+from lexgold.process.agreement import AgreementWarning
 from lexgold.process.plan import reliability_curve
+from lexgold.process.splithalf import split_half_random
 
 #: random splits averaged by :func:`split_half`
 SPLITS = 10
@@ -131,36 +134,17 @@ def fill_groups(ranked: list, wanted: int, pairs: pd.DataFrame, config: StudyCon
 
 
 def split_half(ratings: pd.DataFrame, rng: np.random.Generator, splits: int = SPLITS) -> float:
-    """Reliability of the pair means: the raters of each pair split at random into two halves,
-    Spearman's correlation between the halves' means over the pairs with two raters or more,
-    averaged over ``splits`` splits, and corrected to the full number of raters by
-    Spearman-Brown, ``2r / (1 + r)`` (SimLex-999 section 3.5 and HyperLex section 5 report
-    split-half agreement the same way). NaN with fewer than three such pairs.
+    """Reliability of the pair means: the Spearman-Brown figure of
+    :func:`lexgold.process.splithalf.split_half_random` (``lexgold agree --split-half``), the
+    one split-half definition of lexgold. NaN with fewer than three pairs with two raters.
 
     ``ratings``: ``pair, rater_id, rating``."""
-    per = ratings.groupby(["pair", "rater_id"], sort=False)["rating"].mean().reset_index()
-    n = per.groupby("pair")["rating"].transform("size")
-    per = per[n >= 2].reset_index(drop=True)
-    if per["pair"].nunique() < 3:
-        return float("nan")
-    codes, _ = pd.factorize(per["pair"])
-    values = per["rating"].to_numpy(float)
-    sizes = np.bincount(codes)
-    rs = []
-    for _ in range(splits):
-        order = np.lexsort((rng.random(len(codes)), codes))
-        first = np.empty(len(codes), dtype=np.int64)
-        first[order] = np.arange(len(codes)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-        half = first < sizes[codes] // 2
-        a = np.bincount(codes[half], values[half]) / np.bincount(codes[half])
-        b = np.bincount(codes[~half], values[~half]) / np.bincount(codes[~half])
-        r = spearmanr(a, b).statistic
-        if np.isfinite(r):
-            rs.append(r)
-    if not rs:
-        return float("nan")
-    r = float(np.mean(rs))
-    return 2 * r / (1 + r) if r > -1 else float("nan")
+    frame = pd.DataFrame({"rater_id": ratings["rater_id"].astype(str), "tranche": "1",
+                          "word1": ratings["pair"].astype(str), "word2": "-",
+                          "rating": ratings["rating"]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AgreementWarning)
+        return float(split_half_random(frame, rng=rng, splits=splits)["spearman_brown"])
 
 
 def reliability_path(ratings: pd.DataFrame, seed: int = 0,

@@ -24,7 +24,14 @@ from lexgold.process.agreement import (
     iaa_weighted_by_pairs,
     stage_agreement,
 )
-from lexgold.process.ratings import ITEM, is_anonymous, read_ratings, require_raters
+from lexgold.process.ratings import (
+    ITEM,
+    answers,
+    check_ratings,
+    is_anonymous,
+    read_ratings,
+    require_raters,
+)
 from lexgold.process.reliability import ICC_FORM, icc, krippendorff_alpha
 from lexgold.process.splithalf import split_half_random
 from lexgold.ratings.overlap import overlap_warnings
@@ -49,10 +56,13 @@ def agreement_figures(frame, *, pool: str = "tranche", min_overlap: int = 10, sp
         ``by_tranche``; with ``splits > 0`` ``split_half`` (random halves, seeded by ``seed``).
     """
     rated = frame[frame["kind"] != "checkpoint"]
+    answered = answers(check_ratings(frame))       # once for alpha and the ICC
     result = {"iaa1": None, "iaa2": None, "raters": None,
               "pairs": len(rated[ITEM].drop_duplicates()),
-              "alpha_interval": _number(krippendorff_alpha(frame, "interval")),
-              "alpha_ordinal": _number(krippendorff_alpha(frame, "ordinal")),
+              "alpha_interval": _number(krippendorff_alpha(frame, "interval",
+                                                           answered=answered)),
+              "alpha_ordinal": _number(krippendorff_alpha(frame, "ordinal",
+                                                          answered=answered)),
               "icc1": None, "icck": None}
     if not (is_anonymous(frame) if anonymous is None else anonymous):
         weighted = iaa_weighted_by_pairs(frame, min_overlap=min_overlap)
@@ -61,7 +71,7 @@ def agreement_figures(frame, *, pool: str = "tranche", min_overlap: int = 10, sp
             iaa1=_number(pooled["iaa1"]),
             iaa2=_number(pooled["iaa2"]),
             raters=int(rated["rater_id"].nunique()),
-            **_icc_figures(icc(frame)),
+            **_icc_figures(icc(frame, answered=answered)),
             shared_pairs=int((rated.groupby(ITEM)["rater_id"].nunique() > 1).sum()),
             by_tranche={"iaa1": _number(weighted["iaa1"]), "iaa2": _number(weighted["iaa2"]),
                         "tranches": [{k: _number(v) for k, v in row.items()}

@@ -27,7 +27,7 @@ Undefined correlations (constant ratings, too little overlap) are left out of th
 ``pool="tranche"`` and several tranches the warning says raters are compared only within their
 tranche and names ``pool="all"``).
 
-Cost (issue 22). A group where every rater rated every item (a SimLex tranche) gets IAA-1 in
+Cost. A group where every rater rated every item (a SimLex tranche) gets IAA-1 in
 closed form, O(items x raters) (:func:`_dense_rho_sum`); it equals the mean of the pairwise rho
 to about 1e-15, not bit for bit. Raters who overlap partially are still correlated pair by pair
 on their shared items. The bootstrap draws every replicate's items first (the same generator
@@ -46,9 +46,9 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
-from lexgold.process.ratings import ITEM, REQUIRED, check_ratings
+from lexgold.process.ratings import ITEM, REQUIRED, check_ratings, first_rows, key_groups
 from lexgold.process.replicates import ReplicateTerms, average_ranks
-from lexgold.stats import check_bootstrap
+from lexgold.stats import check_bootstrap, percentile_interval
 
 Pool = Literal["tranche", "all"]
 POOLS = ("tranche", "all")
@@ -231,12 +231,13 @@ def iaa_weighted_by_pairs(ratings: pd.DataFrame, *, min_overlap: int = MIN_OVERL
     frame = check_ratings(ratings)
     frame = frame[frame["kind"] != "checkpoint"]          # a new frame: no copy needed
     if repeats == "keep":
-        listing = frame.groupby(["rater_id", "tranche", *ITEM], sort=False).cumcount()
-        later = (listing > 0).to_numpy()
-        if later.any():                  # new words: out of a categorical's categories
-            word2 = frame["word2"].to_numpy(dtype=object).copy()
-            word2[later] = word2[later] + "\x00" + listing[later].astype(str).to_numpy()
-            frame = frame.assign(word2=word2)
+        keys = ["rater_id", "tranche", *ITEM]
+        group = key_groups(frame, keys)
+        listing = (frame.groupby(keys, sort=False).cumcount().to_numpy() if group is None
+                   else pd.Series(group).groupby(group, sort=False).cumcount().to_numpy())
+        if (listing > 0).any():          # the second listing is an item of its own
+            frame = frame.assign(**{_LISTING: listing})
+    item = [*ITEM, _LISTING] if _LISTING in frame.columns else ITEM
     rows = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AgreementWarning)
@@ -246,7 +247,7 @@ def iaa_weighted_by_pairs(ratings: pd.DataFrame, *, min_overlap: int = MIN_OVERL
                          "iaa1": _iaa1(part, "tranche", min_overlap, groups),
                          "iaa2": _iaa2(part, "tranche", min_overlap, groups),
                          "raters": int(part["rater_id"].nunique()),
-                         "pairs": int(len(part[ITEM].drop_duplicates()))})
+                         "pairs": int(len(part[item].drop_duplicates()))})
     table = pd.DataFrame(rows, columns=["tranche", "iaa1", "iaa2", "raters", "pairs"])
     out = {}
     for name in ("iaa1", "iaa2"):
@@ -364,7 +365,7 @@ def agreement_by_subset(ratings: pd.DataFrame, subset: pd.Series | str, *,
         A column of ``ratings`` (e.g. ``"pos"``), or a Series indexed by ``(word1, word2)``
         giving each pair's subset label; pairs without a label are left out.
     rng, n_boot, level : optional
-        With ``n_boot > 0``, bootstrap intervals per subset (see :func:`bootstrap_ci`).
+        With ``n_boot > 0``, bootstrap intervals per subset (see :func:`bootstrap_over_pairs`).
 
     Returns
     -------
@@ -375,7 +376,7 @@ def agreement_by_subset(ratings: pd.DataFrame, subset: pd.Series | str, *,
     """
     _check_options(pool, min_overlap)
     if n_boot > 0:
-        _check_bootstrap(rng, n_boot, level)
+        check_bootstrap(rng, n_boot, level)
     frame = check_ratings(ratings)
     if isinstance(subset, str) and subset not in frame.columns:
         raise InputError(f"no such column; columns: {', '.join(frame.columns)}",
@@ -387,7 +388,7 @@ def agreement_by_subset(ratings: pd.DataFrame, subset: pd.Series | str, *,
     else:
         labels = pd.Series(subset, name="subset")
         labels.index = pd.MultiIndex.from_tuples(labels.index, names=ITEM)
-        labels = frame.join(labels.rename("_subset"), on=ITEM)["_subset"]
+        labels = _labels_of_rows(frame, labels.rename("_subset"))
     rows = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AgreementWarning)
@@ -409,14 +410,25 @@ def agreement_by_subset(ratings: pd.DataFrame, subset: pd.Series | str, *,
     return pd.DataFrame(rows, columns=columns)
 
 
+def _labels_of_rows(frame: pd.DataFrame, labels: pd.Series) -> pd.Series:
+    """Each row's label, from ``labels`` indexed by ``(word1, word2)``: joined once per
+    distinct pair (by the key columns' integer codes) rather than once per row."""
+    item = key_groups(frame, ITEM)
+    if item is None:
+        return frame.join(labels, on=ITEM)[labels.name]
+    pairs = frame.iloc[first_rows(item)][ITEM]
+    per_pair = pairs.join(labels, on=ITEM)[labels.name].to_numpy()
+    return pd.Series(per_pair[item], index=frame.index, name=labels.name)
+
+
 def stage_agreement(ratings: pd.DataFrame, *, pool: Pool = "tranche",
                     min_overlap: int = MIN_OVERLAP, rng: np.random.Generator | None = None,
                     n_boot: int = 0, level: float = 0.95) -> dict:
     """IAA-1 and IAA-2 of one set of ratings, with their bootstrap intervals when ``n_boot``.
 
     The figures of :func:`iaa_pairwise`, :func:`iaa_against_mean` and (``n_boot > 0``)
-    :func:`bootstrap_ci` of each, in that order from ``rng``, from one items x raters matrix
-    per group instead of one per figure (issue 22).
+    :func:`bootstrap_over_pairs` of each, in that order from ``rng``, from one items x raters
+    matrix per group instead of one per figure.
 
     Returns
     -------
@@ -425,7 +437,7 @@ def stage_agreement(ratings: pd.DataFrame, *, pool: Pool = "tranche",
     """
     _check_options(pool, min_overlap)
     if n_boot > 0:
-        _check_bootstrap(rng, n_boot, level)
+        check_bootstrap(rng, n_boot, level)
     frame = check_ratings(ratings)
     groups = _matrices(frame, pool, checked=True)
     out = {"iaa1": _iaa1(frame, pool, min_overlap, groups),
@@ -437,9 +449,9 @@ def stage_agreement(ratings: pd.DataFrame, *, pool: Pool = "tranche",
     return out
 
 
-def bootstrap_ci(ratings: pd.DataFrame, statistic: Callable[..., float], *,
-                 rng: np.random.Generator, n_boot: int = 1000, level: float = 0.95,
-                 **kwargs) -> tuple[float, float]:
+def bootstrap_over_pairs(ratings: pd.DataFrame, statistic: Callable[..., float], *,
+                         rng: np.random.Generator, n_boot: int = 1000, level: float = 0.95,
+                         **kwargs) -> tuple[float, float]:
     """Percentile bootstrap confidence interval of an agreement statistic over pairs.
 
     Pairs (items) are drawn with replacement, each drawn pair bringing all of its ratings; a
@@ -447,8 +459,9 @@ def bootstrap_ci(ratings: pd.DataFrame, statistic: Callable[..., float], *,
     the set of tranches they appear in (each tranche's unique pairs; the consistency pairs) and
     each stratum keeps its size, so every tranche keeps its number of pairs.
     ``statistic(resampled, **kwargs)`` is recomputed per replicate; undefined replicates are
-    dropped. The signature is :func:`lexgold.stats.bootstrap_ci`'s; the draw is not
-    (``scipy.stats.bootstrap`` cannot stratify), so the interval is computed here.
+    dropped. The interval is :func:`lexgold.stats.percentile_interval` of the replicates, as
+    for :func:`lexgold.stats.bootstrap_ci`; only the draw differs (``scipy.stats.bootstrap``
+    resamples rows and cannot stratify or draw clusters).
 
     Parameters
     ----------
@@ -468,7 +481,7 @@ def bootstrap_ci(ratings: pd.DataFrame, statistic: Callable[..., float], *,
     (float, float)
         Lower and upper bounds; NaN when fewer than two replicates are defined.
     """
-    _check_bootstrap(rng, n_boot, level)
+    check_bootstrap(rng, n_boot, level)
     dense = {iaa_pairwise: _iaa1_dense, iaa_against_mean: _iaa2_dense}.get(statistic)
     pool, min_overlap = kwargs.get("pool", "tranche"), kwargs.get("min_overlap", MIN_OVERLAP)
     _check_options(pool, min_overlap)
@@ -479,7 +492,8 @@ def bootstrap_ci(ratings: pd.DataFrame, statistic: Callable[..., float], *,
 
 
 def _bootstrap_dense(matrices: list[_Group], name: str, rng, n_boot, level, min_overlap):
-    """:func:`bootstrap_ci` of IAA-1 (``name="iaa1"``) or IAA-2 over the groups' matrices.
+    """:func:`bootstrap_over_pairs` of IAA-1 (``name="iaa1"``) or IAA-2 over the groups'
+    matrices.
 
     Every replicate's items are drawn first, in the same order and from the same ``rng`` calls
     as one replicate at a time, so the draws (and the generator's state afterwards) do not
@@ -540,17 +554,8 @@ def _iaa2_terms(terms, min_overlap) -> float:
     return float(values.mean()) if len(values) else np.nan
 
 
-def _check_bootstrap(rng, n_boot, level):
-    check_bootstrap(rng, n_boot, level)
-
-
-def _percentile_interval(values, level):
-    values = np.asarray(values, dtype=float)
-    values = values[~np.isnan(values)]
-    if len(values) < 2:
-        return (np.nan, np.nan)
-    tail = (1 - level) / 2
-    low, high = np.quantile(values, [tail, 1 - tail])
+def _percentile_interval(values, level) -> tuple[float, float]:
+    low, high = percentile_interval(values, level)
     return (float(low), float(high))
 
 
@@ -721,11 +726,20 @@ def _matrices(ratings, pool, *, checked: bool = False) -> list[_Group]:
     return sorted(out, key=lambda g: str(g.key))
 
 
+#: a column numbering a rater's listings of one pair (0, 1 ...): each listing is an item
+_LISTING = "_listing"
+
+
 def _item_codes(frame) -> np.ndarray:
+    """Item codes in order of first appearance: a pair, or a pair's listing
+    (:data:`_LISTING`)."""
     first, _ = pd.factorize(frame["word1"])
     second, uniques = pd.factorize(frame["word2"])
-    codes, _ = pd.factorize(first.astype(np.int64) * (len(uniques) + 1) + second)
-    return codes
+    codes = first.astype(np.int64) * (len(uniques) + 1) + second
+    if _LISTING in frame.columns:
+        listing = frame[_LISTING].to_numpy(dtype=np.int64)
+        codes = codes * (int(listing.max(initial=0)) + 1) + listing
+    return pd.factorize(codes)[0]
 
 
 def _group_correlations(ratings, pool, min_overlap, groups=None):

@@ -588,8 +588,9 @@ def _agreement(raw, calibrated, final, scores, config, rng) -> dict:
            "bootstrap": config.agreement.bootstrap, "ci_level": config.agreement.ci_level}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", iaa.AgreementWarning)
-        for name, frame in (("raw", raw), ("calibrated", calibrated)):
-            out[name] = iaa.stage_agreement(frame, **options)
+        out["raw"] = iaa.stage_agreement(raw, **options)
+        out["calibrated"] = (dict(out["raw"]) if calibrated is raw      # no calibration
+                             else iaa.stage_agreement(calibrated, **options))
         out["final"] = iaa.stage_agreement(final, rng=rng, n_boot=config.agreement.bootstrap,
                                            level=config.agreement.ci_level, **options)
         if final["tranche"].nunique() > 1 or (final["kind"] == "duplicate").any():

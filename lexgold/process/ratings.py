@@ -75,23 +75,18 @@ CHUNK_ROWS = 100_000
 
 def _read_coded(path: Path) -> pd.DataFrame:
     """The file as :func:`lexgold.tables.read_text_table` reads it, but read in parts of
-    :data:`CHUNK_ROWS` rows whose key columns (:data:`CODED`) and ``rating`` become categoricals
-    as they are read, then are joined (:func:`pandas.api.types.union_categoricals`, categories
-    in sorted order, as :class:`pandas.Categorical` gives them for the whole column). No column
-    of 1.4 M strings is ever held: reading a 10,000-rater study as strings first took 170 MB
-    more at its peak than the coded frame. Other columns stay text."""
-    parts = []
-    for part in read_text_chunks(path, rows=CHUNK_ROWS):
-        for column in (*CODED, "rating"):
-            if column in part.columns:
-                part[column] = pd.Categorical(part[column])
-        parts.append(part)
-    if len(parts) == 1:
-        return parts[0]
+    :data:`CHUNK_ROWS` rows whose key columns (:data:`CODED`) and ``rating`` the parser makes
+    categoricals as it reads them, then are joined (:func:`pandas.api.types.union_categoricals`,
+    categories in sorted order, as :class:`pandas.Categorical` gives them for the whole
+    column). No column of 1.4 M strings is ever held: reading a 10,000-rater study as strings
+    first took 170 MB more at its peak than the coded frame. Other columns stay text."""
+    parts = list(read_text_chunks(path, rows=CHUNK_ROWS, categorical=(*CODED, "rating")))
     names, columns = list(parts[0].columns), {}
     for at in range(len(names)):          # by position: stripped names may repeat
         pieces = [part.iloc[:, at] for part in parts]
-        if isinstance(pieces[0].dtype, pd.CategoricalDtype):
+        if isinstance(pieces[0].dtype, pd.CategoricalDtype):     # categories as str
+            pieces = [piece.cat.rename_categories(pd.Index(piece.cat.categories.astype(str)))
+                      for piece in pieces]
             columns[at] = union_categoricals(pieces, sort_categories=True)
         else:
             columns[at] = pd.concat(pieces, ignore_index=True).array
@@ -174,8 +169,7 @@ def check_ratings(ratings: pd.DataFrame, *, source: str | Path | None = None) ->
     frame = ratings.copy(deep=False)      # columns are replaced, never changed in place
     if "kind" not in frame.columns:
         frame["kind"] = "unique"
-    kind = _stripped(frame["kind"].astype(object))     # few values; "" becomes "unique"
-    frame["kind"] = kind.where(kind != "", "unique")
+    frame["kind"] = _kinds(frame["kind"])
     bad = ~frame["kind"].isin(KINDS)
     if bad.any():
         first = int(np.flatnonzero(bad.to_numpy())[0])
@@ -201,6 +195,21 @@ def check_ratings(ratings: pd.DataFrame, *, source: str | Path | None = None) ->
     _check_scale_columns(frame, where, source)
     frame.attrs[_CHECKED] = True
     return frame
+
+
+def _kinds(column: pd.Series) -> pd.Series:
+    """``kind`` stripped, an empty one ``unique``; a categorical stays one (its categories
+    renamed, merged and sorted), so that the rows are never compared as strings."""
+    if not isinstance(column.dtype, pd.CategoricalDtype):
+        kind = _stripped(column.astype(object))
+        return kind.where(kind != "", "unique")
+    kind = _stripped(column)
+    names = ["unique" if name == "" else name for name in kind.cat.categories]
+    categories = sorted(set(names))
+    recode = np.array([categories.index(name) for name in names], dtype=np.int64)
+    return pd.Series(pd.Categorical.from_codes(recode[kind.cat.codes.to_numpy()],
+                                               categories=pd.Index(categories)),
+                     index=column.index)
 
 
 def _numbers(column: pd.Series) -> pd.Series:
@@ -436,15 +445,63 @@ def answers(ratings: pd.DataFrame) -> pd.DataFrame:
 
     Checkpoint rows are dropped; a pair rated twice by the same rater (the calibration repeat of
     SimLex section 3.3, a HyperLex duplicate, section 4.4) counts once, with the mean of the
-    answers. Returns columns ``rater_id, tranche, word1, word2, rating`` (and ``pos`` if given).
+    answers. Returns columns ``rater_id, tranche, word1, word2, rating`` (and ``pos`` if given),
+    one row per rater, tranche and item in the order of their first answer.
+
+    Coded frames (:func:`coded`) are grouped by the keys' integer codes; the mean is the one
+    ``groupby(...).mean()`` gives (one or two answers per key, or whole-number ratings, add up
+    exactly in any order), other frames go through ``groupby``.
     """
     frame = ratings[ratings["kind"] != "checkpoint"]
     keys = ["rater_id", "tranche", *ITEM]
-    out = frame.groupby(keys, sort=False, as_index=False)["rating"].mean()
+    found = _coded_answers(frame, keys)
+    if found is None:
+        found = frame.groupby(keys, sort=False, as_index=False)["rating"].mean()
     if "pos" in frame.columns:
         pos = frame.groupby(ITEM, sort=False)["pos"].first()
-        out = out.join(pos, on=ITEM)
-    return out
+        found = found.join(pos, on=ITEM)
+    return found
+
+
+def _coded_answers(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame | None:
+    """:func:`answers`' means by integer codes, or None when the keys are not all categoricals,
+    their codes do not fit one integer, or a mean could differ from ``groupby``'s in the last
+    bit (three answers or more to one key that are not whole numbers)."""
+    group = key_groups(frame, keys)
+    if group is None:
+        return None
+    counts = np.bincount(group)
+    rating = frame["rating"].to_numpy(dtype=float)
+    if len(counts) and counts.max() > 2 and not (rating == np.round(rating)).all():
+        return None
+    found = frame[keys].iloc[first_rows(group)].reset_index(drop=True)
+    found["rating"] = np.bincount(group, weights=rating, minlength=len(counts)) / counts
+    return found
+
+
+def first_rows(group: np.ndarray) -> np.ndarray:
+    """Positions of each group's first row, for groups numbered in order of first appearance
+    (:func:`key_groups`)."""
+    if not len(group):
+        return np.array([], dtype=np.intp)
+    top = np.maximum.accumulate(group)
+    return np.flatnonzero(np.concatenate([[True], top[1:] > top[:-1]]))
+
+
+def key_groups(frame: pd.DataFrame, keys: list[str]) -> np.ndarray | None:
+    """Per row, the number of its combination of ``keys`` values, numbered in order of first
+    appearance (``groupby(keys, sort=False).ngroup()``), from the categoricals' integer codes;
+    None when a key is not a categorical or the codes do not fit one integer."""
+    columns = [frame[k] for k in keys]
+    if not all(isinstance(c.dtype, pd.CategoricalDtype) for c in columns):
+        return None
+    sizes = [len(c.cat.categories) + 1 for c in columns]
+    if float(np.prod(sizes, dtype=float)) >= 2.0 ** 62:
+        return None
+    key = np.zeros(len(frame), dtype=np.int64)
+    for column, size in zip(columns, sizes):
+        key = key * size + column.cat.codes.to_numpy().astype(np.int64) + 1
+    return pd.factorize(key)[0]
 
 
 def consistency_items(ratings: pd.DataFrame) -> pd.DataFrame:

@@ -40,7 +40,8 @@ LEVELS = ("interval", "ordinal")
 ICC_FORM = "ICC(2,1) and ICC(2,k): two-way random, absolute agreement"
 
 
-def krippendorff_alpha(ratings: pd.DataFrame, level: str = "interval") -> float:
+def krippendorff_alpha(ratings: pd.DataFrame, level: str = "interval", *,
+                       answered: pd.DataFrame | None = None) -> float:
     """Krippendorff's alpha of a long-format ratings frame, with the ``krippendorff`` package.
 
     Parameters
@@ -50,6 +51,8 @@ def krippendorff_alpha(ratings: pd.DataFrame, level: str = "interval") -> float:
     level : {"interval", "ordinal"}
         Level of measurement: interval (squared differences) or ordinal (ranks of the values
         used, Krippendorff 2011 section C).
+    answered : pandas.DataFrame, optional
+        ``answers(check_ratings(ratings))`` when the caller has it already.
 
     Returns
     -------
@@ -81,7 +84,7 @@ def krippendorff_alpha(ratings: pd.DataFrame, level: str = "interval") -> float:
                          field="level")
     import krippendorff
 
-    rated = answers(check_ratings(ratings))
+    rated = answers(check_ratings(ratings)) if answered is None else answered
     domain = np.sort(rated["rating"].unique())
     counts = rated.groupby([*ITEM, "rating"]).size().unstack(fill_value=0)
     counts = counts.reindex(columns=domain, fill_value=0)
@@ -161,15 +164,42 @@ def icc_matrix(matrix: np.ndarray, *, confidence: float = 0.95) -> dict:
             "icck_high": float(k * high / (1 + high * (k - 1))), "pairs": n, "raters": k}
 
 
-def _complete_block(part: pd.DataFrame) -> np.ndarray:
-    """One tranche's pairs x raters matrix, listwise complete (module docstring)."""
-    table = part.pivot_table(index=ITEM, columns="rater_id", values="rating", aggfunc="mean")
-    rated = table.notna().sum(axis=0)
-    table = table.loc[:, rated >= 0.8 * rated.max()]
-    return table.dropna(axis=0, how="any").to_numpy(dtype=float)
+def _complete_blocks(rated: pd.DataFrame) -> list[np.ndarray]:
+    """Per tranche (in sorted order), its pairs x raters matrix, listwise complete (module
+    docstring): pairs in the order of their words, raters in the order of their ids (as
+    ``pivot_table`` lays them out), raters with fewer than 80 % of the most complete rater's
+    pairs dropped, then every pair a kept rater did not rate. ``rated``: one rating per rater
+    and pair (:func:`~lexgold.process.ratings.answers`)."""
+    tranche = _sorted_codes(rated["tranche"])
+    second = _sorted_codes(rated["word2"])
+    item = _sorted_codes(rated["word1"]) * (int(second.max(initial=0)) + 1) + second
+    rater = _sorted_codes(rated["rater_id"])
+    rating = rated["rating"].to_numpy(dtype=float)
+    order = np.argsort(tranche, kind="stable")
+    blocks = []
+    for rows in np.split(order, np.flatnonzero(np.diff(tranche[order])) + 1) if len(order) \
+            else []:
+        items, row = np.unique(item[rows], return_inverse=True)
+        raters, column = np.unique(rater[rows], return_inverse=True)
+        matrix = np.full((len(items), len(raters)), np.nan)
+        matrix[row, column] = rating[rows]
+        counts = np.bincount(column, minlength=len(raters))
+        matrix = matrix[:, counts >= 0.8 * counts.max()]
+        blocks.append(matrix[~np.isnan(matrix).any(axis=1)])
+    return blocks
 
 
-def icc(ratings: pd.DataFrame, *, confidence: float = 0.95) -> dict:
+def _sorted_codes(column: pd.Series) -> np.ndarray:
+    """Integer codes of ``column`` that order as its values sort (a categorical's own codes
+    when its categories are sorted)."""
+    if isinstance(column.dtype, pd.CategoricalDtype) \
+            and column.cat.categories.is_monotonic_increasing:
+        return column.cat.codes.to_numpy().astype(np.int64)
+    return np.unique(column.to_numpy(dtype=str), return_inverse=True)[1].astype(np.int64)
+
+
+def icc(ratings: pd.DataFrame, *, confidence: float = 0.95,
+        answered: pd.DataFrame | None = None) -> dict:
     """ICC(2,1) and ICC(2,k) of a long-format ratings frame, per tranche and pooled.
 
     Parameters
@@ -178,6 +208,8 @@ def icc(ratings: pd.DataFrame, *, confidence: float = 0.95) -> dict:
         Long format with rater identity.
     confidence : float
         Coverage of the intervals.
+    answered : pandas.DataFrame, optional
+        ``answers(check_ratings(ratings))`` when the caller has it already.
 
     Returns
     -------
@@ -188,9 +220,8 @@ def icc(ratings: pd.DataFrame, *, confidence: float = 0.95) -> dict:
         :class:`~lexgold.process.agreement.AgreementWarning` when no tranche has a complete
         block of 2 raters and 2 pairs.
     """
-    rated = answers(check_ratings(ratings))
-    blocks = [icc_matrix(_complete_block(part), confidence=confidence)
-              for _, part in rated.groupby("tranche", sort=True)]
+    rated = answers(check_ratings(ratings)) if answered is None else answered
+    blocks = [icc_matrix(block, confidence=confidence) for block in _complete_blocks(rated)]
     blocks = [b for b in blocks if not math.isnan(b["icc1"])]
     keys = ("icc1", "icc1_low", "icc1_high", "icck", "icck_low", "icck_high")
     if not blocks:
@@ -212,14 +243,17 @@ def reliability_figures(ratings: pd.DataFrame) -> dict:
     def number(value):
         return None if value is None or math.isnan(value) else float(value)
 
+    answered = answers(check_ratings(ratings))            # once for the three figures
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AgreementWarning)
-        out = {"alpha_interval": number(krippendorff_alpha(ratings, "interval")),
-               "alpha_ordinal": number(krippendorff_alpha(ratings, "ordinal")),
+        out = {"alpha_interval": number(krippendorff_alpha(ratings, "interval",
+                                                           answered=answered)),
+               "alpha_ordinal": number(krippendorff_alpha(ratings, "ordinal",
+                                                          answered=answered)),
                "icc1": None, "icck": None}
         if is_anonymous(ratings):
             return out
-        found = icc(ratings)
+        found = icc(ratings, answered=answered)
     out.update(icc1=number(found["icc1"]), icck=number(found["icck"]),
                icc={"form": ICC_FORM,
                     "icc1_ci95": [number(found["icc1_low"]), number(found["icc1_high"])],

@@ -1,6 +1,6 @@
 """Bootstrap replicates of IAA-1 and IAA-2 over a dense items x raters matrix, in batches.
 
-Used by :func:`lexgold.process.agreement.bootstrap_ci` and ``agreement_by_subset`` (the
+Used by :func:`lexgold.process.agreement.bootstrap_over_pairs` and ``agreement_by_subset`` (the
 percentile bootstrap over pairs; SimLex-999 section 4.1, HyperLex section 5) for a group where
 every rater rated every item (a SimLex tranche). A replicate is described by how often it drew
 each item (its weights), not by its drawn rows.

@@ -24,7 +24,6 @@ from typing import Annotated, Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from lexgold.errors import UndefinedStatistic
 from lexgold.process.agreement import rater_against_mean
@@ -422,12 +421,16 @@ def empty() -> pd.DataFrame:
 
 
 def _spearman_p_greater(rho: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """One-sided p-value of rho > 0 (t approximation, as ``scipy.stats.spearmanr``)."""
+    """One-sided p-value of rho > 0 (t approximation, as ``scipy.stats.spearmanr``): the t
+    distribution's survival function from ``scipy.special.stdtr``, the function
+    ``scipy.stats.t.sf`` calls (importing ``scipy.stats`` costs ``lexgold process`` its start)."""
+    from scipy.special import stdtr
+
     dof = n - 2
     with np.errstate(divide="ignore", invalid="ignore"):
         t = rho * np.sqrt(dof / ((1.0 - rho) * (1.0 + rho)))
     t = np.where(rho >= 1.0, np.inf, np.where(rho <= -1.0, -np.inf, t))
-    return stats.t.sf(t, dof)
+    return stdtr(dof, -t)
 
 
 def _value_shares(frame) -> pd.DataFrame:

@@ -57,15 +57,14 @@ def overlap_warnings(frame: pd.DataFrame, min_shared: float = MIN_SHARED) -> lis
     "tranche men: rater 'b' shares 2 of its 4 pairs (50.0%) with rater 'a' (4 "
     """
     rated = frame if "kind" not in frame else frame[frame["kind"] != "checkpoint"]
-    rater, names = pd.factorize(rated["rater_id"])          # integer codes: fast on studies
+    rater, names = _codes(rated["rater_id"])                # integer codes: fast on studies
     named = ~np.array([str(n).startswith(ANONYMOUS) for n in names], dtype=bool)[rater] \
         if len(names) else np.zeros(0, dtype=bool)
-    tranche, tranches = pd.factorize(rated["tranche"])
-    word1 = pd.factorize(rated["word1"])[0].astype(np.int64)
-    word2 = pd.factorize(rated["word2"])[0].astype(np.int64)
+    tranche, tranches = _codes(rated["tranche"])
+    word1 = _codes(rated["word1"])[0]
+    word2 = _codes(rated["word2"])[0]
     pair = word1 * (word2.max(initial=0) + 1) + word2
-    items = pd.DataFrame({"t": tranche[named], "r": rater[named],
-                          "p": pair[named]}).drop_duplicates()
+    items = _distinct(tranche[named], rater[named], pair[named])
     sizes = items.groupby(["t", "r"], sort=False).size().rename("n").reset_index()
     sizes = sizes[sizes.groupby("t")["r"].transform("size") >= 2]
     if sizes.empty:
@@ -100,6 +99,26 @@ def overlap_warnings(frame: pd.DataFrame, min_shared: float = MIN_SHARED) -> lis
             f"spelled differently in their files (natural vs lemma forms)? Map one spelling onto "
             f"the other with `lexgold ratings import --map FILE`")
     return messages
+
+
+def _codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """Integer codes of ``column`` and the values they stand for: a categorical's own codes,
+    otherwise :func:`pandas.factorize`'s."""
+    if isinstance(column.dtype, pd.CategoricalDtype) and not column.isna().any():
+        return column.cat.codes.to_numpy().astype(np.int64), column.cat.categories
+    codes, uniques = pd.factorize(column)
+    return codes.astype(np.int64), pd.Index(uniques)
+
+
+def _distinct(tranche: np.ndarray, rater: np.ndarray, pair: np.ndarray) -> pd.DataFrame:
+    """``t, r, p``: each (tranche, rater, pair) once, in order of first appearance."""
+    spans = [int(a.max(initial=0)) + 1 for a in (rater, pair)]
+    if float(tranche.max(initial=0) + 1) * spans[0] * spans[1] >= 2.0 ** 62:
+        return pd.DataFrame({"t": tranche, "r": rater, "p": pair}).drop_duplicates()
+    key = pd.unique((tranche * spans[0] + rater) * spans[1] + pair)
+    rest, p = np.divmod(key, spans[1])
+    t, r = np.divmod(rest, spans[0])
+    return pd.DataFrame({"t": t, "r": r, "p": p})
 
 
 def read_word_map(path: str | Path) -> dict[str, str]:
