@@ -27,6 +27,7 @@ from lexgold.protocols.schema import (
     between,
     check_instance,
     check_top_level,
+    length,
     parse_section,
 )
 
@@ -37,6 +38,7 @@ __all__ = [
     "ProtocolError",
     "between",
     "check_instance",
+    "length",
     "load_protocol",
     "parse_section",
     "protocol_path",
