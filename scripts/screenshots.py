@@ -4,8 +4,9 @@ right-to-left, for docs/annotate.md.
 Each page type is reached as a rater reaches it (consent, instructions, checkpoint, a group of
 sliders; HyperLex's qualification question; TR9856's related/unrelated page with its topic and
 its completion page; the page of a paused study; the Hebrew pack's consent and sliders) on
-small studies served by waitress, and photographed by Debian's Chromium through Playwright. The studies are built with the helpers of the browser
-tests (tests/), so what is shown is what the tests check.
+small studies served by waitress, and photographed by Debian's Chromium through Playwright.
+The studies are built with the helpers of the browser tests (tests/), so what is shown is what
+the tests check.
 
 Run (after `bash scripts/setup.sh --test`):
 
