@@ -2,11 +2,12 @@
 right-to-left, for docs/annotate.md.
 
 Each page type is reached as a rater reaches it (consent, instructions, checkpoint, a group of
-sliders; HyperLex's qualification question; TR9856's related/unrelated page with its topic; the
-Hebrew pack's consent and sliders) on small studies served by waitress, and photographed by
-Debian's Chromium through Playwright; and the admin dashboard of a study answered by simulated
-raters (``lexgold study rehearse``). The studies are built with the helpers of the browser
-tests (tests/), so what is shown is what the tests check.
+sliders; HyperLex's qualification question; TR9856's related/unrelated page with its topic and
+its completion page; the page of a paused study; the Hebrew pack's consent and sliders) on
+small studies served by waitress, and photographed by Debian's Chromium through Playwright; and
+the admin dashboard of a study answered by simulated raters (``lexgold study rehearse``). The
+studies are built with the helpers of the browser tests (tests/), so what is shown is what the
+tests check.
 
 Run (after `bash scripts/setup.sh --test`):
 
@@ -27,6 +28,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from lexgold.study.db import database_url  # noqa: E402
+from lexgold.study.intake import set_intake  # noqa: E402
 from lexgold.study.store import create_study  # noqa: E402
 from lexgold.resources import read_usf  # noqa: E402
 from test_annotate_app import protocol_variant, tr9856_pair_file, usf_pair_file  # noqa: E402
@@ -38,8 +40,22 @@ VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, 
 
 def site(folder: Path, protocol: Path, pairs: Path) -> Site:
     url = database_url(folder / "study.sqlite")
-    create_study(protocol, pairs, url, seed=1, completion_code="DONE-CODE")
+    create_study(protocol, pairs, url, seed=1, completion_code="DONE-CODE",
+                 completion_url="https://app.prolific.com/submissions/complete?cc={code}")
     return Site(url)
+
+
+def paused(page, server: Site, out: Path, view: str) -> str:
+    """The page a new rater gets while the study is paused (``lexgold study pause``)."""
+    with server.app.extensions["lexgold"].sessions() as session:
+        set_intake(session, "paused")
+    server.app.extensions.pop("lexgold_intake", None)
+    page.goto(f"{server.base}?PROLIFIC_PID=paused{view}")
+    name = shoot(page, out, "simlex-paused", view)
+    with server.app.extensions["lexgold"].sessions() as session:
+        set_intake(session, "open")
+    server.app.extensions.pop("lexgold_intake", None)
+    return name
 
 
 def studies(base: Path) -> dict[str, tuple[Site, str]]:
@@ -87,6 +103,11 @@ def walk(page, base_url: str, study: str, view: str, out: Path, rater: str) -> l
             break
         if page.locator("fieldset.pair input[type=radio]").count():
             taken.append(shoot(page, out, f"{study}-binary", view))
+            while not page.locator("#message").count():     # to the completion page
+                for box in page.locator("fieldset.pair").all():
+                    box.locator("input[type=radio]").first.check()
+                submit_and_wait(page, "#submit")
+            taken.append(shoot(page, out, f"{study}-completion", view))
             break
         if page.locator("input[name=choice]").count():
             kind = "qualification" if study == "hyperlex" else "checkpoint"
@@ -155,6 +176,8 @@ def main() -> None:
                                                   is_mobile=view == "phone")
                     names = walk(context.new_page(), server.base, study, view, args.out,
                                  f"shot{k}{study}")
+                    if study == "simlex":
+                        names.append(paused(context.new_page(), server, args.out, view))
                     context.close()
                     print(f"{study} {view}: {', '.join(names)}")
         finally:

@@ -130,6 +130,7 @@ def _platform_link(completion_url: str, code: str) -> str:
 def _register(app: Flask) -> None:
     from lexgold.annotate.views_admin import admin
     from lexgold.annotate.views_export import export
+    from lexgold.annotate.views_intake import intake
     from lexgold.annotate.views_prolific import prolific
     from lexgold.annotate.views_preview import preview
     from lexgold.annotate.views_rater import rater
@@ -139,6 +140,7 @@ def _register(app: Flask) -> None:
     app.register_blueprint(preview)
     app.register_blueprint(export)
     app.register_blueprint(prolific)
+    app.register_blueprint(intake)           # pause/resume/close; its gate on the rater pages
     app.extensions["csrf"].exempt(prolific)     # Prolific's server, verified by its signature
 
     @app.context_processor

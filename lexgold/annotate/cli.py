@@ -54,9 +54,13 @@ def study():
 @click.option("--topics", type=click.Path(exists=True, dir_okay=False),
               help="Topic studies (TR9856): the topics file given to `lexgold build tr9856`; "
                    "its definitions are shown as the topics' titles.")
+@click.option("--consent", type=click.Path(exists=True, dir_okay=False),
+              help="A small TOML file of [study.consent] keys (contact, ethics_reference, "
+                   "paragraphs) replacing the protocol's: the consent page's contact and "
+                   "ethics approval.")
 @click.option("--json", "as_json", is_flag=True, help="Print the full design report as JSON.")
 def create(protocol, pairs, db, seed, name, completion_code, screenout_code, completion_url,
-           accept, strict_ids, topics, as_json):
+           accept, strict_ids, topics, consent, as_json):
     """Create a study from a protocol file and a pair set.
 
     Lays out tranches and groups (docs/annotate.md), stores the design, and prints the
@@ -78,7 +82,7 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
         process_config(spec)
     report = create_study(protocol, pairs, database_url(db), seed=seed, name=name,
                           completion_code=completion_code, screenout_code=screenout_code,
-                          completion_url=completion_url, topics=topics,
+                          completion_url=completion_url, topics=topics, consent=consent,
                           entries={"platforms": list(accept or ("prolific", "mturk", "anonymous")),
                                    "strict_ids": strict_ids})
     key_note = _study_key_file(db)
@@ -99,6 +103,7 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
                    + ", ".join(f"{n} {flag} rows" for flag, n in skipped.items()))
     _echo_codes(report, accept or ("prolific", "mturk", "anonymous"))
     click.echo(key_note)
+    _echo_consent(report["consent"])
     if report["unmet"]:
         click.echo(f"design notes ({len(report['unmet'])} constraints not met; each one in "
                    "--json and `lexgold study report`):")
@@ -116,10 +121,22 @@ def _echo_bws(db, report, accept, key_note) -> None:
                f"consistency tuples, {report['slots']} rater slots")
     _echo_codes(report, accept or ("prolific", "mturk", "anonymous"))
     click.echo(key_note)
+    _echo_consent(report["consent"])
     if not balance["balanced"]:
         click.echo(f"design note: {balance['pairs_together_more_than_once']} pairs of pairs "
                    f"share more than one tuple (at most {balance['cooccurrence_max']}; the least "
                    f"possible is {balance['cooccurrence_floor']}); --json gives the balance")
+
+
+def _echo_consent(consent: dict) -> None:
+    """What the consent page names of [study.consent], and what it lacks."""
+    missing = [key for key in ("contact", "ethics_reference") if not consent[key]]
+    if missing:
+        click.echo(f"consent page: no {' and no '.join(missing)} given ([study.consent] in the "
+                   "protocol, or --consent FILE; docs/protocols.md)")
+    else:
+        click.echo(f"consent page: contact {consent['contact']}; ethics approval "
+                   f"{consent['ethics_reference']}")
 
 
 def _study_key_file(study_db: str) -> str:
@@ -548,6 +565,63 @@ def confirm_command(study_db, participants, platform):
     engine.dispose()
     click.echo(f"{counts['confirmed']} raters confirmed; {counts['unknown_in_list']} IDs of the "
                f"list never entered; {counts['unconfirmed_raters']} raters unconfirmed")
+
+
+def _set_intake(study_db: str, state: str, stop_now: bool) -> None:
+    from lexgold.study.db import open_study, session_factory
+    from lexgold.study.intake import describe, set_intake
+
+    engine = open_study(study_db)
+    with session_factory(engine)() as session:
+        found = set_intake(session, state, stop_current=stop_now)
+    engine.dispose()
+    click.echo(f"{shown(study_db)}: {describe(found)}")
+
+
+_current_option = click.option(
+    "--let-finish/--stop-now", "let_finish", default=True, show_default=True,
+    help="Raters already in (consented, not finished) may finish their tranche, or are "
+         "stopped now (their answers so far are kept).")
+
+
+@study.command("pause")
+@click.argument("study_db", metavar="STUDY")
+@_current_option
+def pause_command(study_db, let_finish):
+    """Take no new raters for now: they see a page saying the study is paused.
+
+    The running site follows within seconds; `lexgold study resume` takes raters again.
+
+    \b
+    Example:
+        lexgold study pause study.sqlite
+    """
+    _set_intake(study_db, "paused", not let_finish)
+
+
+@study.command("resume")
+@click.argument("study_db", metavar="STUDY")
+def resume_command(study_db):
+    """Take new raters again (a paused or closed study), and let every rater carry on.
+
+    \b
+    Example:
+        lexgold study resume study.sqlite
+    """
+    _set_intake(study_db, "open", False)
+
+
+@study.command("close")
+@click.argument("study_db", metavar="STUDY")
+@_current_option
+def close_command(study_db, let_finish):
+    """Take no more raters: they see a page saying the study has closed.
+
+    \b
+    Example:
+        lexgold study close study.sqlite --let-finish
+    """
+    _set_intake(study_db, "closed", not let_finish)
 
 
 @study.command("upgrade")

@@ -17,6 +17,7 @@ from sqlalchemy import select
 
 from lexgold.annotate import flow, throttle
 from lexgold.study import models as m
+from lexgold.study.config import consent_paragraphs
 from lexgold.study.design import option_order
 from lexgold.annotate.context import db, fill, message_page, now, state, write_db
 from lexgold.ratings import SIMULATED
@@ -113,11 +114,15 @@ def entry():
             current = _current_rater()
             if current is not None and current.id == known.id:
                 return redirect(url_for("rater.task"))
+            if known.stage in ("done", "screened_out") and \
+                    flow.own_link(known, entry, key=current_app.secret_key):
+                return finished_page(known)       # its own link again: its code, nothing moved
             return _ask_to_resume(known, entry)
         session.pop("rater", None)
     elif _current_rater() is not None:
         return redirect(url_for("rater.task"))
     session["entry"] = vars(entry)
+    session.permanent = True        # kept when the browser is closed, as the rater's cookie
     preview = request.args.get("assignmentId") == "ASSIGNMENT_ID_NOT_AVAILABLE"
     return _consent_page(preview, None)
 
@@ -127,9 +132,9 @@ def _consent_page(preview: bool, error: str | None) -> str:
     cache = current_app.extensions.setdefault("lexgold_minutes", {})
     if "minutes" not in cache:
         cache["minutes"] = flow.expected_minutes(db(), state().config)
-    text = fill(state().config.texts.consent_text, minutes=cache["minutes"])
-    return render_template("consent.html", preview=preview, error=error,
-                           paragraphs=text.split("\n\n"))
+    paragraphs = [fill(text, minutes=cache["minutes"], **values)
+                  for text, values in consent_paragraphs(state().config)]
+    return render_template("consent.html", preview=preview, error=error, paragraphs=paragraphs)
 
 
 #: how long the question "continue in this browser?" can be answered
@@ -221,8 +226,7 @@ def task():
     if current.stage == "qualification":
         return render_template("qualification.html", qualification=study.config.qualification)
     if current.stage == "screened_out":
-        return message_page("screened_out_text", texts.screened_out_heading,
-                            link=study.screenout_url, code=study.screenout_code)
+        return finished_page(current)
     if current.stage == "full" and request.method == "HEAD":   # HEAD changes nothing
         return message_page("full_text")
     if current.stage == "full":
@@ -233,9 +237,22 @@ def task():
         db().rollback()                              # a fresh read that sees the claim
         current = db().get(m.Rater, current.id, populate_existing=True)
     if current.stage == "done":
-        return message_page("completion_text", texts.completion_heading,
-                            link=study.completion_url, code=study.completion_code)
+        return finished_page(current)
     return _step_page(current)
+
+
+def finished_page(current: m.Rater) -> str:
+    """The completion (or screen-out) page: the text, the code large in its own box with a
+    copy button (shown by lexgold.js; the code stays selectable without it) and the link back
+    to the platform as the primary button."""
+    texts, study = state().config.texts, state()
+    done = current.stage == "done"
+    code = study.completion_code if done else study.screenout_code
+    return render_template(
+        "completion.html", code=code,
+        heading=texts.completion_heading if done else texts.screened_out_heading,
+        body=fill(texts.completion_text if done else texts.screened_out_text, code=code),
+        link=study.completion_url if done else study.screenout_url)
 
 
 def _step_page(current: m.Rater):

@@ -27,6 +27,7 @@ from lexgold.protocols.schema import (
     between,
     check_instance,
     check_top_level,
+    length,
     parse_section,
 )
 from lexgold.protocols.release import ReleaseConfig, release_config
@@ -39,6 +40,7 @@ __all__ = [
     "ReleaseConfig",
     "between",
     "check_instance",
+    "length",
     "load_protocol",
     "parse_section",
     "protocol_path",

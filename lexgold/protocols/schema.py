@@ -87,6 +87,22 @@ def between(low: float | None = None, high: float | None = None, *, low_open: bo
     return Check(text, test, bounded=high is not None)
 
 
+def length(low: int = 0, high: int | None = None) -> Check:
+    """A bound on the length of a string or a list: ``length(1, 500)`` is 1 to 500 characters
+    (items).
+
+    >>> length(0, 500).allowed
+    'a length of 0 to 500'
+    >>> length(1, 2).test(["a", "b", "c"])
+    False
+    """
+    def test(value):
+        return low <= len(value) and (high is None or len(value) <= high)
+
+    return Check(f"a length of {low:,} to {high:,}" if high is not None
+                 else f"a length of at least {low:,}", test)
+
+
 #: the largest size of a number of a protocol file without a tighter bound of its own
 CEILING = 10 ** 9
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from string import Formatter
 from typing import Annotated, Literal
 
-from lexgold.protocols import Invalid, between, load_protocol, parse_section
+from lexgold.protocols import Invalid, between, length, load_protocol, parse_section
 
 #: the upper bounds of the study's sizes and durations (docs/protocols.md, "Bounds"): far above
 #: any published study (SimLex-999: 10 tranches of 99 pairs, 50 raters each; HyperLex: 9
@@ -53,6 +53,10 @@ class Texts:
                          "random participant number and, if you came from a recruitment "
                          "platform, with your platform ID (needed to pay you); they are used for "
                          "research only. You may stop at any time.")
+    #: under the consent text, filled from ``[study.consent]`` (left out when its key is empty)
+    consent_contact: str = ("Questions about the study, or want your answers withdrawn? "
+                            "Contact the researcher: {contact}.")
+    consent_ethics: str = "The study was approved by research ethics review: {ethics_reference}."
     consent_label: str = "I agree to take part in this study."
     native_speaker_label: str = ("I confirm that I am a native speaker of English. I understand "
                                  "that work will be rejected if the pattern of my responses "
@@ -109,6 +113,26 @@ class Texts:
     completion_heading: str = "Thank you!"
     completion_text: str = "You have finished the study. Your completion code is: {code}"
     completion_link: str = "Return to the study platform"
+    #: above the code in its box on the completion and screen-out pages
+    code_label: str = "Your code"
+    #: the copy button beside the code (shown where the browser runs JavaScript)
+    copy_button: str = "Copy code"
+    copied_notice: str = "Code copied."
+    #: new raters while the study is paused or closed (``lexgold study pause|close``)
+    paused_heading: str = "The study is paused"
+    paused_text: str = ("This study is paused at the moment and takes no new participants. "
+                        "Please try again later, or return the study on the platform you came "
+                        "from.")
+    closed_heading: str = "The study has closed"
+    closed_text: str = ("This study has closed and takes no new participants. Thank you for your "
+                        "interest; please return the study on the platform you came from.")
+    #: raters already in, when the researcher stopped them too (``--stop-now``)
+    paused_current_text: str = ("The researcher has paused this study. The answers you sent are "
+                                "kept; please come back later with the same link.")
+    closed_current_text: str = ("The researcher has closed this study. The answers you sent are "
+                                "kept; please contact the researcher about your work.")
+    #: the link to the platform on those pages (no code: it gives no credit)
+    platform_link: str = "Back to the study platform"
     screened_out_heading: str = "Thank you for your interest"
     screened_out_text: str = ("Your answer to the qualification question was not correct, so "
                               "the study ends here and no answers were kept. Your code is: {code}")
@@ -138,6 +162,29 @@ class Texts:
     #: too many new participants or places from one connection in a short time
     error_busy: str = ("Too many participants have started from this connection. Please try "
                        "again later.")
+
+
+#: the longest ``[study.consent]`` contact or ethics reference (characters), extra paragraph,
+#: and the most extra paragraphs
+MAX_CONSENT_LINE, MAX_CONSENT_PARAGRAPH, MAX_CONSENT_PARAGRAPHS = 500, 5_000, 20
+
+
+@dataclass
+class Consent:
+    """``[study.consent]``: what the consent page says beyond ``texts.consent_text`` (ethics
+    review asks for it: who to contact, under which approval; e.g. the British Psychological
+    Society's Code of Human Research Ethics, 2021, section 4.2 on valid consent). Also given
+    at ``lexgold study create --consent FILE`` (these keys at the top of a small TOML file)."""
+
+    #: who raters write to (name and e-mail address), shown in ``texts.consent_contact``
+    contact: Annotated[str, length(0, MAX_CONSENT_LINE)] = ""
+    #: the ethics approval the study runs under (board and reference), in
+    #: ``texts.consent_ethics``
+    ethics_reference: Annotated[str, length(0, MAX_CONSENT_LINE)] = ""
+    #: more paragraphs after the consent text (data kept, payment, risks ...); ``{minutes}``
+    #: is filled in as in ``consent_text``
+    paragraphs: Annotated[list[Annotated[str, length(1, MAX_CONSENT_PARAGRAPH)]],
+                          length(0, MAX_CONSENT_PARAGRAPHS)] = field(default_factory=list)
 
 
 #: ``[[study.checkpoints]] before`` of the checks shown right after the instructions
@@ -278,6 +325,7 @@ class StudyConfig:
     #: from the topics file, and a protocol may set it; a topic without a title shows its id
     topic_titles: dict[str, str] = field(default_factory=dict)
     texts: Texts = field(default_factory=Texts)
+    consent: Consent = field(default_factory=Consent)
     checkpoints: list[Checkpoint] = field(default_factory=list)
     qualification: Qualification | None = None
     bws: BwsStudy = field(default_factory=BwsStudy)
@@ -324,11 +372,12 @@ class StudyConfig:
             raise Invalid("qualification", "two or more options and an answer indexing one "
                           "(0-based)", {"options": qual.options, "answer": qual.answer})
         for name in ("question", "completion_text", "screened_out_text", "progress",
-                     "submit_blocked", "error_entry_link", "topic_label", "consent_text"):
+                     "submit_blocked", "error_entry_link", "topic_label", "consent_text",
+                     "consent_contact", "consent_ethics"):
             text = getattr(self.texts, name)
             try:
                 text.format(word1="", word2="", topic="", current=1, total=1, code="", left=1,
-                            parameter="", minutes="")
+                            parameter="", minutes="", contact="", ethics_reference="")
             except (KeyError, IndexError, ValueError) as err:
                 raise Invalid(f"texts.{name}", f"the placeholders of docs/annotate.md (bad: "
                               f"{err})", text) from None
@@ -356,6 +405,34 @@ def load_study_config(protocol: dict | str) -> StudyConfig:
     return config
 
 
+def load_consent(path) -> Consent:
+    """``lexgold study create --consent FILE``: the keys of ``[study.consent]`` at the top of a
+    small TOML file, checked as in a protocol file (errors name the file and the key)."""
+    import tomllib
+    from pathlib import Path
+
+    from lexgold.errors import InputError
+
+    try:
+        table = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+        raise InputError(f"not a readable TOML file ({err})", path=str(path)) from None
+    return parse_section(Consent, {"study.consent": table, "_path": str(path)}, "study.consent")
+
+
+def consent_paragraphs(config: StudyConfig) -> list[tuple[str, dict]]:
+    """The consent page's paragraphs as (template, values) to fill (``{minutes}`` besides):
+    the consent text (split at blank lines), the extra paragraphs, the contact and the ethics
+    reference (each left out when not given)."""
+    texts, consent = config.texts, config.consent
+    out = [(text, {}) for text in texts.consent_text.split("\n\n") + list(consent.paragraphs)]
+    if consent.contact:
+        out.append((texts.consent_contact, {"contact": consent.contact}))
+    if consent.ethics_reference:
+        out.append((texts.consent_ethics, {"ethics_reference": consent.ethics_reference}))
+    return out
+
+
 def config_to_dict(config: StudyConfig) -> dict:
     """Plain dict (for storing the parsed design next to the study)."""
     return dataclasses.asdict(config)
@@ -365,6 +442,7 @@ def config_from_dict(data: dict) -> StudyConfig:
     """Inverse of :func:`config_to_dict` (values were checked when the study was created)."""
     data = dict(data)
     data["texts"] = Texts(**data["texts"])
+    data["consent"] = Consent(**data.get("consent", {}))
     data["checkpoints"] = [Checkpoint(**c) for c in data["checkpoints"]]
     if "bws" in data:
         bws = dict(data["bws"])

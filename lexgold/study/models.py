@@ -58,6 +58,12 @@ class Study(Base):
     #: the language pack of the protocol (revision 0007): ``{"language", "folder",
     #: "packaged", "protocol_file"}``; ``None``: a protocol outside any pack
     pack: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    #: new raters are taken (``open``), or not (``paused``, ``closed``); ``stop_current``: the
+    #: raters already in are stopped too (else they may finish); revision 0015,
+    #: :mod:`lexgold.study.intake`
+    intake: Mapped[str] = mapped_column(String(20), default="open", server_default="open")
+    stop_current: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    intake_changed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
 

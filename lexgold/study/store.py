@@ -26,7 +26,7 @@ from lexgold.study.bws import design_bws, tuple_columns
 from lexgold.study.design import design_study
 from lexgold.study.models import ENTRY_KINDS
 from lexgold.study.pairs import read_study_pairs
-from lexgold.study.config import config_to_dict, load_study_config
+from lexgold.study.config import config_to_dict, load_consent, load_study_config
 from lexgold.errors import InputError
 from lexgold.builder.tr9856 import DEFAULT_TOPICS
 from lexgold.builder.tr9856_topics import read_topics
@@ -38,12 +38,15 @@ from lexgold.protocols import load_protocol
 def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int = 0,
                  name: str | None = None, completion_code: str | None = None,
                  screenout_code: str | None = None, completion_url: str = "",
-                 entries: dict | None = None, topics: str | Path | None = None) -> dict:
+                 entries: dict | None = None, topics: str | Path | None = None,
+                 consent: str | Path | None = None) -> dict:
     """Design a study and store it in the (new or empty) database at ``url``.
 
     ``topics`` (topic studies): the TR9856 topics file whose definitions are shown to raters as
     the topics' titles; by default the builder's default topics file when it defines every
-    topic of the pair file (else the topic ids are shown).
+    topic of the pair file (else the topic ids are shown). ``consent``: a small TOML file of
+    ``[study.consent]`` keys (:func:`lexgold.study.config.load_consent`) that replaces the
+    protocol's.
 
     Returns
     -------
@@ -71,6 +74,8 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
                    completion_url=completion_url)
     spec = load_protocol(protocol)
     config = load_study_config(spec)
+    if consent is not None:
+        config.consent = load_consent(consent)
     _check_lengths(protocol_name=str(spec.get("name", "")),
                    name=None if name else str(spec.get("name", Path(spec["_path"]).stem)))
     frame = read_study_pairs(pairs, group_by=config.group_by)
@@ -111,7 +116,10 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
             _store_design(session, frame, design, set(design.consistency), first_slots(config))
     engine.dispose()
     return {**design.report, "slots": first_slots(config) * len(design.tranches),
-            "completion_code": completion_code, "screenout_code": screenout_code}
+            "completion_code": completion_code, "screenout_code": screenout_code,
+            "consent": {"contact": config.consent.contact,
+                        "ethics_reference": config.consent.ethics_reference,
+                        "paragraphs": len(config.consent.paragraphs)}}
 
 
 #: the most places (tranche slots) a study starts with: 10,000 raters of 100 tranches

@@ -67,6 +67,16 @@
     if (form.classList.contains("rating")) { update(form); }
   }
 
+  // without the clipboard API: the code selected and copied the old way
+  function selectCode() {
+    var range = document.createRange();
+    range.selectNodeContents(document.getElementById("code"));
+    var selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+    try { document.execCommand("copy"); } catch (err) { /* selected: the rater copies it */ }
+  }
+
   // pageshow: the first show (after DOMContentLoaded) and every return from the back-forward
   // cache. The first show resets again only if the rater has not answered anything yet.
   var interacted = false;
@@ -122,6 +132,20 @@
         });
       });
     });
+    // the completion page: the copy button appears only where a script can copy the code
+    var copy = document.getElementById("copy");
+    if (copy) {
+      copy.hidden = false;
+      copy.addEventListener("click", function () {
+        var status = document.getElementById("copied");
+        function said() { status.textContent = status.dataset.text; }
+        if (navigator.clipboard && navigator.clipboard.writeText) {
+          navigator.clipboard.writeText(copy.dataset.code).then(said, function () {
+            selectCode(); said();
+          });
+        } else { selectCode(); said(); }
+      });
+    }
     document.querySelectorAll("form").forEach(fresh);
     document.querySelectorAll("form.rating").forEach(function (form) {
       form.addEventListener("submit", function (event) {

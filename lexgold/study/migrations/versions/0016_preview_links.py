@@ -1,9 +1,9 @@
-"""Shareable preview links (issue 37): a signed link that shows the study as a rater sees it,
+"""Shareable preview links: a signed link that shows the study as a rater sees it,
 without the admin password and without storing anything; each link has a row, so it expires
 and can be revoked (``lexgold study preview-link``, the admin view).
 
 Revision ID: 0016_preview_links
-Revises: 0014_hashed_credentials
+Revises: 0015_intake
 Create Date: 2026-11-27
 """
 from alembic import op
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 
 revision = '0016_preview_links'
-down_revision = '0014_hashed_credentials'
+down_revision = '0015_intake'
 branch_labels = None
 depends_on = None
 
