@@ -64,7 +64,7 @@ def run_manifest(protocol: dict, seed: int, settings: dict, resources: dict[str,
 def read_manifest(data) -> dict | None:
     """A builder manifest in the current schema; the older TR9856 layout is converted.
 
-    The old layout (lexgold before issue 25) had ``inputs: {name: {"path", "sha256"}}`` and
+    The older TR9856 layout had ``inputs: {name: {"path", "sha256"}}`` and
     ``protocol: {"path", "sha256"}``; it becomes ``resources: {name: [{"file", "sha256"}]}``
     and ``protocol: {"name": None, "file", "sha256"}``. Anything that is not a dict is None.
 

@@ -33,7 +33,7 @@ def read_text_table(path: str | Path, *, sep: str = ",") -> pd.DataFrame:
 def read_text_chunks(path: str | Path, *, rows: int | None, sep: str = ",",
                      categorical: tuple[str, ...] = ()) -> Iterator[pd.DataFrame]:
     """:func:`read_text_table` in parts of at most ``rows`` rows (``None``: the whole file in
-    one part), for files too large to hold as strings (a ratings file of 1.4 M rows, issue 22):
+    one part), for files too large to hold as strings (a ratings file of 1.4 M rows):
     the same cells, header names and errors; each part keeps its rows' positions in the file as
     its index. A file with a header and no rows gives one empty part. The columns named in
     ``categorical`` (header names, stripped) are made pandas categoricals of the same strings

@@ -1,4 +1,4 @@
-"""Best-Worst Scaling studies on the site (issue 27): storing the tuple design, a page's tuples,
+"""Best-Worst Scaling studies on the site: storing the tuple design, a page's tuples,
 checking and storing the answers, and the export in the long format ``lexgold process`` reads.
 
 The design (:func:`lexgold.study.bws.design_bws`: tranches of pages of tuples, the

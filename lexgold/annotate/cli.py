@@ -382,7 +382,7 @@ def export_command(study_db, out_file, complete_only):
     Example:
         lexgold study export study.sqlite --out ratings.csv
     """
-    # no pandas on a slider study's path (start-up, issue 22 item 4): the database writes it
+    # no pandas on a slider study's path (start-up time): the database writes it
     from lexgold.study.db import open_study, session_factory
     from lexgold.study.export_sql import study_description, write_study_export
 

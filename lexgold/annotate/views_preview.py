@@ -1,4 +1,4 @@
-"""The shareable preview (issue 37): ``/preview/<token>`` walks the study as a rater sees it,
+"""The shareable preview: ``/preview/<token>`` walks the study as a rater sees it,
 for whoever has the link (:mod:`lexgold.study.preview_links`: signed, expiring, revocable),
 without the admin password. Every page type in a rater's order: consent, the instructions, the
 qualification question (a wrong answer shows the screened-out page), each page of a tranche

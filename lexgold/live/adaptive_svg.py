@@ -1,4 +1,4 @@
-"""The admin view's picture of an adaptive study (issue 26): an inline SVG, drawn by the
+"""The admin view's picture of an adaptive study: an inline SVG, drawn by the
 background refresher and stored with the figures, so the page only prints it (no JavaScript,
 no CDN: the site's Content-Security-Policy allows neither). Presentation attributes only (no
 ``style``), so ``style-src`` needs no exception either.

@@ -1,4 +1,4 @@
-"""Adaptive allocation (issue 26): the same gold standard for fewer ratings.
+"""Adaptive allocation: the same gold standard for fewer ratings.
 
 With ``[study] allocation = "adaptive"`` every tranche of the design first gets
 ``first_round_raters`` slots. Once every slot of the study is completed (the round is over),

@@ -1,4 +1,4 @@
-"""The admin dashboard's chart data (issue 37): pure functions over the frames the figures
+"""The admin dashboard's chart data: pure functions over the frames the figures
 refresher has already read (:func:`lexgold.live.figures.compute`), so the charts cost the
 raters' requests nothing and the admin page only prints what is stored.
 

@@ -1,4 +1,4 @@
-"""The admin dashboard's charts (issue 37) as inline SVG, drawn by the figures refresher from
+"""The admin dashboard's charts as inline SVG, drawn by the figures refresher from
 :mod:`lexgold.live.dashboard`'s data and stored with the figures: no JavaScript, no CDN, no
 ``style`` attribute (the site's Content-Security-Policy allows none of them). Each chart is an
 ``<svg role="img">`` with a ``<title>`` and a ``<desc>`` saying what it shows in words; the page

@@ -104,7 +104,7 @@ def watch(url: str, every_s: float = EVERY_S, parent: int | None = None,
     ``nice`` (> 0) lowers the priority of the computation only (its own thread; Linux keeps
     a priority per thread): the short writes that follow hold SQLite's write lock, and a
     process of low priority holding it on a busy machine made raters' writes wait over 5 s
-    (the 503 retry page; issue 22)."""
+    (the 503 retry page)."""
     engine = make_engine(url, statement_timeout_s=600)
     reads, writes = session_factory(engine, write=False), session_factory(engine)
     worker = ThreadPoolExecutor(1, initializer=_lower_priority, initargs=(nice,))

@@ -287,8 +287,8 @@ class StudyConfig:
     #: 0: the slots above are all; n > 0: a tranche gets more slots until it has n accepted
     #: raters, completed and not excluded by ``[process.exclusions]`` (HyperLex section 4.4: 10)
     min_accepted_raters: Annotated[int, between(0, MAX_RATERS_PER_TRANCHE)] = 0
-    #: ``uniform``: every tranche gets ``raters_per_tranche`` slots. ``adaptive`` (issue 26;
-    #: :mod:`lexgold.live.allocator`): every tranche first gets ``first_round_raters``
+    #: ``uniform``: every tranche gets ``raters_per_tranche`` slots. ``adaptive``
+    #: (:mod:`lexgold.live.allocator`): every tranche first gets ``first_round_raters``
     #: slots, and the rest of ``budget_ratings`` goes to top-up tranches of the pairs whose
     #: means are least precise (:func:`lexgold.crowd.allocation.error_gain`), until
     #: ``target_reliability`` is reached

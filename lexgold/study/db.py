@@ -359,7 +359,7 @@ def _sqlite_file(url) -> str:
 
 
 def _alembic_config(engine: Engine) -> Config:
-    from alembic.config import Config  # Alembic where used (start-up, issue 22 item 4)
+    from alembic.config import Config  # Alembic where used (start-up time)
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
@@ -440,7 +440,7 @@ def head_revision() -> str | None:
 def is_current(engine: Engine) -> bool:
     """True when the database is at the newest revision."""
     head = head_revision()
-    if head is not None:          # without importing Alembic (start-up, issue 22 item 4)
+    if head is not None:          # without importing Alembic (start-up time)
         with engine.connect() as connection:
             try:
                 current = connection.execute(

@@ -53,7 +53,7 @@ def export_chunks(session: Session, *, complete_only: bool = False,
                   raters: int = EXPORT_CHUNK_RATERS):
     """:func:`export_ratings` in pieces: yields frames of at most ``raters`` raters each whose
     concatenation is the rows of :func:`export_ratings` in its order (the same CSV, header
-    once), so an export of any size holds only one piece in memory (issue 22).
+    once), so an export of any size holds only one piece in memory.
 
     The (tranche, rater) keys are read and sorted first, as :func:`export_ratings` sorts;
     each piece then reads the answers of its raters only. Yields at least one frame (empty

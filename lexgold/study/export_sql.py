@@ -1,4 +1,4 @@
-"""`lexgold study export` with the database writing the CSV lines (issue 22, item 4).
+"""`lexgold study export` with the database writing the CSV lines.
 
 One SELECT (answers and checkpoint answers, joined and sorted as
 :func:`lexgold.study.export.export_ratings` sorts them) returns each row as the finished CSV
@@ -13,7 +13,7 @@ On SQLite the per-rater and per-item text is first put into TEMP tables of this 
 (:func:`sqlite_export`: dropped again, nothing of the study is written), so that each of the
 1.39 M answers of a 10,000-rater study is joined by integer primary keys; the time is cut from
 SQLAlchemy's layout with one ``printf`` when it has the layout's digits, and only the sort keys
-and the line go through SQLite's sorter (issue 22 item 4).
+and the line go through SQLite's sorter.
 
 Every exported value is an integer or a text (``rating``, ``start_value``, ``response_ms``,
 ``server_ms``, ``fast_pages``, ``browsers`` are INTEGER columns; ``platform_confirmed`` a
@@ -107,7 +107,7 @@ def export_sql(dialect: str, checkpoints: int, complete_only: bool, topic: bool)
         f"AS words FROM options)")
     # the line is put together by one printf (format on PostgreSQL): %s writes NULL as
     # nothing and an integer as CAST(... AS TEXT) does, in one allocation per line where
-    # a chain of || makes a string per piece (issue 22 item 4)
+    # a chain of || makes a string per piece
     answers = (f"SELECT rf.rank AS rater, itf.tranche AS tranche, "
                f"{stamp.format(t='a.answered_at')} AS at, 0 AS src, a.id AS id, "
                f"rf.head AS rhead, itf.head AS head, CAST(a.rating AS TEXT) AS v1, NULL AS v2, "
@@ -258,7 +258,7 @@ def write_export_sql(session: Session, handle, columns: list[str], config: dict,
 def keeps_topic(session: Session, study, complete_only: bool) -> bool:
     """Does the export have a ``topic`` column (a topic study, or an exported answer to a pair
     with a topic)? The pairs are looked at first: without a pair with a topic no answer is
-    read (a scan of every answer at 10,000 raters otherwise, issue 22 item 4)."""
+    read (a scan of every answer at 10,000 raters otherwise)."""
     if study.config["group_by"] == "topic":
         return True
     topical = "(p.topic != '' OR p.topic IS NULL)"

@@ -50,16 +50,16 @@ class Study(Base):
     seed: Mapped[int] = mapped_column(Integer)
     completion_code: Mapped[str] = mapped_column(String(100))
     screenout_code: Mapped[str] = mapped_column(String(100))
-    #: where a finished rater is sent back to, ``{code}`` filled in (revision 0002)
+    #: where a finished rater is sent back to, ``{code}`` filled in
     completion_url: Mapped[str] = mapped_column(String(500), default="", server_default="")
-    #: accepted entry links (revision 0006): ``{"platforms": [...], "strict_ids": bool}``;
+    #: accepted entry links: ``{"platforms": [...], "strict_ids": bool}``;
     #: ``None`` (older studies): every platform and the anonymous link, any well-formed ID
     entries: Mapped[dict | None] = mapped_column(JSON, nullable=True)
-    #: the language pack of the protocol (revision 0007): ``{"language", "folder",
+    #: the language pack of the protocol: ``{"language", "folder",
     #: "packaged", "protocol_file"}``; ``None``: a protocol outside any pack
     pack: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     #: new raters are taken (``open``), or not (``paused``, ``closed``); ``stop_current``: the
-    #: raters already in are stopped too (else they may finish); revision 0015,
+    #: raters already in are stopped too (else they may finish);
     #: :mod:`lexgold.study.intake`
     intake: Mapped[str] = mapped_column(String(20), default="open", server_default="open")
     stop_current: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
@@ -105,7 +105,7 @@ class Item(Base):
     position: Mapped[int] = mapped_column(Integer)
     pair_id: Mapped[int] = mapped_column(ForeignKey("pair.id"))
     kind: Mapped[str] = mapped_column(String(20))
-    #: Best-Worst Scaling: the design's tuple the item is a pair of (revision 0013; ``None``
+    #: Best-Worst Scaling: the design's tuple the item is a pair of (``None``
     #: in slider and binary studies); its row in the tuple is ``position % tuple_size``
     tuple_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
@@ -122,7 +122,7 @@ class Slot(Base):
     expires_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     step: Mapped[int] = mapped_column(Integer, default=0)
     completed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
-    #: when the current page was first given (claim or previous page accepted; revision 0006)
+    #: when the current page was first given (claim or previous page accepted)
     step_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
 
 
@@ -149,16 +149,16 @@ class Rater(Base):
     slot_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     completed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
-    #: SHA-256 of the secret held in the session of the browser the rater uses (revision 0005)
+    #: SHA-256 of the secret held in the session of the browser the rater uses
     browser_sha256: Mapped[str] = mapped_column(String(64), default="", server_default="")
     #: browsers the rater has used (more than 1: resumed elsewhere after being asked)
     browsers: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
-    #: pages sent faster than ``min_seconds_per_pair`` allows (revision 0006)
+    #: pages sent faster than ``min_seconds_per_pair`` allows
     fast_pages: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: the platform ID was found in the platform's participant list (``lexgold study confirm``)
     confirmed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     #: SHA-256 of the one-time link the admin view issued to move the rater to a new browser
-    #: ("" = none) and when that link expires (revision 0008)
+    #: ("" = none) and when that link expires
     move_sha256: Mapped[str] = mapped_column(String(64), default="", server_default="")
     move_expires_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
 
@@ -175,7 +175,7 @@ class Answer(Base):
     response_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
     answered_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     #: server time per item: from the page being given to its answers arriving, divided by
-    #: the items of the page (revision 0009); ``response_ms`` is the browser's own figure
+    #: the items of the page; ``response_ms`` is the browser's own figure
     server_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
@@ -188,17 +188,17 @@ class CheckpointAnswer(Base):
     slot_id: Mapped[int] = mapped_column(ForeignKey("slot.id"))
     choice: Mapped[int] = mapped_column(Integer)
     correct: Mapped[bool] = mapped_column(Boolean)
-    #: Best-Worst check tuples: the pair chosen as least (``choice`` is the most; revision 0013)
+    #: Best-Worst check tuples: the pair chosen as least (``choice`` is the most)
     worst: Mapped[int | None] = mapped_column(Integer, nullable=True)
     response_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
     answered_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     #: server time per item: from the page being given to its answers arriving, divided by
-    #: the items of the page (revision 0009); ``response_ms`` is the browser's own figure
+    #: the items of the page; ``response_ms`` is the browser's own figure
     server_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class Throttle(Base):
-    """Attempts under ``key`` since ``window_start`` (revision 0003)."""
+    """Attempts under ``key`` since ``window_start``."""
 
     __tablename__ = "throttle"
     key: Mapped[str] = mapped_column(String(200), primary_key=True)
@@ -207,7 +207,7 @@ class Throttle(Base):
 
 
 class AdminSession(Base):
-    """A logged-in admin (revision 0004); only hashes are stored, so the file forges none."""
+    """A logged-in admin; only hashes are stored, so the file forges none."""
 
     __tablename__ = "admin_session"
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -219,8 +219,8 @@ class AdminSession(Base):
 
 
 class StudyFigures(Base):
-    """What the admin view and recruitment show, computed off the raters' requests (revision
-    0011; :mod:`lexgold.live.figures`): one row, replaced when the answers change."""
+    """What the admin view and recruitment show, computed off the raters' requests
+    (:mod:`lexgold.live.figures`): one row, replaced when the answers change."""
 
     __tablename__ = "study_figures"
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -232,7 +232,7 @@ class StudyFigures(Base):
 
 
 class ProlificAction(Base):
-    """An action lexgold took on Prolific's API (revision 0012; :mod:`lexgold.prolific.review`):
+    """An action lexgold took on Prolific's API (:mod:`lexgold.prolific.review`):
     ``approve``, ``reject`` or ``return`` of a submission, or ``bonus`` of one participant in one
     bonus batch. ``key`` is unique: the same action is never taken twice. ``state``: ``pending``
     (claimed, the call not known to have succeeded), ``done``; bonuses ``set_up`` (the bulk
@@ -257,7 +257,7 @@ class ProlificAction(Base):
 
 
 class PreviewLink(Base):
-    """A shareable preview link (revision 0016; :mod:`lexgold.study.preview_links`): the link
+    """A shareable preview link (:mod:`lexgold.study.preview_links`): the link
     carries this row's id signed with the session-signing key; the row says until when it
     works and whether it was revoked."""
 

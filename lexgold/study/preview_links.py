@@ -1,4 +1,4 @@
-"""Shareable preview links (issue 37): a link a researcher gives a collaborator or an ethics
+"""Shareable preview links: a link a researcher gives a collaborator or an ethics
 board to walk the study as a rater sees it, without the admin password, without storing
 anything, until it expires or is revoked.
 
