@@ -13,10 +13,16 @@ test skipped for a missing program, extra or server (``pytest.importorskip``, a 
 Chromium, no ``LEXGOLD_TEST_POSTGRES_URL``) fails instead. A case that does not apply (a
 PostgreSQL-only check in a test parametrized over SQLite too) skips with :func:`not_applicable`,
 which stays a skip.
+
+The fast tier, ``pytest -m "not slow"`` (README, "Testing"): the tests of a browser, a PostgreSQL
+server or a document are ``slow`` (:data:`SLOW_BY_MARK`), other slow tests are marked in their
+files; a run of the whole fast tier fails when it left a module of lexgold unimported.
 """
 
 import csv
 import os
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -53,6 +59,77 @@ def _as_failure(report, reason: str) -> None:
     report.longrepr = (f"skipped for something missing: {reason} (under scripts/test.sh or CI "
                        f"nothing the tests need may be missing: `bash scripts/setup.sh --test` "
                        f"installs it, scripts/test.sh starts PostgreSQL)")
+
+
+#: marks whose tests are slow by nature (a browser, a PostgreSQL server, a document's walk-through):
+#: the hook below marks them ``slow`` too; other slow tests carry ``slow`` in their own file
+SLOW_BY_MARK = ("browser", "postgres", "docs")
+#: the fast tier (README, Testing): every module of lexgold must be imported while it runs
+FAST_TIER = "not slow"
+
+
+@pytest.hookimpl(tryfirst=True)          # before ``-m`` deselects by the marks
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if any(item.get_closest_marker(name) for name in SLOW_BY_MARK):
+            item.add_marker(pytest.mark.slow)
+
+
+def package_modules(root: Path) -> set[str]:
+    """Every importable module of the package in folder ``root``: files in folders with an
+    ``__init__.py`` all the way up (not Alembic's scripts in ``lexgold/migrations``, which are
+    loaded by path, whenever a test makes a study)."""
+    names = set()
+    for path in root.rglob("*.py"):
+        parts = path.relative_to(root.parent).with_suffix("").parts
+        if all((root.parent.joinpath(*parts[:i]) / "__init__.py").exists()
+               for i in range(1, len(parts))):
+            names.add(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return names
+
+
+def _whole_fast_tier(session) -> bool:
+    """Whether this run is the whole fast tier: ``-m "not slow"`` over the whole suite, run (not
+    only collected), no other selection, not stopped early."""
+    option, tests = session.config.option, Path(__file__).parent
+    here = session.config.invocation_params.dir
+    return (" ".join((option.markexpr or "").split()) == FAST_TIER and not option.keyword
+            and not getattr(option, "collectonly", False)
+            and not getattr(option, "deselect", None) and not getattr(option, "lf", False)
+            and not session.shouldstop
+            and all((here / arg.split("::")[0]).resolve() in (tests, tests.parent)
+                    for arg in session.config.args))
+
+
+_imported_by_workers: set[str] = set()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """pytest-xdist: what a worker imported (it runs its share of the tests in its own process)."""
+    _imported_by_workers.update(getattr(node, "workeroutput", {}).get("lexgold_modules", ()))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    imported = {name for name in sys.modules if name == "lexgold" or name.startswith("lexgold.")}
+    if hasattr(session.config, "workeroutput"):            # an xdist worker: tell the controller
+        session.config.workeroutput["lexgold_modules"] = sorted(imported)
+        return
+    if exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) \
+            or not _whole_fast_tier(session):
+        return
+    import lexgold
+    missing = sorted(package_modules(Path(lexgold.__file__).parent) - imported
+                     - _imported_by_workers)
+    if missing:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        message = (f"the fast tier imported no module {', '.join(missing)}: give each a test "
+                   f"outside the slow tier (tests/conftest.py, FAST_TIER)")
+        if reporter is not None:
+            reporter.write_sep("=", message, red=True)
+        else:
+            sys.stderr.write(message + "\n")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.hookimpl(hookwrapper=True)

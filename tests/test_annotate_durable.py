@@ -20,6 +20,8 @@ from lexgold.cli import cli
 from test_annotate_app import usf_pair_file
 from test_hardening_faults import HttpRater, load_test, sqlite_study
 
+pytestmark = pytest.mark.slow            # servers started and killed mid-study
+
 
 @pytest.fixture(scope="module")
 def pairs(usf, tmp_path_factory):

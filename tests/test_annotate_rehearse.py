@@ -20,6 +20,8 @@ from lexgold.errors import InputError
 from lexgold.process.simulate import Crowd
 from test_annotate_app import protocol_variant, tr9856_pair_file, usf_pair_file
 
+pytestmark = pytest.mark.slow            # rehearsals: simulated raters through the site
+
 
 def invoke(*args):
     return CliRunner().invoke(cli, [str(a) for a in args])

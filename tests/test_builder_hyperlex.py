@@ -108,6 +108,7 @@ def test_derived_quotas_stay_a_key(tmp_path):
     assert settings.step1 == {"N": {"mero": 5}} and settings.step2["V"]["rhyp-4"] == 10
 
 
+@pytest.mark.slow                   # a whole HyperLex build
 def test_whole_part_usf_pairs_become_mero_part_whole(usf, res, settings):
     """Section 4.1: mero has X the part. USF cues often name the whole (ALPHABET -> LETTERS);
     such a pair, cohyp or no-rel in USF order, is a mero candidate part -> whole."""

@@ -257,6 +257,7 @@ def test_class_allocation_proportional_on_usf(usf, defaults):
     assert by[("N", "C1")] > by[("N", "C3")] and by[("A", "C3")] > by[("A", "C1")]
 
 
+@pytest.mark.slow                   # a whole SimLex build
 def test_simlex_own_pairs_outside_the_literal_direction(built):
     """docs/builders.md and the protocol's class_direction comment: of SimLex-999's associated
     pairs that are candidates in lexgold's pool, one in seven (117 of 837) lie the other way

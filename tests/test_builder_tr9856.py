@@ -362,6 +362,7 @@ def wiki_runs(tmp_path_factory):
     return base, reports
 
 
+@pytest.mark.slow                   # the whole builder on the Wikipedia sample
 def test_wiki_sample_end_to_end(wiki_runs):
     base, reports = wiki_runs
     report = reports["a"]
@@ -441,6 +442,7 @@ def test_same_seed_same_bytes_other_seed_other_pairs(wiki_runs):
     assert (base / "a" / "pairs.csv").read_bytes() != (base / "c" / "pairs.csv").read_bytes()
 
 
+@pytest.mark.slow                   # builds on the Wikipedia sample
 def test_name_fragments_leave_the_lexicon_and_the_name_stays(wiki_runs, tmp_path):
     """Issue 34: the default build showed raters "napoleon / ayn". On gensim's sample "ayn" is
     in 13 sentences, 12 of them inside "ayn rand" (12/13 >= 0.9): with the fragment rule it

@@ -45,6 +45,7 @@ def one_process(tmp_path_factory):
     return base
 
 
+@pytest.mark.slow                   # worker processes
 def test_workers_give_the_same_bytes_as_one_process(one_process, tmp_path):
     report = build_tr9856(None, None, tmp_path / "w2", seed=1, workers=2, show_progress=False)
     assert report["articles"] > 10
@@ -61,6 +62,7 @@ def test_blingfire_splits_sentences_without_training():
     assert splitter.parameters() is None
 
 
+@pytest.mark.slow                   # worker processes
 def test_blingfire_build_is_the_same_in_any_number_of_processes(one_process, tmp_path):
     protocol = blingfire_protocol(tmp_path)
     one = build_tr9856(None, None, tmp_path / "b1", protocol=protocol, seed=1,
@@ -124,6 +126,7 @@ def test_multistream_gives_the_articles_of_the_whole_dump_reading_few_streams(mu
     assert len(reader.sha256) == 64
 
 
+@pytest.mark.slow                   # two builds of a dump
 def test_tr9856_on_a_multistream_dump_equals_the_plain_dump(one_process, multistream, tmp_path):
     import json
     from lexgold.builder.corpus import gensim_wiki_sample

@@ -97,6 +97,7 @@ def test_fit_recovers_noise_and_lapses_of_an_anonymous_log_drawn_from_a_known_cr
     assert np.abs(np.subtract(real, again)).max() < 0.05
 
 
+@pytest.mark.slow                   # fits a simulated crowd
 def test_fit_recovers_rater_bias_spread_and_posterior_scores_correct_rater_bias():
     raters = cm.Raters(bias_sd=0.1, scale_sd=0.0, noise_sd=0.0)
     truth = toy(sigma=0.12, raters=raters)
@@ -212,6 +213,7 @@ def fitted_logs(doc_folder):
     return found
 
 
+@pytest.mark.slow                   # fits the crowd on the shipped logs (module fixture)
 def test_crowd_fit_on_simverb_reproduces_the_real_per_pair_sd_quantiles(fitted_logs):
     result, model, plot, printed = fitted_logs["simverb"]
     real = real_sd_quantiles(SIMVERB)
@@ -227,6 +229,7 @@ def test_crowd_fit_on_simverb_reproduces_the_real_per_pair_sd_quantiles(fitted_l
     assert "per-pair SD 10/50/90 %: real 0.56 / 1.37 / 1.94, simulated" in printed
 
 
+@pytest.mark.slow                   # fits the crowd on the shipped logs (module fixture)
 @pytest.mark.parametrize("quantile", [0, 1, 2])
 def test_crowd_fit_on_wordsim353_reproduces_the_real_per_pair_sd_quantiles(fitted_logs,
                                                                            quantile):
@@ -237,6 +240,7 @@ def test_crowd_fit_on_wordsim353_reproduces_the_real_per_pair_sd_quantiles(fitte
     assert model.raters is not None and model.fitted_to[0]["raters"] == 13
 
 
+@pytest.mark.slow                   # fits the crowd on the shipped logs (module fixture)
 def test_simulate_from_the_documented_crowd(fitted_logs, doc_folder):
     (command,) = doc_commands("lexgold simulate --crowd")
     result = run_in(doc_folder, command)
@@ -245,6 +249,7 @@ def test_simulate_from_the_documented_crowd(fitted_logs, doc_folder):
     assert set(ratings.loc[ratings["kind"] != "checkpoint", "rating"]) <= set(range(7))
 
 
+@pytest.mark.slow                   # runs the fitting script
 def test_the_documented_script_rebuilds_the_shipped_default_crowd(doc_folder):
     import os
 

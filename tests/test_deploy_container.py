@@ -16,10 +16,13 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from lexgold.study.db import database_url
 from lexgold.study.store import create_study
 from lexgold.process.simulate import usf_pairs
+
+pytestmark = pytest.mark.slow            # deploy: runs the image's command, a served study
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCKERFILE = ROOT / "deploy" / "Dockerfile"

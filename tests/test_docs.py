@@ -4,7 +4,8 @@ the documents quote are checked (:mod:`docrunner`, which describes the markers a
 for blocks that cannot run in CI, hidden set-up and size knobs).
 
 The documents' walk-throughs take minutes (the quickstart builds three candidate sets and
-rehearses a study): they carry the ``docs`` mark; ``pytest -m "not docs"`` is the fast tier.
+rehearses a study): they carry the ``docs`` mark, and with it ``slow`` (tests/conftest.py);
+``pytest -m "not slow"`` is the fast tier.
 """
 
 from __future__ import annotations

@@ -23,6 +23,8 @@ from lexgold.study.db import database_url, make_engine, postgres_schema, session
 from lexgold.study.store import create_study
 from test_annotate_app import protocol_variant, usf_pair_file
 
+pytestmark = pytest.mark.slow            # hardening: servers, faults and fuzzing of the site
+
 _spec = importlib.util.spec_from_file_location(
     "lexgold_load_test", Path(__file__).resolve().parents[1] / "bench" / "load_test.py")
 load_test = sys.modules.setdefault("lexgold_load_test", importlib.util.module_from_spec(_spec))

@@ -6,6 +6,7 @@ a view that tells ``GET`` from ``POST`` by ``request.method == "GET"`` took a ``
 """
 
 import httpx
+import pytest
 from sqlalchemy import create_engine, func, select, update
 from werkzeug.security import generate_password_hash
 
@@ -13,6 +14,8 @@ from lexgold.study import models as m
 from lexgold.annotate.app import create_app
 from test_hardening_security import (CSRF, login, pairs, rater_client, serve,  # noqa: F401
                                      small_study)
+
+pytestmark = pytest.mark.slow            # hardening: servers, faults and fuzzing of the site
 
 
 def test_head_on_the_admin_login_is_no_password_attempt(tmp_path, pairs, serve):

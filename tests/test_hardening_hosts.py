@@ -25,6 +25,8 @@ from test_hardening_faults import load_test
 from test_hardening_security import (admin_page, answer_page, login, pairs,  # noqa: F401
                                      rater_client, serve, small_study)
 
+pytestmark = pytest.mark.slow            # hardening: servers, faults and fuzzing of the site
+
 #: ``lexgold`` with this host's clock (the function every time in lexgold came from) 2 h ahead;
 #: the database server's clock is untouched
 AHEAD = ("import sys, datetime; import lexgold.study.models as m; real = m.utcnow; "

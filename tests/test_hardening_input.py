@@ -26,6 +26,8 @@ from lexgold.study.store import create_study
 from conftest import examples
 from test_annotate_app import make_app, protocol_variant, usf_pair_file
 
+pytestmark = pytest.mark.slow            # hardening: servers, faults and fuzzing of the site
+
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 INVALID = "This answer could not be accepted"
 INCOMPLETE = "Please answer every pair"

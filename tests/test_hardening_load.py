@@ -20,6 +20,8 @@ from lexgold.study.db import database_url
 from lexgold.study.store import create_study
 from test_annotate_app import enter, make_app, page, protocol_variant, usf_pair_file
 
+pytestmark = pytest.mark.slow            # hardening: servers, faults and fuzzing of the site
+
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "load_test.py"
 _spec = importlib.util.spec_from_file_location("lexgold_load_test", BENCH)
 load_test = sys.modules.setdefault("lexgold_load_test", importlib.util.module_from_spec(_spec))

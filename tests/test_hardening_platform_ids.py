@@ -9,11 +9,14 @@ client for the consent race. Each test failed before the fix.
 import re
 
 import httpx
+import pytest
 from werkzeug.security import generate_password_hash
 
 from lexgold.annotate.app import create_app
 from test_hardening_security import (CSRF, login, pairs, rater_client, serve,  # noqa: F401
                                      small_study)
+
+pytestmark = pytest.mark.slow            # hardening: servers, faults and fuzzing of the site
 
 VICTIM = "?PROLIFIC_PID=victim01&STUDY_ID=study01&SESSION_ID=session01"
 REFUSED = "contact the researcher"

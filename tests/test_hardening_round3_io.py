@@ -15,6 +15,8 @@ from lexgold.process.pipeline import run
 from lexgold.protocols import PACKAGED
 from test_annotate_app import simlex_pairs, simlex_study  # noqa: F401  (fixtures)
 
+pytestmark = pytest.mark.slow            # hardening: servers, faults and fuzzing of the site
+
 HOSTILE = "<img src=x onerror=alert(1)>"
 
 

@@ -15,6 +15,8 @@ from test_hardening_security import answer_page, pairs, rater_client, small_stud
 
 from lexgold.study.db import database_url, sqlite_write_problem
 
+pytestmark = pytest.mark.slow            # hardening: servers, faults and fuzzing of the site
+
 LEXGOLD = str(Path(sys.executable).with_name("lexgold"))
 
 

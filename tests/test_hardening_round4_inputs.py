@@ -15,6 +15,8 @@ from click.testing import CliRunner
 from lexgold.cli import cli
 from test_annotate_app import simlex_pairs  # noqa: F401  (fixture)
 
+pytestmark = pytest.mark.slow            # hardening: servers, faults and fuzzing of the site
+
 #: 2-d vectors of a few words and a gold standard over them
 VECTORS = "cat 1 0\ndog 0.9 0.1\ncar 0 1\nbus 0.1 0.9\ntree 0.7 0.7\nsun -1 0.2\n"
 GOLD = "cat dog 9\ncar bus 8\ncat car 2\ntree sun 1\ndog bus 3\n"

@@ -35,6 +35,8 @@ from lexgold.errors import InputError
 from lexgold.prolific.client import Client, ProlificError
 from lexgold.prolific.webhook import signature
 
+pytestmark = pytest.mark.slow            # hardening: servers, faults and fuzzing of the site
+
 LEXGOLD = str(Path(sys.executable).with_name("lexgold"))
 VICTIM = "?PROLIFIC_PID=victim01&STUDY_ID=study01&SESSION_ID=session01"
 KEY = "round4-key-" + "k" * 32

@@ -15,6 +15,8 @@ from lexgold.study.store import create_study
 from test_annotate_app import protocol_variant, usf_pair_file
 from test_hardening_faults import load_test
 
+pytestmark = pytest.mark.slow            # hardening: servers, faults and fuzzing of the site
+
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 
 

@@ -12,6 +12,7 @@ import re
 from datetime import datetime, timedelta
 
 import pandas as pd
+import pytest
 from click.testing import CliRunner
 from sqlalchemy import select
 
@@ -23,6 +24,8 @@ from test_annotate_app import enter, make_app, page
 from test_hardening_security import (answer_page, login, pairs, rater_client,  # noqa: F401
                                      serve, small_study, study_with_keys)
 from test_process_exclusions import protocol_with, simlex_study, timed
+
+pytestmark = pytest.mark.slow            # hardening: servers, faults and fuzzing of the site
 
 
 def test_server_ms_is_the_sites_time_per_item_whatever_the_browser_sends(tmp_path, pairs):

@@ -28,6 +28,8 @@ from lexgold.study.store import create_study
 from test_annotate_app import protocol_variant
 from test_hardening_faults import HttpRater, load_test, pairs  # noqa: F401
 
+pytestmark = pytest.mark.slow            # hardening: servers, faults and fuzzing of the site
+
 INITDB = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"))
 STALL_S = float(os.environ.get("LEXGOLD_STALL_S", "12"))
 

@@ -14,6 +14,8 @@ from lexgold.study.db import database_url
 from lexgold.study.store import create_study
 from test_annotate_app import enter, make_app, page, protocol_variant, usf_pair_file
 
+pytestmark = pytest.mark.slow            # hardening: servers, faults and fuzzing of the site
+
 NOTICE = "That page had already been sent"
 
 

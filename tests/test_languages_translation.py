@@ -293,6 +293,7 @@ def test_hebrew_walk_through_aligned_csv_goes_to_study_create_as_is(usf, tmp_pat
     assert all(w1 != w2 for w1, w2 in stored)
 
 
+@pytest.mark.slow                   # a document's walk-through to a release (40 CPU-s)
 def test_italian_walk_through_runs_as_written_to_a_release(usf, tmp_path):
     """docs/languages.md, "Make your language's version", as written for Italian: translation,
     adjudication (with a pair whose two words became one), `study create --protocol it/simlex`,

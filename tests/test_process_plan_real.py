@@ -176,6 +176,7 @@ def test_the_worked_example_runs_as_written(tmp_path):
     assert (tmp_path / "plan-curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow                   # runs bench/validate_plan.py (a minute of CPU)
 @pytest.mark.parametrize("data", ["wordsim353", "simverb"])
 def test_the_validation_runs_as_written_and_prints_the_quoted_figures(data):
     """The commands of "Measured on real rating logs" as written, from the repository's root;

@@ -114,6 +114,7 @@ def _on_a_terminal(*args) -> str:
     return shown.decode("utf-8", "replace")
 
 
+@pytest.mark.slow                   # rehearsals, on a pseudo-terminal
 def test_rehearse_shows_a_bar_on_a_terminal_and_none_with_quiet(tmp_path, pairs):
     db = _study(tmp_path, pairs)
     shown = _on_a_terminal("study", "rehearse", db, "--max-raters", 2, "--seed", 1)
@@ -205,6 +206,7 @@ def test_working_shows_the_command_and_its_time(monkeypatch):
     assert stream.getvalue() == ""
 
 
+@pytest.mark.slow                   # two whole SimLex builds
 @pytest.mark.parametrize("quiet", [(), ("--quiet",)])
 def test_build_prints_its_one_line_and_no_bar_off_a_terminal(tmp_path, quiet):
     done = invoke("build", "simlex", "--seed", 1, "--out", tmp_path / "simlex", *quiet)

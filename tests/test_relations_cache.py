@@ -112,6 +112,7 @@ def test_a_damaged_file_is_not_read(graph_file, tmp_path, damage):
     assert wordnet_graph.read(graph_file, key)["offsets"].size > 80000
 
 
+@pytest.mark.slow                   # rebuilds the WordNet cache
 def test_a_corrupt_cache_is_rebuilt(wordnet, graph_file, tmp_path, monkeypatch):
     monkeypatch.setenv("LEXGOLD_CACHE", str(tmp_path))
     key = graph_file.stem

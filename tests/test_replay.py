@@ -224,6 +224,7 @@ def doc_runs() -> list[tuple[str, str]]:
     return [(command, printed) for command, printed in found]
 
 
+@pytest.mark.slow                   # the documented replay commands (20 CPU-s)
 def test_the_docs_figures_are_what_the_documented_commands_print(tmp_path, monkeypatch):
     """Each command of the section is run as written, on the vendored logs under their
     distributed names, and prints exactly the table the docs quote."""

@@ -78,6 +78,7 @@ def _nltk_records(reader) -> dict:
             "exceptions": {tag: dict(reader._exception_map[tag]) for tag in tags}}
 
 
+@pytest.mark.slow                   # reads all of WordNet twice (20 CPU-s)
 def test_the_files_read_as_nltk_reads_them(graph, wordnet):
     """Every array of the graph read from WordNet's files (lexgold.resources.wordnet_files)
     equals the one built from NLTK's answers for every synset, lemma, index and exception."""
