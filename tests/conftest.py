@@ -77,7 +77,7 @@ def pytest_collection_modifyitems(items):
 
 def package_modules(root: Path) -> set[str]:
     """Every importable module of the package in folder ``root``: files in folders with an
-    ``__init__.py`` all the way up (not Alembic's scripts in ``lexgold/migrations``, which are
+    ``__init__.py`` all the way up (not Alembic's scripts in ``lexgold/study/migrations``, which are
     loaded by path, whenever a test makes a study)."""
     names = set()
     for path in root.rglob("*.py"):
