@@ -14,11 +14,12 @@ import hashlib
 import hmac
 import re
 import secrets
+import weakref
 from dataclasses import dataclass
 from datetime import timedelta
 
 import numpy as np
-from sqlalchemy import and_, case, func, or_, select, update
+from sqlalchemy import and_, case, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -361,15 +362,72 @@ def step_content(session: Session, slot: m.Slot):
     return page_content(session, slot.tranche_id, slot.step)
 
 
+@dataclass(frozen=True)
+class PageStep:
+    """A step as a page shows it (the columns of :class:`lexgold.study.models.Step`)."""
+
+    id: int
+    tranche_id: int
+    position: int
+    kind: str
+    batch: str
+    checkpoint: int | None
+
+
+@dataclass(frozen=True)
+class PageItem:
+    """An item of a page (the columns of :class:`lexgold.study.models.Item`)."""
+
+    id: int
+    step_id: int
+    position: int
+    pair_id: int
+    kind: str
+    tuple_id: int | None
+
+
+@dataclass(frozen=True)
+class PagePair:
+    """The pair of an item (the columns of :class:`lexgold.study.models.Pair` a page shows)."""
+
+    id: int
+    word1: str
+    word2: str
+    pos: str
+    topic: str
+
+
+#: page content per connection pool (one study database): ``(tranche id, position) ->
+#: content``. A tranche's pages are written once with the tranche (:mod:`lexgold.study.store`,
+#: at ``study create`` or a top-up) and never change, so a page read once is served from here.
+_PAGES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def page_content(session: Session, tranche_id: int, position: int):
     """Page ``position`` of a tranche (read only): its step, its items with their pairs, and
-    the tranche's step count."""
-    tranche = session.get(m.Tranche, tranche_id)
-    step = session.scalars(select(m.Step).where(m.Step.tranche_id == tranche_id,
-                                                m.Step.position == position)).one()
-    items = session.execute(select(m.Item, m.Pair).join(m.Pair, m.Item.pair_id == m.Pair.id)
-                            .where(m.Item.step_id == step.id).order_by(m.Item.position)).all()
-    return step, items, tranche.n_steps
+    the tranche's step count, as immutable rows (read from the database once per pool:
+    :data:`_PAGES`)."""
+    cache = _PAGES.setdefault(session.get_bind().pool, {})
+    key = (tranche_id, position)
+    if key not in cache:
+        cache[key] = _read_page(session, tranche_id, position)
+    return cache[key]
+
+
+def _read_page(session: Session, tranche_id: int, position: int):
+    s, i, p = m.Step.__table__.c, m.Item.__table__.c, m.Pair.__table__.c
+    n_steps = session.execute(select(m.Tranche.__table__.c.n_steps)
+                              .where(m.Tranche.__table__.c.id == tranche_id)).scalar_one()
+    step = PageStep(*session.execute(
+        select(s.id, s.tranche_id, s.position, s.kind, s.batch, s.checkpoint)
+        .where(s.tranche_id == tranche_id, s.position == position)).one())
+    rows = session.execute(
+        select(i.id, i.step_id, i.position, i.pair_id, i.kind, i.tuple_id,
+               p.id, p.word1, p.word2, p.pos, p.topic)
+        .join_from(m.Item.__table__, m.Pair.__table__, i.pair_id == p.id)
+        .where(i.step_id == step.id).order_by(i.position)).all()
+    items = tuple((PageItem(*row[:6]), PagePair(*row[6:])) for row in rows)
+    return step, items, n_steps
 
 
 def expected_minutes(session: Session, config: StudyConfig) -> str:
@@ -449,7 +507,7 @@ def submit_step(session: Session, rater: m.Rater, position: int, form, config: S
         if not moved:
             session.rollback()
             return "repeat"
-        session.add_all(rows)
+        _insert_rows(session, rows)
         if (now - given).total_seconds() < config.min_seconds_per_pair * shown:
             session.execute(update(m.Rater).where(m.Rater.id == rater.id)
                             .values(fast_pages=m.Rater.fast_pages + 1))
@@ -466,6 +524,14 @@ def submit_step(session: Session, rater: m.Rater, position: int, form, config: S
     # HyperLex section 4.4 (recruit until enough are accepted) is not run here: the figures
     # refresher of lexgold.live.figures tops up tranches outside raters' requests
     return "stored"
+
+
+def _insert_rows(session: Session, rows) -> None:
+    """Insert a page's answer rows (all of one class) in one executemany, in order; no ids are
+    read back (an ORM flush would insert them one by one to return each id)."""
+    table = type(rows[0]).__table__
+    session.execute(insert(table), [{key: value for key, value in vars(row).items()
+                                     if key in table.c} for row in rows])
 
 
 def server_ms(given, answered, n_items: int) -> int:

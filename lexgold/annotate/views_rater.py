@@ -10,8 +10,8 @@ from __future__ import annotations
 import hmac
 from datetime import datetime, timedelta
 
-from flask import (Blueprint, current_app, flash, redirect, render_template, request, session,
-                   url_for)
+from flask import (Blueprint, current_app, flash, g, redirect, render_template, request,
+                   session, url_for)
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 from sqlalchemy import select
 
@@ -31,9 +31,12 @@ def _current_rater() -> m.Rater | None:
         return legacy_rater()
     if not isinstance(secret, str):
         return None
-    return db().scalars(select(m.Rater).where(
-        m.Rater.public_id == public_id,
-        m.Rater.browser_sha256 == flow.browser_hash(secret))).first()
+    # one query: the rater's slot comes with it, kept for the request (flow.current_slot
+    # then finds it in the session's identity map, which holds only weak references)
+    found = g.rater_row = db().execute(select(m.Rater, m.Slot).outerjoin(m.Slot, m.Slot.id == m.Rater.slot_id)
+                         .where(m.Rater.public_id == public_id,
+                                m.Rater.browser_sha256 == flow.browser_hash(secret))).first()
+    return found[0] if found is not None else None
 
 
 def legacy_rater() -> m.Rater | None:
