@@ -50,6 +50,7 @@ def main():
     parser.add_argument("--max-raters", type=int, default=50)
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--out", type=Path, help="Work folder (kept); default: a temporary one.")
+    parser.add_argument("--dump", type=Path, help="Also write the profile here (pstats).")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as temporary:
         folder = args.out or Path(temporary)
@@ -76,6 +77,8 @@ def main():
         profile.disable()
         wall = time.perf_counter() - started
     requests = result["requests"]
+    if args.dump:
+        profile.dump_stats(args.dump)
     stats = pstats.Stats(profile)
     total = sum(row[2] for row in stats.stats.values())          # self (tottime)
     by_package = Counter()

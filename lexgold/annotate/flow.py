@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 import numpy as np
-from sqlalchemy import and_, case, func, insert, or_, select, update
+from sqlalchemy import and_, bindparam, case, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -467,6 +467,13 @@ def start_value(config: StudyConfig, study_seed: int, rater_id: int, item_id: in
     return int(config.slider_start)
 
 
+#: a page's answers move the slot on, if it is still the rater's and at that page (built once)
+_NEXT_STEP = update(m.Slot).where(
+    m.Slot.id == bindparam("slot"), m.Slot.rater_id == bindparam("rater"),
+    m.Slot.step == bindparam("position")).values(
+    step=bindparam("next"), step_at=bindparam("now"), expires_at=bindparam("expires"))
+
+
 def submit_step(session: Session, rater: m.Rater, position: int, form, config: StudyConfig,
                 study_seed: int, now=None) -> str:
     """Store the answers of step ``position``; returns ``stored`` or ``repeat``.
@@ -500,10 +507,9 @@ def submit_step(session: Session, rater: m.Rater, position: int, form, config: S
     for row in rows:      # timed by the server: a browser's own t<id> fields are not believed
         row.server_ms = server_ms(given, now, shown)
     try:
-        moved = session.execute(update(m.Slot).where(
-            m.Slot.id == slot.id, m.Slot.rater_id == rater.id, m.Slot.step == position)
-            .values(step=position + 1, step_at=now,
-                    expires_at=now + timedelta(seconds=config.claim_timeout_s))).rowcount
+        moved = session.execute(_NEXT_STEP, {
+            "slot": slot.id, "rater": rater.id, "position": position, "next": position + 1,
+            "now": now, "expires": now + timedelta(seconds=config.claim_timeout_s)}).rowcount
         if not moved:
             session.rollback()
             return "repeat"

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from flask import (Blueprint, current_app, flash, g, redirect, render_template, request,
                    session, url_for)
 from itsdangerous import BadSignature, URLSafeTimedSerializer
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from lexgold.annotate import flow, throttle
 from lexgold.study import models as m
@@ -22,6 +22,11 @@ from lexgold.annotate.context import db, fill, message_page, now, state, write_d
 from lexgold.ratings import SIMULATED
 
 rater = Blueprint("rater", __name__)
+
+
+#: the rater of a public ID and browser hash, with its slot (built once: every request asks)
+_RATER_AND_SLOT = select(m.Rater, m.Slot).outerjoin(m.Slot, m.Slot.id == m.Rater.slot_id).where(
+    m.Rater.public_id == bindparam("public_id"), m.Rater.browser_sha256 == bindparam("browser"))
 
 
 def _current_rater() -> m.Rater | None:
@@ -33,9 +38,8 @@ def _current_rater() -> m.Rater | None:
         return None
     # one query: the rater's slot comes with it, kept for the request (flow.current_slot
     # then finds it in the session's identity map, which holds only weak references)
-    found = g.rater_row = db().execute(select(m.Rater, m.Slot).outerjoin(m.Slot, m.Slot.id == m.Rater.slot_id)
-                         .where(m.Rater.public_id == public_id,
-                                m.Rater.browser_sha256 == flow.browser_hash(secret))).first()
+    found = g.rater_row = db().execute(_RATER_AND_SLOT, {
+        "public_id": public_id, "browser": flow.browser_hash(secret)}).first()
     return found[0] if found is not None else None
 
 
