@@ -416,12 +416,13 @@ def page_content(session: Session, tranche_id: int, position: int):
 
 def _read_page(session: Session, tranche_id: int, position: int):
     s, i, p = m.Step.__table__.c, m.Item.__table__.c, m.Pair.__table__.c
-    n_steps = session.execute(select(m.Tranche.__table__.c.n_steps)
+    connection = session.connection()          # Core statements: no ORM entity is loaded
+    n_steps = connection.execute(select(m.Tranche.__table__.c.n_steps)
                               .where(m.Tranche.__table__.c.id == tranche_id)).scalar_one()
-    step = PageStep(*session.execute(
+    step = PageStep(*connection.execute(
         select(s.id, s.tranche_id, s.position, s.kind, s.batch, s.checkpoint)
         .where(s.tranche_id == tranche_id, s.position == position)).one())
-    rows = session.execute(
+    rows = connection.execute(
         select(i.id, i.step_id, i.position, i.pair_id, i.kind, i.tuple_id,
                p.id, p.word1, p.word2, p.pos, p.topic)
         .join_from(m.Item.__table__, m.Pair.__table__, i.pair_id == p.id)
@@ -507,7 +508,7 @@ def submit_step(session: Session, rater: m.Rater, position: int, form, config: S
     for row in rows:      # timed by the server: a browser's own t<id> fields are not believed
         row.server_ms = server_ms(given, now, shown)
     try:
-        moved = session.execute(_NEXT_STEP, {
+        moved = session.connection().execute(_NEXT_STEP, {
             "slot": slot.id, "rater": rater.id, "position": position, "next": position + 1,
             "now": now, "expires": now + timedelta(seconds=config.claim_timeout_s)}).rowcount
         if not moved:
@@ -533,10 +534,11 @@ def submit_step(session: Session, rater: m.Rater, position: int, form, config: S
 
 
 def _insert_rows(session: Session, rows) -> None:
-    """Insert a page's answer rows (all of one class) in one executemany, in order; no ids are
-    read back (an ORM flush would insert them one by one to return each id)."""
+    """Insert a page's answer rows (all of one class) in one executemany, in order, on the
+    session's connection; no ids are read back (an ORM flush would insert them one by one to
+    return each id)."""
     table = type(rows[0]).__table__
-    session.execute(insert(table), [{key: value for key, value in vars(row).items()
+    session.connection().execute(insert(table), [{key: value for key, value in vars(row).items()
                                      if key in table.c} for row in rows])
 
 
