@@ -21,7 +21,8 @@ time, the medians and the load average; the stored answers must be the same.
 WAL, synchronous=NORMAL as the rehearsal), driven through its test client by as many raters
 doing the same round-trips (a page of as many pairs read with the rehearsal's own
 :func:`~lexgold.annotate.rehearse.read_page`, its answers posted, the redirect followed), and
-prints the milliseconds per request of each, their ratio (issue 39: within 1.5x) and the load.
+prints the milliseconds per request of each (the whole run, and the time inside the app's WSGI
+callable), their ratios (issue 39: within 1.5x) and the load.
 
 Usage: python bench/bench_rehearsal.py [--protocol simlex] [--protocol hyperlex] [--out DIR]
        python bench/bench_rehearsal.py --protocol simlex --fsync-ab 3 [--max-raters 40]
@@ -47,6 +48,7 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+import lexgold.annotate.app as app_module  # noqa: E402
 import lexgold.annotate.rehearse as rehearsal  # noqa: E402
 from lexgold.study.db import database_url  # noqa: E402
 from lexgold.annotate.rehearse import rehearse  # noqa: E402
@@ -191,6 +193,7 @@ def floor(folder: Path, raters: int, n_pages: int, per_page: int) -> tuple[float
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
     app, rng, requests = floor_app(path, n_pages, per_page), np.random.default_rng(1), 0
+    in_app = _timed(app)
     started = time.perf_counter()
     for _ in range(raters):
         client = app.test_client()
@@ -203,7 +206,22 @@ def floor(folder: Path, raters: int, n_pages: int, per_page: int) -> tuple[float
             data = {**page.fields, **{f"r{i}": str(rng.integers(0, 7)) for i in page.items}}
             response = client.post(page.action, data=data, follow_redirects=True)
             requests += 1 + len(response.history)
-    return time.perf_counter() - started, requests
+    return time.perf_counter() - started, requests, in_app[0]
+
+
+def _timed(app) -> list:
+    """Wrap ``app``'s WSGI callable; the list returned holds the seconds spent inside it."""
+    spent, wsgi = [0.0], app.wsgi_app
+
+    def timed(environ, start_response):
+        started = time.perf_counter()
+        try:
+            return wsgi(environ, start_response)
+        finally:
+            spent[0] += time.perf_counter() - started
+
+    app.wsgi_app = timed
+    return spent
 
 
 def floor_ab(protocol: str, folder: Path, turns: int, max_raters: int) -> None:
@@ -221,20 +239,38 @@ def floor_ab(protocol: str, folder: Path, turns: int, max_raters: int) -> None:
             Path(f"{db}{suffix}").unlink(missing_ok=True)
         shutil.copy(fresh, db)
         load = os.getloadavg()[0]
+        in_app = []
+        create_app = app_module.create_app
+        app_module.create_app = lambda config: _timed_app(create_app(config), in_app)
         started = time.perf_counter()
-        result = rehearse(database_url(db), rng=np.random.default_rng(1), max_raters=max_raters)
+        try:
+            result = rehearse(database_url(db), rng=np.random.default_rng(1),
+                              max_raters=max_raters)
+        finally:
+            app_module.create_app = create_app
         seconds = time.perf_counter() - started
         per_page = round(_answers(db) / max(1, result["pages"]))
         n_pages = round(result["pages"] / max(1, result["raters"]))
-        floor_s, floor_requests = floor(folder, result["raters"], n_pages, per_page)
+        floor_s, floor_requests, floor_app_s = floor(folder, result["raters"], n_pages,
+                                                     per_page)
         ours, anchor = 1000 * seconds / result["requests"], 1000 * floor_s / floor_requests
-        ratios.append(ours / anchor)
+        ours_app = 1000 * in_app[0][0] / result["requests"]
+        anchor_app = 1000 * floor_app_s / floor_requests
+        ratios.append((ours / anchor, ours_app / anchor_app))
         print(f"turn {turn + 1}: rehearsal {result['requests']} requests in {seconds:.1f} s, "
-              f"{ours:.2f} ms/request; minimal Flask app over SQLite {floor_requests} requests "
-              f"({n_pages} pages of {per_page} pairs per rater) in {floor_s:.1f} s, "
-              f"{anchor:.2f} ms/request; ratio {ours / anchor:.2f}; "
-              f"load {load:.1f} -> {os.getloadavg()[0]:.1f}", flush=True)
-    print(f"median ratio over {turns} turns: {statistics.median(ratios):.2f} (target: 1.5)")
+              f"{ours:.2f} ms/request ({ours_app:.2f} ms inside the app); minimal Flask app "
+              f"over SQLite {floor_requests} requests ({n_pages} pages of {per_page} pairs per "
+              f"rater) in {floor_s:.1f} s, {anchor:.2f} ms/request ({anchor_app:.2f} ms inside "
+              f"the app); ratio {ours / anchor:.2f} whole run, {ours_app / anchor_app:.2f} "
+              f"inside the app; load {load:.1f} -> {os.getloadavg()[0]:.1f}", flush=True)
+    print(f"median ratio over {turns} turns: whole run "
+          f"{statistics.median(r[0] for r in ratios):.2f}, inside the app "
+          f"{statistics.median(r[1] for r in ratios):.2f} (target: 1.5)")
+
+
+def _timed_app(app, into: list):
+    into.append(_timed(app))
+    return app
 
 
 def _answers(db: Path) -> int:
