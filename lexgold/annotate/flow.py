@@ -418,7 +418,7 @@ def _read_page(session: Session, tranche_id: int, position: int):
     s, i, p = m.Step.__table__.c, m.Item.__table__.c, m.Pair.__table__.c
     connection = session.connection()          # Core statements: no ORM entity is loaded
     n_steps = connection.execute(select(m.Tranche.__table__.c.n_steps)
-                              .where(m.Tranche.__table__.c.id == tranche_id)).scalar_one()
+                                 .where(m.Tranche.__table__.c.id == tranche_id)).scalar_one()
     step = PageStep(*connection.execute(
         select(s.id, s.tranche_id, s.position, s.kind, s.batch, s.checkpoint)
         .where(s.tranche_id == tranche_id, s.position == position)).one())
@@ -538,8 +538,8 @@ def _insert_rows(session: Session, rows) -> None:
     session's connection; no ids are read back (an ORM flush would insert them one by one to
     return each id)."""
     table = type(rows[0]).__table__
-    session.connection().execute(insert(table), [{key: value for key, value in vars(row).items()
-                                     if key in table.c} for row in rows])
+    session.connection().execute(insert(table), [
+        {key: value for key, value in vars(row).items() if key in table.c} for row in rows])
 
 
 def server_ms(given, answered, n_items: int) -> int:
