@@ -48,7 +48,7 @@ def worker_pids(server, expected: int) -> set[int]:
     """Process ids of the server's children (gunicorn's workers), from /proc, once ``expected``
     of them run (gunicorn announces readiness before it forks them; 60 s at most)."""
     for _ in range(600):
-        found = {pid for pid in children(server) if b"lexgold.live.figures" not in
+        found = {pid for pid in children(server) if b"lexgold.live.refresher" not in
                  Path(f"/proc/{pid}/cmdline").read_bytes()}
         if len(found) >= expected:
             break
@@ -58,7 +58,7 @@ def worker_pids(server, expected: int) -> set[int]:
 
 def children(server) -> set[int]:
     """Process ids of the server's children: its workers and the figures refresher
-    (lexgold.live.figures)."""
+    (lexgold.live.refresher)."""
     path = Path(f"/proc/{server.process.pid}/task/{server.process.pid}/children")
     return {int(p) for p in path.read_text().split()}
 

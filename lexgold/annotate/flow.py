@@ -14,11 +14,12 @@ import hashlib
 import hmac
 import re
 import secrets
+import weakref
 from dataclasses import dataclass
 from datetime import timedelta
 
 import numpy as np
-from sqlalchemy import and_, case, func, or_, select, update
+from sqlalchemy import and_, bindparam, case, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -361,15 +362,73 @@ def step_content(session: Session, slot: m.Slot):
     return page_content(session, slot.tranche_id, slot.step)
 
 
+@dataclass(frozen=True)
+class PageStep:
+    """A step as a page shows it (the columns of :class:`lexgold.study.models.Step`)."""
+
+    id: int
+    tranche_id: int
+    position: int
+    kind: str
+    batch: str
+    checkpoint: int | None
+
+
+@dataclass(frozen=True)
+class PageItem:
+    """An item of a page (the columns of :class:`lexgold.study.models.Item`)."""
+
+    id: int
+    step_id: int
+    position: int
+    pair_id: int
+    kind: str
+    tuple_id: int | None
+
+
+@dataclass(frozen=True)
+class PagePair:
+    """The pair of an item (the columns of :class:`lexgold.study.models.Pair` a page shows)."""
+
+    id: int
+    word1: str
+    word2: str
+    pos: str
+    topic: str
+
+
+#: page content per connection pool (one study database): ``(tranche id, position) ->
+#: content``. A tranche's pages are written once with the tranche (:mod:`lexgold.study.store`,
+#: at ``study create`` or a top-up) and never change, so a page read once is served from here.
+_PAGES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def page_content(session: Session, tranche_id: int, position: int):
     """Page ``position`` of a tranche (read only): its step, its items with their pairs, and
-    the tranche's step count."""
-    tranche = session.get(m.Tranche, tranche_id)
-    step = session.scalars(select(m.Step).where(m.Step.tranche_id == tranche_id,
-                                                m.Step.position == position)).one()
-    items = session.execute(select(m.Item, m.Pair).join(m.Pair, m.Item.pair_id == m.Pair.id)
-                            .where(m.Item.step_id == step.id).order_by(m.Item.position)).all()
-    return step, items, tranche.n_steps
+    the tranche's step count, as immutable rows (read from the database once per pool:
+    :data:`_PAGES`)."""
+    cache = _PAGES.setdefault(session.get_bind().pool, {})
+    key = (tranche_id, position)
+    if key not in cache:
+        cache[key] = _read_page(session, tranche_id, position)
+    return cache[key]
+
+
+def _read_page(session: Session, tranche_id: int, position: int):
+    s, i, p = m.Step.__table__.c, m.Item.__table__.c, m.Pair.__table__.c
+    connection = session.connection()          # Core statements: no ORM entity is loaded
+    n_steps = connection.execute(select(m.Tranche.__table__.c.n_steps)
+                                 .where(m.Tranche.__table__.c.id == tranche_id)).scalar_one()
+    step = PageStep(*connection.execute(
+        select(s.id, s.tranche_id, s.position, s.kind, s.batch, s.checkpoint)
+        .where(s.tranche_id == tranche_id, s.position == position)).one())
+    rows = connection.execute(
+        select(i.id, i.step_id, i.position, i.pair_id, i.kind, i.tuple_id,
+               p.id, p.word1, p.word2, p.pos, p.topic)
+        .join_from(m.Item.__table__, m.Pair.__table__, i.pair_id == p.id)
+        .where(i.step_id == step.id).order_by(i.position)).all()
+    items = tuple((PageItem(*row[:6]), PagePair(*row[6:])) for row in rows)
+    return step, items, n_steps
 
 
 def expected_minutes(session: Session, config: StudyConfig) -> str:
@@ -409,6 +468,13 @@ def start_value(config: StudyConfig, study_seed: int, rater_id: int, item_id: in
     return int(config.slider_start)
 
 
+#: a page's answers move the slot on, if it is still the rater's and at that page (built once)
+_NEXT_STEP = update(m.Slot).where(
+    m.Slot.id == bindparam("slot"), m.Slot.rater_id == bindparam("rater"),
+    m.Slot.step == bindparam("position")).values(
+    step=bindparam("next"), step_at=bindparam("now"), expires_at=bindparam("expires"))
+
+
 def submit_step(session: Session, rater: m.Rater, position: int, form, config: StudyConfig,
                 study_seed: int, now=None) -> str:
     """Store the answers of step ``position``; returns ``stored`` or ``repeat``.
@@ -442,14 +508,13 @@ def submit_step(session: Session, rater: m.Rater, position: int, form, config: S
     for row in rows:      # timed by the server: a browser's own t<id> fields are not believed
         row.server_ms = server_ms(given, now, shown)
     try:
-        moved = session.execute(update(m.Slot).where(
-            m.Slot.id == slot.id, m.Slot.rater_id == rater.id, m.Slot.step == position)
-            .values(step=position + 1, step_at=now,
-                    expires_at=now + timedelta(seconds=config.claim_timeout_s))).rowcount
+        moved = session.connection().execute(_NEXT_STEP, {
+            "slot": slot.id, "rater": rater.id, "position": position, "next": position + 1,
+            "now": now, "expires": now + timedelta(seconds=config.claim_timeout_s)}).rowcount
         if not moved:
             session.rollback()
             return "repeat"
-        session.add_all(rows)
+        _insert_rows(session, rows)
         if (now - given).total_seconds() < config.min_seconds_per_pair * shown:
             session.execute(update(m.Rater).where(m.Rater.id == rater.id)
                             .values(fast_pages=m.Rater.fast_pages + 1))
@@ -466,6 +531,15 @@ def submit_step(session: Session, rater: m.Rater, position: int, form, config: S
     # HyperLex section 4.4 (recruit until enough are accepted) is not run here: the figures
     # refresher of lexgold.live.figures tops up tranches outside raters' requests
     return "stored"
+
+
+def _insert_rows(session: Session, rows) -> None:
+    """Insert a page's answer rows (all of one class) in one executemany, in order, on the
+    session's connection; no ids are read back (an ORM flush would insert them one by one to
+    return each id)."""
+    table = type(rows[0]).__table__
+    session.connection().execute(insert(table), [
+        {key: value for key, value in vars(row).items() if key in table.c} for row in rows])
 
 
 def server_ms(given, answered, n_items: int) -> int:

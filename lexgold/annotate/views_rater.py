@@ -10,10 +10,10 @@ from __future__ import annotations
 import hmac
 from datetime import datetime, timedelta
 
-from flask import (Blueprint, current_app, flash, redirect, render_template, request, session,
-                   url_for)
+from flask import (Blueprint, current_app, flash, g, redirect, render_template, request,
+                   session, url_for)
 from itsdangerous import BadSignature, URLSafeTimedSerializer
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from lexgold.annotate import flow, throttle
 from lexgold.study import models as m
@@ -25,6 +25,11 @@ from lexgold.ratings import SIMULATED
 rater = Blueprint("rater", __name__)
 
 
+#: the rater of a public ID and browser hash, with its slot (built once: every request asks)
+_RATER_AND_SLOT = select(m.Rater, m.Slot).outerjoin(m.Slot, m.Slot.id == m.Rater.slot_id).where(
+    m.Rater.public_id == bindparam("public_id"), m.Rater.browser_sha256 == bindparam("browser"))
+
+
 def _current_rater() -> m.Rater | None:
     """The rater of this browser: its public ID and the browser secret must both match."""
     public_id, secret = session.get("rater"), session.get("browser")
@@ -32,9 +37,11 @@ def _current_rater() -> m.Rater | None:
         return legacy_rater()
     if not isinstance(secret, str):
         return None
-    return db().scalars(select(m.Rater).where(
-        m.Rater.public_id == public_id,
-        m.Rater.browser_sha256 == flow.browser_hash(secret))).first()
+    # one query: the rater's slot comes with it, kept for the request (flow.current_slot
+    # then finds it in the session's identity map, which holds only weak references)
+    found = g.rater_row = db().execute(_RATER_AND_SLOT, {
+        "public_id": public_id, "browser": flow.browser_hash(secret)}).first()
+    return found[0] if found is not None else None
 
 
 def legacy_rater() -> m.Rater | None:
