@@ -29,6 +29,12 @@ from lexgold.study.clock import DatabaseClock
 from lexgold.study.db import is_current, make_engine, session_factory
 from lexgold.annotate.context import StudyState, fill, message_page, state
 from lexgold.annotate.flow import BadEntry, Rejected
+from lexgold.annotate.views_admin import admin
+from lexgold.annotate.views_export import export
+from lexgold.annotate.views_intake import intake
+from lexgold.annotate.views_prolific import prolific
+from lexgold.annotate.views_preview import preview
+from lexgold.annotate.views_rater import rater
 from lexgold.study.config import config_from_dict
 from lexgold.errors import InputError, redact
 
@@ -128,12 +134,6 @@ def _platform_link(completion_url: str, code: str) -> str:
 
 
 def _register(app: Flask) -> None:
-    from lexgold.annotate.views_admin import admin
-    from lexgold.annotate.views_export import export
-    from lexgold.annotate.views_intake import intake
-    from lexgold.annotate.views_prolific import prolific
-    from lexgold.annotate.views_preview import preview
-    from lexgold.annotate.views_rater import rater
 
     app.register_blueprint(rater)
     app.register_blueprint(admin)

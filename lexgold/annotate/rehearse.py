@@ -58,6 +58,11 @@ from lexgold.study import models as m
 from lexgold.study.secret import new_key
 from lexgold.errors import InputError
 from lexgold.process.simulate import Crowd, SimulatedRater, pair_truths
+from lexgold.annotate.app import create_app
+from lexgold.study.clock import database_now
+from lexgold.live.allocator import allocate
+from lexgold.live.recruit import top_up
+from lexgold.process.bws_simulate import choose
 
 #: seconds a rater spends on the consent page, an instructions page, the qualification question
 READING_SECONDS = {"consent": 20.0, "instructions": 30.0, "qualification": 10.0}
@@ -167,7 +172,6 @@ def rehearse(url: str, *, rng: np.random.Generator, crowd: Crowd = Crowd(),
         ``who``, a DataFrame ``rater_id, style, spammer, bias, quit, outcome``, and ``truth``,
         one ``word1, word2, topic, truth`` per pair of the study.
     """
-    from lexgold.annotate.app import create_app
 
     started = time.perf_counter()
     site = _open_site(url, rng, truth, create_app, crowd, now)
@@ -239,7 +243,6 @@ def _open_site(url, rng, truth, create_app, crowd=Crowd(), now=None) -> Site:
     if engine.dialect.name == "sqlite" and engine.url.database not in (None, "", ":memory:"):
         _without_sync(engine)
     if now is None:
-        from lexgold.study.clock import database_now
         now = lambda: database_now(engine)  # noqa: E731
     with state.reads() as session:
         if session.scalar(select(func.count()).select_from(m.Rater)):
@@ -415,8 +418,6 @@ def _visit(site: Site, rater: SimulatedRater, record: dict, rng):
 def _recruit(site: Site, public_id: str) -> None:
     """The top-up after a completion (HyperLex section 4.4), run at once on the site's clock:
     only if the rater's tranche has no open slot left (:func:`lexgold.live.recruit.top_up`)."""
-    from lexgold.live.allocator import allocate
-    from lexgold.live.recruit import top_up
 
     if site.config.min_accepted_raters > 0:
         with site.app.extensions["lexgold"].sessions() as session:
@@ -444,7 +445,6 @@ def _page_seconds(site: Site, rater: SimulatedRater, page: Page) -> float:
 def _bws_answers(site: Site, rater: SimulatedRater, page: Page, seconds: float) -> dict:
     """A Best-Worst page answered with :func:`lexgold.process.bws_simulate.choose` (a check
     tuple: right as :meth:`SimulatedRater.choose` is right, else two pairs at random)."""
-    from lexgold.process.bws_simulate import choose
 
     data = dict(page.fields)
     each = str(int(seconds * 1000 / max(1, len(page.tuples))))

@@ -34,6 +34,7 @@ from lexgold.live import figures, tally
 from lexgold.study import models as m
 from lexgold.study import preview_links
 from lexgold.annotate.context import db, now, state
+from lexgold.annotate.views_rater import render_step
 from lexgold.study.health import measure
 from lexgold.ratings import SIMULATED
 
@@ -245,7 +246,6 @@ def _platform() -> dict:
 def preview(tranche: int, position: int):
     """Preview as rater: page ``position`` (from 0) of a tranche as a rater sees it. Nothing
     is written: no rater, no slot taken, no answer; sending a page only moves to the next."""
-    from lexgold.annotate.views_rater import render_step
 
     if request.method == "POST":
         return redirect(url_for("admin.preview", tranche=tranche, position=position + 1))

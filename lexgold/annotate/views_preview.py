@@ -17,6 +17,7 @@ from sqlalchemy import select
 
 from lexgold.annotate import flow
 from lexgold.annotate.context import db, message_page, now, state
+from lexgold.annotate.views_rater import _consent_page, render_step
 from lexgold.study import models as m
 from lexgold.study import preview_links
 
@@ -97,7 +98,6 @@ def screened_out(token: str, tranche: int):
 
 
 def _render(kind, index, row, banner, action, token, tranche):
-    from lexgold.annotate.views_rater import _consent_page, render_step
 
     texts = state().config.texts
     g.preview = {"banner": banner, "action": action}

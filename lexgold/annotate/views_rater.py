@@ -20,6 +20,7 @@ from lexgold.study import models as m
 from lexgold.study.config import consent_paragraphs
 from lexgold.study.design import option_order
 from lexgold.annotate.context import db, fill, message_page, now, state, write_db
+from lexgold.annotate.bws_site import page_tuples
 from lexgold.ratings import SIMULATED
 
 rater = Blueprint("rater", __name__)
@@ -300,7 +301,6 @@ def render_step(step: m.Step, items, n_steps: int, position: int, rater_id: int,
 def _bws_page(step: m.Step, items, rater_id: int, common: dict) -> str:
     """A Best-Worst page: a tuple per row, a most and a least radio group each
     (:mod:`lexgold.annotate.bws_site`); a check tuple's pairs in an order fixed per rater."""
-    from lexgold.annotate.bws_site import page_tuples
 
     if step.kind == "checkpoint":
         check = state().config.bws.checkpoints[step.checkpoint]
