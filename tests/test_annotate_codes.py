@@ -120,7 +120,7 @@ def test_screened_out_page_links_back_with_the_screenout_code(tmp_path, usf, com
     client.post("/qualification", data={"choice": 0})           # the wrong answer
     page = client.get("/task").get_data(as_text=True)
     assert "Thank you for your interest" in page and "SCREEN 7" in page
-    link = re.search(r'<a id="return" href="([^"]+)">Return to the study platform</a>', page)
+    link = re.search(r'<a id="return"[^>]* href="([^"]+)">Return to the study platform</a>', page)
     if completion_url:                                # the code goes into the URL quoted
         assert link.group(1) == "https://app.prolific.com/submissions/complete?cc=SCREEN%207"
     else:

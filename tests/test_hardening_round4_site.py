@@ -345,7 +345,7 @@ def _refresher_pids(server_pid: int) -> list[int]:
             command = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        if int(fields[1]) == server_pid and b"lexgold.live.figures" in command \
+        if int(fields[1]) == server_pid and b"lexgold.live.refresher" in command \
                 and fields[0] != "Z":
             found.append(int(entry.name))
     return found
