@@ -48,7 +48,6 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-import lexgold.annotate.app as app_module  # noqa: E402
 import lexgold.annotate.rehearse as rehearsal  # noqa: E402
 from lexgold.study.db import database_url  # noqa: E402
 from lexgold.annotate.rehearse import rehearse  # noqa: E402
@@ -240,14 +239,14 @@ def floor_ab(protocol: str, folder: Path, turns: int, max_raters: int) -> None:
         shutil.copy(fresh, db)
         load = os.getloadavg()[0]
         in_app = []
-        create_app = app_module.create_app
-        app_module.create_app = lambda config: _timed_app(create_app(config), in_app)
+        create_app = rehearsal.create_app
+        rehearsal.create_app = lambda config: _timed_app(create_app(config), in_app)
         started = time.perf_counter()
         try:
             result = rehearse(database_url(db), rng=np.random.default_rng(1),
                               max_raters=max_raters)
         finally:
-            app_module.create_app = create_app
+            rehearsal.create_app = create_app
         seconds = time.perf_counter() - started
         per_page = round(_answers(db) / max(1, result["pages"]))
         n_pages = round(result["pages"] / max(1, result["raters"]))

@@ -204,7 +204,7 @@ def test_reopening_the_link_after_finishing_shows_the_completion_page(study):
     assert refused.status_code == 403 and "DONE-37" not in refused.get_data(as_text=True)
 
 
-def test_the_session_cookie_outlives_the_browser_from_the_first_page(study):
+def test_the_session_cookie_outlives_the_browser_from_the_first_page_and_is_set_once(study):
     _, app = study
     client = app.test_client()
     first = client.get("/" + PROLIFIC.format(pid="ck1", session="s"))
@@ -214,6 +214,9 @@ def test_the_session_cookie_outlives_the_browser_from_the_first_page(study):
     at = datetime.strptime(expires.group(1), "%a, %d %b %Y %H:%M:%S GMT")
     assert (at - datetime.utcnow()).days >= 13               # PERMANENT_SESSION_LIFETIME
     assert "Expires=" in client.post("/consent", data=YES).headers["Set-Cookie"]
+    # set when the session changes, not re-signed on every page (SESSION_REFRESH_EACH_REQUEST)
+    page = client.get("/task")
+    assert page.status_code == 200 and "Set-Cookie" not in page.headers
 
 
 def test_consent_page_shows_contact_ethics_and_paragraphs(tmp_path, pairs):

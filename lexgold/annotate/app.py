@@ -4,7 +4,8 @@ Nothing is built at import time: ``create_app({"DATABASE_URL": ...})`` opens the
 registers four blueprints: the rater flow, the admin view, the ratings export and Prolific's
 webhook.
 Security: CSRF on every form (flask-wtf), signed HttpOnly SameSite session cookies (Secure when
-served beyond loopback or asked for), a strict Content-Security-Policy with
+served beyond loopback or asked for; set when the session changes, not re-signed on every
+response), a strict Content-Security-Policy with
 ``frame-ancestors 'none'``, ``nosniff``, referrers to the same origin only (platform IDs stay
 out of other sites' logs; over HTTPS the CSRF check wants the site's own Referer), and
 ``no-store`` caching so a completion code never sits in a cache. Admin sessions live in the
@@ -77,6 +78,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",
                       SESSION_COOKIE_SECURE=True, PERMANENT_SESSION_LIFETIME=timedelta(days=14),
                       WTF_CSRF_TIME_LIMIT=None, MAX_CONTENT_LENGTH=MAX_REQUEST_BYTES,
+                      SESSION_REFRESH_EACH_REQUEST=False,
                       ADMIN_PASSWORD_HASH=os.environ.get("LEXGOLD_ADMIN_PASSWORD_HASH"),
                       PROLIFIC_WEBHOOK_SECRET=os.environ.get("LEXGOLD_PROLIFIC_WEBHOOK_SECRET"))
     app.config.update(config or {})
