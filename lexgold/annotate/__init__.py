@@ -2,19 +2,15 @@
 questions with topic context, Best-Worst tuples), the admin view, ``lexgold serve`` and
 ``lexgold study rehearse`` (docs/annotate.md)."""
 
-from importlib import import_module
+from lexgold.lazy import lazy_api
 
-#: the package's Python API: each name and the module that defines it (imported on first use,
+#: the package's Python API: each name and the submodule that defines it (imported on first use,
 #: so importing the package costs nothing)
 _API = {
-    "create_app": "lexgold.annotate.app",
-    "serve_study": "lexgold.annotate.server",
-    "rehearse": "lexgold.annotate.rehearse",
+    "create_app": "app",
+    "serve_study": "server",
+    "rehearse": "rehearse",
 }
 __all__ = sorted(_API)
 
-
-def __getattr__(name: str):
-    if name in _API:
-        return getattr(import_module(_API[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_api(__name__, _API, globals())

@@ -1,21 +1,17 @@
 """Candidate pools and sampling: SimLex-999 USF stratification, HyperLex WordNet relation pools,
 TR9856 hypergeometric topic lexicons."""
 
-from importlib import import_module
+from lexgold.lazy import lazy_api
 
-#: the package's Python API: each name and the module that defines it (imported on first use,
+#: the package's Python API: each name and the submodule that defines it (imported on first use,
 #: so importing the package costs nothing)
 _API = {
-    "build_simlex": "lexgold.builder.simlex",
-    "build_hyperlex": "lexgold.builder.hyperlex",
-    "build_tr9856": "lexgold.builder.tr9856",
-    "label_relations": "lexgold.builder.relations",
-    "RelationLabeller": "lexgold.builder.relations",
+    "build_simlex": "simlex",
+    "build_hyperlex": "hyperlex",
+    "build_tr9856": "tr9856",
+    "label_relations": "relations",
+    "RelationLabeller": "relations",
 }
 __all__ = sorted(_API)
 
-
-def __getattr__(name: str):
-    if name in _API:
-        return getattr(import_module(_API[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_api(__name__, _API, globals())

@@ -7,26 +7,22 @@ crowd fitted to the shipped logs (SimVerb-3500's raw ratings and WordSim-353 set
 :mod:`lexgold.crowd.allocation` holds the adaptive criteria the site uses.
 """
 
-from importlib import import_module
+from lexgold.lazy import lazy_api
 
-#: the package's Python API: each name and the module that defines it (imported on first use,
+#: the package's Python API: each name and the submodule that defines it (imported on first use,
 #: so importing the package costs nothing)
 _API = {
-    "CrowdModel": "lexgold.crowd.model",
-    "default_model": "lexgold.crowd.model",
-    "read_model": "lexgold.crowd.model",
-    "fit": "lexgold.crowd.model",
-    "simulate_log": "lexgold.crowd.model",
-    "simulate_like": "lexgold.crowd.model",
-    "shipped_log": "lexgold.crowd.logs",
-    "read_published": "lexgold.crowd.logs",
-    "summarise": "lexgold.crowd.replay",
-    "site_gain": "lexgold.crowd.allocation",
+    "CrowdModel": "model",
+    "default_model": "model",
+    "read_model": "model",
+    "fit": "model",
+    "simulate_log": "model",
+    "simulate_like": "model",
+    "shipped_log": "logs",
+    "read_published": "logs",
+    "summarise": "replay",
+    "site_gain": "allocation",
 }
 __all__ = sorted(_API)
 
-
-def __getattr__(name: str):
-    if name in _API:
-        return getattr(import_module(_API[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_api(__name__, _API, globals())

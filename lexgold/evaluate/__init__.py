@@ -9,7 +9,7 @@ offer :data:`CASE_POLICIES`, loads neither numpy nor pandas.
 2.4674
 """
 
-from importlib import import_module
+from lexgold.lazy import lazy_api
 
 #: how words are matched against the vocabulary (``--case``); here, not in :mod:`.vectors`, so
 #: that the command line offers them without importing numpy
@@ -33,14 +33,4 @@ _API = {
 
 __all__ = ["CASE_POLICIES", "DEFAULT_CASE", *_API]
 
-
-def __getattr__(name: str):
-    if name not in _API:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{_API[name]}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_api(__name__, _API, globals())

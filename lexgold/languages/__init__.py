@@ -1,6 +1,6 @@
 """New-language versions: translation workflow, language packs, cross-lingual sets."""
 
-from importlib import import_module
+from lexgold.lazy import lazy_api
 
 #: the English rating's question without context, per protocol (SimLex section 3.2;
 #: HyperLex section 4.3; TR9856 section 3.4 without the topic); here, not in
@@ -11,32 +11,28 @@ QUESTIONS = {
     "tr9856": "Are {word1} and {word2} related?",
 }
 
-#: the package's Python API: each name and the module that defines it (imported on first use,
+#: the package's Python API: each name and the submodule that defines it (imported on first use,
 #: so importing the package costs nothing)
 _API = {
-    "translator_sheet": "lexgold.languages.translation",
-    "check_sheet": "lexgold.languages.translation",
-    "compare_translations": "lexgold.languages.translation",
-    "adjudication_sheet": "lexgold.languages.translation",
-    "apply_adjudication": "lexgold.languages.translation",
-    "export_sheets": "lexgold.languages.sheets",
-    "import_sheets": "lexgold.languages.sheets",
-    "adjudicate": "lexgold.languages.sheets",
-    "Pack": "lexgold.languages.packs",
-    "load_pack": "lexgold.languages.packs",
-    "shipped_packs": "lexgold.languages.packs",
-    "build_pack_hyperlex": "lexgold.languages.pools",
-    "read_association_norms": "lexgold.languages.norms",
-    "read_concreteness": "lexgold.languages.norms",
-    "Scale": "lexgold.languages.crosslingual",
-    "crosslingual_pairs": "lexgold.languages.crosslingual",
-    "crosslingual_sets": "lexgold.languages.crosslingual",
-    "crosslingual_from_files": "lexgold.languages.crosslingual",
+    "translator_sheet": "translation",
+    "check_sheet": "translation",
+    "compare_translations": "translation",
+    "adjudication_sheet": "translation",
+    "apply_adjudication": "translation",
+    "export_sheets": "sheets",
+    "import_sheets": "sheets",
+    "adjudicate": "sheets",
+    "Pack": "packs",
+    "load_pack": "packs",
+    "shipped_packs": "packs",
+    "build_pack_hyperlex": "pools",
+    "read_association_norms": "norms",
+    "read_concreteness": "norms",
+    "Scale": "crosslingual",
+    "crosslingual_pairs": "crosslingual",
+    "crosslingual_sets": "crosslingual",
+    "crosslingual_from_files": "crosslingual",
 }
 __all__ = sorted(["QUESTIONS", *_API])
 
-
-def __getattr__(name: str):
-    if name in _API:
-        return getattr(import_module(_API[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_api(__name__, _API, globals())

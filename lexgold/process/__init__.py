@@ -1,47 +1,43 @@
 """Post-processing of raw ratings: calibration, exclusions, agreement, scaling, splits, release."""
 
-from importlib import import_module
+from lexgold.lazy import lazy_api
 
-#: the package's Python API: each name and the module that defines it (imported on first use,
+#: the package's Python API: each name and the submodule that defines it (imported on first use,
 #: so importing the package costs nothing)
 _API = {
-    "process_ratings": "lexgold.process.pipeline",
-    "run": "lexgold.process.pipeline",
-    "release_check": "lexgold.process.pipeline",
-    "ProcessReport": "lexgold.process.record",
-    "BwsReport": "lexgold.process.record",
-    "ProcessConfig": "lexgold.process.config",
-    "process_config": "lexgold.process.config",
-    "read_ratings": "lexgold.process.ratings",
-    "check_ratings": "lexgold.process.ratings",
-    "calibrate": "lexgold.process.calibration",
-    "calibration_shifts": "lexgold.process.calibration",
-    "exclusion_table": "lexgold.process.exclusions",
-    "excluded_raters": "lexgold.process.exclusions",
-    "rater_agreement": "lexgold.process.agreement",
-    "iaa_pairwise": "lexgold.process.agreement",
-    "iaa_against_mean": "lexgold.process.agreement",
-    "icc": "lexgold.process.reliability",
-    "krippendorff_alpha": "lexgold.process.reliability",
-    "pair_estimates": "lexgold.process.aggregate",
-    "fit_rater_model": "lexgold.process.aggregate",
-    "trimmed_1sd": "lexgold.process.aggregate",
-    "gold_scores": "lexgold.process.scaling",
-    "random_split": "lexgold.process.splits",
-    "lexical_split": "lexgold.process.splits",
-    "gold_table": "lexgold.process.release",
-    "write_release": "lexgold.process.release",
-    "reliability_curve": "lexgold.process.plan",
-    "simulate_ratings": "lexgold.process.simulate",
-    "counting_scores": "lexgold.process.bws",
-    "bt_scores": "lexgold.process.bws",
-    "process_bws": "lexgold.process.bws_release",
-    "release_bws": "lexgold.process.bws_release",
+    "process_ratings": "pipeline",
+    "run": "pipeline",
+    "release_check": "pipeline",
+    "ProcessReport": "record",
+    "BwsReport": "record",
+    "ProcessConfig": "config",
+    "process_config": "config",
+    "read_ratings": "ratings",
+    "check_ratings": "ratings",
+    "calibrate": "calibration",
+    "calibration_shifts": "calibration",
+    "exclusion_table": "exclusions",
+    "excluded_raters": "exclusions",
+    "rater_agreement": "agreement",
+    "iaa_pairwise": "agreement",
+    "iaa_against_mean": "agreement",
+    "icc": "reliability",
+    "krippendorff_alpha": "reliability",
+    "pair_estimates": "aggregate",
+    "fit_rater_model": "aggregate",
+    "trimmed_1sd": "aggregate",
+    "gold_scores": "scaling",
+    "random_split": "splits",
+    "lexical_split": "splits",
+    "gold_table": "release",
+    "write_release": "release",
+    "reliability_curve": "plan",
+    "simulate_ratings": "simulate",
+    "counting_scores": "bws",
+    "bt_scores": "bws",
+    "process_bws": "bws_release",
+    "release_bws": "bws_release",
 }
 __all__ = sorted(_API)
 
-
-def __getattr__(name: str):
-    if name in _API:
-        return getattr(import_module(_API[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_api(__name__, _API, globals())

@@ -6,30 +6,26 @@ The readers are imported on first use (PEP 562 ``__getattr__``): importing a sub
 pay for at start-up.
 """
 
-from importlib import import_module
+from lexgold.lazy import lazy_api
 
-#: the package's Python API: each name and the module that defines it (imported on first use,
+#: the package's Python API: each name and the submodule that defines it (imported on first use,
 #: so importing the package costs nothing)
 _API = {
-    "read_brysbaert": "lexgold.resources.concreteness",
-    "one_tag_per_word": "lexgold.resources.pos",
-    "pos_tendency": "lexgold.resources.pos",
-    "penn_tag_counts": "lexgold.resources.pos",
-    "semcor_tag_counts": "lexgold.resources.pos",
-    "sum_counts": "lexgold.resources.pos",
-    "tagged_corpus_counts": "lexgold.resources.pos",
-    "usf_pos_counts": "lexgold.resources.pos",
-    "read_usf": "lexgold.resources.usf",
-    "usf_concreteness": "lexgold.resources.usf",
-    "load_wordnet": "lexgold.resources.wordnet",
-    "load_multiwordnet": "lexgold.resources.wordnets",
-    "load_lmf": "lexgold.resources.wordnets",
-    "load_wordnet_adapter": "lexgold.resources.wordnets",
+    "read_brysbaert": "concreteness",
+    "one_tag_per_word": "pos",
+    "pos_tendency": "pos",
+    "penn_tag_counts": "pos",
+    "semcor_tag_counts": "pos",
+    "sum_counts": "pos",
+    "tagged_corpus_counts": "pos",
+    "usf_pos_counts": "pos",
+    "read_usf": "usf",
+    "usf_concreteness": "usf",
+    "load_wordnet": "wordnet",
+    "load_multiwordnet": "wordnets",
+    "load_lmf": "wordnets",
+    "load_wordnet_adapter": "wordnets",
 }
 __all__ = sorted(_API)
 
-
-def __getattr__(name: str):
-    if name in _API:
-        return getattr(import_module(_API[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_api(__name__, _API, globals())

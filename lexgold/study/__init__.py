@@ -2,35 +2,31 @@
 tuple designs, the database (schema, Alembic migrations, engines), the store that creates a
 study and the export that reads its ratings back (docs/annotate.md, docs/contract.md)."""
 
-from importlib import import_module
+from lexgold.lazy import lazy_api
 
-#: the package's Python API: each name and the module that defines it (imported on first use,
+#: the package's Python API: each name and the submodule that defines it (imported on first use,
 #: so importing the package costs nothing)
 _API = {
-    "StudyConfig": "lexgold.study.config",
-    "load_study_config": "lexgold.study.config",
-    "Design": "lexgold.study.design",
-    "design_study": "lexgold.study.design",
-    "BwsDesign": "lexgold.study.bws",
-    "design_bws": "lexgold.study.bws",
-    "read_study_pairs": "lexgold.study.pairs",
-    "open_study": "lexgold.study.db",
-    "database_url": "lexgold.study.db",
-    "make_engine": "lexgold.study.db",
-    "session_factory": "lexgold.study.db",
-    "upgrade": "lexgold.study.db",
-    "backup_study": "lexgold.study.db",
-    "create_study": "lexgold.study.store",
-    "confirm_raters": "lexgold.study.store",
-    "progress": "lexgold.study.store",
-    "export_ratings": "lexgold.study.export",
-    "export_chunks": "lexgold.study.export",
-    "write_export": "lexgold.study.export",
+    "StudyConfig": "config",
+    "load_study_config": "config",
+    "Design": "design",
+    "design_study": "design",
+    "BwsDesign": "bws",
+    "design_bws": "bws",
+    "read_study_pairs": "pairs",
+    "open_study": "db",
+    "database_url": "db",
+    "make_engine": "db",
+    "session_factory": "db",
+    "upgrade": "db",
+    "backup_study": "db",
+    "create_study": "store",
+    "confirm_raters": "store",
+    "progress": "store",
+    "export_ratings": "export",
+    "export_chunks": "export",
+    "write_export": "export",
 }
 __all__ = sorted(_API)
 
-
-def __getattr__(name: str):
-    if name in _API:
-        return getattr(import_module(_API[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_api(__name__, _API, globals())
