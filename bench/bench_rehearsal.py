@@ -25,6 +25,7 @@ prints the milliseconds per request of each (the whole run, and the time inside 
 callable), their ratios (issue 39: within 1.5x) and the load.
 
 Usage: python bench/bench_rehearsal.py [--protocol simlex] [--protocol hyperlex] [--out DIR]
+       [--max-raters N]
        python bench/bench_rehearsal.py --protocol simlex --fsync-ab 3 [--max-raters 40]
        python bench/bench_rehearsal.py --protocol simlex --floor 3 [--max-raters 40]
 """
@@ -64,7 +65,7 @@ def lexgold(*args: str) -> None:
                    check=True, stdout=subprocess.DEVNULL)
 
 
-def bench(protocol: str, folder: Path) -> dict:
+def bench(protocol: str, folder: Path, max_raters: int | None = None) -> dict:
     pairs = folder / protocol / "pairs.csv"
     if not pairs.is_file():
         lexgold(*BUILD[protocol], "--out", str(folder / protocol))
@@ -73,12 +74,13 @@ def bench(protocol: str, folder: Path) -> dict:
         Path(f"{db}{suffix}").unlink(missing_ok=True)
     design = create_study(protocol, pairs, database_url(db), seed=1)
     started = time.perf_counter()
-    result = rehearse(database_url(db), rng=np.random.default_rng(1))
+    result = rehearse(database_url(db), rng=np.random.default_rng(1), max_raters=max_raters)
     rehearsal = time.perf_counter() - started
     started = time.perf_counter()
-    report = run(db, None, folder / f"{protocol}-gold", seed=1, plots=False)
+    report = run(db, None, folder / f"{protocol}-gold", seed=1, plots=False,
+                 allow_incomplete=max_raters is not None)
     processing = time.perf_counter() - started
-    counts = report["counts"]
+    counts = report.counts
     return {"pairs": design["pairs"], "tranches": design["tranches"],
             "places": result["places"], "top_up_places": result["top_up_places"],
             "raters": result["raters"], "completed": result["completed"],
@@ -86,9 +88,9 @@ def bench(protocol: str, folder: Path) -> dict:
             "requests": result["requests"], "simulated_hours": result["simulated_hours"],
             "rehearsal_s": round(rehearsal, 1),
             "requests_per_s": round(result["requests"] / rehearsal),
-            "process_s": round(processing, 1), "released_pairs": counts["released_pairs"],
-            "every_pair_released": counts["released_pairs"] == design["pairs"],
-            "fewest_accepted_raters": counts["min_raters_per_pair"]}
+            "process_s": round(processing, 1), "released_pairs": counts.released_pairs,
+            "every_pair_released": counts.released_pairs == design["pairs"],
+            "fewest_accepted_raters": counts.min_raters_per_pair}
 
 
 def fsync_ab(protocol: str, folder: Path, turns: int, max_raters: int) -> None:
@@ -286,8 +288,10 @@ def main():
     parser.add_argument("--out", type=Path, help="Work folder (kept); default: a temporary one.")
     parser.add_argument("--fsync-ab", type=int, default=0, metavar="N",
                         help="Paired runs with and without the per-commit fsync (see above).")
-    parser.add_argument("--max-raters", type=int, default=40,
-                        help="Raters per run of --fsync-ab or --floor.")
+    parser.add_argument("--max-raters", type=int,
+                        help="Raters per run of --fsync-ab or --floor (default 40); without "
+                        "them, stop the rehearsal after this many raters (default: the whole "
+                        "study) and release what was rated (--allow-incomplete).")
     parser.add_argument("--floor", type=int, default=0, metavar="N",
                         help="Paired runs of a rehearsal and a minimal Flask app (see above).")
     args = parser.parse_args()
@@ -296,12 +300,12 @@ def main():
         folder.mkdir(parents=True, exist_ok=True)
         for protocol in args.protocol or ["simlex", "hyperlex"]:
             if args.floor:
-                floor_ab(protocol, folder, args.floor, args.max_raters)
+                floor_ab(protocol, folder, args.floor, args.max_raters or 40)
                 continue
             if args.fsync_ab:
-                fsync_ab(protocol, folder, args.fsync_ab, args.max_raters)
+                fsync_ab(protocol, folder, args.fsync_ab, args.max_raters or 40)
                 continue
-            print(protocol, json.dumps(bench(protocol, folder)), flush=True)
+            print(protocol, json.dumps(bench(protocol, folder, args.max_raters)), flush=True)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 --floor`` times a rehearsal and a minimal Flask app in one run and prints both, with their
 ratio, from the times it measured."""
 
+import json
 import re
 import subprocess
 import sys
@@ -29,3 +30,17 @@ def test_floor_prints_both_sides_and_their_ratio(tmp_path):
     assert 0 < ours_app <= ours and 0 < floor_app <= floor
     assert ratio == pytest.approx(ours / floor, rel=0.03)
     assert ratio_app == pytest.approx(ours_app / floor_app, rel=0.03)
+
+
+@pytest.mark.slow
+def test_the_rehearsal_bench_prints_its_figures(tmp_path):
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_rehearsal.py"),
+                           "--protocol", "simlex", "--max-raters", "3", "--out", str(tmp_path)],
+                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures = json.loads(done.stdout.split("simlex ", 1)[1].splitlines()[0])
+    assert figures["raters"] == 3 and figures["requests"] > 3 * 20
+    assert figures["pairs"] == 999 and not figures["every_pair_released"]
+    assert 0 < figures["released_pairs"] < 999
+    assert figures["requests_per_s"] == pytest.approx(figures["requests"]
+                                                      / figures["rehearsal_s"], rel=0.1)

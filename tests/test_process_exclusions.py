@@ -43,6 +43,17 @@ def test_calibration_worked_example():
     assert out["rating_raw"].tolist() == ratings["rating"].tolist()
 
 
+def test_calibration_of_categorical_raters_whose_shifts_all_differ():
+    """What a study's export is read as (categorical keys): three raters shifted +1, 0, -1
+    map one-to-one, which pandas returns as a categorical; the worked example's ratings."""
+    ratings = pd.DataFrame({
+        "rater_id": pd.Categorical(list("aaaabbbccc")), "tranche": 1,
+        "word1": list("xyzu") + list("xyz") * 2, "word2": "w",
+        "kind": ["consistency"] * 3 + ["unique"] + ["consistency"] * 6,
+        "rating": [0, 1, 2, 6, 3, 4, 5, 4, 5, 6]})
+    assert calibrate(ratings)["rating"].tolist() == [1, 2, 3, 6, 3, 4, 5, 3, 4, 5]
+
+
 def test_calibration_keeps_zero_when_shifting_down_and_ignores_checkpoints():
     ratings = pd.DataFrame({
         "rater_id": list("aaabbbb"), "tranche": 1, "word1": list("xyzxyzq"), "word2": "w",

@@ -81,7 +81,8 @@ def calibrate(ratings: pd.DataFrame, *, threshold: float = 1.0, shift: float = 1
                          field="rating_max")
     frame = check_ratings(ratings)
     shifts = calibration_shifts(frame, threshold=threshold, shift=shift)
-    delta = frame["rater_id"].map(shifts.set_index("rater_id")["shift"]).fillna(0.0)
+    # astype: a categorical rater_id maps to a categorical when the raters' shifts all differ
+    delta = frame["rater_id"].map(shifts.set_index("rater_id")["shift"]).astype(float).fillna(0.0)
     delta = delta.where(frame["kind"] != "checkpoint", 0.0)
     at_end = ((delta > 0) & (frame["rating"] >= rating_max)) | \
              ((delta < 0) & (frame["rating"] <= rating_min))
