@@ -4,7 +4,9 @@ For each tree given (``LABEL=PATH``: a checkout of lexgold, e.g. this one and a 
 older commit made with ``git worktree add /tmp/anchor SHA``), runs that tree's own
 ``bench/load_test.py`` with its own code (``PYTHONPATH=PATH``), in turn, ``--turns`` times:
 ``--stress`` (200 raters, 0.25 s think; SQLite WAL, ``--workers 2``) and, with ``--pace``,
-SimLex pace (1,000 raters, 30 s think, which takes about 15 minutes a run). Printed per run:
+SimLex pace (1,000 raters, 30 s think, which takes about 22 minutes a run; ``--pace-only``: that
+alone). Run nothing else meanwhile: three pace runs at once gave p95 of 300-400 ms where one
+alone gives about 11 ms. Printed per run:
 requests per second (overall and the peak in 10 s), p50/p95/p99 over all requests, errors,
 the load average before and after, and the server's CPU milliseconds per request (the user and
 system time of the ``lexgold serve`` process tree, read with ``getrusage(RUSAGE_CHILDREN)`` in
@@ -14,7 +16,7 @@ load than the throughput does).
 The raters are load_test.py's simulated HTTP clients: figures of the site's cost, not of a
 real crowd.
 
-Usage: python bench/bench_site.py now=. anchor=/tmp/bisect-3a2dd77 [--turns 1] [--pace]
+Usage: python bench/bench_site.py now=. anchor=/tmp/bisect-3a2dd77 [--turns 1] [--pace | --pace-only]
        [--db postgresql+psycopg://...]
 """
 
@@ -68,6 +70,9 @@ def _line(label: str, result: dict) -> str:
             f"{s['peak_requests_per_s']:.1f} in 10 s), p50/p95/p99 {s['p50_ms']:.0f}/"
             f"{s['p95_ms']:.0f}/{s['p99_ms']:.0f} ms, {s['errors']} errors, "
             f"outcomes {s['outcomes']}")
+    ends = "; ".join(f"{name} p95/p99/max {e['p95_ms']:.0f}/{e['p99_ms']:.0f}/{e['max_ms']:.0f}"
+                     for name, e in (s.get("endpoints") or {}).items())
+    text += f" ({ends} ms)" if ends else ""
     cpu = 1000 * result["server_cpu_s"] / max(1, result["requests"])
     return (f"{label}: {text}; server CPU {result['server_cpu_s']:.1f} s = {cpu:.2f} ms per "
             f"request ({result['requests']} requests); load {result['load'][0]:.1f} -> "
@@ -79,12 +84,13 @@ def main():
     parser.add_argument("trees", nargs="+", metavar="LABEL=PATH")
     parser.add_argument("--turns", type=int, default=1)
     parser.add_argument("--pace", action="store_true", help="also SimLex pace (slow)")
+    parser.add_argument("--pace-only", action="store_true", help="SimLex pace, no stress run")
     parser.add_argument("--db", help="a PostgreSQL URL (default: a temporary SQLite file)")
     args = parser.parse_args()
     trees = [(spec.split("=", 1)[0], Path(spec.split("=", 1)[1]).resolve())
              for spec in args.trees]
-    modes = [("stress", ["--stress"])]
-    if args.pace:
+    modes = [] if args.pace_only else [("stress", ["--stress"])]
+    if args.pace or args.pace_only:
         modes.append(("pace", ["--raters", "1000", "--think-s", "30"]))
     for turn in range(args.turns):
         for name, mode in modes:
