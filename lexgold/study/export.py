@@ -37,7 +37,8 @@ def export_ratings(session: Session, *, complete_only: bool = False) -> pd.DataF
     study = session.scalars(select(m.Study)).one()
     if study.config.get("task") == "bws":     # tuples: lexgold.process.bws' long format
         return export_bws(session, complete_only=complete_only)
-    rated = session.execute(_answers_query()).all()
+    # Core rows as plain tuples (as export_chunks): pandas builds its frame at C speed
+    rated = list(map(tuple, session.connection().execute(_answers_query()).all()))
     checks = _checkpoint_rows(session, study)
     frame = _export_frame(rated, checks, study, _rater_checks(session), complete_only)
     if not (frame["topic"] != "").any() and study.config["group_by"] != "topic":
