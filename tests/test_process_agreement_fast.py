@@ -342,12 +342,13 @@ def test_average_ranks_are_scipy_rankdata(rows, columns, levels, holes, seed):
         np.testing.assert_array_equal(got, stats.rankdata(values, axis=axis, nan_policy="omit"))
 
 
-def test_agree_does_not_import_scipy_stats():
+def test_agree_and_process_do_not_import_scipy_stats():
     import subprocess
     import sys
 
     code = ("import sys; from lexgold.process.agreement import iaa_pairwise, stage_agreement; "
-            "import lexgold.process.cli; print('scipy.stats' in sys.modules)")
+            "import lexgold.process.cli, lexgold.process.pipeline; "
+            "print('scipy.stats' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, env={**__import__("os").environ,
                                           "PYTHONPATH": str(Path(__file__).parents[1])})

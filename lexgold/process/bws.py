@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from lexgold.errors import InputError
 from lexgold.process.rules import BWS_REGISTRY
@@ -270,6 +269,8 @@ def _spearman(one, two) -> float:
     one, two = one[both], two[both]
     if len(one) < 3 or np.ptp(one) == 0 or np.ptp(two) == 0:
         return float("nan")
+    from scipy import stats       # here: a slider study's `lexgold process` never imports it
+
     return float(stats.spearmanr(one, two).statistic)
 
 
