@@ -65,14 +65,31 @@ def lexgold(*args: str) -> None:
                    check=True, stdout=subprocess.DEVNULL)
 
 
-def bench(protocol: str, folder: Path, max_raters: int | None = None) -> dict:
+def _built_pairs(protocol: str, folder: Path) -> Path:
+    """The builder's pair set of ``protocol`` in ``folder`` (built once, seed 1)."""
     pairs = folder / protocol / "pairs.csv"
     if not pairs.is_file():
         lexgold(*BUILD[protocol], "--out", str(folder / protocol))
-    db = folder / f"{protocol}.sqlite"
+    return pairs
+
+
+def _removed(db: Path) -> Path:
+    """``db`` with its SQLite write-ahead files gone (a fresh path to create or copy to)."""
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
-    design = create_study(protocol, pairs, database_url(db), seed=1)
+    return db
+
+
+def _fresh_study(protocol: str, folder: Path) -> Path:
+    """A study of ``protocol`` nobody entered, to copy before each paired run."""
+    fresh = _removed(folder / f"{protocol}-fresh.sqlite")
+    create_study(protocol, _built_pairs(protocol, folder), database_url(fresh), seed=1)
+    return fresh
+
+
+def bench(protocol: str, folder: Path, max_raters: int | None = None) -> dict:
+    db = _removed(folder / f"{protocol}.sqlite")
+    design = create_study(protocol, _built_pairs(protocol, folder), database_url(db), seed=1)
     started = time.perf_counter()
     result = rehearse(database_url(db), rng=np.random.default_rng(1), max_raters=max_raters)
     rehearsal = time.perf_counter() - started
@@ -95,12 +112,7 @@ def bench(protocol: str, folder: Path, max_raters: int | None = None) -> dict:
 
 def fsync_ab(protocol: str, folder: Path, turns: int, max_raters: int) -> None:
     """Paired runs, with and without the per-commit fsync, on copies of one fresh study."""
-    pairs = folder / protocol / "pairs.csv"
-    if not pairs.is_file():
-        lexgold(*BUILD[protocol], "--out", str(folder / protocol))
-    fresh = folder / f"{protocol}-fresh.sqlite"
-    fresh.unlink(missing_ok=True)
-    create_study(protocol, pairs, database_url(fresh), seed=1)
+    fresh = _fresh_study(protocol, folder)
     without_sync = rehearsal._without_sync
     times = {"fsync per commit (synchronous=FULL)": [], "rehearsal (synchronous=NORMAL)": []}
     answers = set()
@@ -108,9 +120,7 @@ def fsync_ab(protocol: str, folder: Path, turns: int, max_raters: int) -> None:
         for mode in times:
             rehearsal._without_sync = (without_sync if "NORMAL" in mode
                                        else lambda engine: None)
-            db = folder / f"{protocol}-ab.sqlite"
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{db}{suffix}").unlink(missing_ok=True)
+            db = _removed(folder / f"{protocol}-ab.sqlite")
             shutil.copy(fresh, db)
             started = time.perf_counter()
             result = rehearse(database_url(db), rng=np.random.default_rng(1),
@@ -191,8 +201,7 @@ def floor(folder: Path, raters: int, n_pages: int, per_page: int) -> tuple[float
     from lexgold.annotate.rehearse import read_page
 
     path = folder / "floor.sqlite"
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    _removed(path)
     app, rng, requests = floor_app(path, n_pages, per_page), np.random.default_rng(1), 0
     in_app = _timed(app)
     started = time.perf_counter()
@@ -227,17 +236,10 @@ def _timed(app) -> list:
 
 def floor_ab(protocol: str, folder: Path, turns: int, max_raters: int) -> None:
     """Paired runs: a rehearsal of ``max_raters`` raters, then its floor (see above)."""
-    pairs = folder / protocol / "pairs.csv"
-    if not pairs.is_file():
-        lexgold(*BUILD[protocol], "--out", str(folder / protocol))
-    fresh = folder / f"{protocol}-fresh.sqlite"
-    fresh.unlink(missing_ok=True)
-    create_study(protocol, pairs, database_url(fresh), seed=1)
+    fresh = _fresh_study(protocol, folder)
     ratios = []
     for turn in range(turns):
-        db = folder / f"{protocol}-floor.sqlite"
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{db}{suffix}").unlink(missing_ok=True)
+        db = _removed(folder / f"{protocol}-floor.sqlite")
         shutil.copy(fresh, db)
         load = os.getloadavg()[0]
         in_app = []
