@@ -1,0 +1,16 @@
+"""A machine is a rater: an LLM's or a model's ratings of word pairs, read with their provenance,
+their worth measured against human ratings, and spent in a declared mode (``machine-allocate``:
+the machine decides where human ratings go, every released score stays a human mean;
+``machine-prior``: each released score is the empirical-Bayes posterior of the pair's human
+ratings and the calibrated machine score, the human-only mean kept beside it).
+
+Submodules are added as the package grows; the Python API below lists what is public.
+"""
+
+from lexgold.lazy import lazy_api
+
+#: the package's Python API: each name and the submodule that defines it (imported on first use)
+_API: dict[str, str] = {}
+__all__ = sorted(_API)
+
+__getattr__, __dir__ = lazy_api(__name__, _API, globals())
