@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ["process", "ratings", "crowd", "builder", "languages", "resources", "prolific",
-            "protocols", "evaluate", "study", "live", "annotate"]
+            "protocols", "evaluate", "study", "machine", "live", "annotate"]
 
 
 def contract_rows() -> dict[str, list[str]]:

@@ -10,7 +10,11 @@ Submodules are added as the package grows; the Python API below lists what is pu
 from lexgold.lazy import lazy_api
 
 #: the package's Python API: each name and the submodule that defines it (imported on first use)
-_API: dict[str, str] = {}
+_API = {
+    "read_machine": "ratings",
+    "read_provenance": "ratings",
+    "vector_scores": "ratings",
+}
 __all__ = sorted(_API)
 
 __getattr__, __dir__ = lazy_api(__name__, _API, globals())
