@@ -119,6 +119,26 @@ def test_rw_import_names_the_rule_and_process_releases_it(tmp_path, monkeypatch)
     assert 'aggregate = "trimmed\\_1sd"' in card or 'aggregate = "trimmed_1sd"' in card
 
 
+def test_half_even_rounding_releases_every_rw_score_as_printed(tmp_path, monkeypatch):
+    """Rare Words prints its ties half to even (8.625 as 8.62): a protocol with
+    ``score_rounding = "half-even"`` releases all 41 scores of the real excerpt as printed,
+    where half up (the test above) gives 39."""
+    (tmp_path / "rw.txt").write_bytes(RW.read_bytes())
+    plain = (resources.files("lexgold.protocols") / "plain.toml").read_text(encoding="utf-8")
+    assert 'score_rounding = "half-up"' in plain
+    (tmp_path / "rw.toml").write_text(plain.replace('score_rounding = "half-up"',
+                                                    'score_rounding = "half-even"'),
+                                      encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert run("ratings", "import", "rw.txt", "--scale", "0", "10", "--out", "rw.csv").exit_code == 0
+    out = run("process", "rw.csv", "--protocol", "rw.toml", "--aggregate", "trimmed_1sd",
+              "--out", "rw-gold")
+    assert out.exit_code == 0, out.output
+    gold = pd.read_csv(tmp_path / "rw-gold" / "gold.csv", keep_default_na=False)
+    published = [float(p) for _, _, p, _ in rw_rows()]
+    assert gold["score"].tolist() == published
+
+
 # -- the rater model ----------------------------------------------------------------------------
 
 def test_model_by_hand():

@@ -7,7 +7,7 @@
   Manning 2013, "Better word representations with recursive neural networks for morphology",
   CoNLL): ratings further than one SD from a pair's mean are discarded. rw.txt's third column
   follows it with the population SD and the bound included (all 41 rows of the excerpt in
-  tests/data; 2,022 of the file's 2,034 rows).
+  tests/data; 2,022 or 2,024 of the file's 2,034 rows by two counts outside the repository).
 - ``"model"``: each pair's score from a rater model fitted to all ratings
   (:func:`fit_rater_model`), the subject model of ITU-T P.913 (2016, 2021), clause 12 ("subject
   bias and inconsistency"), fitted with the maximum-likelihood steps of Netflix's SUREAL (Li &

@@ -32,7 +32,10 @@ published file's (:data:`NUMBER_FORMATS`, :func:`released_score`):
   ``round(round(mean, 2) * 10 / 6, 2)`` with Python's round(), which reproduces every row of
   the vendored real excerpt of hyperlex-all.txt (tests/data/hyperlex-all.excerpt.txt) and,
   checked against the published file, all 2,616 of its rows. Every other number
-  (AVG_SCORE, STD, SimLex's metadata) is rounded half up.
+  (AVG_SCORE, STD, SimLex's metadata) is rounded half up. ``"half-even"`` rounds the exact
+  score half to even on its decimal value (:func:`round_half_even`: 8.625 -> 8.62, 8.635 ->
+  8.64), as the Stanford Rare Words set prints its scores (Luong et al. 2013; every row of the
+  real excerpt of ``rw.txt`` in tests/data/rw, where half up misses the two ties).
 
 The ratings of hyperlex-all.txt print as integers (``5``; a rater's mean of two answers keeps
 its decimals, ``4.5``); SimLex-999.txt has CRLF line ends, the others LF. A missing value is
@@ -292,7 +295,8 @@ def released_score(scores: pd.DataFrame, *, decimals: int = 2, rounding: str = "
     """The released score of every pair, rounded by ``[process.release] score_rounding``.
 
     ``"half-up"``: the exact ``score`` (the mean on ``score_range``) rounded half up on its
-    decimal value (:func:`round_half_up`). ``"mean-first"``: the HyperLex release's
+    decimal value (:func:`round_half_up`); ``"half-even"`` the same, half to even
+    (:func:`round_half_even`, Rare Words' rule). ``"mean-first"``: the HyperLex release's
     AVG_SCORE_0_10 (Vulic et al. 2017, section 4.5: the 0-6 mean scaled to 0-10), the ``mean``
     rounded to ``decimals`` with Python's round() (the binary value, half to even), mapped
     linearly from ``rating_range`` to ``score_range`` and rounded again the same way.
@@ -304,11 +308,17 @@ def released_score(scores: pd.DataFrame, *, decimals: int = 2, rounding: str = "
     [7.5, 6.87]
     >>> released_score(scores).tolist()                          # 6.875 half up
     [7.5, 6.88]
+    >>> released_score(scores, rounding="half-even").tolist()    # 6.875 half to even
+    [7.5, 6.88]
+    >>> released_score(pd.DataFrame({"score": [8.625, 8.635]}), rounding="half-even").tolist()
+    [8.62, 8.64]
     """
     if rounding in ("", "half-up"):
         return round_half_up(scores["score"], decimals)
+    if rounding == "half-even":
+        return round_half_even(scores["score"], decimals)
     if rounding != "mean-first":
-        raise InputError(f"expected half-up or mean-first, found {rounding!r}",
+        raise InputError(f"expected half-up, half-even or mean-first, found {rounding!r}",
                          field="process.release.score_rounding")
     (low, high), (start, end) = rating_range, score_range
 
@@ -436,16 +446,36 @@ def round_half_up(values, decimals: int = 2):
     >>> round_half_up(pd.Series([1.005, None, 2.0])).tolist()
     [1.01, nan, 2.0]
     """
+    return _on_decimal_value(values, decimals, ROUND_HALF_UP)
+
+
+def round_half_even(values, decimals: int = 2):
+    """Round half to even on the decimal value (8.625 -> 8.62, 8.635 -> 8.64), as the Stanford
+    Rare Words set prints its scores; the decimal value is read as :func:`round_half_up` reads
+    it, so a float sum's last-bit error does not decide (numpy's half to even acts on the
+    binary value: ``np.round(8.635, 2)`` is 8.63).
+
+    Examples
+    --------
+    >>> round_half_even(8.625), round_half_even(8.635), round_half_even(-2.675), round(8.635, 2)
+    (8.62, 8.64, -2.68, 8.63)
+    >>> round_half_even(pd.Series([0.125, None, 2.0])).tolist()
+    [0.12, nan, 2.0]
+    """
+    return _on_decimal_value(values, decimals, ROUND_HALF_EVEN)
+
+
+def _on_decimal_value(values, decimals: int, mode: str):
     if isinstance(values, pd.Series):
-        return values.map(lambda v: _half_up(v, decimals)).astype(float)
-    return _half_up(values, decimals)
+        return values.map(lambda v: _round_decimal(v, decimals, mode)).astype(float)
+    return _round_decimal(values, decimals, mode)
 
 
-def _half_up(value, decimals: int) -> float:
+def _round_decimal(value, decimals: int, mode: str) -> float:
     if value is None or value is pd.NA or not np.isfinite(float(value)):
         return np.nan
     exact = Decimal(repr(float(value))).quantize(Decimal(1).scaleb(-9), ROUND_HALF_EVEN)
-    return float(exact.quantize(Decimal(1).scaleb(-decimals), ROUND_HALF_UP))
+    return float(exact.quantize(Decimal(1).scaleb(-decimals), mode))
 
 
 def _rating_text(value) -> str:

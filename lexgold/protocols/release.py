@@ -45,8 +45,10 @@ class ReleaseConfig:
     #: the exact score (the mean rescaled) rounded half up on its decimal value; "mean-first"
     #: = the mean rounded to ``decimals`` with Python's round(), rescaled, and rounded again
     #: the same way, as HyperLex's AVG_SCORE_0_10 (str(round(round(mean, 2) * 10 / 6, 2)));
+    #: "half-even" = the exact score rounded half to even on its decimal value, as the Rare
+    #: Words set (8.625 -> 8.62);
     #: "" = the layout's published rule (hyperlex: mean-first; the others: half-up)
-    score_rounding: Literal["", "half-up", "mean-first"] = ""
+    score_rounding: Literal["", "half-up", "half-even", "mean-first"] = ""
     #: how the release file prints its numbers: "fixed" = exactly ``decimals`` decimals
     #: (5.20), "trimmed" = at most ``decimals``, trailing zeros dropped (9.2, 2), "shortest" =
     #: Python's shortest repr of the rounded value (7.5, 0.0, 10.0); "" = the layout's
