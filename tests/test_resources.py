@@ -146,7 +146,7 @@ def test_brysbaert_bad_value_names_line():
 
 def test_vendored_checksums_hold():
     for resource in ("usf_appendix_a", "brysbaert_concreteness", "simverb3500_ratings",
-                     "wordsim353_set1"):
+                     "wordsim353_set1", "danish_similarity", "card660"):
         for file in resource_files(resource):
             assert file.sha256() == file.expected_sha256, file.name
 

@@ -14,9 +14,12 @@ import pandas as pd
 from lexgold import __version__
 from lexgold.errors import InputError
 
-#: name -> (resource in SOURCES.toml, layout of lexgold.ratings.layouts, declared scale)
+#: name -> (resource in SOURCES.toml, layout of lexgold.ratings.layouts, declared scale);
+#: ``aligned`` is Card-660's pair of line-aligned files (:func:`~lexgold.ratings.layouts.read_aligned`)
 SHIPPED = {"simverb": ("simverb3500_ratings", "anonymous", (0.0, 6.0)),
-           "wordsim353": ("wordsim353_set1", "wide", (0.0, 10.0))}
+           "wordsim353": ("wordsim353_set1", "wide", (0.0, 10.0)),
+           "danish": ("danish_similarity", "wide", (0.0, 6.0)),
+           "card660": ("card660", "aligned", (0.0, 4.0))}
 
 
 @contextlib.contextmanager
@@ -49,15 +52,22 @@ def read_published(path: str | Path, layout: str) -> pd.DataFrame:
 
 
 def shipped_log(name: str) -> tuple[pd.DataFrame, dict]:
-    """A shipped log (``simverb`` or ``wordsim353``) in the long format, with its record
-    (:func:`log_record`) and declared scale."""
+    """A shipped log (a name of :data:`SHIPPED`) in the long format, with its record
+    (:func:`log_record`) and declared scale. Card-660's record names its ratings file."""
     from lexgold.resources._files import resource_files
 
     if name not in SHIPPED:
         raise InputError(f"expected one of {', '.join(SHIPPED)}, found {name!r}", field="log")
     resource, layout, scale = SHIPPED[name]
-    (found,) = resource_files(resource)
-    frame = read_published(found.location, layout)
+    if layout == "aligned":
+        from lexgold.ratings.layouts import read_aligned
+
+        pairs, found = resource_files(resource)
+        with plain_copy(pairs.location) as words, plain_copy(found.location) as ratings:
+            frame = read_aligned(words, ratings, tranche=name).frame
+    else:
+        (found,) = resource_files(resource)
+        frame = read_published(found.location, layout)
     record = {"file": found.name, "sha256": found.sha256(), "resource": resource,
               "scale": list(scale)}
     return frame, record

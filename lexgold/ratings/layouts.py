@@ -5,7 +5,11 @@ layout          file
 ==============  ===============================================================================
 ``wide``        one column per rater: WordSim-353 ``set1.csv``/``set2.csv`` (and ``.tab``),
                 header ``Word 1,Word 2,Human (mean),1,2,...``; the mean column is not a rater.
-                Rater ids ``<file stem>:<column>``, tranche = file stem.
+                Rater ids ``<file stem>:<column>``, tranche = file stem. The Danish
+                similarity dataset's ``all_sims_da.csv`` has this layout too (``word1 word2
+                similarity r1 ... r38``, one column per judge, ``nan`` where a judge gave none):
+                a column named ``similarity``, ``score`` or ``average`` is the published
+                score, not a rater.
 ``per-rater``   one file per rater, no header, ``word1 TAB word2 TAB rating`` (MEN's agreement
                 files, e.g. ``elias-men-ratings.txt``; simcross's copies put a header
                 ``word1 word2 score`` over them). Rater id = file stem; the files of one
@@ -24,6 +28,9 @@ layout          file
 ``long``        lexgold's own long CSV (``docs/process.md``).
 ``potato``      Potato-style exports: one JSON object per annotation and line (or a JSON list).
 ==============  ===============================================================================
+
+Card-660's two line-aligned files (``dataset.tsv``: ``word1 TAB word2 TAB gold``; ``scores.tsv``:
+one column per annotator, no header) are read together by :func:`read_aligned`.
 
 Other released files (scores, not ratings: TR9856's ``TermRelatednessResults``, SimLex-999.txt)
 are recognised from their header and refused with a message saying what they are.
@@ -65,6 +72,10 @@ COLUMNS = ["rater_id", "tranche", "word1", "word2", "rating", "kind", "pos", "re
            "answered_at",
            "topic", "scale_min", "scale_max", "platform"]
 
+
+#: names (after :func:`column_name`) of a wide file's published score column, besides any
+#: holding ``mean``
+PUBLISHED = ("similarity", "score", "average")
 
 #: the names of the two word columns (after :func:`column_name`), in headers and JSON keys
 WORD_COLUMNS = (("word1", "word2"), ("term1", "term2"))
@@ -149,11 +160,11 @@ def _wide(path: Path) -> Imported:
     cleaner = Cleaner()
     lines, delimiter, header = _headed(path, cleaner, "'Word 1, Word 2, ...'", shown=2)
     names = [column_name(h) for h in header]
-    mean_at = next((i for i, n in enumerate(names) if "mean" in n), None)
+    mean_at = next((i for i, n in enumerate(names) if "mean" in n or n in PUBLISHED), None)
     raters = [i for i in range(2, len(header)) if i != mean_at]
     if not raters:
         raise InputError("no rater columns after the word columns", path=path, line=lines[0][0])
-    stem, records, means = path.stem, [], []
+    stem, records, means, missing = path.stem, [], [], 0
     for number, line in lines[1:]:
         fields = cleaner.fields(line, delimiter, width=len(header))
         if len(fields) != len(header):
@@ -162,7 +173,8 @@ def _wide(path: Path) -> Imported:
         word1, word2 = read_words(fields, path, number)
         row = []
         for i in raters:
-            if fields[i] == "":
+            if fields[i] == "" or fields[i].lower() == "nan":
+                missing += fields[i] != ""
                 continue                          # this rater did not rate the pair
             value = read_rating(fields[i], path, number, header[i])
             row.append(value)
@@ -171,12 +183,50 @@ def _wide(path: Path) -> Imported:
             published = read_rating(fields[mean_at], path, number, header[mean_at])
             means.append((published, float(np.mean(row)), printed_decimals(fields[mean_at])))
     frame = records_frame(records)
-    notes = cleaner.notes()
+    notes = cleaner.notes() + ([f"{plural(missing, 'cell')} 'nan': not rated"] if missing else [])
     if means:
         same = sum(abs(p - m) <= 0.5 * 10 ** -d + 1e-9 for p, m, d in means)
         notes.append(f"'{header[mean_at]}' is not a rater; it equals the mean of the rater "
                      f"columns on {same} of {len(means)} rows (to its printed decimals)")
     return Imported(path, "wide", frame, notes)
+
+
+def read_aligned(pairs: str | Path, scores: str | Path, *, tranche: str | None = None
+                 ) -> Imported:
+    """Card-660 (Pilehvar et al. 2018, the package's README): ``pairs`` lists ``word1 TAB word2
+    TAB gold`` and ``scores`` the annotators' ratings of the same line, one column per annotator
+    (no headers). Rater ids ``<tranche>:<column>`` (tranche default: the stem of ``pairs``); the
+    gold column is kept in :attr:`Imported.published`."""
+    pairs, scores = Path(pairs), Path(scores)
+    for path in (pairs, scores):
+        if not path.exists():
+            raise InputError("file not found", path=path)
+        check_regular(path)
+    cleaner = Cleaner()
+    words, ratings = read_lines(pairs, cleaner), read_lines(scores, cleaner)
+    if len(words) != len(ratings):
+        raise InputError(f"{len(words)} pairs but {len(ratings)} rows of ratings in {scores}: "
+                         f"the files must be line-aligned", path=pairs)
+    tranche = tranche or pairs.stem
+    records, published, width = [], [], None
+    for (number, pair_line), (_, rating_line) in zip(words, ratings):
+        fields = cleaner.fields(pair_line, _delimiter(pair_line), width=3)
+        if len(fields) != 3:
+            raise InputError(f"expected 3 fields (word1, word2, gold), found {len(fields)}",
+                             path=pairs, line=number)
+        word1, word2 = read_words(fields, pairs, number)
+        values = cleaner.fields(rating_line, _delimiter(rating_line))
+        if width is None:
+            width = len(values)
+        if len(values) != width:
+            raise InputError(f"expected {width} ratings as on line 1, found {len(values)}",
+                             path=scores, line=number)
+        for k, text in enumerate(values, start=1):
+            value = read_rating(text, scores, number, str(k))
+            records.append((f"{tranche}:{k}", tranche, word1, word2, value, number, str(k)))
+        published.append((number, read_rating(fields[2], pairs, number, "gold"),
+                          printed_decimals(fields[2])))
+    return Imported(pairs, "aligned", records_frame(records), cleaner.notes(), published)
 
 
 def _per_rater(path: Path, tranche: str | None) -> Imported:
