@@ -187,7 +187,7 @@ def secret_command(study_db, out_file, force):
 
 def _echo_codes(report: dict, accept) -> None:
     """The codes and the entry links to give the platform (``<site>``: the served site)."""
-    from lexgold.annotate.flow import ENTRY_NOTES, entry_links
+    from lexgold.study.entries import ENTRY_NOTES, entry_links
 
     click.echo(f"completion code: {report['completion_code']}  screen-out code: "
                f"{report['screenout_code']}")
