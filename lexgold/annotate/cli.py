@@ -643,80 +643,30 @@ def upgrade_command(study_db, secret_key_file):
     Example:
         lexgold study upgrade study.sqlite
     """
-    from lexgold.study.db import check_connects, database_url, make_engine, upgrade
-    from lexgold.study.secret import find_key, how_to_make
+    from lexgold.study.migrate import upgrade_study
+    from lexgold.study.secret import how_to_make
 
-    engine = make_engine(database_url(study_db, must_exist=True))
-    check_connects(engine)
-    old_key = _stored_key(engine)
-    kept = _keep_stored_key(study_db, secret_key_file, old_key) if old_key else None
-    found = find_key(study_db, secret_key_file)
-    before = _stored_sessions(engine)
-    upgrade(engine, key=found[0] if found else None)
-    cleared = before - _stored_sessions(engine)
-    engine.dispose()
+    done = upgrade_study(study_db, secret_key_file)
     click.echo(f"{shown(study_db)}: schema up to date")
-    if cleared:
-        click.echo(f"{cleared} raters' own-link session IDs were dropped (no key to hash them "
-                   "with): they can move to another browser only by the admin view's link")
-    if kept:
-        click.echo(kept)
-    elif old_key:
+    if done.sessions_cleared:
+        click.echo(f"{done.sessions_cleared} raters' own-link session IDs were dropped (no key "
+                   "to hash them with): they can move to another browser only by the admin "
+                   "view's link")
+    if done.kept:
+        kept = done.kept
+        click.echo(f"session-signing key: {kept.path} ("
+                   f"{'new, readable by you only' if kept.made else 'kept'}); the key the study "
+                   f"held is kept in it until {kept.until:%Y-%m-%d %H:%M} UTC, read only from "
+                   "the cookies of raters who started before this upgrade (their places "
+                   "continue; a rater from before browser binding is bound on its next visit). "
+                   "Copy the file to every host serving the study")
+    elif done.held_key:
         click.echo("the session-signing key the study held is dropped: raters who started "
                    "before this upgrade start over (an upgrade given --secret-key-file FILE, "
                    "the file `lexgold serve` reads, keeps it there)")
-    if found is None:     # revision 0010 dropped the study's
+    if not done.key_found:     # revision 0010 dropped the study's
         click.echo("session cookies are signed with a key kept outside the database, and none "
                    f"is set for this study: {how_to_make(study_db)}")
-
-
-def _stored_sessions(engine) -> int:
-    """Raters with an own-link session ID stored (plain before revision 0014, then hashed)."""
-    from sqlalchemy import inspect, text
-
-    with engine.connect() as connection:
-        if not inspect(connection).has_table("rater"):
-            return 0
-        return connection.execute(text("SELECT count(*) FROM rater WHERE external_session "
-                                       "NOT IN ('', 'ASSIGNMENT_ID_NOT_AVAILABLE')")).scalar()
-
-
-def _stored_key(engine) -> str | None:
-    """The session-signing key a study made before revision 0010 holds, else None."""
-    from sqlalchemy import inspect, text
-
-    with engine.connect() as connection:
-        inspector = inspect(connection)
-        if not inspector.has_table("study") or "secret_key" not in {
-                column["name"] for column in inspector.get_columns("study")}:
-            return None
-        return connection.execute(text("SELECT secret_key FROM study")).scalar() or None
-
-
-def _keep_stored_key(study_db: str, key_file: str | None, old_key: str) -> str | None:
-    """Keep the key the study held in the key file `serve` will read (see `upgrade`); what
-    was done, or None when there is no such file (the key is then in the environment, or the
-    study is a database URL without a key file)."""
-    from lexgold.study.secret import (
-        ENV_KEY,
-        default_key_file,
-        keep_legacy_key,
-        key_source,
-    )
-
-    path = key_file or key_source(study_db)
-    if path == ENV_KEY:
-        return None
-    path = path or default_key_file(study_db)
-    if path is None:
-        return None
-    made = not Path(path).exists()
-    until = keep_legacy_key(path, old_key)
-    return (f"session-signing key: {path} ({'new, readable by you only' if made else 'kept'}"
-            f"); the key the study held is kept in it until {until:%Y-%m-%d %H:%M} UTC, read "
-            "only from the cookies of raters who started before this upgrade (their places "
-            "continue; a rater from before browser binding is bound on its next visit). Copy "
-            "the file to every host serving the study")
 
 
 @click.command()
