@@ -11,7 +11,8 @@ from lexgold import __version__
 from lexgold.cliutil import LexgoldGroup
 from lexgold.resources.cli import resources
 from lexgold.builder.cli import build, relations
-from lexgold.annotate.cli import serve, study
+from lexgold.study.cli import study
+from lexgold.annotate.cli import rehearse_command, serve
 from lexgold.process.cli import agree, plan, process, simulate
 from lexgold.process.crowd_cli import crowd
 from lexgold.process.replay_cli import replay
@@ -32,6 +33,7 @@ def cli():
     """
 
 
+study.add_command(rehearse_command)    # the site's rehearsal, among the study's commands
 for command in (resources, build, relations, study, serve, ratings, agree, plan, process, replay,
                 simulate, crowd, evaluate, analogy, sdt, translate, crosslingual, pack, prolific):
     cli.add_command(command)

@@ -1,8 +1,8 @@
 """The Flask application factory of the rating site (one study per database).
 
 Nothing is built at import time: ``create_app({"DATABASE_URL": ...})`` opens the study, and
-registers four blueprints: the rater flow, the admin view, the ratings export and Prolific's
-webhook.
+registers six blueprints: the rater flow, the admin view, the shareable preview, the ratings
+export, Prolific's webhook and the intake (pausing, resuming and closing the study).
 Security: CSRF on every form (flask-wtf), signed HttpOnly SameSite session cookies (Secure when
 served beyond loopback or asked for; set when the session changes, not re-signed on every
 response), a strict Content-Security-Policy with

@@ -1,5 +1,7 @@
-"""Best-Worst Scaling studies on the site: storing the tuple design, a page's tuples,
-checking and storing the answers, and the export in the long format ``lexgold process`` reads.
+"""Best-Worst Scaling studies on the site: a page's tuples, and a rater's answers to them checked
+and turned into rows (the design is stored by :func:`lexgold.study.store.store_bws_design`, the
+answers exported by :func:`lexgold.study.export.export_bws` in the long format ``lexgold
+process`` reads).
 
 The design (:func:`lexgold.study.bws.design_bws`: tranches of pages of tuples, the
 consistency tuples in every tranche, the check tuples spread through each) is stored as the

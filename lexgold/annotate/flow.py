@@ -28,12 +28,11 @@ from lexgold.annotate.forms import Rejected, parse_int
 from lexgold.study import models as m
 from lexgold.study.clock import database_now
 from lexgold.study.config import StudyConfig
+from lexgold.study.entries import PLATFORMS
 from lexgold.study.secret import keyed_hash
 
 #: platform IDs: letters, digits, ``_``, ``-`` (matched against the whole value: no newline)
 ID_PATTERN = re.compile(r"[A-Za-z0-9_\-]{1,100}")
-PLATFORMS = {"prolific": ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID"),
-             "mturk": ("workerId", "hitId", "assignmentId")}
 #: entry links a study accepts: platforms, ``anonymous`` (no platform ID), and the platform's
 #: own ID formats. Prolific IDs are 24 hexadecimal digits; MTurk worker IDs an ``A`` and
 #: 9-20 capitals or digits, HIT and assignment IDs 20-40 capitals or digits.
@@ -92,32 +91,6 @@ def check_entry(entry: Entry, entries: dict | None) -> None:
                                        STRICT_IDS[entry.platform]):
             if value != MTURK_PREVIEW and not (value and pattern.fullmatch(value)):
                 raise BadEntry(key)
-
-
-#: how each entry link is given to its platform (shown next to the links)
-ENTRY_NOTES = {"prolific": "the study URL there; Prolific fills in the placeholders",
-               "mturk": "the HIT's ExternalQuestion URL; MTurk adds workerId, assignmentId "
-                        "and hitId",
-               "anonymous": "shared as it is; without a platform ID one browser is one rater"}
-
-
-def entry_links(site: str, entries: dict | None) -> dict[str, str]:
-    """The entry link to give each platform the study accepts (in ``ENTRY_KINDS`` order).
-
-    ``site`` is the rating site's root URL, ending in ``/``. Prolific's link carries its
-    placeholders (``PROLIFIC_PID={{%PROLIFIC_PID%}}`` ...); MTurk appends its own parameters
-    to the ExternalQuestion URL and the anonymous link has none, so both are ``site``.
-
-    >>> links = entry_links("https://r.example.org/", {"platforms": ["prolific", "anonymous"]})
-    >>> print(links["prolific"].removeprefix("https://r.example.org/"))
-    ?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}
-    >>> links["anonymous"], "mturk" in links
-    ('https://r.example.org/', False)
-    """
-    accepted = m.ENTRY_KINDS if entries is None else entries.get("platforms", m.ENTRY_KINDS)
-    prolific = "&".join(f"{key}={{{{%{key}%}}}}" for key in PLATFORMS["prolific"])
-    links = {"prolific": f"{site}?{prolific}", "mturk": site, "anonymous": site}
-    return {kind: links[kind] for kind in m.ENTRY_KINDS if kind in accepted}
 
 
 def browser_hash(secret: str) -> str:

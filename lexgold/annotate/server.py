@@ -146,7 +146,7 @@ def _warn_if_readable(db_url: str) -> None:
 
 
 def _stop_refresher(refresher) -> None:
-    """Stop the figures refresher and its supervisor (:class:`lexgold.live.figures.
+    """Stop the figures refresher and its supervisor (:class:`lexgold.live.refresher.
     Supervised`)."""
     if refresher is not None:
         refresher.stop()

@@ -33,6 +33,7 @@ from lexgold.annotate import flow, throttle
 from lexgold.live import figures, tally
 from lexgold.study import models as m
 from lexgold.study import preview_links
+from lexgold.study.entries import ENTRY_NOTES, entry_links
 from lexgold.annotate.context import db, now, state
 from lexgold.annotate.views_rater import render_step
 from lexgold.study.health import measure
@@ -235,9 +236,8 @@ def _platform() -> dict:
     return {"completion_code": study.completion_code, "screenout_code": study.screenout_code,
             "qualification": study.config.qualification is not None,
             "completion_url": study.completion_url, "screenout_url": study.screenout_url,
-            "entry_links": flow.entry_links(url_for("rater.entry", _external=True),
-                                            study.entries),
-            "notes": flow.ENTRY_NOTES}
+            "entry_links": entry_links(url_for("rater.entry", _external=True), study.entries),
+            "notes": ENTRY_NOTES}
 
 
 @admin.route("/preview/<int(max=999999999):tranche>/<int(max=999999999):position>",

@@ -1,7 +1,7 @@
 """Study figures: what the admin view and live recruitment show, computed once, off the raters'
 requests, and stored in the study database for every server process and host.
 
-One computation (:func:`compute`) reads the answers once (:func:`~lexgold.study.store.
+One computation (:func:`compute`) reads the answers once (:func:`~lexgold.study.export.
 export_ratings`), runs the protocol's exclusion rules once, over the raters who completed their
 tranche (HyperLex section 4.5; the same raters ``lexgold process`` would judge), and derives
 from them, with vectorised pandas and SQL aggregates:

@@ -1,6 +1,7 @@
 """A rating study without its site: the ``[study]`` configuration, the tranche and Best-Worst
 tuple designs, the database (schema, Alembic migrations, engines), the store that creates a
-study and the export that reads its ratings back (docs/annotate.md, docs/contract.md)."""
+study and the export that reads its ratings back, and the ``lexgold study`` commands
+but ``rehearse``, the site's (:mod:`lexgold.study.cli`; docs/annotate.md, docs/contract.md)."""
 
 from lexgold.lazy import lazy_api
 
