@@ -11,7 +11,7 @@ for continuous ratings, leave one rater out:
    absolute difference from their mean instead.
 2. ``W^f_ij = 1`` when the machine's alignment is at least rater ``j``'s
    (``S(f, i, j) >= S(h_j, i, j)``), ``W^h_ij = 1`` when ``j``'s is at least the machine's
-   (a tie counts for both).
+   (a tie counts for both; two alignments equal but for floating-point rounding are a tie).
 3. The advantage probabilities ``rho^f_j`` and ``rho^h_j`` are their means over ``j``'s pairs;
    the null hypothesis ``H0_j: rho^h_j - rho^f_j >= epsilon`` is tested against
    ``rho^h_j - rho^f_j < epsilon`` by a one-sided one-sample t-test of
@@ -108,6 +108,14 @@ def _alignment(value: np.ndarray, others: np.ndarray, how: str) -> np.ndarray:
     return -np.abs(np.nanmean(others, axis=1) - value)
 
 
+def _calibrate(machine: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """The least-squares line from ``machine`` to ``target``, applied to ``machine``."""
+    if np.ptp(machine) == 0:
+        return np.full_like(machine, target.mean())
+    slope, intercept = np.polyfit(machine, target, 1)
+    return slope * machine + intercept
+
+
 def _one_sided_p(d: np.ndarray, epsilon: float) -> tuple[float, float]:
     """t statistic and p-value of ``H0: mean(d) >= epsilon`` against ``mean(d) < epsilon``."""
     from scipy.stats import ttest_1samp
@@ -120,7 +128,7 @@ def _one_sided_p(d: np.ndarray, epsilon: float) -> tuple[float, float]:
 
 def alternative_annotator_test(ratings: pd.DataFrame, machine: pd.Series, *,
                                epsilon: float = 0.2, q: float = 0.05,
-                               alignment: str = "rmse") -> dict:
+                               alignment: str = "rmse", calibrate: bool = True) -> dict:
     """The alternative annotator test of a machine against identified human raters.
 
     Parameters
@@ -138,6 +146,9 @@ def alternative_annotator_test(ratings: pd.DataFrame, machine: pd.Series, *,
     alignment : {"rmse", "ae"}
         ``S``: minus the RMSE against the other raters' ratings (the paper's), or minus the
         absolute error against their mean.
+    calibrate : bool
+        Put the machine on the human scale first (module docstring); ``False`` for a machine
+        already on it.
 
     Returns
     -------
@@ -160,6 +171,7 @@ def alternative_annotator_test(ratings: pd.DataFrame, machine: pd.Series, *,
         raise InputError(f"need 0 <= epsilon <= 1, found {epsilon!r}", field="--epsilon")
     frame = ratings[ratings["key"].isin(machine.index)]
     wide = frame.pivot(index="key", columns="rater_id", values="rating")
+    wide = wide[pd.unique(frame["rater_id"])]                  # raters in file order
     scores = machine.reindex(wide.index).to_numpy(float)
     values = wide.to_numpy(float)
     records, left_out = [], []
@@ -170,14 +182,12 @@ def alternative_annotator_test(ratings: pd.DataFrame, machine: pd.Series, *,
             left_out.append(str(rater))
             continue
         others, own, raw = others[use], values[use, j], scores[use]
-        target = np.nanmean(others, axis=1)
-        slope, intercept = np.polyfit(raw, target, 1) if np.ptp(raw) > 0 else (0.0,
-                                                                              target.mean())
-        calibrated = slope * raw + intercept
+        calibrated = _calibrate(raw, np.nanmean(others, axis=1)) if calibrate else raw
         s_machine = _alignment(calibrated, others, alignment)
         s_human = _alignment(own, others, alignment)
-        w_machine = (s_machine >= s_human).astype(float)
-        w_human = (s_human >= s_machine).astype(float)
+        tie = np.isclose(s_machine, s_human, rtol=1e-9, atol=1e-12)   # equal but for rounding
+        w_machine = ((s_machine > s_human) | tie).astype(float)
+        w_human = ((s_human > s_machine) | tie).astype(float)
         t, p = _one_sided_p(w_human - w_machine, epsilon)
         records.append({"rater": str(rater), "pairs": int(use.sum()),
                         "rho_machine": float(w_machine.mean()),

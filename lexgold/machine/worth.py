@@ -356,10 +356,11 @@ def published_overlap(keys, known: dict[str, pd.DataFrame], *, at_least: float =
     list of dict
         ``dataset``, ``pairs`` (of the pilot's it holds), ``share``; largest share first.
     """
-    keys = {"\t".join(sorted(key.split("\t"))) for key in keys}
+    keys = ["\t".join(sorted(key.split("\t"))) for key in keys]
     found = []
     for name, pairs in known.items():
-        held = len(keys & set(pair_key(pairs["word1"], pairs["word2"], ordered=False)))
+        published = set(pair_key(pairs["word1"], pairs["word2"], ordered=False))
+        held = sum(key in published for key in keys)
         share = held / len(keys) if keys else 0.0
         if held and share >= at_least:
             found.append({"dataset": name, "pairs": held, "share": share})

@@ -229,9 +229,9 @@ def summary_lines(result: dict) -> list[str]:
     lines.extend(_test_lines(result["alternative_annotator_test"]))
     for row in result["published"]:
         lines.append(f"note: {row['pairs']} of the {result['covered']} pairs scored "
-                     f"({100 * row['share']:.0f} %) are published in {row['dataset']}: the "
-                     "model may have seen them and their scores; its worth here may not carry "
-                     "to new pairs")
+                     f"({100 * row['share']:.0f} %) are published in {row['dataset']}: a "
+                     "model trained on web text may have seen them (an LLM, their published "
+                     "scores too); its worth here may not carry to new pairs")
     return lines
 
 
