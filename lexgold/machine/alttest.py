@@ -78,7 +78,7 @@ def benjamini_yekutieli(pvalues, q: float = 0.05) -> tuple[np.ndarray, np.ndarra
     Examples
     --------
     >>> rejected, adjusted = benjamini_yekutieli([0.001, 0.025, 0.02])
-    >>> rejected.tolist(), [round(p, 5) for p in adjusted]
+    >>> rejected.tolist(), adjusted.round(5).tolist()
     ([True, True, True], [0.0055, 0.04583, 0.04583])
     """
     p = np.asarray(pvalues, dtype=float)

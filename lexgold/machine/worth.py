@@ -125,7 +125,7 @@ def crossing(curve, value: float, *, start: float, higher_is_better: bool = True
 
     Examples
     --------
-    >>> crossing([0.6, 0.7, 0.8], 0.65, start=0.0)
+    >>> crossing([0.5, 0.7, 0.8], 0.6, start=0.0)
     1.5
     >>> crossing([1.0, 0.8, 0.7], 0.9, start=1.4, higher_is_better=False)
     1.5
@@ -264,7 +264,7 @@ def calibration(machine, human) -> dict:
     Examples
     --------
     >>> fit = calibration([0, 5, 10], [0, 3, 6])
-    >>> round(fit["slope"], 6), round(fit["intercept"], 6), round(fit["r2"], 6)
+    >>> round(fit["slope"], 6), round(abs(fit["intercept"]), 6), round(fit["r2"], 6)
     (0.6, 0.0, 1.0)
     """
     x, y = np.asarray(machine, dtype=float), np.asarray(human, dtype=float)
