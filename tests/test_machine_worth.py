@@ -136,6 +136,10 @@ def test_errors_by_group_and_band_and_the_pairs_misjudged_most():
     bands = score_bands(frame["human"], 3)
     assert bands.tolist() == ["1/3 [0.00, 1.00]"] * 2 + ["2/3 [2.00, 3.00]"] * 2 \
         + ["3/3 [4.00, 6.00]"] * 2
+    many = pd.Series(np.arange(24.0)[::-1])
+    table = errors_by(pd.DataFrame({"machine": many, "human": many, "residual": 0.0,
+                                    "band": score_bands(many, 12)}), "band")
+    assert table["group"].str.split("/").str[0].astype(int).tolist() == list(range(1, 13))
     worst = misjudged(frame, 2)
     assert worst[["word1", "residual"]].values.tolist() == [["e", 2.0], ["f", -1.0]]
     with pytest.raises(InputError, match="--bands"):

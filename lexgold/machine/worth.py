@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
+from lexgold.machine.alttest import alternative_annotator_test
 from lexgold.stats import spearman
 
 #: the share of splits quoted around the median of ``k*``
@@ -292,13 +293,15 @@ def residuals(frame: pd.DataFrame, fit: dict) -> pd.DataFrame:
 
 def score_bands(human: pd.Series, bands: int) -> pd.Series:
     """Each pair's human-mean quantile band (``1`` lowest .. ``bands``), labelled with its
-    range."""
+    range: an ordered categorical, lowest band first (ties split by file order)."""
     if bands < 2:
         raise InputError(f"need 2 or more bands, found {bands}", field="--bands")
     codes = pd.qcut(human.rank(method="first"), bands, labels=False)
     edges = human.groupby(codes).agg(["min", "max"])
-    return codes.map({code: f"{code + 1}/{bands} [{row['min']:.2f}, {row['max']:.2f}]"
-                      for code, row in edges.iterrows()})
+    names = {code: f"{code + 1}/{bands} [{row['min']:.2f}, {row['max']:.2f}]"
+             for code, row in edges.iterrows()}
+    return pd.Series(pd.Categorical(codes.map(names), categories=list(names.values()),
+                                    ordered=True), index=human.index)
 
 
 def errors_by(frame: pd.DataFrame, by: str) -> pd.DataFrame:
@@ -315,13 +318,15 @@ def errors_by(frame: pd.DataFrame, by: str) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        One row per group (its order of first appearance; bands in order): ``group``,
+        One row per group (in the order of an ordered categorical, as score bands are, else
+        of first appearance): ``group``,
         ``pairs``, ``spearman`` (machine against human means within the group; NaN for fewer
         than 3 pairs), ``mae`` (calibrated), ``bias`` (mean residual: above 0, the machine
         rates the group too low).
     """
     rows = []
-    groups = frame.groupby(by, sort=by == "band", observed=True, dropna=True)
+    ordered = isinstance(frame[by].dtype, pd.CategoricalDtype) and frame[by].cat.ordered
+    groups = frame.groupby(by, sort=ordered, observed=True, dropna=True)
     for name, part in groups:
         rows.append({"group": str(name), "pairs": int(len(part)),
                      "spearman": spearman(part["machine"], part["human"])
@@ -408,7 +413,6 @@ def machine_worth(ratings: pd.DataFrame, machine: pd.DataFrame, *, pool: int = 5
         records), ``misjudged`` (records), ``alternative_annotator_test`` (None for anonymous
         raters), ``published`` (:func:`published_overlap`).
     """
-    from lexgold.machine.alttest import alternative_annotator_test
 
     pairs, matrix = rating_matrix(ratings)
     scores = machine_for(pairs, machine)
