@@ -138,3 +138,20 @@ def test_bad_input_is_one_line(simverb_excerpt, gpt4, tmp_path):
         assert result.exit_code == 1, result.output
         assert message in result.output and "Traceback" not in result.output
         assert len(result.output.strip().splitlines()) == 1
+
+
+def test_the_long_format_reads_as_the_published_layout(simverb_excerpt, gpt4, tmp_path):
+    """The shipped log through lexgold.crowd.logs, its first 800 pairs written in lexgold's
+    long format, gives the figures its published layout gives."""
+    frame, _ = shipped_log("simverb")
+    keys = frame[["word1", "word2"]].drop_duplicates().head(800)
+    long = frame.merge(keys, on=["word1", "word2"])[["rater_id", "tranche", "word1", "word2",
+                                                     "rating"]]
+    long.to_csv(tmp_path / "simverb.csv", index=False)
+    args = ("--machine", gpt4, "--splits", "5", "--json")
+    published, own = run(simverb_excerpt, *args), run(tmp_path / "simverb.csv", *args)
+    assert own.exit_code == 0, own.output
+    a, b = json.loads(published.output), json.loads(own.output)
+    assert a["pilot"] != b["pilot"]
+    for name in ("pairs", "covered", "worth", "calibration", "errors", "misjudged"):
+        assert a[name] == b[name], name
