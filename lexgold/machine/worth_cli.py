@@ -32,6 +32,8 @@ def known_datasets() -> dict:
     each named as the gold-file catalogue names it, with its citation's year."""
     import importlib.util
 
+    import pandas as pd
+
     from lexgold.crowd.logs import shipped_log
     from lexgold.evaluate.catalogue import load_catalogue
     from lexgold.evaluate.gold import read_gold
@@ -50,8 +52,6 @@ def known_datasets() -> dict:
                     warnings.simplefilter("ignore")
                     pairs = read_gold(folder / file)[["word1", "word2"]]
                 found.setdefault(_name(entries[key]), []).append(pairs)
-    import pandas as pd
-
     return {name: pd.concat(parts, ignore_index=True) for name, parts in found.items()}
 
 
