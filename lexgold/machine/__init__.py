@@ -11,6 +11,9 @@ from lexgold.lazy import lazy_api
 
 #: the package's Python API: each name and the submodule that defines it (imported on first use)
 _API = {
+    "alternative_annotator_test": "alttest",
+    "benjamini_yekutieli": "alttest",
+    "machine_worth": "worth",
     "read_machine": "ratings",
     "read_provenance": "ratings",
     "vector_scores": "ratings",
