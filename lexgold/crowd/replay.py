@@ -501,12 +501,11 @@ def allocate_counts(pool_ratings: np.ndarray, ks, machine: np.ndarray, rule: str
         budget = int(round(k * covered.sum()))
         while n[covered].sum() < budget:
             mean, var = _mean_var(s1, s2, n)
-            v = shrunk_variances(n, var)
             if rule == "gain":
-                gain = machine_gain(mean, n, v, machine, step)
+                gain = machine_gain(mean, n, _pooled(n, var), machine, step)
                 gain[gain <= 0] = -np.inf
             else:
-                gain = disagreement(mean, n, v, machine)
+                gain = disagreement(mean, n, shrunk_variances(n, var), machine)
                 gain[~(gain > Z95)] = -np.inf
             gain[~covered | (n >= pool)] = -np.inf
             open_ = np.isfinite(gain)
@@ -520,6 +519,11 @@ def allocate_counts(pool_ratings: np.ndarray, ks, machine: np.ndarray, rule: str
         counts[~covered] = fractional_counts(int((~covered).sum()), k, pool)
         out[k] = counts
     return out
+
+
+def _pooled(n, var) -> float:
+    df = np.clip(n - 1, 0, None)
+    return float((np.nan_to_num(var) * df).sum() / df.sum()) if df.sum() > 0 else 1.0
 
 
 def _prior_measure(pool_ratings, counts, machine, reference_means, sd_all):
