@@ -45,11 +45,19 @@ def test_a_machine_on_another_scale_calibrates_to_the_same_posterior():
     assert rescaled.tolist() == pytest.approx(once.tolist())
 
 
-def test_uncovered_pairs_keep_their_human_mean_and_interval():
-    fit = posterior([0.0, 3.0, 2.0, 5.0, 4.5], [0.6] * 5, [0.0, 1.0, 2.0, 3.0, np.nan])
-    assert fit.loc[4, "posterior"] == 4.5 and fit.loc[4, "weight"] == 0
-    assert fit.loc[4, "posterior_sd"] == pytest.approx(np.sqrt(0.6))
-    assert fit.attrs["covered"] == 4
+def test_uncovered_pairs_are_shrunk_toward_their_grand_mean():
+    """The uncovered pairs' means 4.5 and 2.5 (noise 0.6): grand mean 3.5, variance 2, so
+    tau_0^2 = 1.4 and the human weight 0.7: 0.7 * 4.5 + 0.3 * 3.5 = 4.2. With no machine at
+    all every pair is shrunk so (James-Stein)."""
+    fit = posterior([0.0, 3.0, 2.0, 5.0, 4.5, 2.5], [0.6] * 6,
+                    [0.0, 1.0, 2.0, 3.0, np.nan, np.nan])
+    assert fit.attrs["covered"] == 4 and fit.attrs["tau2_0"] == pytest.approx(1.4)
+    assert fit.loc[4, "posterior"] == pytest.approx(4.2)
+    assert fit.loc[4, "posterior_sd"] == pytest.approx(np.sqrt(0.7 * 0.6))
+    assert fit.loc[1, "posterior"] == pytest.approx(2.55)        # the covered ones as before
+    alone = posterior([4.5, 2.5], [0.6] * 2, [np.nan, np.nan])
+    assert alone["posterior"].tolist() == pytest.approx([4.2, 2.8])
+    assert np.isnan(alone.attrs["b"])
 
 
 def test_the_machine_that_cannot_be_calibrated_is_named():

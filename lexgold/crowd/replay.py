@@ -56,7 +56,7 @@ A machine rater's policies (``replay(..., machine=...)``, :data:`MACHINE_POLICIE
     ``machine-allocate``'s ratings, released as ``machine-prior``'s posterior.
 
 Pairs the machine does not cover get ``k`` ratings each (uniform) in the allocation policies
-and keep their human mean in the prior.
+and are shrunk toward their grand mean in the prior (:func:`lexgold.machine.prior.posterior`).
 
 ``circularity`` (:func:`machine_spearman`): the machine's Spearman correlation with the gold the
 policy builds, over the pairs it covers, minus its Spearman with the uniform human-only gold of
@@ -468,6 +468,8 @@ def machine_spearman(machine: np.ndarray, gold: np.ndarray) -> float:
     from scipy.stats import rankdata
 
     covered = np.isfinite(machine) & np.isfinite(gold)
+    if covered.sum() < 3:
+        return float("nan")
     a, b = rankdata(machine[covered]), rankdata(gold[covered])
     return float(np.corrcoef(a, b)[0, 1])
 
@@ -531,13 +533,14 @@ def _prior_measure(pool_ratings, counts, machine, reference_means, sd_all):
     columns = np.arange(pool_ratings.shape[1])
     values = np.where(columns[None, :] < counts[:, None], pool_ratings, np.nan)
     fit = prior_scores(values, machine)
-    tau2 = fit.attrs["tau2"]
+    covered = np.isfinite(fit["calibrated"]).to_numpy()
+    spread = np.where(covered, fit.attrs["tau2"], fit.attrs["tau2_0"])
     s = sd_all ** 2 / counts
     with np.errstate(invalid="ignore", divide="ignore"):
-        human = np.where(np.isfinite(fit["calibrated"]) & (s + tau2 > 0), tau2 / (s + tau2), 1)
+        human = np.where(np.isfinite(spread) & (s + spread > 0), spread / (s + spread), 1.0)
     fig = accuracy(fit["posterior"].to_numpy(), counts, reference_means, np.sqrt(human) * sd_all)
     fig["halfwidth_sample"] = float(np.percentile(Z95 * fit["posterior_sd"], 95))
-    fig["weight"] = float(fit["weight"][np.isfinite(fit["calibrated"])].mean())
+    fig["weight"] = float(fit["weight"][covered].mean()) if covered.any() else np.nan
     return fig, fit["posterior"].to_numpy()
 
 
