@@ -11,6 +11,11 @@ from lexgold.lazy import lazy_api
 
 #: the package's Python API: each name and the submodule that defines it (imported on first use)
 _API = {
+    "calibrate": "prior",
+    "machine_gain": "allocate",
+    "posterior": "prior",
+    "prior_scores": "prior",
+    "prior_table": "prior",
     "read_machine": "ratings",
     "read_provenance": "ratings",
     "vector_scores": "ratings",
