@@ -17,7 +17,8 @@ expectation over pairs is ``s_i``. ``e`` more ratings shrink the mean's error by
 ``sigma^2 e / (n_i (n_i + e))``, the error gain with one variance for all pairs (it evens the
 ratings out: uniform). :func:`machine_gain` keeps that and adds the pair's excess,
 
-    ``g_i = sigma^2 e / (n_i (n_i + e)) + lambda (1 - (n_i / (n_i + e))^2) ((1 - w_i)^2 d_i^2 - (1 - w_i) s_i)``,
+    ``g_i = sigma^2 e / (n_i (n_i + e))
+    + lambda (1 - (n_i / (n_i + e))^2) ((1 - w_i)^2 d_i^2 - (1 - w_i) s_i)``,
 
 weighted by ``lambda = max(0, 1 - tau^2 / tau_0^2)``, the share of the between-pair variance
 ``tau_0^2`` (around the grand mean, same method of moments) that the machine explains: a pair
