@@ -26,7 +26,7 @@ whose mean disagrees with the machine by more than its noise explains gets more 
 that agrees stops (``g_i <= 0``), and a machine that explains nothing (``lambda = 0``; its
 calibrated score is the grand mean, whose James-Stein pull would otherwise send ratings to the
 ends of the scale) leaves the allocation uniform. :func:`disagreement` is the plain rule it was
-measured against (docs/machine.md): the distance ``|m_i - c_i|`` in standard errors.
+measured against (docs/process.md): the distance ``|m_i - c_i|`` in standard errors.
 """
 
 from __future__ import annotations
