@@ -19,6 +19,7 @@ from lexgold.ratings.cli import ratings
 from lexgold.evaluate.cli import analogy, evaluate, sdt
 from lexgold.languages.cli import crosslingual, pack, translate
 from lexgold.prolific.cli import prolific
+from lexgold.machine.cli import machine
 
 
 @click.group(cls=LexgoldGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -33,7 +34,8 @@ def cli():
 
 
 for command in (resources, build, relations, study, serve, ratings, agree, plan, process, replay,
-                simulate, crowd, evaluate, analogy, sdt, translate, crosslingual, pack, prolific):
+                simulate, crowd, evaluate, analogy, sdt, translate, crosslingual, pack, prolific,
+                machine):
     cli.add_command(command)
 
 
