@@ -69,10 +69,10 @@ def main() -> None:
         seconds, done = rate(folder / "pairs.csv", folder / "full.csv", fake.url, args)
         assert done.returncode == 0, done.stderr + done.stdout
         rows = len((folder / "full.csv").read_text().splitlines()) - 1
-        print(f"full run: {n} pairs, {len(fake.calls)} requests, {rows} ratings, "
+        requests = len(fake.calls)
+        print(f"full run: {n} pairs in the file, {requests} requests, {rows} ratings, "
               f"concurrency {args.concurrency}, {args.pairs_per_request} pair(s) per request, "
               f"server latency {args.latency} s: {seconds:.1f} s wall")
-        requests = -(-n // args.pairs_per_request)
         fake.calls, fake.answered, fake.die_after = [], 0, requests // 2
         first, done = rate(folder / "pairs.csv", folder / "resumed.csv", fake.url, args)
         assert done.returncode == 1 and "run the same command again to resume" in done.stderr, \

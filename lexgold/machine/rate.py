@@ -17,10 +17,11 @@ renamed, so the output is whole or absent.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import tempfile
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -107,31 +108,29 @@ def run_plan(plan: Plan, complete: Callable[[list[dict]], str], texts: RaterText
     Raises
     ------
     lexgold.machine.client.EndpointError
-        The first request that failed after its retries; what was answered before is cached.
+        The first request that failed after its retries; what was answered before it, and
+        what was on its way, is cached.
     """
+    requests = iter(plan.requests)
     with ThreadPoolExecutor(max_workers=max(concurrency, 1)) as pool:
         pending = {pool.submit(ask, complete, texts, plan.pairs, batch)
-                   for batch in plan.requests}
-        try:
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_EXCEPTION)
-                for future in done:
-                    if future.exception() is None:
-                        rows = future.result()
-                        cache.put(rows)
-                        plan.cached.update({(w1, w2, s): r for w1, w2, s, _, r in rows})
-                        progress(len(rows))
-                failed = next((f for f in done if f.exception() is not None), None)
-                if failed is not None:
-                    for future in pending:
-                        future.cancel()
-                    for future in pending:          # answers already on their way are kept
-                        if not future.cancelled() and future.exception() is None:
-                            cache.put(future.result())
-                    raise failed.exception()
-        finally:
-            for future in pending:
-                future.cancel()
+                   for batch in itertools.islice(requests, concurrency)}
+        failure = None
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            rows = [row for future in done if future.exception() is None
+                    for row in future.result()]
+            if rows:
+                cache.put(rows)
+                plan.cached.update({(w1, w2, s): r for w1, w2, s, _, r in rows})
+                progress(len(rows))
+            failure = failure or next((f.exception() for f in done
+                                       if f.exception() is not None), None)
+            if failure is None:
+                pending |= {pool.submit(ask, complete, texts, plan.pairs, batch)
+                            for batch in itertools.islice(requests, len(done))}
+        if failure is not None:
+            raise failure
 
 
 def ratings_frame(pairs: list[dict], cached: dict, samples: int) -> tuple[pd.DataFrame, list]:
