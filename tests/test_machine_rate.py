@@ -344,3 +344,34 @@ def test_a_protocol_without_a_rating_per_pair_is_refused(run, fake, pairs, tmp_p
     bad.write_text("a,b\ncup,mug\n")
     result = run(bad)
     assert result.exit_code == 1 and "no word1, word2 columns" in result.output
+
+
+def test_a_published_layout_with_its_parts_of_speech(fake, tmp_path):
+    fake.answer = __import__("chat_fake").default_answer
+    hyperlex = tmp_path / "hyperlex-sample.txt"
+    hyperlex.write_text("WORD1 WORD2 POS TYPE AVG_SCORE AVG_SCORE_0_10 STDEV SCORES..\n"
+                        "dog animal N hyp-1 5.75 9.58 0.42 6 6 5\n"
+                        "run move V hyp-1 5.0 8.33 0.5 5 5 5\n"
+                        "animal dog N rhyp-1 1.0 1.67 0.5 1 1 1\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["machine", "rate", str(hyperlex), "--protocol",
+                                      "hyperlex", "--endpoint", fake.url, "--model", "m",
+                                      "--out", str(tmp_path / "new" / "h.csv"), "--quiet",
+                                      "--pairs-per-request", 5])
+    assert result.exit_code == 0, result.output
+    assert fake.calls[0]["body"]["messages"][1]["content"] == \
+        "1. Is DOG a type of ANIMAL?\n2. Is TO RUN a type of TO MOVE?"
+    assert "1 pairs given again in PAIRS (either order) asked once" in result.output
+    assert len(read_machine(tmp_path / "new" / "h.csv")) == 2
+
+
+def test_bad_endpoints_and_caches_are_one_line_errors(run, fake, pairs, tmp_path):
+    for endpoint in ("localhost:8080/v1", "ftp://h/v1", "http:///v1"):
+        result = CliRunner().invoke(cli, ["machine", "rate", str(pairs), "--protocol", "simlex",
+                                          "--endpoint", endpoint, "--model", "m", "--out",
+                                          str(tmp_path / "m.csv")])
+        assert result.exit_code == 2 and "expected an http:// or https:// URL" in result.output
+    cache_path(tmp_path / "machine.csv").write_text("not a database " * 100)
+    result = run(pairs)
+    assert result.exit_code == 1 and fake.calls == []
+    assert result.output.strip().endswith("remove it to start afresh")
+    assert "Traceback" not in result.output

@@ -12,6 +12,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from lexgold.errors import InputError
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (
     model TEXT NOT NULL,
@@ -43,12 +45,17 @@ class AnswerCache:
         self.path = Path(path)
         self.key = (model, prompt_sha256, float(temperature))
         self.connection = sqlite3.connect(self.path)
-        # WAL without a sync per commit: a crashed run loses no committed answer, a power cut
-        # at most the last ones, and thousands of small commits cost no disk flush each
-        self.connection.execute("PRAGMA journal_mode=WAL")
-        self.connection.execute("PRAGMA synchronous=NORMAL")
-        self.connection.execute(_SCHEMA)
-        self.connection.commit()
+        try:
+            # WAL without a sync per commit: a crashed run loses no committed answer, a power
+            # cut at most the last ones, and thousands of small commits cost no disk flush each
+            self.connection.execute("PRAGMA journal_mode=WAL")
+            self.connection.execute("PRAGMA synchronous=NORMAL")
+            self.connection.execute(_SCHEMA)
+            self.connection.commit()
+        except sqlite3.DatabaseError as err:
+            self.connection.close()
+            raise InputError(f"not an answer cache of lexgold machine rate ({err}); remove it "
+                             "to start afresh", path=self.path) from None
 
     def close(self) -> None:
         self.connection.close()

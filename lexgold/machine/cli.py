@@ -23,6 +23,21 @@ def machine():
     """
 
 
+def _check_endpoint(ctx, param, value):
+    """An http(s) URL with a host: a usage error naming the option (a URL without its scheme
+    would otherwise be retried as a connection failure)."""
+    from urllib.parse import urlsplit
+
+    from lexgold.errors import redact
+
+    parts = urlsplit(value or "")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise click.BadParameter(f"expected an http:// or https:// URL with a host, e.g. "
+                                 f"http://localhost:8080/v1; given {redact(value)!r}",
+                                 ctx=ctx, param=param)
+    return value
+
+
 def rater_texts(protocol: str):
     """The protocol's rater-facing texts (its ``[study]`` table) as the prompt needs them."""
     from lexgold.errors import InputError
@@ -47,6 +62,7 @@ def rater_texts(protocol: str):
 @protocol_option("Its [study] table gives the prompt: the raters' instructions, question and "
                  "scale.", required=True)
 @click.option("--endpoint", required=True, envvar="LEXGOLD_MACHINE_ENDPOINT", metavar="URL",
+              callback=_check_endpoint,
               help="The API's base URL (env LEXGOLD_MACHINE_ENDPOINT); requests go to "
                    "URL/chat/completions (a URL ending in /chat/completions is used as given). "
                    "The key, if any, only from the environment: LEXGOLD_MACHINE_API_KEY.")
@@ -98,6 +114,8 @@ def rate(pairs, protocol, endpoint, model, out_path, temperature, samples, pairs
         raise click.ClickException(f"{pairs}: no word1, word2 columns "
                                    f"(columns: {', '.join(table.columns)})")
     pair_list = unique_pairs(table)
+    repeated = len(table) - len(pair_list)
+    Path(out_path).parent.mkdir(parents=True, exist_ok=True)
     digest = prompts.prompt_sha256(texts)
     parameters = {"protocol": protocol, "temperature": temperature, "samples": samples,
                   "pairs_per_request": pairs_per_request}
@@ -144,7 +162,9 @@ def rate(pairs, protocol, endpoint, model, out_path, temperature, samples, pairs
     write_ratings(out_path, frame, record)
     click.echo(f"{out_path}: {len(frame)} of {len(pair_list)} pairs rated by {model} "
                f"({len(sent)} requests sent, "
-               f"{len(pair_list) * samples - plan.to_ask} answers from the cache)")
+               f"{len(pair_list) * samples - plan.to_ask} answers from the cache)"
+               + (f"; {repeated} pairs given again in PAIRS (either order) asked once"
+                  if repeated else ""))
     if missing:
         shown = ", ".join(f"{a}/{b}" for a, b in missing[:5])
         click.echo(f"{len(missing)} pairs unparsable twice, left without a rating: {shown}"
