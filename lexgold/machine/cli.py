@@ -102,9 +102,9 @@ def rate(pairs, protocol, endpoint, model, out_path, temperature, samples, pairs
             --model llama3.1 --out machine.csv --samples 3 --concurrency 8
     """
     from lexgold.machine import prompt as prompts
-    from lexgold.machine.cache import AnswerCache, cache_path
+    from lexgold.machine.cache import cache_path
     from lexgold.machine.client import KEY_VARIABLE, ChatClient, EndpointError, endpoint_host
-    from lexgold.machine.rate import (plan_requests, provenance, ratings_frame, run_plan,
+    from lexgold.machine.rate import (plan_requests, provenance, rate_pairs, ratings_frame,
                                       unique_pairs, write_ratings)
     from lexgold.pairfiles import PAIR_COLUMN_ALIASES, read_pair_table
 
@@ -115,7 +115,6 @@ def rate(pairs, protocol, endpoint, model, out_path, temperature, samples, pairs
                                    f"(columns: {', '.join(table.columns)})")
     pair_list = unique_pairs(table)
     repeated = len(table) - len(pair_list)
-    Path(out_path).parent.mkdir(parents=True, exist_ok=True)
     digest = prompts.prompt_sha256(texts)
     parameters = {"protocol": protocol, "temperature": temperature, "samples": samples,
                   "pairs_per_request": pairs_per_request}
@@ -130,38 +129,25 @@ def rate(pairs, protocol, endpoint, model, out_path, temperature, samples, pairs
                    f"{plan.to_ask} answers ({len(pair_list)} pairs x {samples} samples, "
                    f"{len(pair_list) * samples - plan.to_ask} cached); dry run: nothing sent")
         return
-    with AnswerCache(cache_path(out_path), model=model, prompt_sha256=digest,
-                     temperature=temperature) as cache:
-        plan = plan_requests(pair_list, cache.answers(), samples=samples,
-                             pairs_per_request=pairs_per_request)
-        with ChatClient(endpoint, model, api_key=os.environ.get(KEY_VARIABLE),
+    Path(out_path).parent.mkdir(parents=True, exist_ok=True)
+    client = ChatClient(endpoint, model, api_key=os.environ.get(KEY_VARIABLE),
                         temperature=temperature, timeout_s=timeout, retries=retries,
-                        rate_limit=rate_limit, concurrency=concurrency) as client, \
-                progress_bar(quiet, total=plan.to_ask, desc="machine rate",
-                             unit=" answers") as bar:
-            sent = []
-
-            def complete(messages):
-                sent.append(1)
-                return client.complete(messages)
-
-            try:
-                run_plan(plan, complete, texts, cache, concurrency=concurrency,
-                         progress=bar.update)
-            except EndpointError as err:
-                done = len(pair_list) * samples - sum(
-                    (p["word1"], p["word2"], s) not in plan.cached
-                    for p in pair_list for s in range(samples))
-                raise click.ClickException(
-                    f"{err}; {done} of {len(pair_list) * samples} answers are cached in "
-                    f"{cache_path(out_path).name}: run the same command again to resume")
+                        rate_limit=rate_limit, concurrency=concurrency)
+    try:
+        plan, sent = rate_pairs(pair_list, texts, client, cache_path(out_path),
+                                samples=samples, pairs_per_request=pairs_per_request,
+                                concurrency=concurrency,
+                                progress=lambda total: progress_bar(
+                                    quiet, total=total, desc="machine rate", unit=" answers"))
+    except EndpointError as err:
+        raise click.ClickException(str(err)) from None
     frame, missing = ratings_frame(pair_list, plan.cached, samples)
     record = provenance(model=model, host=endpoint_host(endpoint),
                         prompt=prompts.prompt_record(texts), prompt_sha256=digest,
                         parameters=parameters, missing=missing, pairs=len(pair_list))
     write_ratings(out_path, frame, record)
     click.echo(f"{out_path}: {len(frame)} of {len(pair_list)} pairs rated by {model} "
-               f"({len(sent)} requests sent, "
+               f"({sent} requests sent, "
                f"{len(pair_list) * samples - plan.to_ask} answers from the cache)"
                + (f"; {repeated} pairs given again in PAIRS (either order) asked once"
                   if repeated else ""))

@@ -17,6 +17,7 @@ renamed, so the output is whole or absent.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -29,7 +30,8 @@ from typing import Callable
 
 import pandas as pd
 
-from lexgold.machine.prompt import RaterTexts, parse_answers, system_message, user_message
+from lexgold.machine.prompt import (RaterTexts, parse_answers, prompt_sha256, system_message,
+                                    user_message)
 from lexgold.machine.ratings import sidecar_path
 
 #: output columns
@@ -131,6 +133,53 @@ def run_plan(plan: Plan, complete: Callable[[list[dict]], str], texts: RaterText
                             for batch in itertools.islice(requests, len(done))}
         if failure is not None:
             raise failure
+
+
+def rate_pairs(pairs: list[dict], texts: RaterTexts, client, cache_file: str | Path, *,
+               samples: int = 1, pairs_per_request: int = 1, concurrency: int = 1,
+               progress=None) -> tuple[Plan, int]:
+    """Rate ``pairs`` with ``client`` (a :class:`lexgold.machine.client.ChatClient`, closed
+    here), every answer kept in the cache ``cache_file`` and nothing asked that it holds.
+
+    ``progress(total)`` makes a context manager with ``update(n)`` (a tqdm bar).
+
+    Returns
+    -------
+    (Plan, int)
+        The plan, its ``cached`` holding every answer, and the number of requests sent.
+
+    Raises
+    ------
+    lexgold.machine.client.EndpointError
+        A request failed after its retries; the message says how many answers are cached
+        and that the same command resumes.
+    """
+    from lexgold.machine.cache import AnswerCache
+    from lexgold.machine.client import EndpointError
+
+    sent = []
+
+    def complete(messages):
+        sent.append(1)
+        return client.complete(messages)
+
+    with client, AnswerCache(cache_file, model=client.model, prompt_sha256=prompt_sha256(texts),
+                             temperature=client.temperature) as cache:
+        plan = plan_requests(pairs, cache.answers(), samples=samples,
+                             pairs_per_request=pairs_per_request)
+        bar = progress(plan.to_ask) if progress else contextlib.nullcontext(None)
+        with bar as shown:
+            try:
+                run_plan(plan, complete, texts, cache, concurrency=concurrency,
+                         progress=shown.update if shown is not None else lambda n: None)
+            except EndpointError as err:
+                total = len(pairs) * samples
+                left = plan_requests(pairs, plan.cached, samples=samples,
+                                     pairs_per_request=1).to_ask
+                raise EndpointError(f"{err}; {total - left} of {total} answers are cached in "
+                                    f"{Path(cache_file).name}: run the same command again to "
+                                    "resume") from None
+    return plan, len(sent)
 
 
 def ratings_frame(pairs: list[dict], cached: dict, samples: int) -> tuple[pd.DataFrame, list]:
