@@ -98,6 +98,9 @@ def test_the_prompt_is_what_the_protocols_raters_read():
     assert tr.scale == (0, 1) and "1 (related) or 0 (unrelated)" in prompts.system_message(tr)
     assert prompts.user_message(tr, [{"word1": "tax", "word2": "money", "topic": "T1"}]) \
         == "1. tax / money (Topic: T1)"
+    titled = prompts.RaterTexts(**{**tr.__dict__, "topic_titles": {"T1": "We should tax sugar"}})
+    assert prompts.user_message(titled, [{"word1": "tax", "word2": "money", "topic": "T1"}]) \
+        == "1. tax / money (Topic: We should tax sugar)"
     assert prompts.prompt_sha256(rater_texts("simlex")) != prompts.prompt_sha256(hyperlex)
 
 

@@ -54,7 +54,8 @@ def rater_texts(protocol: str):
                       question_by_pos=dict(t.question_by_pos),
                       scale_min_label=t.scale_min_label, scale_max_label=t.scale_max_label,
                       binary_yes_label=t.binary_yes_label, binary_no_label=t.binary_no_label,
-                      word_case=config.word_case, topic_label=t.topic_label)
+                      word_case=config.word_case, topic_label=t.topic_label,
+                      topic_titles=dict(config.topic_titles))
 
 
 @machine.command()

@@ -45,6 +45,8 @@ class RaterTexts:
     binary_no_label: str = "unrelated"
     word_case: str = "as-is"
     topic_label: str = "Topic: {topic}"
+    #: topic id -> the title raters see (TR9856: the motion); a topic without one shows its id
+    topic_titles: dict[str, str] = field(default_factory=dict)
 
     @property
     def scale(self) -> tuple[int, int]:
@@ -77,6 +79,7 @@ def show_word(word: str, case: str) -> str:
 def question(texts: RaterTexts, word1: str, word2: str, pos: str = "", topic: str = "") -> str:
     """The question raters see above a pair's slider (with its topic where the pair has one)."""
     template = texts.question_by_pos.get(pos, texts.question)
+    topic = texts.topic_titles.get(topic, topic)
     text = template.format(word1=show_word(word1, texts.word_case),
                            word2=show_word(word2, texts.word_case), topic=topic)
     if topic and "{topic}" not in template:
