@@ -20,6 +20,7 @@ from lexgold.ratings.cli import ratings
 from lexgold.evaluate.cli import analogy, evaluate, sdt
 from lexgold.languages.cli import crosslingual, pack, translate
 from lexgold.prolific.cli import prolific
+from lexgold.machine.cli import machine
 
 
 @click.group(cls=LexgoldGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -35,7 +36,8 @@ def cli():
 
 study.add_command(rehearse_command)    # the site's rehearsal, among the study's commands
 for command in (resources, build, relations, study, serve, ratings, agree, plan, process, replay,
-                simulate, crowd, evaluate, analogy, sdt, translate, crosslingual, pack, prolific):
+                simulate, crowd, evaluate, analogy, sdt, translate, crosslingual, pack, prolific,
+                machine):
     cli.add_command(command)
 
 

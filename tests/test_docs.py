@@ -10,6 +10,7 @@ rehearses a study): they carry the ``docs`` mark, and with it ``slow`` (tests/co
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -39,12 +40,28 @@ def environment(tmp_path: Path) -> dict[str, str]:
     return env
 
 
+@contextlib.contextmanager
+def machine_endpoint(document: Path):
+    """docs/machine.md rates pairs with a model: a fake chat-completions server on loopback
+    (bench/chat_fake.py) is the endpoint its reader exports (``LEXGOLD_MACHINE_ENDPOINT``)."""
+    if document.name != "machine.md":
+        yield {}
+        return
+    sys.path.insert(0, str(ROOT / "bench"))
+    from chat_fake import FakeChat
+
+    with FakeChat() as fake:
+        yield {"LEXGOLD_MACHINE_ENDPOINT": fake.url}
+
+
 @pytest.mark.docs
 @pytest.mark.timeout(2400)          # a walk-through rehearses a study: minutes, not seconds
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: str(p.relative_to(ROOT)))
-def test_document_runs_as_written(document, tmp_path):
+def test_document_runs_as_written(document, tmp_path, monkeypatch):
     folder = ROOT if document in IN_CHECKOUT else tmp_path
-    counts = run_document(document, folder, environment(tmp_path))
+    monkeypatch.delenv("LEXGOLD_MACHINE_API_KEY", raising=False)
+    with machine_endpoint(document) as extra:
+        counts = run_document(document, folder, {**environment(tmp_path), **extra})
     runnable = [b for b in blocks(document) if b.language in ("bash", "sh", "shell")]
     assert counts["run"] + len(counts["skipped"]) == len(runnable), counts
 

@@ -4,7 +4,10 @@ the machine decides where human ratings go, every released score stays a human m
 ``machine-prior``: each released score is the empirical-Bayes posterior of the pair's human
 ratings and the calibrated machine score, the human-only mean kept beside it).
 
-Submodules are added as the package grows; the Python API below lists what is public.
+``lexgold machine rate`` (:mod:`.cli`) writes a model's ratings: :mod:`.prompt` (the protocol's
+rater texts as a prompt, the number read back), :mod:`.client` (an OpenAI-compatible
+chat-completions client), :mod:`.cache` (the answers kept, so a rerun resumes) and :mod:`.rate`
+(the run). The Python API below lists what is public.
 """
 
 from lexgold.lazy import lazy_api

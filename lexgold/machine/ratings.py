@@ -4,9 +4,10 @@ Any CSV with the two word columns (``word1, word2``, or the published spellings 
 ``term1`` ... of :data:`lexgold.pairfiles.PAIR_COLUMN_ALIASES`) and one numeric column is a
 machine's ratings, on any scale and covering some or all pairs. The numeric column is named
 with ``column`` or found: the one column other than the words whose every cell is a number (an
-LLM's raw answer such as ``0 (not at all similar)`` beside the parsed number is not one). A cell
-that is not a finite number, and a pair given twice (in either order), stop the read with the
-line named.
+LLM's raw answer such as ``0 (not at all similar)`` beside the parsed number is not one), or
+named by the sidecar's ``column`` (``lexgold machine rate``: ``rating``, beside ``samples``).
+A cell that is not a finite number, and a pair given twice (in either order), stop the read
+with the line named.
 
 A ratings file carries its provenance in a sidecar JSON beside it, ``FILE.json`` (written by
 ``lexgold machine rate``): the model, the endpoint's host, the prompt and its SHA-256, the
@@ -54,7 +55,8 @@ def read_machine(path: str | Path, *, column: str | None = None) -> pd.DataFrame
         A CSV (``.gz``, ``.bz2``, ``.xz`` read as they are) with a header naming the two word
         columns and at least one numeric column.
     column : str, optional
-        The column holding the machine's number; found when not given (module docstring).
+        The column holding the machine's number; when not given, the one the sidecar names
+        (``"column"``, as ``lexgold machine rate`` writes it), else found (module docstring).
 
     Returns
     -------
@@ -77,6 +79,10 @@ def read_machine(path: str | Path, *, column: str | None = None) -> pd.DataFrame
             raise InputError(f"no {needed} column (columns: {', '.join(frame.columns)})",
                              path=path)
     words = [names["word1"], names["word2"]]
+    provenance = read_provenance(path)
+    named = provenance.get("column")
+    if column is None and isinstance(named, str) and named in frame.columns:
+        column = provenance["column"]
     if column is None:
         column = _numeric_column(frame, words, path)
     elif column not in frame.columns:
@@ -95,7 +101,7 @@ def read_machine(path: str | Path, *, column: str | None = None) -> pd.DataFrame
                            "word2": frame[words[1]].str.strip().to_numpy(),
                            "machine": numbers.to_numpy(dtype=float)})
     _check_duplicates(scores, lines, path)
-    scores.attrs.update(column=column, provenance=read_provenance(path),
+    scores.attrs.update(column=column, provenance=provenance,
                         scale=(float(scores["machine"].min()), float(scores["machine"].max()))
                         if len(scores) else (math.nan, math.nan))
     return scores
