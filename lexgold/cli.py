@@ -21,6 +21,7 @@ from lexgold.evaluate.cli import analogy, evaluate, sdt
 from lexgold.languages.cli import crosslingual, pack, translate
 from lexgold.prolific.cli import prolific
 from lexgold.machine.cli import machine
+from lexgold.machine.worth_cli import worth
 
 
 @click.group(cls=LexgoldGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -35,6 +36,7 @@ def cli():
 
 
 study.add_command(rehearse_command)    # the site's rehearsal, among the study's commands
+machine.add_command(worth)             # what a machine is worth on a pilot
 for command in (resources, build, relations, study, serve, ratings, agree, plan, process, replay,
                 simulate, crowd, evaluate, analogy, sdt, translate, crosslingual, pack, prolific,
                 machine):

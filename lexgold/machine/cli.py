@@ -166,3 +166,4 @@ def _cached(path: Path, model: str, digest: str, temperature: float) -> dict:
         return {}
     with AnswerCache(path, model=model, prompt_sha256=digest, temperature=temperature) as cache:
         return cache.answers()
+
