@@ -19,7 +19,9 @@ the file's name and SHA-256 are always added, so that a gold standard built with
 ratings is recognised (:mod:`lexgold.evaluate.circularity`).
 
 A gold pair gets the file's score for the same two words in either order (a similarity file
-need not list a pair both ways), matched as written, then, under the case policies that
+need not list a pair both ways), the reversed order only when the gold does not list it as a
+pair of its own (SimVerb-3500 has both ``pass misspend`` and ``misspend pass``: a file scoring
+the first does not score the second); matched as written, then, under the case policies that
 allow it (``--case``: ``exact-then-lower``, ``lower``), lower-cased. A gold pair the file does
 not score is not covered and is left out of the correlations whatever the ``--oov`` policy
 (the policies fill a missing word's vector, and a score file has none).
@@ -180,7 +182,8 @@ def score_pairs(gold: pd.DataFrame, scores: pd.DataFrame,
     -------
     pandas.DataFrame
         ``word1, word2, gold, model, found, used``: ``found`` and ``used`` where the file
-        scores the pair (in either order), ``model`` its score (NaN elsewhere).
+        scores the pair (in either order, module docstring), ``model`` its score (NaN
+        elsewhere).
 
     Examples
     --------
@@ -195,16 +198,25 @@ def score_pairs(gold: pd.DataFrame, scores: pd.DataFrame,
     exact: dict[tuple[str, str], float] = {}
     lower: dict[tuple[str, str], float] = {}
     for w1, w2, value in zip(scores["word1"], scores["word2"], scores["score"]):
-        for key in ((w1, w2), (w2, w1)):
-            exact.setdefault(key, float(value))
-            lower.setdefault((key[0].lower(), key[1].lower()), float(value))
+        exact.setdefault((w1, w2), float(value))
+        lower.setdefault((w1.lower(), w2.lower()), float(value))
+    pairs = list(zip(gold["word1"].astype(str).str.strip(), gold["word2"].astype(str).str.strip()))
+    listed = set(pairs)
+    listed_lower = {(w1.lower(), w2.lower()) for w1, w2 in pairs}
+
+    def look(table: dict, owners: set, w1: str, w2: str) -> float:
+        if (w1, w2) in table:
+            return table[(w1, w2)]
+        if (w2, w1) in table and (w2, w1) not in owners:
+            return table[(w2, w1)]
+        return np.nan
+
     model = np.full(len(gold), np.nan)
-    for i, (w1, w2) in enumerate(zip(gold["word1"].astype(str).str.strip(),
-                                     gold["word2"].astype(str).str.strip())):
-        if case != "lower" and (w1, w2) in exact:
-            model[i] = exact[(w1, w2)]
-        elif case != "exact":
-            model[i] = lower.get((w1.lower(), w2.lower()), np.nan)
+    for i, (w1, w2) in enumerate(pairs):
+        if case != "lower":
+            model[i] = look(exact, listed, w1, w2)
+        if np.isnan(model[i]) and case != "exact":
+            model[i] = look(lower, listed_lower, w1.lower(), w2.lower())
     found = ~np.isnan(model)
     return pd.DataFrame({"word1": gold["word1"].to_numpy(), "word2": gold["word2"].to_numpy(),
                          "gold": gold["score"].to_numpy(dtype=float), "model": model,
