@@ -61,8 +61,7 @@ def test_a_score_file_against_a_gold_by_hand(files):
     out = run("evaluate", "--gold", gold, "--scores", scores, "--json", "--bootstrap", "200")
     assert out.exit_code == 0, out.output + out.stderr
     result = json.loads(out.stdout)
-    assert (result["kind"], result["scores"], result["model"]) == ("scores", str(scores),
-                                                                    str(scores))
+    assert (result["kind"], result["scores"]) == ("scores", str(scores))
     assert "vectors" not in result and "oov" not in result
     assert result["scores_column"] == "rating"
     assert (result["pairs"], result["covered"], result["used"]) == (8, 6, 6)

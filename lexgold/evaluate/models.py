@@ -89,7 +89,7 @@ def evaluate_one(gold: pd.DataFrame, gold_path, models, vectors_path, compare=No
                                     rng=rng if n_boot > 0 else None, n_boot=max(n_boot, 1))
     kind = model_kind(vectors)
     result = {"gold": str(gold_path), "format": gold.attrs.get("format", "plain"),
-              kind: str(vectors_path), "model": str(vectors_path), "kind": kind, **result,
+              kind: str(vectors_path), "kind": kind, **result,
               "seed": seed}
     if kind == "scores":
         del result["oov"]                         # a score file has no word to fill

@@ -109,7 +109,7 @@ def evaluate_one_model(golds, vectors, *, oov: str, case: str, per_pair, as_json
 def print_evaluation(result: dict, oov: str, case: str) -> None:
     """One model on one gold file: coverage, correlations with CIs, subsets, binary task,
     Steiger's test against ``--compare``."""
-    click.echo(f"{result['gold']} ({result['format']}) vs {result['model']}"
+    click.echo(f"{result['gold']} ({result['format']}) vs {result[result['kind']]}"
                + (f" (scores: column {result['scores_column']})"
                   if result["kind"] == "scores" else ""))
     click.echo(f"pairs {result['pairs']}, covered {result['covered']}, used {result['used']} "
@@ -251,13 +251,13 @@ def _print_models(result: dict, oov: str, case: str) -> None:
     click.echo(f"{result['gold']} ({result['format']}): {len(result['models'])} models, pairs "
                f"{result['pairs']}, covered by all {result['covered_by_all']} ({scope}; "
                f"oov={oov}, case={case})")
-    width = max(len("model"), *(len(m["model"]) for m in models))
+    width = max(len("model"), *(len(m[m["kind"]]) for m in models))
     click.echo(f"{'model':{width}s} {'covered':>11s} {'used':>6s} {'spearman':>9s} "
                f"{'pearson':>9s}  95% CI (spearman)")
     for m in models:
         bounds = m.get("ci", {}).get("spearman")
         ci = f"[{fmt(bounds[0])}, {fmt(bounds[1])}]" if bounds else ""
-        click.echo(f"{m['model']:{width}s} {m['covered']:>5d}/{m['pairs']:<5d} "
+        click.echo(f"{m[m['kind']]:{width}s} {m['covered']:>5d}/{m['pairs']:<5d} "
                    f"{m['used']:>6d} {fmt(m['spearman']):>9s} {fmt(m['pearson']):>9s}  {ci}")
     if result["steiger"]:
         click.echo("Steiger's test (Steiger 1980; Spearman on the ranks), on the pairs both use:")
