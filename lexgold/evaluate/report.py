@@ -50,9 +50,8 @@ def evaluate_golds(golds, vectors_path, *, vectors_format: str = "auto",
     """
     words = lookup_words(term for gold, _ in golds for column in ("word1", "word2")
                          for term in gold[column])
-    models = read_models(([vectors_path] if scores is None else []) + ([compare] if compare
-                                                                        else []), words,
-                         vectors_format=vectors_format, case=case, oov=oov,
+    vector_files = ([] if scores is not None else [vectors_path]) + ([compare] if compare else [])
+    models = read_models(vector_files, words, vectors_format=vectors_format, case=case, oov=oov,
                          scores=[] if scores is None else [scores], scores_column=scores_column)
     if scores is not None:                    # the score file first, the --compare vectors next
         models, vectors_path = models[-1:] + models[:-1], scores
@@ -149,9 +148,10 @@ def evaluate_gold_files(paths, vectors_path, *, gold_format: str = "auto",
             first = scores.iloc[0]
             error = str(InputError(
                 f"no pair covered: none of the {result['pairs']} pairs has all its words in "
-                f"{options.get('scores') or vectors_path} (the first: {first['word1']!r}, {first['word2']!r}); check the "
-                f"spelling the file uses (case, POS suffixes such as '-n', language prefixes "
-                f"such as 'en_': --strip-language-prefix) and --case",
+                f"{options.get('scores') or vectors_path} (the first: {first['word1']!r}, "
+                f"{first['word2']!r}); check the spelling the file uses (case, POS suffixes "
+                f"such as '-n', language prefixes such as 'en_': --strip-language-prefix) and "
+                f"--case",
                 path=path))
             out.append(GoldRun(str(path), None, None, error, notes[path]))
             continue
