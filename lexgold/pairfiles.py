@@ -36,11 +36,9 @@ import pandas as pd
 
 from lexgold.compression import check_regular, open_input
 from lexgold.errors import InputError
-from lexgold.tables import check_words, read_text_table
+from lexgold.tables import PAIR_COLUMN_ALIASES, check_words, read_text_table
 
-#: other spellings of the pair columns (released SimLex, HyperLex and TR9856 layouts)
-PAIR_COLUMN_ALIASES = {"WORD1": "word1", "WORD2": "word2", "POS": "pos", "term1": "word1",
-                       "term2": "word2"}
+__all__ = ["PAIR_COLUMN_ALIASES", "read_pair_table"]
 
 
 def read_pair_table(path: str | Path, *, language: str | None = None,

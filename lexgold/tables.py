@@ -18,6 +18,12 @@ import pandas as pd
 from lexgold.compression import check_regular, open_input, read_input_text
 from lexgold.errors import InputError
 
+#: other spellings of the pair columns (released SimLex, HyperLex and TR9856 layouts); here, at
+#: the bottom, so that every reader of word pairs (lexgold.pairfiles, the score files of
+#: lexgold.evaluate) shares them
+PAIR_COLUMN_ALIASES = {"WORD1": "word1", "WORD2": "word2", "POS": "pos", "term1": "word1",
+                       "term2": "word2"}
+
 
 def read_text_table(path: str | Path, *, sep: str = ",") -> pd.DataFrame:
     """Read a delimited UTF-8 file (``.gz``, ``.bz2``, ``.xz`` read transparently) as strings.

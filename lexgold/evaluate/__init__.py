@@ -20,7 +20,7 @@ DEFAULT_CASE = "exact-then-lower"
 _API = {
     "Vectors": "vectors", "read_vectors": "vectors", "CaseVariantWarning": "vectors",
     "case_warning": "vectors",
-    "read_gold": "gold",
+    "read_gold": "gold", "read_scores": "scores",
     "evaluate_pairs": "wordpairs", "pair_scores": "wordpairs", "compare_models": "wordpairs",
     "compare_scores": "wordpairs", "steiger_test": "wordpairs", "worst_pairs": "wordpairs",
     "evaluate_golds": "report", "evaluate_files": "report", "evaluate_gold_files": "report",

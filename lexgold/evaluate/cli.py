@@ -14,7 +14,8 @@ VECTOR_FORMATS = ("auto", "word2vec", "glove", "word2vec-bin", "gensim")
 
 
 def vectors_options(function=None, *, several: bool = False):
-    """``--vectors``, ``--vectors-format`` and ``--case``; ``several``: --vectors repeatable."""
+    """``--vectors``, ``--vectors-format`` and ``--case``; ``several``: --vectors repeatable
+    and optional (``lexgold evaluate`` takes --scores files as models too)."""
     if function is None:
         return lambda f: vectors_options(f, several=several)
     function = click.option("--vectors-format", type=click.Choice(VECTOR_FORMATS), default="auto",
@@ -25,12 +26,13 @@ def vectors_options(function=None, *, several: bool = False):
                                  "lower-cased match; lower: the first row whose lower-cased form "
                                  "matches (gensim's case_insensitive); exact: as written. The "
                                  "first row always wins.")(function)
-    return click.option("--vectors", type=click.Path(exists=True, dir_okay=False), required=True,
-                        multiple=several,
+    return click.option("--vectors", type=click.Path(exists=True, dir_okay=False),
+                        required=not several, multiple=several,
                         help="word2vec text/binary, GloVe/fastText text, or gensim "
                              "KeyedVectors file; .gz, .bz2 and .xz are read as they are."
                              + (" Repeat to score several models in one pass per gold file, "
-                                "with Steiger's test between each two." if several else "")
+                                "with Steiger's test between each two (--scores files "
+                                "included)." if several else "")
                         )(function)
 
 
@@ -65,12 +67,25 @@ def vectors_options(function=None, *, several: bool = False):
                    "name or checksum; a modified copy with a warning) and any other file "
                    "--gold reads; other files (README, images, JSON ...) are counted in one "
                    "note. One table is printed over all of them.")
+@click.option("--gold-column",
+              help="The gold file's header column read as the gold score instead of its "
+                   "layout's: human_score, the human-only mean a machine-prior release keeps "
+                   "beside its score.")
 @vectors_options(several=True)
+@click.option("--scores", type=click.Path(exists=True, dir_okay=False), multiple=True,
+              help="A pair-score file as a model beside --vectors: a CSV of word1, word2 and "
+                   "a number (a machine's ratings, lexgold machine rate's output, any model's "
+                   "scores; .gz, .bz2, .xz read as they are), on any scale, covering some or "
+                   "all pairs. Repeatable; Steiger's test compares it with every other model.")
+@click.option("--scores-column",
+              help="The --scores files' numeric column (default: the one column of numbers "
+                   "besides the words).")
 @click.option("--common-vocabulary", is_flag=True,
-              help="With several --vectors: score every model on the pairs all of them cover.")
+              help="With several models: score every model on the pairs all of them cover.")
 @click.option("--oov", type=click.Choice(["drop", "mean", "zero"]), default="drop",
               show_default=True, help="Out-of-vocabulary words: drop the pair, use the mean "
-                                      "vector, or the zero vector (cosine 0).")
+                                      "vector, or the zero vector (cosine 0). A --scores file's "
+                                      "unscored pairs are always dropped.")
 @bootstrap_option("n_boot", 1000, "Bootstrap resamples for 95 percent CIs (0: none).")
 @click.option("--compare", type=click.Path(exists=True, dir_okay=False),
               help="A second vector file: Steiger's test of the difference on the same pairs.")
@@ -82,9 +97,10 @@ def vectors_options(function=None, *, several: bool = False):
 @seed_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def evaluate(golds, gold_format, language, alternatives, strip_language_prefix, duplicates,
-             gold_dir, vectors, case, vectors_format, common_vocabulary, oov, n_boot, compare,
-             binary, per_pair, seed, as_json):
-    """Spearman and Pearson of vector cosines against a gold standard, overall and per subset.
+             gold_dir, gold_column, vectors, case, vectors_format, scores, scores_column,
+             common_vocabulary, oov, n_boot, compare, binary, per_pair, seed, as_json):
+    """Spearman and Pearson of vector cosines (or a file's pair scores) against a gold
+    standard, overall and per subset.
 
     Coverage is always reported: `pairs` in the gold standard, `covered` with every word in
     the vocabulary. Multi-word terms are the sum of their word vectors. The vector file is
@@ -99,34 +115,48 @@ def evaluate(golds, gold_format, language, alternatives, strip_language_prefix, 
     evaluates every gold file of a folder: lexgold releases, published files, any file --gold
     reads.
 
+    --scores FILE is a model too: a CSV of word1, word2 and a number (a machine's ratings),
+    scored on the pairs it gives, beside --vectors models with Steiger's test across all.
+    A gold standard whose release was built with a model evaluated here (its report.json names
+    the machine, by model or file checksum) draws a warning, kept in the JSON's warnings.
+
     \b
     Example:
         lexgold evaluate --gold SimLex-999.txt --vectors vectors.txt --json
         lexgold evaluate --gold SimLex-999.txt --gold MEN.txt.gz --vectors wiki.vec.gz
         lexgold evaluate --gold-dir benchmarks/ --vectors a.vec --vectors b.vec --common-vocabulary
+        lexgold evaluate --gold simverb.txt --scores gpt4.csv --vectors w2v.bin
     """
     if not golds and not gold_dir:
         raise InputError("give --gold FILE (repeatable) or --gold-dir DIR", field="--gold")
-    if len(vectors) > 1 and compare:
-        raise InputError("with several --vectors every two are compared already; "
+    models = len(vectors) + len(scores)
+    if not models:
+        raise InputError("give a model: --vectors FILE or --scores FILE (each repeatable)",
+                         field="--vectors")
+    if scores_column is not None and not scores:
+        raise InputError("applies to --scores files; none given", field="--scores-column")
+    if models > 1 and compare:
+        raise InputError("with several --vectors (or --scores) every two are compared already; "
                          "give the --compare file as another --vectors", field="--compare")
-    if common_vocabulary and len(vectors) < 2:
-        raise InputError("needs two or more --vectors", field="--common-vocabulary")
+    if common_vocabulary and models < 2:
+        raise InputError("needs two or more --vectors (or --scores files)",
+                         field="--common-vocabulary")
     from lexgold.evaluate.output import evaluate_one_model, evaluate_several, gold_dir_files
 
     options = {"gold_format": gold_format, "language": language, "duplicates": duplicates,
                "strip_language_prefix": strip_language_prefix, "alternatives": alternatives,
                "vectors_format": vectors_format, "n_boot": n_boot, "binary": binary,
-               "seed": seed}
-    if len(vectors) > 1 or gold_dir:
+               "seed": seed, "scores_column": scores_column, "gold_column": gold_column}
+    if models > 1 or gold_dir:
         known = gold_dir_files(gold_dir, golds) if gold_dir else []
         golds = tuple(str(match.path) for match in known) + tuple(golds)
         evaluate_several(list(golds), list(vectors), known, case=case,
                          common_vocabulary=common_vocabulary, oov=oov, compare=compare,
-                         per_pair=per_pair, as_json=as_json, **options)
+                         per_pair=per_pair, as_json=as_json, scores=list(scores), **options)
         return
-    evaluate_one_model(list(golds), vectors[0], oov=oov, case=case, per_pair=per_pair,
-                       as_json=as_json, compare=compare, **options)
+    evaluate_one_model(list(golds), vectors[0] if vectors else None, oov=oov, case=case,
+                       per_pair=per_pair, as_json=as_json, compare=compare,
+                       scores=scores[0] if scores else None, **options)
 
 
 @click.command()

@@ -105,7 +105,8 @@ def _normalise(name: str) -> str:
 
 def read_gold(path, format: str = "auto", language: str | None = None, *,
               strip_language_prefix: bool | None = None,
-              duplicates: str = "first", alternatives: str = "first") -> pd.DataFrame:
+              duplicates: str = "first", alternatives: str = "first",
+              score_column: str | None = None) -> pd.DataFrame:
     """Read a gold standard into ``word1, word2, score`` (+ optional columns, see module doc).
 
     Parameters
@@ -124,6 +125,11 @@ def read_gold(path, format: str = "auto", language: str | None = None, *,
     alternatives : str
         Multi-SimLex only: a word given as ``x/y``, ``first``, ``each`` or ``skip``
         (:mod:`lexgold.evaluate.multisimlex`).
+    score_column : str, optional
+        The header's column read as the score instead of the layout's (``--gold-column``):
+        ``human_score``, the human-only mean a machine-prior release keeps beside its score
+        (docs/evaluate.md). Matched as the header names are (case, spaces and punctuation
+        ignored); a file without a header, or Multi-SimLex, cannot name one.
 
     Returns
     -------
@@ -143,6 +149,10 @@ def read_gold(path, format: str = "auto", language: str | None = None, *,
     if first_fields is not None:
         header = [_normalise(f) for f in first_fields]
         if format in ("auto", "multisimlex") and is_multisimlex(first_fields):
+            if score_column is not None:
+                raise InputError("Multi-SimLex has one score column per language: give "
+                                 "--language, not a score column", path=path,
+                                 field="--gold-column")
             frame = multisimlex_pairs(first_fields, rows, language, path, alternatives)
             frame.attrs.update(format="multisimlex", notes=notes + frame.attrs["notes"])
             return frame
@@ -155,7 +165,10 @@ def read_gold(path, format: str = "auto", language: str | None = None, *,
     _check_pair_list(path, rows)
     if format == "auto":
         format = _detect(header, rows)
-    frame = _frame(path, header, rows, format)
+    if score_column is not None and (header is None or format == "simverb"):
+        raise InputError(f"no header to name the column {score_column!r} in (read as {format})",
+                         path=path, field="--gold-column")
+    frame = _frame(path, header, rows, format, score_column, first_fields)
     frame, stripped = strip_language_prefixes(frame, strip_language_prefix, path)
     notes = notes + ([stripped] if stripped else [])
     frame = handle_duplicates(frame, duplicates, path).drop(columns="line")
@@ -380,7 +393,8 @@ def _detect(header, rows) -> str:
     return "men" if men else "plain"
 
 
-def _frame(path: Path, header, rows, format: str) -> pd.DataFrame:
+def _frame(path: Path, header, rows, format: str, score_column: str | None = None,
+           names=None) -> pd.DataFrame:
     if format == "simverb":
         positions = {"word1": 0, "word2": 1, "pos": 2, "score": 3, "relation": 4}
     elif header is not None:
@@ -389,6 +403,11 @@ def _frame(path: Path, header, rows, format: str) -> pd.DataFrame:
             column = _HEADER_NAMES.get(name)
             if column and column not in positions:
                 positions[column] = i
+        if score_column is not None:
+            if _normalise(score_column) not in header:
+                raise InputError(f"no column {score_column!r} (columns: {', '.join(names)})",
+                                 path=path, line=1, field="--gold-column")
+            positions["score"] = header.index(_normalise(score_column))
         missing = [c for c in ("word1", "word2", "score") if c not in positions]
         if missing:
             raise InputError(f"header has no column for {', '.join(missing)} "

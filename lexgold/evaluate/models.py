@@ -9,6 +9,10 @@ each model keeps its own coverage (as a run with that model alone).
 :func:`evaluate_one` scores one model (and a ``--compare`` model) on one gold standard: the
 single-model run of :func:`lexgold.evaluate.report.evaluate_golds` and each model here.
 
+A model is a vector file (the cosine of each pair) or a pair-score file
+(:mod:`lexgold.evaluate.scores`: a machine's ratings, another model's scores), scored alike;
+Steiger's test runs across both kinds.
+
 Between each two models, Steiger's (1980) test of two dependent correlations with one variable
 in common (the gold scores), on the pairs both models use: Pearson on the scores, and for
 Spearman the same test on the correlations of the ranks (Spearman's rho is Pearson's r of the
@@ -23,6 +27,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from lexgold.evaluate.scores import read_scores
 from lexgold.evaluate.tr9856_binary import binary_task
 from lexgold.evaluate.vectors import DEFAULT_CASE, CaseVariantWarning, case_warning, read_vectors
 from lexgold.evaluate.wordpairs import (
@@ -35,9 +40,10 @@ from lexgold.evaluate.wordpairs import (
 
 
 def read_models(paths, words, *, vectors_format: str = "auto", case: str = DEFAULT_CASE,
-                oov: str = "drop") -> list:
+                oov: str = "drop", scores=(), scores_column: str | None = None) -> list:
     """Each vector file streamed once, keeping the rows of ``words`` (the mean of every row
-    too under ``oov="mean"``).
+    too under ``oov="mean"``); then each score file of ``scores``
+    (:func:`lexgold.evaluate.scores.read_scores`, its number in ``scores_column`` or found).
 
     Warns
     -----
@@ -52,13 +58,20 @@ def read_models(paths, words, *, vectors_format: str = "auto", case: str = DEFAU
         if message:
             warnings.warn(message, CaseVariantWarning, stacklevel=3)
         models.append(model)
-    return models
+    return models + [read_scores(path, column=scores_column, option="--scores-column")
+                     for path in scores]
+
+
+def model_kind(model) -> str:
+    """``"scores"`` for a score file's frame, ``"vectors"`` for word vectors."""
+    return "scores" if isinstance(model, pd.DataFrame) else "vectors"
 
 
 def evaluate_one(gold: pd.DataFrame, gold_path, models, vectors_path, compare=None, *,
                  case: str = DEFAULT_CASE, oov: str = "drop", n_boot: int = 1000,
                  seed: int = 0, binary: bool | None = None) -> tuple[dict, pd.DataFrame]:
-    """One model (``models[0]``, read from ``vectors_path``) on one gold standard.
+    """One model (``models[0]``, read from ``vectors_path``: word vectors or a score file) on
+    one gold standard.
 
     Correlations overall and per subset with bootstrap CIs drawn from a generator seeded with
     ``seed`` (:func:`lexgold.evaluate.wordpairs.evaluate_pairs`; none when ``n_boot`` is 0),
@@ -74,8 +87,14 @@ def evaluate_one(gold: pd.DataFrame, gold_path, models, vectors_path, compare=No
     vectors = models[0]
     result, scores = evaluate_pairs(gold, vectors, case=case, oov=oov,
                                     rng=rng if n_boot > 0 else None, n_boot=max(n_boot, 1))
+    kind = model_kind(vectors)
     result = {"gold": str(gold_path), "format": gold.attrs.get("format", "plain"),
-              "vectors": str(vectors_path), **result, "seed": seed}
+              kind: str(vectors_path), "kind": kind, **result,
+              "seed": seed}
+    if kind == "scores":
+        del result["oov"]                         # a score file has no word to fill
+        result.update(scores_column=vectors.attrs["column"],
+                      provenance=vectors.attrs["provenance"])
     if binary is None:
         binary = result["format"] == "tr9856"
     if binary:
@@ -113,7 +132,8 @@ def common_pairs(gold: pd.DataFrame, models, case: str = DEFAULT_CASE) -> np.nda
 def evaluate_models(golds, vector_paths, *, vectors_format: str = "auto",
                     case: str = DEFAULT_CASE, oov: str = "drop", n_boot: int = 1000,
                     seed: int = 0, binary: bool | None = None,
-                    common_vocabulary: bool = False) -> list[tuple[dict, list[pd.DataFrame]]]:
+                    common_vocabulary: bool = False, scores=(),
+                    scores_column: str | None = None) -> list[tuple[dict, list[pd.DataFrame]]]:
     """Every model on every gold standard, and Steiger's test between each two models.
 
     Parameters
@@ -121,9 +141,14 @@ def evaluate_models(golds, vector_paths, *, vectors_format: str = "auto",
     golds : list of (pandas.DataFrame, path)
         Gold standards and their files.
     vector_paths : list of str
-        Two or more vector files, each read once.
+        Vector files, each read once.
     common_vocabulary : bool
         Score every model on the pairs all of them cover.
+    scores : list of str
+        Score files (:mod:`lexgold.evaluate.scores`), models after the vector files; two or
+        more models in all.
+    scores_column : str, optional
+        The score files' numeric column (found in each when not given).
 
     Returns
     -------
@@ -135,14 +160,16 @@ def evaluate_models(golds, vector_paths, *, vectors_format: str = "auto",
     """
     words = lookup_words(term for gold, _ in golds for column in ("word1", "word2")
                          for term in gold[column])
-    models = read_models(vector_paths, words, vectors_format=vectors_format, case=case, oov=oov)
+    models = read_models(vector_paths, words, vectors_format=vectors_format, case=case, oov=oov,
+                         scores=scores, scores_column=scores_column)
+    paths = [*vector_paths, *scores]
     out = []
     for gold, gold_path in golds:
         common = common_pairs(gold, models, case)
         scored = gold[common] if common_vocabulary else gold
         scored.attrs = dict(gold.attrs)
         results, frames = [], []
-        for model, path in zip(models, vector_paths):
+        for model, path in zip(models, paths):
             if len(scored) == 0:
                 results.append(None)
                 frames.append(None)
@@ -155,7 +182,7 @@ def evaluate_models(golds, vector_paths, *, vectors_format: str = "auto",
         for (i, a), (j, b) in combinations(enumerate(frames), 2):
             if a is None or b is None:
                 continue
-            steiger.append({"first": str(vector_paths[i]), "second": str(vector_paths[j]),
+            steiger.append({"first": str(paths[i]), "second": str(paths[j]),
                             **compare_scores(a, b)})
         out.append(({"gold": str(gold_path), "format": gold.attrs.get("format", "plain"),
                      "pairs": len(gold), "covered_by_all": int(common.sum()),

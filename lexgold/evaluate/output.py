@@ -43,13 +43,17 @@ def fmt(value) -> str:
 
 def run_gold_files(golds, vectors, **options) -> list:
     """:func:`lexgold.evaluate.report.evaluate_gold_files` (``options`` passed on), its
-    warnings and each gold file's notes echoed on stderr. The runs of one model and of
+    warnings (those of a gold built with a model evaluated here too, also kept in the JSON's
+    ``warnings``) and each gold file's notes echoed on stderr. The runs of one model and of
     several."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
         runs = evaluate_gold_files(golds, vectors, **options)
     for warning in caught:
         click.echo(f"Warning: {warning.message}", err=True)
+    for run in runs:
+        for message in (run.result or {}).get("warnings", []):
+            click.echo(f"Warning: {message}", err=True)
     for run in runs:
         for note in run.notes:
             click.echo(f"Note: {run.path}: {note}", err=True)
@@ -105,9 +109,11 @@ def evaluate_one_model(golds, vectors, *, oov: str, case: str, per_pair, as_json
 def print_evaluation(result: dict, oov: str, case: str) -> None:
     """One model on one gold file: coverage, correlations with CIs, subsets, binary task,
     Steiger's test against ``--compare``."""
-    click.echo(f"{result['gold']} ({result['format']}) vs {result['vectors']}")
+    click.echo(f"{result['gold']} ({result['format']}) vs {result[result['kind']]}"
+               + (f" (scores: column {result['scores_column']})"
+                  if result["kind"] == "scores" else ""))
     click.echo(f"pairs {result['pairs']}, covered {result['covered']}, used {result['used']} "
-               f"(oov={oov}, case={case})")
+               + (f"(case={case})" if result["kind"] == "scores" else f"(oov={oov}, case={case})"))
     ci = result.get("ci", {})
     for name in ("spearman", "pearson"):
         bounds = ci.get(name)
@@ -175,21 +181,26 @@ def ignored_summary(ignored) -> str:
 def evaluate_several(golds, vectors, known, *, gold_format, language, case, vectors_format,
                      common_vocabulary, oov, n_boot, compare, binary, per_pair, seed,
                      as_json, strip_language_prefix=None, duplicates="first",
-                     alternatives="first") -> None:
+                     alternatives="first", scores=(), scores_column=None,
+                     gold_column=None) -> None:
     """Run and print ``lexgold evaluate`` for several models or a --gold-dir folder.
 
     ``known``: the :class:`lexgold.evaluate.catalogue.Match` of each --gold-dir file (empty
-    without --gold-dir): catalogue, lexgold release or file read as is. Exits with status 1
-    when a gold file fails (the others are printed).
+    without --gold-dir): catalogue, lexgold release or file read as is. ``vectors`` and
+    ``scores``: the models' files (vector files, then score files). Exits with status 1 when
+    a gold file fails (the others are printed).
     """
-    several = len(vectors) > 1
+    models = [*vectors, *scores]
+    several = len(models) > 1
     options = {"vectors_format": vectors_format, "case": case, "oov": oov, "n_boot": n_boot,
-               "seed": seed, "binary": binary}
+               "seed": seed, "binary": binary, "scores_column": scores_column,
+               "gold_column": gold_column}
     if several:
-        options["common_vocabulary"] = common_vocabulary
+        options.update(common_vocabulary=common_vocabulary, scores=list(scores))
     else:
-        options["compare"] = compare
-    runs = run_gold_files(golds, vectors if several else vectors[0], gold_format=gold_format,
+        options.update(compare=compare, scores=scores[0] if scores else None)
+    runs = run_gold_files(golds, list(vectors) if several else (vectors[0] if vectors else None),
+                          gold_format=gold_format,
                           language=language, strip_language_prefix=strip_language_prefix,
                           duplicates=duplicates, alternatives=alternatives, **options)
     done = [run for run in runs if run.error is None]
@@ -198,11 +209,11 @@ def evaluate_several(golds, vectors, known, *, gold_format, language, case, vect
         tables = []
         for run in done:
             frames = run.scores if several else [run.scores]
-            for frame, path in zip(frames, vectors):
+            for frame, path in zip(frames, models):
                 if frame is not None:
                     table = worst_pairs(frame)
-                    tables.append(table.assign(gold_file=run.path, vectors=path)[
-                        ["gold_file", "vectors", *table.columns]])
+                    tables.append(table.assign(gold_file=run.path, model=path)[
+                        ["gold_file", "model", *table.columns]])
         pd.concat(tables).to_csv(per_pair, index=False)
 
     def item(run) -> dict:
@@ -218,7 +229,7 @@ def evaluate_several(golds, vectors, known, *, gold_format, language, case, vect
         return found
 
     if known and not as_json:
-        _print_table(runs, vectors, matches, several)
+        _print_table(runs, models, matches, several)
     printer = _print_models if several else print_evaluation
     echo_runs(runs, as_json=as_json, item=item, one=not known,
               show=None if known else lambda result: printer(result, oov, case))
@@ -240,13 +251,13 @@ def _print_models(result: dict, oov: str, case: str) -> None:
     click.echo(f"{result['gold']} ({result['format']}): {len(result['models'])} models, pairs "
                f"{result['pairs']}, covered by all {result['covered_by_all']} ({scope}; "
                f"oov={oov}, case={case})")
-    width = max(len("model"), *(len(m["vectors"]) for m in models))
+    width = max(len("model"), *(len(m[m["kind"]]) for m in models))
     click.echo(f"{'model':{width}s} {'covered':>11s} {'used':>6s} {'spearman':>9s} "
                f"{'pearson':>9s}  95% CI (spearman)")
     for m in models:
         bounds = m.get("ci", {}).get("spearman")
         ci = f"[{fmt(bounds[0])}, {fmt(bounds[1])}]" if bounds else ""
-        click.echo(f"{m['vectors']:{width}s} {m['covered']:>5d}/{m['pairs']:<5d} "
+        click.echo(f"{m[m['kind']]:{width}s} {m['covered']:>5d}/{m['pairs']:<5d} "
                    f"{m['used']:>6d} {fmt(m['spearman']):>9s} {fmt(m['pearson']):>9s}  {ci}")
     if result["steiger"]:
         click.echo("Steiger's test (Steiger 1980; Spearman on the ranks), on the pairs both use:")

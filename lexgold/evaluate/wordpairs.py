@@ -24,6 +24,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from lexgold.evaluate.scores import score_pairs
 from lexgold.evaluate.vectors import CASE_POLICIES, DEFAULT_CASE, Vectors, check_choice
 from lexgold.stats import average_ranks, bootstrap_ci, pearson, rowwise_pearson, spearman
 
@@ -84,13 +85,19 @@ def cosine_rows(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     return np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
 
 
-def pair_scores(gold: pd.DataFrame, vectors: Vectors, case: str = DEFAULT_CASE,
+def pair_scores(gold: pd.DataFrame, vectors: Vectors | pd.DataFrame, case: str = DEFAULT_CASE,
                 oov: str = "drop") -> pd.DataFrame:
     """Gold and model score per pair: columns ``word1, word2, gold, model, found, used``.
 
     ``found``: every word of both terms is in the vocabulary. ``used``: the pair enters the
     correlation (``found`` under 'drop', every pair otherwise). ``model`` is NaN when unused.
+    A score file (``vectors`` a frame of :func:`lexgold.evaluate.scores.read_scores`) is a
+    model too: its score for the pair (:func:`lexgold.evaluate.scores.score_pairs`; a pair it
+    does not score is unused whatever ``oov``).
     """
+    if isinstance(vectors, pd.DataFrame):
+        check_choice("oov", oov, OOV_POLICIES)
+        return score_pairs(gold, vectors, case)
     left, found1 = term_vectors(gold["word1"].tolist(), vectors, case, oov)
     right, found2 = term_vectors(gold["word2"].tolist(), vectors, case, oov)
     found = found1 & found2
