@@ -9,7 +9,7 @@ import pytest
 
 from lexgold.errors import InputError
 from lexgold.process.agreement import iaa_weighted_by_pairs
-from lexgold.process.ratings import CODED, check_ratings, coded, read_ratings
+from lexgold.ratings.long import CODED, check_ratings, coded, read_ratings
 from lexgold.tables import read_text_table
 
 

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from lexgold.errors import InputError
-from lexgold.process import ratings as ratings_module
-from lexgold.process.ratings import CODED, check_ratings, coded, read_ratings
+from lexgold.ratings import long as ratings_module
+from lexgold.ratings.long import CODED, check_ratings, coded, read_ratings
 from lexgold.tables import read_text_chunks, read_text_table
 
 # quotes, a comma and a newline inside quotes, unicode (a no-break space inside a word, accents,

@@ -12,8 +12,6 @@ _API = {
     "BwsReport": "record",
     "ProcessConfig": "config",
     "process_config": "config",
-    "read_ratings": "ratings",
-    "check_ratings": "ratings",
     "calibrate": "calibration",
     "calibration_shifts": "calibration",
     "exclusion_table": "exclusions",

@@ -1,7 +1,7 @@
 """``lexgold crowd fit``: fit the rater model (:mod:`lexgold.crowd.model`) to a real rating log.
 
-Here (not in :mod:`lexgold.crowd`) because reading and checking the long format lives in
-:mod:`lexgold.process.ratings`.
+Here (not in :mod:`lexgold.crowd`) for now; the long format is read by
+:mod:`lexgold.ratings.long`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def read_log(path: str | Path, layout: str | None = None):
     import` reads (WordSim-353's one column per rater, SimVerb-3500's anonymous ratings, ...),
     plain or gzipped, as a long-format frame."""
     from lexgold.crowd.logs import plain_copy
-    from lexgold.process.ratings import read_ratings
+    from lexgold.ratings.long import read_ratings
     from lexgold.ratings.layouts import detect_layout, read_layout
 
     path = Path(path)

@@ -2,7 +2,7 @@
 
 The log is read as ``lexgold ratings import`` reads it (a published layout: SimVerb-3500's
 ``SimVerb-3500-ratings.txt``, WordSim-353's ``set1.csv``, ...; or lexgold's long CSV, checked
-by :func:`lexgold.process.ratings.read_ratings`), compressed or not; the replay itself is
+by :func:`lexgold.ratings.long.read_ratings`), compressed or not; the replay itself is
 :mod:`lexgold.crowd.replay`.
 """
 
@@ -28,7 +28,7 @@ def read_log(path: str | Path, layout: str | None = None):
     recognised unless ``layout`` names it; plain or ``.gz``/``.bz2``/``.xz``)."""
     from lexgold.compression import OPENERS, open_input
     from lexgold.errors import InputError
-    from lexgold.process.ratings import read_ratings
+    from lexgold.ratings.long import read_ratings
     from lexgold.ratings.layouts import detect_layout, read_layout
 
     path = Path(path)
