@@ -61,7 +61,7 @@ def test_read_in_parts_gives_the_frame_read_at_once(tmp_path, monkeypatch, rows)
 
 
 def test_read_in_parts_gives_the_frame_read_at_once_on_a_simulated_study(tmp_path, monkeypatch):
-    from lexgold.process.simulate import simulate_ratings, usf_pairs
+    from lexgold.crowd.simulate import simulate_ratings, usf_pairs
 
     rng = np.random.default_rng(7)
     ratings, _ = simulate_ratings(usf_pairs(60, rng=rng), "simlex", rng=rng,

@@ -30,7 +30,6 @@ _API = {
     "gold_table": "release",
     "write_release": "release",
     "reliability_curve": "plan",
-    "simulate_ratings": "simulate",
     "counting_scores": "bws",
     "bt_scores": "bws",
     "process_bws": "bws_release",
