@@ -76,4 +76,5 @@ def detect_layout(path: Path) -> str:
 
 
 def guess_delimiter(line: str) -> str | None:
+    """A line's field delimiter: TAB if it has one, else comma, else None (blanks)."""
     return "\t" if "\t" in line else "," if "," in line else None
