@@ -53,7 +53,7 @@ from lexgold.annotate.rehearse import rehearse
 from lexgold.study.store import create_study
 from lexgold.study.export import export_ratings
 from lexgold.process.exclusions import excluded_raters, exclusion_table
-from lexgold.process.simulate import Crowd, pair_truths
+from lexgold.crowd.simulate import Crowd, pair_truths
 from lexgold.protocols import load_protocol, protocol_path
 
 BUILD = {"simlex": ["build", "simlex", "--seed", "1"],

@@ -35,7 +35,7 @@ import pandas as pd
 from scipy import stats
 
 from lexgold.process.aggregate import fit_rater_model, trimmed_1sd_scores
-from lexgold.process.ratings import answers
+from lexgold.ratings.long import answers
 from lexgold.ratings.layouts import read_layout
 
 DATA = resources.files("lexgold.resources") / "data" / "wordsim353_set1_set1.csv.gz"

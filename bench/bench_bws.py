@@ -43,9 +43,9 @@ from scipy import stats
 from lexgold.process.bws import check_bws
 from lexgold.process.bws import split_half as bws_split_half
 from lexgold.process.bws_release import process_bws
-from lexgold.process.bws_simulate import bws_layout, simulate_bws
+from lexgold.crowd.bws_simulate import bws_layout, simulate_bws
 from lexgold.process.pipeline import process_ratings
-from lexgold.process.simulate import Crowd, pair_truths, simulate_ratings, usf_pairs
+from lexgold.crowd.simulate import Crowd, pair_truths, simulate_ratings, usf_pairs
 from lexgold.process.splithalf import split_half_random
 from lexgold.protocols import load_protocol
 

@@ -33,7 +33,7 @@ from lexgold.resources._files import resource_files
 def read_any_log(name: str):
     if name in ("simverb", "wordsim353"):
         return shipped_log(name)[0], name
-    from lexgold.process.replay_cli import read_log
+    from lexgold.crowd.logs import read_log
 
     return read_log(name), name
 

@@ -2,7 +2,7 @@
 
 Studies of 500, 2,000 and 10,000 finished SimLex raters (10 tranches of 50, 200, 1,000):
 
-- the layout is the packaged SimLex protocol's (``lexgold.process.simulate.simulate_ratings``
+- the layout is the packaged SimLex protocol's (``lexgold.crowd.simulate.simulate_ratings``
   over 999 same-POS pairs drawn from the shipped USF norms, seed 1), simulated once with 50
   raters per tranche (calibration repeats, consistency pairs, checkpoints, spammers);
 - larger studies are built from it with numpy, not by simulating every rater (that takes
@@ -66,7 +66,7 @@ def build_study(raters: int, folder: Path) -> tuple[Path, Path]:
     import numpy as np
     import pandas as pd
 
-    from lexgold.process.simulate import simulate_ratings, usf_pairs
+    from lexgold.crowd.simulate import simulate_ratings, usf_pairs
 
     folder.mkdir(parents=True, exist_ok=True)
     pairs_path, ratings_path = folder / "pairs.csv", folder / f"ratings_{raters}.csv"

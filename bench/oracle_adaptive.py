@@ -1,7 +1,7 @@
 """How much can *any* allocation save under the rehearsal crowd? (issue 26, diagnosis)
 
 Offline, in numpy, without the site: ``--pairs`` pairs with true scores uniform over 0..6, and
-honest raters of :class:`lexgold.process.simulate.Crowd` (``round(truth + bias + noise)``
+honest raters of :class:`lexgold.crowd.simulate.Crowd` (``round(truth + bias + noise)``
 clipped to the scale, ``bias ~ N(0, 0.7)``, ``noise ~ N(0, 1)``; a rater's bias is drawn per
 rating here, as pairs of an adaptive study are rated by different sets of raters; spammers are
 left out, as if the exclusion rules caught every one). The uniform design gives every pair

@@ -22,7 +22,7 @@ import argparse  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from lexgold.process.simulate import exclusion_outcome, usf_pairs  # noqa: E402
+from lexgold.crowd.simulate import exclusion_outcome, usf_pairs  # noqa: E402
 
 BEHAVIOURS = [  # noise_sd, bias_sd, recall, quitters
     (0.5, 0.7, 0.995, 0.0), (1.0, 0.7, 0.995, 0.0), (1.0, 0.7, 0.0, 0.0),

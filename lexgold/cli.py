@@ -13,9 +13,8 @@ from lexgold.resources.cli import resources
 from lexgold.builder.cli import build, relations
 from lexgold.study.cli import study
 from lexgold.annotate.cli import rehearse_command, serve
-from lexgold.process.cli import agree, plan, process, simulate
-from lexgold.process.crowd_cli import crowd
-from lexgold.process.replay_cli import replay
+from lexgold.process.cli import agree, plan, process
+from lexgold.crowd.cli import crowd, replay, simulate
 from lexgold.ratings.cli import ratings
 from lexgold.evaluate.cli import analogy, evaluate, sdt
 from lexgold.languages.cli import crosslingual, pack, translate

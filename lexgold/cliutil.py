@@ -170,7 +170,7 @@ def study_target(default: str = "study.sqlite"):
 
 def crowd_options(function):
     """The simulated crowd of ``lexgold simulate`` and ``lexgold study rehearse``
-    (:class:`lexgold.process.simulate.Crowd`), passed to the command as keyword arguments."""
+    (:class:`lexgold.crowd.simulate.Crowd`), passed to the command as keyword arguments."""
     options = [
         click.option("--crowd", "model", default="default", show_default=True,
                      metavar="CROWD",

@@ -19,6 +19,9 @@ instead of keeping their own copies:
 - :func:`bootstrap_ci` is a paired (case-resampling) bootstrap confidence interval: the
   replicates drawn as :func:`scipy.stats.bootstrap` draws them, the percentile interval in
   numpy, BCa through SciPy.
+- :func:`trimmed_1sd` is the mean within one SD of the mean, the Rare Words rule (Luong et al.
+  2013): ``[process] aggregate = "trimmed_1sd"`` (:mod:`lexgold.process.aggregate`) and the
+  import summary's check of rw.txt's published scores (:mod:`lexgold.ratings.importer`).
 
 Pure functions over arrays; randomness comes in through an explicit ``numpy.random.Generator``.
 This module imports nothing from the rest of lexgold but :mod:`lexgold.errors`, and SciPy only
@@ -305,3 +308,24 @@ def _bca(samples, statistic, *, rng, n_boot: int, level: float) -> np.ndarray:
                                  rng=rng)
     low, high = result.confidence_interval
     return np.stack([np.asarray(low, dtype=float), np.asarray(high, dtype=float)], axis=-1)
+
+
+#: slack for a rating exactly one SD from the mean (an integer scale has many: 2.5 from 4.5
+#: when the SD is 2.5), against the rounding of the SD's square root
+BOUND_SLACK = 1e-9
+
+
+def trimmed_1sd(values) -> float:
+    """The mean of ``values`` within one population SD (ddof = 0) of their mean, the bound
+    included (Luong et al. 2013; rw.txt's published scores).
+
+    Examples
+    --------
+    >>> trimmed_1sd([7, 7, 6, 1, 4, 6, 6, 7, 2, 4])       # rw.txt: squishing / squirt, 5.88
+    5.875
+    >>> trimmed_1sd([3, 3, 3])
+    3.0
+    """
+    x = np.asarray(values, dtype=float)
+    keep = np.abs(x - x.mean()) <= x.std() + BOUND_SLACK
+    return float(x[keep].mean())

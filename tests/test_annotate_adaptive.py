@@ -21,7 +21,7 @@ from lexgold.study.design import Step
 from lexgold.annotate.rehearse import rehearse
 from lexgold.study.config import config_from_dict, load_study_config
 from lexgold.study.store import create_study, store_tranche
-from lexgold.process.simulate import Crowd
+from lexgold.crowd.simulate import Crowd
 from lexgold.protocols import ProtocolError, load_protocol
 
 

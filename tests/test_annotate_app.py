@@ -359,7 +359,7 @@ def test_tr9856_binary_answers(tmp_path, usf):
 
 def test_admin_login_and_export_round_trip(tmp_path, simlex_pairs):
     from lexgold.process.agreement import iaa_pairwise
-    from lexgold.process.ratings import read_ratings
+    from lexgold.ratings.long import read_ratings
 
     protocol = protocol_variant(tmp_path, "simlex", tranches=1, raters_per_tranche=3)
     url = database_url(tmp_path / "admin.sqlite")

@@ -223,7 +223,7 @@ def test_rehearse_answers_tuples_and_process_releases(tmp_path, bws_pairs):
 
     from lexgold.annotate.rehearse import rehearse
     from lexgold.process.pipeline import run
-    from lexgold.process.simulate import Crowd
+    from lexgold.crowd.simulate import Crowd
 
     url = database_url(tmp_path / "rehearse.sqlite")
     create_study(bws_protocol(tmp_path, raters_per_tranche=4), bws_pairs, url, seed=2)

@@ -35,7 +35,7 @@ from lexgold.annotate.rehearse import rehearse
 from lexgold.study.store import create_study
 from lexgold.study.export import escape_formulas, export_chunks, export_ratings, write_export
 from lexgold.cli import cli
-from lexgold.process.simulate import Crowd
+from lexgold.crowd.simulate import Crowd
 
 #: rater ids whose order is easy to get wrong (case, a leading '-', a formula, non-ASCII) or
 #: that the CSV must quote (comma, double quote)

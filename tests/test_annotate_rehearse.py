@@ -17,7 +17,7 @@ from lexgold.study.store import create_study
 from lexgold.study.export import export_ratings
 from lexgold.cli import cli
 from lexgold.errors import InputError
-from lexgold.process.simulate import Crowd
+from lexgold.crowd.simulate import Crowd
 from test_annotate_app import protocol_variant, tr9856_pair_file, usf_pair_file
 
 pytestmark = pytest.mark.slow            # rehearsals: simulated raters through the site

@@ -9,7 +9,8 @@ from frictionless import validate
 from scipy import stats
 
 from lexgold.cli import cli
-from lexgold.process.cli import process, simulate
+from lexgold.crowd.cli import simulate
+from lexgold.process.cli import process
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Simulated Best-Worst answers (lexgold.process.bws_simulate): the sliders' rater model."""
+"""Simulated Best-Worst answers (lexgold.crowd.bws_simulate): the sliders' rater model."""
 
 import numpy as np
 import pandas as pd
@@ -6,9 +6,9 @@ from scipy import stats
 
 from lexgold.study.config import load_study_config
 from lexgold.process import bws
-from lexgold.process.bws_simulate import choose, simulate_bws
+from lexgold.crowd.bws_simulate import choose, simulate_bws
 from lexgold.process.config import process_config
-from lexgold.process.simulate import Crowd, SimulatedRater
+from lexgold.crowd.simulate import Crowd, SimulatedRater
 
 
 def _pairs(n):

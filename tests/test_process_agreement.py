@@ -332,7 +332,7 @@ def test_coded_frames_give_the_same_figures_as_plain_ones():
     routes (a rater's answers, the per-tranche listings, the subset labels); a plain frame
     takes pandas' groupby and join: the same tables, to the last bit, with a pair a rater
     rated twice (a calibration repeat, averaged) and non-integer repeats."""
-    from lexgold.process.ratings import answers, check_ratings, coded
+    from lexgold.ratings.long import answers, check_ratings, coded
 
     ratings = random_study(seed=6, missing=0.1)
     repeats = ratings.groupby("rater_id").head(2).assign(kind="calibration")

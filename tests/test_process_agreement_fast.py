@@ -284,7 +284,7 @@ def test_bootstrap_leaves_the_generator_where_it_was():
 # -- the process before and after ------------------------------------------------------------
 
 def _seeded_study(folder: Path):
-    from lexgold.process.simulate import Crowd, simulate_ratings, usf_pairs
+    from lexgold.crowd.simulate import Crowd, simulate_ratings, usf_pairs
 
     rng = np.random.default_rng(7)
     pairs = usf_pairs(240, rng=rng)

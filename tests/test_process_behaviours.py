@@ -4,7 +4,7 @@ raters, raters who do not remember earlier answers, strong personal bias, raters
 import numpy as np
 import pytest
 
-from lexgold.process.simulate import exclusion_outcome, usf_pairs
+from lexgold.crowd.simulate import exclusion_outcome, usf_pairs
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import pytest
 
 from lexgold.errors import InputError
 from lexgold.process.agreement import iaa_weighted_by_pairs
-from lexgold.process.ratings import CODED, check_ratings, coded, read_ratings
+from lexgold.ratings.long import CODED, check_ratings, coded, read_ratings
 from lexgold.tables import read_text_table
 
 
@@ -60,7 +60,7 @@ def test_pairs_listed_twice_are_kept_apart_with_coded_words():
 def test_process_gives_the_same_release_from_coded_and_plain_ratings(tmp_path):
     from lexgold.process.pipeline import process_ratings
     from lexgold.process.release import release_text
-    from lexgold.process.simulate import simulate_ratings, usf_pairs
+    from lexgold.crowd.simulate import simulate_ratings, usf_pairs
 
     rng = np.random.default_rng(5)
     pairs = usf_pairs(120, rng=rng)
@@ -81,7 +81,7 @@ def test_run_processes_with_one_blas_thread(tmp_path, monkeypatch):
     from threadpoolctl import threadpool_info
 
     from lexgold.process import pipeline
-    from lexgold.process.simulate import simulate_ratings, usf_pairs
+    from lexgold.crowd.simulate import simulate_ratings, usf_pairs
 
     rng = np.random.default_rng(5)
     pairs = usf_pairs(60, rng=rng)

@@ -12,7 +12,7 @@ import pytest
 
 from lexgold.process.croissant import CONFORMS_TO, croissant
 from lexgold.process.pipeline import run
-from lexgold.process.simulate import Crowd, simulate_ratings, usf_pairs
+from lexgold.crowd.simulate import Crowd, simulate_ratings, usf_pairs
 from lexgold.protocols import load_protocol
 
 #: what mlcroissant recommends that a release cannot know without a clock or the authors

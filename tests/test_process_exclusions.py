@@ -365,7 +365,7 @@ def test_checkpoints_after_the_instructions_are_simulated_and_excluded_for():
     """SimLex section 3.2: the abstract and the concrete check after the instructions are rows
     of every simulated rater (pos ``start``), scored 1/0 like the per-POS checks, and a rater
     who gets only one of them wrong is excluded by rule (c) (section 3.6)."""
-    from lexgold.process.simulate import Crowd, simulate_ratings
+    from lexgold.crowd.simulate import Crowd, simulate_ratings
     pairs = pd.DataFrame([(f"{p.lower()}{i}a", f"{p.lower()}{i}b", p)
                           for p, n in (("N", 30), ("V", 10), ("A", 6)) for i in range(n)],
                          columns=["word1", "word2", "pos"])

@@ -12,9 +12,10 @@ from scipy import stats
 
 from lexgold.cli import cli
 from lexgold.process.agreement import AgreementWarning
-from lexgold.process.cli import agree, process, simulate
+from lexgold.crowd.cli import simulate
+from lexgold.process.cli import agree, process
 from lexgold.process.pipeline import process_ratings
-from lexgold.process.simulate import Crowd, simulate_ratings, study_layout, usf_pairs
+from lexgold.crowd.simulate import Crowd, simulate_ratings, study_layout, usf_pairs
 from lexgold.protocols import load_protocol
 
 

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from lexgold.errors import InputError
-from lexgold.process import ratings as ratings_module
-from lexgold.process.ratings import CODED, check_ratings, coded, read_ratings
+from lexgold.ratings import long as ratings_module
+from lexgold.ratings.long import CODED, check_ratings, coded, read_ratings
 from lexgold.tables import read_text_chunks, read_text_table
 
 # quotes, a comma and a newline inside quotes, unicode (a no-break space inside a word, accents,
@@ -61,7 +61,7 @@ def test_read_in_parts_gives_the_frame_read_at_once(tmp_path, monkeypatch, rows)
 
 
 def test_read_in_parts_gives_the_frame_read_at_once_on_a_simulated_study(tmp_path, monkeypatch):
-    from lexgold.process.simulate import simulate_ratings, usf_pairs
+    from lexgold.crowd.simulate import simulate_ratings, usf_pairs
 
     rng = np.random.default_rng(7)
     ratings, _ = simulate_ratings(usf_pairs(60, rng=rng), "simlex", rng=rng,

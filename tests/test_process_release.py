@@ -23,7 +23,7 @@ from lexgold.process.pipeline import process_ratings, release_norms, run
 from lexgold.process.release import (concreteness_quartile, gold_table, most_associated,
                                      release_text, write_release)
 from lexgold.process.scaling import gold_scores
-from lexgold.process.simulate import Crowd, simulate_ratings, usf_pairs
+from lexgold.crowd.simulate import Crowd, simulate_ratings, usf_pairs
 from lexgold.protocols import PACKAGED, load_protocol
 
 SIMLEX_HEADER = (b"word1\tword2\tPOS\tSimLex999\tconc(w1)\tconc(w2)\tconcQ\tAssoc(USF)\t"

@@ -28,7 +28,7 @@ from lexgold.study.store import create_study
 from lexgold.cli import cli
 from lexgold.cliutil import Stages, progress_bar, working
 from lexgold.process.pipeline import STAGES, run
-from lexgold.process.simulate import Crowd
+from lexgold.crowd.simulate import Crowd
 from test_annotate_app import protocol_variant, usf_pair_file
 
 REPOSITORY = Path(__file__).resolve().parents[1]

@@ -15,7 +15,7 @@ from scipy import stats
 from lexgold.cli import cli
 from lexgold.errors import InputError
 from lexgold.process.agreement import iaa_weighted_by_pairs
-from lexgold.process.ratings import check_ratings, on_scale
+from lexgold.ratings.long import check_ratings, on_scale
 from lexgold.process.splithalf import split_half_random
 from lexgold.ratings.importer import import_ratings
 

@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from lexgold.cli import cli
 from lexgold.errors import InputError
 from lexgold.process.pipeline import process_ratings
-from lexgold.process.ratings import check_binary, check_ratings
+from lexgold.ratings.long import check_binary, check_ratings
 from lexgold.protocols import load_protocol
 from lexgold.ratings.importer import import_ratings
 

@@ -22,7 +22,7 @@ from lexgold.study.db import database_url
 from lexgold.annotate.rehearse import rehearse
 from lexgold.study.store import create_study
 from lexgold.cli import cli
-from lexgold.process.simulate import Crowd
+from lexgold.crowd.simulate import Crowd
 
 #: the real time the tests' rehearsals run at (injected: no test reads the wall clock)
 RUN_AT = datetime(2030, 1, 1, 12, 0, 0)

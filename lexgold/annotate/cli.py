@@ -56,7 +56,7 @@ def rehearse_command(study_db, arrivals_per_hour, max_raters, truth_path, seed, 
 
     from lexgold.study.db import database_url, open_study
     from lexgold.annotate.rehearse import rehearse
-    from lexgold.process.simulate import Crowd
+    from lexgold.crowd.simulate import Crowd
 
     open_study(study_db).dispose()           # one-line error for a missing / foreign database
     bar = progress_bar(quiet or as_json, desc="rehearsal",

@@ -9,7 +9,7 @@ releases every pair. A rehearsal answers that with the study itself:
   driven through its routes by Flask's test client, one client (cookie jar) per rater: entry
   link, consent, instructions, qualification, checkpoints, groups, completion; CSRF tokens,
   item ids and checkpoint options are read from the pages as a browser would;
-- the raters are :class:`lexgold.process.simulate.SimulatedRater` of a crowd (default: the
+- the raters are :class:`lexgold.crowd.simulate.SimulatedRater` of a crowd (default: the
   rater model fitted to real logs, :mod:`lexgold.crowd.model`; recall, spammers, quitters,
   speed); the pairs' latent scores are drawn from the crowd's model unless given. The site
   stores them with platform ``simulated`` (``SIMULATED_RATERS``), whatever entry link they came
@@ -57,12 +57,12 @@ from sqlalchemy import DateTime, and_, bindparam, event, func, or_, select, upda
 from lexgold.study import models as m
 from lexgold.study.secret import new_key
 from lexgold.errors import InputError
-from lexgold.process.simulate import Crowd, SimulatedRater, pair_truths
+from lexgold.crowd.simulate import Crowd, SimulatedRater, pair_truths
 from lexgold.annotate.app import create_app
 from lexgold.study.clock import database_now
 from lexgold.live.allocator import allocate
 from lexgold.live.recruit import top_up
-from lexgold.process.bws_simulate import choose
+from lexgold.crowd.bws_simulate import choose
 
 #: seconds a rater spends on the consent page, an instructions page, the qualification question
 READING_SECONDS = {"consent": 20.0, "instructions": 30.0, "qualification": 10.0}
@@ -435,7 +435,7 @@ def _recruit(site: Site, public_id: str) -> None:
 def _page_seconds(site: Site, rater: SimulatedRater, page: Page) -> float:
     """A page's time: the rater's pace per question; a Best-Worst page's tuples at the
     protocol's mean ``seconds_per_item`` (per tuple) relative to the crowd's seconds per pair,
-    as :func:`lexgold.process.bws_simulate.simulate_bws` times them."""
+    as :func:`lexgold.crowd.bws_simulate.simulate_bws` times them."""
     if not page.tuples:
         return rater.seconds(max(1, len(page.items)))
     per_tuple = float(np.mean(site.config.seconds_per_item))
@@ -443,7 +443,7 @@ def _page_seconds(site: Site, rater: SimulatedRater, page: Page) -> float:
 
 
 def _bws_answers(site: Site, rater: SimulatedRater, page: Page, seconds: float) -> dict:
-    """A Best-Worst page answered with :func:`lexgold.process.bws_simulate.choose` (a check
+    """A Best-Worst page answered with :func:`lexgold.crowd.bws_simulate.choose` (a check
     tuple: right as :meth:`SimulatedRater.choose` is right, else two pairs at random)."""
 
     data = dict(page.fields)

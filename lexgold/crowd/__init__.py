@@ -1,10 +1,17 @@
-"""Real crowds: the rater model behind every simulation, fitted to real rating logs,
-and the replay of real logs that measures what allocation and stopping save.
+"""Crowds, real and simulated: the rater model behind every simulation, fitted to real rating
+logs; simulated raters answering a study; and the replay of real logs that measures what
+allocation and stopping save.
 
 :mod:`lexgold.crowd.model` holds the model, its fit and its draws; ``data/default.json`` is the
 crowd fitted to the shipped logs (SimVerb-3500's raw ratings and WordSim-353 set 1), built by
-``scripts/fit_default_crowd.py``. :mod:`lexgold.crowd.replay` replays a real log;
-:mod:`lexgold.crowd.allocation` holds the adaptive criteria the site uses.
+``scripts/fit_default_crowd.py``; :mod:`lexgold.crowd.logs` reads rating logs.
+:mod:`lexgold.crowd.simulate` and :mod:`lexgold.crowd.bws_simulate` are the simulated crowd (a
+study laid out and answered, sliders and Best-Worst). :mod:`lexgold.crowd.replay` replays a
+real log; :mod:`lexgold.crowd.allocation` holds the adaptive criteria the site uses.
+:mod:`lexgold.crowd.cli` is ``lexgold crowd fit``, ``lexgold replay`` and ``lexgold simulate``.
+
+The package sits above :mod:`lexgold.process` (README, "Layers"): the simulated crowd reports
+which raters the exclusion rules of :mod:`lexgold.process.exclusions` catch.
 """
 
 from lexgold.lazy import lazy_api
@@ -20,6 +27,7 @@ _API = {
     "simulate_like": "model",
     "shipped_log": "logs",
     "read_published": "logs",
+    "simulate_ratings": "simulate",
     "summarise": "replay",
     "site_gain": "allocation",
 }

@@ -1,17 +1,20 @@
-"""The real rating logs shipped with lexgold (``lexgold/resources/data``, SOURCES.toml), read
-into the long format, and what a fitted crowd records about the log it was fitted to."""
+"""Rating logs read into the long format: a user's log in any layout (:func:`read_log`, for
+``lexgold crowd fit`` and ``lexgold replay``) and the real logs shipped with lexgold
+(``lexgold/resources/data``, SOURCES.toml); and what a fitted crowd records about the log it
+was fitted to."""
 
 from __future__ import annotations
 
 import contextlib
-import gzip
 import hashlib
+import shutil
 import tempfile
 from pathlib import Path
 
 import pandas as pd
 
 from lexgold import __version__
+from lexgold.compression import OPENERS, open_input
 from lexgold.errors import InputError
 
 #: name -> (resource in SOURCES.toml, layout of lexgold.ratings.layouts, declared scale);
@@ -24,22 +27,45 @@ SHIPPED = {"simverb": ("simverb3500_ratings", "anonymous", (0.0, 6.0)),
 
 @contextlib.contextmanager
 def plain_copy(path: str | Path):
-    """``path`` itself, or a decompressed copy of a ``.gz`` file under its own name (errors
-    about the copy name the file given)."""
+    """``path`` itself, or a decompressed copy of a compressed file (``.gz``, ``.bz2``, ``.xz``:
+    :data:`lexgold.compression.OPENERS`) under its own name, whose stem names anonymous raters
+    (errors about the copy name the file given)."""
     path = Path(path)
-    if path.suffix != ".gz":
+    if path.suffix.lower() not in OPENERS:
         yield path
         return
     with tempfile.TemporaryDirectory() as folder:
         plain = Path(folder) / path.stem
-        try:
-            plain.write_bytes(gzip.decompress(path.read_bytes()))
-        except (OSError, EOFError) as err:
-            raise InputError(f"not a gzip file ({err})", path=path) from None
+        with open_input(path, "rb") as source, open(plain, "wb") as out:
+            shutil.copyfileobj(source, out)
         try:
             yield plain
         except InputError as err:
             raise InputError(str(err).replace(str(plain), str(path))) from None
+
+
+def read_log(path: str | Path, layout: str | None = None) -> pd.DataFrame:
+    """A rating log as a long-format frame: lexgold's long CSV (read and checked by
+    :func:`lexgold.ratings.long.read_ratings`) or a layout that ``lexgold ratings import`` reads
+    (:mod:`lexgold.ratings.layouts`: WordSim-353's one column per rater, SimVerb-3500's
+    anonymous ratings, ...), recognised from its first line unless ``layout`` names it; plain or
+    compressed (:func:`plain_copy`).
+
+    Raises
+    ------
+    InputError
+        Naming the file given (not a decompressed copy), the line and the field at fault.
+    """
+    from lexgold.ratings.detect import detect_layout
+    from lexgold.ratings.layouts import read_layout
+    from lexgold.ratings.long import read_ratings
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("file not found", path=path)
+    with plain_copy(path) as plain:
+        layout = layout or detect_layout(plain)
+        return read_ratings(plain) if layout == "long" else read_layout(plain, layout).frame
 
 
 def read_published(path: str | Path, layout: str) -> pd.DataFrame:
@@ -74,11 +100,13 @@ def shipped_log(name: str) -> tuple[pd.DataFrame, dict]:
 
 
 def file_sha256(path: str | Path) -> str:
-    """SHA-256 of a file's content (of the decompressed content for ``.gz``)."""
-    data = Path(path).read_bytes()
-    if str(path).endswith(".gz"):
-        data = gzip.decompress(data)
-    return hashlib.sha256(data).hexdigest()
+    """SHA-256 of a file's content (of the decompressed content of a compressed file, as
+    :func:`read_log` reads it)."""
+    digest = hashlib.sha256()
+    with open_input(path, "rb", lines=False) as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def log_record(frame: pd.DataFrame, *, file: str, sha256: str, scale, anonymous: bool) -> dict:

@@ -129,7 +129,7 @@ def worth(pilot, machine_path, column, vectors, layout, pairs_path, pool, splits
     from lexgold.errors import InputError
     from lexgold.machine.ratings import read_machine, vector_scores
     from lexgold.machine.worth import machine_worth
-    from lexgold.process.replay_cli import read_log
+    from lexgold.crowd.logs import read_log
 
     if (machine_path is None) == (vectors is None):
         raise InputError("give one machine: --machine FILE or --vectors FILE",

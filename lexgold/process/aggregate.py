@@ -3,10 +3,11 @@
 - ``"mean"``: the mean of the pair's ratings (SimLex-999 section 3.6, HyperLex section 4.5,
   TR9856 section 4, WordSim-353): :func:`lexgold.process.scaling.gold_scores` computes it.
 - ``"trimmed_1sd"``: the mean of the pair's ratings that lie within one standard deviation of
-  their mean (:func:`trimmed_1sd`), the rule of the Stanford Rare Words set (Luong, Socher &
-  Manning 2013, "Better word representations with recursive neural networks for morphology",
-  CoNLL): ratings further than one SD from a pair's mean are discarded. rw.txt's third column
-  follows it with the population SD and the bound included (all 41 rows of the excerpt in
+  their mean (:func:`lexgold.stats.trimmed_1sd`, with :func:`trimmed_1sd_scores` for every
+  pair at once), the rule of the Stanford Rare Words set (Luong, Socher & Manning 2013,
+  "Better word representations with recursive neural networks for morphology", CoNLL):
+  ratings further than one SD from a pair's mean are discarded. rw.txt's third column follows it
+  with the population SD and the bound included (all 41 rows of the excerpt in
   tests/data; 2,022 or 2,024 of the file's 2,034 rows by two counts outside the repository).
 - ``"model"``: each pair's score from a rater model fitted to all ratings
   (:func:`fit_rater_model`), the subject model of ITU-T P.913 (2016, 2021), clause 12 ("subject
@@ -18,7 +19,7 @@
   rater's constant offset (bias ``Delta_j``) is taken out and a noisy rater (large
   ``upsilon_j``) weighs less in the pair's score ``psi_i``. It needs rater identity.
 
-Every function takes the answers of :func:`lexgold.process.ratings.answers` (one rating per
+Every function takes the answers of :func:`lexgold.ratings.long.answers` (one rating per
 rater and pair: ``rater_id, word1, word2, rating``) and returns one value per pair.
 """
 
@@ -29,8 +30,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from lexgold.process.ratings import answers
 from lexgold.ratings import ITEM
+from lexgold.ratings.long import answers
+from lexgold.stats import BOUND_SLACK
+from lexgold.stats import trimmed_1sd  # noqa: F401  (the rule, in lexgold.process's API)
 
 #: the values of ``[process] aggregate``
 RULES = ("mean", "model", "trimmed_1sd")
@@ -44,29 +47,10 @@ DESCRIPTIONS = {
              "likelihood steps, the noise corrected for each rater's share of a pair's "
              "score): rater bias removed, raters weighted by 1 / upsilon_j^2",
 }
-#: slack for a rating exactly one SD from the mean (an integer scale has many: 2.5 from 4.5
-#: when the SD is 2.5), against the rounding of the SD's square root
-BOUND_SLACK = 1e-9
-
-
-def trimmed_1sd(values) -> float:
-    """The mean of ``values`` within one population SD (ddof = 0) of their mean, the bound
-    included (Luong et al. 2013; rw.txt's published scores).
-
-    Examples
-    --------
-    >>> trimmed_1sd([7, 7, 6, 1, 4, 6, 6, 7, 2, 4])       # rw.txt: squishing / squirt, 5.88
-    5.875
-    >>> trimmed_1sd([3, 3, 3])
-    3.0
-    """
-    x = np.asarray(values, dtype=float)
-    keep = np.abs(x - x.mean()) <= x.std() + BOUND_SLACK
-    return float(x[keep].mean())
 
 
 def trimmed_1sd_scores(answered: pd.DataFrame) -> pd.DataFrame:
-    """:func:`trimmed_1sd` of every pair: ``word1, word2, estimate, kept`` (ratings kept), in
+    """:func:`lexgold.stats.trimmed_1sd` of every pair: ``word1, word2, estimate, kept`` (ratings kept), in
     order of first appearance."""
     group = answered.groupby(ITEM, sort=False)["rating"]
     mean = group.transform("mean")

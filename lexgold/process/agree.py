@@ -24,8 +24,8 @@ from lexgold.process.agreement import (
     iaa_weighted_by_pairs,
     stage_agreement,
 )
-from lexgold.process.ratings import (
-    ITEM,
+from lexgold.ratings import ITEM
+from lexgold.ratings.long import (
     answers,
     check_ratings,
     is_anonymous,

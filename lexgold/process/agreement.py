@@ -46,7 +46,8 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
-from lexgold.process.ratings import ITEM, REQUIRED, check_ratings, first_rows, key_groups
+from lexgold.ratings import ITEM
+from lexgold.ratings.long import REQUIRED, check_ratings, first_rows, key_groups
 from lexgold.process.replicates import ReplicateTerms, average_ranks
 from lexgold.stats import check_bootstrap, percentile_interval
 

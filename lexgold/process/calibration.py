@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
-from lexgold.process.ratings import ITEM, check_ratings, consistency_items
+from lexgold.ratings import ITEM
+from lexgold.ratings.long import check_ratings, consistency_items
 
 
 def calibration_shifts(ratings: pd.DataFrame, *, threshold: float = 1.0,

@@ -1,4 +1,4 @@
-"""``lexgold agree``, ``lexgold process`` and ``lexgold simulate``."""
+"""``lexgold agree``, ``lexgold process`` and ``lexgold plan``."""
 
 from __future__ import annotations
 
@@ -10,8 +10,6 @@ import click
 from lexgold.cliutil import (
     Stages,
     bootstrap_option,
-    crowd_options,
-    out_file_option,
     out_option,
     protocol_option,
     quiet_option,
@@ -150,80 +148,6 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, ag
         click.echo(line, err=True)
     for line in report.summary_lines(out_dir):
         click.echo(line)
-
-
-@click.command()
-@protocol_option("Its [study] table lays the study out, as `lexgold study create` does.",
-                 required=True)
-@click.option("--pairs", "pairs_path", type=click.Path(exists=True, dir_okay=False),
-              help="pairs.csv as `lexgold study create` reads it, or a published file "
-                   "(SimLex-999.txt, HyperLex, TR9856, Multi-SimLex ...); default: a random "
-                   "sample of same-POS normed pairs from the shipped USF norms.")
-@click.option("--n-pairs", type=click.IntRange(min=2), default=999, show_default=True,
-              help="Pairs drawn from USF when --pairs is not given.")
-@out_file_option("Ratings CSV to write (long format).")
-@click.option("--truth", "truth_path", type=click.Path(dir_okay=False), callback=refuse_links,
-              help="Also write the true scores and each rater's type to this CSV (and .raters.csv).")
-@click.option("--raters-per-tranche", type=click.IntRange(min=1),
-              help="Default: the protocol's [study] raters_per_tranche.")
-@crowd_options
-@seed_option
-def simulate(protocol, pairs_path, n_pairs, out_path, truth_path, raters_per_tranche, seed,
-             **crowd):
-    """Simulate raters answering a study laid out from a pair set; write long-format ratings.
-
-    A quick stand-in for a crowd: the study is laid out by the same designer as `lexgold study
-    create` (tranches, consistency set, calibration repeats, duplicates, checkpoints) and each
-    tranche is answered by a fixed number of simulated raters, without the site and without
-    recruitment top-ups. To rehearse a real study as it will run, with its own layout and
-    recruitment, use `lexgold study rehearse STUDY`. Honest raters answer from the crowd
-    model (--crowd: default, fitted to SimVerb-3500's and WordSim-353's raw ratings; a crowd
-    JSON of `lexgold crowd fit`; or invented, lexgold's earlier crowd); everything written is
-    simulated.
-
-    \b
-    Example:
-        lexgold simulate --pairs out/pairs.csv --protocol simlex --out ratings.csv --seed 1
-    """
-    import numpy as np
-
-    from lexgold.study.config import load_study_config
-    from lexgold.pairfiles import PAIR_COLUMN_ALIASES, read_pair_table
-    from lexgold.process.simulate import Crowd, simulate_ratings, usf_pairs
-
-    rng = np.random.default_rng(seed)
-    if pairs_path:
-        pairs = read_pair_table(Path(pairs_path)).rename(columns=PAIR_COLUMN_ALIASES)
-    else:
-        pairs = usf_pairs(n_pairs, rng=rng)
-        if load_study_config(protocol).group_by == "topic":     # one topic: the USF sample
-            pairs["topic"] = "usf-sample"
-    if load_study_config(protocol).task == "bws":   # Best-Worst Scaling: answers to tuples
-        from lexgold.process.bws_simulate import simulate_bws
-        ratings, raters = simulate_bws(pairs, protocol, rng=rng, crowd=Crowd(**crowd),
-                                       raters_per_tranche=raters_per_tranche)
-    else:
-        ratings, raters = simulate_ratings(pairs, protocol, rng=rng, crowd=Crowd(**crowd),
-                                           raters_per_tranche=raters_per_tranche)
-    Path(out_path).parent.mkdir(parents=True, exist_ok=True)
-    ratings.to_csv(out_path, index=False)
-    if truth_path:
-        words = pairs.rename(columns={"term1": "word1", "term2": "word2"})
-        truth = words[["word1", "word2"]].assign(truth=raters.attrs["truth"]).dropna()
-        truth.to_csv(truth_path, index=False)
-        raters.to_csv(Path(truth_path).with_suffix(".raters.csv"), index=False)
-        if "tuples" in raters.attrs:
-            raters.attrs["tuples"].to_csv(Path(truth_path).with_suffix(".tuples.csv"),
-                                          index=False)
-    rated = ratings.loc[ratings["kind"] != "checkpoint", ["word1", "word2"]].drop_duplicates()
-    if "tuple_id" in ratings.columns:
-        answered = ratings[["rater_id", "tuple_id"]].drop_duplicates()
-        click.echo(f"wrote {len(answered)} Best-Worst answers ({len(ratings)} rows) by "
-                   f"{len(raters)} raters ({int(raters['spammer'].sum())} spammers) on "
-                   f"{len(rated)} pairs to {out_path}")
-        return
-    click.echo(f"wrote {len(ratings)} ratings by {len(raters)} raters "
-               f"({int(raters['spammer'].sum())} spammers) on {len(rated)} pairs to {out_path}")
 
 
 @click.command()

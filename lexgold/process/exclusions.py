@@ -62,7 +62,7 @@ from lexgold.process.agreement import rater_agreement
 from lexgold.process.calibration import calibrate as apply_calibration
 from lexgold.process.config import ProcessConfig, process_config
 from lexgold.process.quality import FLAG_COLUMNS, quality_flags
-from lexgold.process.ratings import check_ratings
+from lexgold.ratings.long import check_ratings
 from lexgold.process.rules import (  # noqa: F401
     REGISTRY,
     agreement_gain,

@@ -47,8 +47,9 @@ from lexgold.errors import IncompleteRelease, InputError, UndefinedStatistic
 from lexgold.manifest import manifest_beside
 from lexgold.process.record import (BwsReport, Counts, ProcessReport, ReleaseCheck, Stage,
                                     StudyRef, clean)
-from lexgold.process.ratings import (ITEM, check_binary, check_ratings, declare_scale,
-                                     is_anonymous, on_scale, require_raters, scale_use)
+from lexgold.ratings import ITEM
+from lexgold.ratings.long import (check_binary, check_ratings, declare_scale, is_anonymous,
+                                  on_scale, require_raters, scale_use)
 from lexgold.process.release import (concreteness_group, gold_table, read_release_pairs,
                                      plain_table, release_name, released_score,
                                      write_release)

@@ -46,7 +46,8 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
-from lexgold.process.ratings import ITEM, answers, check_ratings, is_anonymous
+from lexgold.ratings import ITEM
+from lexgold.ratings.long import answers, check_ratings, is_anonymous
 
 
 #: columns of :func:`reliability_curve`'s frame

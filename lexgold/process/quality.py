@@ -25,7 +25,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from lexgold.process.ratings import ITEM, check_ratings
+from lexgold.ratings import ITEM
+from lexgold.ratings.long import check_ratings
 
 FLAG_COLUMNS = ["median_s_per_pair", "top_value_share", "checkpoints_failed", "checkpoints",
                 "repeat_difference"]
@@ -80,7 +81,7 @@ def quality_flags(ratings: pd.DataFrame) -> pd.DataFrame:
         "checkpoints": checks.groupby("rater_id").size(),
         "repeat_difference": (repeats["max"] - repeats["min"]).groupby("rater_id").mean(),
     }
-    # coded rater ids (process.ratings.coded): aggregates of subsets carry categorical indexes
+    # coded rater ids (lexgold.ratings.long.coded): aggregates of subsets carry categorical indexes
     # whose codes may differ in width, which pandas cannot align; align them on plain ids
     table = pd.DataFrame({name: series.set_axis(series.index.astype(object))
                           for name, series in figures.items()}).reindex(raters)

@@ -2,7 +2,7 @@
 
 Both are pure functions of a long-format ratings frame (docs/contract.md); checkpoint rows are
 left out and a rater's repeated answers to a pair (calibration repeats, duplicates) count once,
-as their mean (:func:`lexgold.process.ratings.answers`).
+as their mean (:func:`lexgold.ratings.long.answers`).
 
 **Missing ratings.** A study's tranches give each pair a subset of the crowd:
 
@@ -33,7 +33,8 @@ import pandas as pd
 
 from lexgold.errors import InputError
 from lexgold.process.agreement import AgreementWarning
-from lexgold.process.ratings import ITEM, answers, check_ratings, is_anonymous
+from lexgold.ratings import ITEM
+from lexgold.ratings.long import answers, check_ratings, is_anonymous
 
 LEVELS = ("interval", "ordinal")
 #: the ICC reported (module docstring)
@@ -169,7 +170,7 @@ def _complete_blocks(rated: pd.DataFrame) -> list[np.ndarray]:
     docstring): pairs in the order of their words, raters in the order of their ids (as
     ``pivot_table`` lays them out), raters with fewer than 80 % of the most complete rater's
     pairs dropped, then every pair a kept rater did not rate. ``rated``: one rating per rater
-    and pair (:func:`~lexgold.process.ratings.answers`)."""
+    and pair (:func:`~lexgold.ratings.long.answers`)."""
     tranche = _sorted_codes(rated["tranche"])
     second = _sorted_codes(rated["word2"])
     item = _sorted_codes(rated["word1"]) * (int(second.max(initial=0)) + 1) + second

@@ -28,7 +28,8 @@ import pandas as pd
 from lexgold.errors import UndefinedStatistic
 from lexgold.process.agreement import rater_against_mean
 from lexgold.process.quality import median_seconds_per_pair
-from lexgold.process.ratings import ITEM, consistency_items
+from lexgold.ratings import ITEM
+from lexgold.ratings.long import consistency_items
 from lexgold.protocols import between
 
 #: the columns a rule returns (exclusion_table adds tranche, excluded and the quality flags)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from lexgold.process.ratings import ITEM, answers, check_ratings
+from lexgold.ratings import ITEM
+from lexgold.ratings.long import answers, check_ratings
 from lexgold.stats import rescale
 
 

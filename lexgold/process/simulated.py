@@ -4,7 +4,7 @@ A rating is simulated when its ``platform`` column (docs/contract.md, long forma
 ``simulated`` (:data:`lexgold.ratings.SIMULATED`): the answers of ``lexgold study rehearse``'s
 raters, which the site stores with that platform and ``lexgold study export`` writes with it,
 and every row of ``lexgold simulate``. No person gave such a rating: it was drawn from
-lexgold's rater model (:mod:`lexgold.process.simulate`), so the scores, agreement, exclusions,
+lexgold's rater model (:mod:`lexgold.crowd.simulate`), so the scores, agreement, exclusions,
 rater counts and dates of a release built from it describe the model, not people. A release
 with any simulated rating says so where a reader looks first: the dataset card and
 ``report.md`` open with :func:`banner`, ``report.json`` carries ``simulated``

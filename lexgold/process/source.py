@@ -28,7 +28,7 @@ import pandas as pd
 
 from lexgold.errors import InputError
 from lexgold.languages.packs import pack_folder
-from lexgold.process.ratings import check_ratings, coded, read_ratings
+from lexgold.ratings.long import check_ratings, coded, read_ratings
 
 
 @dataclass

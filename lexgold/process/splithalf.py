@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 
 from lexgold.process.agreement import AgreementWarning
-from lexgold.process.ratings import ITEM, answers, check_ratings
+from lexgold.ratings import ITEM
+from lexgold.ratings.long import answers, check_ratings
 from lexgold.process.replicates import average_ranks
 from lexgold.stats import rowwise_pearson
 

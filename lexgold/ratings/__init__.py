@@ -1,15 +1,16 @@
-"""Raw ratings as their authors distributed them, turned into lexgold's long format.
+"""Ratings in lexgold's long format, and raw ratings as their authors distributed them turned
+into it.
 
-:mod:`lexgold.ratings.layouts` reads one file of a published layout (WordSim-353's one column
-per rater, MEN's one file per rater, SimVerb-3500's ratings without rater identity,
-HyperLex's release (its trailing ratings, without rater identity), lexgold's
-long CSV, Potato-style JSON lines) into long-format rows (``docs/process.md``, "Importing
-published ratings"); :mod:`lexgold.ratings.cli` is ``lexgold ratings import``.
+:mod:`lexgold.ratings.long` reads and checks the long format (``docs/contract.md``): the one
+reader of every command that takes ratings. :mod:`lexgold.ratings.layouts` reads one file of a
+published layout (WordSim-353's one column per rater, MEN's one file per rater, SimVerb-3500's
+ratings without rater identity, HyperLex's release (its trailing ratings, without rater
+identity), lexgold's long CSV, Potato-style JSON lines) into long-format rows
+(``docs/process.md``, "Importing published ratings"), :mod:`lexgold.ratings.detect` recognises
+which layout a file is in, and :mod:`lexgold.ratings.cli` is ``lexgold ratings import``.
 
-Layers (README, "Layout"): :mod:`.layouts`, :mod:`.released` and :mod:`.overlap` read the
-published files and sit below :mod:`lexgold.process`, which uses them; :mod:`.importer` and
-:mod:`.cli` (``ratings import``, whose long layout is checked by
-:func:`lexgold.process.ratings.read_ratings`) sit above it.
+The whole package sits below :mod:`lexgold.process` and :mod:`lexgold.crowd`, which read
+ratings through it, and imports neither (README, "Layers").
 """
 
 from lexgold.lazy import lazy_api
@@ -30,8 +31,10 @@ LAYOUTS = ("wide", "per-rater", "anonymous", "hyperlex", "long", "potato")
 #: the package's Python API: each name and the submodule that defines it (imported on first use,
 #: so importing the package costs nothing)
 _API = {
+    "read_ratings": "long",
+    "check_ratings": "long",
     "import_ratings": "importer",
-    "detect_layout": "layouts",
+    "detect_layout": "detect",
     "read_layout": "layouts",
     "Imported": "lines",
     "read_hyperlex": "released",

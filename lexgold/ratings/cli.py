@@ -55,13 +55,12 @@ def import_(files, out_path, layout, tranche, scale, map_path):
             --scale 1 7 --out men.csv
     """
     from lexgold.ratings.importer import import_ratings, summary
+    from lexgold.ratings.long import scale_use
     from lexgold.ratings.overlap import overlap_warnings, read_word_map
 
     frame, imported = import_ratings(list(files), layout=layout, tranche=tranche,
                                      scale=tuple(scale) if scale else None,
                                      word_map=read_word_map(map_path) if map_path else None)
-    from lexgold.process.ratings import scale_use
-
     for item in imported:
         click.echo(summary(item, tuple(scale) if scale else None))
         for warning in scale_use(item.frame) if scale else []:

@@ -1,6 +1,6 @@
 """``lexgold ratings import``: published rating files in, one long-format CSV out.
 
-Each file's layout is recognised from the file (:func:`lexgold.ratings.layouts.detect_layout`)
+Each file's layout is recognised from the file (:func:`lexgold.ratings.detect.detect_layout`)
 unless named. Raters of different files are different people (WordSim-353 set1 and set2 were
 rated by different subjects): wide files give rater ids ``<file stem>:<column>``. A declared
 source scale (``--scale MIN MAX``) is checked and recorded in ``scale_min, scale_max``; the
@@ -15,13 +15,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from lexgold.errors import InputError
-from lexgold.process.aggregate import trimmed_1sd
-from lexgold.process.ratings import ITEM, read_ratings
 from lexgold.cliutil import plural
-from lexgold.ratings.layouts import COLUMNS, LABELS, common_tranche, detect_layout, read_layout
+from lexgold.errors import InputError
+from lexgold.ratings import ITEM
+from lexgold.ratings.detect import LABELS, detect_layout
+from lexgold.ratings.layouts import common_tranche, read_layout
 from lexgold.ratings.lines import Imported
+from lexgold.ratings.long import COLUMNS
 from lexgold.ratings.overlap import map_words
+from lexgold.stats import trimmed_1sd
 
 
 def import_ratings(paths: list[str | Path], *, layout: str | None = None,
@@ -72,8 +74,7 @@ def import_ratings(paths: list[str | Path], *, layout: str | None = None,
     if twice:
         raise InputError(f"two files named {twice[0]!r}: rater ids come from file names, "
                          f"so rename one", field="FILE")
-    imported = [read_layout(p, kind, tranche=group, long=read_long)
-                for p, kind in zip(paths, layouts)]
+    imported = [read_layout(p, kind, tranche=group) for p, kind in zip(paths, layouts)]
     for item, path in zip(imported, paths):
         if item.frame.empty:
             raise InputError("no ratings: the file has no rows below its header", path=path,
@@ -109,7 +110,7 @@ def _check_scale(item: Imported, scale: tuple[float, float]) -> None:
 def reproduced(item: Imported) -> dict[str, int]:
     """On how many rows of :attr:`Imported.published` each rule of ``[process] aggregate``
     that needs no rater identity (the plain mean; Rare Words' ``trimmed_1sd``,
-    :func:`lexgold.process.aggregate.trimmed_1sd`) gives the published score to its printed
+    :func:`lexgold.stats.trimmed_1sd`) gives the published score to its printed
     decimals (a tie such as 8.625 printed 8.62 or 8.63 counts either way)."""
     ratings = item.frame[item.frame["kind"] != "checkpoint"].groupby("_line")["rating"]
     rules = {"mean": lambda values: float(np.mean(values)), "trimmed_1sd": trimmed_1sd}
@@ -162,14 +163,3 @@ def shared_pairs(frame: pd.DataFrame) -> int:
     rated = frame[frame["kind"] != "checkpoint"]
     per_pair = rated.groupby(ITEM)["rater_id"].nunique()
     return int((per_pair > 1).sum())
-
-
-def read_long(path: Path) -> Imported:
-    """lexgold's long CSV, checked by :func:`lexgold.process.ratings.read_ratings` (the long
-    layout of :func:`lexgold.ratings.layouts.read_layout`)."""
-    frame = read_ratings(path)
-    keep = [c for c in COLUMNS if c in frame.columns]
-    frame = frame[keep].copy()
-    frame["_line"] = np.arange(len(frame)) + 2
-    frame["_field"] = "rating"
-    return Imported(path, "long", frame.reset_index(drop=True), [])

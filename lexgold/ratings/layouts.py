@@ -17,7 +17,7 @@ layout          file
 ``anonymous``   ratings without rater identity: SimVerb-3500 ``SimVerb-3500-ratings.txt``,
                 header ``word1 word2 r1 ... r10``, rows of any number of ratings. The columns
                 are not annotators, so every rating gets its own rater id starting with ``?``
-                (:data:`lexgold.process.ratings.ANONYMOUS`): means, SDs and split-half on random
+                (:data:`lexgold.ratings.ANONYMOUS`): means, SDs and split-half on random
                 halves are defined, per-rater statistics are refused. Without a header (Rare
                 Words' ``rw.txt``: ``word1 word2 mean r1 ... r10``) the first number is the
                 published mean, not a rating.
@@ -33,7 +33,8 @@ Card-660's two line-aligned files (``dataset.tsv``: ``word1 TAB word2 TAB gold``
 one column per annotator, no header) are read together by :func:`read_aligned`.
 
 Other released files (scores, not ratings: TR9856's ``TermRelatednessResults``, SimLex-999.txt)
-are recognised from their header and refused with a message saying what they are.
+are recognised from their header and refused with a message saying what they are
+(:func:`lexgold.ratings.detect.detect_layout` recognises each file's layout).
 
 Hand-made files are read as they are: stray blanks around values (Unicode spaces too, as
 :func:`lexgold.tables.normalise_spaces` does for every reader),
@@ -46,8 +47,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -57,84 +56,21 @@ from lexgold.cliutil import plural
 from lexgold.compression import check_regular
 from lexgold.errors import InputError
 from lexgold.ratings import ANONYMOUS, LAYOUTS
-from lexgold.ratings.lines import (Cleaner, Imported, column_name, file_head, printed_decimals,
-                                   read_lines, read_rating, read_words, records_frame,
-                                   to_number)
-from lexgold.ratings.released import (fraction_scores, is_hyperlex, read_hyperlex,
-                                      released_scores)
-
-LABELS = {"wide": "one column per rater", "per-rater": "one file per rater",
-          "anonymous": "ratings without rater identity",
-          "hyperlex": "HyperLex release, ratings without rater identity",
-          "long": "lexgold long CSV", "potato": "Potato JSON annotations"}
-#: columns of the written long file, in order (optional ones only when present)
-COLUMNS = ["rater_id", "tranche", "word1", "word2", "rating", "kind", "pos", "relation",
-           "answered_at",
-           "topic", "scale_min", "scale_max", "platform"]
+from lexgold.ratings.detect import WORD_COLUMNS, guess_delimiter
+from lexgold.ratings.lines import (Cleaner, Imported, column_name, printed_decimals, read_lines,
+                                   read_rating, read_words, records_frame, to_number)
+from lexgold.ratings.long import read_long
+from lexgold.ratings.released import read_hyperlex
 
 
 #: names (after :func:`column_name`) of a wide file's published score column, besides any
 #: holding ``mean``
 PUBLISHED = ("similarity", "score", "average")
 
-#: the names of the two word columns (after :func:`column_name`), in headers and JSON keys
-WORD_COLUMNS = (("word1", "word2"), ("term1", "term2"))
-
-
-def detect_layout(path: Path) -> str:
-    """The layout of ``path`` recognised from its first line (see the module table)."""
-
-    cleaner = Cleaner()
-    try:
-        lines = read_lines(path, cleaner, head=True)
-    except InputError as err:             # TR9856's CSV is Latin-1: say what it is all the same
-        if "not UTF-8" not in str(err):
-            raise
-        first = file_head(path).split(b"\n", 1)[0].decode("latin-1").strip()
-        released = released_scores([column_name(f)
-                                    for f in cleaner.fields(first, _delimiter(first))],
-                                   WORD_COLUMNS)
-        if released:
-            raise InputError(released, path=path, line=1) from None
-        raise
-    if not lines:
-        raise InputError("empty file: no ratings", path=path)
-    first = lines[0][1].lstrip("\ufeff \t")
-    if first.startswith("{") or first.startswith("["):
-        return "potato"
-    fields = cleaner.fields(first, _delimiter(first))
-    names = [column_name(f) for f in fields]
-    if {"raterid", "rating"} <= set(names):
-        return "long"
-    if is_hyperlex([column_name(f) for f in first.split()]):
-        return "hyperlex"
-    released = released_scores(names, WORD_COLUMNS)
-    if released:
-        raise InputError(released, path=path, line=lines[0][0])
-    if len(names) >= 3 and tuple(names[:2]) in WORD_COLUMNS:
-        rest = names[2:]
-        if rest and all(re.fullmatch(r"r\d+", n) for n in rest):
-            return "anonymous"
-        if rest == ["rating"]:                  # one rater's file with a header
-            return "per-rater"
-        return "wide"
-    if len(fields) > 3 and all(to_number(f) is not None for f in fields[2:]):
-        return "anonymous"                       # Rare Words' rw.txt: mean, then ratings
-    if len(fields) >= 3 and to_number(fields[2]) is not None:
-        looks = fraction_scores([cleaner.fields(line, _delimiter(line)) for _, line in lines])
-        if looks:
-            raise InputError(looks, path=path, line=lines[0][0])
-        return "per-rater"
-    raise InputError(f"cannot recognise the layout from line 1 ({lines[0][1][:60]!r}); "
-                     f"name it with --layout ({', '.join(LAYOUTS)})", path=path, line=lines[0][0])
-
-
-def read_layout(path: str | Path, layout: str, *, tranche: str | None = None,
-                long: Callable[[Path], Imported] | None = None) -> Imported:
+def read_layout(path: str | Path, layout: str, *, tranche: str | None = None) -> Imported:
     """Read one file of ``layout`` into long-format rows (``tranche`` only for per-rater).
 
-    The long layout is read by ``long`` (:func:`lexgold.ratings.importer.read_long`, which
-    checks it with :mod:`lexgold.process.ratings`, a layer above this module)."""
+    The long layout is read and checked by :func:`lexgold.ratings.long.read_long`."""
     path = Path(path)
     if not path.exists():
         raise InputError("file not found", path=path)
@@ -144,10 +80,7 @@ def read_layout(path: str | Path, layout: str, *, tranche: str | None = None,
                          field="layout")
 
     reader = {"wide": _wide, "per-rater": _per_rater, "anonymous": _anonymous,
-              "hyperlex": read_hyperlex, "long": long, "potato": _potato}[layout]
-    if reader is None:
-        raise InputError("the long layout is read by lexgold.ratings.importer.read_long",
-                         field="layout")
+              "hyperlex": read_hyperlex, "long": read_long, "potato": _potato}[layout]
     imported = reader(path, tranche) if layout == "per-rater" else reader(path)
     imported.notes = _repeats(imported.frame, layout) + imported.notes
     return imported
@@ -210,12 +143,12 @@ def read_aligned(pairs: str | Path, scores: str | Path, *, tranche: str | None =
     tranche = tranche or pairs.stem
     records, published, width = [], [], None
     for (number, pair_line), (_, rating_line) in zip(words, ratings):
-        fields = cleaner.fields(pair_line, _delimiter(pair_line), width=3)
+        fields = cleaner.fields(pair_line, guess_delimiter(pair_line), width=3)
         if len(fields) != 3:
             raise InputError(f"expected 3 fields (word1, word2, gold), found {len(fields)}",
                              path=pairs, line=number)
         word1, word2 = read_words(fields, pairs, number)
-        values = cleaner.fields(rating_line, _delimiter(rating_line))
+        values = cleaner.fields(rating_line, guess_delimiter(rating_line))
         if width is None:
             width = len(values)
         if len(values) != width:
@@ -235,10 +168,10 @@ def _per_rater(path: Path, tranche: str | None) -> Imported:
     records = []
     lines = read_lines(path, cleaner)
     if lines and tuple(column_name(f) for f in Cleaner().fields(
-            lines[0][1], _delimiter(lines[0][1]))[:2]) in WORD_COLUMNS:
+            lines[0][1], guess_delimiter(lines[0][1]))[:2]) in WORD_COLUMNS:
         lines = lines[1:]                   # simcross's copies: a header 'word1 word2 score'
     for number, line in lines:
-        fields = cleaner.fields(line, _delimiter(line), width=3)
+        fields = cleaner.fields(line, guess_delimiter(line), width=3)
         if len(fields) != 3:
             raise InputError(f"expected 3 fields (word1, word2, rating), found {len(fields)}",
                              path=path, line=number)
@@ -255,10 +188,10 @@ def _anonymous(path: Path) -> Imported:
     cleaner = Cleaner()
     first = read_lines(path, Cleaner())
     headerless = bool(first) and tuple(column_name(f) for f in Cleaner().fields(
-        first[0][1], _delimiter(first[0][1]))[:2]) not in WORD_COLUMNS
+        first[0][1], guess_delimiter(first[0][1]))[:2]) not in WORD_COLUMNS
     if headerless:
         lines = [(0, "")] + read_lines(path, cleaner)
-        delimiter, header, skip = _delimiter(lines[1][1]), ["word1", "word2", "mean"], 1
+        delimiter, header, skip = guess_delimiter(lines[1][1]), ["word1", "word2", "mean"], 1
     else:
         lines, delimiter, header = _headed(path, cleaner, "'word1 word2 r1 ...'", shown=3)
         skip = 0
@@ -349,7 +282,7 @@ def _headed(path: Path, cleaner: Cleaner, expected: str,
     lines = read_lines(path, cleaner)
     if not lines:
         raise InputError("empty file: no ratings", path=path)
-    delimiter = _delimiter(lines[0][1])
+    delimiter = guess_delimiter(lines[0][1])
     header = cleaner.fields(lines[0][1], delimiter)
     if tuple(column_name(h) for h in header[:2]) not in WORD_COLUMNS:
         raise InputError(f"expected a header {expected}, found {header[:shown]}",
@@ -388,10 +321,6 @@ def _repeats(frame: pd.DataFrame, layout: str) -> list[str]:
         ["word1", "word2", "_line"]].head(3).itertuples(index=False))
     return [f"{plural(len(shown), 'pair')} listed twice ({examples}): both listings kept, "
             f"the later as kind=duplicate"]
-
-
-def _delimiter(line: str) -> str | None:
-    return "\t" if "\t" in line else "," if "," in line else None
 
 
 def common_tranche(paths: list[Path]) -> str:

@@ -170,7 +170,7 @@ class SimulatedRater:
 
     def perceive(self, truths, spreads=None) -> np.ndarray:
         """An honest rater's unrounded perceived values of items (what a Best-Worst answer
-        compares, :mod:`lexgold.process.bws_simulate`): the rater model's latent response,
+        compares, :mod:`lexgold.crowd.bws_simulate`): the rater model's latent response,
         or ``truth + bias + noise`` in the invented crowd."""
         truths = np.asarray(truths, dtype=float)
         if self.model is None:

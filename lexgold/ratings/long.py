@@ -2,7 +2,8 @@
 
 One row per answer: ``rater_id, tranche, word1, word2, rating``, optionally ``pos``, ``kind``
 (``unique`` / ``consistency`` / ``calibration`` / ``duplicate`` / ``checkpoint``) and
-``answered_at``. Every statistic of :mod:`lexgold.process` calls :func:`check_ratings` first.
+``answered_at``. Every statistic of :mod:`lexgold.process` calls :func:`check_ratings` first;
+:func:`lexgold.ratings.layouts.read_layout` reads the long layout with :func:`read_long`.
 
 Checkpoint rows (``kind == "checkpoint"``, SimLex section 3.3) carry the answer's correctness in
 ``rating``: 1 for a correct answer, 0 for a wrong one; ``word1``/``word2`` name the checkpoint
@@ -25,15 +26,18 @@ from pandas.api.types import union_categoricals
 
 from lexgold.errors import InputError
 from lexgold.ratings import ANONYMOUS, ITEM
-from lexgold.ratings.layouts import LABELS, detect_layout
+from lexgold.ratings.detect import LABELS, detect_layout
+from lexgold.ratings.lines import Imported
 from lexgold.tables import read_text_chunks, word_problem
 
 REQUIRED = ("rater_id", "tranche", "word1", "word2", "rating")
 OPTIONAL = ("pos", "kind", "answered_at", "scale_min", "scale_max")
 KINDS = ("unique", "consistency", "calibration", "duplicate", "checkpoint")
-# ITEM (the key of an item, a word pair, everywhere in lexgold.process) and ANONYMOUS (first
-# character of the rater id of a rating without rater identity) live with the published-layout
-# readers below this module (lexgold.ratings) and are re-exported here
+#: columns of a written long file (``lexgold ratings import``), in order (optional ones only
+#: when present)
+COLUMNS = ["rater_id", "tranche", "word1", "word2", "rating", "kind", "pos", "relation",
+           "answered_at",
+           "topic", "scale_min", "scale_max", "platform"]
 
 
 def read_ratings(path: str | Path) -> pd.DataFrame:
@@ -68,6 +72,17 @@ def read_ratings(path: str | Path) -> pd.DataFrame:
         raise InputError("no ratings: the file has no rows below its header", path=path, line=2)
     return coded(check_ratings(frame, source=path))
 
+
+
+def read_long(path: Path) -> Imported:
+    """lexgold's long CSV as :func:`read_ratings` reads and checks it, with the columns of
+    :data:`COLUMNS` it has, as :func:`lexgold.ratings.layouts.read_layout` gives every layout."""
+    frame = read_ratings(path)
+    keep = [c for c in COLUMNS if c in frame.columns]
+    frame = frame[keep].copy()
+    frame["_line"] = np.arange(len(frame)) + 2
+    frame["_field"] = "rating"
+    return Imported(path, "long", frame.reset_index(drop=True), [])
 
 #: rows read at a time by :func:`read_ratings`
 CHUNK_ROWS = 100_000

@@ -1,7 +1,7 @@
 """Simulated raters answering a Best-Worst Scaling study (``lexgold simulate`` with a
 ``task = "bws"`` protocol, and the BWS bench).
 
-The rater model is the sliders' (:class:`lexgold.process.simulate.SimulatedRater`): an honest
+The rater model is the sliders' (:class:`lexgold.crowd.simulate.SimulatedRater`): an honest
 rater perceives each pair of a tuple as the crowd's rater model's latent response (the pair's
 latent score and spread, the rater's bias, scale and noise; unrounded; the invented crowd's
 ``truth + bias + noise``) and chooses the highest as most and the lowest as least; a
@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
-from lexgold.process.simulate import Crowd, SimulatedRater, _rated_rows, pair_truths
+from lexgold.crowd.simulate import Crowd, SimulatedRater, _rated_rows, pair_truths
 from lexgold.protocols import load_protocol
 from lexgold.ratings import SIMULATED
 from lexgold.study.bws import design_bws
@@ -66,7 +66,7 @@ def simulate_bws(pairs: pd.DataFrame, protocol: dict | str, *, rng: np.random.Ge
                  **study_keys) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Simulate a BWS study of ``pairs`` without a site and return ``(answers, raters)``.
 
-    Parameters are those of :func:`lexgold.process.simulate.simulate_ratings`; ``truth`` is on
+    Parameters are those of :func:`lexgold.crowd.simulate.simulate_ratings`; ``truth`` is on
     the protocol's ``[study]`` scale (default drawn from the crowd's rater model), ``seconds_per_tuple`` defaults
     to the mean of the protocol's ``seconds_per_item``. ``answers`` is the long format of
     :mod:`lexgold.process.bws`; ``raters`` is ``rater_id, tranche, spammer, style, bias,
