@@ -12,7 +12,8 @@ import pytest
 
 from lexgold.crowd.logs import SHIPPED, plain_copy, shipped_log
 from lexgold.errors import InputError
-from lexgold.ratings.layouts import detect_layout, read_aligned, read_layout
+from lexgold.ratings.detect import detect_layout
+from lexgold.ratings.layouts import read_aligned, read_layout
 from lexgold.resources._files import resource_files
 
 #: name -> (pairs, ratings, identified raters or None for anonymous ratings)
