@@ -178,8 +178,10 @@ def crowd_options(function):
                           "WordSim-353's raw ratings), invented (lexgold's earlier crowd: "
                           "uniform true scores, normal bias and noise), or a crowd JSON "
                           "written by `lexgold crowd fit`."),
-        click.option("--spammers", type=click.FloatRange(0, 1), default=0.1, show_default=True,
-                     help="Share of spamming raters (random, one value, or two alternating)."),
+        click.option("--spammers", type=click.FloatRange(0, 1), default=None,
+                     help="Share of spamming raters (random, one value, or two alternating); "
+                          "default: a crowd JSON's own (the share its fit found: none for a "
+                          "log that shows none), 0.1 for the default and the invented crowd."),
         click.option("--noise-sd", type=click.FloatRange(min=0), default=None,
                      help="With --crowd invented: SD of an honest rater's noise around the "
                           "true score (default 1.0)."),

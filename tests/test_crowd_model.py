@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import re
 import json
 import subprocess
 import sys
@@ -307,6 +308,32 @@ def test_simulate_draws_from_a_fitted_crowd_and_the_invented_one_by_name(tmp_pat
     refused = CliRunner().invoke(cli, args + ["--noise-sd", "0.5"])
     assert refused.exit_code != 0 and "Traceback" not in refused.output
     assert "noise_sd and bias_sd shape the invented crowd only" in refused.output
+
+
+def test_simulate_takes_the_spammer_share_from_the_fitted_crowd(tmp_path):
+    """A crowd JSON brings the share of spammers its fit found (none for an anonymous log's
+    fit), so that fitting a log and simulating it gives the log back; --spammers still
+    overrides it, and the default crowd keeps its 10 %."""
+    args = ["simulate", "--protocol", "simlex", "--n-pairs", "40", "--raters-per-tranche", "30",
+            "--seed", "3"]
+    anonymous, spamming = tmp_path / "anon.json", tmp_path / "spam.json"
+    anonymous.write_text(toy(raters=None).to_json())
+    spamming.write_text(toy(raters=cm.Raters(spammers=0.5)).to_json())
+
+    def spammers(*extra):
+        out = tmp_path / "r.csv"
+        result = CliRunner().invoke(cli, args + ["--out", str(out), *extra])
+        assert result.exit_code == 0, result.output
+        return int(re.search(r"\((\d+) spammers\)", result.output).group(1)), result.output
+
+    assert spammers("--crowd", str(anonymous))[0] == 0
+    share, output = spammers("--crowd", str(spamming))
+    raters = int(re.search(r"(\d+) raters \(", output).group(1))
+    assert 0.35 < share / raters < 0.65
+    assert spammers("--crowd", str(spamming), "--spammers", "0")[0] == 0
+    share, output = spammers()
+    raters = int(re.search(r"(\d+) raters \(", output).group(1))
+    assert 0 < share / raters < 0.25
 
 
 def test_default_crowd_records_the_shipped_logs():

@@ -16,7 +16,8 @@ One rater model serves both. A rater answers the pages of a study as the study l
 - a checkpoint or qualification question is answered right with probability
   ``honest_checkpoint``; a pair shown again (calibration repeat, duplicate) gets the rater's
   earlier answer with probability ``recall`` (the rater remembers it), else a fresh answer;
-- a spammer (share ``spammers``) answers at random (uniform over the scale), with one value
+- a spammer (share ``spammers``: by default a fitted crowd's own share, none where its log
+  showed none, and 0.1 in the default and the invented crowd) answers at random (uniform over the scale), with one value
   throughout, or alternating between two values, in equal proportions; it picks a checkpoint or
   qualification option at random;
 - a quitter (share ``quitters`` of the honest raters) closes the page after a random 10-90 %
@@ -35,8 +36,10 @@ Everything random comes from one ``numpy.random.Generator``.
 from __future__ import annotations
 
 import copy
+import functools
 import warnings
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -53,6 +56,8 @@ from lexgold.study.design import design_study
 from lexgold.study.pairs import TRUE, check_pairs
 
 STYLES = ("random", "single", "alternate")
+#: the share of spammers of the default and the invented crowd (a fitted crowd has its own)
+SPAMMERS = 0.1
 
 
 @dataclass(frozen=True)
@@ -64,7 +69,7 @@ class Crowd:
     model: object = "default"
     noise_sd: float | None = None
     bias_sd: float | None = None
-    spammers: float = 0.1
+    spammers: float | None = None
     honest_checkpoint: float = 0.99
     recall: float = 0.995
     quitters: float = 0.0
@@ -74,6 +79,18 @@ class Crowd:
         if self.model != "invented" and (self.noise_sd is not None or self.bias_sd is not None):
             raise InputError("noise_sd and bias_sd shape the invented crowd only: give "
                              "model='invented' (--crowd invented)", field="noise_sd")
+
+    @property
+    def spam_share(self) -> float:
+        """The share of spamming raters: ``spammers`` when given; else a crowd JSON's own
+        (the share its fit found: none for a log that shows none, such as an anonymous one)
+        and :data:`SPAMMERS` for the default and the invented crowd."""
+        if self.spammers is not None:
+            return self.spammers
+        if isinstance(self.model, (str, Path)) and str(self.model) not in ("default",
+                                                                            "invented"):
+            return _fitted_spammers(str(self.model))
+        return SPAMMERS
 
     def rater_model(self, low: float, high: float):
         """The crowd's rater model on the scale ``low..high`` (None: the invented crowd)."""
@@ -96,6 +113,13 @@ def crowd_model(model, low: float, high: float):
 
 
 _LOADED: dict = {}
+
+
+@functools.lru_cache(maxsize=8)
+def _fitted_spammers(path: str) -> float:
+    """The spammer share a crowd JSON's fit found (0 where raters were not identified)."""
+    raters = read_model(path).raters
+    return 0.0 if raters is None else float(raters.spammers)
 
 
 def pair_truths(crowd: Crowd, n: int, rng: np.random.Generator, *, low: float, high: float,
@@ -121,7 +145,7 @@ class SimulatedRater:
                  binary: bool = False):
         self.rng, self.crowd, self.low, self.high, self.binary = rng, crowd, low, high, binary
         self.style = "honest"
-        if rng.random() < crowd.spammers:
+        if rng.random() < crowd.spam_share:
             self.style = STYLES[int(rng.integers(0, 3))]
         self.model = None if binary else crowd.rater_model(low, high)
         self.scale, self.noise = 1.0, 1.0
