@@ -305,6 +305,24 @@ def test_transitivity_bins_have_exact_edges_and_a_p_value():
     assert [b["points"] for b in shifted["bins"]] == [0, 3, 0, 1, 1, 1]
 
 
+
+def test_transitivity_rho_and_p_value_equal_scipy_spearmanr_on_random_triangles():
+    """Spearman's rho and its t-based p-value, computed with numpy and ``scipy.special``,
+    equal :func:`scipy.stats.spearmanr` (to 1e-12) on tied and untied scores."""
+    rng = np.random.default_rng(7)
+    words = [f"w{i}" for i in range(12)]
+    pairs = [(a, b) for i, a in enumerate(words) for b in words[i + 1:]]
+    for levels in (3, 11, None):
+        draw = rng.random(len(pairs))
+        score = draw if levels is None else np.floor(draw * levels) / levels
+        gold = pd.DataFrame(pairs, columns=["word1", "word2"]).assign(score=score)
+        result = transitivity(gold)
+        points = transitivity_points(gold)
+        found = stats.spearmanr(points["r2"], points["diff"])
+        assert result["points"] == len(points) > 100
+        assert result["spearman"] == pytest.approx(found.statistic, abs=1e-12)
+        assert result["spearman_p"] == pytest.approx(found.pvalue, rel=1e-12, abs=1e-300)
+
 # -- released formats --------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

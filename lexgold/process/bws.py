@@ -31,6 +31,7 @@ import pandas as pd
 
 from lexgold.errors import InputError
 from lexgold.process.rules import BWS_REGISTRY
+from lexgold.stats import spearman
 
 REQUIRED = ("rater_id", "tranche", "tuple_id", "position", "word1", "word2", "rating")
 ITEM = ["word1", "word2"]
@@ -269,9 +270,7 @@ def _spearman(one, two) -> float:
     one, two = one[both], two[both]
     if len(one) < 3 or np.ptp(one) == 0 or np.ptp(two) == 0:
         return float("nan")
-    from scipy import stats       # here: a slider study's `lexgold process` never imports it
-
-    return float(stats.spearmanr(one, two).statistic)
+    return spearman(one, two)
 
 
 def split_half_once(frame: pd.DataFrame, first: pd.Series) -> float:
