@@ -17,7 +17,7 @@ from lexgold.live import figures, refresher
 from lexgold.study import models as m
 from lexgold.live.adaptive_svg import picture
 from lexgold.study.db import database_url, make_engine, session_factory
-from lexgold.study.design import Step
+from lexgold.study.design import PlannedStep
 from lexgold.annotate.rehearse import rehearse
 from lexgold.study.config import config_from_dict, load_study_config
 from lexgold.study.store import create_study, store_tranche
@@ -133,8 +133,8 @@ def test_split_half_of_raters_who_agree_is_one_and_needs_three_pairs():
     ratings = pd.DataFrame({"pair": list(range(7)) * 2 + [99],
                             "rater_id": ["a"] * 7 + ["b"] * 7 + ["c"],
                             "rating": a + a + [6]})
-    assert adaptive.split_half(ratings, np.random.default_rng(0)) == pytest.approx(1.0)
-    assert np.isnan(adaptive.split_half(ratings[ratings["pair"] < 2],
+    assert adaptive.pair_mean_reliability(ratings, np.random.default_rng(0)) == pytest.approx(1.0)
+    assert np.isnan(adaptive.pair_mean_reliability(ratings[ratings["pair"] < 2],
                                         np.random.default_rng(0)))
 
 
@@ -149,7 +149,7 @@ def test_split_half_averages_random_splits_of_more_raters():
     truth = rng.uniform(0, 6, 30)
     rows = [(p, f"r{k}", truth[p] + rng.normal()) for p in range(30) for k in range(4)]
     ratings = pd.DataFrame(rows, columns=["pair", "rater_id", "rating"])
-    got = adaptive.split_half(ratings, np.random.default_rng(5), splits=4)
+    got = adaptive.pair_mean_reliability(ratings, np.random.default_rng(5), splits=4)
     draws, rs = np.random.default_rng(5), []
     values = ratings["rating"].to_numpy().reshape(30, 4)          # pairs x raters, as rated
     for _ in range(4):
@@ -175,7 +175,7 @@ def test_the_admin_reliability_is_agrees_split_half_on_the_same_ratings(tmp_path
     engine = make_engine(url)
     with session_factory(engine)() as session:
         config = load_study_config(load_protocol(protocol))
-        shown = adaptive.state(session, config)
+        shown = adaptive.adaptive_state(session, config)
         ratings = adaptive.completed_ratings(session)
         words = dict(session.execute(select(m.Pair.id, m.Pair.word1)).all())
         seconds = dict(session.execute(select(m.Pair.id, m.Pair.word2)).all())
@@ -356,10 +356,11 @@ def test_a_top_up_goes_to_the_least_certain_pairs_and_is_added_once(tmp_path, pa
         assert adaptive.allocate(session, config) == {"status": "waiting"}
         assert session.scalar(select(func.count()).select_from(m.Tranche)) == 3
     with factory() as one, factory() as two:
-        store_tranche(one, 4, [Step("group", "N", items=[(unique[0], "unique")])], int, 1)
+        store_tranche(one, 4, [PlannedStep("group", "N", items=[(unique[0], "unique")])], int, 1)
         one.commit()
         with pytest.raises(IntegrityError):            # the unique tranche number
-            store_tranche(two, 4, [Step("group", "N", items=[(unique[1], "unique")])], int, 1)
+            store_tranche(two, 4, [PlannedStep("group", "N", items=[(unique[1], "unique")])],
+                          int, 1)
         two.rollback()
     engine.dispose()
 
@@ -402,7 +403,7 @@ def test_a_top_up_tranche_is_stored_as_the_uniform_path_stores_its_steps(tmp_pat
         rows = session.execute(select(m.Pair.id, m.Pair.word1, m.Pair.word2, m.Pair.pos,
                                       m.Pair.topic, m.Pair.extra, m.Pair.consistency)
                                .order_by(m.Pair.id)).all()
-        steps = [Step(s.kind, s.batch, checkpoint=s.checkpoint, items=list(
+        steps = [PlannedStep(s.kind, s.batch, checkpoint=s.checkpoint, items=list(
                      session.execute(select(m.Item.pair_id, m.Item.kind)
                                      .where(m.Item.step_id == s.id)
                                      .order_by(m.Item.position)).all()))
@@ -415,7 +416,7 @@ def test_a_top_up_tranche_is_stored_as_the_uniform_path_stores_its_steps(tmp_pat
     row_of = {row.id: k for k, row in enumerate(rows)}
     frame = pd.DataFrame([row[1:6] for row in rows],
                          columns=["word1", "word2", "pos", "topic", "extra"])
-    design = Design([[Step(s.kind, s.batch, checkpoint=s.checkpoint,
+    design = Design([[PlannedStep(s.kind, s.batch, checkpoint=s.checkpoint,
                            items=[(row_of[i], kind) for i, kind in s.items]) for s in steps]],
                     consistency=[], report={})
     uniform = make_engine(database_url(tmp_path / "uniform.sqlite"))

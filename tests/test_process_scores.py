@@ -14,7 +14,7 @@ from lexgold.process.agreement import AgreementWarning
 from lexgold.process.release import (HYPERLEX_COLUMNS, SIMLEX_COLUMNS, TR9856_COLUMNS,
                                      concreteness_quartile, gold_table, read_release_pairs)
 from lexgold.process.scaling import linear_scale, gold_scores
-from lexgold.process.splithalf import split_half, transitivity, transitivity_points
+from lexgold.process.splithalf import split_half_all_splits, transitivity, transitivity_points
 from lexgold.process.splits import lexical_split, random_split, score_interval
 
 
@@ -241,7 +241,7 @@ def binary_study(seed=0, pairs=40, raters=10, extra_pairs=5):
 
 def test_split_half_against_scipy_over_all_splits():
     ratings = binary_study()
-    result = split_half(ratings)
+    result = split_half_all_splits(ratings)
     table = ratings[ratings["tranche"] == 1].pivot(index="word1", columns="rater_id",
                                                    values="rating")
     values = []
@@ -259,13 +259,13 @@ def test_split_half_against_scipy_over_all_splits():
 
 def test_split_half_undefined_without_a_full_rater_set():
     with pytest.warns(AgreementWarning):
-        assert np.isnan(split_half(binary_study(raters=6))["r"])
+        assert np.isnan(split_half_all_splits(binary_study(raters=6))["r"])
 
 
 def test_split_half_perfect_agreement_is_one():
     ratings = binary_study(raters=4)
     same = ratings.assign(rating=ratings["word1"].str[1:].astype(int) % 3)
-    assert split_half(same, annotators=4)["r"] == pytest.approx(1.0)
+    assert split_half_all_splits(same, annotators=4)["r"] == pytest.approx(1.0)
 
 
 def test_transitivity_hand_computed():
@@ -391,10 +391,10 @@ def test_read_release_pairs_errors(tmp_path):
 
 def test_split_half_ignores_row_and_rater_order():
     ratings = binary_study(seed=3)
-    base = split_half(ratings)
+    base = split_half_all_splits(ratings)
     shuffled = ratings.sample(frac=1.0, random_state=2)
     shuffled = shuffled.assign(rater_id="x" + shuffled["rater_id"].str[::-1])
-    again = split_half(shuffled)
+    again = split_half_all_splits(shuffled)
     assert again["r"] == pytest.approx(base["r"]) and again["pairs"] == base["pairs"]
 
 

@@ -58,7 +58,7 @@ MAX_CELLS = 20_000_000
 
 
 @dataclass
-class Log:
+class LogMatrix:
     """A rating log as a matrix: one row per pair, its ratings left-aligned, NaN after."""
     pairs: pd.DataFrame               # word1, word2
     ratings: np.ndarray               # pairs x most ratings, float, NaN padded
@@ -66,11 +66,11 @@ class Log:
     dropped: int = 0                  # pairs with too few ratings for the pool and a reference
 
 
-def log_matrix(ratings: pd.DataFrame, pool: int) -> Log:
+def log_matrix(ratings: pd.DataFrame, pool: int) -> LogMatrix:
     """The long-format ``ratings`` (``rater_id, word1, word2, rating``; checkpoint rows
-    dropped; a rater's repeated answers to a pair averaged) as a :class:`Log` of the pairs with
-    at least ``pool + 1`` ratings (the pool and a held-out reference). Rater identity is kept
-    unless any ``rater_id`` starts with ``?`` (ratings without rater identity)."""
+    dropped; a rater's repeated answers to a pair averaged) as a :class:`LogMatrix` of the
+    pairs with at least ``pool + 1`` ratings (the pool and a held-out reference). Rater identity
+    is kept unless any ``rater_id`` starts with ``?`` (ratings without rater identity)."""
     frame = ratings
     if "kind" in frame.columns:
         frame = frame[frame["kind"].astype(str) != "checkpoint"]
@@ -99,10 +99,10 @@ def log_matrix(ratings: pd.DataFrame, pool: int) -> Log:
     if not anonymous:
         raters = np.full((len(keys), width), -1, dtype=np.int64)
         raters[code, column] = pd.factorize(frame["rater_id"])[0]
-    return Log(keys, values, raters, dropped=len(pairs_all) - len(keys))
+    return LogMatrix(keys, values, raters, dropped=len(pairs_all) - len(keys))
 
 
-def split_log(log: Log, pool: int, rng: np.random.Generator):
+def split_log(log: LogMatrix, pool: int, rng: np.random.Generator):
     """One random split: ``(pool_ratings, pool_raters, reference)``; every pair's ratings
     drawn in random order, the first ``pool`` into the pool (in arrival order), the rest into
     the reference (NaN padded). ``pool_raters`` is None for an anonymous log."""
@@ -302,7 +302,7 @@ def saving(spent: float, equivalent: float) -> float:
     return 1.0 - spent / equivalent
 
 
-def replay_split(log: Log, pool: int, ks, rng: np.random.Generator, *,
+def replay_split(log: LogMatrix, pool: int, ks, rng: np.random.Generator, *,
                  policies=POLICIES, estimator: str = "mean", **options) -> list[dict]:
     """One split: a record per policy and ``k`` (uniform's at ``k = 1 .. pool`` too) with
     ``spent`` (ratings per pair), the :func:`accuracy` figures and, for policies other than
@@ -339,7 +339,7 @@ def replay_split(log: Log, pool: int, ks, rng: np.random.Generator, *,
     return records
 
 
-def replay(log: Log, *, pool: int, ks, splits: int, seed: int = 0, policies=POLICIES,
+def replay(log: LogMatrix, *, pool: int, ks, splits: int, seed: int = 0, policies=POLICIES,
            estimator: str = "mean", progress=None, **options) -> pd.DataFrame:
     """:func:`replay_split` over ``splits`` random splits (``default_rng(seed)``), one frame
     of records with a ``split`` column. ``progress``: called once per split done."""

@@ -62,7 +62,7 @@ def process_bws(answers: pd.DataFrame, protocol: dict, *, rng: np.random.Generat
     scores = counting.rename(columns={"score": "counting"}).merge(
         bt.rename(columns={"score": "bradley_terry"}), on=bws.ITEM)
     column = "counting" if options.method == "counting" else "bradley_terry"
-    to_scale = bws.release_scale(scores[column], options.method, release.score_min,
+    to_scale = bws.bws_release_scale(scores[column], options.method, release.score_min,
                                  release.score_max)
     scores["score"] = to_scale(scores[column])
     ci = bws.bootstrap_intervals(final, options.method, replicates=options.bootstrap,
@@ -91,7 +91,7 @@ def process_bws(answers: pd.DataFrame, protocol: dict, *, rng: np.random.Generat
                          pairs=len(scores), answers_per_pair_min=int(scores["n"].min())),
         exclusion_reasons={r: int(exclusions["reasons"].str.contains(r).sum())
                            for r in options.rules},
-        split_half=bws.split_half(final, splits=options.split_half_splits, rng=half_rng),
+        split_half=bws.bws_split_half(final, splits=options.split_half_splits, rng=half_rng),
         methods_spearman=float(scores[["counting", "bradley_terry"]].corr(
             method="spearman").iloc[0, 1]) if len(scores) > 2 else None,
         config=config, warnings=problems)
@@ -176,7 +176,7 @@ def release_bws(ratings_path, protocol: dict, out_dir, *, pairs_path=None, seed:
     report.files = [*tables, "report.json", "README.md", "CITATION.cff", "datapackage.json",
                     "SHA256SUMS"]
     report.write_json(out / "report.json")
-    (out / "README.md").write_text(dataset_card(report), encoding="utf-8")
+    (out / "README.md").write_text(bws_dataset_card(report), encoding="utf-8")
     (out / "CITATION.cff").write_text(citation_cff(report), encoding="utf-8")
     slug = report.protocol.lower().replace(" ", "-")
     package = {"name": f"{slug}-gold", "title": f"{report.protocol} gold standard",
@@ -194,7 +194,7 @@ def release_bws(ratings_path, protocol: dict, out_dir, *, pairs_path=None, seed:
     return report
 
 
-def dataset_card(report: BwsReport) -> str:
+def bws_dataset_card(report: BwsReport) -> str:
     """The dataset card of a BWS release (Hugging Face YAML header, then what the files hold)."""
     counts, half = report.counts, report.split_half
     low, high = report.score_range

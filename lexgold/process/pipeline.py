@@ -59,7 +59,7 @@ from lexgold.process.reliability import reliability_figures
 from lexgold.process.scaling import gold_scores
 from lexgold.process.simulated import simulated_ratings
 from lexgold.process.source import read_source
-from lexgold.process.splithalf import split_half, split_half_random, transitivity
+from lexgold.process.splithalf import split_half_all_splits, split_half_random, transitivity
 from lexgold.process.splits import lexical_split, random_split, score_interval
 from lexgold.protocols import load_protocol
 from lexgold.ratings.overlap import overlap_warnings
@@ -175,7 +175,7 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
     if config.split_half.enabled:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", iaa.AgreementWarning)
-            halves = split_half(final, annotators=config.split_half.annotators)
+            halves = split_half_all_splits(final, annotators=config.split_half.annotators)
         chain = transitivity(scores, bins=config.split_half.transitivity_bins,
                              score_range=score_range)
     splits = summary = None

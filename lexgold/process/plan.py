@@ -762,7 +762,7 @@ def curve_figure(result: dict):
     return figure
 
 
-def summary_lines(result: dict) -> list[str]:
+def plan_summary_lines(result: dict) -> list[str]:
     """``lexgold plan``'s text output."""
     def show(value):
         return "n/a" if value is None else f"{value:.3f}"

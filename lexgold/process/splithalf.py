@@ -13,7 +13,7 @@ from lexgold.process.ratings import ITEM, answers, check_ratings
 from lexgold.stats import average_ranks, rowwise_pearson, spearman
 
 
-def split_half(ratings: pd.DataFrame, *, annotators: int = 10) -> dict:
+def split_half_all_splits(ratings: pd.DataFrame, *, annotators: int = 10) -> dict:
     """Mean Pearson r between the group means of all splits of ``annotators`` raters in halves.
 
     Parameters
@@ -81,7 +81,7 @@ def split_half_random(ratings: pd.DataFrame, *, rng: np.random.Generator,
 
     lexgold's one split-half figure: ``lexgold agree --split-half``, ``lexgold process`` for
     ratings without rater identity, and the reliability of the site's adaptive allocation
-    (:func:`lexgold.live.allocator.split_half`, the admin view) all call this function.
+    (:func:`lexgold.live.allocator.pair_mean_reliability`, the admin view) all call this function.
     For every pair with at least two ratings, its ratings are shuffled and cut into two halves
     (the odd one goes to the second half); the Pearson r and Spearman rho between the pairs'
     half means is computed, and averaged over ``splits`` random splits; the Spearman-Brown
