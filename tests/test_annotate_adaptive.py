@@ -165,7 +165,7 @@ def test_the_admin_reliability_is_agrees_split_half_on_the_same_ratings(tmp_path
     """One split-half definition: the reliability the admin view shows (``state``, the last
     point of the path, 10 splits seeded 0) is ``lexgold agree --split-half --splits 10 --seed
     0``'s Spearman-Brown figure on the same completed ratings, in the same order."""
-    from lexgold.process.agree import agree_file
+    from lexgold.process.agree_figures import agree_file
 
     protocol = adaptive_protocol(tmp_path, "simlex", {"tranches": 2}, first_round_raters=3,
                                  topup_pairs=20, topup_raters=2, target_reliability=1.0)

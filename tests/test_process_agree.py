@@ -1,4 +1,5 @@
-"""``lexgold agree``'s figures as a library function (lexgold.process.agree), against scipy."""
+"""``lexgold agree``'s figures as a library function (lexgold.process.agree_figures), against
+scipy."""
 
 import json
 
@@ -8,7 +9,7 @@ from click.testing import CliRunner
 from scipy import stats
 
 from lexgold.cli import cli
-from lexgold.process.agree import agree_file, agree_summary_lines
+from lexgold.process.agree_figures import agree_file, agree_summary_lines
 
 RATINGS = {"a": [1, 2, 3, 4, 5], "b": [1, 2, 3, 5, 4], "c": [2, 1, 3, 4, 5]}
 

@@ -4,7 +4,7 @@ and the replay of real logs that measures what allocation and stopping save.
 :mod:`lexgold.crowd.model` holds the model, its fit and its draws; ``data/default.json`` is the
 crowd fitted to the shipped logs (SimVerb-3500's raw ratings and WordSim-353 set 1), built by
 ``scripts/fit_default_crowd.py``. :mod:`lexgold.crowd.replay` replays a real log;
-:mod:`lexgold.crowd.allocation` holds the adaptive criteria the site uses.
+:mod:`lexgold.crowd.allocation_criteria` holds the adaptive criteria the site uses.
 """
 
 from lexgold.lazy import lazy_api
@@ -21,7 +21,7 @@ _API = {
     "shipped_log": "logs",
     "read_published": "logs",
     "summarise": "replay",
-    "site_gain": "allocation",
+    "site_gain": "allocation_criteria",
 }
 __all__ = sorted(_API)
 

@@ -7,8 +7,8 @@ pair's ratings in arrival order (:data:`POLICIES`):
 
 ``uniform``       ``k`` ratings of every pair (the uniform design's curve, ``k = 1 .. pool``);
 ``<rule>``        the site's adaptive allocation with criterion ``rule``
-                  (:mod:`lexgold.crowd.allocation`): a first round of ``first_round`` ratings
-                  of every pair, then top-up rounds of ``step`` ratings for the share
+                  (:mod:`lexgold.crowd.allocation_criteria`): a first round of
+                  ``first_round`` ratings of every pair, then top-up rounds of ``step`` ratings for the share
                   ``round_share`` of the pairs with the highest gain, until ``k`` ratings per
                   pair are spent on average;
 ``stopping``      per-pair stopping: after the first round a pair gets one more rating at a
@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import chdtri
 
-from lexgold.crowd.allocation import PRIOR_RATINGS, RULES, gains
+from lexgold.crowd.allocation_criteria import PRIOR_RATINGS, RULES, gains
 from lexgold.errors import InputError
 
 #: the site's defaults (lexgold.study.config: first_round_raters, topup_raters)
@@ -186,7 +186,7 @@ def stopping_counts(pool_ratings: np.ndarray, ks: Iterable[float], *,
     """Ratings per pair of per-pair stopping at a CI half-width: a pair rated ``n`` times
     stops at the first ``n >= first_round`` where ``1.96 sqrt(v_n / n)`` is at most the
     threshold, ``v_n`` the upper 95 % bound of its variance with the first round's pooled
-    variance as prior (:func:`lexgold.crowd.allocation.upper_variances`: a pair whose first
+    variance as prior (:func:`lexgold.crowd.allocation_criteria.upper_variances`: a pair whose first
     ratings happen to agree does not stop on that luck); for each budget ``k`` the threshold
     is the smallest whose spending is at most ``k`` ratings per pair."""
     pairs, pool = pool_ratings.shape

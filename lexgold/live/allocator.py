@@ -5,9 +5,9 @@ With ``[study] allocation = "adaptive"`` every tranche of the design first gets
 :func:`allocate` looks at the pair means so far and either stops, because the reliability of
 the means has reached ``target_reliability`` or the next tranche would overspend
 ``budget_ratings``, or adds one *top-up tranche*: the ``topup_pairs`` pairs whose means more
-raters are expected to make most precise (:func:`lexgold.crowd.allocation.error_gain`: the fall
-of the squared error of the mean, from each pair's shrunk rating variance and the raters it
-already has; Neyman allocation, the rule that did best on the real logs replayed by ``lexgold
+raters are expected to make most precise
+(:func:`lexgold.crowd.allocation_criteria.error_gain`: the fall of the squared error of the
+mean, from each pair's shrunk rating variance and the raters it already has; Neyman allocation, the rule that did best on the real logs replayed by ``lexgold
 replay``, docs/process.md), laid out by the
 study's own designer (:func:`lexgold.study.design.design_study`) with the whole
 consistency set, calibration repeats, POS-pure groups of 6-7, checkpoints and duplicates
@@ -20,7 +20,7 @@ the last one, so a concurrent call that counted the same tranches collides on th
 tranche number and adds nothing; and nothing is added while a slot is open.
 
 The statistics are pure functions over frames (:func:`pair_table`, :func:`pair_mean_reliability`,
-:func:`reliability_path`; the criteria in :mod:`lexgold.crowd.allocation`); the picture of
+:func:`reliability_path`; the criteria in :mod:`lexgold.crowd.allocation_criteria`); the picture of
 the admin view is :func:`lexgold.live.adaptive_svg.picture`.
 """
 
@@ -39,7 +39,7 @@ from lexgold.study.design import design_study
 from lexgold.study.config import StudyConfig
 from lexgold.live import tally
 from lexgold.study.store import store_tranche
-from lexgold.crowd.allocation import (  # noqa: F401  (the criteria, re-exported for the site)
+from lexgold.crowd.allocation_criteria import (  # noqa: F401  (re-exported for the site)
     PRIOR_RATINGS,
     SITE_RULE,
     error_gain,
@@ -77,8 +77,8 @@ def pair_table(ratings: pd.DataFrame) -> pd.DataFrame:
 
 def least_certain(table: pd.DataFrame, candidates, count: int, extra: int = 1) -> list:
     """The ``count`` pairs of ``candidates`` (pair keys) whose estimates ``extra`` more raters
-    each are expected to improve most (:func:`lexgold.crowd.allocation.site_gain`, the
-    criterion :data:`~lexgold.crowd.allocation.SITE_RULE`, over every pair of ``table``;
+    each are expected to improve most (:func:`lexgold.crowd.allocation_criteria.site_gain`, the
+    criterion :data:`~lexgold.crowd.allocation_criteria.SITE_RULE`, over every pair of ``table``;
     ``extra``: the slots of a top-up tranche); ties go to the pair with fewer raters, then the
     lower key. Candidates without a rating come first."""
     gain = site_gain(table, extra) if len(table) else pd.Series(dtype=float)

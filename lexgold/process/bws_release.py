@@ -26,23 +26,23 @@ import pandas as pd
 from lexgold.errors import IncompleteRelease, InputError
 from lexgold.process import bws
 from lexgold.process.config import process_config
-from lexgold.process.record import BwsCounts, BwsReport
+from lexgold.process.run_report import BwsCounts, BwsReport
 from lexgold.process.publish import _resource, citation_cff, write_checksums
 from lexgold.process.release import plain_table, read_release_pairs, round_half_up
-from lexgold.process.simulated import banner, simulated_ratings, statement
+from lexgold.process.simulated_label import banner, simulated_ratings, statement
 from lexgold.process.source import RatingsSource, is_study, read_source
 from lexgold.protocols import ProtocolError
 from lexgold.study.config import load_study_config
 
 
-#: what a simulated BWS row counts (:mod:`lexgold.process.simulated`): one answer to a tuple
+#: what a simulated BWS row counts (:mod:`lexgold.process.simulated_label`): one answer to a tuple
 ANSWERS = "Best-Worst answers"
 
 
 def process_bws(answers: pd.DataFrame, protocol: dict, *, rng: np.random.Generator,
                 pairs: pd.DataFrame | None = None, source=None) -> dict:
     """Steps 1-5 in memory; returns ``{"gold", "scores", "tuples", "exclusions", "report"}``
-    (``report`` a :class:`~lexgold.process.record.BwsReport`)."""
+    (``report`` a :class:`~lexgold.process.run_report.BwsReport`)."""
     config = process_config(protocol)
     if config.aggregate != "mean":      # slider ratings only: BWS scores by [process.bws] method
         raise ProtocolError(protocol.get("_path", "<protocol>"), "process.aggregate",

@@ -63,7 +63,7 @@ def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed)
     Example:
         lexgold agree ratings.csv --json
     """
-    from lexgold.process.agree import agree_file, agree_summary_lines, summary_json
+    from lexgold.process.agree_figures import agree_file, agree_summary_lines, summary_json
 
     result, anonymous, messages = agree_file(ratings, pool=pool, min_overlap=min_overlap,
                                              splits=splits if split_half else 0, seed=seed)

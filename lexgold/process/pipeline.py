@@ -39,13 +39,13 @@ from lexgold.process import agreement as iaa
 from lexgold.process.aggregate import pair_estimates
 from lexgold.process.bws_release import release_bws
 from lexgold.process.calibration import calibrate, calibration_shifts
-from lexgold.process.config import process_config
+from lexgold.process.config import ProcessConfig, process_config
 from lexgold.process.exclusions import exclusion_table, excluded_raters
 from lexgold.compression import sha256_file
 from lexgold.languages.packs import load_pack, pack_folder
 from lexgold.errors import IncompleteRelease, InputError, UndefinedStatistic
 from lexgold.manifest import manifest_beside
-from lexgold.process.record import (BwsReport, Counts, ProcessReport, ReleaseCheck, Stage,
+from lexgold.process.run_report import (BwsReport, Counts, ProcessReport, ReleaseCheck, Stage,
                                     StudyRef, clean)
 from lexgold.process.ratings import (ITEM, check_binary, check_ratings, declare_scale,
                                      is_anonymous, on_scale, require_raters, scale_use)
@@ -53,11 +53,11 @@ from lexgold.process.release import (concreteness_group, gold_table, read_releas
                                      plain_table, release_name, released_score,
                                      write_release)
 from lexgold.process.publish import staged_folder, write_checksums, write_publication
-from lexgold.process.report import plot_rater_agreement, plot_scores_by_subset, write_markdown
+from lexgold.process.report_md import plot_rater_agreement, plot_scores_by_subset, write_markdown
 from lexgold.process.rules import low_agreement_threshold
 from lexgold.process.reliability import reliability_figures
 from lexgold.process.scaling import gold_scores
-from lexgold.process.simulated import simulated_ratings
+from lexgold.process.simulated_label import simulated_ratings
 from lexgold.process.source import read_source
 from lexgold.process.splithalf import split_half_all_splits, split_half_random, transitivity
 from lexgold.process.splits import lexical_split, random_split, score_interval
@@ -200,7 +200,7 @@ def release_check(scores: pd.DataFrame, pairs: pd.DataFrame | None, final: pd.Da
     """Is the release complete? No accepted rater left, pairs of ``pairs`` with no accepted
     rating, and pairs on fewer than ``min_raters`` accepted raters are each a problem.
 
-    Returns a :class:`~lexgold.process.record.ReleaseCheck`, its ``problems`` a list of
+    Returns a :class:`~lexgold.process.run_report.ReleaseCheck`, its ``problems`` a list of
     one-line messages, every problem named, the biggest (most pairs) first (empty when the
     release is complete); ``pairs_from`` names where ``pairs`` came from.
     """
