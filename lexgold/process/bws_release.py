@@ -163,7 +163,7 @@ def release_bws(ratings_path, protocol: dict, out_dir, *, pairs_path=None, seed:
                                 path=str(ratings_path))
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    release = process_config(protocol).release
+    release = report.config.release
     gold = plain_table(result["gold"], decimals=release.decimals,
                        number_format=release.number_format, score_format=release.score_format)
     tables = {"gold.csv": gold, "scores.csv": result["scores"],

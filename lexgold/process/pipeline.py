@@ -95,13 +95,17 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
                     pairs: pd.DataFrame | None = None, usf: pd.DataFrame | None = None,
                     brysbaert: pd.DataFrame | None = None,
                     source: str | Path | None = None,
-                    pairs_from: str = "the pairs file", progress=None) -> ProcessResult:
+                    pairs_from: str = "the pairs file", progress=None,
+                    config: ProcessConfig | None = None) -> ProcessResult:
     """Run steps 1-6 in memory; see the module docstring. ``rng`` seeds three separate
     streams (:meth:`numpy.random.Generator.spawn`): bootstrap intervals, split-half on random
     halves, and the HyperLex splits, so that the number of bootstrap replicates changes none of
     the others. ``source`` (the ratings file) lets errors name the file and line; ``pairs_from``
     says where ``pairs`` came from (in the release check's messages); ``progress``, if given, is
-    called with the name of each stage (:data:`STAGES`) as it starts.
+    called with the name of each stage (:data:`STAGES`) as it starts. ``config``: the
+    protocol's ``[process]`` section when the caller has parsed it already
+    (:func:`~lexgold.process.config.process_config` of ``protocol``; :func:`release` parses it
+    once per run), else parsed here.
 
     Ratings without rater identity (HyperLex's release, SimVerb-3500) skip the protocol's rater
     exclusions with a note in ``report.notes`` (the ratings are taken as already screened);
@@ -109,7 +113,7 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
     (TR9856) refuses a rating other than 0 or 1."""
     progress = progress or (lambda stage: None)
     protocol = protocol if isinstance(protocol, dict) else load_protocol(protocol)
-    config = process_config(protocol)
+    config = config if config is not None else process_config(protocol)
     release = config.release
     progress("calibration and exclusions")
     boot_rng, half_rng, split_rng = rng.spawn(3)
@@ -280,7 +284,8 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
                          f"protocol says {asked!r}")
         loaded.setdefault("process", {})["aggregate"] = aggregate
     pairs = read_release_pairs(pairs_path) if pairs_path else source.pairs
-    release = process_config(loaded).release
+    config = process_config(loaded)       # once per run: process_ratings and the plots take it
+    release = config.release
     name = release_name(release.format, release.release_file)
     usf, concreteness, norms = release_norms(loaded, release.format, usf_dir,
                                              study=source.description)
@@ -290,7 +295,7 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
         result = process_ratings(ratings, loaded, rng=np.random.default_rng(seed), pairs=pairs,
                                  usf=usf, brysbaert=concreteness, source=source.label,
                                  pairs_from="the pairs file" if pairs_path else "the study",
-                                 progress=progress)
+                                 progress=progress, config=config)
     problems = result.problems
     if problems and not allow_incomplete:
         raise IncompleteRelease(f"incomplete release: {'; '.join(problems)}; nothing written "
@@ -315,7 +320,7 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
         result.splits.to_csv(out / "splits.csv", index=False, lineterminator="\n")
         files.append("splits.csv")
     progress("plots")
-    images = _plots(result, loaded, out) if plots and len(result.scores) else []
+    images = _plots(result, config, out) if plots and len(result.scores) else []
     progress("report and dataset card")
     published = ["README.md", "CITATION.cff", "datapackage.json", "croissant.json", "SHA256SUMS"]
     description = source.description or {}
@@ -641,8 +646,7 @@ def _splits(scores, config, rng):
     return table, summary
 
 
-def _plots(result, protocol, out) -> list[str]:
-    config = process_config(protocol)
+def _plots(result, config: ProcessConfig, out) -> list[str]:
     subset = next((c for c in ("pos", "relation", "topic") if c in result.scores.columns
                    and result.scores[c].replace("", np.nan).notna().any()), "")
     plot_scores_by_subset(result.scores, subset, out / "ratings_by_subset.png",
