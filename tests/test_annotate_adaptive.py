@@ -74,6 +74,28 @@ def test_a_noisier_pair_and_one_with_fewer_raters_go_first():
     assert adaptive.least_certain(table, [1, 2], 1) == [1]
 
 
+def test_pair_table_variances_by_hand_order_a_top_up_of_pairs_with_different_rater_counts():
+    """pair_table's sample variance (ddof 1) of the rater-level means, and the shrinkage the
+    site's criterion puts on it, by hand on pairs rated by 2, 3 and 5 raters (a rater who saw
+    pair "a" twice counts once, with the mean of the two). ``var``: a (4, 6): 2; b (4, 4, 3):
+    1/3; c (0, 0, 4, 4, 3): 16.8 / 4 = 4.2. Pooled v0 = (1*2 + 2/3 + 4*4.2) / 7 = 292/105;
+    shrunk v = ((n-1) var + 2 v0) / (n - 1 + 2): 794/315, 109/70, 1174/315; gains
+    v / (n (n + 1)) with one more rater: a, then b, then c (with ddof 0, or with shrinkage
+    weights n instead of n - 1, c would come before b)."""
+    rows = [("a", "r1", 3.0), ("a", "r1", 5.0), ("a", "r2", 6.0),
+            ("b", "r1", 4.0), ("b", "r2", 4.0), ("b", "r3", 3.0),
+            ("c", "r1", 0.0), ("c", "r2", 0.0), ("c", "r3", 4.0), ("c", "r4", 4.0),
+            ("c", "r5", 3.0)]
+    table = adaptive.pair_table(pd.DataFrame(rows, columns=["pair", "rater_id", "rating"]))
+    assert table.loc[["a", "b", "c"], "n"].tolist() == [2, 3, 5]
+    np.testing.assert_allclose(table.loc[["a", "b", "c"], "mean"], [5.0, 11 / 3, 2.2],
+                               rtol=1e-12)
+    np.testing.assert_allclose(table.loc[["a", "b", "c"], "var"], [2.0, 1 / 3, 4.2], rtol=1e-12)
+    np.testing.assert_allclose(adaptive.error_gain(table, 1).loc[["a", "b", "c"]],
+                               [794 / 315 / 6, 109 / 70 / 12, 1174 / 315 / 30], rtol=1e-12)
+    assert adaptive.least_certain(table, ["c", "b", "a", "d"], 4) == ["d", "a", "b", "c"]
+
+
 def test_misordering_gain_by_hand():
     """g_i = u_i^2 extra / (n_i + extra): the hand u of test_rank_uncertainty_by_hand, 2 more
     raters on 4."""
