@@ -24,6 +24,10 @@ directly before a block:
 
 A command that serves (``lexgold serve`` without ``--check``) runs in the background until its
 port answers; a rater then opens the study's entry page, and the server is stopped.
+
+A skipped block still has its ``lexgold`` commands checked (:func:`lexgold_invocations`,
+:func:`click_problem`): click must know each command and option, so a renamed one fails the
+fast tier even where the block cannot run.
 """
 
 from __future__ import annotations
