@@ -386,11 +386,11 @@ def test_report_head_shows_missing_norms_as_empty_cells(monkeypatch, tabulate):
     astype(str), which crashed the plain writer)."""
     from lexgold.process import report_md
 
-    monkeypatch.setattr(report, "_has_tabulate", lambda: tabulate)
+    monkeypatch.setattr(report_md, "_has_tabulate", lambda: tabulate)
     gold = pd.DataFrame({"word1": ["schizzare", "idolo"], "word2": ["sormontare", "pupillo"],
                          "SimLex999": [4.93, 8.87], "conc(w1)": [np.nan, np.nan],
                          "concQ": pd.Series([np.nan, "2"], dtype=object)})
-    table = report._head(gold)
+    table = report_md._head(gold)
     rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in table.splitlines()]
     assert rows[2] == ["schizzare", "sormontare", "4.93", "", ""]
     assert rows[3][3:] == ["", "2"]
