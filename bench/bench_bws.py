@@ -41,7 +41,7 @@ import numpy as np
 from scipy import stats
 
 from lexgold.process.bws import check_bws
-from lexgold.process.bws import split_half as bws_split_half
+from lexgold.process.bws import bws_split_half
 from lexgold.process.bws_release import process_bws
 from lexgold.crowd.bws_simulate import bws_layout, simulate_bws
 from lexgold.process.pipeline import process_ratings

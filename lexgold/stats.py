@@ -113,12 +113,14 @@ def rowwise_pearson(x, y, *, axis: int = -1) -> np.ndarray:
         return (x * y).sum(axis=axis) / np.sqrt((x * x).sum(axis=axis) * (y * y).sum(axis=axis))
 
 
-def average_ranks(values, *, axis: int = -1) -> np.ndarray:
+def average_ranks(values, *, axis: int = -1, omit_nan: bool = False) -> np.ndarray:
     """Ranks 1..n along ``axis``, tied values sharing the mean of their ranks.
 
     The ``average`` method of :func:`scipy.stats.rankdata` (the ranks of Spearman's rho with
     ties; Kendall & Gibbons 1990, section 3.6), in numpy: a slice holding a NaN is all NaN,
-    as SciPy's default ``nan_policy="propagate"`` gives.
+    as SciPy's default ``nan_policy="propagate"`` gives; with ``omit_nan``, as
+    ``nan_policy="omit"``: NaN cells are left out of the ranking and get NaN. Slices without
+    ties (continuous scores) skip the tie pass.
 
     Examples
     --------
@@ -126,22 +128,35 @@ def average_ranks(values, *, axis: int = -1) -> np.ndarray:
     [2.0, 3.5, 3.5, 1.0]
     >>> average_ranks([[1, 1, 2], [3, float("nan"), 1]]).tolist()
     [[1.5, 1.5, 3.0], [nan, nan, nan]]
+    >>> average_ranks([3, float("nan"), 1], omit_nan=True).tolist()
+    [2.0, nan, 1.0]
     """
     values = np.moveaxis(np.asarray(values, dtype=float), axis, -1)
-    shape, n = values.shape, values.shape[-1] if values.ndim else 1
-    flat = values.reshape(-1, n)
-    order = np.argsort(flat, axis=-1)                     # ties get one rank: any order
+    shape = values.shape
+    flat = values.reshape(-1, shape[-1])
+    order = np.argsort(flat, axis=-1)                     # NaN last; ties: any order
     ordered = np.take_along_axis(flat, order, axis=-1)
-    starts = np.ones(ordered.shape, dtype=bool)          # where a run of equal values begins
-    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
-    first = np.flatnonzero(starts)                        # run starts in the flattened array
-    sizes = np.diff(np.append(first, starts.size))
-    position = first % n                                  # 0-based rank of each run's start
-    ranked = np.repeat(position + (sizes + 1) / 2, sizes).reshape(ordered.shape)
-    out = np.empty_like(ranked)
-    np.put_along_axis(out, order, ranked, axis=-1)
-    out[np.isnan(flat).any(axis=-1)] = np.nan
-    return np.moveaxis(out.reshape(shape), -1, axis)
+    ranked = np.broadcast_to(np.arange(1.0, shape[-1] + 1), flat.shape)
+    first = np.ones(flat.shape, dtype=bool)               # where a run of equal values begins
+    first[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    tied = np.flatnonzero(~first.all(axis=-1))
+    if len(tied):                        # a tie's ranks: from its first to its last place
+        ranked = ranked.copy()
+        first = first[tied]
+        last = np.ones(first.shape, dtype=bool)
+        last[:, :-1] = first[:, 1:]
+        place = ranked[tied]
+        low = np.maximum.accumulate(np.where(first, place, 0.0), axis=-1)
+        high = np.minimum.accumulate(np.where(last, place, np.inf)[:, ::-1], axis=-1)[:, ::-1]
+        ranked[tied] = (low + high) / 2
+    ranks = np.empty(flat.shape)
+    np.put_along_axis(ranks, order, ranked, axis=-1)
+    missing = np.isnan(flat)
+    if omit_nan:
+        ranks[missing] = np.nan
+    else:                                                 # SciPy propagates: the slice is NaN
+        ranks[missing.any(axis=-1)] = np.nan
+    return np.moveaxis(ranks.reshape(shape), -1, axis)
 
 
 def pearson(x, y) -> float:

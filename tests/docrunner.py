@@ -24,6 +24,10 @@ directly before a block:
 
 A command that serves (``lexgold serve`` without ``--check``) runs in the background until its
 port answers; a rater then opens the study's entry page, and the server is stopped.
+
+A skipped block still has its ``lexgold`` commands checked (:func:`lexgold_invocations`,
+:func:`click_problem`): click must know each command and option, so a renamed one fails the
+fast tier even where the block cannot run.
 """
 
 from __future__ import annotations
@@ -294,3 +298,68 @@ def _shell_env(shell: Shell, env: dict) -> dict:
     printed = shell.run("env -0 | base64 -w0; echo", 10).output.strip()
     pairs = base64.b64decode(printed).split(b"\0")
     return {**env, **dict(p.decode().split("=", 1) for p in pairs if b"=" in p)}
+
+
+_SEPARATORS = {"&&", "||", ";", "|", "&", "(", ")", "$(", "`", "|&", ";;"}
+
+
+def lexgold_invocations(command: str) -> list[list[str]]:
+    """The argument lists of the ``lexgold ...`` commands in one shell command (after ``&&``,
+    ``|``, ``;``, inside ``$(...)``, behind ``NAME=value`` assignments; comments dropped)."""
+    text = re.sub(r"(?<=\s)\d+(?=[<>])", "", command.replace("\\\n", " "))    # 2>&1: >&1
+    lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
+    lexer.whitespace_split, lexer.commenters = True, "#"
+    words, found, target = [], [], False
+    for token in list(lexer) + [";"]:
+        if set(token) <= set("<>&") and set(token) & set("<>"):
+            target = True                              # a redirection: its file is no word
+        elif token in _SEPARATORS or set(token) <= set("&|;()"):
+            if words:
+                found.append(words)
+            words, target = [], False
+        elif target:
+            target = False
+        else:
+            words.append(token)
+    out = []
+    for words in found:
+        while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]):
+            words = words[1:]                          # NAME=value lexgold ...
+        if words and Path(words[0]).name == "lexgold":
+            out.append(words[1:])
+        else:                                          # sh -c '... lexgold ...', su -c
+            for word in words[1:]:
+                if " " in word and "lexgold" in word:
+                    out.extend(lexgold_invocations(word))
+    return out
+
+
+def click_problem(root, words: list[str], name: str = "lexgold") -> str | None:
+    """Why click would refuse ``lexgold WORDS`` before doing anything (an unknown command or
+    option, an option without its value, an extra argument), or None. Only the words are
+    parsed: no value is converted and no file looked at, so a command that needs a study or a
+    server still parses."""
+    import click
+
+    command, ctx, path = root, None, name
+    while True:
+        ctx = click.Context(command, info_name=path.split()[-1], parent=ctx,
+                            resilient_parsing=False)
+        parser = command.make_parser(ctx)
+        try:
+            opts, args, _ = parser.parse_args(list(words))
+        except click.UsageError as err:
+            return f"{path}: {err.format_message()}"
+        if any(key in opts for key in ("help", "version")) or any(
+                opts.get(p.name) for p in command.params if getattr(p, "is_eager", False)):
+            return None
+        if not isinstance(command, click.Group):
+            if args and not ctx.allow_extra_args:
+                return f"{path}: unexpected extra argument {args[0]!r}"
+            return None
+        if not args:
+            return None                                # a group alone prints its help
+        sub = command.get_command(ctx, args[0])
+        if sub is None:
+            return f"{path}: no such command {args[0]!r}"
+        command, path, words = sub, f"{path} {args[0]}", args[1:]

@@ -17,7 +17,7 @@ from lexgold.live import figures, refresher
 from lexgold.study import models as m
 from lexgold.live.adaptive_svg import picture
 from lexgold.study.db import database_url, make_engine, session_factory
-from lexgold.study.design import Step
+from lexgold.study.design import PlannedStep
 from lexgold.annotate.rehearse import rehearse
 from lexgold.study.config import config_from_dict, load_study_config
 from lexgold.study.store import create_study, store_tranche
@@ -72,6 +72,28 @@ def test_a_noisier_pair_and_one_with_fewer_raters_go_first():
     assert adaptive.SITE_RULE == "error"
     assert adaptive.least_certain(table, [1, 2, 3, 4], 4) == [4, 3, 1, 2]
     assert adaptive.least_certain(table, [1, 2], 1) == [1]
+
+
+def test_pair_table_variances_by_hand_order_a_top_up_of_pairs_with_different_rater_counts():
+    """pair_table's sample variance (ddof 1) of the rater-level means, and the shrinkage the
+    site's criterion puts on it, by hand on pairs rated by 2, 3 and 5 raters (a rater who saw
+    pair "a" twice counts once, with the mean of the two). ``var``: a (4, 6): 2; b (4, 4, 3):
+    1/3; c (0, 0, 4, 4, 3): 16.8 / 4 = 4.2. Pooled v0 = (1*2 + 2/3 + 4*4.2) / 7 = 292/105;
+    shrunk v = ((n-1) var + 2 v0) / (n - 1 + 2): 794/315, 109/70, 1174/315; gains
+    v / (n (n + 1)) with one more rater: a, then b, then c (with ddof 0, or with shrinkage
+    weights n instead of n - 1, c would come before b)."""
+    rows = [("a", "r1", 3.0), ("a", "r1", 5.0), ("a", "r2", 6.0),
+            ("b", "r1", 4.0), ("b", "r2", 4.0), ("b", "r3", 3.0),
+            ("c", "r1", 0.0), ("c", "r2", 0.0), ("c", "r3", 4.0), ("c", "r4", 4.0),
+            ("c", "r5", 3.0)]
+    table = adaptive.pair_table(pd.DataFrame(rows, columns=["pair", "rater_id", "rating"]))
+    assert table.loc[["a", "b", "c"], "n"].tolist() == [2, 3, 5]
+    np.testing.assert_allclose(table.loc[["a", "b", "c"], "mean"], [5.0, 11 / 3, 2.2],
+                               rtol=1e-12)
+    np.testing.assert_allclose(table.loc[["a", "b", "c"], "var"], [2.0, 1 / 3, 4.2], rtol=1e-12)
+    np.testing.assert_allclose(adaptive.error_gain(table, 1).loc[["a", "b", "c"]],
+                               [794 / 315 / 6, 109 / 70 / 12, 1174 / 315 / 30], rtol=1e-12)
+    assert adaptive.least_certain(table, ["c", "b", "a", "d"], 4) == ["d", "a", "b", "c"]
 
 
 def test_misordering_gain_by_hand():
@@ -133,8 +155,8 @@ def test_split_half_of_raters_who_agree_is_one_and_needs_three_pairs():
     ratings = pd.DataFrame({"pair": list(range(7)) * 2 + [99],
                             "rater_id": ["a"] * 7 + ["b"] * 7 + ["c"],
                             "rating": a + a + [6]})
-    assert adaptive.split_half(ratings, np.random.default_rng(0)) == pytest.approx(1.0)
-    assert np.isnan(adaptive.split_half(ratings[ratings["pair"] < 2],
+    assert adaptive.pair_mean_reliability(ratings, np.random.default_rng(0)) == pytest.approx(1.0)
+    assert np.isnan(adaptive.pair_mean_reliability(ratings[ratings["pair"] < 2],
                                         np.random.default_rng(0)))
 
 
@@ -149,7 +171,7 @@ def test_split_half_averages_random_splits_of_more_raters():
     truth = rng.uniform(0, 6, 30)
     rows = [(p, f"r{k}", truth[p] + rng.normal()) for p in range(30) for k in range(4)]
     ratings = pd.DataFrame(rows, columns=["pair", "rater_id", "rating"])
-    got = adaptive.split_half(ratings, np.random.default_rng(5), splits=4)
+    got = adaptive.pair_mean_reliability(ratings, np.random.default_rng(5), splits=4)
     draws, rs = np.random.default_rng(5), []
     values = ratings["rating"].to_numpy().reshape(30, 4)          # pairs x raters, as rated
     for _ in range(4):
@@ -165,7 +187,7 @@ def test_the_admin_reliability_is_agrees_split_half_on_the_same_ratings(tmp_path
     """One split-half definition: the reliability the admin view shows (``state``, the last
     point of the path, 10 splits seeded 0) is ``lexgold agree --split-half --splits 10 --seed
     0``'s Spearman-Brown figure on the same completed ratings, in the same order."""
-    from lexgold.process.agree import agree_file
+    from lexgold.process.agree_figures import agree_file
 
     protocol = adaptive_protocol(tmp_path, "simlex", {"tranches": 2}, first_round_raters=3,
                                  topup_pairs=20, topup_raters=2, target_reliability=1.0)
@@ -175,7 +197,7 @@ def test_the_admin_reliability_is_agrees_split_half_on_the_same_ratings(tmp_path
     engine = make_engine(url)
     with session_factory(engine)() as session:
         config = load_study_config(load_protocol(protocol))
-        shown = adaptive.state(session, config)
+        shown = adaptive.adaptive_state(session, config)
         ratings = adaptive.completed_ratings(session)
         words = dict(session.execute(select(m.Pair.id, m.Pair.word1)).all())
         seconds = dict(session.execute(select(m.Pair.id, m.Pair.word2)).all())
@@ -356,10 +378,11 @@ def test_a_top_up_goes_to_the_least_certain_pairs_and_is_added_once(tmp_path, pa
         assert adaptive.allocate(session, config) == {"status": "waiting"}
         assert session.scalar(select(func.count()).select_from(m.Tranche)) == 3
     with factory() as one, factory() as two:
-        store_tranche(one, 4, [Step("group", "N", items=[(unique[0], "unique")])], int, 1)
+        store_tranche(one, 4, [PlannedStep("group", "N", items=[(unique[0], "unique")])], int, 1)
         one.commit()
         with pytest.raises(IntegrityError):            # the unique tranche number
-            store_tranche(two, 4, [Step("group", "N", items=[(unique[1], "unique")])], int, 1)
+            store_tranche(two, 4, [PlannedStep("group", "N", items=[(unique[1], "unique")])],
+                          int, 1)
         two.rollback()
     engine.dispose()
 
@@ -402,7 +425,7 @@ def test_a_top_up_tranche_is_stored_as_the_uniform_path_stores_its_steps(tmp_pat
         rows = session.execute(select(m.Pair.id, m.Pair.word1, m.Pair.word2, m.Pair.pos,
                                       m.Pair.topic, m.Pair.extra, m.Pair.consistency)
                                .order_by(m.Pair.id)).all()
-        steps = [Step(s.kind, s.batch, checkpoint=s.checkpoint, items=list(
+        steps = [PlannedStep(s.kind, s.batch, checkpoint=s.checkpoint, items=list(
                      session.execute(select(m.Item.pair_id, m.Item.kind)
                                      .where(m.Item.step_id == s.id)
                                      .order_by(m.Item.position)).all()))
@@ -415,7 +438,7 @@ def test_a_top_up_tranche_is_stored_as_the_uniform_path_stores_its_steps(tmp_pat
     row_of = {row.id: k for k, row in enumerate(rows)}
     frame = pd.DataFrame([row[1:6] for row in rows],
                          columns=["word1", "word2", "pos", "topic", "extra"])
-    design = Design([[Step(s.kind, s.batch, checkpoint=s.checkpoint,
+    design = Design([[PlannedStep(s.kind, s.batch, checkpoint=s.checkpoint,
                            items=[(row_of[i], kind) for i, kind in s.items]) for s in steps]],
                     consistency=[], report={})
     uniform = make_engine(database_url(tmp_path / "uniform.sqlite"))

@@ -288,7 +288,7 @@ def run_concurrent_claims(url: str, n_raters: int) -> list:
 
     def worker():
         with factory() as session:
-            rater, _ = flow.enrol(session, flow.Entry("anonymous", None), True, key="k" * 32)
+            rater, _ = flow.enrol(session, flow.RaterEntry("anonymous", None), True, key="k" * 32)
             barrier.wait()
             slot = flow._claim(session, rater.id, config, m.utcnow())
             session.commit()

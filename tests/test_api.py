@@ -58,3 +58,41 @@ def test_importing_a_package_imports_no_library():
                           "p.process_ratings; print('pandas' in sys.modules)"],
                          capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "True"
+
+
+#: public names that more than one module defines, each for a reason a reader sees at once:
+#: Alembic's migration entry points, a click command beside the library function it runs
+#: (same name, same thing), click commands named as their commands (``lexgold simulate``,
+#: ``lexgold translate simulate``), Flask views of two blueprints (``admin.move``,
+#: ``rater.move``), the per-builder settings readers, a lazy re-export, and the helpers of the
+#: crowd's commands that part B of issue 44 moves and merges
+SHARED_NAMES = {
+    "upgrade", "downgrade",                                       # Alembic, every migration
+    "adjudicate", "export_sheets", "import_sheets",               # command = its function
+    "simulate",                                                   # two commands
+    "move",                                                       # blueprint views
+    "check_settings", "load_settings",                            # builder/simlex, hyperlex
+    "shown",                                                      # annotate.server re-export
+    "read_log", "replay",                                         # process/*_cli.py (issue 44 B)
+}
+
+
+def defined_public_names() -> dict[str, list[str]]:
+    """Top-level ``def``/``class`` names not starting with ``_`` -> the modules defining them."""
+    import ast
+
+    where: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "lexgold").rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                    and not node.name.startswith("_"):
+                where.setdefault(node.name, []).append(str(path.relative_to(ROOT)))
+    return where
+
+
+def test_one_name_per_public_thing():
+    """Two different things under one public name send a reader to the wrong module (three
+    ``split_half`` computed three figures): a name defined in two modules is either renamed
+    for what each computes or listed in :data:`SHARED_NAMES` with its reason."""
+    shared = {name for name, modules in defined_public_names().items() if len(modules) > 1}
+    assert shared - SHARED_NAMES == set()

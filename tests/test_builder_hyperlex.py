@@ -329,9 +329,9 @@ def test_majority_rule():
     rows = [("x", "y", "N", "syn", c, a, 1, "s") for c, a in
             [("a", True), ("b", True), ("c", False), ("d", False)]]
     verdicts = pd.DataFrame(rows, columns=checking.VERDICT_COLUMNS)
-    assert checking.tally(verdicts, 4) == {("x", "y", "N", "syn"): "rejected"}  # a tie rejects
-    assert checking.tally(verdicts, 5) == {}  # not enough checkers yet
-    assert checking.tally(verdicts.iloc[:3], 3) == {("x", "y", "N", "syn"): "accepted"}
+    assert checking.tally_verdicts(verdicts, 4) == {("x", "y", "N", "syn"): "rejected"}  # a tie rejects
+    assert checking.tally_verdicts(verdicts, 5) == {}  # not enough checkers yet
+    assert checking.tally_verdicts(verdicts.iloc[:3], 3) == {("x", "y", "N", "syn"): "accepted"}
 
 
 def test_sheet_errors_name_file_line_field(tmp_path):

@@ -310,8 +310,8 @@ def test_brysbaert_with_usf_fallback(usf, brysbaert, defaults):
     assert len(lacking) > 0
     for word in lacking:
         assert conc[word] == pytest.approx(1 + (usf_conc[word] - 1) * 4 / 6, abs=1e-6)
-    assert common.rescale(pd.Series([1.0, 4.0, 7.0]), settings.concreteness.usf,
-                          settings.concreteness.brysbaert).tolist() == [1.0, 3.0, 5.0]
+    assert common.rescale_concreteness(pd.Series([1.0, 4.0, 7.0]), settings.concreteness.usf,
+                                       settings.concreteness.brysbaert).tolist() == [1.0, 3.0, 5.0]
     assert settings.concreteness.brysbaert.threshold == 3.0
     assert set(conc.index) == set(usf_conc.index) | set(brys.index)
 
@@ -366,7 +366,7 @@ def test_bad_protocol_is_one_line_error(tmp_path, table, message):
 
 def test_scale_violations_are_named(usf):
     with pytest.raises(InputError, match=r"outside the protocol's scale \[1\.0, 5\.0\]"):
-        common.concreteness_table("usf", usf, common.Scale([1.0, 5.0], 3.0))
+        common.concreteness_table("usf", usf, common.ConcretenessScale([1.0, 5.0], 3.0))
 
 
 def test_help_has_an_example():

@@ -100,9 +100,9 @@ def test_bradley_terry_orders_a_clear_case():
 
 
 def test_release_scale():
-    f = bws.release_scale(pd.Series([-0.2, 0.4]), "counting", 0, 10)
+    f = bws.bws_release_scale(pd.Series([-0.2, 0.4]), "counting", 0, 10)
     assert f(np.array([-1, 1, 0.5])).tolist() == [0.0, 10.0, 7.5]
-    g = bws.release_scale(pd.Series([-2.0, 0.0, 2.0]), "bradley-terry", 0, 10)
+    g = bws.bws_release_scale(pd.Series([-2.0, 0.0, 2.0]), "bradley-terry", 0, 10)
     assert g(np.array([-2.0, 0.0, 2.0])).tolist() == [0.0, 5.0, 10.0]
 
 
@@ -113,14 +113,15 @@ def test_split_half_once_by_hand():
     # half 1 (r1): a 0, b 0, c 0, d -1, e 1, f 0, g 0 ; half 2 (r2): a 0, b 1, c 0, d -1, e 1, f 0, g -1
     one = [0, 0, 0, -1, 1, 0, 0]
     two = [0, 1, 0, -1, 1, 0, -1]
-    assert bws.split_half_once(frame, first) == pytest.approx(stats.spearmanr(one, two).statistic)
+    assert bws.bws_split_half_once(frame, first) == pytest.approx(
+        stats.spearmanr(one, two).statistic)
 
 
 def test_split_half_of_identical_halves_is_one_without_spearman_brown():
     spec = [(r, str(t), letters, letters[t % 4], letters[(t + 1) % 4])
             for t, letters in enumerate(["abcd", "efgh", "aceg", "bdfh", "abef"])
             for r in ("r1", "r2")]
-    result = bws.split_half(answers(spec), splits=10, rng=np.random.default_rng(0))
+    result = bws.bws_split_half(answers(spec), splits=10, rng=np.random.default_rng(0))
     assert result["r"] == pytest.approx(1.0)
     assert result["spearman_brown_applied"] is False
     assert result["splits"] == 10
@@ -135,7 +136,7 @@ def test_split_half_splits_each_tuple_in_halves():
         for r in range(3):
             best, worst = rng.choice(list(letters), 2, replace=False)
             spec.append((f"r{r}", str(t), letters, best, worst))
-    result = bws.split_half(answers(spec), rng=np.random.default_rng(1))
+    result = bws.bws_split_half(answers(spec), rng=np.random.default_rng(1))
     assert result["splits"] == 100 and -1 <= result["r"] <= 1
 
 

@@ -135,7 +135,7 @@ def test_json_round_trip_and_bad_json():
 
 def test_rescaled_crowd_answers_the_same_relative_cell():
     model = toy(sigma=0.2, df=6.0, lapse=0.02)
-    ten = cm.rescale(model, 0, 10)
+    ten = cm.rescale_crowd(model, 0, 10)
     six = cm.rating_probabilities(model, 3.0)                  # the middle of 0-6
     p = cm.rating_probabilities(ten, 5.0)                      # the middle of 0-10
     assert p[5.0] == pytest.approx(0.98 * (stats.t(6.0, 5.0, 2.0).cdf(5.5)

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from docrunner import blocks, commands, output_matches, run_document  # noqa: E402
+from docrunner import (blocks, click_problem, commands, lexgold_invocations,  # noqa: E402
+                       output_matches, run_document)
 
 ROOT = Path(__file__).resolve().parents[1]
 #: every document: the README, the deployment guide and every guide in docs/
@@ -85,6 +87,57 @@ def test_every_block_says_what_it_is(document):
             after = lines[end + 1].lstrip() if end + 1 < len(lines) else ""
             assert after.startswith(("```", "~~~", "<!--")), \
                 f"{document.name}:{i + 1}: a doc-test marker must come right before its block"
+
+
+def skipped_invocations(document: Path) -> list[tuple[str, list[str]]]:
+    """``(where, words)`` of every ``lexgold ...`` command in the document's skipped blocks."""
+    where = document.relative_to(ROOT)
+    return [(f"{where}:{block.line}", words) for block in blocks(document)
+            if block.language in ("bash", "sh", "shell") and block.marker("skip") is not None
+            for command in commands(block.text) for words in lexgold_invocations(command)]
+
+
+def test_every_lexgold_command_of_a_skipped_block_still_parses():
+    """A block the runner skips (a paid platform, a server, minutes of work) is not run, but
+    its ``lexgold`` commands are parsed as click would parse them: a renamed command or option,
+    or one that lost its value, fails here, in the fast tier."""
+    from lexgold.cli import cli
+
+    found = [item for document in DOCUMENTS for item in skipped_invocations(document)]
+    calls = re.compile(r"(?:^|[;&|(']\s*)(?:[A-Z_]+=\S+\s+)*(?:\S*/)?lexgold\s+[a-z]", re.M)
+    skipped = {f"{document.relative_to(ROOT)}:{block.line}" for document in DOCUMENTS
+               for block in blocks(document) if block.marker("skip") is not None
+               and block.language in ("bash", "sh", "shell") and calls.search(block.text)}
+    assert {where for where, _ in found} == skipped     # each block's commands were found
+    problems = [f"{where}: {problem}" for where, words in found
+                if (problem := click_problem(cli, words))]
+    assert problems == []
+
+
+def test_a_renamed_option_or_command_in_a_skipped_block_is_found():
+    from lexgold.cli import cli
+
+    assert lexgold_invocations("OUT=x lexgold process r.csv --out \"$OUT\" && ls | wc  # a note") \
+        == [["process", "r.csv", "--out", "$OUT"]]
+    assert lexgold_invocations("echo $(lexgold resources --json) | jq .") == [["resources", "--json"]]
+    assert lexgold_invocations("sed s/a/b/ f > /etc/lexgold; lexgold study pause s 2>&1") \
+        == [["study", "pause", "s"]]
+    assert lexgold_invocations("su x -s /bin/sh -c '/v/bin/lexgold serve --port 8 \\\n  --workers 4'") \
+        == [["serve", "--port", "8", "--workers", "4"]]
+    (where, words), *_ = [item for document in DOCUMENTS for item in skipped_invocations(document)
+                          if any(w.startswith("--") for w in item[1][1:])]
+    assert click_problem(cli, words) is None, where
+    option = next(w for w in words if w.startswith("--"))
+    renamed = [option + "x" if w == option else w for w in words]
+    assert f"No such option '{option}x'" in click_problem(cli, renamed)
+    assert click_problem(cli, ["process", "r.csv", "--out"]) == \
+        "lexgold process: Option '--out' requires an argument."
+    assert click_problem(cli, ["study", "rehersal", "s.sqlite"]) == \
+        "lexgold study: no such command 'rehersal'"
+    assert click_problem(cli, ["resources", "extra"]) == \
+        "lexgold resources: unexpected extra argument 'extra'"
+    assert click_problem(cli, ["study", "rehearse", "s.sqlite", "--max-raters", "30"]) is None
+    assert click_problem(cli, ["process", "--help"]) is None
 
 
 # -- the runner itself, on hand-made documents --------------------------------------------------

@@ -133,7 +133,7 @@ def test_mixed_and_out_of_scale_gold_standards_are_errors():
                              {"it": xl.Scale(0, 6), "es": xl.Scale(0, 6)})
     with pytest.raises(InputError, match=r"it.csv:3, field 'score': 6.5 is outside the scale 0-6 "
                                          r"\(report.json\)"):
-        xl.gold_scores(it.assign(score=[1.0, 6.5, 7.0]), None, "it.csv",
+        xl.monolingual_gold_scores(it.assign(score=[1.0, 6.5, 7.0]), None, "it.csv",
                        xl.Scale(0, 6, "report.json"))
     with pytest.raises(InputError, match=r"field '--scale': a scale needs MIN < MAX, found 6 0"):
         xl.check_scale(6, 0, field="--scale")
@@ -144,15 +144,15 @@ def test_gold_layouts_and_alignment_by_words():
                             "word2": ["boccale", "mano"]})
     hyperlex = pd.DataFrame({"WORD1": ["tazza", "dito"], "WORD2": ["boccale", "mano"],
                              "AVG_SCORE_0_10": ["7.5", "3"]})
-    scores = xl.gold_scores(hyperlex, aligned)
+    scores = xl.monolingual_gold_scores(hyperlex, aligned)
     assert scores.values.tolist() == [["p1", "tazza", "boccale", 7.5], ["p2", "dito", "mano", 3.0]]
     simlex = pd.DataFrame({"word1": ["dito"], "word2": ["piede"], "SimLex999": [2.0]})
     with pytest.raises(InputError, match=r"it.csv, field 'word1': pair \(dito, piede\) is not in"):
-        xl.gold_scores(simlex, aligned, "it.csv")
+        xl.monolingual_gold_scores(simlex, aligned, "it.csv")
     with pytest.raises(InputError, match="no pair_id column"):
-        xl.gold_scores(simlex, None, "it.csv")
+        xl.monolingual_gold_scores(simlex, None, "it.csv")
     with pytest.raises(InputError, match=r"it.csv:3, field 'score': not a number: 'x'"):
-        xl.gold_scores(_gold(["p1", "p2"], ["a", "b"], ["c", "d"], ["1", "x"]), None, "it.csv")
+        xl.monolingual_gold_scores(_gold(["p1", "p2"], ["a", "b"], ["c", "d"], ["1", "x"]), None, "it.csv")
 
 
 def _write_gold(folder, frame, scale=None, name="gold.csv"):

@@ -1,4 +1,5 @@
-"""``lexgold agree``'s figures as a library function (lexgold.process.agree), against scipy."""
+"""``lexgold agree``'s figures as a library function (lexgold.process.agree_figures), against
+scipy."""
 
 import json
 
@@ -8,7 +9,7 @@ from click.testing import CliRunner
 from scipy import stats
 
 from lexgold.cli import cli
-from lexgold.process.agree import agree_file, summary_lines
+from lexgold.process.agree_figures import agree_file, agree_summary_lines
 
 RATINGS = {"a": [1, 2, 3, 4, 5], "b": [1, 2, 3, 5, 4], "c": [2, 1, 3, 4, 5]}
 
@@ -41,7 +42,7 @@ def test_the_command_prints_the_library_figures(ratings_file):
     result, anonymous, _ = agree_file(ratings_file, min_overlap=2)
     shown = CliRunner().invoke(cli, ["agree", str(ratings_file), "--min-overlap", "2"])
     assert shown.exit_code == 0, shown.output
-    assert shown.output.splitlines() == summary_lines(result, anonymous)
+    assert shown.output.splitlines() == agree_summary_lines(result, anonymous)
     as_json = CliRunner().invoke(cli, ["agree", str(ratings_file), "--min-overlap", "2",
                                        "--json"])
     assert json.loads(as_json.output) == {k: result[k] for k in (

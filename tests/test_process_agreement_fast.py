@@ -17,6 +17,7 @@ from scipy import stats
 from conftest import examples
 from lexgold.process import agreement as agr
 from lexgold.process import replicates
+from lexgold.stats import average_ranks
 from lexgold.process.agreement import (AgreementWarning, bootstrap_over_pairs, iaa_against_mean,
                                        iaa_pairwise)
 
@@ -336,9 +337,9 @@ def test_average_ranks_are_scipy_rankdata(rows, columns, levels, holes, seed):
     if holes:
         values[rng.random(values.shape) < 0.3] = np.nan
     for axis in (0, 1, -1):
-        got = replicates.average_ranks(values, axis=axis)
+        got = average_ranks(values, axis=axis)
         np.testing.assert_array_equal(got, stats.rankdata(values, axis=axis))
-        got = replicates.average_ranks(values, axis=axis, omit_nan=True)
+        got = average_ranks(values, axis=axis, omit_nan=True)
         np.testing.assert_array_equal(got, stats.rankdata(values, axis=axis, nan_policy="omit"))
 
 

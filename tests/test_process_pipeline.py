@@ -287,3 +287,29 @@ def test_simulate_without_pairs_samples_usf(tmp_path):
     truth = pd.read_csv(tmp_path / "truth.csv")
     assert len(truth) == 120 and truth["truth"].between(0, 1).all()
     assert (tmp_path / "truth.raters.csv").is_file()
+
+
+def test_process_parses_the_protocols_process_section_once(tmp_path, pairs, monkeypatch):
+    """One `lexgold process` run reads ``[process]`` once: the pipeline, the exclusions and
+    the plots take the parsed config."""
+    from lexgold.process import config as config_module
+    from lexgold.process.pipeline import run
+
+    ratings, _, _ = simulated(pairs.head(40), "simlex", 2, unique_per_tranche=20,
+                              raters_per_tranche=8)
+    ratings.to_csv(tmp_path / "ratings.csv", index=False)
+    parsed = []
+    real = config_module.parse_section
+
+    def counting(cls, *args, **kwargs):
+        parsed.append(cls.__name__)
+        return real(cls, *args, **kwargs)
+
+    monkeypatch.setattr(config_module, "parse_section", counting)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AgreementWarning)
+        report = run(tmp_path / "ratings.csv", "simlex", tmp_path / "gold", seed=1,
+                     bootstrap=0, allow_incomplete=True)
+    assert (tmp_path / "gold" / "rater_agreement.png").is_file()   # the plots ran
+    assert report.counts.released_pairs == 40
+    assert parsed.count("ProcessConfig") == 1

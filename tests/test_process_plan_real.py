@@ -16,7 +16,6 @@ from lexgold.process.plan import (
     _models,
     _Pilot,
     _pilot,
-    _ranks,
     _shrunk_spread,
     fit_model,
     reliability_curve,
@@ -192,19 +191,6 @@ def test_the_validation_runs_as_written_and_prints_the_quoted_figures(data):
     (quoted,) = [block for block in blocks if block.startswith(printed[start])]
     assert [line.split() for line in summary] == [
         line.split() for line in quoted.strip().splitlines()]
-
-
-def test_ranks_are_scipys_average_ranks():
-    from scipy.stats import rankdata
-
-    rng = np.random.default_rng(1)
-    tied = rng.integers(0, 5, size=(7, 3, 11)).astype(float)
-    assert np.array_equal(_ranks(tied), rankdata(tied, axis=-1))
-    untied = rng.random((4, 50))
-    assert np.array_equal(_ranks(untied), rankdata(untied, axis=-1))
-    tied[1, 2, 3] = np.nan                           # a slice with a NaN ranks NaN throughout
-    ranks = _ranks(tied)
-    assert np.isnan(ranks[1, 2]).all() and np.isnan(ranks).sum() == 11
 
 
 def _resampled_pilot(pilot, picked):

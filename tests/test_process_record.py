@@ -1,4 +1,4 @@
-"""The typed report of a run (:mod:`lexgold.process.record`): report.json is its ``to_dict``,
+"""The typed report of a run (:mod:`lexgold.process.run_report`): report.json is its ``to_dict``,
 keys in the published order, optional keys left out; the command line's lines come from it."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import json
 import numpy as np
 
 from lexgold.process.config import ProcessConfig
-from lexgold.process.record import (BwsCounts, BwsReport, Counts, ProcessReport, ReleaseCheck,
+from lexgold.process.run_report import (BwsCounts, BwsReport, Counts, ProcessReport, ReleaseCheck,
                                     Stage, StudyRef)
 
 #: report.json's keys, in order, of a rating study's release (docs/process.md): the run's

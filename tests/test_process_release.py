@@ -248,7 +248,7 @@ def test_dataset_card_has_yaml_header_and_the_reports_figures(simlex_release):
     assert header["configs"][0]["data_files"] == "gold.csv"
     counts, final = report["counts"], report["agreement"]["final"]
     assert header["size_categories"] == ["n<1K"] and counts["released_pairs"] == 100
-    # lexgold simulate's raters: the card says simulated (lexgold.process.simulated)
+    # lexgold simulate's raters: the card says simulated (lexgold.process.simulated_label)
     assert f"Raters simulated: {counts['stages']['raw']['raters']} " in text
     assert header["tags"][-1] == "simulated" and "simulated" in header["pretty_name"]
     for rule in report["config"]["exclusions"]["rules"]:
@@ -384,13 +384,13 @@ def test_report_head_shows_missing_norms_as_empty_cells(monkeypatch, tabulate):
     """A language pack without norms releases empty norm columns (issue 34 item 1): report.md's
     table shows them as empty cells, with or without tabulate (pandas 3 keeps NaN through
     astype(str), which crashed the plain writer)."""
-    from lexgold.process import report
+    from lexgold.process import report_md
 
-    monkeypatch.setattr(report, "_has_tabulate", lambda: tabulate)
+    monkeypatch.setattr(report_md, "_has_tabulate", lambda: tabulate)
     gold = pd.DataFrame({"word1": ["schizzare", "idolo"], "word2": ["sormontare", "pupillo"],
                          "SimLex999": [4.93, 8.87], "conc(w1)": [np.nan, np.nan],
                          "concQ": pd.Series([np.nan, "2"], dtype=object)})
-    table = report._head(gold)
+    table = report_md._head(gold)
     rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in table.splitlines()]
     assert rows[2] == ["schizzare", "sormontare", "4.93", "", ""]
     assert rows[3][3:] == ["", "2"]

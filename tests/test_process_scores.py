@@ -14,7 +14,7 @@ from lexgold.process.agreement import AgreementWarning
 from lexgold.process.release import (HYPERLEX_COLUMNS, SIMLEX_COLUMNS, TR9856_COLUMNS,
                                      concreteness_quartile, gold_table, read_release_pairs)
 from lexgold.process.scaling import linear_scale, gold_scores
-from lexgold.process.splithalf import split_half, transitivity, transitivity_points
+from lexgold.process.splithalf import split_half_all_splits, transitivity, transitivity_points
 from lexgold.process.splits import lexical_split, random_split, score_interval
 
 
@@ -241,7 +241,7 @@ def binary_study(seed=0, pairs=40, raters=10, extra_pairs=5):
 
 def test_split_half_against_scipy_over_all_splits():
     ratings = binary_study()
-    result = split_half(ratings)
+    result = split_half_all_splits(ratings)
     table = ratings[ratings["tranche"] == 1].pivot(index="word1", columns="rater_id",
                                                    values="rating")
     values = []
@@ -259,13 +259,13 @@ def test_split_half_against_scipy_over_all_splits():
 
 def test_split_half_undefined_without_a_full_rater_set():
     with pytest.warns(AgreementWarning):
-        assert np.isnan(split_half(binary_study(raters=6))["r"])
+        assert np.isnan(split_half_all_splits(binary_study(raters=6))["r"])
 
 
 def test_split_half_perfect_agreement_is_one():
     ratings = binary_study(raters=4)
     same = ratings.assign(rating=ratings["word1"].str[1:].astype(int) % 3)
-    assert split_half(same, annotators=4)["r"] == pytest.approx(1.0)
+    assert split_half_all_splits(same, annotators=4)["r"] == pytest.approx(1.0)
 
 
 def test_transitivity_hand_computed():
@@ -304,6 +304,24 @@ def test_transitivity_bins_have_exact_edges_and_a_p_value():
     shifted = transitivity(gold.assign(score=gold["score"] * 6 + 1), bins=6, score_range=(1, 7))
     assert [b["points"] for b in shifted["bins"]] == [0, 3, 0, 1, 1, 1]
 
+
+
+def test_transitivity_rho_and_p_value_equal_scipy_spearmanr_on_random_triangles():
+    """Spearman's rho and its t-based p-value, computed with numpy and ``scipy.special``,
+    equal :func:`scipy.stats.spearmanr` (to 1e-12) on tied and untied scores."""
+    rng = np.random.default_rng(7)
+    words = [f"w{i}" for i in range(12)]
+    pairs = [(a, b) for i, a in enumerate(words) for b in words[i + 1:]]
+    for levels in (3, 11, None):
+        draw = rng.random(len(pairs))
+        score = draw if levels is None else np.floor(draw * levels) / levels
+        gold = pd.DataFrame(pairs, columns=["word1", "word2"]).assign(score=score)
+        result = transitivity(gold)
+        points = transitivity_points(gold)
+        found = stats.spearmanr(points["r2"], points["diff"])
+        assert result["points"] == len(points) > 100
+        assert result["spearman"] == pytest.approx(found.statistic, abs=1e-12)
+        assert result["spearman_p"] == pytest.approx(found.pvalue, rel=1e-12, abs=1e-300)
 
 # -- released formats --------------------------------------------------------------------------
 
@@ -373,10 +391,10 @@ def test_read_release_pairs_errors(tmp_path):
 
 def test_split_half_ignores_row_and_rater_order():
     ratings = binary_study(seed=3)
-    base = split_half(ratings)
+    base = split_half_all_splits(ratings)
     shuffled = ratings.sample(frac=1.0, random_state=2)
     shuffled = shuffled.assign(rater_id="x" + shuffled["rater_id"].str[::-1])
-    again = split_half(shuffled)
+    again = split_half_all_splits(shuffled)
     assert again["r"] == pytest.approx(base["r"]) and again["pairs"] == base["pairs"]
 
 

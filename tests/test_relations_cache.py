@@ -108,8 +108,8 @@ def test_a_damaged_file_is_not_read(graph_file, tmp_path, damage):
         data = b""
     path.write_bytes(bytes(data))
     with pytest.raises(wordnet_graph.CorruptGraph):
-        wordnet_graph.read(path, "0" * 64 if damage == "other key" else key)
-    assert wordnet_graph.read(graph_file, key)["offsets"].size > 80000
+        wordnet_graph.read_graph(path, "0" * 64 if damage == "other key" else key)
+    assert wordnet_graph.read_graph(graph_file, key)["offsets"].size > 80000
 
 
 @pytest.mark.slow                   # rebuilds the WordNet cache
@@ -124,7 +124,7 @@ def test_a_corrupt_cache_is_rebuilt(wordnet, graph_file, tmp_path, monkeypatch):
     path.write_bytes(bytes(data))
     with pytest.warns(UserWarning, match="rebuilding the WordNet graph"):
         rebuilt = wordnet_graph.load_or_build(wordnet, key)
-    original, again = wordnet_graph.read(graph_file, key), wordnet_graph.read(path, key)
+    original, again = wordnet_graph.read_graph(graph_file, key), wordnet_graph.read_graph(path, key)
     assert original.keys() == again.keys()
     assert all(np.array_equal(original[name], again[name]) for name in original)
     assert rebuilt.parents(3) == wordnet_graph.WordNetGraph(original).parents(3)

@@ -186,7 +186,7 @@ def test_a_release_of_mixed_ratings_gives_the_simulated_share(tmp_path):
 
 
 def test_simulated_share_counts_ratings_not_checkpoints():
-    from lexgold.process.simulated import simulated_ratings
+    from lexgold.process.simulated_label import simulated_ratings
 
     frame = pd.DataFrame({"rater_id": list("aabbc"),
                           "kind": ["unique", "checkpoint", "unique", "unique", "unique"],

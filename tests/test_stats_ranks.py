@@ -35,6 +35,30 @@ def test_average_ranks_equal_scipy_rankdata_on_many_tied_samples():
                                           scipy_stats.rankdata(data, axis=axis))
 
 
+def test_average_ranks_omit_nan_ranks_the_rest_as_scipy_omits():
+    # [3, nan, 1, 3]: 1 is first, the two 3s share places 2 and 3, the NaN is left out
+    assert np.array_equal(average_ranks([3.0, np.nan, 1.0, 3.0], omit_nan=True),
+                          [2.5, np.nan, 1.0, 2.5], equal_nan=True)
+    rng = np.random.default_rng(2)
+    for levels in (2, 5, 50):
+        values = rng.integers(0, levels, size=(9, 7)).astype(float) / 2
+        values[rng.random(values.shape) < 0.3] = np.nan
+        for axis in (0, 1, -1):
+            np.testing.assert_array_equal(
+                average_ranks(values, axis=axis, omit_nan=True),
+                scipy_stats.rankdata(values, axis=axis, nan_policy="omit"))
+
+
+def test_average_ranks_of_untied_and_three_axis_samples_equal_scipy():
+    rng = np.random.default_rng(1)
+    tied = rng.integers(0, 5, size=(7, 3, 11)).astype(float)
+    untied = rng.random((4, 50))
+    for data in (tied, untied):
+        for axis in range(-1, data.ndim):
+            np.testing.assert_array_equal(average_ranks(data, axis=axis),
+                                          scipy_stats.rankdata(data, axis=axis))
+
+
 def test_pearson_and_spearman_by_hand():
     # x = 1..4, y = 2, 4, 5, 9: deviations -1.5 -0.5 0.5 1.5 and -3 -1 0 4; r = 11 / sqrt(5 * 26)
     assert pearson([1, 2, 3, 4], [2, 4, 5, 9]) == pytest.approx(11 / np.sqrt(130), rel=1e-14)

@@ -51,7 +51,7 @@ def _nltk(synset):
 
 
 def _nltk_records(reader) -> dict:
-    """What :func:`lexgold.resources.wordnet_files.read` returns, asked of NLTK's reader."""
+    """What :func:`lexgold.resources.wordnet_files.read_wordnet_files` returns, asked of NLTK's reader."""
     tags = wordnet_graph.FILE_POS
     synsets = [synset for tag in tags for synset in reader.all_synsets(tag)]
     number = {synset: i for i, synset in enumerate(synsets)}
@@ -83,7 +83,7 @@ def test_the_files_read_as_nltk_reads_them(graph, wordnet):
     """Every array of the graph read from WordNet's files (lexgold.resources.wordnet_files)
     equals the one built from NLTK's answers for every synset, lemma, index and exception."""
     from_files = wordnet_graph.extract(wordnet)
-    from_nltk = wordnet_graph.pack(_nltk_records(wordnet))
+    from_nltk = wordnet_graph.pack_graph(_nltk_records(wordnet))
     assert from_files.keys() == from_nltk.keys()
     for name in from_files:
         assert np.array_equal(from_files[name], from_nltk[name]), name
@@ -167,28 +167,28 @@ def test_a_warm_cache_needs_no_nltk(graph):
 def test_an_older_format_is_rebuilt_not_read(graph, wordnet, tmp_path, monkeypatch):
     """A file of format 1 at the key's path (as if the key had not changed) is not read."""
     key = wordnet_graph.wordnet_key(wordnet)
-    arrays = wordnet_graph.read(_graph_file(key), key)
+    arrays = wordnet_graph.read_graph(_graph_file(key), key)
     monkeypatch.setenv("LEXGOLD_CACHE", str(tmp_path))
     path = wordnet_graph.graph_path(key)
     with monkeypatch.context() as patch:
         patch.setattr(wordnet_graph, "FORMAT", 1)
         wordnet_graph.write(path, key, {"offsets": arrays["offsets"]})
     with pytest.raises(wordnet_graph.CorruptGraph, match="another WordNet or format"):
-        wordnet_graph.read(path, key)
+        wordnet_graph.read_graph(path, key)
     built = []
     monkeypatch.setattr(wordnet_graph, "extract",
                         lambda reader, progress=False: built.append(progress) or dict(arrays))
     with pytest.warns(UserWarning, match="rebuilding the WordNet graph"):
         rebuilt = wordnet_graph.load_or_build(wordnet, key)
     assert built == [False] and rebuilt.synsets("dog") == graph.synsets("dog")
-    assert wordnet_graph.read(path, key).keys() == arrays.keys()
+    assert wordnet_graph.read_graph(path, key).keys() == arrays.keys()
 
 
 def test_a_missing_cache_is_built_with_progress(graph, wordnet, tmp_path, monkeypatch):
     """load_graph (the builders, ``lexgold relations``, ``lexgold resources``) builds a missing
     graph through NLTK with a progress bar, once per process."""
     key = wordnet_graph.wordnet_key(wordnet)
-    arrays = wordnet_graph.read(_graph_file(key), key)
+    arrays = wordnet_graph.read_graph(_graph_file(key), key)
     monkeypatch.setenv("LEXGOLD_CACHE", str(tmp_path))
     wordnet_graph.forget()
     built = []

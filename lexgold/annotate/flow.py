@@ -53,14 +53,16 @@ class BadEntry(Rejected):
 
 
 @dataclass
-class Entry:
+class RaterEntry:
+    """How a rater came in: the platform of the link and its IDs (none for an anonymous link)."""
+
     platform: str
     external_id: str | None
     external_study: str = ""
     external_session: str = ""
 
 
-def parse_entry(args) -> Entry:
+def parse_entry(args) -> RaterEntry:
     """Platform parameters of the entry URL, checked (letters, digits, ``_``, ``-``)."""
     for platform, (pid, study, session) in PLATFORMS.items():
         if pid in args:
@@ -68,11 +70,11 @@ def parse_entry(args) -> Entry:
             for key, value in zip((pid, study, session), values):
                 if value and not ID_PATTERN.fullmatch(value) or key == pid and not value:
                     raise BadEntry(key)
-            return Entry(platform, values[0], values[1], values[2])
-    return Entry("anonymous", None)
+            return RaterEntry(platform, values[0], values[1], values[2])
+    return RaterEntry("anonymous", None)
 
 
-def check_entry(entry: Entry, entries: dict | None) -> None:
+def check_entry(entry: RaterEntry, entries: dict | None) -> None:
     """:class:`Rejected` (``entry_refused``) unless the study accepts this kind of entry link;
     with strict IDs, :class:`BadEntry` naming a parameter that is missing or not in the
     platform's format.
@@ -97,7 +99,7 @@ def browser_hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def find_rater(session: Session, entry: Entry) -> m.Rater | None:
+def find_rater(session: Session, entry: RaterEntry) -> m.Rater | None:
     """The rater already enrolled with the entry's platform ID, if any."""
     if entry.external_id is None:
         return None
@@ -112,7 +114,7 @@ def session_hash(key: str, value: str) -> str:
     return keyed_hash(key, value) if value and value != MTURK_PREVIEW else ""
 
 
-def enrol(session: Session, entry: Entry, native_speaker: bool,
+def enrol(session: Session, entry: RaterEntry, native_speaker: bool,
           now=None, *, key: str) -> tuple[m.Rater | None, str]:
     """A new rater for ``entry`` after consent, and the secret its browser keeps. ``key``: the
     session-signing key, which keys the stored hash of the link's session ID.
@@ -136,7 +138,7 @@ def enrol(session: Session, entry: Entry, native_speaker: bool,
     return rater, secret
 
 
-def own_link(rater: m.Rater, entry: Entry, *, key: str) -> bool:
+def own_link(rater: m.Rater, entry: RaterEntry, *, key: str) -> bool:
     """True when ``entry`` carries what only the rater's own platform link has: the study and
     session IDs given when it enrolled (Prolific ``STUDY_ID`` and ``SESSION_ID``; MTurk
     ``hitId`` and ``assignmentId``). A platform ID alone is no credential: it shows in

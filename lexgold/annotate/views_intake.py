@@ -26,7 +26,7 @@ from lexgold.annotate import flow
 from lexgold.annotate.context import db, message_page, now, state
 from lexgold.annotate.views_admin import admin_required
 from lexgold.annotate.views_rater import _current_rater, rater
-from lexgold.study.intake import INTAKE, Intake, describe, read_intake, set_intake
+from lexgold.study.intake import INTAKE, Intake, describe_intake, read_intake, set_intake
 
 intake = Blueprint("intake", __name__, url_prefix="/admin")
 #: how long a server process keeps the intake it read (seconds)
@@ -76,7 +76,7 @@ def _known_entry() -> bool:
         if not isinstance(kept, dict):
             return False
         try:
-            entry = flow.Entry(**kept)
+            entry = flow.RaterEntry(**kept)
         except TypeError:
             return False
     return entry.external_id is not None and flow.find_rater(db(), entry) is not None
@@ -116,6 +116,6 @@ def change():
     found = set_intake(db(), wanted, stop_current=request.form.get("current") == "stop",
                        now=now())
     current_app.extensions["lexgold_intake"] = (0.0, found)      # this process: at once
-    current_app.logger.info("study intake set from the admin view: %s", describe(found))
+    current_app.logger.info("study intake set from the admin view: %s", describe_intake(found))
     return redirect(url_for("admin.overview") + "#intake")
 

@@ -149,7 +149,7 @@ def _consent_page(preview: bool, error: str | None) -> str:
 RESUME_S = 600
 
 
-def _ask_to_resume(known: m.Rater, entry: flow.Entry):
+def _ask_to_resume(known: m.Rater, entry: flow.RaterEntry):
     """Another browser with a known platform ID: asked before resuming when the link is the
     rater's own (:func:`flow.own_link`), else told to use it or to contact the researcher.
 
@@ -207,10 +207,10 @@ def consent():
         return redirect(url_for("rater.task"))
     if not (request.form.get("consent") == "yes" and request.form.get("native") == "yes"):
         return _consent_page(False, state().config.texts.error_no_consent), 400
-    entry = flow.Entry(**session.get("entry", vars(flow.Entry("anonymous", None))))
+    entry = flow.RaterEntry(**session.get("entry", vars(flow.RaterEntry("anonymous", None))))
     flow.check_entry(entry, state().entries)
     if current_app.config.get("SIMULATED_RATERS"):    # lexgold study rehearse's raters
-        entry = flow.Entry(**{**vars(entry), "platform": SIMULATED})
+        entry = flow.RaterEntry(**{**vars(entry), "platform": SIMULATED})
     if flow.find_rater(db(), entry) is None:
         _rate_limit("enrol")
     new, secret = flow.enrol(db(), entry, native_speaker=True, now=now(),

@@ -36,7 +36,7 @@ YES = {"yes", "y", "1", "true", "agree", "x"}
 NO = {"no", "n", "0", "false", "disagree"}
 
 
-def question(word1: str, word2: str, pos: str, relation: str) -> str:
+def checker_statement(word1: str, word2: str, pos: str, relation: str) -> str:
     """The statement a checker agrees or disagrees with, in plain words (verbs as "to X")."""
     x, y = (f"to {word1}", f"to {word2}") if pos == "V" else (word1, word2)
     if relation.startswith("hyp-"):
@@ -140,7 +140,7 @@ def read_verdict_log(path: Path) -> pd.DataFrame:
     return frame[VERDICT_COLUMNS]
 
 
-def tally(verdicts: pd.DataFrame, min_checkers: int) -> dict[tuple, str]:
+def tally_verdicts(verdicts: pd.DataFrame, min_checkers: int) -> dict[tuple, str]:
     """Pair key -> ``accepted`` / ``rejected`` once ``min_checkers`` checkers judged it.
 
     Accepted when a strict majority agreed with the relation (a tie rejects the pair).
@@ -169,7 +169,7 @@ def sheet(pending: pd.DataFrame, round_: int, tallies: dict[tuple, tuple[int, in
         agree, total = tallies.get((r.word1, r.word2, r.pos, r.relation), (0, 0))
         rows.append({"round": round_, "step": r.step, "word1": r.word1, "word2": r.word2,
                      "pos": r.pos, "relation": r.relation,
-                     "question": question(r.word1, r.word2, r.pos, r.relation),
+                     "question": checker_statement(r.word1, r.word2, r.pos, r.relation),
                      "votes_so_far": f"{agree} of {total} agree" if total else "",
                      "agree": "", "checker": "", "comment": ""})
     return pd.DataFrame(rows, columns=SHEET_COLUMNS)

@@ -33,7 +33,7 @@ MULTI_WORD = re.compile(r"[\s_\-]")
 
 
 @dataclasses.dataclass
-class Scale:
+class ConcretenessScale:
     """A concreteness rating scale: its range and the concrete/abstract threshold on it."""
 
     scale: list[float]
@@ -77,7 +77,7 @@ def lower_words(series: pd.Series) -> pd.Series:
     return series.astype("string").str.strip().str.lower()
 
 
-def word_problem(words: pd.Series, pattern: str) -> pd.Series:
+def word_form_problems(words: pd.Series, pattern: str) -> pd.Series:
     """Per word: ``multi-word`` (space, hyphen, underscore), ``pattern`` (fails the protocol's
     ``word_pattern``, e.g. digits or apostrophes) or ``""``."""
     multi = words.str.contains(MULTI_WORD, regex=True).fillna(True)
@@ -129,31 +129,35 @@ def brysbaert_concreteness(path=None) -> pd.Series:
             .set_index("word")["conc_m"].astype(float))
 
 
-def rescale(values: pd.Series, source: Scale, target: Scale) -> pd.Series:
+def rescale_concreteness(values: pd.Series, source: ConcretenessScale,
+                          target: ConcretenessScale) -> pd.Series:
     """Map ratings linearly from one scale's range onto another's (USF 1-7 -> 1-5: 4 -> 3);
     :func:`lexgold.stats.rescale` on the scales' ranges."""
     return stats.rescale(values, source.scale, target.scale)
 
 
 def concreteness_with_fallback(source: str, fallback: str, usf: pd.DataFrame,
-                               scales: dict[str, Scale], brysbaert=None) -> tuple[pd.Series, pd.Series]:
+                               scales: dict[str, ConcretenessScale],
+                               brysbaert=None) -> tuple[pd.Series, pd.Series]:
     """Concreteness per word from ``source``; words it lacks take ``fallback``'s rating, mapped
-    linearly onto the source's scale (:func:`rescale`). ``fallback`` may be ``"none"``.
+    linearly onto the source's scale (:func:`rescale_concreteness`). ``fallback`` may be ``"none"``.
 
     Returns the ratings and, per word, the name of the source its rating came from.
     """
     table = concreteness_table(source, usf, scales[source], brysbaert)
     origin = pd.Series(source, index=table.index, dtype=object)
     if fallback not in ("none", source):
-        other = rescale(concreteness_table(fallback, usf, scales[fallback], brysbaert),
-                        scales[fallback], scales[source])
+        other = rescale_concreteness(
+            concreteness_table(fallback, usf, scales[fallback], brysbaert),
+            scales[fallback], scales[source])
         other = other[~other.index.isin(table.index)]
         table = pd.concat([table, other.round(6)]).sort_index()
         origin = pd.concat([origin, pd.Series(fallback, index=other.index, dtype=object)]).sort_index()
     return table, origin
 
 
-def concreteness_table(source: str, usf: pd.DataFrame, scale: Scale, brysbaert=None) -> pd.Series:
+def concreteness_table(source: str, usf: pd.DataFrame, scale: ConcretenessScale,
+                       brysbaert=None) -> pd.Series:
     """Concreteness per word from ``source`` (``usf`` or ``brysbaert``), checked against its scale."""
     if source == "usf":
         table = usf_concreteness(usf)

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from lexgold.builder import checking, common
-from lexgold.builder.common import Scale
+from lexgold.builder.common import ConcretenessScale
 from lexgold.builder.relations import (ANTONYM_ROUTES, DEFAULT_ANTONYMS, HOLONYM_KINDS,
                                        SENSE_POLICIES, RelationLabeller, relation_names)
 from lexgold.errors import InputError
@@ -50,7 +50,7 @@ GROUPS = ("G1", "G2", "G3", "G4")
 
 
 @dataclasses.dataclass
-class GroupScale(Scale):
+class GroupScale(ConcretenessScale):
     """A concreteness scale with the G3/G4 difference threshold of HyperLex section 5."""
 
     group_difference: Annotated[float, between(0)] = 1.0
@@ -176,7 +176,7 @@ def candidate_pool(usf: pd.DataFrame, settings: HyperLexBuild, labeller: Relatio
 
     mark(frame["n_participants"] < settings.min_participants, "few-participants")
     for column in ("word1", "word2"):
-        problem = common.word_problem(frame[column], settings.word_pattern)
+        problem = common.word_form_problems(frame[column], settings.word_pattern)
         for why in ("multi-word", "pattern"):
             mark(problem == why, why)
     mark(w1 == w2, "same-word")
@@ -387,7 +387,7 @@ def build_hyperlex(res: Resources, settings: HyperLexBuild, seed: int,
     """
     if pool is None:
         pool = candidate_pool(res.usf, settings, res.labeller, res.offensive, res.is_proper)
-    decisions = None if verdicts is None else checking.tally(verdicts, settings.min_checkers)
+    decisions = None if verdicts is None else checking.tally_verdicts(verdicts, settings.min_checkers)
     step1 = draw_step1(pool, settings, np.random.default_rng([seed, 1]), decisions)
     step1_open = any(d.pending for d in step1)
     no_rel = NoRelPool(res.usf, res.labeller)

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from lexgold.builder import common
-from lexgold.builder.common import PosKeys, Scale
+from lexgold.builder.common import ConcretenessScale, PosKeys
 from lexgold.errors import InputError
 from lexgold.protocols import between, check_instance, load_protocol, parse_section
 from lexgold.resources import read_usf
@@ -59,10 +59,12 @@ class SimLexConcreteness:
     median_scope: Literal["pos", "global"] = "pos"      # Decision: median of d per POS pool
     class_direction: Literal["any", "required"] = "any"  # required: C2 c2 < c1, C4 c2 > c1
     class_allocation: Literal[ALLOCATIONS] = "equal"    # equal (the paper) | proportional
-    usf: Scale = dataclasses.field(default_factory=lambda: Scale([1.0, 7.0], 4.0))
-    brysbaert: Scale = dataclasses.field(default_factory=lambda: Scale([1.0, 5.0], 3.0))
+    usf: ConcretenessScale = dataclasses.field(
+        default_factory=lambda: ConcretenessScale([1.0, 7.0], 4.0))
+    brysbaert: ConcretenessScale = dataclasses.field(
+        default_factory=lambda: ConcretenessScale([1.0, 5.0], 3.0))
 
-    def active(self) -> Scale:
+    def active(self) -> ConcretenessScale:
         return getattr(self, self.source)
 
 
@@ -116,7 +118,7 @@ def associated_pool(usf: pd.DataFrame, pos: pd.DataFrame, conc: pd.Series, setti
         reason[(reason == "") & mask.fillna(True).astype(bool)] = why
 
     for column in ("word1", "word2"):
-        problem = common.word_problem(frame[column], settings.word_pattern)
+        problem = common.word_form_problems(frame[column], settings.word_pattern)
         for why in ("multi-word", "pattern"):
             mark(problem == why, why)
     mark(w1 == w2, "same-word")

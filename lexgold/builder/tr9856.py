@@ -239,8 +239,8 @@ def sample_topic(topic: Topic, lexicon: pd.DataFrame, config: TR9856Build,
     return pairs, report
 
 
-def manifest(protocol: dict, config: TR9856Build, corpus: WikiDump | TextFolder,
-             topics_path: Path, stop_path: Path | None, seed: int) -> dict:
+def tr9856_manifest(protocol: dict, config: TR9856Build, corpus: WikiDump | TextFolder,
+                    topics_path: Path, stop_path: Path | None, seed: int) -> dict:
     """What a run depended on (:func:`lexgold.manifest.run_manifest`, the builders' one
     schema): the ``[build]`` settings, checksums of the corpus, topics and stop list, library
     versions, seed."""
@@ -319,7 +319,7 @@ def build_tr9856(corpus: str | Path | None, topics: str | Path | None, out_dir: 
         tested[LEXICON_COLUMNS + audit].to_csv(
             Path(out_dir) / "terms.csv", index=False, lineterminator="\n")
     return _write(topic_list, tested, counts, config, options, seed, Path(out_dir),
-                  manifest(protocol_data, config, reader, topics_path, stop_path, seed))
+                  tr9856_manifest(protocol_data, config, reader, topics_path, stop_path, seed))
 
 
 def _write(topic_list, tested, counts, config, options, seed, out_dir: Path, run: dict) -> dict:

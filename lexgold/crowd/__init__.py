@@ -7,7 +7,7 @@ crowd fitted to the shipped logs (SimVerb-3500's raw ratings and WordSim-353 set
 ``scripts/fit_default_crowd.py``; :mod:`lexgold.crowd.logs` reads rating logs.
 :mod:`lexgold.crowd.simulate` and :mod:`lexgold.crowd.bws_simulate` are the simulated crowd (a
 study laid out and answered, sliders and Best-Worst). :mod:`lexgold.crowd.replay` replays a
-real log; :mod:`lexgold.crowd.allocation` holds the adaptive criteria the site uses.
+real log; :mod:`lexgold.crowd.allocation_criteria` holds the adaptive criteria the site uses.
 :mod:`lexgold.crowd.cli` is ``lexgold crowd fit``, ``lexgold replay`` and ``lexgold simulate``.
 
 The package sits above :mod:`lexgold.process` (README, "Layers"): the simulated crowd reports
@@ -29,7 +29,7 @@ _API = {
     "read_published": "logs",
     "simulate_ratings": "simulate",
     "summarise": "replay",
-    "site_gain": "allocation",
+    "site_gain": "allocation_criteria",
 }
 __all__ = sorted(_API)
 

@@ -7,7 +7,7 @@ A rating ``x`` of pair ``i`` by rater ``j`` on a scale ``low..high`` with step `
 with probability ``1 - lapse``, else a value drawn uniformly from the scale's steps (a lapse: the
 rater clicked anywhere). All quantities are relative to the scale (``0`` = ``low``, ``1`` =
 ``high``; ``c = 0.5`` its middle), so a crowd fitted on 0-10 simulates a 0-6 study unchanged
-(:func:`rescale`):
+(:func:`rescale_crowd`):
 
 - ``t_i``, the pair's latent score, and ``m_i``, the pair's own spread (some pairs divide a
   crowd more than others), drawn jointly from a distribution on a grid (latent scores over
@@ -173,7 +173,7 @@ def default_model() -> CrowdModel:
     return CrowdModel.from_json(text, source="lexgold/crowd/data/default.json")
 
 
-def rescale(model: CrowdModel, low: float, high: float, step: float = 1.0) -> CrowdModel:
+def rescale_crowd(model: CrowdModel, low: float, high: float, step: float = 1.0) -> CrowdModel:
     """The same crowd answering on ``low..high`` (step ``step``): every figure of the model is
     relative to the scale, so only the declared scale changes (a latent SD of 0.3 of the
     range is 1.8 points on 0-6 and 3 on 0-10)."""
@@ -186,7 +186,7 @@ def rescale(model: CrowdModel, low: float, high: float, step: float = 1.0) -> Cr
 # -- the log -------------------------------------------------------------------------------------
 
 @dataclass
-class Log:
+class CodedLog:
     """A long-format log coded for the model: pair and rater index and code of each rating."""
 
     pair: np.ndarray          # pair index of each rating
@@ -209,7 +209,7 @@ def anonymous_ids(ids: pd.Series) -> np.ndarray:
 
 
 def code_log(ratings: pd.DataFrame, *, scale: tuple | None = None, step: float = 1.0,
-             source: str | Path | None = None) -> Log:
+             source: str | Path | None = None) -> CodedLog:
     """Code a long-format frame (``rater_id, word1, word2, rating``; checkpoint rows dropped)
     for the model. ``scale`` ``(low, high)`` defaults to the frame's ``scale_min, scale_max``
     columns, else the whole numbers around its ratings."""
@@ -257,7 +257,7 @@ def code_log(ratings: pd.DataFrame, *, scale: tuple | None = None, step: float =
     rater_ids = list(pd.unique(named[~anonymous]))
     index = {r: k + 1 for k, r in enumerate(rater_ids)}
     rater = np.array([0 if a else index[r] for r, a in zip(named, anonymous)], dtype=int)
-    return Log(pair, rater, code.astype(int), pairs, rater_ids, (low, high, float(step)))
+    return CodedLog(pair, rater, code.astype(int), pairs, rater_ids, (low, high, float(step)))
 
 
 # -- likelihood ----------------------------------------------------------------------------------
@@ -319,7 +319,7 @@ def rating_probabilities(model: CrowdModel, score: float, *, bias: float = 0.0,
 class _Fit:
     """State of one EM fit of a coded log."""
 
-    def __init__(self, log: Log, identity: bool, mix: Raters | None = None):
+    def __init__(self, log: CodedLog, identity: bool, mix: Raters | None = None):
         self.mix = mix if mix is not None and not identity else None
         low, high, step = log.scale
         self.k = log.n_categories
@@ -456,7 +456,7 @@ def fit(ratings: pd.DataFrame, *, scale: tuple | None = None, step: float = 1.0,
         return _fit(log, error, progress, raters, max_iterations, tolerance)
 
 
-def _fit(log: Log, error: str, progress, raters, max_iterations: int,
+def _fit(log: CodedLog, error: str, progress, raters, max_iterations: int,
          tolerance: float) -> CrowdModel:
     identity = len(log.rater_ids) >= 3
     state = _Fit(log, identity, raters)
@@ -486,7 +486,7 @@ def _fit(log: Log, error: str, progress, raters, max_iterations: int,
     return model
 
 
-def _raters_step(state: _Fit, post: np.ndarray, log: Log) -> None:
+def _raters_step(state: _Fit, post: np.ndarray, log: CodedLog) -> None:
     """Each rater's bias, scale and noise (expected log-likelihood), then the spammer
     posteriors; biases, log scales and log noises centred on the honest raters."""
     expected = state.cells.T.tocsr() @ (post * state.mult[:, None])    # [G * Q, T * M]
@@ -523,7 +523,7 @@ def _raters_step(state: _Fit, post: np.ndarray, log: Log) -> None:
     state.spam[1:] = special.expit(odds)
 
 
-def _model(state: _Fit, log: Log, total: float, iterations: int) -> CrowdModel:
+def _model(state: _Fit, log: CodedLog, total: float, iterations: int) -> CrowdModel:
     raters = None
     notes = [f"fitted by EM in {iterations} iterations, log-likelihood {total:.2f}"]
     weights = state.weights.reshape(len(GRID), len(SPREADS))

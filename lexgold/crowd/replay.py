@@ -7,8 +7,8 @@ pair's ratings in arrival order (:data:`POLICIES`):
 
 ``uniform``       ``k`` ratings of every pair (the uniform design's curve, ``k = 1 .. pool``);
 ``<rule>``        the site's adaptive allocation with criterion ``rule``
-                  (:mod:`lexgold.crowd.allocation`): a first round of ``first_round`` ratings
-                  of every pair, then top-up rounds of ``step`` ratings for the share
+                  (:mod:`lexgold.crowd.allocation_criteria`): a first round of
+                  ``first_round`` ratings of every pair, then top-up rounds of ``step`` ratings for the share
                   ``round_share`` of the pairs with the highest gain, until ``k`` ratings per
                   pair are spent on average;
 ``stopping``      per-pair stopping: after the first round a pair gets one more rating at a
@@ -77,7 +77,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import chdtri
 
-from lexgold.crowd.allocation import PRIOR_RATINGS, RULES, gains, shrunk_variances
+from lexgold.crowd.allocation_criteria import PRIOR_RATINGS, RULES, gains, shrunk_variances
 from lexgold.errors import InputError
 from lexgold.machine.allocate import disagreement, machine_gain
 from lexgold.machine.prior import prior_scores
@@ -93,7 +93,7 @@ MAX_CELLS = 20_000_000
 
 
 @dataclass
-class Log:
+class LogMatrix:
     """A rating log as a matrix: one row per pair, its ratings left-aligned, NaN after."""
     pairs: pd.DataFrame               # word1, word2
     ratings: np.ndarray               # pairs x most ratings, float, NaN padded
@@ -101,11 +101,11 @@ class Log:
     dropped: int = 0                  # pairs with too few ratings for the pool and a reference
 
 
-def log_matrix(ratings: pd.DataFrame, pool: int) -> Log:
+def log_matrix(ratings: pd.DataFrame, pool: int) -> LogMatrix:
     """The long-format ``ratings`` (``rater_id, word1, word2, rating``; checkpoint rows
-    dropped; a rater's repeated answers to a pair averaged) as a :class:`Log` of the pairs with
-    at least ``pool + 1`` ratings (the pool and a held-out reference). Rater identity is kept
-    unless any ``rater_id`` starts with ``?`` (ratings without rater identity)."""
+    dropped; a rater's repeated answers to a pair averaged) as a :class:`LogMatrix` of the
+    pairs with at least ``pool + 1`` ratings (the pool and a held-out reference). Rater identity
+    is kept unless any ``rater_id`` starts with ``?`` (ratings without rater identity)."""
     frame = ratings
     if "kind" in frame.columns:
         frame = frame[frame["kind"].astype(str) != "checkpoint"]
@@ -134,10 +134,10 @@ def log_matrix(ratings: pd.DataFrame, pool: int) -> Log:
     if not anonymous:
         raters = np.full((len(keys), width), -1, dtype=np.int64)
         raters[code, column] = pd.factorize(frame["rater_id"])[0]
-    return Log(keys, values, raters, dropped=len(pairs_all) - len(keys))
+    return LogMatrix(keys, values, raters, dropped=len(pairs_all) - len(keys))
 
 
-def split_log(log: Log, pool: int, rng: np.random.Generator):
+def split_log(log: LogMatrix, pool: int, rng: np.random.Generator):
     """One random split: ``(pool_ratings, pool_raters, reference)``; every pair's ratings
     drawn in random order, the first ``pool`` into the pool (in arrival order), the rest into
     the reference (NaN padded). ``pool_raters`` is None for an anonymous log."""
@@ -221,7 +221,7 @@ def stopping_counts(pool_ratings: np.ndarray, ks: Iterable[float], *,
     """Ratings per pair of per-pair stopping at a CI half-width: a pair rated ``n`` times
     stops at the first ``n >= first_round`` where ``1.96 sqrt(v_n / n)`` is at most the
     threshold, ``v_n`` the upper 95 % bound of its variance with the first round's pooled
-    variance as prior (:func:`lexgold.crowd.allocation.upper_variances`: a pair whose first
+    variance as prior (:func:`lexgold.crowd.allocation_criteria.upper_variances`: a pair whose first
     ratings happen to agree does not stop on that luck); for each budget ``k`` the threshold
     is the smallest whose spending is at most ``k`` ratings per pair."""
     pairs, pool = pool_ratings.shape
@@ -340,7 +340,7 @@ def saving(spent: float, equivalent: float) -> float:
     return 1.0 - spent / equivalent
 
 
-def replay_split(log: Log, pool: int, ks, rng: np.random.Generator, *,
+def replay_split(log: LogMatrix, pool: int, ks, rng: np.random.Generator, *,
                  policies=POLICIES, estimator: str = "mean", machine: np.ndarray | None = None,
                  **options) -> list[dict]:
     """One split: a record per policy and ``k`` (uniform's at ``k = 1 .. pool`` too) with
@@ -388,7 +388,7 @@ def replay_split(log: Log, pool: int, ks, rng: np.random.Generator, *,
     return records
 
 
-def replay(log: Log, *, pool: int, ks, splits: int, seed: int = 0, policies=POLICIES,
+def replay(log: LogMatrix, *, pool: int, ks, splits: int, seed: int = 0, policies=POLICIES,
            estimator: str = "mean", progress=None, machine: np.ndarray | None = None,
            **options) -> pd.DataFrame:
     """:func:`replay_split` over ``splits`` random splits (``default_rng(seed)``), one frame

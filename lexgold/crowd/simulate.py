@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from lexgold.crowd.model import (CrowdModel, default_model, draw_pairs, draw_ratings, draw_raters,
-                                 draw_spreads, perceive, read_model, rescale)
+                                 draw_spreads, perceive, read_model, rescale_crowd)
 from lexgold.errors import InputError
 from lexgold.process.exclusions import excluded_raters, exclusion_table
 from lexgold.protocols import load_protocol
@@ -103,12 +103,12 @@ def crowd_model(model, low: float, high: float):
     if isinstance(model, str) and model == "invented":
         return None
     if isinstance(model, CrowdModel):
-        return rescale(model, low, high, 1.0)
+        return rescale_crowd(model, low, high, 1.0)
     key = (str(model), low, high)
     if key not in _LOADED:                  # one read per crowd and scale, not per rater
         loaded = default_model() if str(model) == "default" else read_model(model)
         _LOADED.clear()
-        _LOADED[key] = rescale(loaded, low, high, 1.0)
+        _LOADED[key] = rescale_crowd(loaded, low, high, 1.0)
     return _LOADED[key]
 
 

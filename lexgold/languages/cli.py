@@ -223,7 +223,7 @@ def crosslingual(golds, aligned_files, protocol, scale, rescale, max_score_diffe
                    f"{threshold:g} on {low:g}-{high:g}; {counts['merged']} word pairs merged "
                    f"from {counts['merged_rows']} rows, "
                    f"{counts['dropped_merged_disagreement']} of them dropped)")
-    _sheets().write_json(report, out / "report.json")
+    _sheets().write_plain_json(report, out / "report.json")
 
 
 @click.group()
@@ -299,7 +299,7 @@ def pack_hyperlex(name, aligned, use_norms, usf_dir, seed, out_dir):
     out = Path(out_dir)
     _sheets().write_table(pool, out / "pool.csv")
     _sheets().write_table(pairs, out / "pairs.csv")
-    _sheets().write_json(report, out / "report.json")
+    _sheets().write_plain_json(report, out / "report.json")
     counts = report["pool"]["candidates"]
     click.echo(f"pool: {sum(sum(v.values()) for v in counts.values())} candidates "
                f"{counts}; sampled pairs: {len(pairs)} -> {out / 'pairs.csv'}")

@@ -141,7 +141,7 @@ def _layout(gold: pd.DataFrame, source) -> tuple[tuple[str, str], str]:
     return words, score
 
 
-def gold_scores(gold: pd.DataFrame, aligned: pd.DataFrame | None = None,
+def monolingual_gold_scores(gold: pd.DataFrame, aligned: pd.DataFrame | None = None,
                 source: str = "<gold>", scale: Scale | None = None) -> pd.DataFrame:
     """``pair_id, word1, word2, score`` of a monolingual gold standard.
 
@@ -192,12 +192,12 @@ def gold_scores(gold: pd.DataFrame, aligned: pd.DataFrame | None = None,
     return merged[["pair_id", "word1", "word2", "score"]]
 
 
-def rescale(scores: pd.DataFrame, scale: Scale, target: Scale) -> pd.DataFrame:
+def rescale_scores(scores: pd.DataFrame, scale: Scale, target: Scale) -> pd.DataFrame:
     """``scores`` with its ``score`` column mapped linearly from ``scale`` onto ``target``
     (:func:`lexgold.stats.rescale`).
 
     >>> frame = pd.DataFrame({"score": [0.0, 3.0, 6.0]})
-    >>> rescale(frame, Scale(0, 6), Scale(0, 10))["score"].tolist()
+    >>> rescale_scores(frame, Scale(0, 6), Scale(0, 10))["score"].tolist()
     [0.0, 5.0, 10.0]
     """
     return scores.assign(score=stats.rescale(scores["score"], (scale.low, scale.high),
@@ -211,7 +211,7 @@ def crosslingual_pairs(first: pd.DataFrame, second: pd.DataFrame, lang1: str, la
     Parameters
     ----------
     first, second : DataFrame
-        :func:`gold_scores` of the two languages, on one scale.
+        :func:`monolingual_gold_scores` of the two languages, on one scale.
     lang1, lang2 : str
         Their language codes.
     max_score_difference : float
@@ -341,7 +341,7 @@ def crosslingual_sets(golds: dict[str, pd.DataFrame], scales: dict[str, Scale],
     Parameters
     ----------
     golds : dict
-        Language code -> :func:`gold_scores` frame.
+        Language code -> :func:`monolingual_gold_scores` frame.
     scales : dict
         Language code -> its gold standard's :class:`Scale`. Every score must lie inside it.
     config : CrosslingualConfig, optional
@@ -385,7 +385,7 @@ def crosslingual_sets(golds: dict[str, pd.DataFrame], scales: dict[str, Scale],
     if rescale_to is not None:
         for lang in golds:
             if scales[lang][:2] != rescale_to[:2]:
-                golds = golds | {lang: rescale(golds[lang], scales[lang], rescale_to)}
+                golds = golds | {lang: rescale_scores(golds[lang], scales[lang], rescale_to)}
                 entries[lang]["rescaled"] = True
         common = rescale_to
     else:
@@ -529,6 +529,6 @@ def crosslingual_from_files(gold_paths: dict[str, Path], aligned_paths: dict[str
         aligned = (sheets.read_table(aligned_paths[lang], ("pair_id", "word1", "word2"))
                    if lang in aligned_paths else None)
         scales[lang] = given or gold_file_scale(path, table, release, name)
-        golds[lang] = gold_scores(table, aligned, str(path), scales[lang])
+        golds[lang] = monolingual_gold_scores(table, aligned, str(path), scales[lang])
     sets, report = crosslingual_sets(golds, scales, config, rescale_to=target)
     return sets, report | {"protocol": str(protocol)}

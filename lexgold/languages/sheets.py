@@ -70,7 +70,7 @@ def write_table(frame: pd.DataFrame, path: Path, for_people: bool = False) -> Pa
     return path
 
 
-def write_json(data: dict, path: Path) -> Path:
+def write_plain_json(data: dict, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(_plain(data), indent=2, ensure_ascii=False) + "\n",
                     encoding="utf-8")
@@ -124,7 +124,7 @@ def import_sheets(sheet_paths, out_dir) -> dict:
     write_table(wide, out / "translations.csv")
     write_table(translation.agreed_pairs(wide), out / "agreed.csv")
     write_table(translation.adjudication_sheet(wide), out / "adjudication.csv", for_people=True)
-    write_json(report, out / "agreement.json")
+    write_plain_json(report, out / "agreement.json")
     return report
 
 
@@ -140,5 +140,5 @@ def adjudicate(agreed_path, adjudication_path, out_dir) -> dict:
     out = Path(out_dir)
     write_table(aligned, out / "aligned.csv")
     write_table(dropped, out / "dropped.csv")
-    write_json(report, out / "report.json")
+    write_plain_json(report, out / "report.json")
     return report

@@ -4,7 +4,7 @@ no CDN: the site's Content-Security-Policy allows neither). Presentation attribu
 ``style``), so ``style-src`` needs no exception either.
 
 Left: reliability of the pair means (split-half, Spearman-Brown corrected;
-:func:`lexgold.live.allocator.split_half`) against ratings collected, with the target and
+:func:`lexgold.live.allocator.pair_mean_reliability`) against ratings collected, with the target and
 the budget, and the planner's predicted curve when given (raters per pair times the pairs,
 as ratings). Right: the budget spent, and one progress bar per tranche (completed of its
 slots; top-up tranches marked).
@@ -23,8 +23,8 @@ BLUE, GREY, ORANGE, GREEN = "#1f5fa8", "#9aa3ad", "#c8641e", "#2e7d32"
 
 
 def picture(state: dict, tranches: list[dict], curve: pd.DataFrame | None = None) -> str:
-    """The SVG text (see the module docstring). ``state``: :func:`lexgold.live.allocator.
-    state` (``budget, spent, committed, target, reliability, path, first_tranches, pairs``);
+    """The SVG text (see the module docstring). ``state``:
+    :func:`lexgold.live.allocator.adaptive_state` (``budget, spent, committed, target, reliability, path, first_tranches, pairs``);
     ``tranches``: the figures' tranche rows (``tranche, slots, completed``); ``curve``: the
     planner's ``raters, reliability`` (and ``low, high``) frame, or None."""
     budget = max(int(state.get("budget") or 0), int(state.get("committed") or 0), 1)

@@ -5,9 +5,9 @@ With ``[study] allocation = "adaptive"`` every tranche of the design first gets
 :func:`allocate` looks at the pair means so far and either stops, because the reliability of
 the means has reached ``target_reliability`` or the next tranche would overspend
 ``budget_ratings``, or adds one *top-up tranche*: the ``topup_pairs`` pairs whose means more
-raters are expected to make most precise (:func:`lexgold.crowd.allocation.error_gain`: the fall
-of the squared error of the mean, from each pair's shrunk rating variance and the raters it
-already has; Neyman allocation, the rule that did best on the real logs replayed by ``lexgold
+raters are expected to make most precise
+(:func:`lexgold.crowd.allocation_criteria.error_gain`: the fall of the squared error of the
+mean, from each pair's shrunk rating variance and the raters it already has; Neyman allocation, the rule that did best on the real logs replayed by ``lexgold
 replay``, docs/process.md), laid out by the
 study's own designer (:func:`lexgold.study.design.design_study`) with the whole
 consistency set, calibration repeats, POS-pure groups of 6-7, checkpoints and duplicates
@@ -19,8 +19,8 @@ study top-up`` by hand. It is idempotent across processes: a top-up tranche is n
 the last one, so a concurrent call that counted the same tranches collides on the unique
 tranche number and adds nothing; and nothing is added while a slot is open.
 
-The statistics are pure functions over frames (:func:`pair_table`, :func:`split_half`,
-:func:`reliability_path`; the criteria in :mod:`lexgold.crowd.allocation`); the picture of
+The statistics are pure functions over frames (:func:`pair_table`, :func:`pair_mean_reliability`,
+:func:`reliability_path`; the criteria in :mod:`lexgold.crowd.allocation_criteria`); the picture of
 the admin view is :func:`lexgold.live.adaptive_svg.picture`.
 """
 
@@ -39,7 +39,7 @@ from lexgold.study.design import design_study
 from lexgold.study.config import StudyConfig
 from lexgold.live import tally
 from lexgold.study.store import store_tranche
-from lexgold.crowd.allocation import (  # noqa: F401  (the criteria, re-exported for the site)
+from lexgold.crowd.allocation_criteria import (  # noqa: F401  (re-exported for the site)
     PRIOR_RATINGS,
     SITE_RULE,
     error_gain,
@@ -57,7 +57,7 @@ from lexgold.process.agreement import AgreementWarning
 from lexgold.process.plan import reliability_curve
 from lexgold.process.splithalf import split_half_random
 
-#: random splits averaged by :func:`split_half`
+#: random splits averaged by :func:`pair_mean_reliability`
 SPLITS = 10
 #: points of the reliability path drawn in the admin view
 PATH_POINTS = 10
@@ -77,8 +77,8 @@ def pair_table(ratings: pd.DataFrame) -> pd.DataFrame:
 
 def least_certain(table: pd.DataFrame, candidates, count: int, extra: int = 1) -> list:
     """The ``count`` pairs of ``candidates`` (pair keys) whose estimates ``extra`` more raters
-    each are expected to improve most (:func:`lexgold.crowd.allocation.site_gain`, the
-    criterion :data:`~lexgold.crowd.allocation.SITE_RULE`, over every pair of ``table``;
+    each are expected to improve most (:func:`lexgold.crowd.allocation_criteria.site_gain`, the
+    criterion :data:`~lexgold.crowd.allocation_criteria.SITE_RULE`, over every pair of ``table``;
     ``extra``: the slots of a top-up tranche); ties go to the pair with fewer raters, then the
     lower key. Candidates without a rating come first."""
     gain = site_gain(table, extra) if len(table) else pd.Series(dtype=float)
@@ -133,7 +133,8 @@ def fill_groups(ranked: list, wanted: int, pairs: pd.DataFrame, config: StudyCon
     return chosen
 
 
-def split_half(ratings: pd.DataFrame, rng: np.random.Generator, splits: int = SPLITS) -> float:
+def pair_mean_reliability(ratings: pd.DataFrame, rng: np.random.Generator,
+                          splits: int = SPLITS) -> float:
     """Reliability of the pair means: the Spearman-Brown figure of
     :func:`lexgold.process.splithalf.split_half_random` (``lexgold agree --split-half``), the
     one split-half definition of lexgold. NaN with fewer than three pairs with two raters.
@@ -149,8 +150,8 @@ def split_half(ratings: pd.DataFrame, rng: np.random.Generator, splits: int = SP
 
 def reliability_path(ratings: pd.DataFrame, seed: int = 0,
                      points: int = PATH_POINTS) -> pd.DataFrame:
-    """Reliability (:func:`split_half`) against ratings collected: raters taken in the order
-    they completed (``done``, a sortable completion time per rating row), at ``points``
+    """Reliability (:func:`pair_mean_reliability`) against ratings collected: raters taken in
+    the order they completed (``done``, a sortable completion time per rating row), at ``points``
     evenly spaced numbers of raters, each split with ``default_rng(seed)`` (the last point is
     :func:`allocate`'s figure). Returns ``ratings, raters, reliability``."""
     if ratings.empty:
@@ -161,7 +162,7 @@ def reliability_path(ratings: pd.DataFrame, seed: int = 0,
     for k in sorted({round(x) for x in np.linspace(1, len(order), min(points, len(order)))}):
         chosen = ratings[ratings["rater_id"].isin(order[:k])]
         rows.append({"ratings": int(counts.iloc[k - 1]), "raters": k,
-                     "reliability": split_half(chosen, np.random.default_rng(seed))})
+                     "reliability": pair_mean_reliability(chosen, np.random.default_rng(seed))})
     return pd.DataFrame(rows, columns=["ratings", "raters", "reliability"])
 
 
@@ -197,7 +198,7 @@ def budget(session: Session, config: StudyConfig) -> dict:
     return {"budget": int(total), "committed": int(committed), "spent": int(spent)}
 
 
-def state(session: Session, config: StudyConfig, excluded: set[str] = frozenset()) -> dict:
+def adaptive_state(session: Session, config: StudyConfig, excluded: set[str] = frozenset()) -> dict:
     """What the admin view shows of an adaptive study: :func:`budget`, ``reliability`` now,
     ``path`` (:func:`reliability_path` records), ``first_tranches`` (the design's tranches;
     later ones are top-ups), ``target``."""
@@ -244,7 +245,7 @@ def allocate(session: Session, config: StudyConfig, excluded: set[str] | None = 
         ratings = ratings[~ratings["rater_id"].isin(excluded)]
         number = int(session.scalar(select(func.max(m.Tranche.number))) or 0) + 1
         seed = (study.seed if rng_seed is None else rng_seed) * 1009 + number
-        reliability = split_half(ratings, np.random.default_rng(0))
+        reliability = pair_mean_reliability(ratings, np.random.default_rng(0))
         if not np.isnan(reliability) and reliability >= config.target_reliability:
             session.commit()
             return {"status": "target", "reliability": reliability}
@@ -284,7 +285,7 @@ STATUS = {"uniform": "not an adaptive study",
           "busy": "the database is busy or another process added it; run again"}
 
 
-def describe(step: dict) -> str:
+def describe_allocation(step: dict) -> str:
     """:func:`allocate`'s result in words."""
     text = STATUS[step["status"]]
     if step["status"] == "added":
@@ -320,14 +321,14 @@ def _one_tranche(config: StudyConfig) -> StudyConfig:
 def refresh_step(reads: Session, writes: Session, config: StudyConfig, figures: dict, *,
                  allocate_now: bool = True) -> dict:
     """What :func:`lexgold.live.refresher.refresh` does for an adaptive study: puts
-    ``figures["adaptive"]`` (:func:`state`, its ``status`` and the admin view's picture,
+    ``figures["adaptive"]`` (:func:`adaptive_state`, its ``status`` and the admin view's picture,
     :func:`lexgold.live.adaptive_svg.picture`) and, when no slot is open (and
     ``allocate_now``: recruitment added no slot this round), runs :func:`allocate`
     (``writes``). Returns :func:`allocate`'s result (``waiting`` while slots are open)."""
     rows = figures.get("exclusions")
     excluded = ({r["rater_id"] for r in rows if r.get("excluded")}
                 if isinstance(rows, list) else set())
-    found = state(reads, config, excluded)
+    found = adaptive_state(reads, config, excluded)
     reads.commit()
     step = {"status": "waiting"}
     if allocate_now and not any(row.get("open") for row in figures.get("tranches", [])):

@@ -10,9 +10,9 @@ raters' requests nothing and the admin page only prints what is stored.
   seconds per pair (:mod:`lexgold.process.quality`), the marked and excluded raters flagged;
 - :func:`growth`: agreement as it grows, raters taken in the order they completed: IAA-1
   (mean pairwise Spearman), Krippendorff's interval alpha and the split-half reliability of the
-  pair means (Spearman-Brown corrected, :func:`lexgold.live.allocator.split_half`) after 2, 3,
-  5, ... completed raters (each about 1.5 times the last, and all of them), against the ratings
-  collected; points once computed are kept, so a round computes about one.
+  pair means (Spearman-Brown corrected, :func:`lexgold.live.allocator.pair_mean_reliability`)
+  after 2, 3, 5, ... completed raters (each about 1.5 times the last, and all of them), against
+  the ratings collected; points once computed are kept, so a round computes about one.
 
 The drawing is :mod:`lexgold.live.dashboard_svg`.
 """
@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from lexgold.live.allocator import split_half
+from lexgold.live.allocator import pair_mean_reliability
 from lexgold.live.quiet import collected_warnings
 from lexgold.process.agreement import iaa_pairwise, rater_against_mean
 from lexgold.process.reliability import krippendorff_alpha
@@ -180,7 +180,7 @@ def growth(ratings: pd.DataFrame, done: pd.Series, known: list[dict] | None = No
             alpha = krippendorff_alpha(chosen, "interval")
         rows.append({"ratings": int(counts.iloc[k - 1]), "raters": k, "iaa1": iaa1,
                      "alpha_interval": alpha,
-                     "split_half": split_half(chosen, np.random.default_rng(seed))})
+                     "split_half": pair_mean_reliability(chosen, np.random.default_rng(seed))})
     return pd.DataFrame(rows, columns=GROWTH_COLUMNS)
 
 

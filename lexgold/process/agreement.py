@@ -48,8 +48,8 @@ import pandas as pd
 from lexgold.errors import InputError
 from lexgold.ratings import ITEM
 from lexgold.ratings.long import REQUIRED, check_ratings, first_rows, key_groups
-from lexgold.process.replicates import ReplicateTerms, average_ranks
-from lexgold.stats import check_bootstrap, percentile_interval
+from lexgold.process.replicates import ReplicateTerms
+from lexgold.stats import average_ranks, check_bootstrap, percentile_interval
 
 Pool = Literal["tranche", "all"]
 POOLS = ("tranche", "all")

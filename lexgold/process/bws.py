@@ -17,7 +17,7 @@ randomness from an explicit ``numpy.random.Generator``.
   answer implies: the best pair beats each other pair, each other pair beats the worst;
 - :func:`bootstrap_intervals`: per-pair percentile intervals over annotations resampled with
   replacement;
-- :func:`split_half`: Kiritchenko & Mohammad 2017 (section 4): the annotations of each tuple
+- :func:`bws_split_half`: Kiritchenko & Mohammad 2017 (section 4): the annotations of each tuple
   split at random into two halves, scores from each half, Spearman between them, averaged over
   100 splits; no Spearman-Brown correction is applied to ``r`` (they apply none; the corrected
   value is given beside it for comparison with rating scales' split-half figures);
@@ -31,6 +31,7 @@ import pandas as pd
 
 from lexgold.errors import InputError
 from lexgold.process.rules import BWS_REGISTRY
+from lexgold.stats import spearman
 
 REQUIRED = ("rater_id", "tranche", "tuple_id", "position", "word1", "word2", "rating")
 ITEM = ["word1", "word2"]
@@ -203,7 +204,7 @@ def method_scores(frame: pd.DataFrame, method: str, *, alpha: float = 0.01) -> p
                      field="method")
 
 
-def release_scale(scores: pd.Series, method: str, low: float, high: float):
+def bws_release_scale(scores: pd.Series, method: str, low: float, high: float):
     """The linear map of a method's scores onto the release scale ``[low, high]``.
 
     Counting scores run from -1 to 1, which map onto ``low`` and ``high`` (fixed ends: a
@@ -211,7 +212,7 @@ def release_scale(scores: pd.Series, method: str, low: float, high: float):
     lowest and highest pair of the study are mapped onto ``low`` and ``high``. Returns
     ``f(values) -> values`` (apply it to intervals too).
 
-    >>> f = release_scale(pd.Series([-0.5, 0.5]), "counting", 0, 10)
+    >>> f = bws_release_scale(pd.Series([-0.5, 0.5]), "counting", 0, 10)
     >>> f(np.array([-1.0, 0.0, 1.0])).tolist()
     [0.0, 5.0, 10.0]
     """
@@ -269,12 +270,10 @@ def _spearman(one, two) -> float:
     one, two = one[both], two[both]
     if len(one) < 3 or np.ptp(one) == 0 or np.ptp(two) == 0:
         return float("nan")
-    from scipy import stats       # here: a slider study's `lexgold process` never imports it
-
-    return float(stats.spearmanr(one, two).statistic)
+    return spearman(one, two)
 
 
-def split_half_once(frame: pd.DataFrame, first: pd.Series) -> float:
+def bws_split_half_once(frame: pd.DataFrame, first: pd.Series) -> float:
     """Spearman between the counting scores of two halves of the annotations.
 
     ``first`` is a boolean per row of ``frame`` (the same for every row of an annotation): the
@@ -288,13 +287,13 @@ def split_half_once(frame: pd.DataFrame, first: pd.Series) -> float:
                      _half_scores(item, rating, ~first, len(items)))
 
 
-def split_half(frame: pd.DataFrame, *, splits: int = 100,
+def bws_split_half(frame: pd.DataFrame, *, splits: int = 100,
                rng: np.random.Generator) -> dict:
     """Split-half reliability as Kiritchenko & Mohammad (2017, section 4) compute it.
 
     Each split divides the annotations of every tuple at random into two halves (an odd
     count gives the extra annotation to a random half); counting scores are computed from each
-    half and correlated (Spearman, :func:`split_half_once`); ``r`` is the mean over the splits.
+    half and correlated (Spearman, :func:`bws_split_half_once`); ``r`` is the mean over the splits.
 
     Returns
     -------

@@ -26,23 +26,23 @@ import pandas as pd
 from lexgold.errors import IncompleteRelease, InputError
 from lexgold.process import bws
 from lexgold.process.config import process_config
-from lexgold.process.record import BwsCounts, BwsReport
+from lexgold.process.run_report import BwsCounts, BwsReport
 from lexgold.process.publish import _resource, citation_cff, write_checksums
 from lexgold.process.release import plain_table, read_release_pairs, round_half_up
-from lexgold.process.simulated import banner, simulated_ratings, statement
+from lexgold.process.simulated_label import banner, simulated_ratings, statement
 from lexgold.process.source import RatingsSource, is_study, read_source
 from lexgold.protocols import ProtocolError
 from lexgold.study.config import load_study_config
 
 
-#: what a simulated BWS row counts (:mod:`lexgold.process.simulated`): one answer to a tuple
+#: what a simulated BWS row counts (:mod:`lexgold.process.simulated_label`): one answer to a tuple
 ANSWERS = "Best-Worst answers"
 
 
 def process_bws(answers: pd.DataFrame, protocol: dict, *, rng: np.random.Generator,
                 pairs: pd.DataFrame | None = None, source=None) -> dict:
     """Steps 1-5 in memory; returns ``{"gold", "scores", "tuples", "exclusions", "report"}``
-    (``report`` a :class:`~lexgold.process.record.BwsReport`)."""
+    (``report`` a :class:`~lexgold.process.run_report.BwsReport`)."""
     config = process_config(protocol)
     if config.aggregate != "mean":      # slider ratings only: BWS scores by [process.bws] method
         raise ProtocolError(protocol.get("_path", "<protocol>"), "process.aggregate",
@@ -62,7 +62,7 @@ def process_bws(answers: pd.DataFrame, protocol: dict, *, rng: np.random.Generat
     scores = counting.rename(columns={"score": "counting"}).merge(
         bt.rename(columns={"score": "bradley_terry"}), on=bws.ITEM)
     column = "counting" if options.method == "counting" else "bradley_terry"
-    to_scale = bws.release_scale(scores[column], options.method, release.score_min,
+    to_scale = bws.bws_release_scale(scores[column], options.method, release.score_min,
                                  release.score_max)
     scores["score"] = to_scale(scores[column])
     ci = bws.bootstrap_intervals(final, options.method, replicates=options.bootstrap,
@@ -91,7 +91,7 @@ def process_bws(answers: pd.DataFrame, protocol: dict, *, rng: np.random.Generat
                          pairs=len(scores), answers_per_pair_min=int(scores["n"].min())),
         exclusion_reasons={r: int(exclusions["reasons"].str.contains(r).sum())
                            for r in options.rules},
-        split_half=bws.split_half(final, splits=options.split_half_splits, rng=half_rng),
+        split_half=bws.bws_split_half(final, splits=options.split_half_splits, rng=half_rng),
         methods_spearman=float(scores[["counting", "bradley_terry"]].corr(
             method="spearman").iloc[0, 1]) if len(scores) > 2 else None,
         config=config, warnings=problems)
@@ -163,7 +163,7 @@ def release_bws(ratings_path, protocol: dict, out_dir, *, pairs_path=None, seed:
                                 path=str(ratings_path))
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    release = process_config(protocol).release
+    release = report.config.release
     gold = plain_table(result["gold"], decimals=release.decimals,
                        number_format=release.number_format, score_format=release.score_format)
     tables = {"gold.csv": gold, "scores.csv": result["scores"],
@@ -176,7 +176,7 @@ def release_bws(ratings_path, protocol: dict, out_dir, *, pairs_path=None, seed:
     report.files = [*tables, "report.json", "README.md", "CITATION.cff", "datapackage.json",
                     "SHA256SUMS"]
     report.write_json(out / "report.json")
-    (out / "README.md").write_text(dataset_card(report), encoding="utf-8")
+    (out / "README.md").write_text(bws_dataset_card(report), encoding="utf-8")
     (out / "CITATION.cff").write_text(citation_cff(report), encoding="utf-8")
     slug = report.protocol.lower().replace(" ", "-")
     package = {"name": f"{slug}-gold", "title": f"{report.protocol} gold standard",
@@ -194,7 +194,7 @@ def release_bws(ratings_path, protocol: dict, out_dir, *, pairs_path=None, seed:
     return report
 
 
-def dataset_card(report: BwsReport) -> str:
+def bws_dataset_card(report: BwsReport) -> str:
     """The dataset card of a BWS release (Hugging Face YAML header, then what the files hold)."""
     counts, half = report.counts, report.split_half
     low, high = report.score_range

@@ -61,13 +61,13 @@ def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed)
     Example:
         lexgold agree ratings.csv --json
     """
-    from lexgold.process.agree import agree_file, summary_json, summary_lines
+    from lexgold.process.agree_figures import agree_file, agree_summary_lines, summary_json
 
     result, anonymous, messages = agree_file(ratings, pool=pool, min_overlap=min_overlap,
                                              splits=splits if split_half else 0, seed=seed)
     for message in messages:
         click.echo(f"Warning: {message}", err=True)
-    lines = [summary_json(result, detail)] if as_json else summary_lines(result, anonymous)
+    lines = [summary_json(result, detail)] if as_json else agree_summary_lines(result, anonymous)
     for line in lines:
         click.echo(line)
 
@@ -197,7 +197,7 @@ def plan(ratings, target, max_raters, pay_per_hour, seconds_per_pair, n_pairs, r
     """
     import numpy as np
 
-    from lexgold.process.plan import plan_study, plot_curve, summary_lines
+    from lexgold.process.plan import plan_study, plan_summary_lines, plot_curve
     from lexgold.process.source import read_source
 
     source = read_source(ratings)
@@ -210,7 +210,7 @@ def plan(ratings, target, max_raters, pay_per_hour, seconds_per_pair, n_pairs, r
     if as_json:
         click.echo(json.dumps(result))
         return
-    for line in summary_lines(result):
+    for line in plan_summary_lines(result):
         click.echo(line)
     if plot_path:
         click.echo(f"wrote {plot_path}")

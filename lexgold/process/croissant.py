@@ -35,8 +35,8 @@ import pandas as pd
 
 from lexgold import __version__
 from lexgold.compression import sha256_file
-from lexgold.process.record import ProcessReport
-from lexgold.process.simulated import statement
+from lexgold.process.run_report import ProcessReport
+from lexgold.process.simulated_label import statement
 
 CONFORMS_TO = "http://mlcommons.org/croissant/1.1"
 
@@ -192,7 +192,7 @@ def _rai(report: ProcessReport, protocol: dict) -> dict:
                        f"{study.get('raters_per_tranche', '?')} raters each.")
     fields = {"rai:dataCollection": collection + " Recruitment and payment: TODO.",
               "rai:dataCollectionType": ["Crowdsourcing"]}
-    if simulated:                 # lexgold.process.simulated: people gave some or none
+    if simulated:                 # lexgold.process.simulated_label: people gave some or none
         fields["rai:dataCollection"] = (f"{statement(simulated)} {collection} Simulated by "
                                         f"lexgold {__version__}.")
         fields["rai:dataCollectionType"] = (["Simulation"] if simulated["share"] == 1

@@ -39,13 +39,13 @@ from lexgold.process import agreement as iaa
 from lexgold.process.aggregate import pair_estimates
 from lexgold.process.bws_release import release_bws
 from lexgold.process.calibration import calibrate, calibration_shifts
-from lexgold.process.config import process_config
+from lexgold.process.config import ProcessConfig, process_config
 from lexgold.process.exclusions import exclusion_table, excluded_raters
 from lexgold.compression import sha256_file
 from lexgold.languages.packs import load_pack, pack_folder
 from lexgold.errors import IncompleteRelease, InputError, UndefinedStatistic
 from lexgold.manifest import manifest_beside
-from lexgold.process.record import (BwsReport, Counts, ProcessReport, ReleaseCheck, Stage,
+from lexgold.process.run_report import (BwsReport, Counts, ProcessReport, ReleaseCheck, Stage,
                                     StudyRef, clean)
 from lexgold.ratings import ITEM
 from lexgold.ratings.long import (check_binary, check_ratings, declare_scale, is_anonymous,
@@ -54,13 +54,13 @@ from lexgold.process.release import (concreteness_group, gold_table, read_releas
                                      plain_table, release_name, released_score,
                                      write_release)
 from lexgold.process.publish import staged_folder, write_checksums, write_publication
-from lexgold.process.report import plot_rater_agreement, plot_scores_by_subset, write_markdown
+from lexgold.process.report_md import plot_rater_agreement, plot_scores_by_subset, write_markdown
 from lexgold.process.rules import low_agreement_threshold
 from lexgold.process.reliability import reliability_figures
 from lexgold.process.scaling import gold_scores
-from lexgold.process.simulated import simulated_ratings
+from lexgold.process.simulated_label import simulated_ratings
 from lexgold.process.source import read_source
-from lexgold.process.splithalf import split_half, split_half_random, transitivity
+from lexgold.process.splithalf import split_half_all_splits, split_half_random, transitivity
 from lexgold.process.splits import lexical_split, random_split, score_interval
 from lexgold.protocols import load_protocol
 from lexgold.ratings.overlap import overlap_warnings
@@ -96,13 +96,17 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
                     pairs: pd.DataFrame | None = None, usf: pd.DataFrame | None = None,
                     brysbaert: pd.DataFrame | None = None,
                     source: str | Path | None = None,
-                    pairs_from: str = "the pairs file", progress=None) -> ProcessResult:
+                    pairs_from: str = "the pairs file", progress=None,
+                    config: ProcessConfig | None = None) -> ProcessResult:
     """Run steps 1-6 in memory; see the module docstring. ``rng`` seeds three separate
     streams (:meth:`numpy.random.Generator.spawn`): bootstrap intervals, split-half on random
     halves, and the HyperLex splits, so that the number of bootstrap replicates changes none of
     the others. ``source`` (the ratings file) lets errors name the file and line; ``pairs_from``
     says where ``pairs`` came from (in the release check's messages); ``progress``, if given, is
-    called with the name of each stage (:data:`STAGES`) as it starts.
+    called with the name of each stage (:data:`STAGES`) as it starts. ``config``: the
+    protocol's ``[process]`` section when the caller has parsed it already
+    (:func:`~lexgold.process.config.process_config` of ``protocol``; :func:`release` parses it
+    once per run), else parsed here.
 
     Ratings without rater identity (HyperLex's release, SimVerb-3500) skip the protocol's rater
     exclusions with a note in ``report.notes`` (the ratings are taken as already screened);
@@ -110,7 +114,7 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
     (TR9856) refuses a rating other than 0 or 1."""
     progress = progress or (lambda stage: None)
     protocol = protocol if isinstance(protocol, dict) else load_protocol(protocol)
-    config = process_config(protocol)
+    config = config if config is not None else process_config(protocol)
     release = config.release
     progress("calibration and exclusions")
     boot_rng, half_rng, split_rng = rng.spawn(3)
@@ -176,7 +180,7 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
     if config.split_half.enabled:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", iaa.AgreementWarning)
-            halves = split_half(final, annotators=config.split_half.annotators)
+            halves = split_half_all_splits(final, annotators=config.split_half.annotators)
         chain = transitivity(scores, bins=config.split_half.transitivity_bins,
                              score_range=score_range)
     splits = summary = None
@@ -201,7 +205,7 @@ def release_check(scores: pd.DataFrame, pairs: pd.DataFrame | None, final: pd.Da
     """Is the release complete? No accepted rater left, pairs of ``pairs`` with no accepted
     rating, and pairs on fewer than ``min_raters`` accepted raters are each a problem.
 
-    Returns a :class:`~lexgold.process.record.ReleaseCheck`, its ``problems`` a list of
+    Returns a :class:`~lexgold.process.run_report.ReleaseCheck`, its ``problems`` a list of
     one-line messages, every problem named, the biggest (most pairs) first (empty when the
     release is complete); ``pairs_from`` names where ``pairs`` came from.
     """
@@ -281,7 +285,8 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
                          f"protocol says {asked!r}")
         loaded.setdefault("process", {})["aggregate"] = aggregate
     pairs = read_release_pairs(pairs_path) if pairs_path else source.pairs
-    release = process_config(loaded).release
+    config = process_config(loaded)       # once per run: process_ratings and the plots take it
+    release = config.release
     name = release_name(release.format, release.release_file)
     usf, concreteness, norms = release_norms(loaded, release.format, usf_dir,
                                              study=source.description)
@@ -291,7 +296,7 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
         result = process_ratings(ratings, loaded, rng=np.random.default_rng(seed), pairs=pairs,
                                  usf=usf, brysbaert=concreteness, source=source.label,
                                  pairs_from="the pairs file" if pairs_path else "the study",
-                                 progress=progress)
+                                 progress=progress, config=config)
     problems = result.problems
     if problems and not allow_incomplete:
         raise IncompleteRelease(f"incomplete release: {'; '.join(problems)}; nothing written "
@@ -316,7 +321,7 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
         result.splits.to_csv(out / "splits.csv", index=False, lineterminator="\n")
         files.append("splits.csv")
     progress("plots")
-    images = _plots(result, loaded, out) if plots and len(result.scores) else []
+    images = _plots(result, config, out) if plots and len(result.scores) else []
     progress("report and dataset card")
     published = ["README.md", "CITATION.cff", "datapackage.json", "croissant.json", "SHA256SUMS"]
     description = source.description or {}
@@ -642,8 +647,7 @@ def _splits(scores, config, rng):
     return table, summary
 
 
-def _plots(result, protocol, out) -> list[str]:
-    config = process_config(protocol)
+def _plots(result, config: ProcessConfig, out) -> list[str]:
     subset = next((c for c in ("pos", "relation", "topic") if c in result.scores.columns
                    and result.scores[c].replace("", np.nan).notna().any()), "")
     plot_scores_by_subset(result.scores, subset, out / "ratings_by_subset.png",

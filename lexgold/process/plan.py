@@ -48,6 +48,7 @@ import pandas as pd
 from lexgold.errors import InputError
 from lexgold.ratings import ITEM
 from lexgold.ratings.long import answers, check_ratings, is_anonymous
+from lexgold.stats import average_ranks
 
 
 #: columns of :func:`reliability_curve`'s frame
@@ -439,46 +440,20 @@ def _simulate(score: np.ndarray, spread: np.ndarray, pool: tuple[np.ndarray, ...
     width[1:] = 2 * half.reshape(k_max, studies, rows).mean(axis=-1)[1:]
     # IAA-2: each of the first k raters against the mean of the other k - 1
     group = scores[:k_max].reshape(k_max, studies, rows)
-    rater_ranks = _centred(_ranks(group))
+    rater_ranks = _centred(average_ranks(group))
     for k in ks[1:, 0]:
         others = (sum_a[k - 1].reshape(studies, rows) - group[:k]) / (k - 1)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            iaa2[k - 1] = np.nanmean(_correlation(rater_ranks[:k], _centred(_ranks(others))),
-                                     axis=0)
+            iaa2[k - 1] = np.nanmean(
+                _correlation(rater_ranks[:k], _centred(average_ranks(others))), axis=0)
     return reliability, width.T, iaa2.T
-
-
-def _ranks(values: np.ndarray) -> np.ndarray:
-    """Ranks along the last axis from 1, ties at their average rank (``scipy.stats.rankdata``'s
-    default); NaN throughout a slice holding a NaN."""
-    shape = np.shape(values)
-    values = np.asarray(values, dtype=float).reshape(-1, shape[-1])
-    order = np.argsort(values, axis=-1)
-    ordered = np.take_along_axis(values, order, axis=-1)
-    ranked = np.broadcast_to(np.arange(1.0, shape[-1] + 1), values.shape)
-    first = np.ones(values.shape, dtype=bool)
-    first[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
-    tied = np.flatnonzero(~first.all(axis=-1))
-    if len(tied):                        # a tie's ranks: from its first to its last place
-        ranked = ranked.copy()
-        first = first[tied]
-        last = np.ones(first.shape, dtype=bool)
-        last[:, :-1] = first[:, 1:]
-        place = ranked[tied]
-        low = np.maximum.accumulate(np.where(first, place, 0.0), axis=-1)
-        high = np.minimum.accumulate(np.where(last, place, np.inf)[:, ::-1], axis=-1)[:, ::-1]
-        ranked[tied] = (low + high) / 2
-    ranks = np.empty(values.shape)
-    np.put_along_axis(ranks, order, ranked, axis=-1)
-    ranks[np.isnan(values).any(axis=-1)] = np.nan
-    return ranks.reshape(shape)
 
 
 def _spearman(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
     """Spearman rho between ``a`` and ``b`` along ``axis`` (NaN for a constant slice)."""
     a, b = np.moveaxis(a, axis, -1), np.moveaxis(b, axis, -1)
-    return _correlation(_centred(_ranks(a)), _centred(_ranks(b)))
+    return _correlation(_centred(average_ranks(a)), _centred(average_ranks(b)))
 
 
 def _centred(values: np.ndarray) -> np.ndarray:
@@ -788,7 +763,7 @@ def curve_figure(result: dict):
     return figure
 
 
-def summary_lines(result: dict) -> list[str]:
+def plan_summary_lines(result: dict) -> list[str]:
     """``lexgold plan``'s text output."""
     def show(value):
         return "n/a" if value is None else f"{value:.3f}"

@@ -32,8 +32,8 @@ from lexgold.compression import sha256_file
 from lexgold.errors import InputError
 from lexgold.process.croissant import write_croissant
 from lexgold.process.markdown import code, text
-from lexgold.process.record import BwsReport, ProcessReport
-from lexgold.process.simulated import banner, statement
+from lexgold.process.run_report import BwsReport, ProcessReport
+from lexgold.process.simulated_label import banner, statement
 
 #: the dataset kind of each release format, for the card's tags
 KINDS = {"simlex": "word-similarity", "hyperlex": "lexical-entailment",
@@ -106,7 +106,7 @@ def dataset_card(report: ProcessReport, gold: pd.DataFrame) -> str:
               "configs:", "- config_name: default", "  data_files: gold.csv", "---", ""]
     stages = counts.stages
     simulated = report.simulated
-    if simulated:                         # lexgold.process.simulated: said first
+    if simulated:                         # lexgold.process.simulated_label: said first
         header[1] = f"pretty_name: {_yaml(f'{name} gold standard (simulated ratings, lexgold)')}"
         header.insert(header.index("- lexgold") + 1, "- simulated")
     lines = [*(banner(simulated) if simulated else []), f"# {text(name)} gold standard", "",

@@ -217,30 +217,3 @@ class _NearOrder:
             sum_yy += (np.einsum("jb,jrb->rb", 2 * w * shared[rows], own)
                        + np.einsum("jb,jrb,jrb->rb", w, own, own))
         return sum_xy, sum_yy
-
-
-def average_ranks(values: np.ndarray, axis: int = -1, *, omit_nan: bool = False) -> np.ndarray:
-    """``scipy.stats.rankdata(values, axis=axis)`` (method "average"; with ``omit_nan``,
-    ``nan_policy="omit"``: NaN cells are left out of the ranking and get NaN), the same
-    values, without importing ``scipy.stats`` (about a second of start-up)."""
-    moved = np.moveaxis(np.asarray(values, dtype=float), axis, -1)
-    count = moved.shape[-1]
-    order = np.argsort(moved, axis=-1, kind="stable")               # NaN last
-    ordered = np.take_along_axis(moved, order, axis=-1)
-    position = np.broadcast_to(np.arange(count), moved.shape)
-    starts = np.ones(moved.shape, dtype=bool)
-    starts[..., 1:] = ordered[..., 1:] != ordered[..., :-1]
-    ends = np.ones(moved.shape, dtype=bool)
-    ends[..., :-1] = starts[..., 1:]
-    first = np.maximum.accumulate(np.where(starts, position, 0), axis=-1)
-    last = np.flip(np.minimum.accumulate(np.flip(np.where(ends, position, count - 1), -1),
-                                         axis=-1), -1)
-    ranks = np.empty(moved.shape)
-    np.put_along_axis(ranks, order, (first + last) / 2 + 1, axis=-1)
-    missing = np.isnan(moved)
-    if missing.any():
-        if omit_nan:
-            ranks[missing] = np.nan
-        else:                                   # scipy propagates: the whole slice is NaN
-            ranks[missing.any(axis=-1)] = np.nan
-    return np.moveaxis(ranks, -1, axis)

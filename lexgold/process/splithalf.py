@@ -11,11 +11,10 @@ import pandas as pd
 from lexgold.process.agreement import AgreementWarning
 from lexgold.ratings import ITEM
 from lexgold.ratings.long import answers, check_ratings
-from lexgold.process.replicates import average_ranks
-from lexgold.stats import rowwise_pearson
+from lexgold.stats import average_ranks, rowwise_pearson, spearman
 
 
-def split_half(ratings: pd.DataFrame, *, annotators: int = 10) -> dict:
+def split_half_all_splits(ratings: pd.DataFrame, *, annotators: int = 10) -> dict:
     """Mean Pearson r between the group means of all splits of ``annotators`` raters in halves.
 
     Parameters
@@ -83,7 +82,7 @@ def split_half_random(ratings: pd.DataFrame, *, rng: np.random.Generator,
 
     lexgold's one split-half figure: ``lexgold agree --split-half``, ``lexgold process`` for
     ratings without rater identity, and the reliability of the site's adaptive allocation
-    (:func:`lexgold.live.allocator.split_half`, the admin view) all call this function.
+    (:func:`lexgold.live.allocator.pair_mean_reliability`, the admin view) all call this function.
     For every pair with at least two ratings, its ratings are shuffled and cut into two halves
     (the odd one goes to the second half); the Pearson r and Spearman rho between the pairs'
     half means is computed, and averaged over ``splits`` random splits; the Spearman-Brown
@@ -225,11 +224,21 @@ def transitivity(gold: pd.DataFrame, *, score: str = "score", bins: int = 10,
              "points": int(table["count"].get(i, 0))} for i in range(bins)]
     rho = p_value = np.nan
     if len(points) > 2 and points["r2"].nunique() > 1 and points["diff"].nunique() > 1:
-        from scipy import stats       # here: `lexgold process` starts without scipy.stats
-
-        found = stats.spearmanr(points["r2"], points["diff"])
-        rho, p_value = float(found.statistic), float(found.pvalue)
+        rho = spearman(points["r2"], points["diff"])
+        p_value = _spearman_p(rho, len(points))
     return {"bins": rows, "spearman": rho, "spearman_p": p_value, "points": int(len(points))}
+
+
+def _spearman_p(rho: float, n: int) -> float:
+    """Two-sided p-value of Spearman's ``rho`` over ``n`` points: Student's t with n - 2
+    degrees of freedom, t = rho sqrt((n - 2) / ((1 + rho)(1 - rho))), as
+    :func:`scipy.stats.spearmanr` computes it."""
+    from scipy.special import stdtr   # here: `lexgold process` starts without scipy.stats
+
+    dof = n - 2
+    with np.errstate(divide="ignore"):
+        t = rho * np.sqrt(np.clip(dof / ((rho + 1.0) * (1.0 - rho)), 0, None))
+    return float(2 * stdtr(dof, -abs(t)))
 
 
 _UNIT = 10 ** 9   # score units per 1.0 for binning (see transitivity)

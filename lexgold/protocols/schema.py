@@ -175,27 +175,28 @@ def _build(schema, table, source, prefix):
     return instance
 
 
-def describe(hint) -> str:
+def describe_type(hint) -> str:
     """What a type allows, in words (for error messages).
 
-    >>> describe(typing.Literal["a", "b"])
+    >>> describe_type(typing.Literal["a", "b"])
     "'a' | 'b'"
     """
     origin = typing.get_origin(hint)
     if origin is typing.Annotated:
         base, *rules = typing.get_args(hint)
-        return " and ".join([describe(base)] + [r.allowed for r in rules if isinstance(r, Check)])
+        return " and ".join([describe_type(base)]
+                            + [r.allowed for r in rules if isinstance(r, Check)])
     if origin is typing.Literal:
         return " | ".join(map(repr, typing.get_args(hint)))
     if origin in (typing.Union, types.UnionType):
-        return " or ".join(describe(a) for a in typing.get_args(hint))
+        return " or ".join(describe_type(a) for a in typing.get_args(hint))
     if dataclasses.is_dataclass(hint):
         return "a table"
     base = origin or hint
     names = {int: "an integer", float: "a number", str: "a string", bool: "true or false",
              list: "a list", tuple: "a list", dict: "a table", type(None): "nothing"}
     if base in (list, tuple) and typing.get_args(hint):
-        return f"a list of ({describe(typing.get_args(hint)[0])})"
+        return f"a list of ({describe_type(typing.get_args(hint)[0])})"
     return names.get(base, getattr(base, "__name__", str(base)))
 
 
@@ -231,7 +232,7 @@ def _check(hint, value, source, key, bounded: bool = False):
         for option, err in errors:          # a table or list of the right shape: its own error
             if isinstance(value, (dict, list)) and isinstance(value, _container(option)):
                 raise err
-        raise ProtocolError(source, key, describe(hint), repr(value))
+        raise ProtocolError(source, key, describe_type(hint), repr(value))
     if hint is type(None):
         if value is None:
             return None
@@ -239,13 +240,13 @@ def _check(hint, value, source, key, bounded: bool = False):
     if origin is typing.Literal:
         if value in typing.get_args(hint) and type(value) is not bool:
             return value
-        raise ProtocolError(source, key, describe(hint), repr(value))
+        raise ProtocolError(source, key, describe_type(hint), repr(value))
     base = origin or hint
     if base is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value) if abs(value) < 1e308 else math.inf if value > 0 else -math.inf
     if base in (list, tuple, dict):
         if not isinstance(value, (list, tuple) if base is not dict else dict):
-            raise ProtocolError(source, key, describe(hint), repr(value))
+            raise ProtocolError(source, key, describe_type(hint), repr(value))
         args = typing.get_args(hint)
         if base is dict and args:
             keys = typing.get_origin(args[0]) is typing.Literal and typing.get_args(args[0])
@@ -258,9 +259,9 @@ def _check(hint, value, source, key, bounded: bool = False):
             return [_check(args[0], v, source, f"{key}[{i}]") for i, v in enumerate(value)]
         return base(value) if base is tuple else value
     if isinstance(value, bool) != (base is bool) or not isinstance(value, base):
-        raise ProtocolError(source, key, describe(hint), repr(value))
+        raise ProtocolError(source, key, describe_type(hint), repr(value))
     if base in (int, float) and (not math.isfinite(value) or (not bounded
                                                                and abs(value) > CEILING)):
-        raise ProtocolError(source, key, f"{describe(hint)} of size at most {CEILING:,} "
+        raise ProtocolError(source, key, f"{describe_type(hint)} of size at most {CEILING:,} "
                             f"(every number of a protocol file)", repr(value))
     return value

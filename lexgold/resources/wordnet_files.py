@@ -40,10 +40,10 @@ def _lines(open_file: Callable[[str], object], name: str):
             yield raw.decode("utf-8") if isinstance(raw, bytes) else raw
 
 
-def read(open_file: Callable[[str], object], progress: bool = False) -> dict:
+def read_wordnet_files(open_file: Callable[[str], object], progress: bool = False) -> dict:
     """Synsets, index and exception lists of the WordNet whose files ``open_file(name)``
     opens (binary). Returns ``{"synsets": [...], "index": {...}, "exceptions": {...},
-    "version": str}``, the records :func:`lexgold.resources.wordnet_graph.pack` takes."""
+    "version": str}``, the records :func:`lexgold.resources.wordnet_graph.pack_graph` takes."""
     steps = [f"data.{name}" for name, _ in FILES] + [f"index.{name}" for name, _ in FILES] + [
         f"{name}.exc" for name, _ in FILES]
     bar = None

@@ -175,12 +175,14 @@ def extract(source, progress: bool = False) -> dict[str, np.ndarray]:
     which answers as NLTK does without NLTK; ``progress`` shows a progress bar on stderr."""
     from lexgold.resources import wordnet_files
     if isinstance(source, (str, Path)):
-        return pack(wordnet_files.read(lambda name: open(Path(source) / name, "rb"), progress))
-    return pack(wordnet_files.read(lambda name: _open(source.root, name), progress))
+        return pack_graph(wordnet_files.read_wordnet_files(
+            lambda name: open(Path(source) / name, "rb"), progress))
+    return pack_graph(wordnet_files.read_wordnet_files(lambda name: _open(source.root, name),
+                                                       progress))
 
 
-def pack(records: dict) -> dict[str, np.ndarray]:
-    """The graph's arrays from :func:`lexgold.resources.wordnet_files.read`'s records: synsets
+def pack_graph(records: dict) -> dict[str, np.ndarray]:
+    """The graph's arrays from :func:`lexgold.resources.wordnet_files.read_wordnet_files`'s records: synsets
     in file order (each: ``pos``, ``offset``, lemma ``names``, the node lists ``parents``,
     ``part``, ``member``, ``substance``, ``groups``, and per lemma ``antonyms`` and
     ``derived``), ``index`` (word -> POS -> nodes), ``exceptions`` (POS -> form -> bases) and
@@ -254,7 +256,7 @@ def write(path: Path, key: str, arrays: dict[str, np.ndarray]) -> None:
         raise
 
 
-def read(path: Path, key: str) -> dict[str, np.ndarray]:
+def read_graph(path: Path, key: str) -> dict[str, np.ndarray]:
     """The arrays of a graph file; :class:`CorruptGraph` unless it is whole and for ``key``."""
     try:
         with np.load(path, allow_pickle=False) as stored:
@@ -278,7 +280,7 @@ def load_or_build(reader, key: str | None = None, progress: bool = False) -> Wor
     path = graph_path(key)
     if path.is_file():
         try:
-            return WordNetGraph(read(path, key), key)
+            return WordNetGraph(read_graph(path, key), key)
         except (CorruptGraph, KeyError, IndexError, ValueError) as err:
             warnings.warn(f"{path}: {err}; rebuilding the WordNet graph", stacklevel=2)
     arrays = extract(reader, progress=progress)

@@ -260,7 +260,7 @@ def top_up_command(study_db):
 
     from lexgold.study import models as m
     from lexgold.study.db import open_study, session_factory
-    from lexgold.live.allocator import allocate, describe
+    from lexgold.live.allocator import allocate, describe_allocation
     from lexgold.live.recruit import top_up
     from lexgold.study.config import config_from_dict
 
@@ -271,7 +271,7 @@ def top_up_command(study_db):
         step = allocate(session, config) if config.allocation == "adaptive" else None
     engine.dispose()
     if step is not None:
-        click.echo(f"{_shown(study_db)}: adaptive allocation: {describe(step)}")
+        click.echo(f"{_shown(study_db)}: adaptive allocation: {describe_allocation(step)}")
     if config.min_accepted_raters <= 0 and step is None:
         click.echo(f"{_shown(study_db)}: no [study] min_accepted_raters: the slots are fixed")
     elif not added:
@@ -475,13 +475,13 @@ def confirm_command(study_db, participants, platform):
 
 def _set_intake(study_db: str, state: str, stop_now: bool) -> None:
     from lexgold.study.db import open_study, session_factory
-    from lexgold.study.intake import describe, set_intake
+    from lexgold.study.intake import describe_intake, set_intake
 
     engine = open_study(study_db)
     with session_factory(engine)() as session:
         found = set_intake(session, state, stop_current=stop_now)
     engine.dispose()
-    click.echo(f"{_shown(study_db)}: {describe(found)}")
+    click.echo(f"{_shown(study_db)}: {describe_intake(found)}")
 
 
 _current_option = click.option(

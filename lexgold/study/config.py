@@ -290,7 +290,7 @@ class StudyConfig:
     #: ``uniform``: every tranche gets ``raters_per_tranche`` slots. ``adaptive``
     #: (:mod:`lexgold.live.allocator`): every tranche first gets ``first_round_raters``
     #: slots, and the rest of ``budget_ratings`` goes to top-up tranches of the pairs whose
-    #: means are least precise (:func:`lexgold.crowd.allocation.error_gain`), until
+    #: means are least precise (:func:`lexgold.crowd.allocation_criteria.error_gain`), until
     #: ``target_reliability`` is reached
     allocation: Literal["uniform", "adaptive"] = "uniform"
     #: adaptive: slots each tranche of the design starts with

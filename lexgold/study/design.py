@@ -30,8 +30,9 @@ from lexgold.study.config import START, StudyConfig
 
 
 @dataclass
-class Step:
-    """One page of a tranche: a group of items or a checkpoint question."""
+class PlannedStep:
+    """One page of a tranche as designed, before :func:`lexgold.study.store.store_tranche` stores
+    it as a :class:`lexgold.study.models.Step` row: a group of items or a checkpoint question."""
 
     kind: str                      # "group" or "checkpoint"
     batch: str                     # part of speech, topic, or "start" (after the instructions)
@@ -41,7 +42,7 @@ class Step:
 
 @dataclass
 class Design:
-    tranches: list[list[Step]]
+    tranches: list[list[PlannedStep]]
     consistency: list[int]
     report: dict
 
@@ -91,7 +92,7 @@ def design_study(pairs: pd.DataFrame, config: StudyConfig, rng: np.random.Genera
     tranches = []
     opening = [i for i, check in enumerate(config.checkpoints) if check.before == START]
     for t in range(n_tranches):
-        steps = [Step("checkpoint", START, checkpoint=i) for i in opening]
+        steps = [PlannedStep("checkpoint", START, checkpoint=i) for i in opening]
         previous_last = None
         for b_index, batch in enumerate(batches):
             if not shares[t][batch] and not cons_by_batch[batch]:
@@ -104,8 +105,8 @@ def design_study(pairs: pd.DataFrame, config: StudyConfig, rng: np.random.Genera
                 groups[0].insert(0, (previous_last, "calibration"))
             check = _checkpoint_for(batch, config) if key == "pos" else None
             if check is not None:
-                steps.append(Step("checkpoint", batch, checkpoint=check))
-            steps.extend(Step("group", batch, items=g) for g in groups)
+                steps.append(PlannedStep("checkpoint", batch, checkpoint=check))
+            steps.extend(PlannedStep("group", batch, items=g) for g in groups)
             previous_last = groups[-1][-1][0]
         if any(step.kind == "group" for step in steps):
             tranches.append(steps)

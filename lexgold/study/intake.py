@@ -63,7 +63,7 @@ def set_intake(session: Session, state: str, *, stop_current: bool = False,
     return read_intake(session)
 
 
-def describe(intake: Intake) -> str:
+def describe_intake(intake: Intake) -> str:
     """One line for the researcher: ``paused: no new raters; raters already in may finish``."""
     if intake.open:
         return "open: new raters are taken"

@@ -172,7 +172,7 @@ def store_pairs(session: Session, frame, consistency) -> list:
 def store_tranche(session: Session, number: int, steps, pair_id, raters: int,
                   items=None) -> None:
     """Store tranche ``number`` of a design: its ``Tranche`` row, a ``Step`` per page of
-    ``steps`` (:class:`lexgold.study.design.Step`, or
+    ``steps`` (:class:`lexgold.study.design.PlannedStep`, or
     :class:`lexgold.study.bws.BwsPage`), their ``Item`` rows and ``raters`` free slots;
     flushed. The design's tranches and the top-up tranches of adaptive allocation
     (:mod:`lexgold.live.allocator`) are stored by this one function.

@@ -15,8 +15,8 @@ import pandas as pd
 
 from lexgold.process.markdown import code, text
 from lexgold.process.publish import beyond_iaa_lines
-from lexgold.process.record import ProcessReport
-from lexgold.process.simulated import banner
+from lexgold.process.run_report import ProcessReport
+from lexgold.process.simulated_label import banner
 
 
 def _pyplot():

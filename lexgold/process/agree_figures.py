@@ -120,7 +120,7 @@ def summary_json(result: dict, detail: bool = False) -> str:
     return json.dumps({k: v for k, v in result.items() if k not in extra})
 
 
-def summary_lines(result: dict, anonymous: bool) -> list[str]:
+def agree_summary_lines(result: dict, anonymous: bool) -> list[str]:
     """``lexgold agree``'s text output: undefined figures as n/a."""
     def show(value):
         return "n/a" if value is None else f"{value:.3f}"

@@ -235,7 +235,7 @@ class BwsReport:
 
 
 def _simulated_note(simulated: dict | None) -> list[str]:
-    """The note that simulated ratings were released (:mod:`lexgold.process.simulated`)."""
+    """The note that simulated ratings were released (:mod:`lexgold.process.simulated_label`)."""
     if not simulated:
         return []
     return [f"Note: {simulated['ratings']} of {simulated['of']} ratings are simulated "
