@@ -73,7 +73,7 @@ SHARED_NAMES = {
     "move",                                                       # blueprint views
     "check_settings", "load_settings",                            # builder/simlex, hyperlex
     "shown",                                                      # annotate.server re-export
-    "read_log", "replay",                                         # process/*_cli.py (issue 44 B)
+    "replay",                                                     # command = its function
 }
 
 

@@ -15,7 +15,7 @@ from lexgold.cli import cli
 from lexgold.crowd import replay as rp
 from lexgold.errors import InputError
 from lexgold.machine.allocate import disagreement, machine_gain
-from lexgold.machine.prior import (calibrate, machine_for, pooled_variance, posterior,
+from lexgold.machine.prior import (calibrate_machine, machine_for, pooled_variance, posterior,
                                    prior_scores, prior_table)
 
 
@@ -63,9 +63,9 @@ def test_uncovered_pairs_are_shrunk_toward_their_grand_mean():
 def test_the_machine_that_cannot_be_calibrated_is_named():
     with pytest.raises(InputError, match="field 'machine': the machine gives every rated pair "
                                          "the same number"):
-        calibrate([1.0, 1.0, 1.0], [0.0, 2.0, 4.0])
+        calibrate_machine([1.0, 1.0, 1.0], [0.0, 2.0, 4.0])
     with pytest.raises(InputError, match="2 pairs have both"):
-        calibrate([1.0, 2.0, np.nan], [0.0, 2.0, 4.0])
+        calibrate_machine([1.0, 2.0, np.nan], [0.0, 2.0, 4.0])
     with pytest.raises(InputError, match="no pair has two human ratings"):
         prior_scores(np.array([[1.0], [2.0], [3.0]]), [1.0, 2.0, 3.0])
 

@@ -14,7 +14,8 @@ from scipy import stats
 
 from lexgold.errors import InputError
 from lexgold.machine.alttest import alternative_annotator_test, benjamini_yekutieli
-from lexgold.machine.worth import (calibration, crossing, errors_by, machine_for, machine_worth,
+from lexgold.machine.prior import machine_for
+from lexgold.machine.worth import (calibration, crossing, errors_by, machine_worth,
                                    misjudged, pair_key, published_overlap, rating_matrix,
                                    residuals, score_bands, worth_curves)
 

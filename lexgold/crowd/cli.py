@@ -284,12 +284,12 @@ def fit_command(ratings, out_path, scale, layout, step, error, replicates, seed,
     if as_json:
         click.echo(json.dumps(result, indent=1))
         return
-    for line in summary_lines(figures, record, real_q, sim_q):
+    for line in fit_summary_lines(figures, record, real_q, sim_q):
         click.echo(line)
     click.echo(f"wrote {out} and {plot.name}")
 
 
-def summary_lines(figures: dict, record: dict, real_q, sim_q) -> list[str]:
+def fit_summary_lines(figures: dict, record: dict, real_q, sim_q) -> list[str]:
     """What ``crowd fit`` prints."""
     low, high, step = figures["scale"]
     lines = [f"{record['file']}: {record['pairs']} pairs, {record['ratings']} ratings, raters: "

@@ -17,7 +17,7 @@ _API = {
     "alternative_annotator_test": "alttest",
     "benjamini_yekutieli": "alttest",
     "machine_worth": "worth",
-    "calibrate": "prior",
+    "calibrate_machine": "prior",
     "machine_gain": "allocate",
     "posterior": "prior",
     "prior_scores": "prior",

@@ -2,7 +2,7 @@
 human mean.
 
 After a first round, each pair's human mean ``m_i`` of ``n_i`` ratings is compared with the
-machine's calibrated score ``c_i`` (:func:`lexgold.machine.prior.calibrate`). Under the
+machine's calibrated score ``c_i`` (:func:`lexgold.machine.prior.calibrate_machine`). Under the
 empirical-Bayes model of :mod:`lexgold.machine.prior` (true scores around ``c_i`` with variance
 ``tau^2``; a mean's sampling variance ``s_i = sigma^2 / n_i``, ``sigma^2`` the pooled
 within-pair variance) the expected squared error of the human mean, given what the machine
@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lexgold.machine.prior import between_variance, calibrate
+from lexgold.machine.prior import between_variance, calibrate_machine
 
 
 def machine_gain(means, n, sigma2: float, machine, extra: int = 2) -> np.ndarray:
@@ -69,7 +69,7 @@ def machine_gain(means, n, sigma2: float, machine, extra: int = 2) -> np.ndarray
     x = np.asarray(machine, float)
     s = sigma2 / n
     covered = np.isfinite(x) & np.isfinite(m)
-    a, b = calibrate(x, m)
+    a, b = calibrate_machine(x, m)
     d = np.where(covered, m - (a + b * np.where(covered, x, 0.0)), 0.0)
     tau2 = between_variance(d[covered], s[covered])
     tau0 = max(0.0, float(np.var(m[covered], ddof=1) - s[covered].mean()))
@@ -90,5 +90,5 @@ def disagreement(means, n, var, machine) -> np.ndarray:
     """
     m, n, v = (np.asarray(a, float) for a in (means, n, var))
     x = np.asarray(machine, float)
-    a, b = calibrate(x, m)
+    a, b = calibrate_machine(x, m)
     return np.abs(m - (a + b * x)) / np.sqrt(v / n)

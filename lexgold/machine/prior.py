@@ -1,7 +1,7 @@
 """``machine-prior``: each pair's human mean shrunk toward the machine's calibrated score, with
 the weight estimated from the data (empirical Bayes).
 
-Calibration (:func:`calibrate`): the machine's number ``x_i`` is mapped to the human scale by
+Calibration (:func:`calibrate_machine`): the machine's number ``x_i`` is mapped to the human scale by
 the least-squares line of the pairs' human means on it, ``c_i = a + b x_i``, fitted on the pairs
 that have both, so a machine on any scale (GPT-4's 0-10, cosines in -1 .. 1) lands on the
 humans' (a 0-6 crowd); a machine that knows nothing gets ``b`` near 0 and ``c_i`` near the grand
@@ -42,21 +42,26 @@ Z95 = 1.959963984540054
 def machine_for(pairs: pd.DataFrame, scores: pd.DataFrame) -> np.ndarray:
     """The machine's number for each row of ``pairs`` (``word1, word2``), NaN where ``scores``
     (``word1, word2, machine``, as :func:`lexgold.machine.ratings.read_machine` gives) has no
-    such pair in either order.
+    such pair: matched as ``lexgold evaluate --scores`` matches a score file
+    (:func:`lexgold.evaluate.scores.score_pairs`, case-insensitively): in the same order, else
+    reversed unless the reverse is a pair of ``pairs`` of its own (SimVerb-3500 rates some pairs
+    in both orders).
 
-    >>> pairs = pd.DataFrame({"word1": ["cat", "sun"], "word2": ["dog", "moon"]})
-    >>> scores = pd.DataFrame({"word1": ["dog"], "word2": ["cat"], "machine": [7.0]})
+    >>> pairs = pd.DataFrame({"word1": ["cat", "sun", "moon"], "word2": ["dog", "moon", "sun"]})
+    >>> scores = pd.DataFrame({"word1": ["Dog", "moon"], "word2": ["cat", "sun"],
+    ...                        "machine": [7.0, 8.0]})
     >>> machine_for(pairs, scores).tolist()
-    [7.0, nan]
+    [7.0, nan, 8.0]
     """
-    found = {}
-    for w1, w2, x in zip(scores["word1"], scores["word2"], scores["machine"]):
-        found[(w1, w2)] = found[(w2, w1)] = float(x)
-    return np.array([found.get((w1, w2), np.nan)
-                     for w1, w2 in zip(pairs["word1"], pairs["word2"])], dtype=float)
+    from lexgold.evaluate.scores import score_pairs
+
+    gold = pd.DataFrame({"word1": pairs["word1"].astype(str).to_numpy(),
+                         "word2": pairs["word2"].astype(str).to_numpy(), "score": np.nan})
+    found = score_pairs(gold, scores.rename(columns={"machine": "score"}), case="lower")
+    return found["model"].to_numpy(float)
 
 
-def calibrate(machine, human) -> tuple[float, float]:
+def calibrate_machine(machine, human) -> tuple[float, float]:
     """The line ``human = a + b machine`` fitted by least squares on the pairs where both are
     finite: ``b = cov(x, m) / var(x)``, ``a = mean(m) - b mean(x)``.
 
@@ -70,7 +75,7 @@ def calibrate(machine, human) -> tuple[float, float]:
     InputError
         Fewer than 3 pairs with both, or a machine that gives them all the same number.
 
-    >>> calibrate([0, 5, 10], [0.0, 3.0, 6.0])
+    >>> calibrate_machine([0, 5, 10], [0.0, 3.0, 6.0])
     (0.0, 0.6)
     """
     x, m = np.asarray(machine, float), np.asarray(human, float)
@@ -165,7 +170,7 @@ def posterior(means, noise, machine) -> pd.DataFrame:
     s = np.asarray(noise, float)
     x = np.asarray(machine, float)
     covered = np.isfinite(x) & np.isfinite(m)
-    a, b = calibrate(x, m) if covered.any() else (np.nan, np.nan)
+    a, b = calibrate_machine(x, m) if covered.any() else (np.nan, np.nan)
     c = np.where(covered, a + b * np.where(covered, x, 0.0), np.nan)
     tau2 = between_variance((m - c)[covered], s[covered]) if covered.any() else np.nan
     rest = ~covered & np.isfinite(m)
@@ -196,7 +201,7 @@ def prior_scores(values: np.ndarray, machine) -> pd.DataFrame:
     ------
     InputError
         No pair with two ratings (``sigma^2`` cannot be estimated), or the machine cannot be
-        calibrated (:func:`calibrate`).
+        calibrated (:func:`calibrate_machine`).
     """
     values = np.asarray(values, float)
     sigma2 = pooled_variance(values)

@@ -76,7 +76,7 @@ def show_word(word: str, case: str) -> str:
     return word.upper() if case == "upper" else word.lower() if case == "lower" else word
 
 
-def question(texts: RaterTexts, word1: str, word2: str, pos: str = "", topic: str = "") -> str:
+def pair_question(texts: RaterTexts, word1: str, word2: str, pos: str = "", topic: str = "") -> str:
     """The question raters see above a pair's slider (with its topic where the pair has one)."""
     template = texts.question_by_pos.get(pos, texts.question)
     topic = texts.topic_titles.get(topic, topic)
@@ -90,7 +90,7 @@ def question(texts: RaterTexts, word1: str, word2: str, pos: str = "", topic: st
 def user_message(texts: RaterTexts, pairs: list[dict]) -> str:
     """One request's questions, numbered from 1; ``pairs``: dicts with ``word1, word2`` and
     optionally ``pos``, ``topic``."""
-    return "\n".join(f"{i}. " + question(texts, p["word1"], p["word2"], p.get("pos", ""),
+    return "\n".join(f"{i}. " + pair_question(texts, p["word1"], p["word2"], p.get("pos", ""),
                                          p.get("topic", ""))
                      for i, p in enumerate(pairs, start=1))
 

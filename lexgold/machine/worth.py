@@ -48,6 +48,7 @@ import pandas as pd
 
 from lexgold.errors import InputError
 from lexgold.machine.alttest import alternative_annotator_test
+from lexgold.machine.prior import machine_for
 from lexgold.stats import spearman
 
 #: the share of splits quoted around the median of ``k*``
@@ -97,21 +98,6 @@ def rating_matrix(ratings: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
                           "key": np.asarray(keys, dtype=object),
                           "n": np.bincount(code, minlength=len(keys))})
     return pairs, matrix
-
-
-def machine_for(pairs: pd.DataFrame, machine: pd.DataFrame) -> np.ndarray:
-    """The machine's score of each pair of ``pairs`` (``word1, word2, key``,
-    :func:`rating_matrix`): of the pair in the same order, else of its reverse (unless the
-    reverse is a pilot pair of its own); NaN where it gives neither."""
-    values = machine["machine"].to_numpy(float)
-    ordered = pd.Series(values, index=pair_key(machine["word1"], machine["word2"]).to_numpy())
-    reverse = pd.Series(values, index=pair_key(machine["word2"], machine["word1"]).to_numpy())
-    keys = pairs["key"].to_numpy()
-    found = ordered[~ordered.index.duplicated()].reindex(keys).to_numpy(float)
-    swapped = reverse[~reverse.index.duplicated()].reindex(keys).to_numpy(float, copy=True)
-    reversed_keys = pair_key(pairs["word2"], pairs["word1"]).to_numpy()
-    swapped[np.isin(reversed_keys, keys)] = np.nan     # both orders are pilot pairs
-    return np.where(np.isnan(found), swapped, found)
 
 
 def crossing(curve, value: float, *, start: float, higher_is_better: bool = True) -> float:

@@ -154,7 +154,7 @@ def worth(pilot, machine_path, column, vectors, layout, pairs_path, pool, splits
     if as_json:
         click.echo(json.dumps(_finite(result), indent=2))
         return
-    for line in summary_lines(result):
+    for line in worth_summary_lines(result):
         click.echo(line)
 
 
@@ -183,7 +183,7 @@ def _ratings(worth: dict, pool: int) -> str:
     return f"{one(median)} ratings [{one(low)}, {one(high)}]"
 
 
-def summary_lines(result: dict) -> list[str]:
+def worth_summary_lines(result: dict) -> list[str]:
     """The human-readable summary of :func:`worth`'s result."""
     model = result["machine"].get("model") or "model unknown"
     raters = result["raters"]
