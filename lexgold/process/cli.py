@@ -91,6 +91,19 @@ def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed)
                    "(bias and noise per rater, ITU-T P.913; needs rater identity) or the mean "
                    "within one SD of the mean (Rare Words); default: the protocol's "
                    "[process] aggregate (mean).")
+@click.option("--machine", "machine_path", type=click.Path(exists=True, dir_okay=False),
+              help="A machine's ratings of the pairs (CSV: word1, word2 and a number; `lexgold "
+                   "machine rate` writes one), spent as the declared mode (--machine-mode or "
+                   "the protocol's [process] machine; docs/machine.md).")
+@click.option("--machine-column", default=None,
+              help="The column of --machine holding the number (default: the one numeric "
+                   "column, or the one its provenance names).")
+@click.option("--machine-mode", type=click.Choice(["none", "allocate", "prior"]), default=None,
+              help="The machine's part: prior (released scores are the empirical-Bayes "
+                   "posterior of the human ratings and the calibrated machine; gold.csv keeps "
+                   "human_score beside them), allocate (it chose where human ratings went: "
+                   "scores stay human means), none; default: the protocol's [process] "
+                   "machine.")
 @click.option("--no-plots", is_flag=True, help="Skip the PNG plots of report.md.")
 @scale_option("The scale of ratings that declare none (see `lexgold ratings import "
               "--scale`); they are mapped onto the protocol's scale.")
@@ -101,7 +114,8 @@ def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed)
                    "and recorded in report.json and README.md.")
 @quiet_option
 def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, aggregate,
-            no_plots, scale, allow_incomplete, quiet):
+            machine_path, machine_column, machine_mode, no_plots, scale, allow_incomplete,
+            quiet):
     """Turn raw ratings into a released gold standard with its reliability report.
 
     STUDY_OR_RATINGS is a study (its SQLite file or database URL: the ratings of every rater
@@ -137,7 +151,8 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, ag
                          usf_dir=usf_dir, plots=not no_plots, bootstrap=bootstrap,
                          scale=tuple(scale) if scale else None,
                          allow_incomplete=allow_incomplete, aggregate=aggregate,
-                         progress=stages)
+                         machine=machine_path, machine_column=machine_column,
+                         machine_mode=machine_mode, progress=stages)
     except InputError:
         raise                    # one line that names the input; nothing was written either
     except Exception:

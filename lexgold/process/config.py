@@ -129,6 +129,11 @@ class ProcessConfig:
     #: papers'), "model" (rater bias and noise fitted, ITU-T P.913 clause 12), "trimmed_1sd"
     #: (the mean within one SD of the mean, Rare Words)
     aggregate: Literal[AGGREGATES] = "mean"
+    #: a machine rater's part (lexgold.process.machine_mode): "none"; "allocate" (it decided
+    #: where human ratings went; released scores are human means); "prior" (released scores
+    #: are the empirical-Bayes posterior of the human ratings and the calibrated machine, the
+    #: human-only mean kept beside them); never without a declared mode
+    machine: Literal["none", "allocate", "prior"] = "none"
     agreement: AgreementConfig = field(default_factory=AgreementConfig)
     calibration: CalibrationConfig = field(default_factory=CalibrationConfig)
     exclusions: ExclusionConfig = field(default_factory=ExclusionConfig)

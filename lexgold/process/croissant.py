@@ -36,6 +36,7 @@ import pandas as pd
 from lexgold import __version__
 from lexgold.compression import sha256_file
 from lexgold.process.run_report import ProcessReport
+from lexgold.process.machine_mode import croissant_fields
 from lexgold.process.simulated_label import statement
 
 CONFORMS_TO = "http://mlcommons.org/croissant/1.1"
@@ -251,4 +252,11 @@ def _rai(report: ProcessReport, protocol: dict) -> dict:
     fields["rai:personalSensitiveInformation"] = [
         ("gold.csv holds no rater information; exclusions.csv names each excluded rater by "
          "the rater ID of the study.")]
+    if report.machine:            # lexgold.process.machine_mode: the machine is named
+        fields.update(croissant_fields(report.machine))
+        if report.machine["mode"] == "prior":
+            limitations.append(
+                f"Scores are the empirical-Bayes posterior of human ratings and a machine's "
+                f"({report.machine.get('model') or 'unrecorded model'}); do not evaluate that "
+                f"model, or models trained on its output, on them: use human_score.")
     return fields

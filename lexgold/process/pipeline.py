@@ -41,6 +41,8 @@ from lexgold.process.bws_release import release_bws
 from lexgold.process.calibration import calibrate, calibration_shifts
 from lexgold.process.config import ProcessConfig, process_config
 from lexgold.process.exclusions import exclusion_table, excluded_raters
+from lexgold.process.machine_mode import (check_mode, human_columns, machine_release,
+                                          prior_estimates)
 from lexgold.compression import sha256_file
 from lexgold.languages.packs import load_pack, pack_folder
 from lexgold.errors import IncompleteRelease, InputError, UndefinedStatistic
@@ -97,6 +99,7 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
                     brysbaert: pd.DataFrame | None = None,
                     source: str | Path | None = None,
                     pairs_from: str = "the pairs file", progress=None,
+                    machine: pd.DataFrame | None = None, study_machine: dict | None = None,
                     config: ProcessConfig | None = None) -> ProcessResult:
     """Run steps 1-6 in memory; see the module docstring. ``rng`` seeds three separate
     streams (:meth:`numpy.random.Generator.spawn`): bootstrap intervals, split-half on random
@@ -115,6 +118,7 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
     progress = progress or (lambda stage: None)
     protocol = protocol if isinstance(protocol, dict) else load_protocol(protocol)
     config = config if config is not None else process_config(protocol)
+    check_mode(config.machine, machine, config.aggregate)
     release = config.release
     progress("calibration and exclusions")
     boot_rng, half_rng, split_rng = rng.spawn(3)
@@ -159,6 +163,10 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
                                           anonymous=anonymous)
     if "note" in aggregate:
         notes.append(aggregate["note"])
+    prior = None
+    if config.machine == "prior":         # lexgold.process.machine_mode: a declared mode
+        prior = prior_estimates(final, machine)
+        estimates = prior[[*ITEM, "estimate"]]
     scores = gold_scores(final, rating_range=rating_range, score_range=score_range,
                          estimates=estimates)
     scores = _with_subsets(scores, final, pairs, release.format, usf)
@@ -173,6 +181,9 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
         sources.update(usf=usf, brysbaert=brysbaert, conc_source=release.conc_source)
     gold = (plain_gold(scores, **sources) if release.format == "plain"
             else gold_table(scores, release.format, **sources))
+    if prior is not None:                 # the human-only score kept beside the released one
+        gold = gold.assign(**human_columns(scores, release.decimals, rating_range,
+                                           score_range))
     if "concQ" in gold.columns:           # the released quartiles, for per-subset agreement
         scores["concQ"] = gold["concQ"].array
     progress("agreement")
@@ -196,7 +207,8 @@ def process_ratings(ratings: pd.DataFrame, protocol: dict | str, *, rng: np.rand
         notes=notes, split_half=clean(halves), transitivity=clean(chain),
         splits=clean(summary),
         release_check=release_check(scores, pairs, final, release.min_raters_per_pair,
-                                    pairs_from))
+                                    pairs_from),
+        machine=clean(machine_release(config.machine, machine, scores, prior, study_machine)))
     return ProcessResult(gold, scores, exclusions, per_rater, splits, report)
 
 
@@ -250,7 +262,8 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
             usf_dir: str | Path | None = None, plots: bool = True,
             bootstrap: int | None = None, scale: tuple[float, float] | None = None,
             allow_incomplete: bool = False, aggregate: str | None = None,
-            progress=None) -> ProcessReport | BwsReport:
+            machine: str | Path | None = None, machine_column: str | None = None,
+            machine_mode: str | None = None, progress=None) -> ProcessReport | BwsReport:
     """Read, process and write the release into the folder ``out_dir`` (module docstring).
 
     ``ratings_path`` is a study (SQLite file or database URL), an export of one (its study
@@ -258,7 +271,11 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
     defaults to the study's own; a ratings CSV without a study needs one. ``pairs_path``
     replaces the study's pairs (ratings from elsewhere). ``scale`` declares the scale of
     ratings that do not declare one. ``aggregate`` overrides the protocol's ``[process]
-    aggregate`` (a note in report.json when it differs).
+    aggregate`` (a note in report.json when it differs). ``machine`` is a machine's ratings
+    (:func:`lexgold.machine.ratings.read_machine`, its number in ``machine_column``), spent as
+    ``machine_mode`` or the protocol's ``[process] machine``
+    (:mod:`lexgold.process.machine_mode`); a study that allocated with a machine names it in
+    its export, and its release says so.
 
     Raises :class:`IncompleteRelease` (nothing written) when :func:`release_check` finds a
     problem, unless ``allow_incomplete``; then the problems go to ``report.json`` under
@@ -270,6 +287,9 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
     loaded, source, notes = _study_of(ratings_path, protocol)
     if (loaded.get("study") or {}).get("task") == "bws":    # its own steps (bws_release)
         _slider_only(aggregate)
+        if machine is not None or machine_mode not in (None, "none"):
+            raise InputError("a machine rater is for rating studies; a Best-Worst Scaling "
+                             "release takes none", field="--machine")
         return release_bws(ratings_path, loaded, out_dir, pairs_path=pairs_path, seed=seed,
                            bootstrap=bootstrap, allow_incomplete=allow_incomplete,
                            source=source)
@@ -285,6 +305,13 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
                          f"protocol says {asked!r}")
         loaded.setdefault("process", {})["aggregate"] = aggregate
     pairs = read_release_pairs(pairs_path) if pairs_path else source.pairs
+    study_machine = (source.description or {}).get("machine")
+    _declare_machine(loaded, machine_mode, study_machine, notes)
+    scores_of_machine = None
+    if machine is not None:
+        from lexgold.machine.ratings import read_machine
+
+        scores_of_machine = read_machine(machine, column=machine_column)
     config = process_config(loaded)       # once per run: process_ratings and the plots take it
     release = config.release
     name = release_name(release.format, release.release_file)
@@ -296,7 +323,8 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
         result = process_ratings(ratings, loaded, rng=np.random.default_rng(seed), pairs=pairs,
                                  usf=usf, brysbaert=concreteness, source=source.label,
                                  pairs_from="the pairs file" if pairs_path else "the study",
-                                 progress=progress, config=config)
+                                 progress=progress, config=config,
+                                 machine=scores_of_machine, study_machine=study_machine)
     problems = result.problems
     if problems and not allow_incomplete:
         raise IncompleteRelease(f"incomplete release: {'; '.join(problems)}; nothing written "
@@ -345,6 +373,24 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
     write_publication(out, report, result.gold, loaded)
     write_checksums(out, report.files)
     return report
+
+
+def _declare_machine(loaded: dict, mode: str | None, study_machine: dict | None,
+                     notes: list[str]) -> None:
+    """``[process] machine`` from ``--machine-mode`` (a note when it differs from the
+    protocol's), else from a study that allocated with a machine (its export says so)."""
+    asked = (loaded.get("process") or {}).get("machine", "none")
+    if mode is not None:
+        if mode != asked:
+            notes.append(f"machine = {mode!r} from the command line (--machine-mode); the "
+                         f"protocol says {asked!r}")
+        loaded.setdefault("process", {})["machine"] = mode
+    elif study_machine and asked == "none":
+        found = study_machine.get("mode", "allocate")
+        model = study_machine.get("model") or "model not recorded"
+        loaded.setdefault("process", {})["machine"] = found
+        notes.append(f"machine = {found!r}: the study's allocator used a machine ({model}); "
+                     "every released score is a human mean")
 
 
 def _slider_only(aggregate: str | None) -> None:

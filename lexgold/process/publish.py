@@ -33,6 +33,7 @@ from lexgold.errors import InputError
 from lexgold.process.croissant import write_croissant
 from lexgold.process.markdown import code, text
 from lexgold.process.run_report import BwsReport, ProcessReport
+from lexgold.process.machine_mode import card_lines
 from lexgold.process.simulated_label import banner, statement
 
 #: the dataset kind of each release format, for the card's tags
@@ -131,6 +132,7 @@ def dataset_card(report: ProcessReport, gold: pd.DataFrame) -> str:
               "| `CITATION.cff`, `SHA256SUMS` | how to cite; checksums (`sha256sum -c`) |", "",
               "```python", "import pandas as pd",
               f"gold = pd.read_csv({_loader(fmt, report.release_file)})", "```", ""]
+    lines += card_lines(report.machine)      # lexgold.process.machine_mode
     lines += _datasheet(report, gold)
     return "\n".join(header + lines) + "\n"
 

@@ -16,6 +16,7 @@ import pandas as pd
 from lexgold.process.markdown import code, text
 from lexgold.process.publish import beyond_iaa_lines
 from lexgold.process.run_report import ProcessReport
+from lexgold.process.machine_mode import card_lines
 from lexgold.process.simulated_label import banner
 
 
@@ -99,6 +100,7 @@ def write_markdown(report: ProcessReport, gold: pd.DataFrame, path: Path,
                   "holds the same table, comma-separated; `README.md` is the dataset card.", ""]
     for problem in report.warnings:
         lines += [f"**Warning: incomplete release:** {text(problem)}.", ""]
+    lines += card_lines(report.machine)      # lexgold.process.machine_mode
     lines += ["## Counts per stage", "", "| stage | raters | ratings | pairs |",
              "| --- | --- | --- | --- |"]
     for stage, row in counts.stages.items():

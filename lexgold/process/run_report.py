@@ -86,6 +86,7 @@ class ProcessReport:
     transitivity: dict | None = None
     splits: dict | None = None
     release_check: ReleaseCheck
+    machine: dict | None = None
     # -- the release folder ------------------------------------------------------------------
     paper: str = ""
     language: str = "en"
@@ -104,7 +105,7 @@ class ProcessReport:
     files: list[str] = field(default_factory=list)
 
     #: left out of report.json when None
-    OPTIONAL = ("split_half", "transitivity", "splits", "simulated")
+    OPTIONAL = ("split_half", "transitivity", "splits", "simulated", "machine")
     #: figures computed in memory: NaN written as null, numpy numbers as Python's
     CLEANED = ("config", "scale", "aggregate", "counts", "agreement", "split_half",
                "transitivity", "splits", "release_check")
@@ -160,9 +161,23 @@ class ProcessReport:
         if counts.pairs_listed_twice_merged:
             lines.append(f"pairs listed twice in a source: {counts.pairs_listed_twice_merged}, "
                          f"merged (each rater's mean of the listings)")
+        if self.machine:
+            lines.append(_machine_line(self.machine))
         if self.release_file != "gold.csv":
             lines.append(f"release file {self.release_file}")
         return [*lines, f"wrote {', '.join(self.files)} to {out_dir}"]
+
+
+def _machine_line(machine: dict) -> str:
+    """The machine's line of ``lexgold process``'s summary (lexgold.process.machine_mode)."""
+    model = machine.get("model") or "model not recorded"
+    if machine["mode"] != "prior":
+        return f"machine {model} (mode {machine['mode']}): released scores are human means"
+    show = lambda v: "n/a" if v is None else f"{v:.3f}"  # noqa: E731
+    return (f"machine {model} (mode prior) on {machine['pairs_covered']} pairs: mean weight "
+            f"{show(machine.get('weight_mean'))}; circularity "
+            f"{show(machine.get('circularity'))} (its Spearman against the released scores "
+            f"minus against the human-only means); human_score kept in gold.csv")
 
 
 @dataclass(kw_only=True)
