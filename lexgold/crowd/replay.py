@@ -27,9 +27,41 @@ SD a stopping rule could have been lucky with).
 
 The saving of a policy at equal accuracy (:func:`saving`): the ratings per pair uniform needs
 for the same figure, ``k_u`` (uniform's curve of the same split, linear between integer ``k``),
-against what the policy spent: ``1 - spent / k_u``, per split. The figure quoted is the median
+against what the policy spent: ``1 - spent / k_u``, per split: ``1 - B / k`` with ``B`` the
+ratings per pair a policy spends and ``k`` the ratings per pair uniform spends for the same
+figure (issue 45's definition; ``machine-prior`` reads it the other way round, below). The figure quoted is the median
 over the splits, with a bootstrap interval over the splits (:func:`summarise`); the spread over
 the splits (what one study may see) is kept beside it.
+
+A machine rater's policies (``replay(..., machine=...)``, :data:`MACHINE_POLICIES`):
+
+``machine-prior``
+    ``b`` human ratings of every pair (``b`` on a grid of tenths from 1.1 to the pool; a
+    fractional ``b`` gives ``ceil(b)`` ratings to a share ``b - floor(b)`` of the pairs, spread
+    over the log), the released score the empirical-Bayes posterior of
+    :func:`lexgold.machine.prior.prior_scores`. Its saving at ``k`` is ``1 - B / k``, ``B`` the
+    ratings per pair at which its curve reaches uniform's figure at ``k`` (linear between grid
+    points; at least 1.1, the grid's start, so a curve already past the figure there gives a
+    lower bound of the saving). Half-widths are the posterior's (``sqrt(w_i s_i)`` with the pair's SD over the log).
+``machine-allocate``
+    the site's rounds (a first round, then top-ups of ``step`` ratings to a share of the pairs)
+    given by :func:`lexgold.machine.allocate.machine_gain`; a pair whose gain is 0 stops, so the
+    policy may spend less than ``k``. Released scores are human means; the saving is the
+    replay's ``1 - spent / k_u``.
+``machine-disagreement``
+    the same rounds given to the pairs farthest from the calibrated machine in standard errors
+    (:func:`lexgold.machine.allocate.disagreement`); a pair stops when the machine lies within
+    its 95 % CI.
+``machine-allocate+prior``
+    ``machine-allocate``'s ratings, released as ``machine-prior``'s posterior.
+
+Pairs the machine does not cover get ``k`` ratings each (uniform) in the allocation policies
+and are shrunk toward their grand mean in the prior (:func:`lexgold.machine.prior.posterior`).
+
+``circularity`` (:func:`machine_spearman`): the machine's Spearman correlation with the gold the
+policy builds, over the pairs it covers, minus its Spearman with the uniform human-only gold of
+the same Spearman accuracy against the held-out reference (uniform's curve read at the
+policy's equivalent ``k``, linear between integer ``k``, held at the ends).
 
 The estimator of a pair's score is pluggable (:data:`ESTIMATORS`; the mean by default, as the
 papers aggregate).
@@ -44,8 +76,10 @@ import numpy as np
 import pandas as pd
 from scipy.special import chdtri
 
-from lexgold.crowd.allocation import PRIOR_RATINGS, RULES, gains
+from lexgold.crowd.allocation import PRIOR_RATINGS, RULES, gains, shrunk_variances
 from lexgold.errors import InputError
+from lexgold.machine.allocate import disagreement, machine_gain
+from lexgold.machine.prior import prior_scores
 
 #: the site's defaults (lexgold.study.config: first_round_raters, topup_raters)
 FIRST_ROUND = 3
@@ -229,6 +263,9 @@ def stopping_counts(pool_ratings: np.ndarray, ks: Iterable[float], *,
 
 #: policies measured by :func:`replay` besides uniform
 POLICIES = (*RULES, "stopping", "oracle")
+#: policies that spend a machine's ratings (the module docstring; they need ``machine``)
+MACHINE_POLICIES = ("machine-prior", "machine-allocate", "machine-disagreement",
+                    "machine-allocate+prior")
 
 
 def policy_counts(policy: str, pool_ratings: np.ndarray, ks, known_var=None, **options):
@@ -303,29 +340,40 @@ def saving(spent: float, equivalent: float) -> float:
 
 
 def replay_split(log: Log, pool: int, ks, rng: np.random.Generator, *,
-                 policies=POLICIES, estimator: str = "mean", **options) -> list[dict]:
+                 policies=POLICIES, estimator: str = "mean", machine: np.ndarray | None = None,
+                 **options) -> list[dict]:
     """One split: a record per policy and ``k`` (uniform's at ``k = 1 .. pool`` too) with
     ``spent`` (ratings per pair), the :func:`accuracy` figures and, for policies other than
-    uniform, ``saving_<figure>`` for each figure."""
+    uniform, ``saving_<figure>`` for each figure. ``machine``: a machine's number for each pair
+    of the log (NaN where it has none), for the policies of :data:`MACHINE_POLICIES`
+    (machine's policies below), whose records add ``circularity``."""
     estimate = ESTIMATORS[estimator]
     pool_ratings, pool_raters, reference = split_log(log, pool, rng)
     reference_means = np.nanmean(reference, axis=1)
     sd_all = np.nanstd(log.ratings, axis=1, ddof=1)
     columns = np.arange(pool)
 
-    def measure(counts):
+    def measure(counts, keep=None):
         used = columns[None, :] < counts[:, None]
         values = np.where(used, pool_ratings, np.nan)
         raters = None if pool_raters is None else np.where(used, pool_raters, -1)
         deviations = np.nansum((values - np.nanmean(values, axis=1)[:, None]) ** 2, axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             sd_used = np.where(counts > 1, np.sqrt(deviations / (counts - 1)), np.nan)
-        return accuracy(estimate(values, raters), counts, reference_means, sd_all, sd_used)
+        estimates = estimate(values, raters)
+        if keep is not None:
+            keep.append(estimates)
+        return accuracy(estimates, counts, reference_means, sd_all, sd_used)
 
     curve_k = list(range(1, pool + 1))
-    curve = [measure(n) for n in uniform_counts(pool_ratings, curve_k).values()]
+    golds: list[np.ndarray] = []
+    curve = [measure(n, golds) for n in uniform_counts(pool_ratings, curve_k).values()]
     records = [{"policy": "uniform", "k": k, "spent": float(k), **fig}
                for k, fig in zip(curve_k, curve)]
+    if machine is not None:
+        records += machine_records(policies, pool_ratings, ks, machine, curve_k, curve, golds,
+                                   measure, reference_means, sd_all, **options)
+        policies = [p for p in policies if p not in MACHINE_POLICIES]
     for policy in policies:
         counts = policy_counts(policy, pool_ratings, ks, known_var=sd_all ** 2, **options)
         for k in ks:
@@ -340,9 +388,12 @@ def replay_split(log: Log, pool: int, ks, rng: np.random.Generator, *,
 
 
 def replay(log: Log, *, pool: int, ks, splits: int, seed: int = 0, policies=POLICIES,
-           estimator: str = "mean", progress=None, **options) -> pd.DataFrame:
+           estimator: str = "mean", progress=None, machine: np.ndarray | None = None,
+           **options) -> pd.DataFrame:
     """:func:`replay_split` over ``splits`` random splits (``default_rng(seed)``), one frame
-    of records with a ``split`` column. ``progress``: called once per split done."""
+    of records with a ``split`` column. ``progress``: called once per split done.
+    ``machine``: the machine's number for each pair of ``log`` (NaN: none), needed by the
+    policies of :data:`MACHINE_POLICIES`."""
     if not 1 <= pool:
         raise InputError(f"need a pool of 1 rating or more, found {pool}", field="--pool")
     bad = [k for k in ks if not 1 <= k <= pool]
@@ -351,11 +402,14 @@ def replay(log: Log, *, pool: int, ks, splits: int, seed: int = 0, policies=POLI
     if estimator not in ESTIMATORS:
         raise InputError(f"unknown estimator {estimator!r}; expected one of "
                          f"{', '.join(ESTIMATORS)}", field="estimator")
+    wanted = [p for p in policies if p in MACHINE_POLICIES]
+    if wanted and machine is None:
+        raise InputError(f"policy {wanted[0]} needs a machine's ratings", field="--machine")
     rng = np.random.default_rng(seed)
     frames = []
     for split in range(splits):
         records = replay_split(log, pool, ks, rng, policies=policies, estimator=estimator,
-                               **options)
+                               machine=machine, **options)
         frames.append(pd.DataFrame(records).assign(split=split))
         if progress is not None:
             progress()
@@ -388,5 +442,170 @@ def summarise(records: pd.DataFrame, level: float = 0.95, seed: int = 0,
             row[f"saving_{name}_spread_high"] = float(np.percentile(values, hi))
         for name in BETTER_HIGH:
             row[name] = float(group[name].median())
+        for name in ("circularity", "weight"):
+            if name in group and group[name].notna().any():
+                values = group.sort_values("split")[name].to_numpy(float)
+                medians = np.median(values[draws], axis=1) if len(values) == splits else values
+                row[name] = float(np.median(values))
+                row[f"{name}_low"] = float(np.percentile(medians, lo))
+                row[f"{name}_high"] = float(np.percentile(medians, hi))
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+# -- a machine rater's policies ----------------------------------------------------------------
+
+#: grid step of machine-prior's budgets (ratings per pair)
+GRID_STEP = 0.1
+
+
+def machine_spearman(machine: np.ndarray, gold: np.ndarray) -> float:
+    """Spearman's correlation of the machine with ``gold`` over the pairs it covers.
+
+    >>> machine_spearman(np.array([1.0, 2.0, np.nan, 3.0]), np.array([3.0, 1.0, 9.0, 2.0]))
+    -0.5
+    """
+    from scipy.stats import rankdata
+
+    covered = np.isfinite(machine) & np.isfinite(gold)
+    if covered.sum() < 3:
+        return float("nan")
+    a, b = rankdata(machine[covered]), rankdata(gold[covered])
+    return float(np.corrcoef(a, b)[0, 1])
+
+
+def fractional_counts(pairs: int, b: float, pool: int) -> np.ndarray:
+    """``floor(b)`` ratings of every pair, one more to a share ``b - floor(b)`` of them spread
+    evenly over the rows.
+
+    >>> fractional_counts(4, 1.5, 5).tolist()
+    [1, 2, 1, 2]
+    """
+    whole = int(np.floor(b + 1e-9))
+    rows = np.arange(1, pairs + 1)
+    extra = np.floor(rows * (b - whole) + 1e-9) - np.floor((rows - 1) * (b - whole) + 1e-9)
+    return np.minimum(whole + extra.astype(int), pool)
+
+
+def allocate_counts(pool_ratings: np.ndarray, ks, machine: np.ndarray, rule: str = "gain", *,
+                    first_round: int = FIRST_ROUND, step: int = STEP,
+                    round_share: float = ROUND_SHARE) -> dict[float, np.ndarray]:
+    """Ratings per pair of ``machine-allocate`` (``rule="gain"``) or ``machine-disagreement``
+    (``rule="disagreement"``) at each budget ``k``: the covered pairs share ``k`` ratings per
+    pair in rounds, a pair with nothing to gain stopping; uncovered pairs get ``k`` each."""
+    pairs, pool = pool_ratings.shape
+    covered = np.isfinite(machine)
+    s1, s2 = _moments(pool_ratings)
+    n = np.full(pairs, min(first_round, pool))
+    per_round = max(1, int(round(round_share * covered.sum())))
+    out = {}
+    for k in sorted(ks):
+        budget = int(round(k * covered.sum()))
+        while n[covered].sum() < budget:
+            mean, var = _mean_var(s1, s2, n)
+            if rule == "gain":
+                gain = machine_gain(mean, n, _pooled(n, var), machine, step)
+                gain[gain <= 0] = -np.inf
+            else:
+                gain = disagreement(mean, n, shrunk_variances(n, var), machine)
+                gain[~(gain > Z95)] = -np.inf
+            gain[~covered | (n >= pool)] = -np.inf
+            open_ = np.isfinite(gain)
+            if not open_.any():
+                break
+            take = min(per_round, int(open_.sum()),
+                       -(-(budget - int(n[covered].sum())) // step))
+            chosen = np.argpartition(-gain, take - 1)[:take]
+            n[chosen] = np.minimum(n[chosen] + step, pool)
+        counts = n.copy()
+        counts[~covered] = fractional_counts(int((~covered).sum()), k, pool)
+        out[k] = counts
+    return out
+
+
+def _pooled(n, var) -> float:
+    df = np.clip(n - 1, 0, None)
+    return float((np.nan_to_num(var) * df).sum() / df.sum()) if df.sum() > 0 else 1.0
+
+
+def _prior_measure(pool_ratings, counts, machine, reference_means, sd_all):
+    """Accuracy of machine-prior's posterior at ``counts`` ratings per pair, and the gold."""
+    columns = np.arange(pool_ratings.shape[1])
+    values = np.where(columns[None, :] < counts[:, None], pool_ratings, np.nan)
+    fit = prior_scores(values, machine)
+    covered = np.isfinite(fit["calibrated"]).to_numpy()
+    spread = np.where(covered, fit.attrs["tau2"], fit.attrs["tau2_0"])
+    s = sd_all ** 2 / counts
+    with np.errstate(invalid="ignore", divide="ignore"):
+        human = np.where(np.isfinite(spread) & (s + spread > 0), spread / (s + spread), 1.0)
+    fig = accuracy(fit["posterior"].to_numpy(), counts, reference_means, np.sqrt(human) * sd_all)
+    fig["halfwidth_sample"] = float(np.percentile(Z95 * fit["posterior_sd"], 95))
+    fig["weight"] = float(fit["weight"][covered].mean()) if covered.any() else np.nan
+    return fig, fit["posterior"].to_numpy()
+
+
+def _uniform_at(curve_k, values, k):
+    return float(np.interp(k, curve_k, values))
+
+
+def prior_records(pool_ratings, ks, machine, curve_k, curve, uniform_rho, reference_means,
+                  sd_all, policy="machine-prior") -> list[dict]:
+    """machine-prior's records at each ``k`` (module docstring)."""
+    pool = pool_ratings.shape[1]
+    grid = np.round(np.arange(1 + GRID_STEP, pool + 1e-9, GRID_STEP), 6)
+    figs, rhos = [], []
+    for b in grid:
+        fig, gold = _prior_measure(pool_ratings, fractional_counts(len(pool_ratings), b, pool),
+                                   machine, reference_means, sd_all)
+        figs.append(fig)
+        rhos.append(machine_spearman(machine, gold))
+    records = []
+    for k in ks:
+        at = int(np.argmin(np.abs(grid - k)))
+        record = {"policy": policy, "k": k, "spent": float(k),
+                  **{name: figs[at][name] for name in (*BETTER_HIGH, "weight")}}
+        for name, high in BETTER_HIGH.items():
+            target = _uniform_at(curve_k, [c[name] for c in curve], k)
+            spent = max(equivalent_k(grid, [f[name] for f in figs], target, high), grid[0])
+            record[f"saving_{name}"] = saving(spent, k)
+            if name == "spearman":
+                equal = float(np.interp(spent, grid, rhos))
+                record["circularity"] = equal - _uniform_at(curve_k, uniform_rho, k)
+        records.append(record)
+    return records
+
+
+def machine_records(policies, pool_ratings, ks, machine, curve_k, curve, golds, measure,
+                    reference_means, sd_all, *, first_round: int = FIRST_ROUND,
+                    step: int = STEP, round_share: float = ROUND_SHARE) -> list[dict]:
+    """The records of the machine's policies among ``policies`` for one split (module
+    docstring); ``curve`` and ``golds`` are uniform's figures and estimates at ``curve_k``,
+    ``measure(counts, keep)`` the replay's measure of human means."""
+    uniform_rho = [machine_spearman(machine, gold) for gold in golds]
+    records = []
+    if "machine-prior" in policies:
+        records += prior_records(pool_ratings, ks, machine, curve_k, curve, uniform_rho,
+                                 reference_means, sd_all)
+    options = {"first_round": first_round, "step": step, "round_share": round_share}
+    for policy, rule in (("machine-allocate", "gain"), ("machine-disagreement", "disagreement"),
+                         ("machine-allocate+prior", "gain")):
+        if policy not in policies:
+            continue
+        counts = allocate_counts(pool_ratings, ks, machine, rule, **options)
+        for k in ks:
+            n = counts[k]
+            if policy.endswith("+prior"):
+                fig, gold = _prior_measure(pool_ratings, n, machine, reference_means, sd_all)
+            else:
+                kept: list[np.ndarray] = []
+                fig = measure(n, kept)
+                gold = kept[0]
+            record = {"policy": policy, "k": k, "spent": float(n.mean()), **fig}
+            for name, high in BETTER_HIGH.items():
+                equal = equivalent_k(curve_k, [c[name] for c in curve], fig[name], high)
+                record[f"saving_{name}"] = saving(float(n.mean()), equal)
+                if name == "spearman":
+                    record["circularity"] = (machine_spearman(machine, gold)
+                                             - _uniform_at(curve_k, uniform_rho, equal))
+            records.append(record)
+    return records

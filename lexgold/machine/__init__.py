@@ -13,7 +13,12 @@ from lexgold.lazy import lazy_api
 _API = {
     "alternative_annotator_test": "alttest",
     "benjamini_yekutieli": "alttest",
+    "calibrate": "prior",
+    "machine_gain": "allocate",
     "machine_worth": "worth",
+    "posterior": "prior",
+    "prior_scores": "prior",
+    "prior_table": "prior",
     "read_machine": "ratings",
     "read_provenance": "ratings",
     "vector_scores": "ratings",

@@ -9,6 +9,7 @@ by :func:`lexgold.process.ratings.read_ratings`), compressed or not; the replay 
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import sys
 import tempfile
@@ -75,8 +76,10 @@ def _ks(ctx, param, value):
               help="Random splits of each pair's ratings into pool and reference.")
 @click.option("--policy", "policies", multiple=True,
               type=click.Choice(["misordering", "error", "rank+error", "halfwidth", "stopping",
-                                 "oracle"]),
-              help="Policies to measure (repeat; default: all).")
+                                 "oracle", "machine-prior", "machine-allocate",
+                                 "machine-disagreement", "machine-allocate+prior"]),
+              help="Policies to measure (repeat; default: all; the machine-* policies need "
+                   "--machine or --machine-vectors).")
 @click.option("--first-round", type=click.IntRange(min=1), default=3, show_default=True,
               help="Adaptive rules and stopping: ratings of every pair before any top-up (the "
                    "site's [study] first_round_raters).")
@@ -85,15 +88,25 @@ def _ks(ctx, param, value):
                    "topup_raters).")
 @click.option("--estimator", default="mean", show_default=True,
               help="Estimator of a pair's score (lexgold.crowd.replay.ESTIMATORS).")
+@click.option("--machine", "machine_file", type=click.Path(exists=True, dir_okay=False),
+              help="A machine's ratings of the pairs (CSV: word1, word2 and a number, any "
+                   "scale, some or all pairs): adds the machine-* policies (docs/machine.md).")
+@click.option("--machine-column", default=None,
+              help="The column of --machine holding the number (default: the one numeric "
+                   "column).")
+@click.option("--machine-vectors", type=click.Path(exists=True, dir_okay=False),
+              help="Word vectors as the machine: the cosine of each pair's words (pairs with a "
+                   "word missing are not covered).")
 @seed_option
 @click.option("--json", "as_json", is_flag=True,
               help='JSON {"policies": [{"policy", "k", "spent", "saving_spearman", '
                    '"saving_spearman_low", "saving_spearman_high", "saving_mae", ..., '
-                   '"saving_halfwidth", ..., "spearman", "mae", "halfwidth"}, ...]}; '
-                   '_low/_high: 95 % bootstrap interval of the median over splits, '
-                   '_spread_low/_spread_high: 95 % of the splits.')
-def replay(log, layout, pool, ks, splits, policies, first_round, topup_raters, estimator, seed,
-           as_json):
+                   '"saving_halfwidth", ..., "spearman", "mae", "halfwidth", "circularity"}, '
+                   '...]}; _low/_high: 95 % bootstrap interval of the median over splits, '
+                   '_spread_low/_spread_high: 95 % of the splits; circularity: machine-* '
+                   'policies only.')
+def replay(log, layout, pool, ks, splits, policies, first_round, topup_raters, estimator,
+           machine_file, machine_column, machine_vectors, seed, as_json):
     """Replay a real rating log: the ratings each policy saves against uniform.
 
     Per random split each pair's real ratings are drawn without replacement: --pool of them
@@ -108,23 +121,34 @@ def replay(log, layout, pool, ks, splits, policies, first_round, topup_raters, e
     against uniform's curve of the same split: the median over splits and its 95 % bootstrap
     interval (JSON: also the spread of 95 % of the splits) (docs/process.md).
 
+    With --machine (or --machine-vectors) the machine's policies are measured too:
+    machine-prior releases each pair's empirical-Bayes posterior of its human mean and the
+    calibrated machine; machine-allocate gives top-ups where the human mean disagrees with the
+    machine more than its noise explains (released scores stay human means);
+    machine-disagreement is the plain disagreement rule; machine-allocate+prior both. Their
+    circularity is the machine's Spearman against the gold they build minus against a
+    human-only uniform gold of the same accuracy (docs/machine.md).
+
     \b
     Example:
         lexgold replay SimVerb-3500-ratings.txt --splits 50
     """
     from tqdm import tqdm
 
-    from lexgold.crowd.replay import POLICIES, log_matrix, summarise
+    from lexgold.crowd.replay import MACHINE_POLICIES, POLICIES, log_matrix, summarise
     from lexgold.crowd.replay import replay as run
     from lexgold.errors import InputError
 
     if max(ks) > pool:
         raise InputError(f"k = {max(ks):g} is above --pool {pool}", field="--k")
     matrix = log_matrix(read_log(log, layout), pool)
+    machine, described = machine_numbers(matrix.pairs, machine_file, machine_column,
+                                        machine_vectors)
+    chosen = tuple(policies) or POLICIES + (MACHINE_POLICIES if machine is not None else ())
     with tqdm(total=splits, desc="splits", unit="split", file=sys.stderr,
               disable=None) as bar:
         records = run(matrix, pool=pool, ks=list(ks), splits=splits, seed=seed,
-                      policies=tuple(policies) or POLICIES, estimator=estimator,
+                      policies=chosen, estimator=estimator, machine=machine,
                       progress=lambda: bar.update(1), first_round=first_round,
                       step=topup_raters)
     table = summarise(records, seed=seed)
@@ -133,18 +157,60 @@ def replay(log, layout, pool, ks, splits, policies, first_round, topup_raters, e
                                "pairs_left_out": matrix.dropped, "pool": pool,
                                "splits": splits, "seed": seed, "estimator": estimator,
                                "first_round": first_round, "topup_raters": topup_raters,
+                               **({"machine": described} if described else {}),
                                "policies": table.to_dict("records")}, indent=2))
         return
     click.echo(f"{Path(log).name}: {len(matrix.pairs)} pairs with more than {pool} ratings "
                f"({matrix.dropped} left out), {splits} splits, first round {first_round}, "
                f"top-ups of {topup_raters}, estimator {estimator}")
+    if described:
+        click.echo(f"machine: {described['file']} ({described['model'] or 'model unknown'}), "
+                   f"{described['covered']} of {len(matrix.pairs)} pairs covered")
     click.echo("saving in ratings against uniform at equal figure: median over splits "
                "[95 % bootstrap interval]")
-    click.echo(f"{'policy':<12}{'k':>4}{'spent':>7}  {'equal Spearman':<25}"
-               f"{'equal MAE':<25}{'equal 95th-pct half-width'}")
+    wide = 24 if described else 12
+    click.echo(f"{'policy':<{wide}}{'k':>4}{'spent':>7}  {'equal Spearman':<25}"
+               f"{'equal MAE':<25}{'equal 95th-pct half-width':<26}"
+               f"{'circularity' if described else ''}".rstrip())
     for row in table.to_dict("records"):
         cells = " ".join(f"{_pct(row, name):<24}" for name in ("spearman", "mae", "halfwidth"))
-        click.echo(f"{row['policy']:<12}{row['k']:>4g}{row['spent']:>7.2f}  {cells}".rstrip())
+        circular = (f" {row['circularity']:+.3f} [{row['circularity_low']:+.3f}, "
+                    f"{row['circularity_high']:+.3f}]"
+                    if math.isfinite(row.get("circularity", math.nan)) else "")
+        click.echo(f"{row['policy']:<{wide}}{row['k']:>4g}{row['spent']:>7.2f}  {cells}"
+                   f"{circular}".rstrip())
+
+
+def machine_numbers(pairs, path, column, vectors):
+    """The machine's number for each pair of the log (NaN: not covered) and what the JSON says
+    of it, from ``--machine`` (``--machine-column``) or ``--machine-vectors``; ``(None, None)``
+    without a machine."""
+    import numpy as np
+
+    from lexgold.errors import InputError
+    from lexgold.machine.prior import machine_for
+    from lexgold.machine.ratings import read_machine, vector_scores
+
+    if path and vectors:
+        raise InputError("give --machine or --machine-vectors, not both", field="--machine")
+    if column and not path:
+        raise InputError("--machine-column names a column of --machine, which is not given",
+                         field="--machine-column")
+    if not path and not vectors:
+        return None, None
+    try:
+        scores = read_machine(path, column=column) if path else vector_scores(vectors, pairs)
+    except InputError as err:                       # this command's option is --machine-column
+        raise InputError(str(err).replace("with --column", "with --machine-column")) from None
+    values = machine_for(pairs, scores)
+    covered = int(np.isfinite(values).sum())
+    if covered < 3:
+        raise InputError(f"the machine covers {covered} of the log's {len(pairs)} pairs; its "
+                         "policies need 3 or more", path=path or vectors)
+    record = scores.attrs["provenance"]
+    return values, {"file": record["file"], "file_sha256": record["file_sha256"],
+                    "model": record.get("model"), "column": scores.attrs["column"],
+                    "covered": covered}
 
 
 def _pct(row: dict, name: str) -> str:
