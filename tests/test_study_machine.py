@@ -306,6 +306,21 @@ def test_machine_column_names_the_number(tmp_path, pairs):
     engine.dispose()
 
 
+def test_rehearse_says_the_machines_allocation_is_simulated(tmp_path, pairs):
+    machine = machine_file(tmp_path, pairs, every=2)
+    _, _, report = adaptive_study(tmp_path, pairs, machine)
+    db = tmp_path / "study.sqlite"
+    result = invoke("study", "rehearse", db, "--max-raters", 4, "--spammers", 0, "--seed", 2,
+                    "--quiet")
+    assert result.exit_code == 0, result.output
+    covered = report["machine"]["pairs_covered"]
+    assert re.search(rf"^machine-allocate \(gpt-test, {covered} pairs covered\) chose the "
+                     r"top-ups of these simulated raters \(figures simulated, not measured on "
+                     r"people\); last step: (added|waiting), \d+ pairs given no more raters; "
+                     r"released scores are human means$", result.output, flags=re.M), \
+        result.output
+
+
 # -- the export's description, the admin view ----------------------------------------------------
 
 def test_the_exports_description_names_the_machine(tmp_path, pairs):
