@@ -29,9 +29,9 @@ The saving of a policy at equal accuracy (:func:`saving`): the ratings per pair 
 for the same figure, ``k_u`` (uniform's curve of the same split, linear between integer ``k``),
 against what the policy spent: ``1 - spent / k_u``, per split: ``1 - B / k`` with ``B`` the
 ratings per pair a policy spends and ``k`` the ratings per pair uniform spends for the same
-figure (issue 45's definition; ``machine-prior`` reads it the other way round, below). The figure quoted is the median
-over the splits, with a bootstrap interval over the splits (:func:`summarise`); the spread over
-the splits (what one study may see) is kept beside it.
+figure (issue 45's definition; ``machine-prior`` reads it the other way round, below). The
+figure quoted is the median over the splits, with a bootstrap interval over the splits
+(:func:`summarise`); the spread over the splits (what one study may see) is kept beside it.
 
 A machine rater's policies (``replay(..., machine=...)``, :data:`MACHINE_POLICIES`):
 
@@ -42,7 +42,8 @@ A machine rater's policies (``replay(..., machine=...)``, :data:`MACHINE_POLICIE
     :func:`lexgold.machine.prior.prior_scores`. Its saving at ``k`` is ``1 - B / k``, ``B`` the
     ratings per pair at which its curve reaches uniform's figure at ``k`` (linear between grid
     points; at least 1.1, the grid's start, so a curve already past the figure there gives a
-    lower bound of the saving). Half-widths are the posterior's (``sqrt(w_i s_i)`` with the pair's SD over the log).
+    lower bound of the saving). Half-widths are the posterior's (``sqrt(w_i s_i)`` with the
+    pair's SD over the log).
 ``machine-allocate``
     the site's rounds (a first round, then top-ups of ``step`` ratings to a share of the pairs)
     given by :func:`lexgold.machine.allocate.machine_gain`; a pair whose gain is 0 stops, so the

@@ -17,7 +17,8 @@ expectation over pairs is ``s_i``. ``e`` more ratings shrink the mean's error by
 ``sigma^2 e / (n_i (n_i + e))``, the error gain with one variance for all pairs (it evens the
 ratings out: uniform). :func:`machine_gain` keeps that and adds the pair's excess,
 
-    ``g_i = sigma^2 e / (n_i (n_i + e)) + lambda (1 - (n_i / (n_i + e))^2) ((1 - w_i)^2 d_i^2 - (1 - w_i) s_i)``,
+    ``g_i = sigma^2 e / (n_i (n_i + e))
+    + lambda (1 - (n_i / (n_i + e))^2) ((1 - w_i)^2 d_i^2 - (1 - w_i) s_i)``,
 
 weighted by ``lambda = max(0, 1 - tau^2 / tau_0^2)``, the share of the between-pair variance
 ``tau_0^2`` (around the grand mean, same method of moments) that the machine explains: a pair
@@ -25,7 +26,7 @@ whose mean disagrees with the machine by more than its noise explains gets more 
 that agrees stops (``g_i <= 0``), and a machine that explains nothing (``lambda = 0``; its
 calibrated score is the grand mean, whose James-Stein pull would otherwise send ratings to the
 ends of the scale) leaves the allocation uniform. :func:`disagreement` is the plain rule it was
-measured against (docs/machine.md): the distance ``|m_i - c_i|`` in standard errors.
+measured against (docs/process.md): the distance ``|m_i - c_i|`` in standard errors.
 """
 
 from __future__ import annotations

@@ -150,7 +150,7 @@ def posterior(means, noise, machine) -> pd.DataFrame:
     James-Stein estimator with no machine): left as plain means they would keep their spread
     while the covered pairs' is pulled in, and a weak machine, whose calibrated score is about
     the grand mean, would scramble the order of covered against uncovered pairs (measured:
-    docs/machine.md). The interval is conditional on the fitted line and variances (their own
+    docs/process.md). The interval is conditional on the fitted line and variances (their own
     uncertainty, small with hundreds of pairs, is left out). With ``tau^2 = 0`` the machine
     takes a covered pair's whole weight: the human means scatter around it no more than their
     noise does.

@@ -90,7 +90,7 @@ def _ks(ctx, param, value):
               help="Estimator of a pair's score (lexgold.crowd.replay.ESTIMATORS).")
 @click.option("--machine", "machine_file", type=click.Path(exists=True, dir_okay=False),
               help="A machine's ratings of the pairs (CSV: word1, word2 and a number, any "
-                   "scale, some or all pairs): adds the machine-* policies (docs/machine.md).")
+                   "scale, some or all pairs): adds the machine-* policies (docs/process.md).")
 @click.option("--machine-column", default=None,
               help="The column of --machine holding the number (default: the one numeric "
                    "column).")
@@ -127,7 +127,7 @@ def replay(log, layout, pool, ks, splits, policies, first_round, topup_raters, e
     machine more than its noise explains (released scores stay human means);
     machine-disagreement is the plain disagreement rule; machine-allocate+prior both. Their
     circularity is the machine's Spearman against the gold they build minus against a
-    human-only uniform gold of the same accuracy (docs/machine.md).
+    human-only uniform gold of the same accuracy (docs/process.md).
 
     \b
     Example:
