@@ -371,10 +371,23 @@ STATUS = {"uniform": "not an adaptive study",
 
 
 def describe(step: dict) -> str:
-    """:func:`allocate`'s result in words."""
+    """:func:`allocate`'s result in words (with a machine rater: how it ranked, how many
+    pairs it stopped).
+
+    >>> describe({"status": "added", "tranche": 3, "slots": 2,
+    ...           "machine": {"mode": "allocate", "ranked_by": "machine", "stopped": 40}})
+    'a top-up tranche of the pairs the machine rater ranks first was added (tranche 3, 2 slots); machine-allocate: 40 pairs get no more raters'
+    """
+    machine = step.get("machine")
     text = STATUS[step["status"]]
     if step["status"] == "added":
+        if machine and machine["ranked_by"] == "machine":
+            text = "a top-up tranche of the pairs the machine rater ranks first was added"
         text += f" (tranche {step['tranche']}, {step['slots']} slots)"
+    if machine and machine.get("note"):
+        text += f"; {machine['note']}"
+    elif machine and step["status"] != "machine":
+        text += f"; machine-allocate: {machine['stopped']} pairs get no more raters"
     return text
 
 
