@@ -19,6 +19,7 @@ from test_annotate_app import make_app, refresh_figures, usf_pair_file
 
 from lexgold.annotate.rehearse import rehearse
 from lexgold.cli import cli
+from lexgold.compression import sha256_file
 from lexgold.errors import InputError
 from lexgold.live import allocator
 from lexgold.process.simulate import Crowd
@@ -330,7 +331,6 @@ def test_the_exports_description_names_the_machine(tmp_path, pairs):
     result = invoke("study", "export", tmp_path / "study.sqlite", "--out", out)
     assert result.exit_code == 0, result.output
     description = json.loads(out.with_name("ratings.study.json").read_text(encoding="utf-8"))
-    from lexgold.compression import sha256_file
     assert description["machine"] == {
         "mode": "allocate", "model": "gpt-test", "prompt_sha256": "ab" * 32,
         "file": "machine.csv", "file_sha256": sha256_file(machine),
