@@ -195,7 +195,15 @@ def test_a_study_stops_when_the_machine_gives_no_pair_a_gain(tmp_path, pairs):
             select(func.count()).select_from(m.Pair).where(~m.Pair.consistency))
         assert session.scalar(select(func.count()).select_from(m.Tranche)) == 2
         assert "machine rater gives no pair a positive gain" in allocator.describe(step)
+        stopped = step["machine"]["stopped"]
     engine.dispose()
+    app = make_app(url)                       # the refresher's step, then the admin view
+    refresh_figures(app)
+    admin = app.test_client()
+    admin.post("/admin/login", data={"password": "s3cret"})
+    html = admin.get("/admin/").get_data(as_text=True)
+    assert f"{stopped} pairs get no more raters (the machine's gain is 0 or less)" in html
+    assert "Stopped: the machine rater gives no pair a positive gain" in html
 
 
 def test_a_study_without_a_machine_allocates_as_before(tmp_path, pairs):
