@@ -85,6 +85,13 @@ def rehearse_command(study_db, arrivals_per_hour, max_raters, truth_path, seed, 
                f"up; {result['pages']} pages answered in {result['requests']} requests")
     click.echo(f"simulated time: {result['simulated_hours']:g} h at {arrivals_per_hour:g} "
                f"arrivals per hour; {result['wall_seconds']:g} s here")
+    if result["machine"]:
+        machine = result["machine"]
+        click.echo(f"{machine['mode']} ({machine['model'] or 'model not named'}, "
+                   f"{machine['pairs_covered']} pairs covered) chose the top-ups of these "
+                   "simulated raters (figures simulated, not measured on people); last step: "
+                   f"{machine['status'] or 'none'}, {machine['stopped'] or 0} pairs given no "
+                   "more raters; released scores are human means")
     if not result["finished"]:
         click.echo(f"stopped at --max-raters {result['raters']}: the study still has places "
                    "to fill; `lexgold process` releases the pairs rated so far only with "

@@ -60,6 +60,7 @@ from lexgold.errors import InputError
 from lexgold.crowd.simulate import Crowd, SimulatedRater, pair_truths
 from lexgold.annotate.app import create_app
 from lexgold.study.clock import database_now
+from lexgold.study.machine import study_machine
 from lexgold.live.allocator import allocate
 from lexgold.live.recruit import top_up
 from lexgold.crowd.bws_simulate import choose
@@ -129,6 +130,7 @@ class Site:
     now: Callable[[], datetime] = m.utcnow            # the real time (naive UTC)
     tuple_pairs: dict = field(default_factory=dict)   # BWS: tuple id -> pair ids, in order
     spread: dict = field(default_factory=dict)        # pair id -> the rater model's spread
+    allocation: dict = field(default_factory=dict)    # the last adaptive allocation step
 
 
 def rehearse(url: str, *, rng: np.random.Generator, crowd: Crowd = Crowd(),
@@ -168,7 +170,10 @@ def rehearse(url: str, *, rng: np.random.Generator, crowd: Crowd = Crowd(),
         rater whose place went to another), ``turned_away`` (the study was full when the rater
         came to claim a place), ``places`` (at the start), ``top_up_places``,
         ``pages`` (pages of pairs or checkpoints answered), ``requests``,
-        ``simulated_hours``, ``wall_seconds``, ``finished`` (every place completed) and
+        ``simulated_hours``, ``wall_seconds``, ``finished`` (every place completed),
+        ``machine`` (a study with a machine rater: ``mode``, ``model``, ``pairs_covered``,
+        ``simulated`` (true: figures of simulated raters), the last allocation step's
+        ``status``, ``stopped`` and ``ranked_by``; else None) and
         ``who``, a DataFrame ``rater_id, style, spammer, bias, quit, outcome``, and ``truth``,
         one ``word1, word2, topic, truth`` per pair of the study.
     """
@@ -219,6 +224,7 @@ def rehearse(url: str, *, rng: np.random.Generator, crowd: Crowd = Crowd(),
                                            "outcome"])
     end = site.clock[0]
     move_back(site.engine, since=start, by=end - site.now().replace(microsecond=0))
+    machine = _machine(site)
     site.engine.dispose()
     return {"raters": entered, "completed": int((who_frame["outcome"] == "done").sum()),
             "quit": int(who_frame["quit"].sum()),
@@ -229,7 +235,7 @@ def rehearse(url: str, *, rng: np.random.Generator, crowd: Crowd = Crowd(),
             "pages": int(sum(r.get("pages", 0) for r in who)), "requests": site.requests,
             "simulated_hours": round((end - start).total_seconds() / 3600, 2),
             "wall_seconds": round(time.perf_counter() - started, 1),
-            "finished": completed == total, "who": who_frame,
+            "finished": completed == total, "machine": machine, "who": who_frame,
             "truth": site.pairs.assign(truth=site.pairs["id"].map(site.truth)).drop(
                 columns="id")}
 
@@ -415,6 +421,23 @@ def _visit(site: Site, rater: SimulatedRater, record: dict, rng):
         _recruit(site, record["rater_id"])
 
 
+def _machine(site: Site) -> dict | None:
+    """What the rehearsal's result says of the study's machine rater (None without one): it
+    allocated the simulated raters' top-ups (``machine-allocate``); ``simulated`` marks every
+    figure of the rehearsal as measured on simulated raters; ``stopped`` the unique pairs the
+    last allocation step gave no more raters, ``status`` that step's."""
+    with site.app.extensions["lexgold"].sessions() as session:
+        found = study_machine(session)
+        session.commit()
+    if found is None:
+        return None
+    step = site.allocation.get("machine", {})
+    return {"mode": f"machine-{found.mode}", "model": found.model,
+            "pairs_covered": found.pairs_covered, "simulated": True,
+            "status": site.allocation.get("status"), "stopped": step.get("stopped"),
+            "ranked_by": step.get("ranked_by")}
+
+
 def _recruit(site: Site, public_id: str) -> None:
     """The top-up after a completion (HyperLex section 4.4), run at once on the site's clock:
     only if the rater's tranche has no open slot left (:func:`lexgold.live.recruit.top_up`)."""
@@ -429,7 +452,7 @@ def _recruit(site: Site, public_id: str) -> None:
                 top_up(session, site.config, tranche_id)
     if site.config.allocation == "adaptive":
         with site.app.extensions["lexgold"].sessions() as session:
-            allocate(session, site.config)
+            site.allocation = allocate(session, site.config)
 
 
 def _page_seconds(site: Site, rater: SimulatedRater, page: Page) -> float:

@@ -37,6 +37,7 @@ from lexgold.study.entries import ENTRY_NOTES, entry_links
 from lexgold.annotate.context import db, now, state
 from lexgold.annotate.views_rater import render_step
 from lexgold.study.health import measure
+from lexgold.study.machine import study_machine
 from lexgold.ratings import SIMULATED
 
 admin = Blueprint("admin", __name__, url_prefix="/admin")
@@ -186,7 +187,23 @@ def overview():
         platform=_platform(), db_health=db_health,
         agreement_notes=shown.get("agreement_notes", []), adaptive=shown.get("adaptive"),
         bars=_bars(table, dict(stages), shown), dashboard=shown.get("dashboard"),
-        preview_links=_preview_links(), preview_days=preview_links.DAYS)
+        preview_links=_preview_links(), preview_days=preview_links.DAYS,
+        machine=_machine())
+
+
+def _machine() -> dict | None:
+    """The study's machine rater as the admin view names it (``study create --machine``):
+    model, mode, the SHA-256 of its ratings file and of its prompt, pairs covered; None
+    without one."""
+    found = study_machine(db())
+    if found is None:
+        return None
+    provenance = found.provenance or {}
+    return {"model": found.model, "mode": f"machine-{found.mode}",
+            "file": provenance.get("file"), "file_sha256": provenance.get("file_sha256"),
+            "prompt_sha256": provenance.get("prompt_sha256"),
+            "pairs_covered": found.pairs_covered,
+            "pairs": db().scalar(select(func.count()).select_from(m.Pair))}
 
 
 def _bars(table: pd.DataFrame, stages: dict, shown: dict) -> list[dict]:

@@ -13,6 +13,15 @@ study's own designer (:func:`lexgold.study.design.design_study`) with the whole
 consistency set, calibration repeats, POS-pure groups of 6-7, checkpoints and duplicates
 (SimLex-999 sections 3.2, 3.4; HyperLex section 4.4), with ``topup_raters`` slots.
 
+A study with a machine rater (``study create --machine``, :mod:`lexgold.study.machine`; mode
+``machine-allocate``, issue 45) ranks the top-up pairs by the machine's gain instead
+(:func:`machine_ranking`, :func:`lexgold.machine.allocate.machine_gain`: what ``topup_raters``
+more ratings are worth given how far the pair's human mean lies from the machine's calibrated
+score): a pair whose mean the machine says more ratings would not improve (gain 0 or less) gets
+no more, and when no pair is left the study stops (status ``machine``). Released scores stay
+human means. While the machine cannot be calibrated (fewer than 3 of its pairs rated, no pair
+with two raters) the site's own rule ranks the pairs.
+
 Where it runs: the site's background refresher (:func:`lexgold.live.refresher.refresh`,
 never in a rater's request), ``lexgold study rehearse`` after each completion, and ``lexgold
 study top-up`` by hand. It is idempotent across processes: a top-up tranche is numbered after
@@ -50,6 +59,9 @@ from lexgold.crowd.allocation_criteria import (  # noqa: F401  (re-exported for 
 )
 from lexgold.errors import InputError
 from lexgold.study.design import _split_duplicates
+from lexgold.study.machine import machine_scores
+from lexgold.machine.allocate import machine_gain
+from lexgold.machine.prior import pooled_variance
 from lexgold.study.export import export_ratings
 from lexgold.process.exclusions import excluded_raters
 from lexgold.live.adaptive_svg import picture
@@ -87,6 +99,49 @@ def least_certain(table: pd.DataFrame, candidates, count: int, extra: int = 1) -
     frame["n"] = frame["pair"].map(table["n"]).fillna(0)
     frame = frame.sort_values(["u", "n", "pair"], ascending=[False, True, True], kind="stable")
     return frame["pair"].head(count).tolist()
+
+
+def machine_ranking(ratings: pd.DataFrame, machine: pd.Series, candidates,
+                    extra: int = 1) -> pd.DataFrame:
+    """``machine-allocate``'s ranking of the ``candidates`` (pair keys): each pair's gain from
+    ``extra`` more raters given the machine (:func:`lexgold.machine.allocate.machine_gain`
+    over every rated pair: its human mean and raters (:func:`pair_table`), the pooled
+    within-pair variance of the rater-level ratings
+    (:func:`lexgold.machine.prior.pooled_variance`) and the machine's number, ``machine``
+    indexed by pair key, NaN where it has none).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``pair, n, mean, machine, gain``, one row per candidate, largest gain first (ties:
+        fewer raters, then the lower key); a candidate without a rating has gain ``inf``
+        (it needs its first raters). A pair with gain 0 or less is to stop.
+
+    Raises
+    ------
+    InputError
+        The machine cannot be calibrated yet (:func:`lexgold.machine.prior.calibrate_machine`), or
+        no pair has two raters (no within-pair variance).
+    """
+    per_rater = ratings.groupby(["pair", "rater_id"], sort=True)["rating"].mean()
+    table = pair_table(ratings)
+    values = per_rater.reset_index()
+    values["k"] = values.groupby("pair").cumcount()
+    matrix = values.pivot(index="pair", columns="k", values="rating").reindex(table.index)
+    sigma2 = pooled_variance(matrix.to_numpy(dtype=float))
+    if not np.isfinite(sigma2) or sigma2 <= 0:
+        raise InputError("no pair has two raters who differ yet: the machine's gains need "
+                         "the within-pair variance", field="machine")
+    x = machine.reindex(table.index).to_numpy(dtype=float)
+    gain = pd.Series(machine_gain(table["mean"].to_numpy(), table["n"].to_numpy(), sigma2, x,
+                                  extra), index=table.index)
+    frame = pd.DataFrame({"pair": list(candidates)})
+    frame["n"] = frame["pair"].map(table["n"]).fillna(0).astype(int)
+    frame["mean"] = frame["pair"].map(table["mean"])
+    frame["machine"] = frame["pair"].map(machine)
+    frame["gain"] = frame["pair"].map(gain).fillna(np.inf)
+    return frame.sort_values(["gain", "n", "pair"], ascending=[False, True, True],
+                             kind="stable", ignore_index=True)
 
 
 def fits(content: int, config: StudyConfig) -> bool:
@@ -227,8 +282,12 @@ def allocate(session: Session, config: StudyConfig, excluded: set[str] | None = 
     dict
         ``status``: ``uniform`` (not adaptive), ``waiting`` (slots open), ``target``
         (reliability reached), ``budget`` (no budget for another tranche), ``added`` or
-        ``busy`` (a concurrent call won, or the database is busy); ``reliability``;
+        ``busy`` (a concurrent call won, or the database is busy), ``machine`` (a study with
+        a machine rater: no pair is left whose gain is positive); ``reliability``;
         with ``added``: ``tranche`` (its number), ``slots``, ``pairs`` (the pair ids chosen).
+        A study with a machine rater adds ``machine``: ``mode`` (``allocate``), ``stopped``
+        (unique pairs given no more raters: gain 0 or less) and ``ranked_by`` (``machine``,
+        or the site's rule while the machine cannot be calibrated, with ``note`` saying why).
     """
     if config.allocation != "adaptive":
         return {"status": "uniform"}
@@ -252,28 +311,53 @@ def allocate(session: Session, config: StudyConfig, excluded: set[str] | None = 
         pairs = _pair_frame(session)
         unique = pairs.index[~pairs["consistency"]]
         wanted = config.topup_pairs or config.unique_per_tranche
-        ranked = least_certain(pair_table(ratings), unique, len(unique), config.topup_raters)
+        machine = machine_scores(session)
+        note = {}
+        if machine is None:
+            ranked = least_certain(pair_table(ratings), unique, len(unique), config.topup_raters)
+        else:
+            ranked, note = _machine_ranked(ratings, machine, unique, config)
+            if not ranked:
+                session.commit()
+                return {"status": "machine", "reliability": reliability, "machine": note}
         chosen = fill_groups(ranked, wanted, pairs, config)
         keep = pairs.loc[sorted(set(chosen) | set(pairs.index[pairs["consistency"]]))]
         one = _one_tranche(config)
         design = design_study(keep, one, np.random.default_rng(seed))
+        extra = {"machine": note} if note else {}
         if not design.tranches:
             session.commit()
-            return {"status": "budget", "reliability": reliability}
+            return {"status": "budget", "reliability": reliability, **extra}
         steps = design.tranches[0]
         showings = sum(len(s.items) for s in steps)
         money = budget(session, config)
         raters = min(config.topup_raters, (money["budget"] - money["committed"]) // showings)
         if raters <= 0:
             session.commit()
-            return {"status": "budget", "reliability": reliability}
+            return {"status": "budget", "reliability": reliability, **extra}
         store_tranche(session, number, steps, int, raters)
         session.commit()
         return {"status": "added", "reliability": reliability, "tranche": number,
-                "slots": int(raters), "pairs": [int(p) for p in chosen]}
+                "slots": int(raters), "pairs": [int(p) for p in chosen], **extra}
     except (IntegrityError, OperationalError):
         session.rollback()   # another process added this tranche number, or the database is busy
         return {"status": "busy"}
+
+
+def _machine_ranked(ratings: pd.DataFrame, machine: pd.Series, unique,
+                    config: StudyConfig) -> tuple[list, dict]:
+    """The unique pairs worth more raters by the machine (:func:`machine_ranking`, gain > 0)
+    and what :func:`allocate` says of the machine; the site's rule while the machine cannot be
+    calibrated."""
+    try:
+        ranking = machine_ranking(ratings, machine, unique, config.topup_raters)
+    except InputError as err:
+        ranked = least_certain(pair_table(ratings), unique, len(unique), config.topup_raters)
+        return ranked, {"mode": "allocate", "ranked_by": SITE_RULE, "stopped": 0,
+                        "note": f"the machine is not used yet: {err}"}
+    keep = ranking["gain"] > 0
+    return ranking.loc[keep, "pair"].tolist(), {"mode": "allocate", "ranked_by": "machine",
+                                                "stopped": int((~keep).sum())}
 
 
 #: what :func:`allocate`'s status means (``lexgold study top-up``)
@@ -282,14 +366,29 @@ STATUS = {"uniform": "not an adaptive study",
           "target": "stopped, the target reliability is reached",
           "budget": "stopped, the budget left is too small for another tranche",
           "added": "a top-up tranche of the pairs whose means are least precise was added",
+          "machine": "stopped, the machine rater gives no pair a positive gain: more ratings "
+                     "would not make any pair's mean more accurate (machine-allocate)",
           "busy": "the database is busy or another process added it; run again"}
 
 
 def describe_allocation(step: dict) -> str:
-    """:func:`allocate`'s result in words."""
+    """:func:`allocate`'s result in words (with a machine rater: how it ranked, how many
+    pairs it stopped).
+
+    >>> describe_allocation({"status": "added", "tranche": 3, "slots": 2,
+    ...           "machine": {"mode": "allocate", "ranked_by": "machine", "stopped": 40}})
+    'a top-up tranche of the pairs the machine rater ranks first was added (tranche 3, 2 slots); machine-allocate: 40 pairs get no more raters'
+    """
+    machine = step.get("machine")
     text = STATUS[step["status"]]
     if step["status"] == "added":
+        if machine and machine["ranked_by"] == "machine":
+            text = "a top-up tranche of the pairs the machine rater ranks first was added"
         text += f" (tranche {step['tranche']}, {step['slots']} slots)"
+    if machine and machine.get("note"):
+        text += f"; {machine['note']}"
+    elif machine and step["status"] != "machine":
+        text += f"; machine-allocate: {machine['stopped']} pairs get no more raters"
     return text
 
 
@@ -334,6 +433,8 @@ def refresh_step(reads: Session, writes: Session, config: StudyConfig, figures: 
     if allocate_now and not any(row.get("open") for row in figures.get("tranches", [])):
         step = allocate(writes, config, excluded)
     found["status"] = step["status"]
+    if "machine" in step:
+        found["machine"] = step["machine"]
     found["svg"] = picture(found, figures.get("tranches", []), planner_curve(reads))
     reads.commit()
     figures["adaptive"] = found

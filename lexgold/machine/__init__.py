@@ -19,6 +19,7 @@ _API = {
     "machine_worth": "worth",
     "calibrate_machine": "prior",
     "machine_gain": "allocate",
+    "machine_worth": "worth",
     "posterior": "prior",
     "prior_scores": "prior",
     "prior_table": "prior",

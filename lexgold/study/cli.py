@@ -60,14 +60,26 @@ def study():
               help="A small TOML file of [study.consent] keys (contact, ethics_reference, "
                    "paragraphs) replacing the protocol's: the consent page's contact and "
                    "ethics approval.")
+@click.option("--machine", type=click.Path(exists=True, dir_okay=False),
+              help="A machine rater's ratings of the pairs (an LLM's, `lexgold machine rate`; "
+                   "any CSV of word1, word2 and a number, with its FILE.json provenance): the "
+                   "adaptive allocator gives top-up raters to the pairs it says more ratings "
+                   "improve and stops the others (machine-allocate: every released score "
+                   "stays a human mean). Needs [study] allocation = \"adaptive\".")
+@click.option("--machine-column", metavar="COLUMN",
+              help="The --machine file's column holding its number (default: the one numeric "
+                   "column).")
 @click.option("--json", "as_json", is_flag=True, help="Print the full design report as JSON.")
 def create(protocol, pairs, db, seed, name, completion_code, screenout_code, completion_url,
-           accept, strict_ids, topics, consent, as_json):
+           accept, strict_ids, topics, consent, machine, machine_column, as_json):
     """Create a study from a protocol file and a pair set.
 
     Lays out tranches and groups (docs/annotate.md), stores the design, and prints the
     completion and screen-out codes, the entry links to give the platform, and what the design
     could not satisfy, summed up by kind (every item: --json, or `lexgold study report`).
+
+    With --machine, an adaptive study's top-up tranches are chosen with a machine rater's
+    ratings of the pairs (docs/annotate.md, "A machine rater").
 
     \b
     Example:
@@ -86,7 +98,8 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
                           completion_code=completion_code, screenout_code=screenout_code,
                           completion_url=completion_url, topics=topics, consent=consent,
                           entries={"platforms": list(accept or ("prolific", "mturk", "anonymous")),
-                                   "strict_ids": strict_ids})
+                                   "strict_ids": strict_ids},
+                          machine=machine, machine_column=machine_column)
     key_note = _study_key_file(db)
     if as_json:
         click.echo(json.dumps(report, indent=2))
@@ -106,6 +119,8 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
     _echo_codes(report, accept or ("prolific", "mturk", "anonymous"))
     click.echo(key_note)
     _echo_consent(report["consent"])
+    if "machine" in report:
+        _echo_machine(report["machine"])
     if report["unmet"]:
         click.echo(f"design notes ({len(report['unmet'])} constraints not met; each one in "
                    "--json and `lexgold study report`):")
@@ -128,6 +143,15 @@ def _echo_bws(db, report, accept, key_note) -> None:
         click.echo(f"design note: {balance['pairs_together_more_than_once']} pairs of pairs "
                    f"share more than one tuple (at most {balance['cooccurrence_max']}; the least "
                    f"possible is {balance['cooccurrence_floor']}); --json gives the balance")
+
+
+def _echo_machine(machine: dict) -> None:
+    """What ``study create --machine`` stored: the model, its file and coverage, the mode."""
+    click.echo(f"machine rater: {machine['model'] or 'model not named (no provenance)'} "
+               f"({machine['file']}, sha256 {machine['file_sha256'][:12]}) covers "
+               f"{machine['pairs_covered']} of the study's {machine['pairs']} pairs; mode "
+               "machine-allocate: it chooses which pairs get top-up raters and which stop, "
+               "every released score stays a human mean")
 
 
 def _echo_consent(consent: dict) -> None:

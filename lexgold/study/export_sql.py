@@ -291,7 +291,8 @@ def study_description(session: Session) -> dict:
     (the raters' scale, ``[min, max]``; ``[0, 1]`` for binary questions); ``pairs``, one dict per
     pair the study rates (``word1, word2, pos, topic, consistency`` and the pair file's other
     columns), in the pair file's order; ``builder_manifest``, the run manifest of the builder
-    that wrote the pair file (:func:`lexgold.manifest.manifest_beside`; None when there was none).
+    that wrote the pair file (:func:`lexgold.manifest.manifest_beside`; None when there was none);
+    ``machine`` (:func:`machine_record`; None without a machine rater).
     """
     study = session.scalars(select(m.Study)).one()
     config = study.config
@@ -304,4 +305,20 @@ def study_description(session: Session) -> dict:
                          "text": study.protocol_text},
             "language": config.get("language") or "en", "pack": study.pack,
             "scale": scale, "pairs": pairs,
-            "builder_manifest": (study.report or {}).get("builder_manifest")}
+            "builder_manifest": (study.report or {}).get("builder_manifest"),
+            "machine": machine_record(session)}
+
+
+def machine_record(session: Session) -> dict | None:
+    """The description's ``machine`` (docs/contract.md): the machine rater the study's
+    allocator used (``study create --machine``, :mod:`lexgold.study.machine`) as ``mode``
+    (``allocate``: every score a human mean), ``model``, ``prompt_sha256``, ``file``,
+    ``file_sha256`` (of its ratings file, from its provenance) and ``pairs_covered``; None
+    for a study without one."""
+    machine = session.scalars(select(m.Machine).order_by(m.Machine.id)).first()
+    if machine is None:
+        return None
+    provenance = machine.provenance or {}
+    return {"mode": machine.mode, "model": machine.model,
+            "prompt_sha256": provenance.get("prompt_sha256"), "file": provenance.get("file"),
+            "file_sha256": provenance.get("file_sha256"), "pairs_covered": machine.pairs_covered}

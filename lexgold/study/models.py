@@ -17,13 +17,15 @@ these classes must match them (a test compares the two).
   cookie holds the token): deleted at logout, void when the admin password changes.
 - ``StudyFigures``: the admin view's and recruitment's figures, computed in the background and
   shared by every server process and host (:mod:`lexgold.live.figures`).
+- ``Machine``: the machine rater a study's allocator uses (``study create --machine``; its
+  scores are ``Pair.machine_score``), with its provenance (:mod:`lexgold.study.machine`).
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from sqlalchemy import (JSON, Boolean, DateTime, ForeignKey, Integer, String, Text,
+from sqlalchemy import (JSON, Boolean, DateTime, Float, ForeignKey, Integer, String, Text,
                         UniqueConstraint, false)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -76,6 +78,9 @@ class Pair(Base):
     topic: Mapped[str] = mapped_column(String(500), default="")
     consistency: Mapped[bool] = mapped_column(Boolean, default=False)
     extra: Mapped[dict] = mapped_column(JSON, default=dict)
+    #: the machine rater's number for the pair, on the machine's own scale (``Machine``);
+    #: ``None``: no machine, or one that does not cover the pair
+    machine_score: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
 class Tranche(Base):
@@ -268,3 +273,23 @@ class PreviewLink(Base):
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     #: ``admin`` (the admin view) or ``cli`` (``lexgold study preview-link``)
     made_by: Mapped[str] = mapped_column(String(20))
+
+
+class Machine(Base):
+    """The machine rater of a study (``lexgold study create --machine FILE``): one row, or
+    none. Its number for each pair is ``Pair.machine_score``; it is spent in ``mode``
+    ``allocate`` only (machine-allocate: it decides which pairs get top-up raters and which
+    stop; every released score stays a human mean)."""
+
+    __tablename__ = "machine"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    mode: Mapped[str] = mapped_column(String(20))
+    #: the model as the ratings file's provenance names it (``None``: not named)
+    model: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    #: the ratings file's column read
+    column: Mapped[str] = mapped_column(String(300))
+    #: :func:`lexgold.machine.ratings.read_provenance`'s record (``file``, ``file_sha256`` ...)
+    provenance: Mapped[dict] = mapped_column(JSON)
+    #: the study's pairs the machine has a number for
+    pairs_covered: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

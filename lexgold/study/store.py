@@ -24,6 +24,7 @@ from lexgold.study.clock import database_now
 from lexgold.study.db import check_connects, make_engine, session_factory, upgrade
 from lexgold.study.bws import design_bws, tuple_columns
 from lexgold.study.design import design_study
+from lexgold.study.machine import read_study_machine, store_machine
 from lexgold.study.models import ENTRY_KINDS
 from lexgold.study.pairs import read_study_pairs
 from lexgold.study.config import config_to_dict, load_consent, load_study_config
@@ -39,25 +40,32 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
                  name: str | None = None, completion_code: str | None = None,
                  screenout_code: str | None = None, completion_url: str = "",
                  entries: dict | None = None, topics: str | Path | None = None,
-                 consent: str | Path | None = None) -> dict:
+                 consent: str | Path | None = None, machine: str | Path | None = None,
+                 machine_column: str | None = None) -> dict:
     """Design a study and store it in the (new or empty) database at ``url``.
 
     ``topics`` (topic studies): the TR9856 topics file whose definitions are shown to raters as
     the topics' titles; by default the builder's default topics file when it defines every
     topic of the pair file (else the topic ids are shown). ``consent``: a small TOML file of
     ``[study.consent]`` keys (:func:`lexgold.study.config.load_consent`) that replaces the
-    protocol's.
+    protocol's. ``machine``: a machine rater's ratings file (any file
+    :func:`lexgold.machine.ratings.read_machine` reads; ``machine_column`` its number's column)
+    that the adaptive allocator spends (:mod:`lexgold.study.machine`, mode ``allocate``).
 
     Returns
     -------
     dict
         The design report (see :func:`lexgold.study.design.design_study`) plus ``slots``,
-        ``completion_code`` and ``screenout_code`` (given, or drawn at random).
+        ``completion_code`` and ``screenout_code`` (given, or drawn at random); with a machine,
+        ``machine`` (``mode``, ``model``, ``file``, ``file_sha256``, ``pairs``,
+        ``pairs_covered``).
 
     Raises
     ------
     InputError
-        Bad protocol or pair file, or a database that already holds a study.
+        Bad protocol or pair file, a database that already holds a study, or a machine
+        that cannot be spent (not an adaptive study, a file :func:`read_study_machine`
+        refuses).
     """
     if completion_url and not re.fullmatch(r"https?://[^\s\"'<>]+", completion_url):
         raise InputError("expected an http(s) URL (with {code} where the code goes)",
@@ -79,6 +87,14 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
     _check_lengths(protocol_name=str(spec.get("name", "")),
                    name=None if name else str(spec.get("name", Path(spec["_path"]).stem)))
     frame = read_study_pairs(pairs, group_by=config.group_by)
+    found = None
+    if machine is not None:
+        if config.allocation != "adaptive" or config.task == "bws":
+            raise InputError("a machine rater decides adaptive top-ups (machine-allocate): it "
+                             "needs [study] allocation = \"adaptive\" and a rating study, not "
+                             f"allocation = \"{config.allocation}\", task = "
+                             f"\"{config.task}\"", path=spec["_path"], field="allocation")
+        found, scores = read_study_machine(machine, frame, machine_column)
     if config.group_by == "topic":
         config.topic_titles = {**topic_titles(set(frame["topic"]), topics),
                                **config.topic_titles}
@@ -113,7 +129,15 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
         if config.task == "bws":
             store_bws_design(session, frame, design, config.raters_per_tranche)
         else:
-            _store_design(session, frame, design, set(design.consistency), first_slots(config))
+            rows = _store_design(session, frame, design, set(design.consistency),
+                                 first_slots(config))
+            if found is not None:
+                stored = store_machine(session, rows, found, scores)
+                design.report["machine"] = {
+                    "mode": stored.mode, "model": stored.model,
+                    "file": stored.provenance["file"],
+                    "file_sha256": stored.provenance["file_sha256"], "pairs": len(frame),
+                    "pairs_covered": stored.pairs_covered}
     engine.dispose()
     return {**design.report, "slots": first_slots(config) * len(design.tranches),
             "completion_code": completion_code, "screenout_code": screenout_code,
@@ -152,10 +176,12 @@ def _check_lengths(**values) -> None:
                              field=field.replace("_", "-"))
 
 
-def _store_design(session: Session, frame, design, consistency, raters_per_tranche):
+def _store_design(session: Session, frame, design, consistency, raters_per_tranche) -> list:
+    """Store the pairs and the tranches of a slider design; returns the pair rows."""
     pair_rows = store_pairs(session, frame, consistency)
     for number, steps in enumerate(design.tranches, start=1):
         store_tranche(session, number, steps, lambda i: pair_rows[i].id, raters_per_tranche)
+    return pair_rows
 
 
 def store_pairs(session: Session, frame, consistency) -> list:
