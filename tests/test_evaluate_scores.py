@@ -139,7 +139,7 @@ def test_one_reader_for_machine_ratings_and_score_files(files):
 
 @pytest.mark.parametrize("text, args, message", [
     ("word1,word2,a,b\ncat,dog,1,2\n", [],
-     r"m\.csv: 2 columns \(a, b\) of numbers besides the words: name the score's with "
+     r"m\.csv: 2 columns \(a, b\) of numbers besides the words: name the column to read with "
      r"--scores-column"),
     ("word1,word2,rating\na,b,3\nc,d,about 4\n", [],
      r"m\.csv: no column of numbers"),

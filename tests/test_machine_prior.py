@@ -242,7 +242,7 @@ def test_replay_with_a_machine_prints_a_table(files):
     (["--machine-column", "gpt"], "field '--machine-column': --machine-column names"),
     (["--machine", "M", "--machine-column", "nope"], "machine.csv: no column 'nope'"),
     (["--machine", "BAD"], "bad.csv: no column of numbers besides the words: name the "
-                           "score's with --machine-column"),
+                           "column to read with --machine-column"),
     (["--machine", "BAD", "--machine-column", "gpt"],
      "bad.csv:3, field 'gpt': not a number: 'high'"),
     (["--machine", "FEW"], "few.csv: the machine covers 2 of the log's 40 pairs"),

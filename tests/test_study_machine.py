@@ -22,7 +22,7 @@ from lexgold.cli import cli
 from lexgold.compression import sha256_file
 from lexgold.errors import InputError
 from lexgold.live import allocator
-from lexgold.process.simulate import Crowd
+from lexgold.crowd.simulate import Crowd
 from lexgold.protocols import load_protocol
 from lexgold.study import models as m
 from lexgold.study.config import load_study_config
@@ -194,7 +194,7 @@ def test_a_study_stops_when_the_machine_gives_no_pair_a_gain(tmp_path, pairs):
         assert step["machine"]["stopped"] == session.scalar(
             select(func.count()).select_from(m.Pair).where(~m.Pair.consistency))
         assert session.scalar(select(func.count()).select_from(m.Tranche)) == 2
-        assert "machine rater gives no pair a positive gain" in allocator.describe(step)
+        assert "machine rater gives no pair a positive gain" in allocator.describe_allocation(step)
         stopped = step["machine"]["stopped"]
     engine.dispose()
     app = make_app(url)                       # the refresher's step, then the admin view
@@ -258,7 +258,7 @@ def test_study_create_machine_says_what_it_covers(tmp_path, pairs):
     ("word1,word2,score\nalpha,beta,7\ngamma,delta,seven\n", ["--machine-column", "score"],
      r"machine\.csv:3, field 'score': not a number: 'seven'"),
     ("word1,word2,score\nalpha,beta,7\ngamma,delta,seven\n", [],
-     r"machine\.csv: no column of numbers besides the words: name the machine's with --column"),
+     r"machine\.csv: no column of numbers besides the words: name the column to read with --machine-column"),
     ("word1,word2,score\nalpha,beta,7\nbeta,alpha,2\n", [],
      r"machine\.csv:3: pair \(beta, alpha\) given twice \(first at line 2\)"),
     ("word1,word2,score\nalpha,beta,7\ngamma,delta,2\n", [],
@@ -302,7 +302,7 @@ def test_machine_column_names_the_number(tmp_path, pairs):
     result = invoke("study", "create", "--protocol", protocol, "--pairs", pairs, "--db", db,
                     "--machine", path)
     assert re.search(r"2 columns \(raw, parsed\) of numbers besides the words: name the "
-                     r"machine's with --column", result.output), result.output
+                     r"column to read with --machine-column", result.output), result.output
     result = invoke("study", "create", "--protocol", protocol, "--pairs", pairs, "--db", db,
                     "--machine", path, "--machine-column", "parsed")
     assert result.exit_code == 0, result.output

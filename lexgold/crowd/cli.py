@@ -170,10 +170,8 @@ def machine_numbers(pairs, path, column, vectors):
                          field="--machine-column")
     if not path and not vectors:
         return None, None
-    try:
-        scores = read_machine(path, column=column) if path else vector_scores(vectors, pairs)
-    except InputError as err:                       # this command's option is --machine-column
-        raise InputError(str(err).replace("with --column", "with --machine-column")) from None
+    scores = (read_machine(path, column=column, option="--machine-column") if path
+              else vector_scores(vectors, pairs))
     values = machine_for(pairs, scores)
     covered = int(np.isfinite(values).sum())
     if covered < 3:

@@ -127,7 +127,7 @@ def _numeric_column(frame: pd.DataFrame, words: list[str], path: Path, option: s
             found.append(name)
     if len(found) != 1:
         what = "no column" if not found else f"{len(found)} columns ({', '.join(found)})"
-        raise InputError(f"{what} of numbers besides the words: name the score's with "
+        raise InputError(f"{what} of numbers besides the words: name the column to read with "
                          f"{option}", path=path)
     return found[0]
 

@@ -39,7 +39,8 @@ __all__ = ["COLUMNS", "PROVENANCE_KEYS", "SIDECAR_MAX_BYTES", "read_machine", "r
            "sidecar_path", "vector_scores"]
 
 
-def read_machine(path: str | Path, *, column: str | None = None) -> pd.DataFrame:
+def read_machine(path: str | Path, *, column: str | None = None,
+                 option: str = "--column") -> pd.DataFrame:
     """Read a machine's ratings of word pairs: :func:`lexgold.evaluate.scores.read_scores`
     (the one reader of pair-score files, which ``lexgold evaluate --scores`` uses too), the
     score named ``machine``.
@@ -51,6 +52,8 @@ def read_machine(path: str | Path, *, column: str | None = None) -> pd.DataFrame
         columns and at least one numeric column.
     column : str, optional
         The column holding the machine's number; found when not given (module docstring).
+    option : str
+        The command's option naming the column, for the error when it cannot be found.
 
     Returns
     -------
@@ -65,7 +68,7 @@ def read_machine(path: str | Path, *, column: str | None = None) -> pd.DataFrame
         A missing word column, no (or no single) numeric column, a cell that is not a finite
         number, or a pair given twice, naming the file, line and field.
     """
-    scores = read_scores(path, column=column, option="--column")
+    scores = read_scores(path, column=column, option=option)
     attrs = dict(scores.attrs)
     scores = scores.rename(columns={"score": "machine"})
     scores.attrs = attrs

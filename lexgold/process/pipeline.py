@@ -311,7 +311,8 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
     if machine is not None:
         from lexgold.machine.ratings import read_machine
 
-        scores_of_machine = read_machine(machine, column=machine_column)
+        scores_of_machine = read_machine(machine, column=machine_column,
+                                         option="--machine-column")
     config = process_config(loaded)       # once per run: process_ratings and the plots take it
     release = config.release
     name = release_name(release.format, release.release_file)

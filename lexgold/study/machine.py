@@ -54,7 +54,7 @@ def read_study_machine(path: str | Path, pairs: pd.DataFrame,
     >>> read_study_machine(path, pairs)[0].tolist()
     [7.0, nan, 2.0]
     """
-    scores = read_machine(path, column=column)
+    scores = read_machine(path, column=column, option="--machine-column")
     found = machine_for(pairs, scores)
     covered = int(np.isfinite(found).sum())
     if covered == 0:
