@@ -479,6 +479,7 @@ def test_the_refresher_adds_the_top_up_and_the_admin_view_shows_the_picture(tmp_
     admin.post("/admin/login", data={"password": "s3cret"})
     html = admin.get("/admin/").get_data(as_text=True)
     assert 'id="adaptive-picture"' in html and "Adaptive allocation" in html
+    assert "uniform allocation, the default, costs nothing on any of them" in html
     assert re.search(r"\d+ of \d+ ratings spent", html)
     app.extensions["lexgold_engine"].dispose()
 

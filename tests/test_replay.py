@@ -161,8 +161,17 @@ def test_replay_on_the_vendored_simverb_log_json():
     found = json.loads(result.stdout)
     assert found["pairs"] == 3500 and found["pool"] == 8 and found["splits"] == 2
     rows = found["policies"]
+    uniform = [r for r in rows if r["policy"] == "uniform"]
+    rows = [r for r in rows if r["policy"] != "uniform"]
     assert [(r["policy"], r["k"]) for r in rows] == [("error", 4), ("error", 6),
                                                      ("stopping", 4), ("stopping", 6)]
+    # uniform's own rows (k = 1 .. pool), the site's default, savings 0 by definition
+    assert [r["k"] for r in uniform] == list(range(1, 9))
+    assert found["site_default"] == "uniform" and found["site_adaptive_rule"] == "error"
+    assert all(r["site_default"] and r["saving_spearman"] == 0 for r in uniform)
+    assert not any(r["site_default"] for r in rows)
+    assert [r["site_adaptive_rule"] for r in rows] == [True, True, False, False]
+    assert uniform[3]["spearman"] < uniform[5]["spearman"]     # more ratings, closer
     for row in rows:
         assert KEYS <= set(row)
         for name in ("spearman", "mae", "halfwidth"):
@@ -255,3 +264,10 @@ def test_a_first_round_of_one_or_of_the_whole_pool_is_replayed():
         assert records["spent"].notna().all() and records["spearman"].notna().all()
         stop = records[records["policy"] == "stopping"]
         assert (stop["spent"] >= first).all()
+
+
+def test_the_site_default_is_what_a_study_does_unless_told():
+    """replay --json's site_default is the [study] table's default allocation."""
+    from lexgold.study.config import StudyConfig
+
+    assert StudyConfig().allocation == rp.SITE_DEFAULT == "uniform"

@@ -107,7 +107,9 @@ def replay(log, layout, pool, ks, splits, policies, first_round, topup_raters, e
     from tqdm import tqdm
 
     from lexgold.crowd.logs import read_log
-    from lexgold.crowd.replay import MACHINE_POLICIES, POLICIES, log_matrix, summarise
+    from lexgold.crowd.allocation_criteria import SITE_RULE
+    from lexgold.crowd.replay import (MACHINE_POLICIES, POLICIES, SITE_DEFAULT, log_matrix,
+                                      summarise, uniform_rows)
     from lexgold.crowd.replay import replay as run
     from lexgold.errors import InputError
 
@@ -130,7 +132,11 @@ def replay(log, layout, pool, ks, splits, policies, first_round, topup_raters, e
                                "splits": splits, "seed": seed, "estimator": estimator,
                                "first_round": first_round, "topup_raters": topup_raters,
                                **({"machine": described} if described else {}),
-                               "policies": table.to_dict("records")}, indent=2))
+                               "site_default": SITE_DEFAULT, "site_adaptive_rule": SITE_RULE,
+                               "policies": [{**row, "site_default": row["policy"] == SITE_DEFAULT,
+                                             "site_adaptive_rule": row["policy"] == SITE_RULE}
+                                            for row in uniform_rows(records)
+                                            + table.to_dict("records")]}, indent=2))
         return
     click.echo(f"{Path(log).name}: {len(matrix.pairs)} pairs with more than {pool} ratings "
                f"({matrix.dropped} left out), {splits} splits, first round {first_round}, "

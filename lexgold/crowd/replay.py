@@ -417,6 +417,27 @@ def replay(log: LogMatrix, *, pool: int, ks, splits: int, seed: int = 0, policie
     return pd.concat(frames, ignore_index=True)
 
 
+#: what the rating site does by default, chosen by replaying every real log lexgold ships
+#: (SimVerb-3500, WordSim-353 set 1, the Danish similarity set, Card-660; docs/process.md, "What
+#: lexgold saves"): no adaptive rule nor per-pair stopping saves at equal Spearman *and* at
+#: equal MAE on every log (the error rule: -4.8 to +6.9 % and -6.3 to +12.4 %; stopping: -6.0 to
+#: +11.1 % and -4.3 to +18.7 %), so the site allocates uniformly (``[study] allocation =
+#: "uniform"``) and an adaptive study, asked for, uses :data:`SITE_RULE`
+SITE_DEFAULT = "uniform"
+
+
+def uniform_rows(records: pd.DataFrame) -> list[dict]:
+    """Uniform's own row per ``k`` (the yardstick: every saving 0 by definition), with the
+    median of its figures over the splits, for the JSON beside the policies' rows."""
+    rows = []
+    for k, group in records[records["policy"] == "uniform"].groupby("k", sort=True):
+        row = {"policy": "uniform", "k": float(k), "spent": float(k)}
+        row.update({f"saving_{name}": 0.0 for name in BETTER_HIGH})
+        row.update({name: float(group[name].median()) for name in BETTER_HIGH})
+        rows.append(row)
+    return rows
+
+
 def summarise(records: pd.DataFrame, level: float = 0.95, seed: int = 0,
               resamples: int = 2000) -> pd.DataFrame:
     """Per policy and ``k`` (uniform left out): the median over splits of ``spent``, each
