@@ -42,31 +42,9 @@ __all__ = ["COLUMNS", "PROVENANCE_KEYS", "SIDECAR_MAX_BYTES", "read_machine", "r
 def read_machine(path: str | Path, *, column: str | None = None,
                  option: str = "--column") -> pd.DataFrame:
     """Read a machine's ratings of word pairs: :func:`lexgold.evaluate.scores.read_scores`
-    (the one reader of pair-score files, which ``lexgold evaluate --scores`` uses too), the
-    score named ``machine``.
-
-    Parameters
-    ----------
-    path : str or Path
-        A CSV (``.gz``, ``.bz2``, ``.xz`` read as they are) with a header naming the two word
-        columns and at least one numeric column.
-    column : str, optional
-        The column holding the machine's number; found when not given (module docstring).
-    option : str
-        The command's option naming the column, for the error when it cannot be found.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``word1, word2, machine`` (float), one row per pair, file order.
-        ``attrs``: ``column`` (the column read), ``provenance`` (the sidecar's record, with
-        ``file`` and ``file_sha256`` added), ``scale`` (the lowest and highest number given).
-
-    Raises
-    ------
-    InputError
-        A missing word column, no (or no single) numeric column, a cell that is not a finite
-        number, or a pair given twice, naming the file, line and field.
+    (the one reader of pair-score files, which ``lexgold evaluate --scores`` uses too; same
+    parameters, attrs and errors), the score named ``machine``: columns ``word1, word2,
+    machine``, one row per pair, file order.
     """
     scores = read_scores(path, column=column, option=option)
     attrs = dict(scores.attrs)
