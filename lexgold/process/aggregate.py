@@ -24,6 +24,7 @@ rater and pair: ``rater_id, word1, word2, rating``) and returns one value per pa
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -253,3 +254,101 @@ def pair_estimates(final: pd.DataFrame, rule: str, *, rating_range: tuple[float,
                   max_abs_difference=float(gap.max()) if len(gap) else 0.0,
                   pairs_differing=int((gap > 0.005).sum()))
     return table[[*ITEM, "estimate"]], record
+
+
+#: random splits of a study's raters behind :func:`model_saving`
+SAVING_SPLITS = 30
+
+
+def model_saving(answered: pd.DataFrame, *, rng: np.random.Generator,
+                 splits: int = SAVING_SPLITS) -> dict | None:
+    """What ``aggregate = "model"`` would save on this study against the mean, measured on its
+    own raters (None without rater identity or with fewer than 4 raters per pair).
+
+    Each split orders the raters at random; every pair with ``2k`` ratings or more (``k`` half
+    its median raters per pair) is scored from its first ``k`` raters in that order by the mean
+    and by the rater model (:func:`fit_rater_model`) and compared with the mean of its other
+    raters, the held-out reference: Spearman's rho and the mean absolute error. The mean's
+    Spearman at 2..k raters (the same splits) gives the raters the mean needs to match the
+    model's Spearman at k (interpolated), and the saving ``1 - k / that`` (negative: the model
+    costs raters).
+
+    Returns
+    -------
+    dict or None
+        ``k``, ``pairs``, ``splits``, ``spearman`` and ``mae`` (``mean``, ``model``: averages
+        over the splits), ``spearman_difference`` and ``mae_difference`` (model - mean: average
+        and the middle 95 % of the splits), ``model_better`` (share of splits with the higher
+        Spearman), ``mean_raters_matching`` and ``saving``.
+    """
+    from scipy import stats
+
+    if answered["rater_id"].astype(str).str.startswith("?").any():
+        return None
+    per_pair = answered.groupby(list(ITEM), sort=False).size()
+    k = int(per_pair.median()) // 2
+    if k < 2:
+        return None
+    raters = answered["rater_id"].unique()
+    rows = []
+    for _ in range(splits):
+        rank = pd.Series(rng.permutation(len(raters)), index=raters)
+        place = answered["rater_id"].map(rank).groupby(
+            [answered[c] for c in ITEM], sort=False).rank(method="first").to_numpy() - 1
+        enough = answered.groupby(list(ITEM), sort=False)["rating"].transform("size") >= 2 * k
+        scored = answered[enough.to_numpy() & (place < k)]
+        truth = answered[enough.to_numpy() & (place >= k)].groupby(
+            list(ITEM), sort=False)["rating"].mean()
+        if len(truth) < 3:
+            continue
+        model = fit_rater_model(scored).pairs.set_index(list(ITEM))["psi"].reindex(truth.index)
+        low, high = float(answered["rating"].min()), float(answered["rating"].max())
+        model = model.clip(low, high)
+        row = {"model_rho": stats.spearmanr(model, truth).statistic,
+               "model_mae": float(np.abs(model - truth).mean())}
+        for size in range(2, k + 1):
+            mean = answered[enough.to_numpy() & (place < size)].groupby(
+                list(ITEM), sort=False)["rating"].mean().reindex(truth.index)
+            row[f"mean_rho_{size}"] = stats.spearmanr(mean, truth).statistic
+        row["mean_mae"] = float(np.abs(mean - truth).mean())
+        rows.append(row)
+    if not rows:
+        return None
+    table = pd.DataFrame(rows)
+    curve = table[[f"mean_rho_{size}" for size in range(2, k + 1)]].mean().to_numpy()
+    rho_model = float(table["model_rho"].mean())
+    sizes = np.arange(2, k + 1)
+    if rho_model > curve[-1]:           # beyond the mean's curve: extend its last step
+        slope = curve[-1] - curve[-2] if k > 2 else 0.0
+        matching = float(k + (rho_model - curve[-1]) / slope) if slope > 0 else math.inf
+    else:
+        matching = float(np.interp(rho_model, np.maximum.accumulate(curve), sizes))
+
+    def difference(model_column, mean_column):
+        diff = table[model_column] - table[mean_column]
+        return [float(diff.mean()), *(float(q) for q in np.percentile(diff, [2.5, 97.5]))]
+
+    return {"k": k, "pairs": int((per_pair >= 2 * k).sum()), "splits": len(table),
+            "spearman": {"mean": float(table[f"mean_rho_{k}"].mean()), "model": rho_model},
+            "mae": {"mean": float(table["mean_mae"].mean()),
+                    "model": float(table["model_mae"].mean())},
+            "spearman_difference": difference("model_rho", f"mean_rho_{k}"),
+            "mae_difference": difference("model_mae", "mean_mae"),
+            "model_better": float((table["model_rho"] > table[f"mean_rho_{k}"]).mean()),
+            "mean_raters_matching": matching,
+            "saving": 1 - k / matching if matching > 0 else None}
+
+
+def saving_line(saving: dict | None) -> str:
+    """One line of what ``aggregate = "model"`` would save (:func:`model_saving`)."""
+    if saving is None:
+        return ('aggregate = "model": not measurable here (it needs rater identity and 4 or '
+                'more raters per pair)')
+    rho, mae = saving["spearman_difference"], saving["mae_difference"]
+    verb = "saves" if saving["saving"] > 0 else "costs"
+    return (f'aggregate = "model" at {saving["k"]} raters per pair, against the mean of the '
+            f'other raters ({saving["pairs"]} pairs, {saving["splits"]} splits): Spearman '
+            f'{rho[0]:+.4f} [{rho[1]:+.4f}, {rho[2]:+.4f}], MAE {mae[0]:+.4f} '
+            f'[{mae[1]:+.4f}, {mae[2]:+.4f}] (model - mean); the mean needs '
+            f'{saving["mean_raters_matching"]:.2f} raters for the model\'s Spearman: it '
+            f'{verb} {abs(saving["saving"]):.1%} of the ratings')
