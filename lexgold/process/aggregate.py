@@ -289,11 +289,11 @@ def model_saving(answered: pd.DataFrame, *, rng: np.random.Generator,
     k = int(per_pair.median()) // 2
     if k < 2:
         return None
-    raters = answered["rater_id"].unique()
+    codes, raters = pd.factorize(answered["rater_id"])
     rows = []
     for _ in range(splits):
-        rank = pd.Series(rng.permutation(len(raters)), index=raters)
-        place = answered["rater_id"].map(rank).groupby(
+        rank = pd.Series(rng.permutation(len(raters))[codes], index=answered.index)
+        place = rank.groupby(
             [answered[c] for c in ITEM], sort=False).rank(method="first").to_numpy() - 1
         enough = answered.groupby(list(ITEM), sort=False)["rating"].transform("size") >= 2 * k
         scored = answered[enough.to_numpy() & (place < k)]

@@ -729,8 +729,9 @@ def choose_method(ratings: pd.DataFrame, max_raters: int, *, rng: np.random.Gene
     is chosen. The interval: the delete-d jackknife (Shao & Wu 1989, "A general theory for
     jackknife variance estimation", Ann. Statist. 17(3)) over the subsets, the variance of the
     whole pilot's prediction ``fitted / (m - fitted)`` times the mean squared deviation of the
-    subsets' predictions from their mean, with a normal quantile: the spread from drawing the
-    pilot's raters (its pairs are the study's), not a bound.
+    subsets' predictions from their mean, with Student's t quantile on one degree of freedom
+    fewer than the distinct subsets drawn (4 of a 4-rater pilot's subsets of 3 are distinct):
+    the spread from drawing the pilot's raters (its pairs are the study's), not a bound.
 
     Returns
     -------
@@ -742,7 +743,7 @@ def choose_method(ratings: pd.DataFrame, max_raters: int, *, rng: np.random.Gene
         ``high`` (the chosen method's interval per k; NaN without a design).
         ``model_curve``: the model's curve of the whole pilot when already computed.
     """
-    from scipy.special import ndtri
+    from scipy.special import stdtrit
 
     answered = answers(check_ratings(ratings))
     anonymous = is_anonymous(answered)
@@ -783,7 +784,9 @@ def choose_method(ratings: pd.DataFrame, max_raters: int, *, rng: np.random.Gene
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         deviation = np.nanmean((spread - np.nanmean(spread, axis=0)) ** 2, axis=0)
-    half = ndtri(0.5 + level / 2) * np.sqrt(deviation * fitted / (m - fitted))
+    distinct = math.comb(m, fitted) if not anonymous else folds
+    quantile = stdtrit(max(min(folds, distinct) - 1, 1), 0.5 + level / 2)
+    half = quantile * np.sqrt(deviation * fitted / (m - fitted))
     point = curves[chosen]
     other = "spearman-brown" if chosen == "model" else "model"
     result.update(observed=observed, error=error, chosen=chosen,
