@@ -279,7 +279,8 @@ def model_saving(answered: pd.DataFrame, *, rng: np.random.Generator,
         ``k``, ``pairs``, ``splits``, ``spearman`` and ``mae`` (``mean``, ``model``: averages
         over the splits), ``spearman_difference`` and ``mae_difference`` (model - mean: average
         and the middle 95 % of the splits), ``model_better`` (share of splits with the higher
-        Spearman), ``mean_raters_matching`` and ``saving``.
+        Spearman), ``mean_raters_matching`` and ``saving`` (None below 3 raters per group,
+        where the mean has no curve, or when the model's Spearman is below the mean's at 2).
     """
     from scipy import stats
 
@@ -318,8 +319,10 @@ def model_saving(answered: pd.DataFrame, *, rng: np.random.Generator,
     curve = table[[f"mean_rho_{size}" for size in range(2, k + 1)]].mean().to_numpy()
     rho_model = float(table["model_rho"].mean())
     sizes = np.arange(2, k + 1)
-    if rho_model > curve[-1]:           # beyond the mean's curve: extend its last step
-        slope = curve[-1] - curve[-2] if k > 2 else 0.0
+    if k < 3 or rho_model < curve[0]:   # no curve of the mean to read, or below its start
+        matching = None
+    elif rho_model > curve[-1]:         # beyond the mean's curve: extend its last step
+        slope = curve[-1] - curve[-2]
         matching = float(k + (rho_model - curve[-1]) / slope) if slope > 0 else math.inf
     else:
         matching = float(np.interp(rho_model, np.maximum.accumulate(curve), sizes))
@@ -336,7 +339,7 @@ def model_saving(answered: pd.DataFrame, *, rng: np.random.Generator,
             "mae_difference": difference("model_mae", "mean_mae"),
             "model_better": float((table["model_rho"] > table[f"mean_rho_{k}"]).mean()),
             "mean_raters_matching": matching,
-            "saving": 1 - k / matching if matching > 0 else None}
+            "saving": None if matching is None else 1 - k / matching}
 
 
 def saving_line(saving: dict | None) -> str:
@@ -345,10 +348,14 @@ def saving_line(saving: dict | None) -> str:
         return ('aggregate = "model": not measurable here (it needs rater identity and 4 or '
                 'more raters per pair)')
     rho, mae = saving["spearman_difference"], saving["mae_difference"]
-    verb = "saves" if saving["saving"] > 0 else "costs"
-    return (f'aggregate = "model" at {saving["k"]} raters per pair, against the mean of the '
+    line = (f'aggregate = "model" at {saving["k"]} raters per pair, against the mean of the '
             f'other raters ({saving["pairs"]} pairs, {saving["splits"]} splits): Spearman '
             f'{rho[0]:+.4f} [{rho[1]:+.4f}, {rho[2]:+.4f}], MAE {mae[0]:+.4f} '
-            f'[{mae[1]:+.4f}, {mae[2]:+.4f}] (model - mean); the mean needs '
-            f'{saving["mean_raters_matching"]:.2f} raters for the model\'s Spearman: it '
-            f'{verb} {abs(saving["saving"]):.1%} of the ratings')
+            f'[{mae[1]:+.4f}, {mae[2]:+.4f}] (model - mean, middle 95 % of splits)')
+    if saving["saving"] is None:
+        return line + ("; fewer than 6 raters per pair: no curve of the mean to count raters on"
+                       if saving["k"] < 3 else
+                       "; the mean matches the model's Spearman with 2 raters: it costs raters")
+    verb = "saves" if saving["saving"] > 0 else "costs"
+    return (line + f'; the mean needs {saving["mean_raters_matching"]:.2f} raters for the '
+            f'model\'s Spearman: it {verb} {abs(saving["saving"]):.1%} of the ratings')
