@@ -256,8 +256,9 @@ def pair_estimates(final: pd.DataFrame, rule: str, *, rating_range: tuple[float,
     return table[[*ITEM, "estimate"]], record
 
 
-#: random splits of a study's raters behind :func:`model_saving`
-SAVING_SPLITS = 30
+#: random splits of a study's raters behind :func:`model_saving`, and the most raters per
+#: pair it scores from (the raters a study is planned for; larger crowds are slow to refit)
+SAVING_SPLITS, SAVING_MAX_K = 20, 8
 
 
 def model_saving(answered: pd.DataFrame, *, rng: np.random.Generator,
@@ -266,7 +267,7 @@ def model_saving(answered: pd.DataFrame, *, rng: np.random.Generator,
     own raters (None without rater identity or with fewer than 4 raters per pair).
 
     Each split orders the raters at random; every pair with ``2k`` ratings or more (``k`` half
-    its median raters per pair) is scored from its first ``k`` raters in that order by the mean
+    its median raters per pair, at most :data:`SAVING_MAX_K`) is scored from its first ``k`` raters in that order by the mean
     and by the rater model (:func:`fit_rater_model`) and compared with the mean of its other
     raters, the held-out reference: Spearman's rho and the mean absolute error. The mean's
     Spearman at 2..k raters (the same splits) gives the raters the mean needs to match the
@@ -287,7 +288,7 @@ def model_saving(answered: pd.DataFrame, *, rng: np.random.Generator,
     if answered["rater_id"].astype(str).str.startswith("?").any():
         return None
     per_pair = answered.groupby(list(ITEM), sort=False).size()
-    k = int(per_pair.median()) // 2
+    k = min(int(per_pair.median()) // 2, SAVING_MAX_K)
     if k < 2:
         return None
     codes, raters = pd.factorize(answered["rater_id"])
