@@ -187,8 +187,9 @@ def main() -> None:
             print(f"k = {k}: Spearman {part['spearman'].min():+.4f} to "
                   f"{part['spearman'].max():+.4f}, MAE {part['mae'].min():+.4f} to "
                   f"{part['mae'].max():+.4f}, saving (mean-rule raters) "
-                  f"{part['saving'].min():+.1%} to {part['saving'].max():+.1%} "
-                  f"(Spearman / MAE / saving: {each})")
+                  + ("n/a " if part["saving"].isna().all() else
+                     f"{part['saving'].min():+.1%} to {part['saving'].max():+.1%} ")
+                  + f"(Spearman / MAE / saving: {each})")
 
 
 if __name__ == "__main__":
