@@ -1,24 +1,26 @@
 """Does ``[process] aggregate = "model"`` reach the mean's accuracy with fewer raters? Measured on
-the real WordSim-353 set 1 log (Finkelstein et al. 2002; 13 identified raters on 0-10, 153
-listed pairs, 152 distinct; vendored in lexgold/resources/data, SOURCES.toml).
+every real log with rater identity given with ``--log`` (repeatable; default the three shipped:
+WordSim-353 set 1, 13 raters on 0-10; the Danish similarity set, 38 judges on 0-6; Card-660,
+8 annotators on 0-4; sources in lexgold/resources/data/SOURCES.toml), or a long-format CSV.
 
-Each split draws ``--reference`` raters as a held-out reference (their pair means) and ``k``
-other raters, for ``k`` from 2 to ``13 - reference``; the pairs' scores from the ``k`` raters
-by each rule (``mean``; ``model``, :func:`lexgold.process.aggregate.fit_rater_model`;
-``trimmed_1sd``) are compared with the reference: Spearman's rho and the mean absolute error
-(MAE, rating scale). The reference has the same size at every ``k``, so the curves over ``k``
-can be compared: "equivalent raters" is the ``k`` at which the mean's curve (interpolated)
-reaches the model's figure. ``--design incomplete`` draws each pair's ``k`` raters apart, so
-that raters rate different pairs (as in tranches), the case where a rater's bias moves pairs
-against each other.
+Each split draws ``--reference`` raters (5; 4 for Card-660) as a held-out reference (their pair
+means) and ``k`` other raters, for ``k`` from 2 to the pool's size (at most ``--k-max``, 8); the
+pairs' scores from the ``k`` raters by each rule (``mean``; ``model``,
+:func:`lexgold.process.aggregate.fit_rater_model`; ``trimmed_1sd``) are compared with the
+reference: Spearman's rho and the mean absolute error (MAE, rating scale). The reference has the
+same size at every ``k``, so the curves over ``k`` can be compared: "equivalent raters" is the
+``k`` at which the mean's curve (interpolated) reaches the model's figure. ``--design
+incomplete`` draws each pair's ``k`` raters apart, so that raters rate different pairs (as in
+tranches), the case where a rater's bias moves pairs against each other.
 
-Printed per ``k``: each rule's mean over ``--splits`` splits, and the model's difference from
-the mean rule with the middle 95 % of its per-split values (splits share raters, so this is the
-spread over splits, not a standard error of the mean difference). Figures are from real
-raters; nothing is simulated.
+Printed per log and ``k``: each rule's mean over ``--splits`` splits, and the model's difference
+from the mean rule with the middle 95 % of its per-split values (splits share raters, so this is
+the spread over splits, not a standard error of the mean difference); with several logs, per k
+the range across logs with each log's figure and saving (``1 - k / equivalent raters``).
+Figures are from real raters; nothing is simulated.
 
-    PYTHONPATH=. python bench/bench_aggregate.py --splits 300 --seed 0
-    PYTHONPATH=. python bench/bench_aggregate.py --splits 300 --seed 0 --design incomplete
+    PYTHONPATH=. python bench/bench_aggregate.py --splits 100 --seed 0
+    PYTHONPATH=. python bench/bench_aggregate.py --splits 100 --seed 0 --design incomplete
 """
 
 from __future__ import annotations

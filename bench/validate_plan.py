@@ -1,35 +1,33 @@
 """Validate ``lexgold plan`` on real rating logs: predictions from small pilots against the
-reliability the full log shows.
+reliability the full log shows, per log and across logs.
 
-Data (vendored, ``lexgold/resources/data/SOURCES.toml``): WordSim-353 set 1 (153 pairs, 13
-identified raters, every rater rates every pair, 0-10) and SimVerb-3500's raw ratings (3,500
-pairs, 10-11 ratings each without rater identity, 0-6).
+Data: any log given with ``--log`` (repeatable): a shipped one (``lexgold.crowd.logs.SHIPPED``:
+simverb, wordsim353, danish, card660; sources in ``lexgold/resources/data/SOURCES.toml``) or a
+long-format ratings CSV; default all four shipped. Per log (``POOLS``): pilots of 4 raters (of
+4 ratings per pair without rater identity) and the k it predicts (Card-660's 8 annotators allow
+k = 4 at most).
 
-- **Pilot.** WordSim-353: ``--pilot`` (4) of the 13 raters drawn without replacement, all their
-  ratings. SimVerb-3500: per pair, ``--pilot`` (4) of its ratings drawn at random (the slots are
-  not raters, so a pilot is 4 ratings of each pair).
-- **Observed.** The reliability at ``k`` is the expected Spearman between the pair means of two
-  disjoint groups of ``k`` raters (of ``k`` ratings per pair for SimVerb) drawn from the whole
-  log, averaged over ``--splits`` random draws: the reliability of a study of this crowd on
-  these pairs. The pilot's raters are part of that crowd; k = 6 needs 12 of WordSim's 13
-  raters, so no held-out group that large exists. A **held-out** check is printed beside it:
-  the same figure from only the raters (ratings) not in the pilot, at the largest k they allow
-  (4 of the 9 WordSim raters left; 3 of SimVerb's 6-7 ratings left).
-- **Methods.** ``model``: ``lexgold.process.plan.reliability_curve`` (whatever version is on the
-  path: run with ``PYTHONPATH`` at another checkout to compare versions), its point and its
-  ``--level`` interval. ``spearman-brown``: the pilot's mean Pearson between raters (between
-  rating slots for SimVerb), stepped up to k (the textbook answer). ``split-half``: the pilot's
-  own split-half Spearman (every split of its raters into two halves; 20 random splits of the
-  slots for SimVerb), stepped up from half the pilot to k by Spearman-Brown. The two baselines'
-  intervals are percentile bootstraps over pairs (``--replicates``).
+- **Pilot.** ``--pilot`` raters drawn without replacement, all their ratings; without rater
+  identity (SimVerb), per pair ``--pilot`` of its ratings drawn at random.
+- **Observed.** The reliability at ``k``: the expected Spearman between the pair means of two
+  disjoint groups of ``k`` raters (``k`` ratings per pair without identity) drawn from the whole
+  log, averaged over ``--splits`` random draws. A **held-out** check is printed beside it: the
+  same figure from only the raters not in the pilot, at the largest k they allow.
+- **Methods.** ``plan``: what ``lexgold plan`` prints (``lexgold.process.plan.choose_method``:
+  the model or Spearman-Brown, chosen by cross-validation inside the pilot, with its jackknife
+  interval). ``model``: ``reliability_curve`` alone with its bootstrap interval
+  (``--replicates``). ``spearman-brown``: the pilot's mean Pearson between raters stepped up to
+  k. ``split-half``: the pilot's split-half Spearman stepped up from half the pilot to k. The
+  two baselines' intervals are percentile bootstraps over pairs.
 
-Printed: per pilot and method the prediction and interval; the whole log's Spearman and
-Pearson reliability at the largest k (the textbook answer predicts the Pearson one) and its
-median pair mean; then per method and k the mean absolute error, the bias, how many intervals
-cover the observed value, the mean width and the mean absolute error against the held-out raters.
+Printed per log: per pilot and method the prediction and interval; the whole log's Spearman
+and Pearson reliability at the largest k and its median pair mean; per method and k the mean
+absolute error, the bias, the intervals covering the observed value, the mean width, the MAE
+against the held-out raters and the pilots where the model was chosen. With several logs, each
+claim at each log's largest k as a range across the logs with every log's figure.
 
-    PYTHONPATH=. python bench/validate_plan.py --data wordsim353 --pilots 10 --seed 0
-    PYTHONPATH=. python bench/validate_plan.py --data simverb --pilots 10 --seed 0
+    PYTHONPATH=. python bench/validate_plan.py --log wordsim353 --pilots 10 --replicates 100 --splits 300 --seed 0
+    PYTHONPATH=. python bench/validate_plan.py --pilots 10 --seed 0     # all four shipped logs
 """
 
 from __future__ import annotations
