@@ -26,7 +26,8 @@ absolute error, the bias, the intervals covering the observed value, the mean wi
 against the held-out raters and the pilots where the model was chosen. With several logs, each
 claim at each log's largest k as a range across the logs with every log's figure.
 
-    PYTHONPATH=. python bench/validate_plan.py --log wordsim353 --pilots 10 --replicates 100 --splits 300 --seed 0
+    PYTHONPATH=. python bench/validate_plan.py --log wordsim353 --pilots 10 --replicates 100 \
+        --splits 300 --seed 0
     PYTHONPATH=. python bench/validate_plan.py --pilots 10 --seed 0     # all four shipped logs
 """
 

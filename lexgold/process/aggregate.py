@@ -267,9 +267,9 @@ def model_saving(answered: pd.DataFrame, *, rng: np.random.Generator,
     own raters (None without rater identity or with fewer than 4 raters per pair).
 
     Each split orders the raters at random; every pair with ``2k`` ratings or more (``k`` half
-    its median raters per pair, at most :data:`SAVING_MAX_K`) is scored from its first ``k`` raters in that order by the mean
-    and by the rater model (:func:`fit_rater_model`) and compared with the mean of its other
-    raters, the held-out reference: Spearman's rho and the mean absolute error. The mean's
+    its median raters per pair, at most :data:`SAVING_MAX_K`) is scored from its first ``k``
+    raters in that order by the mean and by the rater model (:func:`fit_rater_model`) and
+    compared with the mean of its other raters, the held-out reference: Spearman's rho and the mean absolute error. The mean's
     Spearman at 2..k raters (the same splits) gives the raters the mean needs to match the
     model's Spearman at k (interpolated), and the saving ``1 - k / that`` (negative: the model
     costs raters).

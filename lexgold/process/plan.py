@@ -852,9 +852,10 @@ def plan_study(ratings: pd.DataFrame, *, rng: np.random.Generator, max_raters: i
         rating scale), ``method`` (the method chosen by cross-validation inside the pilot and
         why, both methods' predictions per k, :func:`choose_method`; ``curve`` holds the
         chosen one's figures and interval), ``aggregate_model`` (what ``aggregate = "model"``
-        would save on this pilot, :func:`lexgold.process.aggregate.model_saving`), ``pilot`` (raters, pairs, ratings per pair, pairs with two or more
-        ratings, ``scale`` [low, high]), ``too_small`` (why the pilot cannot tell the raters
-        needed, :func:`too_small`; None when it can) and ``cost`` (``pairs, seconds_per_pair, seconds_measured,
+        would save on this pilot, :func:`lexgold.process.aggregate.model_saving`), ``pilot``
+        (raters, pairs, ratings per pair, pairs with two or more ratings, ``scale`` [low,
+        high]), ``too_small`` (why the pilot cannot tell the raters needed, :func:`too_small`;
+        None when it can) and ``cost`` (``pairs, seconds_per_pair, seconds_measured,
         pay_per_hour, hours, amount`` for ``raters_needed`` raters; None figures when unknown).
     """
     checked = check_ratings(ratings)
