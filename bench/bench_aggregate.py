@@ -1,34 +1,32 @@
 """Does ``[process] aggregate = "model"`` reach the mean's accuracy with fewer raters? Measured on
-the real WordSim-353 set 1 log (Finkelstein et al. 2002; 13 identified raters on 0-10, 153
-listed pairs, 152 distinct; vendored in lexgold/resources/data, SOURCES.toml).
+every real log with rater identity given with ``--log`` (repeatable; default the three shipped:
+WordSim-353 set 1, 13 raters on 0-10; the Danish similarity set, 38 judges on 0-6; Card-660,
+8 annotators on 0-4; sources in lexgold/resources/data/SOURCES.toml), or a long-format CSV.
 
-Each split draws ``--reference`` raters as a held-out reference (their pair means) and ``k``
-other raters, for ``k`` from 2 to ``13 - reference``; the pairs' scores from the ``k`` raters
-by each rule (``mean``; ``model``, :func:`lexgold.process.aggregate.fit_rater_model`;
-``trimmed_1sd``) are compared with the reference: Spearman's rho and the mean absolute error
-(MAE, rating scale). The reference has the same size at every ``k``, so the curves over ``k``
-can be compared: "equivalent raters" is the ``k`` at which the mean's curve (interpolated)
-reaches the model's figure. ``--design incomplete`` draws each pair's ``k`` raters apart, so
-that raters rate different pairs (as in tranches), the case where a rater's bias moves pairs
-against each other.
+Each split draws ``--reference`` raters (5; 4 for Card-660) as a held-out reference (their pair
+means) and ``k`` other raters, for ``k`` from 2 to the pool's size (at most ``--k-max``, 8); the
+pairs' scores from the ``k`` raters by each rule (``mean``; ``model``,
+:func:`lexgold.process.aggregate.fit_rater_model`; ``trimmed_1sd``) are compared with the
+reference: Spearman's rho and the mean absolute error (MAE, rating scale). The reference has the
+same size at every ``k``, so the curves over ``k`` can be compared: "equivalent raters" is the
+``k`` at which the mean's curve (interpolated) reaches the model's figure. ``--design
+incomplete`` draws each pair's ``k`` raters apart, so that raters rate different pairs (as in
+tranches), the case where a rater's bias moves pairs against each other.
 
-Printed per ``k``: each rule's mean over ``--splits`` splits, and the model's difference from
-the mean rule with the middle 95 % of its per-split values (splits share raters, so this is the
-spread over splits, not a standard error of the mean difference). Figures are from real
-raters; nothing is simulated.
+Printed per log and ``k``: each rule's mean over ``--splits`` splits, and the model's difference
+from the mean rule with the middle 95 % of its per-split values (splits share raters, so this is
+the spread over splits, not a standard error of the mean difference); with several logs, per k
+the range across logs with each log's figure and saving (``1 - k / equivalent raters``).
+Figures are from real raters; nothing is simulated.
 
-    PYTHONPATH=. python bench/bench_aggregate.py --splits 300 --seed 0
-    PYTHONPATH=. python bench/bench_aggregate.py --splits 300 --seed 0 --design incomplete
+    PYTHONPATH=. python bench/bench_aggregate.py --splits 100 --seed 0
+    PYTHONPATH=. python bench/bench_aggregate.py --splits 100 --seed 0 --design incomplete
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
-import tempfile
 import time
-from importlib import resources
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -36,38 +34,47 @@ from scipy import stats
 
 from lexgold.process.aggregate import fit_rater_model, trimmed_1sd_scores
 from lexgold.ratings.long import answers
-from lexgold.ratings.layouts import read_layout
 
-DATA = resources.files("lexgold.resources") / "data" / "wordsim353_set1_set1.csv.gz"
 RULES = ("mean", "model", "trimmed_1sd")
+#: per shipped log with rater identity: raters held out as the reference; Card-660's 8
+#: annotators leave a pool of 4 beside a reference of 4
+REFERENCE = {"wordsim353": 5, "danish": 5, "card660": 4}
 
 
-def load() -> pd.DataFrame:
-    """WordSim-353 set 1's answers (one per rater and pair; the pair listed twice averaged)."""
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "set1.csv"
-        path.write_bytes(gzip.decompress(DATA.read_bytes()))
-        return answers(read_layout(path, "wide").frame)
+def load(name: str = "wordsim353") -> pd.DataFrame:
+    """A log's answers (one per rater and pair; a pair a rater rated twice averaged): a shipped
+    log (``lexgold.crowd.logs.SHIPPED``) or a long-format ratings CSV."""
+    from lexgold.crowd.logs import SHIPPED, shipped_log
+
+    if name in SHIPPED:
+        frame = shipped_log(name)[0]
+    else:
+        from lexgold.ratings.long import read_ratings
+
+        frame = read_ratings(name)
+    return answers(frame)
 
 
-def scores(part: pd.DataFrame, rule: str) -> pd.Series:
+def scores(part: pd.DataFrame, rule: str, scale: tuple[float, float] = (0, 10)) -> pd.Series:
     """Each pair's score from ``part`` (the chosen raters' answers) by ``rule``."""
     if rule == "mean":
         return part.groupby(["word1", "word2"])["rating"].mean()
     if rule == "trimmed_1sd":
         return trimmed_1sd_scores(part).set_index(["word1", "word2"])["estimate"]
     fit = fit_rater_model(part).pairs.set_index(["word1", "word2"])["psi"]
-    return fit.clip(0, 10)
+    return fit.clip(*scale)
 
 
 def run(table: pd.DataFrame, reference: int, splits: int, seed: int,
-        design: str = "complete") -> pd.DataFrame:
+        design: str = "complete", k_max: int | None = None) -> pd.DataFrame:
     """Per split, k and rule: Spearman and MAE against the held-out raters' pair means.
     ``design``: "complete" (the same k raters rate every pair) or "incomplete" (each pair's
     k raters drawn apart from the other raters, so raters rate different pairs)."""
     rng = np.random.default_rng(seed)
     draws = np.random.default_rng([seed, 1])    # the design's own stream: same splits either way
-    raters = np.array(sorted(table["rater_id"].unique()))
+    raters = np.array(sorted(table["rater_id"].astype(str).unique()))
+    table = table.assign(rater_id=table["rater_id"].astype(str))
+    scale = (float(table["rating"].min()), float(table["rating"].max()))
     rows = []
     for split in range(splits):
         order = rng.permutation(raters)
@@ -79,10 +86,10 @@ def run(table: pd.DataFrame, reference: int, splits: int, seed: int,
                 ["word1", "word2"])["key"].rank(method="first") - 1
         else:
             place = rated["rater_id"].map({r: i for i, r in enumerate(pool)})
-        for k in range(2, len(pool) + 1):
+        for k in range(2, min(len(pool), k_max or len(pool)) + 1):
             part = rated[(place < k).to_numpy()]
             for rule in RULES:
-                got = scores(part, rule).reindex(truth.index)
+                got = scores(part, rule, scale).reindex(truth.index)
                 rows.append({"split": split, "k": k, "rule": rule,
                              "spearman": stats.spearmanr(got, truth).statistic,
                              "mae": float(np.abs(got - truth).mean())})
@@ -96,6 +103,24 @@ def equivalent(k_values: np.ndarray, curve: np.ndarray, value: float) -> str:
     if value > curve[-1]:
         return f"> {k_values[-1]}"
     return f"{np.interp(value, curve, k_values):.2f}"
+
+
+def savings(results: pd.DataFrame) -> pd.DataFrame:
+    """Per k: the model's Spearman and MAE minus the mean rule's, the mean-rule raters matching
+    the model's Spearman (interpolated; beyond the curve: NaN) and the saving ``1 - k / that``."""
+    means = results.groupby(["k", "rule"])[["spearman", "mae"]].mean().unstack("rule")
+    k_values = means.index.to_numpy()
+    curve = means[("spearman", "mean")].to_numpy()
+    rows = []
+    for k in k_values:
+        rho = means.loc[k, ("spearman", "model")]
+        inside = curve[0] <= rho <= curve[-1]
+        matching = float(np.interp(rho, np.maximum.accumulate(curve), k_values)) \
+            if inside else np.nan
+        rows.append({"k": k, "spearman": rho - means.loc[k, ("spearman", "mean")],
+                     "mae": means.loc[k, ("mae", "model")] - means.loc[k, ("mae", "mean")],
+                     "matching": matching, "saving": 1 - k / matching if inside else np.nan})
+    return pd.DataFrame(rows)
 
 
 def report(results: pd.DataFrame) -> None:
@@ -124,23 +149,49 @@ def report(results: pd.DataFrame) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--log", action="append", default=None,
+                        help="a shipped log with rater identity (wordsim353, danish, card660) "
+                             "or a long-format ratings CSV; repeatable (default: the three)")
     parser.add_argument("--splits", type=int, default=300)
-    parser.add_argument("--reference", type=int, default=5,
-                        help="held-out raters whose pair means are the reference (default 5)")
+    parser.add_argument("--reference", type=int, default=None,
+                        help="held-out raters whose pair means are the reference (default per "
+                             "log: 5; 4 for Card-660's 8)")
+    parser.add_argument("--k-max", type=int, default=8,
+                        help="largest k scored (default 8)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--design", choices=["complete", "incomplete"], default="complete",
                         help="complete: the same k raters on every pair; incomplete: each "
                              "pair's k raters drawn apart (raters rate different pairs)")
     args = parser.parse_args()
-    table = load()
-    print(f"WordSim-353 set 1: {table['rater_id'].nunique()} raters, "
-          f"{len(table[['word1', 'word2']].drop_duplicates())} pairs, {len(table)} answers; "
-          f"{args.splits} splits, reference {args.reference} raters, seed {args.seed}, "
-          f"{args.design} design")
-    start = time.perf_counter()
-    results = run(table, args.reference, args.splits, args.seed, args.design)
-    report(results)
-    print(f"({time.perf_counter() - start:.1f} s)")
+    found = []
+    for name in args.log or list(REFERENCE):
+        table = load(name)
+        if table["rater_id"].astype(str).str.startswith("?").any():
+            print(f"{name}: no rater identity; aggregate = \"model\" falls back to the mean")
+            continue
+        reference = args.reference or REFERENCE.get(name, 5)
+        print(f"{name}: {table['rater_id'].nunique()} raters, "
+              f"{len(table[['word1', 'word2']].drop_duplicates())} pairs, {len(table)} answers; "
+              f"{args.splits} splits, reference {reference} raters, seed {args.seed}, "
+              f"{args.design} design")
+        start = time.perf_counter()
+        results = run(table, reference, args.splits, args.seed, args.design, args.k_max)
+        report(results)
+        print(f"({time.perf_counter() - start:.1f} s)")
+        found.append(savings(results).assign(log=name))
+    if len(found) > 1:
+        every = pd.concat(found)
+        print("across logs, model - mean (per log):")
+        for k, part in every.groupby("k"):
+            each = "; ".join(f"{r.log} {r.spearman:+.4f} / {r.mae:+.4f} / "
+                             + ("n/a" if np.isnan(r.saving) else f"{r.saving:+.1%}")
+                             for r in part.itertuples())
+            print(f"k = {k}: Spearman {part['spearman'].min():+.4f} to "
+                  f"{part['spearman'].max():+.4f}, MAE {part['mae'].min():+.4f} to "
+                  f"{part['mae'].max():+.4f}, saving (mean-rule raters) "
+                  + ("n/a " if part["saving"].isna().all() else
+                     f"{part['saving'].min():+.1%} to {part['saving'].max():+.1%} ")
+                  + f"(Spearman / MAE / saving: {each})")
 
 
 if __name__ == "__main__":

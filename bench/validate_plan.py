@@ -1,66 +1,59 @@
 """Validate ``lexgold plan`` on real rating logs: predictions from small pilots against the
-reliability the full log shows.
+reliability the full log shows, per log and across logs.
 
-Data (vendored, ``lexgold/resources/data/SOURCES.toml``): WordSim-353 set 1 (153 pairs, 13
-identified raters, every rater rates every pair, 0-10) and SimVerb-3500's raw ratings (3,500
-pairs, 10-11 ratings each without rater identity, 0-6).
+Data: any log given with ``--log`` (repeatable): a shipped one (``lexgold.crowd.logs.SHIPPED``:
+simverb, wordsim353, danish, card660; sources in ``lexgold/resources/data/SOURCES.toml``) or a
+long-format ratings CSV; default all four shipped. Per log (``POOLS``): pilots of 4 raters (of
+4 ratings per pair without rater identity) and the k it predicts (Card-660's 8 annotators allow
+k = 4 at most).
 
-- **Pilot.** WordSim-353: ``--pilot`` (4) of the 13 raters drawn without replacement, all their
-  ratings. SimVerb-3500: per pair, ``--pilot`` (4) of its ratings drawn at random (the slots are
-  not raters, so a pilot is 4 ratings of each pair).
-- **Observed.** The reliability at ``k`` is the expected Spearman between the pair means of two
-  disjoint groups of ``k`` raters (of ``k`` ratings per pair for SimVerb) drawn from the whole
-  log, averaged over ``--splits`` random draws: the reliability of a study of this crowd on
-  these pairs. The pilot's raters are part of that crowd; k = 6 needs 12 of WordSim's 13
-  raters, so no held-out group that large exists. A **held-out** check is printed beside it:
-  the same figure from only the raters (ratings) not in the pilot, at the largest k they allow
-  (4 of the 9 WordSim raters left; 3 of SimVerb's 6-7 ratings left).
-- **Methods.** ``model``: ``lexgold.process.plan.reliability_curve`` (whatever version is on the
-  path: run with ``PYTHONPATH`` at another checkout to compare versions), its point and its
-  ``--level`` interval. ``spearman-brown``: the pilot's mean Pearson between raters (between
-  rating slots for SimVerb), stepped up to k (the textbook answer). ``split-half``: the pilot's
-  own split-half Spearman (every split of its raters into two halves; 20 random splits of the
-  slots for SimVerb), stepped up from half the pilot to k by Spearman-Brown. The two baselines'
-  intervals are percentile bootstraps over pairs (``--replicates``).
+- **Pilot.** ``--pilot`` raters drawn without replacement, all their ratings; without rater
+  identity (SimVerb), per pair ``--pilot`` of its ratings drawn at random.
+- **Observed.** The reliability at ``k``: the expected Spearman between the pair means of two
+  disjoint groups of ``k`` raters (``k`` ratings per pair without identity) drawn from the whole
+  log, averaged over ``--splits`` random draws. A **held-out** check is printed beside it: the
+  same figure from only the raters not in the pilot, at the largest k they allow.
+- **Methods.** ``plan``: what ``lexgold plan`` prints (``lexgold.process.plan.choose_method``:
+  the model or Spearman-Brown, chosen by cross-validation inside the pilot, with its jackknife
+  interval). ``model``: ``reliability_curve`` alone with its bootstrap interval
+  (``--replicates``). ``spearman-brown``: the pilot's mean Pearson between raters stepped up to
+  k. ``split-half``: the pilot's split-half Spearman stepped up from half the pilot to k. The
+  two baselines' intervals are percentile bootstraps over pairs.
 
-Printed: per pilot and method the prediction and interval; the whole log's Spearman and
-Pearson reliability at the largest k (the textbook answer predicts the Pearson one) and its
-median pair mean; then per method and k the mean absolute error, the bias, how many intervals
-cover the observed value, the mean width and the mean absolute error against the held-out raters.
+Printed per log: per pilot and method the prediction and interval; the whole log's Spearman
+and Pearson reliability at the largest k and its median pair mean; per method and k the mean
+absolute error, the bias, the intervals covering the observed value, the mean width, the MAE
+against the held-out raters and the pilots where the model was chosen. With several logs, each
+claim at each log's largest k as a range across the logs with every log's figure.
 
-    PYTHONPATH=. python bench/validate_plan.py --data wordsim353 --pilots 10 --seed 0
-    PYTHONPATH=. python bench/validate_plan.py --data simverb --pilots 10 --seed 0
+    PYTHONPATH=. python bench/validate_plan.py --log wordsim353 --pilots 10 --replicates 100 \
+        --splits 300 --seed 0
+    PYTHONPATH=. python bench/validate_plan.py --pilots 10 --seed 0     # all four shipped logs
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
 import itertools
-import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from lexgold.process.plan import reliability_curve
-from lexgold.ratings.layouts import read_layout
-from lexgold.resources._files import resource_files
-
-#: data set -> (resource, layout, the file's name for the reader)
-LOGS = {"wordsim353": ("wordsim353_set1", "wide", "set1.csv"),
-        "simverb": ("simverb3500_ratings", "anonymous", "SimVerb-3500-ratings.txt")}
-
+from lexgold.process.plan import choose_method, reliability_curve
 
 def load_log(name: str) -> pd.DataFrame:
-    """The vendored log as long-format ratings (``rater_id, tranche, word1, word2, rating``)."""
-    resource, layout, filename = LOGS[name]
-    (found,) = resource_files(resource)
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / filename
-        path.write_bytes(found.read_bytes())
-        frame = read_layout(path, layout).frame
+    """A shipped log (``lexgold.crowd.logs.SHIPPED``: simverb, wordsim353, danish, card660) or
+    a long-format ratings CSV, as ``rater_id, tranche, word1, word2, rating``."""
+    from lexgold.crowd.logs import SHIPPED, shipped_log
+
+    if name in SHIPPED:
+        frame = shipped_log(name)[0]
+    else:
+        from lexgold.ratings.long import read_ratings
+
+        frame = read_ratings(name)
+    frame = frame[frame["kind"] != "checkpoint"] if "kind" in frame else frame
     return frame[["rater_id", "tranche", "word1", "word2", "rating"]]
 
 
@@ -172,11 +165,16 @@ def validate(values: np.ndarray, *, anonymous: bool, pilots: int, pilot_size: in
         held = {k: observed(rest, k, anonymous, rng, splits) for k in ks if k <= reach}
         # a generator of the model's own: the pilots drawn do not depend on the version run
         own = np.random.default_rng(rng.integers(2 ** 32))
-        curve = reliability_curve(long_of(pilot, anonymous), max(ks), rng=own,
-                                  replicates=replicates, level=level,
-                                  simulations=simulations).set_index("raters")
+        ratings = long_of(pilot, anonymous)
+        curve = reliability_curve(ratings, max(ks), rng=own, replicates=replicates,
+                                  level=level, simulations=simulations).set_index("raters")
+        choice = choose_method(ratings, max(ks), rng=own, level=level,
+                               simulations=simulations,
+                               model_curve=curve["reliability"].to_numpy())
+        chosen = choice["curves"][choice["chosen"]]
         for k in ks:
-            found = {"model": (curve.loc[k, "reliability"], curve.loc[k, "low"],
+            found = {"plan": (chosen[k - 1], choice["low"][k - 1], choice["high"][k - 1]),
+                     "model": (curve.loc[k, "reliability"], curve.loc[k, "low"],
                                curve.loc[k, "high"])}
             sb = spearman_brown(pilot, k)
             found["spearman-brown"] = (sb, *_interval(spearman_brown, pilot, k, rng,
@@ -186,6 +184,7 @@ def validate(values: np.ndarray, *, anonymous: bool, pilots: int, pilot_size: in
                                                              min(replicates, 50), level))
             for method, (value, low, high) in found.items():
                 rows.append({"pilot": p, "method": method, "k": k, "predicted": value,
+                             "chosen": choice["chosen"],
                              "low": low, "high": high, "observed": truth[k],
                              "held_out": held.get(k, np.nan)})
         six = [r for r in rows if r["pilot"] == p and r["k"] == max(ks)]
@@ -206,36 +205,79 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
     return table.groupby(["method", "k"]).agg(
         pilots=("error", "size"), mae=("error", lambda e: e.abs().mean()),
         bias=("error", "mean"), covered=("covers", "sum"), width=("width", "mean"),
-        held_out_mae=("held_error", "mean")).reset_index()
+        held_out_mae=("held_error", "mean"),
+        model_chosen=("chosen", lambda c: int((c == "model").sum()))).reset_index()
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", choices=sorted(LOGS), default="wordsim353")
-    parser.add_argument("--pilots", type=int, default=10)
-    parser.add_argument("--pilot", type=int, default=4, help="raters (ratings per pair)")
-    parser.add_argument("--k", type=int, nargs="+", default=None,
-                        help="group sizes (default 2 4 6 for WordSim, 2 3 5 for SimVerb)")
-    parser.add_argument("--replicates", type=int, default=200)
-    parser.add_argument("--splits", type=int, default=1000)
-    parser.add_argument("--level", type=float, default=0.9)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    anonymous = args.data == "simverb"
-    ks = args.k or ([2, 3, 5] if anonymous else [2, 4, 6])
+#: per shipped log: pilot size (raters, or ratings per pair) and the k predicted; Card-660's
+#: 8 annotators leave k = 4 at most for two disjoint groups of the whole log
+POOLS = {"wordsim353": (4, [2, 4, 6]), "simverb": (4, [2, 3, 5]),
+         "danish": (4, [2, 5, 8]), "card660": (4, [2, 3, 4])}
+
+
+def run_log(name: str, args) -> pd.DataFrame:
+    """Validate on one log and print its table; returns the summary with the log's name."""
     started = time.perf_counter()
-    values = matrix(load_log(args.data), anonymous)
-    table = validate(values, anonymous=anonymous, pilots=args.pilots, pilot_size=args.pilot,
+    frame = load_log(name)
+    anonymous = frame["rater_id"].astype(str).str.startswith("?").any()
+    values = matrix(frame, anonymous)
+    pilot_size, ks = POOLS.get(name, (args.pilot, None))
+    pilot_size = args.pilot or pilot_size
+    reach = (np.sum(~np.isnan(values), axis=1).min() if anonymous else values.shape[1]) // 2
+    ks = args.k or ks or sorted({2, (2 + min(reach, 8)) // 2, min(reach, 8)})
+    table = validate(values, anonymous=anonymous, pilots=args.pilots, pilot_size=pilot_size,
                      ks=ks, rng=np.random.default_rng(args.seed), replicates=args.replicates,
                      splits=args.splits, level=args.level)
-    print(f"{args.data}: {values.shape[0]} pairs, pilots of {args.pilot}, "
+    print(f"{name}: {values.shape[0]} pairs, pilots of {pilot_size}, "
           f"{args.level:.0%} intervals, seed {args.seed}")
     k, check = max(ks), np.random.default_rng(args.seed + 1)
     print(f"whole log, k = {k}: Spearman {observed(values, k, anonymous, check, args.splits):.3f},"
           f" Pearson {observed(values, k, anonymous, check, args.splits, pearson=True):.3f}; "
           f"pair means: median {np.nanmedian(np.nanmean(values, axis=1)):.2f}")
-    print(summary(table).to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    found = summary(table)
+    print(found.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     print(f"{time.perf_counter() - started:.0f} s")
+    return found.assign(log=name, largest=found["k"] == max(ks))
+
+
+def across(found: pd.DataFrame) -> list[str]:
+    """The claims at each log's largest k as ranges across the logs, every log's figure."""
+    top = found[found["largest"]]
+    lines = ["across logs, at each log's largest k (per log):"]
+    for method, part in top.groupby("method", sort=False):
+        each = "; ".join(f"{r.log} k={r.k}: MAE {r.mae:.4f}, covered {r.covered}/{r.pilots}, "
+                         f"width {r.width:.4f}" for r in part.itertuples())
+        lines.append(f"{method}: MAE {part['mae'].min():.4f}-{part['mae'].max():.4f}, covered "
+                     f"{part['covered'].sum()}/{part['pilots'].sum()}, width "
+                     f"{part['width'].min():.4f}-{part['width'].max():.4f} ({each})")
+    every = found[found["method"] == "plan"]
+    lines.append(f"plan, every k: covered {every['covered'].sum()}/{every['pilots'].sum()}; "
+                 "model chosen in " + ", ".join(
+                     f"{r.log} {r.model_chosen}/{r.pilots}"
+                     for r in every[every["largest"]].itertuples()))
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--log", action="append", default=None,
+                        help="a shipped log (simverb, wordsim353, danish, card660) or a "
+                             "long-format ratings CSV; repeatable (default: all four shipped)")
+    parser.add_argument("--pilots", type=int, default=10)
+    parser.add_argument("--pilot", type=int, default=None,
+                        help="raters (ratings per pair) of a pilot (default 4)")
+    parser.add_argument("--k", type=int, nargs="+", default=None,
+                        help="group sizes (default per log: POOLS; else 2, the middle and "
+                             "the largest the log allows, at most 8)")
+    parser.add_argument("--replicates", type=int, default=200)
+    parser.add_argument("--splits", type=int, default=1000)
+    parser.add_argument("--level", type=float, default=0.9)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    logs = args.log or ["wordsim353", "simverb", "danish", "card660"]
+    found = pd.concat([run_log(name, args) for name in logs], ignore_index=True)
+    if len(logs) > 1:
+        print("\n".join(across(found)))
 
 
 if __name__ == "__main__":

@@ -47,4 +47,4 @@ def test_the_command_prints_the_library_figures(ratings_file):
                                        "--json"])
     assert json.loads(as_json.output) == {k: result[k] for k in (
         "iaa1", "iaa2", "raters", "pairs", "alpha_interval", "alpha_ordinal", "icc1", "icck",
-        "icc")}
+        "icc", "aggregate_model")}

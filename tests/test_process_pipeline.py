@@ -169,8 +169,9 @@ def test_simulate_agree_process_commands(tmp_path, pairs):
     assert result.exit_code == 0, result.output
     figures = json.loads(result.output.strip().splitlines()[-1])
     assert set(figures) == {"iaa1", "iaa2", "raters", "pairs", "alpha_interval",
-                            "alpha_ordinal", "icc1", "icck", "icc"}
+                            "alpha_ordinal", "icc1", "icck", "icc", "aggregate_model"}
     assert figures["raters"] == 120 and figures["pairs"] == 300
+    assert figures["aggregate_model"]["k"] == 6       # half of the 12 raters most pairs have
     assert 0 < figures["iaa1"] < figures["iaa2"] < 1
     text = invoke("agree", str(ratings))
     assert "IAA-1" in text.output and f"{figures['iaa1']:.3f}" in text.output

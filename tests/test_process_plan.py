@@ -221,8 +221,8 @@ def test_the_text_names_the_ci_width_unit_and_marks_widths_beyond_the_scale(tmp_
     # k = 2: t(0.975, 1) = 12.71, so the expected width is about 2 * 12.71 * SD / sqrt(2),
     # beyond the 6-point scale for any SD of ratings above 0.34
     two = lines[2].split()
-    assert two[0] == "2" and two[4].endswith("*") and float(two[4][:-1]) > 6
-    assert not lines[4].split()[4].endswith("*")                 # k = 4: t = 3.18
+    assert two[0] == "2" and two[6].endswith("*") and float(two[6][:-1]) > 6
+    assert not lines[4].split()[6].endswith("*")                 # k = 4: t = 3.18
     assert any(line.startswith("* wider than the whole 1-7 scale") for line in lines)
     assert "plan: bootstrap" not in result.output                # no progress off a terminal
 

@@ -136,7 +136,7 @@ def test_wordsim353_agreement_pooled_and_weighted_by_pairs(ws353):
     assert figures["raters"] == 29 and figures["pairs"] == 27
     assert set(json.loads(run("agree", folder / "ws.csv", "--json").output)) == {
         "iaa1", "iaa2", "raters", "pairs", "alpha_interval", "alpha_ordinal", "icc1", "icck",
-        "icc"}
+        "icc", "aggregate_model"}
 
 
 def test_wordsim353_tab_variant_reads_the_same(ws353):

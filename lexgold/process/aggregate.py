@@ -25,6 +25,7 @@ rater and pair: ``rater_id, word1, word2, rating``) and returns one value per pa
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -237,3 +238,109 @@ def pair_estimates(final: pd.DataFrame, rule: str, *, rating_range: tuple[float,
                   max_abs_difference=float(gap.max()) if len(gap) else 0.0,
                   pairs_differing=int((gap > 0.005).sum()))
     return table[[*ITEM, "estimate"]], record
+
+
+#: random splits of a study's raters behind :func:`model_saving`, and the most raters per
+#: pair it scores from (the raters a study is planned for; larger crowds are slow to refit)
+SAVING_SPLITS, SAVING_MAX_K = 20, 8
+
+
+def model_saving(answered: pd.DataFrame, *, rng: np.random.Generator,
+                 splits: int = SAVING_SPLITS) -> dict | None:
+    """What ``aggregate = "model"`` would save on this study against the mean, measured on its
+    own raters (None without rater identity or with fewer than 4 raters per pair).
+
+    Each split orders the raters at random; every pair with ``2k`` ratings or more (``k`` half
+    its median raters per pair, at most :data:`SAVING_MAX_K`) is scored from its first ``k``
+    raters in that order by the mean and by the rater model (:func:`fit_rater_model`) and
+    compared with the mean of its other raters, the held-out reference: Spearman's rho and the mean absolute error. The mean's
+    Spearman at 2..k raters (the same splits) gives the raters the mean needs to match the
+    model's Spearman at k (interpolated), and the saving ``1 - k / that`` (negative: the model
+    costs raters).
+
+    Returns
+    -------
+    dict or None
+        ``k``, ``pairs``, ``splits``, ``spearman`` and ``mae`` (``mean``, ``model``: averages
+        over the splits), ``spearman_difference`` and ``mae_difference`` (model - mean: average
+        and the middle 95 % of the splits), ``model_better`` (share of splits with the higher
+        Spearman), ``mean_raters_matching`` and ``saving`` (None below 3 raters per group,
+        where the mean has no curve, or when the model's Spearman is below the mean's at 2).
+    """
+    from scipy import stats
+
+    if answered["rater_id"].astype(str).str.startswith("?").any():
+        return None
+    per_pair = answered.groupby(list(ITEM), sort=False).size()
+    k = min(int(per_pair.median()) // 2, SAVING_MAX_K)
+    if k < 2:
+        return None
+    codes, raters = pd.factorize(answered["rater_id"])
+    rows = []
+    for _ in range(splits):
+        rank = pd.Series(rng.permutation(len(raters))[codes], index=answered.index)
+        place = rank.groupby(
+            [answered[c] for c in ITEM], sort=False).rank(method="first").to_numpy() - 1
+        enough = answered.groupby(list(ITEM), sort=False)["rating"].transform("size") >= 2 * k
+        scored = answered[enough.to_numpy() & (place < k)]
+        truth = answered[enough.to_numpy() & (place >= k)].groupby(
+            list(ITEM), sort=False)["rating"].mean()
+        if len(truth) < 3:
+            continue
+        model = fit_rater_model(scored).pairs.set_index(list(ITEM))["psi"].reindex(truth.index)
+        low, high = float(answered["rating"].min()), float(answered["rating"].max())
+        model = model.clip(low, high)
+        row = {"model_rho": stats.spearmanr(model, truth).statistic,
+               "model_mae": float(np.abs(model - truth).mean())}
+        for size in range(2, k + 1):
+            mean = answered[enough.to_numpy() & (place < size)].groupby(
+                list(ITEM), sort=False)["rating"].mean().reindex(truth.index)
+            row[f"mean_rho_{size}"] = stats.spearmanr(mean, truth).statistic
+        row["mean_mae"] = float(np.abs(mean - truth).mean())
+        rows.append(row)
+    if not rows:
+        return None
+    table = pd.DataFrame(rows)
+    curve = table[[f"mean_rho_{size}" for size in range(2, k + 1)]].mean().to_numpy()
+    rho_model = float(table["model_rho"].mean())
+    sizes = np.arange(2, k + 1)
+    if k < 3 or rho_model < curve[0]:   # no curve of the mean to read, or below its start
+        matching = None
+    elif rho_model > curve[-1]:         # beyond the mean's curve: extend its last step
+        slope = curve[-1] - curve[-2]
+        matching = float(k + (rho_model - curve[-1]) / slope) if slope > 0 else math.inf
+    else:
+        matching = float(np.interp(rho_model, np.maximum.accumulate(curve), sizes))
+
+    def difference(model_column, mean_column):
+        diff = table[model_column] - table[mean_column]
+        return [float(diff.mean()), *(float(q) for q in np.percentile(diff, [2.5, 97.5]))]
+
+    return {"k": k, "pairs": int((per_pair >= 2 * k).sum()), "splits": len(table),
+            "spearman": {"mean": float(table[f"mean_rho_{k}"].mean()), "model": rho_model},
+            "mae": {"mean": float(table["mean_mae"].mean()),
+                    "model": float(table["model_mae"].mean())},
+            "spearman_difference": difference("model_rho", f"mean_rho_{k}"),
+            "mae_difference": difference("model_mae", "mean_mae"),
+            "model_better": float((table["model_rho"] > table[f"mean_rho_{k}"]).mean()),
+            "mean_raters_matching": matching,
+            "saving": None if matching is None else 1 - k / matching}
+
+
+def saving_line(saving: dict | None) -> str:
+    """One line of what ``aggregate = "model"`` would save (:func:`model_saving`)."""
+    if saving is None:
+        return ('aggregate = "model": not measurable here (it needs rater identity and 4 or '
+                'more raters per pair)')
+    rho, mae = saving["spearman_difference"], saving["mae_difference"]
+    line = (f'aggregate = "model" at {saving["k"]} raters per pair, against the mean of the '
+            f'other raters ({saving["pairs"]} pairs, {saving["splits"]} splits): Spearman '
+            f'{rho[0]:+.4f} [{rho[1]:+.4f}, {rho[2]:+.4f}], MAE {mae[0]:+.4f} '
+            f'[{mae[1]:+.4f}, {mae[2]:+.4f}] (model - mean, middle 95 % of splits)')
+    if saving["saving"] is None:
+        return line + ("; fewer than 6 raters per pair: no curve of the mean to count raters on"
+                       if saving["k"] < 3 else
+                       "; the mean matches the model's Spearman with 2 raters: it costs raters")
+    verb = "saves" if saving["saving"] > 0 else "costs"
+    return (line + f'; the mean needs {saving["mean_raters_matching"]:.2f} raters for the '
+            f'model\'s Spearman: it {verb} {abs(saving["saving"]):.1%} of the ratings')

@@ -32,6 +32,7 @@ from lexgold.ratings.long import (
     read_ratings,
     require_raters,
 )
+from lexgold.process.aggregate import model_saving, saving_line
 from lexgold.process.reliability import ICC_FORM, icc, krippendorff_alpha
 from lexgold.process.splithalf import split_half_random
 from lexgold.ratings.overlap import overlap_warnings
@@ -52,8 +53,10 @@ def agreement_figures(frame, *, pool: str = "tranche", min_overlap: int = 10, sp
         ``iaa1``, ``iaa2`` (None when undefined or without rater identity), ``raters``,
         ``pairs``, ``alpha_interval``, ``alpha_ordinal`` (Krippendorff), ``icc1``, ``icck``
         (ICC(2,1), ICC(2,k); None without rater identity) and ``icc`` (the form, the 95 %
-        intervals and the k of ``icck``); with rater identity also ``shared_pairs`` and
-        ``by_tranche``; with ``splits > 0`` ``split_half`` (random halves, seeded by ``seed``).
+        intervals and the k of ``icck``); with rater identity also ``shared_pairs``,
+        ``by_tranche`` and ``aggregate_model`` (what ``aggregate = "model"`` would save here,
+        :func:`lexgold.process.aggregate.model_saving`, seeded by ``seed``; None below 4
+        raters per pair); with ``splits > 0`` ``split_half`` (random halves, seeded by ``seed``).
     """
     rated = frame[frame["kind"] != "checkpoint"]
     answered = answers(check_ratings(frame))       # once for alpha and the ICC
@@ -75,7 +78,8 @@ def agreement_figures(frame, *, pool: str = "tranche", min_overlap: int = 10, sp
             shared_pairs=int((rated.groupby(ITEM)["rater_id"].nunique() > 1).sum()),
             by_tranche={"iaa1": _number(weighted["iaa1"]), "iaa2": _number(weighted["iaa2"]),
                         "tranches": [{k: _number(v) for k, v in row.items()}
-                                     for row in weighted["tranches"]]})
+                                     for row in weighted["tranches"]]},
+            aggregate_model=model_saving(answered, rng=np.random.default_rng([seed, 46])))
     if splits:
         half = split_half_random(frame, rng=np.random.default_rng(seed), splits=splits)
         result["split_half"] = {k: _number(v) for k, v in half.items()}
@@ -146,6 +150,7 @@ def agree_summary_lines(result: dict, anonymous: bool) -> list[str]:
                      f"{show(ci['icc1_ci95'][1])}]  ICC(2,k) {show(result['icck'])} "
                      f"[{show(ci['icck_ci95'][0])}, {show(ci['icck_ci95'][1])}]  (k = {k}, "
                      f"{ci['pairs']} pairs in complete blocks per tranche)")
+        lines.append(saving_line(result.get("aggregate_model")))
     lines.append(f"Krippendorff's alpha: interval {show(result['alpha_interval'])}  "
                  f"ordinal {show(result['alpha_ordinal'])}")
     if "split_half" in result:

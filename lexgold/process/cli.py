@@ -25,7 +25,8 @@ from lexgold.errors import InputError
 @click.argument("ratings", type=click.Path(exists=True, dir_okay=False))
 @click.option("--json", "as_json", is_flag=True,
               help="JSON with keys iaa1, iaa2, raters, pairs, alpha_interval, alpha_ordinal, "
-                   "icc1, icck, icc (form and 95 % intervals) (and split_half with "
+                   "icc1, icck, icc (form and 95 % intervals), aggregate_model (what "
+                   "aggregate = model would save; with rater identity) (and split_half with "
                    "--split-half).")
 @click.option("--detail", is_flag=True,
               help="JSON also gets shared_pairs (pairs rated by more than one rater) and "
@@ -188,7 +189,8 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, ag
               help="Also draw the curve with its interval to this PNG.")
 @click.option("--json", "as_json", is_flag=True,
               help='JSON {"curve": [{"raters", "reliability", "low", "high"}, ...], '
-                   '"raters_needed", "raters_needed_low", "details", "pilot", "too_small", '
+                   '"raters_needed", "raters_needed_low", "details", "pilot", "method" (the '
+                   'method chosen and why, both predictions), "aggregate_model", "too_small", '
                    '"cost", ...}.')
 @quiet_option
 @seed_option
@@ -203,8 +205,12 @@ def plan(ratings, target, max_raters, pay_per_hour, seconds_per_pair, n_pairs, r
     expected width of a pair mean's 95 % CI (in points of the rating scale) and the expected
     IAA-2, the raters needed for --target, and the time and cost, and says when the pilot is
     too small to tell. The pilot is modelled (pair scores, each rater's bias, scale and noise,
-    each pair's own spread) and studies of k raters are simulated from it; the interval comes
-    from a bootstrap over pairs and raters (docs/process.md, "How many raters?").
+    each pair's own spread) and studies of k raters are simulated from it; the model and
+    Spearman-Brown are cross-validated on subsets of the pilot's raters and the nearer one is
+    used, both printed; the interval is the spread of its predictions over those subsets
+    (delete-d jackknife; a bootstrap over pairs and raters for a pilot too thin to
+    cross-validate). With rater identity it also says what aggregate = "model" would save
+    (docs/process.md, "How many raters?").
 
     \b
     Example:

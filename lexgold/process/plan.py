@@ -46,6 +46,7 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
+from lexgold.process.aggregate import model_saving, saving_line
 from lexgold.ratings import ITEM
 from lexgold.ratings.long import answers, check_ratings, is_anonymous
 from lexgold.stats import average_ranks
@@ -602,6 +603,177 @@ def reliability_curve(ratings: pd.DataFrame, max_raters: int = 20, *,
     return frame
 
 
+#: random subsets of the pilot's raters the planner's choice is cross-validated on
+FOLDS = 12
+#: random splits of the pilot into two groups for the reliability it shows itself
+PILOT_SPLITS = 40
+#: the methods the planner chooses between
+METHODS = ("model", "spearman-brown")
+
+
+def _rater_order(answered: pd.DataFrame, anonymous: bool, rng: np.random.Generator) -> np.ndarray:
+    """Each rating's place among its pair's ratings in a random order of the raters (of the
+    ratings themselves without rater identity): 0 first."""
+    if anonymous:
+        key = rng.random(len(answered))
+    else:
+        codes, ids = pd.factorize(answered["rater_id"])
+        key = rng.permutation(len(ids))[codes].astype(float)
+    ranked = pd.Series(key, index=answered.index).groupby(
+        [answered[c] for c in ITEM], sort=False).rank(method="first")
+    return ranked.to_numpy(dtype=int) - 1
+
+
+def _pilot_reliability(answered: pd.DataFrame, k: int, anonymous: bool,
+                       rng: np.random.Generator, splits: int = PILOT_SPLITS) -> float:
+    """The Spearman between the pair means of two disjoint groups of ``k`` of the pilot's
+    raters, over ``splits`` random splits (pairs with ``2k`` ratings or more)."""
+    found = []
+    for _ in range(splits):
+        place = _rater_order(answered, anonymous, rng)
+        group = np.where(place < k, 0, np.where(place < 2 * k, 1, -1))
+        part = answered.assign(group=group)[group >= 0]
+        means = part.groupby([*ITEM, "group"], sort=False)["rating"].agg(["mean", "size"])
+        means = means[means["size"] == k]["mean"].unstack("group").dropna()
+        if len(means) >= 3:
+            found.append(float(_spearman(means[0].to_numpy(), means[1].to_numpy())))
+    return float(np.nanmean(found)) if found else math.nan
+
+
+def spearman_brown_curve(answered: pd.DataFrame, max_raters: int, anonymous: bool,
+                         rng: np.random.Generator) -> np.ndarray:
+    """Spearman-Brown's reliability for k = 1..``max_raters``: the mean Pearson between the
+    pilot's raters (their shared pairs, 3 or more; between the places of a random order of each
+    pair's ratings without rater identity) stepped up to k, ``k r / (1 + (k - 1) r)``
+    (Spearman 1910, Brown 1910)."""
+    column = _rater_order(answered, anonymous, rng) if anonymous else answered["rater_id"]
+    wide = answered.assign(column=column).pivot_table(index=list(ITEM), columns="column",
+                                                       values="rating", aggfunc="mean")
+    r = wide.corr(min_periods=3).to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        r1 = float(np.nanmean(r[~np.eye(len(r), dtype=bool)]))
+    k = np.arange(1, max_raters + 1)
+    return k * r1 / (1 + (k - 1) * r1)
+
+
+def _raters_per_pair(answered: pd.DataFrame) -> int:
+    return int(np.median(answered.groupby(list(ITEM), sort=False).size()))
+
+
+def cross_validation_design(answered: pd.DataFrame, anonymous: bool) -> dict | None:
+    """How the planner's choice is cross-validated inside a pilot, or None when it cannot be.
+
+    The pilot has ``m`` raters per pair (the median); subsets of ``fitted`` = max(3, m // 2)
+    of them (at most m - 1; 2 allowed without rater identity) predict the reliability of two
+    disjoint groups of ``k`` raters, the largest k that 30 pairs or more have 2k ratings for,
+    which the whole pilot measures (:func:`_pilot_reliability`)."""
+    m = _raters_per_pair(answered)
+    counts = answered.groupby(list(ITEM), sort=False).size().to_numpy()
+    reach = [k for k in range(1, m // 2 + 1) if (counts >= 2 * k).sum() >= MIN_PAIRS]
+    fitted = min(m - 1, max(2 if anonymous else MIN_RATERS, m // 2))
+    if not reach or fitted < (2 if anonymous else MIN_RATERS) or fitted >= m:
+        return None
+    return {"raters": m, "raters_fitted": fitted, "k": max(reach)}
+
+
+def _subset(answered: pd.DataFrame, fitted: int, anonymous: bool,
+            rng: np.random.Generator) -> pd.DataFrame:
+    """``fitted`` raters per pair: without rater identity ``fitted`` random ratings of each
+    pair; with it, ``fitted`` raters of each tranche (at most all but one), all their ratings."""
+    if anonymous:
+        return answered[_rater_order(answered, True, rng) < fitted]
+    tranche = answered.groupby("rater_id", sort=False)["tranche"].agg(
+        lambda t: t.mode().iloc[0])
+    keep = []
+    for _, raters in tranche.groupby(tranche):
+        ids = raters.index.to_numpy()
+        keep.extend(rng.permutation(ids)[:min(fitted, max(len(ids) - 1, 1))])
+    return answered[answered["rater_id"].isin(keep)]
+
+
+def choose_method(ratings: pd.DataFrame, max_raters: int, *, rng: np.random.Generator,
+                  level: float = 0.9, folds: int = FOLDS, simulations: int = 20,
+                  model_curve: np.ndarray | None = None) -> dict:
+    """Cross-validate the planner's model against Spearman-Brown inside the pilot, and the
+    interval of the chosen method from the spread of its predictions over the pilot's subsets.
+
+    Each of ``folds`` random subsets of ``fitted`` of the pilot's ``m`` raters per pair
+    (:func:`cross_validation_design`) gives both methods' curves; each method's error is the
+    mean absolute difference between its prediction at ``k`` and the reliability the whole pilot
+    shows at ``k`` (two disjoint groups of k of its raters); the method with the smaller error
+    is chosen. The interval: the delete-d jackknife (Shao & Wu 1989, "A general theory for
+    jackknife variance estimation", Ann. Statist. 17(3)) over the subsets, the variance of the
+    whole pilot's prediction ``fitted / (m - fitted)`` times the mean squared deviation of the
+    subsets' predictions from their mean, with Student's t quantile on one degree of freedom
+    fewer than the distinct subsets drawn (4 of a 4-rater pilot's subsets of 3 are distinct):
+    the spread from drawing the pilot's raters (its pairs are the study's), not a bound.
+
+    Returns
+    -------
+    dict
+        ``design`` (:func:`cross_validation_design`, None when the pilot cannot be
+        cross-validated: then ``chosen`` is ``"model"`` and no interval is given), ``observed``
+        (the pilot's own reliability at k), ``error`` (per method), ``chosen``, ``why``,
+        ``curves`` (per method, the whole pilot's prediction for k = 1..K) and ``low``,
+        ``high`` (the chosen method's interval per k; NaN without a design).
+        ``model_curve``: the model's curve of the whole pilot when already computed.
+    """
+    from scipy.special import stdtrit
+
+    answered = answers(check_ratings(ratings))
+    anonymous = is_anonymous(answered)
+    ks = np.arange(1, max_raters + 1)
+    model = (reliability_curve(ratings, max_raters, rng=rng, replicates=0,
+                               simulations=simulations)["reliability"].to_numpy()
+             if model_curve is None else np.asarray(model_curve, dtype=float))
+    curves = {"model": model,
+              "spearman-brown": spearman_brown_curve(answered, max_raters, anonymous, rng)}
+    design = cross_validation_design(answered, anonymous)
+    nan = np.full(len(ks), np.nan)
+    result = {"design": design, "observed": None, "error": {m: None for m in METHODS},
+              "chosen": "model", "curves": curves, "low": nan, "high": nan.copy()}
+    if design is None:
+        result["why"] = ("the pilot has too few raters per pair to cross-validate (4 or more "
+                         "on 30 pairs needed); the model, with its bootstrap interval")
+        return result
+    k, fitted, m = design["k"], design["raters_fitted"], design["raters"]
+    observed = _pilot_reliability(answered, k, anonymous, rng)
+    top = max(max_raters, k)
+    predicted = {name: np.full((folds, top), np.nan) for name in METHODS}
+    for fold in range(folds):
+        part = _subset(answered, fitted, anonymous, rng)
+        try:
+            predicted["model"][fold] = reliability_curve(
+                part, top, rng=rng, replicates=0,
+                simulations=simulations)["reliability"].to_numpy()
+        except InputError:
+            continue
+        predicted["spearman-brown"][fold] = spearman_brown_curve(part, top, anonymous, rng)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        error = {name: float(np.nanmean(np.abs(p[:, k - 1] - observed)))
+                 for name, p in predicted.items()}
+    chosen = min(METHODS, key=lambda name: (np.nan_to_num(error[name], nan=np.inf),
+                                            name != "model"))
+    spread = predicted[chosen][:, :max_raters]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        deviation = np.nanmean((spread - np.nanmean(spread, axis=0)) ** 2, axis=0)
+    distinct = math.comb(m, fitted) if not anonymous else folds
+    quantile = stdtrit(max(min(folds, distinct) - 1, 1), 0.5 + level / 2)
+    half = quantile * np.sqrt(deviation * fitted / (m - fitted))
+    point = curves[chosen]
+    other = "spearman-brown" if chosen == "model" else "model"
+    result.update(observed=observed, error=error, chosen=chosen,
+                  low=np.clip(point - half, -1, 1), high=np.clip(point + half, -1, 1),
+                  why=(f"{folds} random subsets of {fitted} of the pilot's {m} raters per pair "
+                       f"predicted the {k}-rater reliability the whole pilot shows "
+                       f"({observed:.3f}): {chosen} off by {error[chosen]:.3f} on average, "
+                       f"{other} by {error[other]:.3f}"))
+    return result
+
+
 def raters_needed(curve: pd.DataFrame, target: float, *, column: str = "reliability") -> int | None:
     """Fewest raters per pair whose ``column`` reaches ``target`` (None: not within the curve)."""
     reached = curve.loc[curve[column] >= target, "raters"]
@@ -653,14 +825,25 @@ def plan_study(ratings: pd.DataFrame, *, rng: np.random.Generator, max_raters: i
         the expected reliability at ``target``; None beyond ``max_raters``),
         ``raters_needed_low`` (fewest k whose interval's lower end reaches it), ``target``,
         ``level``, ``details`` (``raters, ci_width, iaa2`` per k; ``ci_width`` in points of the
-        rating scale), ``pilot`` (raters, pairs, ratings per pair, pairs with two or more
-        ratings, ``scale`` [low, high]), ``too_small`` (why the pilot cannot tell the raters
-        needed, :func:`too_small`; None when it can) and ``cost`` (``pairs, seconds_per_pair, seconds_measured,
+        rating scale), ``method`` (the method chosen by cross-validation inside the pilot and
+        why, both methods' predictions per k, :func:`choose_method`; ``curve`` holds the
+        chosen one's figures and interval), ``aggregate_model`` (what ``aggregate = "model"``
+        would save on this pilot, :func:`lexgold.process.aggregate.model_saving`), ``pilot``
+        (raters, pairs, ratings per pair, pairs with two or more ratings, ``scale`` [low,
+        high]), ``too_small`` (why the pilot cannot tell the raters needed, :func:`too_small`;
+        None when it can) and ``cost`` (``pairs, seconds_per_pair, seconds_measured,
         pay_per_hour, hours, amount`` for ``raters_needed`` raters; None figures when unknown).
     """
     checked = check_ratings(ratings)
-    curve = reliability_curve(checked, max_raters, rng=rng, replicates=replicates, level=level,
+    design = cross_validation_design(answers(checked), is_anonymous(checked))
+    curve = reliability_curve(checked, max_raters, rng=rng,
+                              replicates=replicates if design is None else 0, level=level,
                               progress=progress)
+    choice = choose_method(checked, max_raters, rng=rng, level=level,
+                           model_curve=curve["reliability"].to_numpy())
+    if design is not None:
+        curve = curve.assign(reliability=choice["curves"][choice["chosen"]],
+                             low=choice["low"], high=choice["high"])
     needed = raters_needed(curve, target)
     rated = checked[checked["kind"] != "checkpoint"]
     n_pairs = len(rated[ITEM].drop_duplicates())
@@ -685,12 +868,28 @@ def plan_study(ratings: pd.DataFrame, *, rng: np.random.Generator, max_raters: i
         "details": [{"raters": int(row.raters), "ci_width": _figure(row.ci_width),
                      "iaa2": _figure(row.iaa2)} for row in curve.itertuples()],
         "pilot": pilot,
+        "method": _method_record(choice),
+        "aggregate_model": model_saving(answers(checked), rng=rng),
         "too_small": too_small(curve, pilot, needed),
         "cost": {"pairs": study_pairs, "raters": needed, "seconds_per_pair": _figure(seconds),
                  "seconds_measured": measured and not math.isnan(seconds),
                  "pay_per_hour": pay_per_hour, "hours": _figure(hours),
                  "amount": _figure(amount)},
     }
+
+
+def _method_record(choice: dict) -> dict:
+    """``--json``'s ``method``: what was chosen and why, both methods' predictions and the
+    cross-validation (:func:`choose_method`)."""
+    design = choice["design"]
+    return {"chosen": choice["chosen"], "why": choice["why"],
+            "interval": "bootstrap" if design is None else "jackknife",
+            "cross_validation": None if design is None else {
+                **design, "observed": _figure(choice["observed"]),
+                "error": {name: _figure(e) for name, e in choice["error"].items()}},
+            "predictions": [{"raters": k + 1, **{name: _figure(curve[k]) for name, curve
+                                                 in choice["curves"].items()}}
+                            for k in range(len(choice["curves"]["model"]))]}
 
 
 def _scale(rated: pd.DataFrame) -> list[float]:
@@ -771,17 +970,24 @@ def plan_summary_lines(result: dict) -> list[str]:
     low_end, high_end = result["pilot"]["scale"]
     span = high_end - low_end
     column = f"pair-mean 95% CI width ({low_end:g}-{high_end:g} scale)"
-    lines = [f"raters  reliability  [{result['level']:.0%} interval]  {column}  IAA-2"]
+    lines = [f"raters  reliability  [{result['level']:.0%} interval]  model  Spearman-Brown  "
+             f"{column}  IAA-2"]
     wider = False
-    for row, extra in zip(result["curve"], result["details"]):
+    for row, extra, both in zip(result["curve"], result["details"],
+                                result["method"]["predictions"]):
         width = show(extra["ci_width"])
         if extra["ci_width"] is not None and extra["ci_width"] > span:
             width, wider = width + "*", True
         lines.append(f"{row['raters']:>6}  {show(row['reliability']):>11}  [{show(row['low'])}, "
-                     f"{show(row['high'])}]  {width:>{len(column)}}  {show(extra['iaa2'])}")
+                     f"{show(row['high'])}]  {show(both['model']):>5}  "
+                     f"{show(both['spearman-brown']):>14}  {width:>{len(column)}}  "
+                     f"{show(extra['iaa2'])}")
     if wider:
         lines.append(f"* wider than the whole {low_end:g}-{high_end:g} scale: k ratings give a "
                      "t interval on k - 1 degrees of freedom (t = 12.71 for k = 2)")
+    method = result["method"]
+    lines.append(f"reliability from {method['chosen']} ({method['interval']} interval): "
+                 f"{method['why']}")
     needed, low = result["raters_needed"], result["raters_needed_low"]
     k_max = len(result["curve"])
     lines.append(f"raters per pair for reliability {result['target']:g}: "
@@ -799,6 +1005,8 @@ def plan_summary_lines(result: dict) -> list[str]:
         lines.append(text)
     elif needed is not None:
         lines.append("time and cost: no times in the ratings; give --seconds-per-pair")
+    if result["pilot"]["raters"] is not None:
+        lines.append(saving_line(result["aggregate_model"]))
     if result["too_small"]:
         lines.append(f"too small to tell: {result['too_small']}; pilot more pairs or raters "
                      "before trusting the raters needed")
