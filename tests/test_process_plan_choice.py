@@ -69,7 +69,7 @@ def test_the_choice_is_the_smaller_cross_validated_error_and_the_interval_its_sp
 
 
 def test_plan_says_which_method_it_chose_and_prints_both():
-    from lexgold.process.plan import summary_lines
+    from lexgold.process.plan import plan_summary_lines
 
     frame = crowd(60, [0.8, 1.0, 1.3, 1.6], seed=4)
     result = plan_study(frame, rng=np.random.default_rng(0), max_raters=4, replicates=0)
@@ -78,7 +78,7 @@ def test_plan_says_which_method_it_chose_and_prints_both():
     assert [row["raters"] for row in method["predictions"]] == [1, 2, 3, 4]
     chosen = [row[method["chosen"]] for row in method["predictions"]]
     assert [row["reliability"] for row in result["curve"]] == pytest.approx(chosen)
-    text = "\n".join(summary_lines(result))
+    text = "\n".join(plan_summary_lines(result))
     assert f"reliability from {method['chosen']} (jackknife interval)" in text
 
 
