@@ -187,6 +187,13 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, ag
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), callback=refuse_links,
               metavar="FILE.png",
               help="Also draw the curve with its interval to this PNG.")
+@click.option("--machine", "machine_path", type=click.Path(exists=True, dir_okay=False),
+              help="A machine's ratings of the pairs (CSV: word1, word2 and a number): also "
+                   "the curve with the machine as a prior, from its worth on this pilot "
+                   "(approximate; docs/machine.md).")
+@click.option("--machine-column", default=None,
+              help="The column of --machine holding the number (default: the one numeric "
+                   "column).")
 @click.option("--json", "as_json", is_flag=True,
               help='JSON {"curve": [{"raters", "reliability", "low", "high"}, ...], '
                    '"raters_needed", "raters_needed_low", "details", "pilot", "method" (the '
@@ -195,7 +202,7 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, ag
 @quiet_option
 @seed_option
 def plan(ratings, target, max_raters, pay_per_hour, seconds_per_pair, n_pairs, replicates,
-         level, plot_path, as_json, quiet, seed):
+         level, plot_path, machine_path, machine_column, as_json, quiet, seed):
     """How many raters per pair? Plan a study from pilot ratings.
 
     STUDY_OR_RATINGS is a study (SQLite file or database URL), an export of one, or a
@@ -226,6 +233,13 @@ def plan(ratings, target, max_raters, pay_per_hour, seconds_per_pair, n_pairs, r
                         target=target, replicates=replicates, level=level, pairs=n_pairs,
                         seconds=seconds_per_pair, pay_per_hour=pay_per_hour,
                         progress=False if quiet else None)
+    if machine_path:                      # lexgold.process.plan_machine
+        from lexgold.machine.ratings import read_machine
+        from lexgold.process.plan_machine import machine_curve, machine_lines
+
+        machine = read_machine(machine_path, column=machine_column, option="--machine-column")
+        result["machine"] = machine_curve(result, source.ratings, machine,
+                                          rng=np.random.default_rng(seed))
     if plot_path:
         plot_curve(result, plot_path)
     if as_json:
@@ -233,5 +247,8 @@ def plan(ratings, target, max_raters, pay_per_hour, seconds_per_pair, n_pairs, r
         return
     for line in plan_summary_lines(result):
         click.echo(line)
+    if machine_path:
+        for line in machine_lines(result["machine"], target):
+            click.echo(line)
     if plot_path:
         click.echo(f"wrote {plot_path}")

@@ -951,6 +951,10 @@ def curve_figure(result: dict):
     if result["raters_needed"] is not None:
         axes.axvline(result["raters_needed"], color="tab:red", linestyle=":",
                      label=f"{result['raters_needed']} raters per pair")
+    if result.get("machine"):             # lexgold.process.plan_machine: approximate
+        shown = pd.DataFrame(result["machine"]["curve"]).dropna()
+        axes.plot(shown["raters"], shown["reliability"].astype(float), marker=".",
+                  linestyle="--", label="with the machine as a prior (approx.)")
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlabel("raters per pair (k)")
     axes.set_ylabel("Spearman between two groups of k raters")
