@@ -1,7 +1,7 @@
 """What a machine rater saves on a real rating log (issue 45): the machine-* policies of
 lexgold.crowd.replay against uniform, with their circularity.
 
-The log is a shipped one (``simverb``, ``wordsim353``: lexgold.crowd.logs) or any file
+The log is a shipped one (``simverb``, ``wordsim353``, ``danish``, ``card660``: lexgold.crowd.logs) or any file
 ``lexgold replay`` reads; the machine a ratings CSV (``--machine``; ``gpt4`` names the vendored
 GPT-4 ratings of half of SimVerb-3500, resource simverb3500_gpt4) or word vectors' cosines
 (``--machine-vectors``). ``--covered-only`` replays only the pairs the machine covers (the
@@ -24,14 +24,16 @@ import numpy as np
 import pandas as pd
 
 from lexgold.crowd.logs import shipped_log
-from lexgold.crowd.replay import MACHINE_POLICIES, Log, log_matrix, replay, summarise
+from lexgold.crowd.replay import MACHINE_POLICIES, LogMatrix, log_matrix, replay, summarise
 from lexgold.machine.prior import machine_for
 from lexgold.machine.ratings import read_machine, vector_scores
 from lexgold.resources._files import resource_files
 
 
 def read_any_log(name: str):
-    if name in ("simverb", "wordsim353"):
+    from lexgold.crowd.logs import SHIPPED
+
+    if name in SHIPPED:
         return shipped_log(name)[0], name
     from lexgold.crowd.logs import read_log
 
@@ -77,7 +79,7 @@ def main():
     machine = machine_for(log.pairs, scores)
     covered = np.isfinite(machine)
     if args.covered_only:
-        log = Log(log.pairs[covered].reset_index(drop=True), log.ratings[covered],
+        log = LogMatrix(log.pairs[covered].reset_index(drop=True), log.ratings[covered],
                   None if log.raters is None else log.raters[covered])
         machine = machine[covered]
     ks = [float(k) for k in args.k.split(",")]
