@@ -24,17 +24,22 @@ from lexgold.machine.prior import (calibrate_machine, machine_for, pooled_varian
 def test_the_posterior_of_a_hand_computed_case():
     """x = 0..3, means 0, 3, 2, 5: the line is m = 0.4 + 1.4 x; residuals -0.4, 1.2, -1.2,
     0.4 (sum of squares 3.2, over N - 2: 1.6); noise 0.6, so tau^2 = 1.0 and the human
-    weight is 1 / 1.6 = 0.625: pair 2's posterior is 0.625 * 3 + 0.375 * 1.8 = 2.55 with SD
-    sqrt(0.625 * 0.6)."""
+    weight 1 / 1.6 = 0.625. The means' own variance is 13 / 3, 3.7333 beyond noise, of which the
+    machine explains lambda = 1 - 1 / 3.7333 = 0.73214: its weight is 0.73214 * 0.375 =
+    0.27455, and pair 2's posterior 3 + 0.27455 * (1.8 - 3) = 2.67054 with SD
+    sqrt(0.72545 * 0.6)."""
     fit = posterior([0.0, 3.0, 2.0, 5.0], [0.6] * 4, [0.0, 1.0, 2.0, 3.0])
     assert fit.attrs["a"] == pytest.approx(0.4) and fit.attrs["b"] == pytest.approx(1.4)
     assert fit.attrs["tau2"] == pytest.approx(1.0)
-    assert fit["weight"].tolist() == pytest.approx([0.375] * 4)
+    explained = 1 - 1.0 / (13 / 3 - 0.6)
+    assert fit.attrs["explained"] == pytest.approx(explained)
+    assert fit["weight"].tolist() == pytest.approx([explained * 0.375] * 4)
     assert fit["calibrated"].tolist() == pytest.approx([0.4, 1.8, 3.2, 4.6])
-    assert fit.loc[1, "posterior"] == pytest.approx(2.55)
-    assert fit.loc[1, "posterior_sd"] == pytest.approx(np.sqrt(0.375))
-    assert fit.loc[1, "high"] - fit.loc[1, "low"] == pytest.approx(2 * 1.959964 * 0.612372,
-                                                                   rel=1e-5)
+    assert fit.loc[1, "posterior"] == pytest.approx(3 + explained * 0.375 * (1.8 - 3))
+    human = 1 - explained * 0.375
+    assert fit.loc[1, "posterior_sd"] == pytest.approx(np.sqrt(human * 0.6))
+    assert fit.loc[1, "high"] - fit.loc[1, "low"] == pytest.approx(
+        2 * 1.959963984540054 * np.sqrt(human * 0.6))
 
 
 def test_a_machine_on_another_scale_calibrates_to_the_same_posterior():
@@ -47,16 +52,18 @@ def test_a_machine_on_another_scale_calibrates_to_the_same_posterior():
 
 def test_uncovered_pairs_are_shrunk_toward_their_grand_mean():
     """The uncovered pairs' means 4.5 and 2.5 (noise 0.6): grand mean 3.5, variance 2, so
-    tau_0^2 = 1.4 and the human weight 0.7: 0.7 * 4.5 + 0.3 * 3.5 = 4.2. With no machine at
-    all every pair is shrunk so (James-Stein)."""
+    tau_0^2 = 1.4 and the human weight 0.7, the pull 0.3 scaled by the machine's lambda (as
+    in the hand case above): 4.5 - lambda * 0.3 * 1.0. With no machine at all no pair moves:
+    the released scores are the human means."""
     fit = posterior([0.0, 3.0, 2.0, 5.0, 4.5, 2.5], [0.6] * 6,
                     [0.0, 1.0, 2.0, 3.0, np.nan, np.nan])
+    explained = 1 - 1.0 / (13 / 3 - 0.6)
     assert fit.attrs["covered"] == 4 and fit.attrs["tau2_0"] == pytest.approx(1.4)
-    assert fit.loc[4, "posterior"] == pytest.approx(4.2)
-    assert fit.loc[4, "posterior_sd"] == pytest.approx(np.sqrt(0.7 * 0.6))
-    assert fit.loc[1, "posterior"] == pytest.approx(2.55)        # the covered ones as before
+    assert fit.loc[4, "posterior"] == pytest.approx(4.5 - explained * 0.3)
+    assert fit.loc[4, "posterior_sd"] == pytest.approx(np.sqrt((1 - explained * 0.3) * 0.6))
+    assert fit.loc[1, "posterior"] == pytest.approx(3 + explained * 0.375 * (1.8 - 3))
     alone = posterior([4.5, 2.5], [0.6] * 2, [np.nan, np.nan])
-    assert alone["posterior"].tolist() == pytest.approx([4.2, 2.8])
+    assert alone["posterior"].tolist() == [4.5, 2.5]
     assert np.isnan(alone.attrs["b"])
 
 
@@ -145,10 +152,9 @@ def test_an_oracle_machine_saves_in_both_modes():
 
 
 def test_a_random_machine_gets_little_weight_and_costs_nothing():
-    """A machine of noise: its calibrated score is about the grand mean (slope near 0), so
-    the posterior is James-Stein's shrinkage toward the grand mean, weight
-    ``s / (s + tau^2)`` with ``tau^2`` the true scores' variance (3 for 0..6 uniform) and
-    ``s`` a mean's noise (2.25 / k): it orders the pairs as their human means do."""
+    """A machine of noise explains none of the between-pair variance (slope near 0, lambda
+    near 0): it gets almost no weight, the released scores stay (nearly) the human means and
+    order the pairs as they do."""
     log, _ = synthetic()
     noise = np.random.default_rng(7).normal(size=len(log.pairs))
     table = run(log, noise, ("machine-prior", "machine-allocate"))
@@ -157,7 +163,7 @@ def test_a_random_machine_gets_little_weight_and_costs_nothing():
     assert np.corrcoef(fit["posterior"], fit["mean"])[0, 1] > 0.99
     for k in (3.0, 4.0):
         prior = table.loc[("machine-prior", k)]
-        assert prior["weight"] == pytest.approx(2.25 / k / (2.25 / k + 3), abs=0.05)
+        assert prior["weight"] < 0.02
         assert prior["saving_spearman"] > -0.02
         allocate = table.loc[("machine-allocate", k)]
         assert allocate["saving_spearman"] > -0.05 and allocate["saving_mae"] > -0.05
@@ -218,7 +224,7 @@ def test_replay_with_a_machine_prints_json_with_circularity(files):
     found = json.loads(result.stdout)
     assert found["machine"]["file"] == "machine.csv" and found["machine"]["covered"] == 30
     assert found["machine"]["column"] == "gpt"
-    rows = found["policies"]
+    rows = [r for r in found["policies"] if r["policy"] != "uniform"]
     assert [(r["policy"], r["k"]) for r in rows] == [
         ("machine-prior", 3), ("machine-prior", 4), ("machine-allocate", 3),
         ("machine-allocate", 4)]

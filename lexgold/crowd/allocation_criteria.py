@@ -38,26 +38,10 @@ import numpy as np
 import pandas as pd
 from scipy.special import chdtri, ndtr
 
-#: prior weight (in ratings) of the pooled variance in a pair's variance (shrinkage: with 2-3
-#: raters a pair's own variance is too noisy to rank by)
-PRIOR_RATINGS = 2.0
+from lexgold.stats import PRIOR_RATINGS, shrunk_variances
+
 #: the criterion of the site's adaptive allocation (see the module docstring)
 SITE_RULE = "error"
-
-
-def shrunk_variances(n, var, prior: float = PRIOR_RATINGS) -> np.ndarray:
-    """Each pair's rating variance shrunk towards the pooled within-pair variance ``v0``:
-    ``v = ((n - 1) var + prior v0) / (n - 1 + prior)`` (a pair with one rating gets ``v0``;
-    ``v0`` is 1 when no pair has two ratings; ``prior = 0`` leaves the variances as they are).
-
-    >>> shrunk_variances([3, 3], [0.0, 2.0]).tolist()
-    [0.5, 1.5]
-    """
-    n = np.asarray(n, float)
-    own = np.nan_to_num(np.asarray(var, float))
-    df = np.clip(n - 1, 0, None)
-    pooled = float((own * df).sum() / df.sum()) if df.sum() > 0 else 1.0
-    return (own * df + prior * pooled) / (df + prior)
 
 
 def upper_variances(n, var, prior: float = PRIOR_RATINGS, level: float = 0.95) -> np.ndarray:
