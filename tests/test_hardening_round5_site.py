@@ -260,3 +260,16 @@ def test_line_problem_names_the_character():
     assert line_problem("Dr A\u200dB") is None                      # a joiner is a letter's part
     assert line_problem("a\tb").startswith("holds U+0009")
     assert line_problem("a\u2066b").startswith("holds U+2066 LEFT-TO-RIGHT ISOLATE")
+
+
+def test_a_builders_checking_sheet_reads_words_by_the_same_rule(tmp_path):
+    from lexgold.builder.checking import read_sheets
+
+    sheet = tmp_path / "sheet.csv"
+    pd.DataFrame({"word1": ["cafe\u0301", "dog"], "word2": ["tea", "\u3164"], "pos": ["N", "N"],
+                  "relation": ["syn", "syn"], "agree": ["yes", "no"]}).to_csv(sheet, index=False)
+    with pytest.raises(InputError, match=re.escape("sheet.csv:3, field 'word2': holds U+3164")):
+        read_sheets([sheet])
+    pd.DataFrame({"word1": ["cafe\u0301"], "word2": ["tea"], "pos": ["N"], "relation": ["syn"],
+                  "agree": ["yes"]}).to_csv(sheet, index=False)
+    assert list(read_sheets([sheet])["word1"]) == ["caf\u00e9"]
