@@ -159,7 +159,8 @@ def word_problem(word: str) -> str | None:
 
 
 def _name(char: str) -> str:
-    return unicodedata.name(char, "(a control or private-use character)")
+    return unicodedata.name(char, "(a private-use character)" if unicodedata.category(char)
+                            == "Co" else "(a control character)")
 
 
 def normal_word(word: str) -> str:
