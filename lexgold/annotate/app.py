@@ -119,9 +119,10 @@ def create_app(config: dict | None = None) -> Flask:
     return app
 
 
-#: the loggers of the WSGI servers ``lexgold serve`` runs the app in (waitress's "exception
-#: while serving <path>", gunicorn's error log; lexgold turns gunicorn's access log off)
-SERVER_LOGGERS = ("waitress", "waitress.queue", "gunicorn.error", "gunicorn.access")
+#: the loggers of the WSGI servers the app runs in (waitress's "exception while serving <path>",
+#: gunicorn's error log, lexgold turning its access log off; werkzeug's development server's
+#: request lines)
+SERVER_LOGGERS = ("waitress", "waitress.queue", "gunicorn.error", "gunicorn.access", "werkzeug")
 
 
 def token_paths(url_map) -> tuple[str, ...]:
