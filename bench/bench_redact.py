@@ -15,7 +15,7 @@ import argparse
 import os
 import time
 
-from lexgold.errors import redact
+from lexgold.errors import TOKEN_PATHS, redact
 
 
 def lines(length: int) -> dict[str, str]:
@@ -45,7 +45,7 @@ def main() -> None:
 
 def _timed(line: str) -> float:
     start = time.perf_counter()
-    redact(line)
+    redact(line, TOKEN_PATHS)          # as the site's log filter calls it
     return time.perf_counter() - start
 
 

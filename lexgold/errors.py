@@ -49,10 +49,11 @@ _URL_PASSWORD = re.compile(r"(?P<head>(?<![A-Za-z0-9+.\-])[0-9+.\-]*+[A-Za-z][A-
 #: ``password=...``, ``token=...`` and the like in a query string, a libpq DSN or a message
 _KEYWORD = re.compile(r"(?P<key>\b\w*(?:password|passwd|pwd|token|secret|key)\s*=\s*)"
                       r"(?P<value>[^\s&;,'\"]+)", flags=re.IGNORECASE)
-#: the paths whose next segment is a secret: ``/move/<token>`` (a move link), ``/preview/
-#: <token>`` (a preview link) and ``/resume/``. The rating site derives its own from its URL
+#: the site's paths whose next segment is a secret: ``/move/<token>`` (a move link),
+#: ``/preview/<token>`` (a preview link) and ``/resume/``. The rating site adds those of its URL
 #: rules (every route with a ``<token>`` variable, :func:`lexgold.annotate.app.token_paths`) and
-#: passes them to :func:`redact`; these are the default elsewhere
+#: gives them to :func:`redact` for every log line; elsewhere (a command's error naming a file
+#: in a folder ``preview/``) a path is no URL and is shown whole
 TOKEN_PATHS = ("/move/", "/preview/", "/resume/")
 
 
@@ -63,19 +64,20 @@ def _token_pattern(paths: tuple[str, ...]) -> re.Pattern:
     return re.compile(rf"(?P<path>{alternatives})(?P<token>[^/\s?#&:;,'\"<>]++)")
 
 
-def redact(text, token_paths: tuple[str, ...] = TOKEN_PATHS) -> str:
+def redact(text, token_paths: tuple[str, ...] = ()) -> str:
     """``text`` with every secret a URL or a setting can carry replaced by ``***``: the
     password of ``scheme://user:password@host``, the value of ``password=``, ``token=``,
     ``secret=``, ``key=`` (query strings, libpq DSNs), and the path segment after each of
-    ``token_paths`` (``/move/<token>``). The one masking function for whatever lexgold prints
-    or logs (``lexgold.cliutil.LexgoldGroup``, the server's log filter). Its time is linear in
-    the length of ``text`` (bench/bench_redact.py).
+    ``token_paths`` (the site's log filter gives :data:`TOKEN_PATHS` and its token routes:
+    ``/move/<token>``). The one masking function for whatever lexgold prints or logs
+    (``lexgold.cliutil.LexgoldGroup``, the server's log filter). Its time is linear in the
+    length of ``text`` (bench/bench_redact.py).
 
     >>> redact("serving postgresql+psycopg://u:pa%40ss@db:5432/s?sslpassword=x at http://h/")
     'serving postgresql+psycopg://u:***@db:5432/s?sslpassword=*** at http://h/'
     >>> redact("host=db user=u password=hunter2 dbname=s")
     'host=db user=u password=*** dbname=s'
-    >>> redact("database unavailable for GET /move/Zm9v.YmFy: timeout")
+    >>> redact("database unavailable for GET /move/Zm9v.YmFy: timeout", TOKEN_PATHS)
     'database unavailable for GET /move/***: timeout'
     >>> redact("a.sqlite: no such table")
     'a.sqlite: no such table'

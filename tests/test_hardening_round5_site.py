@@ -121,8 +121,12 @@ def test_redact_masks_as_before_on_random_and_adversarial_lines():
     assert redact("1" * 100_000 + "://u:hunter2@h").endswith("://u:hunter2@h")   # no scheme
     assert redact("a://" * 60_000) == "a://" * 60_000
     assert redact("password" * 30_000 + "=hunter2").endswith("password=***")
+    from lexgold.errors import TOKEN_PATHS
+
     line = "GET /move/" + "a" * 250_000
-    assert redact(line) == "GET /move/***"
+    assert redact(line, TOKEN_PATHS) == "GET /move/***"
+    assert redact("out/preview/ratings.csv: file not found") == \
+        "out/preview/ratings.csv: file not found"        # a command's path is no URL
 
 
 def test_a_long_consent_contact_is_refused_in_one_short_line(tmp_path, pairs):

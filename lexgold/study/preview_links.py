@@ -57,7 +57,8 @@ def make(session: Session, key: str | bytes, now: datetime, days: float = DAYS,
         raise ValueError(f"days must be above 0 and at most {MAX_DAYS}; got {days:g}")
     row = m.PreviewLink(created_at=now, expires_at=now + timedelta(days=days), made_by=made_by)
     session.add(row)
-    session.commit()             # the row as stored (its id, its time as the database keeps it)
+    session.commit()
+    session.refresh(row)         # the row as stored: its time as the database keeps it
     return Link(row.id, token_of(session, key, row), row.expires_at)
 
 
