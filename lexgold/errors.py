@@ -1,5 +1,8 @@
 """The one exception type lexgold raises for bad input: a one-line message naming the place."""
 
+import functools
+import re
+
 
 class InputError(ValueError):
     """Bad input data. ``str(err)`` is one line naming the file, row or field at fault."""
@@ -37,27 +40,50 @@ class UndefinedStatistic(ValueError):
     bug included, surfaces."""
 
 
-#: a URL's ``user:password@`` (the password group is masked)
-_URL_PASSWORD = r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@'\"]*:)(?P<secret>[^\s@/'\"]+)(?=@)"
+#: a URL's ``user:password@`` (the password group is masked). Linear by construction: a match
+#: starts only where a run of scheme characters starts (the look-behind), every run is taken
+#: possessively (``*+``: nothing is retried), so each letter of a line is read a bounded number
+#: of times (a run of 250,000 letters without ``://`` is read once, not once per letter)
+_URL_PASSWORD = re.compile(r"(?P<head>(?<![A-Za-z0-9+.\-])[0-9+.\-]*+[A-Za-z][A-Za-z0-9+.\-]*+"
+                           r"://[^\s:/@'\"]*+:)(?P<secret>[^\s@/'\"]++)(?=@)")
 #: ``password=...``, ``token=...`` and the like in a query string, a libpq DSN or a message
-_KEYWORD = (r"(?P<key>\b\w*(?:password|passwd|pwd|token|secret|key)\s*=\s*)"
-            r"(?P<value>[^\s&;,'\"]+)")
+_KEYWORD = re.compile(r"(?P<key>\b\w*(?:password|passwd|pwd|token|secret|key)\s*=\s*)"
+                      r"(?P<value>[^\s&;,'\"]+)", flags=re.IGNORECASE)
+#: the site's paths whose next segment is a secret: ``/move/<token>`` (a move link),
+#: ``/preview/<token>`` (a preview link) and ``/resume/``. The rating site adds those of its URL
+#: rules (every route with a ``<token>`` variable, :func:`lexgold.annotate.app.token_paths`) and
+#: gives them to :func:`redact` for every log line; elsewhere (a command's error naming a file
+#: in a folder ``preview/``) a path is no URL and is shown whole
+TOKEN_PATHS = ("/move/", "/preview/", "/resume/")
 
 
-def redact(text) -> str:
+@functools.lru_cache(maxsize=16)
+def _token_pattern(paths: tuple[str, ...]) -> re.Pattern:
+    """The path segment after any of ``paths`` (literal prefixes; one pass over a line)."""
+    alternatives = "|".join(re.escape(path) for path in sorted(paths, key=len, reverse=True))
+    return re.compile(rf"(?P<path>{alternatives})(?P<token>[^/\s?#&:;,'\"<>]++)")
+
+
+def redact(text, token_paths: tuple[str, ...] = ()) -> str:
     """``text`` with every secret a URL or a setting can carry replaced by ``***``: the
-    password of ``scheme://user:password@host``, and the value of ``password=``, ``token=``,
-    ``secret=``, ``key=`` (query strings, libpq DSNs). The one masking function for whatever
-    lexgold prints or logs (``lexgold.cliutil.LexgoldGroup``, the server's log filter).
+    password of ``scheme://user:password@host``, the value of ``password=``, ``token=``,
+    ``secret=``, ``key=`` (query strings, libpq DSNs), and the path segment after each of
+    ``token_paths`` (the site's log filter gives :data:`TOKEN_PATHS` and its token routes:
+    ``/move/<token>``). The one masking function for whatever lexgold prints or logs
+    (``lexgold.cliutil.LexgoldGroup``, the server's log filter). Its time is linear in the
+    length of ``text`` (bench/bench_redact.py).
 
     >>> redact("serving postgresql+psycopg://u:pa%40ss@db:5432/s?sslpassword=x at http://h/")
     'serving postgresql+psycopg://u:***@db:5432/s?sslpassword=*** at http://h/'
     >>> redact("host=db user=u password=hunter2 dbname=s")
     'host=db user=u password=*** dbname=s'
+    >>> redact("database unavailable for GET /move/Zm9v.YmFy: timeout", TOKEN_PATHS)
+    'database unavailable for GET /move/***: timeout'
     >>> redact("a.sqlite: no such table")
     'a.sqlite: no such table'
     """
-    import re
-
-    text = re.sub(_URL_PASSWORD, r"\g<head>***", str(text))
-    return re.sub(_KEYWORD, r"\g<key>***", text, flags=re.IGNORECASE)
+    text = _URL_PASSWORD.sub(r"\g<head>***", str(text))
+    text = _KEYWORD.sub(r"\g<key>***", text)
+    if token_paths:
+        text = _token_pattern(tuple(token_paths)).sub(r"\g<path>***", text)
+    return text

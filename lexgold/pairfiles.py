@@ -24,7 +24,10 @@ lose the prefix in a published layout when every word has one
 ``attrs['format']`` names what was read (``csv``, a gold format, or ``multisimlex``) and
 ``attrs['notes']`` what was normalised. Every word is checked by
 :func:`lexgold.tables.word_problem` (at most 300 characters, no control or invisible
-formatting character such as a NUL byte, U+202E or U+200B), the error naming the line.
+formatting character such as a NUL byte, U+202E or U+200B, no blank letter such as U+3164 or
+U+2800, no private-use character), the error naming the line, and kept in Unicode NFC
+(:func:`lexgold.tables.normal_word`): an NFD spelling next to its NFC one is one word (a pair
+listed in both is then a pair listed twice).
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ import pandas as pd
 
 from lexgold.compression import check_regular, open_input
 from lexgold.errors import InputError
-from lexgold.tables import PAIR_COLUMN_ALIASES, check_words, read_text_table
+from lexgold.tables import PAIR_COLUMN_ALIASES, check_words, normal_word, read_text_table
 
 __all__ = ["PAIR_COLUMN_ALIASES", "read_pair_table"]
 
@@ -65,10 +68,25 @@ def read_pair_table(path: str | Path, *, language: str | None = None,
     InputError
         Naming the file, line and field of what cannot be read.
     """
+    frame = _read(Path(path), language, alternatives)
+    changed = 0
+    for column in frame.columns:
+        if PAIR_COLUMN_ALIASES.get(column, column) in ("word1", "word2"):
+            normal = frame[column].map(lambda word: normal_word(word) if isinstance(word, str)
+                                       else word)
+            changed += int((normal != frame[column]).sum())
+            frame[column] = normal
+    if changed:
+        frame.attrs["notes"] = [*frame.attrs.get("notes", []),
+                                f"{changed:,} words written in Unicode NFD (decomposed) "
+                                f"read in NFC"]
+    return frame
+
+
+def _read(path: Path, language: str | None, alternatives: str) -> pd.DataFrame:
     from lexgold.evaluate.gold import read_gold, split_rows, strip_language_prefixes
     from lexgold.evaluate.multisimlex import is_multisimlex, multisimlex_pairs
 
-    path = Path(path)
     if not path.exists():
         raise InputError("file not found", path=path)
     check_regular(path)

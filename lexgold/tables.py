@@ -117,15 +117,21 @@ MAX_WORD = 300
 #: the invisible formatting characters a word may hold: zero-width non-joiner and joiner, which
 #: Persian, Indic scripts and emoji sequences need
 WORD_JOINERS = "\u200c\u200d"
+#: letters and symbols that show as nothing (a word of them looks blank, or like another word
+#: with it): the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, the Braille blank U+2800, the
+#: Khmer inherent vowels U+17B4, U+17B5 and the combining grapheme joiner U+034F
+INVISIBLE_LETTERS = "\u115f\u1160\u3164\uffa0\u2800\u17b4\u17b5\u034f"
 
 
 def word_problem(word: str) -> str | None:
     r"""What is wrong with ``word`` as a word of a pair, or None.
 
-    Refused: more than :data:`MAX_WORD` characters, and any control or invisible formatting
+    Refused: more than :data:`MAX_WORD` characters; any control or invisible formatting
     character (Unicode categories Cc, Cf, Zl, Zp, Cs; a NUL byte, a line break, a bidi override
     U+202E that reorders what raters see, a zero-width space U+200B that makes two spellings
-    of one word), except :data:`WORD_JOINERS`.
+    of one word), except :data:`WORD_JOINERS`; a private-use character (Co: it shows as
+    whatever a font puts there); and the blank letters of :data:`INVISIBLE_LETTERS`. Words are
+    compared in Unicode NFC (:func:`normal_word`): an NFD spelling is the same word.
 
     >>> word_problem("dog") is None
     True
@@ -133,32 +139,80 @@ def word_problem(word: str) -> str | None:
     True
     >>> word_problem("ca\u202et")[:36]
     'holds U+202E RIGHT-TO-LEFT OVERRIDE:'
+    >>> word_problem("\u3164")[:29]
+    'holds U+3164 HANGUL FILLER: a'
     """
     if len(word) > MAX_WORD:
         return f"word longer than {MAX_WORD} characters ({len(word):,})"
-    if word.isprintable():
+    if word.isprintable() and not any(char in word for char in INVISIBLE_LETTERS):
         return None
     for char in word:
         category = unicodedata.category(char)
         if category in ("Cc", "Zl", "Zp", "Cs") or (category == "Cf"
                                                      and char not in WORD_JOINERS):
-            name = unicodedata.name(char, "(a control character)")
-            return (f"holds U+{ord(char):04X} {name}: control and invisible formatting "
-                    f"characters are refused in words")
+            return (f"holds U+{ord(char):04X} {_name(char)}: control and invisible "
+                    f"formatting characters are refused in words")
+        if category == "Co" or char in INVISIBLE_LETTERS:
+            return (f"holds U+{ord(char):04X} {_name(char)}: a blank or private-use "
+                    f"character (it shows as nothing, or as another word) is refused in words")
     return None
 
 
-def check_words(values, *, path, lines, field: str) -> None:
+def _name(char: str) -> str:
+    return unicodedata.name(char, "(a private-use character)" if unicodedata.category(char)
+                            == "Co" else "(a control character)")
+
+
+def normal_word(word: str) -> str:
+    """``word`` in Unicode NFC (composed: ``e`` + U+0301 is ``\u00e9``), the one form every
+    reader of words keeps, so that an NFD spelling next to its NFC one is one word.
+
+    >>> normal_word("cafe\u0301") == "caf\u00e9"
+    True
+    """
+    return word if unicodedata.is_normalized("NFC", word) else \
+        unicodedata.normalize("NFC", word)
+
+
+def check_words(values, *, path, lines, field: str) -> list[str]:
     """:func:`word_problem` over ``values`` (each distinct value once), an
     :class:`InputError` naming ``path``, the line of the first bad value (``lines[i]`` for
-    ``values[i]``) and ``field``."""
+    ``values[i]``) and ``field``; returns the values in NFC (:func:`normal_word`)."""
     seen = {}
+    normal = {}
+    out = []
     for at, word in enumerate(values):
         word = str(word)
         if word not in seen:
             seen[word] = word_problem(word)
+            normal[word] = normal_word(word)
         if seen[word]:
             raise InputError(seen[word], path=path, line=lines[at], field=field)
+        out.append(normal[word])
+    return out
+
+
+def line_problem(text: str) -> str | None:
+    r"""What is wrong with ``text`` as one line a rater or a researcher reads (a study's name,
+    the consent page's contact, a completion code), or None: a control character (a line
+    break, a tab, a NUL byte; Cc, Zl, Zp, Cs) or an invisible formatting character (Cf: a bidi
+    override U+202E that shows the line reordered, a zero-width space), except
+    :data:`WORD_JOINERS`.
+
+    >>> line_problem("Dr A. Researcher, a.researcher@example.org") is None
+    True
+    >>> line_problem("ok‮gro.elpmaxe@a")
+    'holds U+202E RIGHT-TO-LEFT OVERRIDE: control and bidi formatting characters are refused'
+    """
+    if text.isprintable():
+        return None
+    for char in text:
+        category = unicodedata.category(char)
+        if category in ("Cc", "Zl", "Zp", "Cs") or (category == "Cf"
+                                                     and char not in WORD_JOINERS):
+            return (f"holds U+{ord(char):04X} {_name(char)}: control and bidi formatting "
+                    f"characters are refused")
+    return None
 
 
 def read_stop_words(path: str | Path) -> frozenset[str]:

@@ -119,7 +119,9 @@ def test_links_expire_are_revoked_and_cannot_be_forged(tmp_path, usf):
         session.commit()
     gone = client.get(f"/preview/{second}/1/0")
     assert gone.status_code == 404 and "expired" in gone.get_data(as_text=True)
-    forged = preview_links.token_of("another-key-" + "x" * 32, 1)
+    with app.extensions["lexgold"].sessions() as session:
+        row = session.get(m.PreviewLink, 1)
+        forged = preview_links.token_of(session, "another-key-" + "x" * 32, row)
     assert client.get(f"/preview/{forged}/1/0").status_code == 404
     assert client.get(f"/preview/{first[:-2]}xx/1/0").status_code == 404
     missing = client.get(f"/preview/{first}/9/0")

@@ -37,7 +37,7 @@ from lexgold.annotate.views_prolific import prolific
 from lexgold.annotate.views_preview import preview
 from lexgold.annotate.views_rater import rater
 from lexgold.study.config import config_from_dict
-from lexgold.errors import InputError, redact
+from lexgold.errors import TOKEN_PATHS, InputError, redact
 
 #: the PostgreSQL limits of :func:`lexgold.study.db.make_engine` as configuration keys
 DB_LIMITS = ("DATABASE_CONNECT_TIMEOUT_S", "DATABASE_STATEMENT_TIMEOUT_S",
@@ -114,20 +114,54 @@ def create_app(config: dict | None = None) -> Flask:
     if proxies > 0:     # only then is a forwarded client address believed
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)
     CSRFProtect(app)
-    app.logger.addFilter(_redacted)          # the server log: no password, no token
     _register(app)
+    _redact_logs(app, token_paths(app.url_map))    # the server log: no password, no token
     return app
 
 
-def _redacted(record) -> bool:
-    """A log filter: the record's message through :func:`lexgold.errors.redact` (a database
-    URL or a token a message or a traceback line carries is masked)."""
-    record.msg, record.args = redact(record.getMessage()), ()
-    if record.exc_info:
-        import traceback
-        record.exc_text = redact("".join(traceback.format_exception(*record.exc_info)).rstrip())
-        record.exc_info = None
-    return True
+#: the loggers of the WSGI servers the app runs in (waitress's "exception while serving <path>",
+#: gunicorn's error log, lexgold turning its access log off; werkzeug's development server's
+#: request lines)
+SERVER_LOGGERS = ("waitress", "waitress.queue", "gunicorn.error", "gunicorn.access", "werkzeug")
+
+
+def token_paths(url_map) -> tuple[str, ...]:
+    """The path prefixes whose next segment is a secret: the static part before ``<token``
+    of every URL rule with a ``token`` variable (``/move/``, ``/preview/``), with
+    :data:`lexgold.errors.TOKEN_PATHS`. A new route with a ``<token>`` is masked in the log
+    without another edit."""
+    found = {rule.rule.split("<token", 1)[0] for rule in url_map.iter_rules()
+             if "token" in rule.arguments}
+    return tuple(sorted(found | set(TOKEN_PATHS)))
+
+
+class Redacted:
+    """A log filter: the record's message through :func:`lexgold.errors.redact` with the
+    site's token paths (a database URL, a ``token=`` or a ``/move/<token>`` a message or a
+    traceback line carries is masked)."""
+
+    def __init__(self, paths: tuple[str, ...]):
+        self.paths = paths
+
+    def filter(self, record) -> bool:
+        record.msg, record.args = redact(record.getMessage(), self.paths), ()
+        if record.exc_info:
+            import traceback
+            record.exc_text = redact("".join(traceback.format_exception(*record.exc_info))
+                                     .rstrip(), self.paths)
+            record.exc_info = None
+        return True
+
+
+def _redact_logs(app: Flask, paths: tuple[str, ...]) -> None:
+    """Put :class:`Redacted` on the app's logger and the servers' (one filter each: an app
+    made again replaces the one before)."""
+    import logging
+
+    for logger in (app.logger, *map(logging.getLogger, SERVER_LOGGERS)):
+        for old in [f for f in logger.filters if isinstance(f, Redacted)]:
+            logger.removeFilter(old)
+        logger.addFilter(Redacted(paths))
 
 
 def _platform_link(completion_url: str, code: str) -> str:

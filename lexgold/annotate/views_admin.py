@@ -303,7 +303,8 @@ def _preview_links() -> list[dict]:
     """The live preview links with their URLs (this request's host and scheme)."""
     return [{"id": row.id, "expires_at": row.expires_at, "made_by": row.made_by,
              "url": url_for("preview.start", _external=True,
-                            token=preview_links.token_of(current_app.secret_key, row.id))}
+                            token=preview_links.token_of(db(), current_app.secret_key,
+                                                            row))}
             for row in preview_links.live(db(), now())]
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from lexgold.errors import InputError
-from lexgold.tables import read_text_table
+from lexgold.tables import normal_word, read_text_table, word_problem
 
 SHEET_COLUMNS = ["round", "step", "word1", "word2", "pos", "relation", "question",
                  "votes_so_far", "agree", "checker", "comment"]
@@ -93,6 +93,10 @@ def _read_sheet(path: Path, known) -> pd.DataFrame:
             raise InputError(f"expected yes or no, found {row.agree!r}", path=path, line=line,
                              field="agree")
         word1, word2 = str(row.word1).strip().lower(), str(row.word2).strip().lower()
+        for field, word in (("word1", word1), ("word2", word2)):
+            if problem := word_problem(word):
+                raise InputError(problem, path=path, line=line, field=field)
+        word1, word2 = normal_word(word1), normal_word(word2)
         pos, relation = str(row.pos).strip().upper(), str(row.relation).strip()
         if known is not None and not known(word1, word2, pos, relation):
             raise InputError(f"{word1} / {word2} ({pos}, {relation}) is not a pair this build "

@@ -99,7 +99,7 @@ def read_scores(path: str | Path, *, column: str | None = None,
                          path=path)
     lines = frame.index + 2
     for name in words:
-        check_words(frame[name], path=path, lines=lines, field=name)
+        frame[name] = check_words(frame[name], path=path, lines=lines, field=name)
     numbers = pd.to_numeric(frame[column].str.strip(), errors="coerce")
     bad = ~numbers.map(lambda x: math.isfinite(x) if pd.notna(x) else False)
     if bad.any():

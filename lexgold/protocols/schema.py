@@ -35,6 +35,8 @@ class ProtocolError(InputError):
     """A bad protocol value: ``FILE: [table] key: allowed ..., given ...`` on one line."""
 
     def __init__(self, source, key: str, allowed: str, given: str):
+        if len(given) > MAX_SHOWN:       # a 1 MB value: one short line, not the value
+            given = f"{given[:MAX_SHOWN // 2]}... ({len(given):,} characters)"
         table, _, leaf = key.rpartition(".")
         where = f"[{table}] {leaf}" if table else leaf
         super().__init__(f"{where}: allowed {allowed}, given {given}", path=source)
@@ -101,6 +103,23 @@ def length(low: int = 0, high: int | None = None) -> Check:
 
     return Check(f"a length of {low:,} to {high:,}" if high is not None
                  else f"a length of at least {low:,}", test)
+
+
+def one_line() -> Check:
+    """A string of one line without control or invisible formatting characters
+    (:func:`lexgold.tables.line_problem`: no line break, no bidi override U+202E).
+
+    >>> one_line().test("a\u202eb")
+    False
+    """
+    from lexgold.tables import line_problem
+
+    return Check("one line without control or bidi formatting characters (a line break, "
+                 "U+202E)", lambda value: line_problem(value) is None)
+
+
+#: the longest value a protocol error shows (characters): a longer one is cut, with its length
+MAX_SHOWN = 120
 
 
 #: the largest size of a number of a protocol file without a tighter bound of its own

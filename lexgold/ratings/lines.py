@@ -20,7 +20,7 @@ import pandas as pd
 from lexgold.cliutil import plural
 from lexgold.compression import open_input, read_input_bytes
 from lexgold.errors import InputError
-from lexgold.tables import has_unicode_space, normalise_spaces, word_problem
+from lexgold.tables import has_unicode_space, normal_word, normalise_spaces, word_problem
 
 
 @dataclass
@@ -157,4 +157,4 @@ def read_words(fields: list[str], path: Path, line: int) -> tuple[str, str]:
         problem = word_problem(fields[i])
         if problem:
             raise InputError(problem, path=path, line=line, field=name)
-    return fields[0], fields[1]
+    return normal_word(fields[0]), normal_word(fields[1])

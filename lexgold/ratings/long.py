@@ -28,7 +28,7 @@ from lexgold.errors import InputError
 from lexgold.ratings import ANONYMOUS, ITEM
 from lexgold.ratings.detect import LABELS, detect_layout
 from lexgold.ratings.lines import Imported
-from lexgold.tables import read_text_chunks, word_problem
+from lexgold.tables import normal_word, read_text_chunks, word_problem
 
 REQUIRED = ("rater_id", "tranche", "word1", "word2", "rating")
 OPTIONAL = ("pos", "kind", "answered_at", "scale_min", "scale_max")
@@ -436,7 +436,8 @@ def _stripped(column: pd.Series) -> pd.Series:
 
 def _check_words(frame: pd.DataFrame, column: str, source) -> None:
     """:func:`lexgold.tables.word_problem` of each distinct word of ``column`` (a checkpoint
-    row's empty word aside), the first bad one in file order named by its line."""
+    row's empty word aside), the first bad one in file order named by its line; the words
+    are then kept in NFC (:func:`lexgold.tables.normal_word`)."""
     words = frame[column]
     distinct = words.cat.categories if isinstance(words.dtype, pd.CategoricalDtype) \
         else pd.unique(words.to_numpy(dtype=object))
@@ -446,6 +447,12 @@ def _check_words(frame: pd.DataFrame, column: str, source) -> None:
         bad = words.isin(list(problems)).to_numpy()
         first = words.iloc[int(np.flatnonzero(bad)[0])]
         _fail(problems[first], frame, bad, column, source)
+    normal = {word: normal_word(str(word)) for word in distinct}
+    changed = {word: nfc for word, nfc in normal.items() if nfc != word}
+    if changed:                    # an NFD spelling is the word of its NFC one
+        normalised = words.astype(object).replace(changed)
+        frame[column] = normalised.astype("category") \
+            if isinstance(words.dtype, pd.CategoricalDtype) else normalised
 
 
 def _fail(message, frame, bad, column, source):

@@ -15,6 +15,7 @@ from string import Formatter
 from typing import Annotated, Literal
 
 from lexgold.protocols import Invalid, between, length, load_protocol, parse_section
+from lexgold.protocols.schema import one_line
 
 #: the upper bounds of the study's sizes and durations (docs/protocols.md, "Bounds"): far above
 #: any published study (SimLex-999: 10 tranches of 99 pairs, 50 raters each; HyperLex: 9
@@ -177,10 +178,10 @@ class Consent:
     at ``lexgold study create --consent FILE`` (these keys at the top of a small TOML file)."""
 
     #: who raters write to (name and e-mail address), shown in ``texts.consent_contact``
-    contact: Annotated[str, length(0, MAX_CONSENT_LINE)] = ""
+    contact: Annotated[str, length(0, MAX_CONSENT_LINE), one_line()] = ""
     #: the ethics approval the study runs under (board and reference), in
     #: ``texts.consent_ethics``
-    ethics_reference: Annotated[str, length(0, MAX_CONSENT_LINE)] = ""
+    ethics_reference: Annotated[str, length(0, MAX_CONSENT_LINE), one_line()] = ""
     #: more paragraphs after the consent text (data kept, payment, risks ...); ``{minutes}``
     #: is filled in as in ``consent_text``
     paragraphs: Annotated[list[Annotated[str, length(1, MAX_CONSENT_PARAGRAPH)]],

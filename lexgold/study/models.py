@@ -23,6 +23,7 @@ these classes must match them (a test compares the two).
 
 from __future__ import annotations
 
+import secrets
 from datetime import datetime, timezone
 
 from sqlalchemy import (JSON, Boolean, DateTime, Float, ForeignKey, Integer, String, Text,
@@ -67,6 +68,10 @@ class Study(Base):
     stop_current: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     intake_changed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    #: the study's own random identity (128 bits, hex), signed into every preview link and
+    #: checked against it (:mod:`lexgold.study.preview_links`; revision 0018)
+    uid: Mapped[str] = mapped_column(String(32), default=lambda: secrets.token_hex(16),
+                                     server_default="")
 
 
 class Pair(Base):
@@ -263,8 +268,8 @@ class ProlificAction(Base):
 
 class PreviewLink(Base):
     """A shareable preview link (:mod:`lexgold.study.preview_links`): the link
-    carries this row's id signed with the session-signing key; the row says until when it
-    works and whether it was revoked."""
+    carries this row's id and time of making and the study's ``uid``, signed with the
+    session-signing key; the row says until when it works and whether it was revoked."""
 
     __tablename__ = "preview_link"
     id: Mapped[int] = mapped_column(primary_key=True)

@@ -2,11 +2,14 @@
 board to walk the study as a rater sees it, without the admin password, without storing
 anything, until it expires or is revoked.
 
-A link is ``/preview/<token>``; the token is a :class:`preview_links.PreviewLink` row's id
-signed with the study's session-signing key (:mod:`itsdangerous`, HMAC-SHA1 over a salted
-derived key), so a copy of the study database cannot make one, and the row says until when the
-link works and whether it was revoked. ``lexgold study preview-link`` and the admin view make
-and revoke them.
+A link is ``/preview/<token>``; the token is a :class:`~lexgold.study.models.PreviewLink`
+row's id, the time it was made and the study's own random ``uid`` (revision 0018), signed with
+the session-signing key (:mod:`itsdangerous`, HMAC-SHA1 over a salted derived key), so a copy of
+the study database cannot make one; the row says until when the link works and whether it was
+revoked. A link opens only the study it was made for, where one key serves several studies
+(issue 48), and only the row it was made with: a row of the same id made later (after a backup
+was restored) is another link. ``lexgold study preview-link`` and the admin view make and
+revoke them.
 """
 
 from __future__ import annotations
@@ -38,6 +41,14 @@ def _serializer(key: str | bytes) -> URLSafeSerializer:
     return URLSafeSerializer(key, salt=SALT)
 
 
+def _study_uid(session: Session) -> str:
+    return session.scalar(select(m.Study.uid).limit(1)) or ""
+
+
+def _payload(uid: str, row: m.PreviewLink) -> dict:
+    return {"preview": row.id, "study": uid, "made": row.created_at.isoformat()}
+
+
 def make(session: Session, key: str | bytes, now: datetime, days: float = DAYS,
          made_by: str = "cli") -> Link:
     """Store a link valid ``days`` from ``now`` (0 < days <= :data:`MAX_DAYS`; commits) and
@@ -47,17 +58,19 @@ def make(session: Session, key: str | bytes, now: datetime, days: float = DAYS,
     row = m.PreviewLink(created_at=now, expires_at=now + timedelta(days=days), made_by=made_by)
     session.add(row)
     session.commit()
-    return Link(row.id, _serializer(key).dumps({"preview": row.id}), row.expires_at)
+    session.refresh(row)         # the row as stored: its time as the database keeps it
+    return Link(row.id, token_of(session, key, row), row.expires_at)
 
 
-def token_of(key: str | bytes, link_id: int) -> str:
-    """The token of link ``link_id`` (the admin view lists the live links)."""
-    return _serializer(key).dumps({"preview": link_id})
+def token_of(session: Session, key: str | bytes, row: m.PreviewLink) -> str:
+    """The token of the link ``row`` (the admin view lists the live links)."""
+    return _serializer(key).dumps(_payload(_study_uid(session), row))
 
 
 def check(session: Session, key: str | bytes, token: str, now: datetime) -> int | None:
-    """The id of the live link ``token`` names: well signed, on record, not revoked, not
-    expired; None otherwise. Reads only."""
+    """The id of the live link ``token`` names: well signed, made for this study (its
+    ``uid``) as this row (its time of making), on record, not revoked, not expired; None
+    otherwise. Reads only."""
     try:
         payload = _serializer(key).loads(token)
     except BadSignature:
@@ -65,9 +78,13 @@ def check(session: Session, key: str | bytes, token: str, now: datetime) -> int 
     link_id = payload.get("preview") if isinstance(payload, dict) else None
     if not isinstance(link_id, int):
         return None
-    return session.scalar(select(m.PreviewLink.id).where(
+    uid = _study_uid(session)
+    row = session.scalars(select(m.PreviewLink).where(
         m.PreviewLink.id == link_id, m.PreviewLink.revoked_at.is_(None),
-        m.PreviewLink.expires_at > now))
+        m.PreviewLink.expires_at > now)).first()
+    if row is None or not uid or payload != _payload(uid, row):
+        return None
+    return row.id
 
 
 def live(session: Session, now: datetime) -> list[m.PreviewLink]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +28,7 @@ from lexgold.study.models import ENTRY_KINDS
 from lexgold.study.pairs import read_study_pairs
 from lexgold.study.config import config_to_dict, load_consent, load_study_config
 from lexgold.errors import InputError
+from lexgold.tables import line_problem
 from lexgold.builder.tr9856 import DEFAULT_TOPICS
 from lexgold.builder.tr9856_topics import read_topics
 from lexgold.languages.packs import pack_record
@@ -75,11 +75,11 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
     unknown = set(entries.get("platforms", [])) - set(ENTRY_KINDS)
     if unknown or not entries.get("platforms"):
         raise InputError(f"expected one or more of {', '.join(ENTRY_KINDS)}", field="accept")
-    if name is not None and any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in name):
-        raise InputError("control characters (line breaks, tabs, ...) are not allowed in a "
-                         "study name", field="name")
     _check_lengths(name=name, completion_code=completion_code, screenout_code=screenout_code,
                    completion_url=completion_url)
+    if completion_code and completion_code == screenout_code:
+        raise InputError("the same as --completion-code: a screened-out rater would be paid as "
+                         "one who finished (give two different codes)", field="screenout-code")
     spec = load_protocol(protocol)
     config = load_study_config(spec)
     if consent is not None:
@@ -108,7 +108,8 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
                          f"= {places:,} places: at most {MAX_PLACES:,} (docs/protocols.md, "
                          f"\"Bounds\")", path=spec["_path"], field="raters_per_tranche")
     completion_code = completion_code or secrets.token_hex(4).upper()
-    screenout_code = screenout_code or secrets.token_hex(4).upper()
+    while not screenout_code or screenout_code == completion_code:      # two different codes
+        screenout_code = secrets.token_hex(4).upper()
     design.report["skipped_pairs"] = dict(frame.attrs.get("skipped", {}))
     design.report["builder_manifest"] = manifest_beside(pairs)
     engine = make_engine(url)
@@ -164,16 +165,17 @@ LENGTHS = {"name": 200, "protocol_name": 200, "completion_code": 100, "screenout
 
 def _check_lengths(**values) -> None:
     """One-line :class:`InputError` for a study setting longer than its column, or holding a
-    control character: the same on SQLite and PostgreSQL, before anything is written."""
+    control or bidi formatting character (:func:`lexgold.tables.line_problem`): the same on
+    SQLite and PostgreSQL, before anything is written."""
     for field, value in values.items():
         if value is None:
             continue
         if len(value) > LENGTHS[field]:
             raise InputError(f"longer than {LENGTHS[field]} characters ({len(value)})",
                              field=field.replace("_", "-"))
-        if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in value):
-            raise InputError("holds a control character (a NUL byte, a tab or a line break)",
-                             field=field.replace("_", "-"))
+        problem = line_problem(value)
+        if problem:                  # a NUL byte, a line break, a bidi override U+202E
+            raise InputError(problem, field=field.replace("_", "-"))
 
 
 def _store_design(session: Session, frame, design, consistency, raters_per_tranche) -> list:
