@@ -516,6 +516,9 @@ _FAST_PAGE = update(m.Rater.__table__).where(_r.id == bindparam("rater")).values
 #: the last page answered: the slot and the rater are done
 _SLOT_DONE = update(m.Slot.__table__).where(_s.id == bindparam("slot")).values(
     status="completed", completed_at=bindparam("now"))
+#: a page's answer rows, inserted in one executemany (no ids read back)
+_INSERTS = {table.name: insert(table) for table in (m.Answer.__table__,
+                                                     m.CheckpointAnswer.__table__)}
 _RATER_DONE = update(m.Rater.__table__).where(_r.id == bindparam("rater")).values(
     stage="done", completed_at=bindparam("now"))
 
@@ -547,13 +550,14 @@ def submit_step(session: Session, rater: CurrentRater | m.Rater, position: int, 
         table = type(rows[0]).__table__
         rows = [{key: value for key, value in vars(row).items() if key in table.c}
                 for row in rows]
+        inserting = _INSERTS[table.name]
         shown = max(1, len(rows) // config.bws.tuple_size) if step.kind != "checkpoint" else 1
     elif step.kind == "checkpoint":
-        table, rows = m.CheckpointAnswer.__table__, [
+        inserting, rows = _INSERTS["checkpoint_answer"], [
             _checkpoint_answer(form, step, rater, slot, config, now)]
     else:
-        table, rows = m.Answer.__table__, _group_answers(form, items, rater, slot, config,
-                                                         study_seed, now)
+        inserting, rows = _INSERTS["answer"], _group_answers(form, items, rater, slot, config,
+                                                             study_seed, now)
     shown = len(rows) if shown is None else shown
     given = slot.step_at or slot.claimed_at or now       # when this page was given
     for row in rows:      # timed by the server: a browser's own t<id> fields are not believed
@@ -567,7 +571,7 @@ def submit_step(session: Session, rater: CurrentRater | m.Rater, position: int, 
             session.rollback()
             return "repeat"
         # a page's answers in one executemany, in order; no ids are read back
-        connection.execute(insert(table), rows)
+        connection.execute(inserting, rows)
         if (now - given).total_seconds() < config.min_seconds_per_pair * shown:
             connection.execute(_FAST_PAGE, {"rater": rater.id})
         if position + 1 >= n_steps:
