@@ -7,6 +7,7 @@ import os
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -208,3 +209,68 @@ def test_an_admin_session_works_on_every_host(two_hosts):
     second = login(base2).cookies["session"]
     assert admin_page(base1, first) == 200          # before: deleted by the login on host 2
     assert admin_page(base1, second) == 200
+
+
+# -- issue 49: one figures refresher per PostgreSQL study, whatever the number of hosts -------
+
+#: what a refresher says on stderr (the server's log) when it takes the study's lock
+TAKEN = "refreshes the study's figures (PostgreSQL advisory lock"
+
+
+def _lock_holders(url: str, key: int) -> int:
+    """Backends holding the advisory lock ``key`` (PostgreSQL splits it in two 32-bit ids)."""
+    unsigned = key & 0xFFFFFFFFFFFFFFFF
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            return connection.execute(text(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                "AND classid::bigint = :high AND objid::bigint = :low AND objsubid = 1"),
+                {"high": unsigned >> 32, "low": unsigned & 0xFFFFFFFF}).scalar()
+    finally:
+        engine.dispose()
+
+
+def _wait_for(condition, timeout_s: float = 60) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_one_refresher_per_postgresql_study_and_another_host_takes_over(tmp_path, pairs,
+                                                                       postgres_url):
+    """Before: every host's ``serve`` ran its own refresher (top-ups and figures once per
+    host) unless all but one were started with ``--figures-every 0``. Now the refresher that
+    holds the study's advisory lock runs; killed, another host's takes over."""
+    from lexgold.live.refresher import lock_key
+
+    protocol = protocol_variant(tmp_path, "simlex", tranches=1, raters_per_tranche=1)
+    with postgres_schema(postgres_url) as (_, url):
+        create_study(protocol, pairs, url, seed=2)
+        engine = make_engine(url)
+        with engine.connect() as connection:
+            key = lock_key(connection)
+        engine.dispose()
+        hosts = [load_test.Server(url, tmp_path, threads=2, args=("--figures-every", "0.5"))
+                 for _ in range(2)]
+        try:
+            for host in hosts:
+                host.start()
+
+            def holders():
+                return [host for host in hosts if TAKEN in host.log.read_text(errors="replace")]
+
+            assert _wait_for(lambda: holders() and _lock_holders(url, key) == 1)
+            time.sleep(3)                          # six periods: the other host still waits
+            assert len(holders()) == 1 and _lock_holders(url, key) == 1
+            first = holders()[0]
+            first.kill()                           # SIGKILL: its refresher sees it gone
+            other = next(host for host in hosts if host is not first)
+            assert _wait_for(lambda: TAKEN in other.log.read_text(errors="replace"))
+            assert _lock_holders(url, key) == 1
+        finally:
+            for host in hosts:
+                host.stop()

@@ -19,7 +19,10 @@ from datetime import timedelta
 from urllib.parse import quote
 
 from flask import Flask, g, render_template, request
+from flask.sessions import SecureCookieSessionInterface
 from flask_wtf.csrf import CSRFError, CSRFProtect
+from itsdangerous import TimestampSigner, URLSafeTimedSerializer
+from itsdangerous.encoding import want_bytes
 from sqlalchemy import select
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -75,6 +78,7 @@ def create_app(config: dict | None = None) -> Flask:
     (replay window, default 300; :mod:`lexgold.annotate.views_prolific`).
     """
     app = Flask(__name__)
+    app.session_interface = KeptSessionInterface()
     app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",
                       SESSION_COOKIE_SECURE=True, PERMANENT_SESSION_LIFETIME=timedelta(days=14),
                       WTF_CSRF_TIME_LIMIT=None, MAX_CONTENT_LENGTH=MAX_REQUEST_BYTES,
@@ -117,6 +121,44 @@ def create_app(config: dict | None = None) -> Flask:
     _register(app)
     _redact_logs(app, token_paths(app.url_map))    # the server log: no password, no token
     return app
+
+
+class _KeptKeySigner(TimestampSigner):
+    """itsdangerous' timestamp signer, its derived keys kept in ``derived`` (one dict per app):
+    the key derivation (an HMAC of the salt) depends only on the key, the salt and the method,
+    and Flask's session otherwise redoes it on every request."""
+
+    def __init__(self, *args, derived: dict, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.derived = derived
+
+    def derive_key(self, secret_key: str | bytes | None = None) -> bytes:
+        key = (self.secret_keys[-1] if secret_key is None else want_bytes(secret_key),
+               self.salt, self.key_derivation, self.digest_method)
+        if key not in self.derived:
+            self.derived[key] = super().derive_key(secret_key)
+        return self.derived[key]
+
+
+class KeptSessionInterface(SecureCookieSessionInterface):
+    """Flask's signed-cookie session (same cookie, same signature), its serializer built once
+    per key and its derived signing keys kept: Flask builds both on every request."""
+
+    def __init__(self):
+        self._derived: dict = {}
+        self._serializer: tuple | None = None
+
+    def get_signing_serializer(self, app: Flask) -> URLSafeTimedSerializer | None:
+        if not app.secret_key:
+            return None
+        keys = [*(app.config.get("SECRET_KEY_FALLBACKS") or ()), app.secret_key]
+        if self._serializer is None or self._serializer[0] != keys:
+            self._serializer = (keys, URLSafeTimedSerializer(
+                keys, salt=self.salt, serializer=self.serializer, signer=_KeptKeySigner,
+                signer_kwargs={"key_derivation": self.key_derivation,
+                               "digest_method": self.digest_method,
+                               "derived": self._derived}))
+        return self._serializer[1]
 
 
 #: the loggers of the WSGI servers the app runs in (waitress's "exception while serving <path>",
@@ -181,7 +223,8 @@ def _register(app: Flask) -> None:
 
     @app.context_processor
     def _study():
-        return {"study": state(), "texts": state().config.texts, "fill": fill}
+        study = state()
+        return {"study": study, "texts": study.config.texts, "fill": fill}
 
     @app.teardown_appcontext
     def _close(_exc):

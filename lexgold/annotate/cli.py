@@ -144,8 +144,8 @@ def rehearsal_progress(bar, max_raters: int | None = None):
               help="Start, fetch the entry page once, print the URL and status, and exit.")
 @click.option("--figures-every", type=click.FloatRange(min=0), default=5.0, show_default=True,
               help="Seconds between refreshes of the admin view's figures and recruitment "
-                   "top-ups, in a background process (0: none here; run `lexgold study "
-                   "figures --watch` on one host).")
+                   "top-ups, in a background process (0: none here). On PostgreSQL one "
+                   "host's refresher runs at a time (an advisory lock), whatever the hosts.")
 @click.option("--secret-key-file", type=click.Path(dir_okay=False),
               help="File holding the session-signing key (`lexgold study secret`; default: "
                    "LEXGOLD_SECRET_KEY_FILE, LEXGOLD_SECRET_KEY, or STUDY.key next to a SQLite "

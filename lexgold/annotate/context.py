@@ -8,6 +8,8 @@ Flask's tutorial, where ``db.py`` holds the database handle).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+from string import Formatter
 
 from flask import current_app, g, render_template, request
 from sqlalchemy.orm import sessionmaker
@@ -72,13 +74,10 @@ def fill(template: str, **values) -> str:
     >>> fill("About {minutes} min {{sic}}; {minutes.__class__} {x} {minutes:>9}", minutes=8)
     'About 8 min {sic}; {minutes.__class__} {x} {minutes:>9}'
     """
-    from string import Formatter
-
-    out = []
-    try:
-        parsed = list(Formatter().parse(template))
-    except ValueError:                      # a lone brace: shown as written
+    parsed = _parsed(template)
+    if parsed is None:                      # a lone brace: shown as written
         return template
+    out = []
     for literal, field, spec, conversion in parsed:
         out.append(literal)
         if field is None:
@@ -89,6 +88,16 @@ def fill(template: str, **values) -> str:
             out.append("{" + field + (f"!{conversion}" if conversion else "") +
                        (f":{spec}" if spec else "") + "}")
     return "".join(out)
+
+
+@lru_cache(maxsize=256)
+def _parsed(template: str) -> tuple | None:
+    """``template`` parsed by :class:`string.Formatter` (a study's few texts, parsed once), or
+    None when it has a lone brace."""
+    try:
+        return tuple(Formatter().parse(template))
+    except ValueError:
+        return None
 
 
 def message_page(text: str, heading: str | None = None, link: str = "", **values) -> str:

@@ -16,7 +16,7 @@ import re
 import secrets
 import weakref
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import numpy as np
 from sqlalchemy import and_, bindparam, case, func, insert, or_, select, update
@@ -324,15 +324,77 @@ def retry_claim(session: Session, rater: m.Rater, config: StudyConfig, now=None)
     session.refresh(rater)
 
 
-def current_slot(session: Session, rater: m.Rater) -> m.Slot:
+@dataclass(frozen=True)
+class Place:
+    """A rater's slot as the rater's path reads it (columns of
+    :class:`lexgold.study.models.Slot`)."""
+
+    id: int
+    rater_id: int | None
+    tranche_id: int
+    status: str
+    step: int
+    step_at: datetime | None
+    claimed_at: datetime | None
+
+
+@dataclass(frozen=True)
+class CurrentRater:
+    """The rater of a request with its slot, read in one Core statement
+    (:func:`current_rater`): what the rater's pages and :func:`submit_step` need, no ORM
+    entity (the flow's rarer steps load :class:`lexgold.study.models.Rater` by ``id``)."""
+
+    id: int
+    public_id: str
+    stage: str
+    instructions_page: int
+    slot_id: int | None
+    slot: Place | None
+
+
+_r, _s = m.Rater.__table__.c, m.Slot.__table__.c
+#: the rater of a public ID and browser hash, with its slot (built once: every request asks)
+_RATER_AND_SLOT = select(
+    _r.id, _r.public_id, _r.stage, _r.instructions_page, _r.slot_id,
+    _s.id, _s.rater_id, _s.tranche_id, _s.status, _s.step, _s.step_at, _s.claimed_at).select_from(
+    m.Rater.__table__.outerjoin(m.Slot.__table__, _s.id == _r.slot_id)).where(
+    _r.public_id == bindparam("public_id"), _r.browser_sha256 == bindparam("browser"))
+_SLOT = select(_s.id, _s.rater_id, _s.tranche_id, _s.status, _s.step, _s.step_at,
+               _s.claimed_at).where(_s.id == bindparam("slot"))
+
+
+def current_rater(session: Session, public_id: str, browser: str) -> CurrentRater | None:
+    """The rater whose public ID and browser hash (:func:`browser_hash`) are these, with its
+    slot; None when none matches."""
+    row = session.connection().execute(_RATER_AND_SLOT, {"public_id": public_id,
+                                                         "browser": browser}).first()
+    if row is None:
+        return None
+    return CurrentRater(*row[:5], Place(*row[5:]) if row[5] is not None else None)
+
+
+def as_current(session: Session, rater: m.Rater) -> CurrentRater:
+    """``rater`` (an ORM entity) as :func:`current_rater` gives it, with its slot."""
+    row = session.connection().execute(_SLOT, {"slot": rater.slot_id}).first() \
+        if rater.slot_id is not None else None
+    return CurrentRater(rater.id, rater.public_id, rater.stage, rater.instructions_page,
+                        rater.slot_id, Place(*row) if row is not None else None)
+
+
+def current_slot(session: Session, rater: CurrentRater | m.Rater) -> Place:
     """The rater's slot; :class:`Rejected` (``expired_text``) if it went to someone else."""
-    slot = session.get(m.Slot, rater.slot_id) if rater.slot_id is not None else None
+    if isinstance(rater, CurrentRater):
+        slot = rater.slot
+    else:
+        row = session.connection().execute(_SLOT, {"slot": rater.slot_id}).first() \
+            if rater.slot_id is not None else None
+        slot = Place(*row) if row is not None else None
     if slot is None or slot.rater_id != rater.id:
         raise Rejected("expired_text", "claim expired and given to another rater")
     return slot
 
 
-def step_content(session: Session, slot: m.Slot):
+def step_content(session: Session, slot: Place):
     """The step the slot is at, its items with their pairs, and the step count."""
     return page_content(session, slot.tranche_id, slot.step)
 
@@ -444,19 +506,31 @@ def start_value(config: StudyConfig, study_seed: int, rater_id: int, item_id: in
 
 
 #: a page's answers move the slot on, if it is still the rater's and at that page (built once)
-_NEXT_STEP = update(m.Slot).where(
-    m.Slot.id == bindparam("slot"), m.Slot.rater_id == bindparam("rater"),
-    m.Slot.step == bindparam("position")).values(
+_NEXT_STEP = update(m.Slot.__table__).where(
+    _s.id == bindparam("slot"), _s.rater_id == bindparam("rater"),
+    _s.step == bindparam("position")).values(
     step=bindparam("next"), step_at=bindparam("now"), expires_at=bindparam("expires"))
+#: a page answered faster than ``min_seconds_per_pair`` per pair
+_FAST_PAGE = update(m.Rater.__table__).where(_r.id == bindparam("rater")).values(
+    fast_pages=_r.fast_pages + 1)
+#: the last page answered: the slot and the rater are done
+_SLOT_DONE = update(m.Slot.__table__).where(_s.id == bindparam("slot")).values(
+    status="completed", completed_at=bindparam("now"))
+#: a page's answer rows, inserted in one executemany (no ids read back)
+_INSERTS = {table.name: insert(table) for table in (m.Answer.__table__,
+                                                     m.CheckpointAnswer.__table__)}
+_RATER_DONE = update(m.Rater.__table__).where(_r.id == bindparam("rater")).values(
+    stage="done", completed_at=bindparam("now"))
 
 
-def submit_step(session: Session, rater: m.Rater, position: int, form, config: StudyConfig,
-                study_seed: int, now=None) -> str:
+def submit_step(session: Session, rater: CurrentRater | m.Rater, position: int, form,
+                config: StudyConfig, study_seed: int, now=None) -> str:
     """Store the answers of step ``position``; returns ``stored`` or ``repeat``.
 
     A step already submitted (double click, reload, retry) is a ``repeat`` and stores nothing.
     Raises :class:`Rejected` for a step out of order, unknown or foreign item ids, values out
-    of range (``error_invalid``) or unanswered items (``error_incomplete``).
+    of range (``error_invalid``) or unanswered items (``error_incomplete``). Every statement
+    is a Core one on the session's connection (no ORM entity is loaded or flushed).
     """
     now = now or database_now(session)
     slot = current_slot(session, rater)
@@ -473,31 +547,36 @@ def submit_step(session: Session, rater: m.Rater, position: int, form, config: S
         else:
             rows = bws_site.tuple_answers(form, items, rater, slot, now,
                                           MAX_RESPONSE_MS)
+        table = type(rows[0]).__table__
+        rows = [{key: value for key, value in vars(row).items() if key in table.c}
+                for row in rows]
+        inserting = _INSERTS[table.name]
         shown = max(1, len(rows) // config.bws.tuple_size) if step.kind != "checkpoint" else 1
     elif step.kind == "checkpoint":
-        rows = [_checkpoint_answer(form, step, rater, slot, config, now)]
+        inserting, rows = _INSERTS["checkpoint_answer"], [
+            _checkpoint_answer(form, step, rater, slot, config, now)]
     else:
-        rows = _group_answers(form, items, rater, slot, config, study_seed, now)
+        inserting, rows = _INSERTS["answer"], _group_answers(form, items, rater, slot, config,
+                                                             study_seed, now)
     shown = len(rows) if shown is None else shown
     given = slot.step_at or slot.claimed_at or now       # when this page was given
     for row in rows:      # timed by the server: a browser's own t<id> fields are not believed
-        row.server_ms = server_ms(given, now, shown)
+        row["server_ms"] = server_ms(given, now, shown)
+    connection = session.connection()
     try:
-        moved = session.connection().execute(_NEXT_STEP, {
+        moved = connection.execute(_NEXT_STEP, {
             "slot": slot.id, "rater": rater.id, "position": position, "next": position + 1,
             "now": now, "expires": now + timedelta(seconds=config.claim_timeout_s)}).rowcount
         if not moved:
             session.rollback()
             return "repeat"
-        _insert_rows(session, rows)
+        # a page's answers in one executemany, in order; no ids are read back
+        connection.execute(inserting, rows)
         if (now - given).total_seconds() < config.min_seconds_per_pair * shown:
-            session.execute(update(m.Rater).where(m.Rater.id == rater.id)
-                            .values(fast_pages=m.Rater.fast_pages + 1))
+            connection.execute(_FAST_PAGE, {"rater": rater.id})
         if position + 1 >= n_steps:
-            session.execute(update(m.Slot).where(m.Slot.id == slot.id)
-                            .values(status="completed", completed_at=now))
-            session.execute(update(m.Rater).where(m.Rater.id == rater.id)
-                            .values(stage="done", completed_at=now))
+            connection.execute(_SLOT_DONE, {"slot": slot.id, "now": now})
+            connection.execute(_RATER_DONE, {"rater": rater.id, "now": now})
         session.commit()
     except IntegrityError:
         session.rollback()
@@ -508,15 +587,6 @@ def submit_step(session: Session, rater: m.Rater, position: int, form, config: S
     return "stored"
 
 
-def _insert_rows(session: Session, rows) -> None:
-    """Insert a page's answer rows (all of one class) in one executemany, in order, on the
-    session's connection; no ids are read back (an ORM flush would insert them one by one to
-    return each id)."""
-    table = type(rows[0]).__table__
-    session.connection().execute(insert(table), [
-        {key: value for key, value in vars(row).items() if key in table.c} for row in rows])
-
-
 def server_ms(given, answered, n_items: int) -> int:
     """Milliseconds per item of a page given at ``given`` and answered at ``answered`` (both
     from the site's clock, never the browser's), capped at 24 days (an INTEGER column)."""
@@ -524,9 +594,10 @@ def server_ms(given, answered, n_items: int) -> int:
     return min(round(elapsed / max(1, n_items)), 2_000_000_000)
 
 
-def _group_answers(form, items, rater, slot, config, study_seed, now) -> list[m.Answer]:
+def _group_answers(form, items, rater, slot, config, study_seed, now) -> list[dict]:
+    """The rows of :class:`lexgold.study.models.Answer` a page of pairs stores, as dicts."""
     expected = {item.id for item, _ in items}
-    sent = {parse_int(key[1:]) for key in form.keys() if re.fullmatch(r"[rt][0-9]+", key)}
+    sent = {parse_int(key[1:]) for key in form.keys() if _ANSWER_FIELD.fullmatch(key)}
     if sent - expected:
         raise Rejected("error_invalid", "answer for an item not on this page")
     low, high = (0, 1) if config.task == "binary" else (config.scale_min, config.scale_max)
@@ -539,14 +610,20 @@ def _group_answers(form, items, rater, slot, config, study_seed, now) -> list[m.
         if rating is None or not low <= rating <= high:
             raise Rejected("error_invalid", f"rating {raw!r} outside {low}..{high}")
         ms = parse_int(form.get(f"t{item.id}", ""))
-        rows.append(m.Answer(rater_id=rater.id, item_id=item.id, slot_id=slot.id, rating=rating,
-                             start_value=start_value(config, study_seed, rater.id, item.id),
-                             response_ms=ms if ms is not None and 0 <= ms <= MAX_RESPONSE_MS
-                             else None, answered_at=now))
+        rows.append({"rater_id": rater.id, "item_id": item.id, "slot_id": slot.id,
+                     "rating": rating,
+                     "start_value": start_value(config, study_seed, rater.id, item.id),
+                     "response_ms": ms if ms is not None and 0 <= ms <= MAX_RESPONSE_MS
+                     else None, "answered_at": now})
     return rows
 
 
-def _checkpoint_answer(form, step, rater, slot, config, now) -> m.CheckpointAnswer:
+#: the form fields of a page's answers: ``r<item id>`` (rating) and ``t<item id>`` (browser time)
+_ANSWER_FIELD = re.compile(r"[rt][0-9]+")
+
+
+def _checkpoint_answer(form, step, rater, slot, config, now) -> dict:
+    """The row of :class:`lexgold.study.models.CheckpointAnswer` a checkpoint page stores."""
     check = config.checkpoints[step.checkpoint]
     if any(re.fullmatch(r"r\d+", key) for key in form.keys()):
         raise Rejected("error_invalid", "rating fields on a checkpoint page")
@@ -557,9 +634,6 @@ def _checkpoint_answer(form, step, rater, slot, config, now) -> m.CheckpointAnsw
     if choice is None or not 0 <= choice < len(check.options):
         raise Rejected("error_invalid", f"checkpoint choice {raw!r} out of range")
     ms = parse_int(form.get("t", ""))
-    return m.CheckpointAnswer(rater_id=rater.id, step_id=step.id, slot_id=slot.id, choice=choice,
-                              correct=choice == check.answer, answered_at=now,
-                              response_ms=ms if ms is not None and 0 <= ms <= MAX_RESPONSE_MS
-                              else None)
-
-
+    return {"rater_id": rater.id, "step_id": step.id, "slot_id": slot.id, "choice": choice,
+            "correct": choice == check.answer, "answered_at": now,
+            "response_ms": ms if ms is not None and 0 <= ms <= MAX_RESPONSE_MS else None}

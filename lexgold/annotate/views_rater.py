@@ -8,12 +8,15 @@ Views stay short: they read the rater from the signed session cookie, call one f
 from __future__ import annotations
 
 import hmac
+import re
+import secrets
 from datetime import datetime, timedelta
 
-from flask import (Blueprint, current_app, flash, g, redirect, render_template, request,
+from flask import (Blueprint, current_app, flash, redirect, render_template, request,
                    session, url_for)
 from itsdangerous import BadSignature, URLSafeTimedSerializer
-from sqlalchemy import bindparam, select
+from markupsafe import Markup, escape
+from sqlalchemy import select
 
 from lexgold.annotate import flow, throttle
 from lexgold.study import models as m
@@ -26,23 +29,20 @@ from lexgold.ratings import SIMULATED
 rater = Blueprint("rater", __name__)
 
 
-#: the rater of a public ID and browser hash, with its slot (built once: every request asks)
-_RATER_AND_SLOT = select(m.Rater, m.Slot).outerjoin(m.Slot, m.Slot.id == m.Rater.slot_id).where(
-    m.Rater.public_id == bindparam("public_id"), m.Rater.browser_sha256 == bindparam("browser"))
-
-
-def _current_rater() -> m.Rater | None:
+def _current_rater() -> flow.CurrentRater | None:
     """The rater of this browser: its public ID and the browser secret must both match."""
     public_id, secret = session.get("rater"), session.get("browser")
     if not public_id:
-        return legacy_rater()
+        known = legacy_rater()
+        return flow.as_current(db(), known) if known is not None else None
     if not isinstance(secret, str):
         return None
-    # one query: the rater's slot comes with it, kept for the request (flow.current_slot
-    # then finds it in the session's identity map, which holds only weak references)
-    found = g.rater_row = db().execute(_RATER_AND_SLOT, {
-        "public_id": public_id, "browser": flow.browser_hash(secret)}).first()
-    return found[0] if found is not None else None
+    return flow.current_rater(db(), public_id, flow.browser_hash(secret))
+
+
+def _loaded(current: flow.CurrentRater) -> m.Rater:
+    """The ORM rater of ``current``, for the flow's rarer steps (instructions, qualification)."""
+    return db().get(m.Rater, current.id)
 
 
 def legacy_rater() -> m.Rater | None:
@@ -102,8 +102,7 @@ def _bind(rater: m.Rater, secret: str) -> None:
 
 
 def _show_word(word: str) -> str:
-    case = state().config.word_case
-    return word.upper() if case == "upper" else word.lower() if case == "lower" else word
+    return _word_case(state().config.word_case)(word)
 
 
 @rater.get("/")
@@ -249,7 +248,7 @@ def task():
     return _step_page(current)
 
 
-def finished_page(current: m.Rater) -> str:
+def finished_page(current: flow.CurrentRater | m.Rater) -> str:
     """The completion (or screen-out) page: the text, the code large in its own box with a
     copy button (shown by lexgold.js; the code stays selectable without it) and the link back
     to the platform as the primary button."""
@@ -263,7 +262,7 @@ def finished_page(current: m.Rater) -> str:
         link=study.completion_url if done else study.screenout_url)
 
 
-def _step_page(current: m.Rater):
+def _step_page(current: flow.CurrentRater | m.Rater):
     slot = flow.current_slot(db(), current)
     step, items, n_steps = flow.step_content(db(), slot)
     return render_step(step, items, n_steps, slot.step, current.id)
@@ -285,17 +284,45 @@ def render_step(step: m.Step, items, n_steps: int, position: int, rater_id: int,
         options = [(i, [_show_word(w) for w in check.options[i]])
                    for i in option_order(len(check.options), rater_id, step.id)]
         return render_template("checkpoint.html", options=options, **common)
+    show, titles, seed = _word_case(config.word_case), config.topic_titles, state().seed
     shown = []
     for item, pair in items:
         template = texts.question_by_pos.get(pair.pos, texts.question)
-        shown.append({"id": item.id, "kind": item.kind, "topic": pair.topic,
-                      "question": fill(template, word1=_show_word(pair.word1),
-                                       word2=_show_word(pair.word2),
-                                       topic=_topic_title(pair.topic)),
-                      "start": flow.start_value(config, state().seed, rater_id, item.id)})
+        question = fill(template, word1=show(pair.word1), word2=show(pair.word2),
+                        topic=titles.get(pair.topic, pair.topic))
+        shown.append(_item_html(item.kind, {
+            "id": str(item.id), "question": str(escape(question)),
+            "start": str(flow.start_value(config, seed, rater_id, item.id))}))
+    topic = items[0][1].topic if items else ""
     return render_template("group.html", items=shown, **common,
-                           topic=_topic_title(shown[0]["topic"])
-                           if config.group_by == "topic" else "")
+                           topic=titles.get(topic, topic) if config.group_by == "topic" else "")
+
+
+def _word_case(case: str):
+    """How the study shows a word (``[study] word_case``)."""
+    return str.upper if case == "upper" else str.lower if case == "lower" else str
+
+
+#: the values ``group_item.html`` is rendered with per item (the rest is the study's own)
+ITEM_FIELDS = ("id", "question", "start")
+
+
+def _item_html(kind: str, values: dict[str, str]) -> Markup:
+    """One pair of a group page: ``group_item.html`` rendered once per study and ``kind`` with
+    markers in place of :data:`ITEM_FIELDS` (kept per app: a study's texts never change), the
+    markers replaced by ``values`` (already escaped). A page of pairs then costs one join per
+    pair instead of a template pass with some 25 escapes."""
+    patterns = current_app.extensions.setdefault("lexgold_item_html", {})
+    if kind not in patterns:
+        mark = secrets.token_hex(8)              # never in a study's text: split on it
+        html = render_template("group_item.html", item={
+            "kind": kind, **{name: f"{mark}{name}{mark}" for name in ITEM_FIELDS}})
+        patterns[kind] = re.split(f"{mark}({'|'.join(ITEM_FIELDS)}){mark}", html)
+    parts = patterns[kind]
+    out = [parts[0]]
+    for at in range(1, len(parts), 2):
+        out += (values[parts[at]], parts[at + 1])
+    return Markup("".join(out))
 
 
 def _bws_page(step: m.Step, items, rater_id: int, common: dict) -> str:
@@ -315,10 +342,6 @@ def _bws_page(step: m.Step, items, rater_id: int, common: dict) -> str:
                            **common)
 
 
-def _topic_title(topic: str) -> str:
-    return state().config.topic_titles.get(topic, topic)
-
-
 @rater.post("/instructions")
 def instructions():
     current = _current_rater()
@@ -331,7 +354,7 @@ def instructions():
             page + 1 >= len(state().config.texts.instructions) and \
             state().config.qualification is None:
         _rate_limit("claim")                     # this page's "Next" claims a place
-    flow.advance_instructions(db(), current, page, state().config, now())
+    flow.advance_instructions(db(), _loaded(current), page, state().config, now())
     return redirect(url_for("rater.task"))
 
 
@@ -345,7 +368,7 @@ def qualification():
         raise flow.Rejected("error_incomplete")
     if current.stage == "qualification":
         _rate_limit("claim")                     # a right answer claims a place
-    flow.answer_qualification(db(), current, choice, state().config, now())
+    flow.answer_qualification(db(), _loaded(current), choice, state().config, now())
     return redirect(url_for("rater.task"))
 
 

@@ -13,10 +13,17 @@ requests, computing at a lower priority, writing at the server's), at most every
 ``--figures-every`` seconds, waiting at least :data:`~lexgold.live.figures.BACKOFF` times as
 long as the last computation took; :class:`Supervised` restarts it when it dies. ``lexgold study
 figures`` runs it by hand or as a loop (``--watch``) on another host.
+
+On PostgreSQL, where several app hosts serve one study, :func:`watch` refreshes only while it
+holds the study's advisory lock (:class:`StudyLock`): one refresher per study whatever the number
+of hosts; the others try again every period and one of them takes over within a period of the
+holder's death (the lock is a session-level one, released when its connection closes). SQLite
+(one host) takes no lock.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -26,7 +33,8 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from functools import partial
 
-from sqlalchemy import select
+from sqlalchemy import select, text
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
@@ -99,7 +107,8 @@ def watch(url: str, every_s: float = EVERY_S, parent: int | None = None,
     """Refresh the figures of the study at ``url`` in a loop: every ``every_s`` seconds, or
     :data:`BACKOFF` times the last computation if longer; stops when the process ``parent``
     is gone (the server that started it) or after ``rounds``. A database error is reported on
-    stderr and retried at the next round.
+    stderr and retried at the next round. On PostgreSQL a round refreshes only while this
+    process holds the study's :class:`StudyLock` (one refresher per study across hosts).
 
     ``nice`` (> 0) lowers the priority of the computation only (its own thread; Linux keeps
     a priority per thread): the short writes that follow hold SQLite's write lock, and a
@@ -108,6 +117,7 @@ def watch(url: str, every_s: float = EVERY_S, parent: int | None = None,
     engine = make_engine(url, statement_timeout_s=600)
     reads, writes = session_factory(engine, write=False), session_factory(engine)
     worker = ThreadPoolExecutor(1, initializer=_lower_priority, initargs=(nice,))
+    lock = StudyLock(engine) if engine.dialect.name == "postgresql" else None
 
     def run(function, *args):
         return worker.submit(function, *args).result()
@@ -117,8 +127,9 @@ def watch(url: str, every_s: float = EVERY_S, parent: int | None = None,
         while (parent is None or os.getppid() == parent) and (rounds is None or done < rounds):
             started = time.perf_counter()
             try:
-                with reads() as r, writes() as w:
-                    refresh(r, w, run=run)
+                if lock is None or lock.held():
+                    with reads() as r, writes() as w:
+                        refresh(r, w, run=run)
             except SQLAlchemyError as err:
                 print(f"lexgold figures: {redact(str(err).splitlines()[0])}", file=sys.stderr)
             done += 1
@@ -126,7 +137,75 @@ def watch(url: str, every_s: float = EVERY_S, parent: int | None = None,
                 time.sleep(max(every_s, BACKOFF * (time.perf_counter() - started)))
     finally:
         worker.shutdown()
+        if lock is not None:
+            lock.release()
         engine.dispose()
+
+
+def lock_key(connection: Connection) -> int:
+    """The advisory lock key of the study on ``connection``: a signed 64-bit integer from the
+    SHA-256 of the study's identity (its schema, name, seed, codes and the checksums of its
+    protocol and pairs), so two studies on one PostgreSQL server never share a refresher."""
+    study = connection.execute(select(
+        m.Study.__table__.c.name, m.Study.__table__.c.seed, m.Study.__table__.c.completion_code,
+        m.Study.__table__.c.screenout_code, m.Study.__table__.c.protocol_sha256,
+        m.Study.__table__.c.pairs_sha256)).one()
+    schema = connection.execute(text("SELECT current_schema()")).scalar() or ""
+    identity = "\x1f".join(["lexgold figures", schema, *(str(value) for value in study)])
+    return int.from_bytes(hashlib.sha256(identity.encode()).digest()[:8], "big", signed=True)
+
+
+class StudyLock:
+    """The PostgreSQL advisory lock (``pg_try_advisory_lock``, session level) that lets one
+    refresher per study run, whatever the number of hosts: held on a connection of its own
+    for as long as this process lives; released when that connection closes (the process
+    died, or the database dropped it), after which another host's :meth:`held` takes it.
+
+    :meth:`held` is asked every round: it checks that the connection holding the lock is still
+    alive, or tries to take the lock (without waiting). It says on stderr when this process
+    takes the lock and when it loses it."""
+
+    def __init__(self, engine: Engine):
+        self.engine, self.connection, self.key = engine, None, None
+
+    def held(self) -> bool:
+        if self.connection is not None:
+            try:
+                self.connection.exec_driver_sql("SELECT 1")
+                self.connection.commit()
+                return True
+            except SQLAlchemyError:
+                self.release()
+                print("lexgold figures: lost the study's refresher lock (database connection "
+                      "closed); trying again", file=sys.stderr)
+        connection = self.engine.connect()
+        try:
+            if self.key is None:
+                self.key = lock_key(connection)
+            taken = connection.execute(text("SELECT pg_try_advisory_lock(:key)"),
+                                       {"key": self.key}).scalar()
+            connection.commit()
+        except BaseException:
+            connection.invalidate()
+            raise
+        if not taken:
+            connection.close()
+            return False
+        self.connection = connection
+        print(f"lexgold figures: this process (pid {os.getpid()}) refreshes the study's figures "
+              f"(PostgreSQL advisory lock {self.key}); other hosts' refreshers wait",
+              file=sys.stderr, flush=True)
+        return True
+
+    def release(self) -> None:
+        """Close the lock's connection (closed, not pooled: a pooled one would keep the lock)."""
+        if self.connection is not None:
+            connection, self.connection = self.connection, None
+            try:
+                connection.invalidate()
+                connection.close()
+            except SQLAlchemyError:
+                pass
 
 
 def _lower_priority(nice: int) -> None:
