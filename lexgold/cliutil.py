@@ -9,7 +9,10 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import tempfile
 import threading
+from contextlib import contextmanager
+from pathlib import Path
 
 import click
 
@@ -65,6 +68,11 @@ def wordnet_option(function):
                              "(env LEXGOLD_WORDNET); default: found automatically.")(function)
 
 
+def _link_problem(path) -> str:
+    return (f"{path} is a symbolic link (to {os.readlink(path)}): lexgold does not write "
+            f"through links; remove it")
+
+
 def refuse_links(ctx, param, value):
     """An output path must not be a symbolic link, nor (a folder) hold one: a link planted
     where lexgold writes (``gold.csv -> ~/.bashrc``) would have its target overwritten. A
@@ -79,10 +87,58 @@ def refuse_links(ctx, param, value):
             if links:
                 break
     if links:
-        raise click.BadParameter(f"{links[0]} is a symbolic link (to {os.readlink(links[0])}): "
-                                 f"lexgold does not write through links; remove it",
-                                 ctx=ctx, param=param)
+        raise click.BadParameter(_link_problem(links[0]), ctx=ctx, param=param)
     return value
+
+
+def beside(out, name: str) -> Path:
+    """The file ``name`` in the folder of ``out`` (a sidecar: ``simverb.sd.png`` beside
+    ``--out simverb.json``), refused like ``--out`` itself (:func:`refuse_links`) when a
+    symbolic link is planted there. The one check of every file a command writes beside
+    ``--out``.
+
+    Raises
+    ------
+    InputError
+        Naming the link and its target.
+    """
+    path = Path(out).with_name(name)
+    if os.path.islink(path):
+        raise InputError(_link_problem(path))
+    return path
+
+
+@contextmanager
+def replacing(path, **options):
+    """Write ``path`` whole or not at all: a context manager giving a text handle (``open``'s
+    ``options``) on a temporary file beside ``path``, renamed over it when the block ends
+    without error and removed otherwise. A full disk or any other write error leaves the
+    earlier file (or none) in place, never a truncated one, and is one line naming ``path``.
+    The rename replaces a symbolic link at ``path`` itself, never its target.
+
+    Raises
+    ------
+    InputError
+        A write error (``No space left on device``), naming ``path``.
+    """
+    path = Path(path)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                         suffix=".tmp")
+    try:
+        mask = os.umask(0)
+        os.umask(mask)
+        os.fchmod(handle, 0o666 & ~mask)               # the mode open() would have given
+        with os.fdopen(handle, "w", **options) as stream:
+            yield stream
+        os.replace(temporary, path)
+    except OSError as err:
+        if isinstance(err, USER_ERRORS):
+            raise
+        raise InputError(f"not written ({err.strerror or err}); an earlier file there is "
+                         f"left as it was", path=path) from None
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
 
 
 def out_option(function):

@@ -10,7 +10,15 @@ from pathlib import Path
 import click
 
 from lexgold.annotate.server import serve_study, shown
-from lexgold.cliutil import crowd_options, progress_bar, quiet_option, seed_option, ticking
+from lexgold.cliutil import (
+    beside,
+    crowd_options,
+    progress_bar,
+    quiet_option,
+    refuse_links,
+    seed_option,
+    ticking,
+)
 
 
 @click.command("rehearse")
@@ -23,7 +31,7 @@ from lexgold.cliutil import crowd_options, progress_bar, quiet_option, seed_opti
               help="Stop after this many raters have entered (default: ten times the "
                    "study's places): a quick rehearsal, e.g. --max-raters 30 to see the site "
                    "run and make a small release (`lexgold process ... --allow-incomplete`).")
-@click.option("--truth", "truth_path", type=click.Path(dir_okay=False),
+@click.option("--truth", "truth_path", type=click.Path(dir_okay=False), callback=refuse_links,
               help="Also write each pair's true score to this CSV (and who was who to "
                    ".raters.csv beside it).")
 @seed_option
@@ -73,7 +81,8 @@ def rehearse_command(study_db, arrivals_per_hour, max_raters, truth_path, seed, 
         columns = ["word1", "word2", "truth"] if not (truth["topic"] != "").any() else \
             ["topic", "word1", "word2", "truth"]
         truth[columns].to_csv(truth_path, index=False)
-        who.to_csv(Path(truth_path).with_suffix(".raters.csv"), index=False)
+        who.to_csv(beside(truth_path, Path(truth_path).with_suffix(".raters.csv").name),
+                   index=False)
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return

@@ -18,6 +18,7 @@ from pathlib import Path
 import click
 
 from lexgold.cliutil import (
+    beside,
     crowd_options,
     out_file_option,
     protocol_option,
@@ -261,6 +262,7 @@ def fit_command(ratings, out_path, scale, layout, step, error, replicates, seed,
                                      simulate_like)
     from dataclasses import replace
 
+    plot = beside(out_path, Path(out_path).with_suffix(".sd.png").name)
     frame = read_log(ratings, layout)
     with tqdm(desc="EM", unit="it", delay=2, disable=True if as_json else None,
               leave=False) as bar:
@@ -279,7 +281,6 @@ def fit_command(ratings, out_path, scale, layout, step, error, replicates, seed,
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(model.to_json(), encoding="utf-8")
-    plot = out.with_suffix(".sd.png")
     sd_plot(pair_sds(frame), pair_sds(simulated), plot,
             f"{record['file']}: per-pair SD, real vs simulated ({replicates} copies)")
     figures = describe(model)
@@ -381,10 +382,12 @@ def simulate(protocol, pairs_path, n_pairs, out_path, truth_path, raters_per_tra
         words = pairs.rename(columns={"term1": "word1", "term2": "word2"})
         truth = words[["word1", "word2"]].assign(truth=raters.attrs["truth"]).dropna()
         truth.to_csv(truth_path, index=False)
-        raters.to_csv(Path(truth_path).with_suffix(".raters.csv"), index=False)
+        raters.to_csv(beside(truth_path, Path(truth_path).with_suffix(".raters.csv").name),
+                      index=False)
         if "tuples" in raters.attrs:
-            raters.attrs["tuples"].to_csv(Path(truth_path).with_suffix(".tuples.csv"),
-                                          index=False)
+            raters.attrs["tuples"].to_csv(
+                beside(truth_path, Path(truth_path).with_suffix(".tuples.csv").name),
+                index=False)
     rated = ratings.loc[ratings["kind"] != "checkpoint", ["word1", "word2"]].drop_duplicates()
     if "tuple_id" in ratings.columns:
         answered = ratings[["rater_id", "tuple_id"]].drop_duplicates()

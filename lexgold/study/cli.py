@@ -13,7 +13,15 @@ from pathlib import Path
 
 import click
 
-from lexgold.cliutil import out_file_option, plural, protocol_option, seed_option, study_target
+from lexgold.cliutil import (
+    beside,
+    out_file_option,
+    plural,
+    protocol_option,
+    replacing,
+    seed_option,
+    study_target,
+)
 
 
 def _shown(study) -> str:
@@ -414,9 +422,9 @@ def export_command(study_db, out_file, complete_only):
 
     engine = open_study(study_db, read_only=True)     # a study it cannot write: read it
     Path(out_file).parent.mkdir(parents=True, exist_ok=True)
+    sidecar = beside(out_file, Path(out_file).stem + ".study.json")  # description_path
     with session_factory(engine, write=False)() as session, \
-            open(out_file, "w", encoding="utf-8", newline="",
-                 buffering=1 << 20) as handle:
+            replacing(out_file, encoding="utf-8", newline="", buffering=1 << 20) as handle:
         written = write_study_export(session, handle, complete_only=complete_only)
         if written is None:                           # a Best-Worst study: through pandas
             from lexgold.study.export import write_export
@@ -425,11 +433,10 @@ def export_command(study_db, out_file, complete_only):
         answers, raters = written
         description = study_description(session)
     engine.dispose()
-    sidecar = Path(out_file).with_name(Path(out_file).stem + ".study.json")  # description_path
     description["ratings"] = {"file": Path(out_file).name, "answers": answers,
                               "raters": raters, "complete_only": complete_only}
-    sidecar.write_text(json.dumps(description, indent=1, ensure_ascii=False) + "\n",
-                       encoding="utf-8")
+    with replacing(sidecar, encoding="utf-8") as handle:
+        handle.write(json.dumps(description, indent=1, ensure_ascii=False) + "\n")
     click.echo(f"{plural(answers, 'answer')} of {plural(raters, 'rater')} -> {out_file} "
                f"(the study's {len(description['pairs'])} pairs and protocol -> {sidecar.name})")
 
