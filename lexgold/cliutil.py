@@ -7,6 +7,7 @@ lets :class:`LexgoldGroup` turn lexgold's input errors into a one-line ``Error: 
 from __future__ import annotations
 
 import functools
+import math
 import os
 import sys
 import tempfile
@@ -189,10 +190,28 @@ def bootstrap_option(dest: str, default: int | None, help: str):
                         show_default=default is not None, help=help)
 
 
+class FiniteRange(click.FloatRange):
+    """:class:`click.FloatRange` that also refuses ``nan``, ``inf`` and ``-inf`` (``nan`` passes
+    every comparison of a range unnoticed): a usage error naming the option."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
+
+
+#: the largest ``|MIN|`` and ``|MAX|`` of a ``--scale``: rating scales run over tens or
+#: hundreds of points (a 0-100 slider); a wider one is a typing error
+SCALE_BOUND = 1e6
+
+
 def _check_scale(ctx, param, value):
-    """``--scale MIN MAX`` must be finite with MIN below MAX: a usage error naming the option."""
-    if value and not (float("-inf") < value[0] < value[1] < float("inf")):
-        raise click.BadParameter(f"MIN must be below MAX, both finite; given {value[0]:g} "
+    """``--scale MIN MAX`` must be finite and within :data:`SCALE_BOUND` of 0, with MIN below
+    MAX: a usage error naming the option."""
+    if value and not (-SCALE_BOUND <= value[0] < value[1] <= SCALE_BOUND):
+        raise click.BadParameter(f"MIN must be below MAX, both finite and within "
+                                 f"{-SCALE_BOUND:,.0f}..{SCALE_BOUND:,.0f}; given {value[0]:g} "
                                  f"{value[1]:g}", ctx=ctx, param=param)
     return value
 

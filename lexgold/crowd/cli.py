@@ -19,6 +19,7 @@ import click
 
 from lexgold.cliutil import (
     beside,
+    FiniteRange,
     crowd_options,
     out_file_option,
     protocol_option,
@@ -30,6 +31,10 @@ from lexgold.ratings import LAYOUTS
 
 #: the budgets of the cost goals: ratings per pair
 DEFAULT_K = (4.0, 5.0, 6.0)
+#: the most simulated copies of a log ``crowd fit`` compares it with (each is the log's size)
+MAX_REPLICATES = 100
+#: the most random splits ``replay`` measures (a median over 100 is already steady)
+MAX_SPLITS = 10_000
 
 
 def _ks(ctx, param, value):
@@ -52,8 +57,9 @@ def _ks(ctx, param, value):
                    "its held-out reference (pairs with no more ratings are left out).")
 @click.option("--k", "ks", default="4,5,6", show_default=True, callback=_ks,
               help="Budgets, ratings per pair, separated by commas (1 .. --pool).")
-@click.option("--splits", type=click.IntRange(min=1), default=100, show_default=True,
-              help="Random splits of each pair's ratings into pool and reference.")
+@click.option("--splits", type=click.IntRange(1, MAX_SPLITS), default=100, show_default=True,
+              help=f"Random splits of each pair's ratings into pool and reference (at most "
+                   f"{MAX_SPLITS:,}).")
 @click.option("--policy", "policies", multiple=True,
               type=click.Choice(["misordering", "error", "rank+error", "halfwidth", "stopping",
                                  "oracle", "machine-prior", "machine-allocate",
@@ -230,13 +236,15 @@ def crowd():
 @click.option("--layout", type=click.Choice(LAYOUTS),
               help="The file's layout (as `lexgold ratings import --layout`); default: "
                    "recognised from its first line.")
-@click.option("--step", type=click.FloatRange(min=0, min_open=True), default=1.0,
+@click.option("--step", type=FiniteRange(min=0, min_open=True), default=1.0,
               show_default=True, help="The scale's step; a rating between two steps is read "
                                       "as hesitation between them.")
 @click.option("--error", type=click.Choice(["t", "normal"]), default="t", show_default=True,
               help="Latent error: Student-t (df fitted) or normal.")
-@click.option("--replicates", type=click.IntRange(min=1), default=20, show_default=True,
-              help="Simulated copies of the log for the SD comparison.")
+@click.option("--replicates", type=click.IntRange(1, MAX_REPLICATES), default=20,
+              show_default=True,
+              help=f"Simulated copies of the log for the SD comparison (at most "
+                   f"{MAX_REPLICATES}).")
 @seed_option
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def fit_command(ratings, out_path, scale, layout, step, error, replicates, seed, as_json):

@@ -39,8 +39,8 @@ from lexgold.errors import InputError
 @click.option("--split-half", is_flag=True,
               help="Also split-half reliability on random halves of each pair's ratings "
                    "(the only figure for ratings without rater identity).")
-@click.option("--splits", type=click.IntRange(min=1), default=100, show_default=True,
-              help="Random splits for --split-half.")
+@click.option("--splits", type=click.IntRange(1, 10_000), default=100, show_default=True,
+              help="Random splits for --split-half (at most 10,000).")
 @seed_option
 def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed):
     """Print IAA-1 and IAA-2 of a long-format ratings file.

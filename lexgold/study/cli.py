@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from lexgold.cliutil import (
+    FiniteRange,
     beside,
     out_file_option,
     plural,
@@ -32,7 +33,33 @@ def _shown(study) -> str:
     return shown(study)
 
 
-@click.group()
+class StudyCommand(click.Command):
+    """A ``lexgold study`` command: a database error met while it runs (``database or disk
+    is full``, a lost connection, a lock held too long) is one line naming the study, not a
+    SQLAlchemy traceback; the transaction under way is rolled back by the database."""
+
+    def invoke(self, ctx: click.Context):
+        from sqlalchemy.exc import DBAPIError
+
+        try:
+            return super().invoke(ctx)
+        except DBAPIError as err:
+            from lexgold.errors import InputError, redact
+
+            study_db = ctx.params.get("study_db") or ctx.params.get("db_option") \
+                or ctx.params.get("study_positional") or "the study database"
+            reason = redact(str(err.orig or err).strip().splitlines()[0])
+            raise InputError(f"the database failed, so the command stopped: {reason}",
+                             path=_shown(study_db)) from None
+
+
+class StudyGroup(click.Group):
+    """The ``lexgold study`` group: its commands are :class:`StudyCommand`."""
+
+    command_class = StudyCommand
+
+
+@click.group(cls=StudyGroup)
 def study():
     """Create and manage rating studies.
 
@@ -352,7 +379,7 @@ def figures_command(study_db, watch_s, force):
 
 @study.command("preview-link")
 @click.argument("study_db", metavar="STUDY")
-@click.option("--days", type=click.FloatRange(min=0, min_open=True, max=365), default=7.0,
+@click.option("--days", type=FiniteRange(min=0, min_open=True, max=365), default=7.0,
               show_default=True, help="How long the link works.")
 @click.option("--url", "site", default="<site>", show_default=True,
               help="The address the study is served at (e.g. https://ratings.example.org).")
