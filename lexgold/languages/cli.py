@@ -318,11 +318,12 @@ def pack_rebase(name, check):
     Example:
         lexgold pack rebase mypack --check
     """
+    from lexgold.compression import read_input_text
     from lexgold.languages.packs import english_base, load_pack, rebase_protocol
     changed = []
     for path in load_pack(name).protocols.values():
         text = rebase_protocol(path, english_base(path))
-        if text != path.read_text(encoding="utf-8"):
+        if text != read_input_text(path, encoding="utf-8"):
             changed.append(path)
             if not check:
                 path.write_text(text, encoding="utf-8")
