@@ -253,23 +253,23 @@ def crowd_options(function):
                           "WordSim-353's raw ratings), invented (lexgold's earlier crowd: "
                           "uniform true scores, normal bias and noise), or a crowd JSON "
                           "written by `lexgold crowd fit`."),
-        click.option("--spammers", type=click.FloatRange(0, 1), default=None,
+        click.option("--spammers", type=FiniteRange(0, 1), default=None,
                      help="Share of spamming raters (random, one value, or two alternating); "
                           "default: a crowd JSON's own (the share its fit found: none for a "
                           "log that shows none), 0.1 for the default and the invented crowd."),
-        click.option("--noise-sd", type=click.FloatRange(min=0), default=None,
+        click.option("--noise-sd", type=FiniteRange(min=0), default=None,
                      help="With --crowd invented: SD of an honest rater's noise around the "
                           "true score (default 1.0)."),
-        click.option("--bias-sd", type=click.FloatRange(min=0), default=None,
+        click.option("--bias-sd", type=FiniteRange(min=0), default=None,
                      help="With --crowd invented: SD of the raters' personal biases "
                           "(default 0.7)."),
-        click.option("--recall", type=click.FloatRange(0, 1), default=0.995, show_default=True,
+        click.option("--recall", type=FiniteRange(0, 1), default=0.995, show_default=True,
                      help="Chance that an honest rater repeats its first answer to a pair "
                           "shown again."),
-        click.option("--quitters", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+        click.option("--quitters", type=FiniteRange(0, 1), default=0.0, show_default=True,
                      help="Share of honest raters who close the page after a random 10-90 % "
                           "of their pages."),
-        click.option("--seconds-per-pair", type=click.FloatRange(min=0.1), default=6.0,
+        click.option("--seconds-per-pair", type=FiniteRange(min=0.1), default=6.0,
                      show_default=True,
                      help="An honest rater's average time per pair (spammers: a third)."),
     ]

@@ -206,6 +206,31 @@ def test_preview_link_days_must_be_finite_and_in_range(study, days):
     assert "finite" in line or "0<x<=365" in line, line
 
 
+def _commands(command, path=()):
+    import click
+
+    if isinstance(command, click.Group):
+        for name in command.list_commands(None):
+            yield from _commands(command.get_command(None, name), (*path, name))
+    else:
+        yield path, command
+
+
+def test_every_number_range_option_refuses_nan():
+    # nan passes every comparison of click.FloatRange: each range option is a FiniteRange
+    import click
+
+    from lexgold.cliutil import FiniteRange
+
+    ranges = {(" ".join(path), param.name): param.type for path, command in _commands(cli)
+              for param in command.params if isinstance(param.type, click.FloatRange)}
+    assert len(ranges) > 20
+    assert [name for name, kind in ranges.items() if not isinstance(kind, FiniteRange)] == []
+    line = one_error(run("simulate", "--noise-sd", "nan", "--crowd", "invented", "--protocol",
+                         "plain", "--out", "x.csv"), status=2)
+    assert line == "Error: Invalid value for '--noise-sd': 'nan' is not a finite number"
+
+
 def _full_disk(monkeypatch):
     """Every connection of a study opened from now on may not grow the file by one page: SQLite
     then answers "database or disk is full", as on a full disk."""

@@ -11,6 +11,7 @@ import click
 
 from lexgold.annotate.server import serve_study, shown
 from lexgold.cliutil import (
+    FiniteRange,
     beside,
     crowd_options,
     progress_bar,
@@ -24,7 +25,7 @@ from lexgold.cliutil import (
 @click.command("rehearse")
 @click.argument("study_db", metavar="STUDY")
 @crowd_options
-@click.option("--arrivals-per-hour", type=click.FloatRange(min=0.01), default=120.0,
+@click.option("--arrivals-per-hour", type=FiniteRange(min=0.01), default=120.0,
               show_default=True, help="Mean rate at which simulated raters arrive while the "
                                       "study has a place to give.")
 @click.option("--max-raters", type=click.IntRange(min=1),
@@ -151,7 +152,7 @@ def rehearsal_progress(bar, max_raters: int | None = None):
               help="Secure session cookies (default: on unless serving on loopback).")
 @click.option("--check", is_flag=True,
               help="Start, fetch the entry page once, print the URL and status, and exit.")
-@click.option("--figures-every", type=click.FloatRange(min=0), default=5.0, show_default=True,
+@click.option("--figures-every", type=FiniteRange(min=0), default=5.0, show_default=True,
               help="Seconds between refreshes of the admin view's figures and recruitment "
                    "top-ups, in a background process (0: none here; run `lexgold study "
                    "figures --watch` on one host).")

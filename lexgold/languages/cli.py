@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from lexgold.cliutil import (
+    FiniteRange,
     out_file_option,
     out_option,
     protocol_option,
@@ -181,7 +182,7 @@ def _language_files(values, option) -> dict[str, Path]:
 @click.option("--rescale", is_flag=True,
               help="Map every gold file linearly onto the protocol's release scale first "
                    "(gold files on different scales are otherwise an error).")
-@click.option("--max-score-difference", type=click.FloatRange(min=0),
+@click.option("--max-score-difference", type=FiniteRange(min=0),
               help="The threshold in score units, instead of the protocol's "
                    "max_score_difference_share of the scale.")
 @out_option

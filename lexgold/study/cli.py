@@ -342,7 +342,7 @@ def top_up_command(study_db):
 
 @study.command("figures")
 @click.argument("study_db")
-@click.option("--watch", "watch_s", type=click.FloatRange(min=0.5), default=None,
+@click.option("--watch", "watch_s", type=FiniteRange(min=0.5), default=None,
               help="Keep refreshing every SECONDS (at most; stop with Ctrl-C), as `lexgold "
                    "serve` does in the background; for a host that serves with "
                    "--figures-every 0.")
