@@ -18,8 +18,8 @@ from pathlib import Path
 import click
 
 from lexgold.cliutil import (
-    beside,
     FiniteRange,
+    beside,
     crowd_options,
     out_file_option,
     protocol_option,
