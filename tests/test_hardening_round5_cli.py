@@ -398,3 +398,18 @@ def test_beside_and_replacing(tmp_path):
             raise RuntimeError("stopped")
     assert out.read_text(encoding="utf-8") == "first\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv", "a.json", "victim.txt"]
+
+
+def test_machine_ratings_refuse_a_link_planted_as_their_provenance(tmp_path):
+    import pandas as pd
+
+    from lexgold.errors import InputError
+    from lexgold.machine.rate import write_ratings
+
+    out = tmp_path / "machine.csv"
+    side = _planted(tmp_path / "machine.csv.json", tmp_path / "victim.txt")
+    frame = pd.DataFrame({"word1": ["cat"], "word2": ["dog"], "rating": [7.0]})
+    with pytest.raises(InputError, match=f"{side.name} is a symbolic link"):
+        write_ratings(out, frame, {"model": "m"})
+    assert (tmp_path / "victim.txt").read_text(encoding="utf-8") == "precious\n"
+    assert not out.exists()
