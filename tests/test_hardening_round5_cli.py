@@ -413,3 +413,18 @@ def test_machine_ratings_refuse_a_link_planted_as_their_provenance(tmp_path):
         write_ratings(out, frame, {"model": "m"})
     assert (tmp_path / "victim.txt").read_text(encoding="utf-8") == "precious\n"
     assert not out.exists()
+
+
+def test_a_resource_file_in_a_users_folder_is_read_within_the_limits(tmp_path, monkeypatch):
+    # a user's --usf folder: its .gz copies were decompressed whole, without a bound
+    import gzip
+
+    from lexgold.errors import InputError
+    from lexgold.resources._files import ResourceFile
+
+    path = tmp_path / "A-B.txt.gz"
+    path.write_bytes(gzip.compress(b"0" * 1000))
+    assert ResourceFile("A-B.txt", str(path), None).read_bytes() == b"0" * 1000
+    monkeypatch.setenv("LEXGOLD_MAX_WHOLE_BYTES", "100")
+    with pytest.raises(InputError, match=r"A-B\.txt\.gz:1: more than 100 bytes"):
+        ResourceFile("A-B.txt", str(path), None).read_bytes()
