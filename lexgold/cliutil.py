@@ -7,9 +7,13 @@ lets :class:`LexgoldGroup` turn lexgold's input errors into a one-line ``Error: 
 from __future__ import annotations
 
 import functools
+import math
 import os
 import sys
+import tempfile
 import threading
+from contextlib import contextmanager
+from pathlib import Path
 
 import click
 
@@ -65,6 +69,11 @@ def wordnet_option(function):
                              "(env LEXGOLD_WORDNET); default: found automatically.")(function)
 
 
+def _link_problem(path) -> str:
+    return (f"{path} is a symbolic link (to {os.readlink(path)}): lexgold does not write "
+            f"through links; remove it")
+
+
 def refuse_links(ctx, param, value):
     """An output path must not be a symbolic link, nor (a folder) hold one: a link planted
     where lexgold writes (``gold.csv -> ~/.bashrc``) would have its target overwritten. A
@@ -79,10 +88,58 @@ def refuse_links(ctx, param, value):
             if links:
                 break
     if links:
-        raise click.BadParameter(f"{links[0]} is a symbolic link (to {os.readlink(links[0])}): "
-                                 f"lexgold does not write through links; remove it",
-                                 ctx=ctx, param=param)
+        raise click.BadParameter(_link_problem(links[0]), ctx=ctx, param=param)
     return value
+
+
+def beside(out, name: str) -> Path:
+    """The file ``name`` in the folder of ``out`` (a sidecar: ``simverb.sd.png`` beside
+    ``--out simverb.json``), refused like ``--out`` itself (:func:`refuse_links`) when a
+    symbolic link is planted there. The one check of every file a command writes beside
+    ``--out``.
+
+    Raises
+    ------
+    InputError
+        Naming the link and its target.
+    """
+    path = Path(out).with_name(name)
+    if os.path.islink(path):
+        raise InputError(_link_problem(path))
+    return path
+
+
+@contextmanager
+def replacing(path, **options):
+    """Write ``path`` whole or not at all: a context manager giving a text handle (``open``'s
+    ``options``) on a temporary file beside ``path``, renamed over it when the block ends
+    without error and removed otherwise. A full disk or any other write error leaves the
+    earlier file (or none) in place, never a truncated one, and is one line naming ``path``.
+    The rename replaces a symbolic link at ``path`` itself, never its target.
+
+    Raises
+    ------
+    InputError
+        A write error (``No space left on device``), naming ``path``.
+    """
+    path = Path(path)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                         suffix=".tmp")
+    try:
+        mask = os.umask(0)
+        os.umask(mask)
+        os.fchmod(handle, 0o666 & ~mask)               # the mode open() would have given
+        with os.fdopen(handle, "w", **options) as stream:
+            yield stream
+        os.replace(temporary, path)
+    except OSError as err:
+        if isinstance(err, USER_ERRORS):
+            raise
+        raise InputError(f"not written ({err.strerror or err}); an earlier file there is "
+                         f"left as it was", path=path) from None
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
 
 
 def out_option(function):
@@ -133,10 +190,28 @@ def bootstrap_option(dest: str, default: int | None, help: str):
                         show_default=default is not None, help=help)
 
 
+class FiniteRange(click.FloatRange):
+    """:class:`click.FloatRange` that also refuses ``nan``, ``inf`` and ``-inf`` (``nan`` passes
+    every comparison of a range unnoticed): a usage error naming the option."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
+
+
+#: the largest ``|MIN|`` and ``|MAX|`` of a ``--scale``: rating scales run over tens or
+#: hundreds of points (a 0-100 slider); a wider one is a typing error
+SCALE_BOUND = 1e6
+
+
 def _check_scale(ctx, param, value):
-    """``--scale MIN MAX`` must be finite with MIN below MAX: a usage error naming the option."""
-    if value and not (float("-inf") < value[0] < value[1] < float("inf")):
-        raise click.BadParameter(f"MIN must be below MAX, both finite; given {value[0]:g} "
+    """``--scale MIN MAX`` must be finite and within :data:`SCALE_BOUND` of 0, with MIN below
+    MAX: a usage error naming the option."""
+    if value and not (-SCALE_BOUND <= value[0] < value[1] <= SCALE_BOUND):
+        raise click.BadParameter(f"MIN must be below MAX, both finite and within "
+                                 f"{-SCALE_BOUND:,.0f}..{SCALE_BOUND:,.0f}; given {value[0]:g} "
                                  f"{value[1]:g}", ctx=ctx, param=param)
     return value
 
@@ -178,23 +253,23 @@ def crowd_options(function):
                           "WordSim-353's raw ratings), invented (lexgold's earlier crowd: "
                           "uniform true scores, normal bias and noise), or a crowd JSON "
                           "written by `lexgold crowd fit`."),
-        click.option("--spammers", type=click.FloatRange(0, 1), default=None,
+        click.option("--spammers", type=FiniteRange(0, 1), default=None,
                      help="Share of spamming raters (random, one value, or two alternating); "
                           "default: a crowd JSON's own (the share its fit found: none for a "
                           "log that shows none), 0.1 for the default and the invented crowd."),
-        click.option("--noise-sd", type=click.FloatRange(min=0), default=None,
+        click.option("--noise-sd", type=FiniteRange(min=0), default=None,
                      help="With --crowd invented: SD of an honest rater's noise around the "
                           "true score (default 1.0)."),
-        click.option("--bias-sd", type=click.FloatRange(min=0), default=None,
+        click.option("--bias-sd", type=FiniteRange(min=0), default=None,
                      help="With --crowd invented: SD of the raters' personal biases "
                           "(default 0.7)."),
-        click.option("--recall", type=click.FloatRange(0, 1), default=0.995, show_default=True,
+        click.option("--recall", type=FiniteRange(0, 1), default=0.995, show_default=True,
                      help="Chance that an honest rater repeats its first answer to a pair "
                           "shown again."),
-        click.option("--quitters", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+        click.option("--quitters", type=FiniteRange(0, 1), default=0.0, show_default=True,
                      help="Share of honest raters who close the page after a random 10-90 % "
                           "of their pages."),
-        click.option("--seconds-per-pair", type=click.FloatRange(min=0.1), default=6.0,
+        click.option("--seconds-per-pair", type=FiniteRange(min=0.1), default=6.0,
                      show_default=True,
                      help="An honest rater's average time per pair (spammers: a third)."),
     ]

@@ -246,6 +246,53 @@ def read_input_text(path, encoding: str = "utf-8-sig") -> str:
         return handle.read()
 
 
+def parse_toml(text: str, path, *, what: str = "TOML file") -> dict:
+    """The table of TOML ``text`` read from ``path`` (named in errors as a ``what``).
+
+    Raises
+    ------
+    InputError
+        Not TOML, or arrays or tables nested so deeply that the parser would overflow
+        Python's stack (5,000 ``[``: a RecursionError otherwise).
+    """
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise InputError(f"not a valid {what}: {err}", path=path) from None
+    except RecursionError:
+        raise InputError(f"not a valid {what}: arrays or tables nested too deeply",
+                         path=path) from None
+
+
+def read_input_toml(path, *, what: str = "TOML file") -> dict:
+    """The table of the TOML file ``path``, read whole within the limits (a FIFO or device
+    refused, its size bounded: :func:`open_input`) and parsed by :func:`parse_toml`. The one
+    reader of the TOML files people hand to lexgold (``--consent``, ``--topics``)."""
+    return parse_toml(read_input_text(path, encoding="utf-8"), path, what=what)
+
+
+def read_input_json(path, *, what: str = "JSON file"):
+    """The value of the JSON file ``path``, read whole within the limits (:func:`open_input`).
+
+    Raises
+    ------
+    InputError
+        Not JSON, or nested too deeply for Python's parser (naming the file).
+    """
+    import json
+
+    text = read_input_text(path, encoding="utf-8")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputError(f"not a valid {what}: {err}", path=path) from None
+    except RecursionError:
+        raise InputError(f"not a valid {what}: arrays or objects nested too deeply",
+                         path=path) from None
+
+
 def read_input_bytes(path) -> bytes:
     """The whole (decompressed) content of a file read at once, within the limits of a whole
     read (module docstring)."""

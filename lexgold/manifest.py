@@ -16,11 +16,11 @@ shape (docs/builders.md, "Reproducibility"):
 
 from __future__ import annotations
 
-import json
 from importlib import metadata
 from pathlib import Path
 
 from lexgold import __version__
+from lexgold.compression import read_input_json
 
 #: the libraries every builder's output depends on
 LIBRARIES = ("nltk", "numpy", "pandas", "scipy")
@@ -104,7 +104,7 @@ def manifest_beside(pairs_path) -> dict | None:
         return None
     path = Path(pairs_path).parent / "report.json"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = read_input_json(path, what="report.json")
+    except (OSError, ValueError):          # InputError too: not there, not JSON, a FIFO
         return None
     return read_manifest(data.get("manifest")) if isinstance(data, dict) else None

@@ -255,7 +255,7 @@ def test_consent_page_shows_contact_ethics_and_paragraphs(tmp_path, pairs):
      r"\[study\.consent\] paragraphs: allowed a length of 0 to 20"),
     ('ethic_reference = "x"\n', r"\[study\.consent\] ethic_reference: allowed keys contact \| "
                                 r"ethics_reference \| paragraphs, given an unknown key"),
-    ('contact = "x\n', r"not a readable TOML file"),
+    ('contact = "x\n', r"not a valid TOML consent file"),
 ])
 def test_a_bad_consent_file_is_one_line_naming_file_and_key(tmp_path, pairs, text, message):
     consent = tmp_path / "consent.toml"

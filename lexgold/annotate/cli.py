@@ -10,20 +10,29 @@ from pathlib import Path
 import click
 
 from lexgold.annotate.server import serve_study, shown
-from lexgold.cliutil import crowd_options, progress_bar, quiet_option, seed_option, ticking
+from lexgold.cliutil import (
+    FiniteRange,
+    beside,
+    crowd_options,
+    progress_bar,
+    quiet_option,
+    refuse_links,
+    seed_option,
+    ticking,
+)
 
 
 @click.command("rehearse")
 @click.argument("study_db", metavar="STUDY")
 @crowd_options
-@click.option("--arrivals-per-hour", type=click.FloatRange(min=0.01), default=120.0,
+@click.option("--arrivals-per-hour", type=FiniteRange(min=0.01), default=120.0,
               show_default=True, help="Mean rate at which simulated raters arrive while the "
                                       "study has a place to give.")
 @click.option("--max-raters", type=click.IntRange(min=1),
               help="Stop after this many raters have entered (default: ten times the "
                    "study's places): a quick rehearsal, e.g. --max-raters 30 to see the site "
                    "run and make a small release (`lexgold process ... --allow-incomplete`).")
-@click.option("--truth", "truth_path", type=click.Path(dir_okay=False),
+@click.option("--truth", "truth_path", type=click.Path(dir_okay=False), callback=refuse_links,
               help="Also write each pair's true score to this CSV (and who was who to "
                    ".raters.csv beside it).")
 @seed_option
@@ -73,7 +82,8 @@ def rehearse_command(study_db, arrivals_per_hour, max_raters, truth_path, seed, 
         columns = ["word1", "word2", "truth"] if not (truth["topic"] != "").any() else \
             ["topic", "word1", "word2", "truth"]
         truth[columns].to_csv(truth_path, index=False)
-        who.to_csv(Path(truth_path).with_suffix(".raters.csv"), index=False)
+        who.to_csv(beside(truth_path, Path(truth_path).with_suffix(".raters.csv").name),
+                   index=False)
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return
@@ -142,7 +152,7 @@ def rehearsal_progress(bar, max_raters: int | None = None):
               help="Secure session cookies (default: on unless serving on loopback).")
 @click.option("--check", is_flag=True,
               help="Start, fetch the entry page once, print the URL and status, and exit.")
-@click.option("--figures-every", type=click.FloatRange(min=0), default=5.0, show_default=True,
+@click.option("--figures-every", type=FiniteRange(min=0), default=5.0, show_default=True,
               help="Seconds between refreshes of the admin view's figures and recruitment "
                    "top-ups, in a background process (0: none here). On PostgreSQL one "
                    "host's refresher runs at a time (an advisory lock), whatever the hosts.")

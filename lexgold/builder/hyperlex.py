@@ -37,6 +37,7 @@ from lexgold.builder import checking, common
 from lexgold.builder.common import ConcretenessScale
 from lexgold.builder.relations import (ANTONYM_ROUTES, DEFAULT_ANTONYMS, HOLONYM_KINDS,
                                        SENSE_POLICIES, RelationLabeller, relation_names)
+from lexgold.compression import read_input_text
 from lexgold.errors import InputError
 from lexgold.protocols import Invalid, between, check_instance, load_protocol, parse_section
 from lexgold.resources import read_usf
@@ -149,7 +150,7 @@ def labeller_for(reader, settings: HyperLexBuild) -> RelationLabeller:
 def read_word_list(path: str | Path) -> set[str]:
     """Lower-case entries of a word-list file (``#`` comments and blank lines ignored)."""
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        lines = read_input_text(path, encoding="utf-8").splitlines()
     except FileNotFoundError:
         raise InputError("offensive-word list not found", path=path,
                          field="build.offensive_lists") from None

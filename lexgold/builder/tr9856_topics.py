@@ -17,10 +17,10 @@ sub-folder named after the topic key. An article may belong to several topics.
 from __future__ import annotations
 
 import dataclasses
-import tomllib
 from pathlib import Path
 
 from lexgold.builder.corpus import normalise_title
+from lexgold.compression import read_input_toml
 from lexgold.errors import InputError
 
 _KEYS = {"definition", "s_def", "articles"}
@@ -46,10 +46,7 @@ def read_topics(path: str | Path) -> list[Topic]:
         message names the file and the key (``topics.<topic>.<key>``).
     """
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        raise InputError(f"not a valid TOML topics file: {err}", path=path) from None
+    data = read_input_toml(path, what="TOML topics file")
     unknown = sorted(set(data) - {"topics"})
     if unknown:
         raise InputError("unknown key; a topics file has only [topics.<name>] tables",

@@ -18,6 +18,8 @@ from pathlib import Path
 import click
 
 from lexgold.cliutil import (
+    FiniteRange,
+    beside,
     crowd_options,
     out_file_option,
     protocol_option,
@@ -29,6 +31,10 @@ from lexgold.ratings import LAYOUTS
 
 #: the budgets of the cost goals: ratings per pair
 DEFAULT_K = (4.0, 5.0, 6.0)
+#: the most simulated copies of a log ``crowd fit`` compares it with (each is the log's size)
+MAX_REPLICATES = 100
+#: the most random splits ``replay`` measures (a median over 100 is already steady)
+MAX_SPLITS = 10_000
 
 
 def _ks(ctx, param, value):
@@ -51,8 +57,9 @@ def _ks(ctx, param, value):
                    "its held-out reference (pairs with no more ratings are left out).")
 @click.option("--k", "ks", default="4,5,6", show_default=True, callback=_ks,
               help="Budgets, ratings per pair, separated by commas (1 .. --pool).")
-@click.option("--splits", type=click.IntRange(min=1), default=100, show_default=True,
-              help="Random splits of each pair's ratings into pool and reference.")
+@click.option("--splits", type=click.IntRange(1, MAX_SPLITS), default=100, show_default=True,
+              help=f"Random splits of each pair's ratings into pool and reference (at most "
+                   f"{MAX_SPLITS:,}).")
 @click.option("--policy", "policies", multiple=True,
               type=click.Choice(["misordering", "error", "rank+error", "halfwidth", "stopping",
                                  "oracle", "machine-prior", "machine-allocate",
@@ -229,13 +236,15 @@ def crowd():
 @click.option("--layout", type=click.Choice(LAYOUTS),
               help="The file's layout (as `lexgold ratings import --layout`); default: "
                    "recognised from its first line.")
-@click.option("--step", type=click.FloatRange(min=0, min_open=True), default=1.0,
+@click.option("--step", type=FiniteRange(min=0, min_open=True), default=1.0,
               show_default=True, help="The scale's step; a rating between two steps is read "
                                       "as hesitation between them.")
 @click.option("--error", type=click.Choice(["t", "normal"]), default="t", show_default=True,
               help="Latent error: Student-t (df fitted) or normal.")
-@click.option("--replicates", type=click.IntRange(min=1), default=20, show_default=True,
-              help="Simulated copies of the log for the SD comparison.")
+@click.option("--replicates", type=click.IntRange(1, MAX_REPLICATES), default=20,
+              show_default=True,
+              help=f"Simulated copies of the log for the SD comparison (at most "
+                   f"{MAX_REPLICATES}).")
 @seed_option
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def fit_command(ratings, out_path, scale, layout, step, error, replicates, seed, as_json):
@@ -261,6 +270,7 @@ def fit_command(ratings, out_path, scale, layout, step, error, replicates, seed,
                                      simulate_like)
     from dataclasses import replace
 
+    plot = beside(out_path, Path(out_path).with_suffix(".sd.png").name)
     frame = read_log(ratings, layout)
     with tqdm(desc="EM", unit="it", delay=2, disable=True if as_json else None,
               leave=False) as bar:
@@ -279,7 +289,6 @@ def fit_command(ratings, out_path, scale, layout, step, error, replicates, seed,
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(model.to_json(), encoding="utf-8")
-    plot = out.with_suffix(".sd.png")
     sd_plot(pair_sds(frame), pair_sds(simulated), plot,
             f"{record['file']}: per-pair SD, real vs simulated ({replicates} copies)")
     figures = describe(model)
@@ -381,10 +390,12 @@ def simulate(protocol, pairs_path, n_pairs, out_path, truth_path, raters_per_tra
         words = pairs.rename(columns={"term1": "word1", "term2": "word2"})
         truth = words[["word1", "word2"]].assign(truth=raters.attrs["truth"]).dropna()
         truth.to_csv(truth_path, index=False)
-        raters.to_csv(Path(truth_path).with_suffix(".raters.csv"), index=False)
+        raters.to_csv(beside(truth_path, Path(truth_path).with_suffix(".raters.csv").name),
+                      index=False)
         if "tuples" in raters.attrs:
-            raters.attrs["tuples"].to_csv(Path(truth_path).with_suffix(".tuples.csv"),
-                                          index=False)
+            raters.attrs["tuples"].to_csv(
+                beside(truth_path, Path(truth_path).with_suffix(".tuples.csv").name),
+                index=False)
     rated = ratings.loc[ratings["kind"] != "checkpoint", ["word1", "word2"]].drop_duplicates()
     if "tuple_id" in ratings.columns:
         answered = ratings[["rater_id", "tuple_id"]].drop_duplicates()

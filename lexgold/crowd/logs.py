@@ -11,6 +11,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from lexgold import __version__
@@ -65,7 +66,41 @@ def read_log(path: str | Path, layout: str | None = None) -> pd.DataFrame:
         raise InputError("file not found", path=path)
     with plain_copy(path) as plain:
         layout = layout or detect_layout(plain)
-        return read_ratings(plain) if layout == "long" else read_layout(plain, layout).frame
+        frame = read_ratings(plain) if layout == "long" else read_layout(plain, layout).frame
+    return check_log_ratings(frame, path, lines=layout == "long")
+
+
+#: no rating scale reaches this far from 0 (as ``--scale``, :data:`lexgold.cliutil.SCALE_BOUND`)
+RATING_BOUND = 1e6
+
+
+def check_log_ratings(frame: pd.DataFrame, path, *, lines: bool) -> pd.DataFrame:
+    """``frame`` when every rating is finite and inside the log's scale: the row's declared
+    ``scale_min .. scale_max``, else within :data:`RATING_BOUND` of 0 (a rating of 1e308
+    makes every mean and variance of a replay meaningless).
+
+    Raises
+    ------
+    InputError
+        The first rating outside, naming the file and, with ``lines`` (one row a line, header
+        line 1), the line.
+    """
+    values = frame["rating"].to_numpy(dtype=float)
+    low = np.full(len(values), -RATING_BOUND)
+    high = np.full(len(values), RATING_BOUND)
+    if "scale_min" in frame.columns:
+        declared = frame["scale_min"].notna().to_numpy()
+        low[declared] = frame["scale_min"].to_numpy(dtype=float)[declared]
+        high[declared] = frame["scale_max"].to_numpy(dtype=float)[declared]
+    bad = ~((values >= low) & (values <= high))
+    if "kind" in frame.columns:
+        bad &= (frame["kind"].astype(str) != "checkpoint").to_numpy()
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise InputError(f"rating {values[row]:g} is outside the log's scale "
+                         f"{low[row]:g}..{high[row]:g}", path=path,
+                         line=row + 2 if lines else None, field="rating")
+    return frame
 
 
 def read_published(path: str | Path, layout: str) -> pd.DataFrame:

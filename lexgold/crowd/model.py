@@ -58,6 +58,7 @@ from scipy import optimize, sparse, special
 
 from lexgold.errors import InputError
 from lexgold.ratings import ANONYMOUS
+from lexgold.ratings.long import scale_points
 
 #: latent grid over the scale, relative units; nodes of the pair spread
 GRID = np.linspace(-0.6, 1.6, 45)
@@ -239,6 +240,7 @@ def code_log(ratings: pd.DataFrame, *, scale: tuple | None = None, step: float =
     if not low < high:
         raise InputError(f"the scale must span more than one value, found {low:g}-{high:g} "
                          "(give --scale LOW HIGH)", path=source, field="scale")
+    scale_points(low, high, step, source=source)
     outside = (values < low - 1e-9) | (values > high + 1e-9)
     if outside.any():
         row = int(np.flatnonzero(outside)[0])

@@ -36,13 +36,12 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 import warnings
 from importlib import resources
 from pathlib import Path
 from typing import NamedTuple
 
-from lexgold.compression import sha256_file
+from lexgold.compression import parse_toml, read_input_json, read_input_text, sha256_file
 from lexgold.errors import InputError
 from lexgold.evaluate.gold import read_gold
 
@@ -105,11 +104,8 @@ def load_catalogue(path=None) -> list[Entry]:
         text = (resources.files("lexgold.resources") / "data" / "gold_files.toml").read_text(
             encoding="utf-8")
     else:
-        text = Path(path).read_text(encoding="utf-8")
-    try:
-        table = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise InputError(f"not a valid catalogue: {err}", path=path or "gold_files.toml")
+        text = read_input_text(path, encoding="utf-8")
+    table = parse_toml(text, path or "gold_files.toml", what="catalogue")
     return [Entry(key, item["name"], tuple(item["files"]), item["layout"], item["citation"],
                   item.get("url", ""), item.get("licence", ""), dict(item.get("sha256", {})))
             for key, item in table.items()]
@@ -136,8 +132,8 @@ def is_release(folder: Path) -> bool:
 
 def _json(path: Path) -> dict:
     try:
-        found = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        found = read_input_json(path)
+    except (OSError, ValueError):          # InputError too: not JSON, nested too deeply
         return {}
     return found if isinstance(found, dict) else {}
 

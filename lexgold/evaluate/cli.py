@@ -6,7 +6,7 @@ import json
 
 import click
 
-from lexgold.cliutil import bootstrap_option, refuse_links, seed_option, usf_option
+from lexgold.cliutil import FiniteRange, bootstrap_option, refuse_links, seed_option, usf_option
 from lexgold.errors import InputError
 from lexgold.evaluate import CASE_POLICIES, DEFAULT_CASE
 
@@ -233,7 +233,7 @@ def analogy(questions, vectors, case, vectors_format, methods, restrict_vocab, m
 @click.option("--freq-max", type=click.IntRange(min=1), default=400, show_default=True, help="... and < freq-max.")
 @click.option("--n-words", type=click.IntRange(min=1), default=500, show_default=True,
               help="--words band: words to split.")
-@click.option("--max-overlap", type=click.FloatRange(0, 1), default=0.10, show_default=True,
+@click.option("--max-overlap", type=FiniteRange(0, 1), default=0.10, show_default=True,
               help="--words band: at most this share of the drawn words may be in the overlap "
                    "set (the paper: 10%; 1 = no rule).")
 @click.option("--stopwords", default="snowball", show_default=True,

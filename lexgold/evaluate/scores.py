@@ -161,7 +161,7 @@ def read_provenance(path: str | Path) -> dict:
             raise InputError(f"provenance larger than {SIDECAR_MAX_BYTES:,} bytes", path=side)
         try:
             record = json.loads(side.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
             raise InputError(f"not a JSON provenance record ({err})", path=side) from None
         if not isinstance(record, dict):
             raise InputError("not a JSON object", path=side)

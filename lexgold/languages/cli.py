@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from lexgold.cliutil import (
+    FiniteRange,
     out_file_option,
     out_option,
     protocol_option,
@@ -181,7 +182,7 @@ def _language_files(values, option) -> dict[str, Path]:
 @click.option("--rescale", is_flag=True,
               help="Map every gold file linearly onto the protocol's release scale first "
                    "(gold files on different scales are otherwise an error).")
-@click.option("--max-score-difference", type=click.FloatRange(min=0),
+@click.option("--max-score-difference", type=FiniteRange(min=0),
               help="The threshold in score units, instead of the protocol's "
                    "max_score_difference_share of the scale.")
 @out_option
@@ -318,11 +319,12 @@ def pack_rebase(name, check):
     Example:
         lexgold pack rebase mypack --check
     """
+    from lexgold.compression import read_input_text
     from lexgold.languages.packs import english_base, load_pack, rebase_protocol
     changed = []
     for path in load_pack(name).protocols.values():
         text = rebase_protocol(path, english_base(path))
-        if text != path.read_text(encoding="utf-8"):
+        if text != read_input_text(path, encoding="utf-8"):
             changed.append(path)
             if not check:
                 path.write_text(text, encoding="utf-8")

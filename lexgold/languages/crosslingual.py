@@ -52,13 +52,13 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import json
 from pathlib import Path
 from typing import Annotated, NamedTuple
 
 import pandas as pd
 
 from lexgold import stats
+from lexgold.compression import read_input_json
 from lexgold.errors import InputError
 from lexgold.evaluate.catalogue import declared_scale
 from lexgold.languages import sheets
@@ -449,10 +449,7 @@ def gold_file_scale(path: str | Path, gold: pd.DataFrame, release, protocol: str
 
 
 def _read_json(path: Path):
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise InputError(f"not valid JSON: {err}", path=path) from None
+    return read_input_json(path)
 
 
 def _scale_in_report(path: Path) -> Scale | None:

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import tomllib
 from importlib import resources
 from pathlib import Path
 
 import pandas as pd
 
+from lexgold.compression import read_input_text, read_input_toml
 from lexgold.errors import InputError
 from lexgold.protocols import parse_section
 
@@ -129,10 +129,7 @@ def load_pack(name_or_path: str | Path) -> Pack:
     """Read and check a pack's ``pack.toml``; protocol files must exist."""
     folder = pack_dir(name_or_path)
     source = folder / "pack.toml"
-    try:
-        data = tomllib.loads(source.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        raise InputError(f"not a valid TOML file: {err}", path=source) from None
+    data = read_input_toml(source)
     unknown = sorted(set(data) - {"language", "language_name", "protocols", "resources"})
     if unknown:
         raise InputError("unknown key; allowed: language, language_name, protocols, resources",
@@ -180,8 +177,8 @@ def rebase_protocol(pack_file: str | Path, base_file: str | Path) -> str:
     ``[build]`` keys ``word_pattern`` and ``offensive_lists``, and the whole ``[study]`` table.
     Use it when lexgold's English protocols change (``lexgold pack rebase``).
     """
-    pack_text = Path(pack_file).read_text(encoding="utf-8")
-    base_text = Path(base_file).read_text(encoding="utf-8")
+    pack_text = read_input_text(pack_file, encoding="utf-8")
+    base_text = read_input_text(base_file, encoding="utf-8")
     head = base_text.split("\n[study]\n", 1)[0]
     tail = "\n[process]\n" + base_text.split("\n[process]\n", 1)[1]
     first_base_line = base_text.splitlines()[0]

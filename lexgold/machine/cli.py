@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from lexgold.cliutil import out_file_option, progress_bar, protocol_option
+from lexgold.cliutil import FiniteRange, out_file_option, progress_bar, protocol_option
 
 
 @click.group()
@@ -70,7 +70,7 @@ def rater_texts(protocol: str):
 @click.option("--model", required=True, help="The model name the endpoint serves.")
 @out_file_option("Ratings CSV to write (word1, word2, rating, samples); the provenance goes to "
                  "FILE.json, the answers' cache to FILE.cache.sqlite.")
-@click.option("--temperature", type=click.FloatRange(0, 2), default=0.0, show_default=True,
+@click.option("--temperature", type=FiniteRange(0, 2), default=0.0, show_default=True,
               help="Sampling temperature.")
 @click.option("--samples", type=click.IntRange(min=1), default=1, show_default=True,
               help="Answers per pair; the rating is their mean.")
@@ -78,9 +78,9 @@ def rater_texts(protocol: str):
               help="Pairs asked in one request (answers read per line).")
 @click.option("--concurrency", type=click.IntRange(1, 256), default=4, show_default=True,
               help="Requests in flight at once.")
-@click.option("--rate-limit", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--rate-limit", type=FiniteRange(min=0, min_open=True), default=None,
               help="At most this many requests per second (default: no limit).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
+@click.option("--timeout", type=FiniteRange(min=0, min_open=True), default=60.0,
               show_default=True, help="Seconds to wait for one answer.")
 @click.option("--retries", type=click.IntRange(min=0), default=5, show_default=True,
               help="Retries of a request after a 429, a 5xx or a time-out (exponential "

@@ -30,6 +30,7 @@ from typing import Callable
 
 import pandas as pd
 
+from lexgold.cliutil import beside
 from lexgold.machine.prompt import (RaterTexts, parse_answers, prompt_sha256, system_message,
                                     user_message)
 from lexgold.machine.ratings import sidecar_path
@@ -213,7 +214,7 @@ def provenance(*, model: str, host: str, prompt: str, prompt_sha256: str, parame
 def write_ratings(out: str | Path, frame: pd.DataFrame, record: dict) -> None:
     """Write the ratings CSV and its sidecar whole, or not at all (temporary files renamed)."""
     out = Path(out)
-    side = sidecar_path(out)
+    side = beside(out, sidecar_path(out).name)      # a planted link is refused, as --out's
     temps = []
     try:
         for target, write in ((out, lambda f: frame.to_csv(f, index=False,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import click
 
-from lexgold.cliutil import seed_option
+from lexgold.cliutil import FiniteRange, seed_option
 from lexgold.ratings import LAYOUTS
 
 #: shipped rating logs (lexgold.crowd.logs) -> the catalogue entry naming the dataset
@@ -95,13 +95,14 @@ def read_labels(path):
 @click.option("--pool", type=click.IntRange(min=1), default=5, show_default=True,
               help="The most human ratings a mean is made of (k = 1 .. pool); each pair's "
                    "other ratings are its held-out reference.")
-@click.option("--splits", type=click.IntRange(min=1), default=40, show_default=True,
-              help="Random splits of each pair's ratings into pool and reference.")
+@click.option("--splits", type=click.IntRange(1, 10_000), default=40, show_default=True,
+              help="Random splits of each pair's ratings into pool and reference (at most "
+                   "10,000).")
 @click.option("--bands", type=click.IntRange(min=2), default=3, show_default=True,
               help="Score bands of the errors: human-mean quantiles (3 terciles, 5 quintiles).")
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True,
               help="The misjudged pairs listed.")
-@click.option("--epsilon", type=click.FloatRange(0, 1), default=0.2, show_default=True,
+@click.option("--epsilon", type=FiniteRange(0, 1), default=0.2, show_default=True,
               help="The alternative annotator test's margin (Calderon et al. 2025).")
 @click.option("--alignment", type=click.Choice(["rmse", "ae"]), default="rmse",
               show_default=True,

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from lexgold.cliutil import (
+    FiniteRange,
     Stages,
     bootstrap_option,
     out_option,
@@ -39,8 +40,8 @@ from lexgold.errors import InputError
 @click.option("--split-half", is_flag=True,
               help="Also split-half reliability on random halves of each pair's ratings "
                    "(the only figure for ratings without rater identity).")
-@click.option("--splits", type=click.IntRange(min=1), default=100, show_default=True,
-              help="Random splits for --split-half.")
+@click.option("--splits", type=click.IntRange(1, 10_000), default=100, show_default=True,
+              help="Random splits for --split-half (at most 10,000).")
 @seed_option
 def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed):
     """Print IAA-1 and IAA-2 of a long-format ratings file.
@@ -168,21 +169,21 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, ag
 
 @click.command()
 @click.argument("ratings", metavar="STUDY_OR_RATINGS")
-@click.option("--target", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+@click.option("--target", type=FiniteRange(0, 1, min_open=True, max_open=True),
               default=0.9, show_default=True,
               help="Reliability wanted: the Spearman between the pair means of two "
                    "independent groups of raters.")
 @click.option("--max-raters", type=click.IntRange(min=1, max=200), default=20,
               show_default=True, help="Largest number of raters per pair on the curve.")
-@click.option("--pay-per-hour", type=click.FloatRange(min=0), default=None,
+@click.option("--pay-per-hour", type=FiniteRange(min=0), default=None,
               help="Pay per hour of rating, for the cost of the raters needed.")
-@click.option("--seconds-per-pair", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--seconds-per-pair", type=FiniteRange(min=0, min_open=True), default=None,
               help="Seconds a rater spends on a pair; default: measured from the ratings' "
                    "times (answered_at, server_ms).")
 @click.option("--pairs", "n_pairs", type=click.IntRange(min=1), default=None,
               help="Pairs of the full study, for the cost; default: the pilot's pairs.")
 @bootstrap_option("replicates", 200, "Bootstrap replicates for the interval (0: none).")
-@click.option("--level", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+@click.option("--level", type=FiniteRange(0, 1, min_open=True, max_open=True),
               default=0.9, show_default=True, help="Coverage of the interval.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), callback=refuse_links,
               metavar="FILE.png",

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from lexgold.compression import read_input_json
 from lexgold.errors import InputError
 from lexgold.languages.packs import pack_folder
 from lexgold.ratings.long import check_ratings, coded, read_ratings
@@ -117,8 +118,8 @@ def read_source(path: str | Path) -> RatingsSource:
     if not sidecar.is_file():
         return RatingsSource(ratings, str(path))
     try:
-        description = json.loads(sidecar.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
+        description = read_input_json(sidecar, what="study description")
+    except OSError as err:
         raise InputError(f"not a study description: {err}", path=sidecar) from None
     if not isinstance(description, dict) or "pairs" not in description \
             or "protocol" not in description:

@@ -12,6 +12,8 @@ import math
 
 import click
 
+from lexgold.cliutil import FiniteRange
+
 
 def _prolific_options(function):
     options = [
@@ -101,7 +103,7 @@ def sync_command(study_db, prolific_study, api_url, as_json):
 
 @prolific.command("review")
 @_prolific_options
-@click.option("--study-minutes", type=click.FloatRange(min=0), default=None,
+@click.option("--study-minutes", type=FiniteRange(min=0), default=None,
               help="The study's length in minutes for Prolific's attention-check rule "
                    "(default: the median time of the raters who completed it).")
 @_apply_option("Approve, reject and ask for returns on Prolific, recorded in the study")

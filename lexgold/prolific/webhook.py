@@ -53,11 +53,12 @@ def read_secret(path) -> str | None:
     import stat
     from pathlib import Path
 
+    from lexgold.compression import read_input_text
     from lexgold.errors import InputError
 
     try:
         mode = Path(path).stat().st_mode
-        secret = Path(path).read_text(encoding="utf-8").strip()
+        secret = read_input_text(path, encoding="utf-8").strip()
     except OSError as err:
         raise InputError(f"cannot read the webhook secret: {err.strerror}", path=path) from None
     if mode & stat.S_IRWXO:

@@ -15,10 +15,10 @@ Keys carry their units in their names (``claim_timeout_s``). Tables are checked 
 from __future__ import annotations
 
 import hashlib
-import tomllib
 from importlib import resources
 from pathlib import Path
 
+from lexgold.compression import parse_toml, read_input_bytes
 from lexgold.errors import InputError
 from lexgold.protocols.schema import (
     Check,
@@ -84,11 +84,12 @@ def load_protocol(name_or_path: str | Path) -> dict:
     Unknown tables and top-level keys are refused here (:func:`check_top_level`); each table is
     checked by the step that reads it (:func:`parse_section` with its schema)."""
     path = protocol_path(name_or_path)
-    data = path.read_bytes()
+    data = read_input_bytes(path)
     try:
-        protocol = tomllib.loads(data.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
         raise InputError(f"not a valid TOML protocol file: {err}", path=path) from None
+    protocol = parse_toml(text, path, what="TOML protocol file")
     check_top_level(protocol, path)
     protocol["_path"] = str(path)
     protocol["_sha256"] = hashlib.sha256(data).hexdigest()

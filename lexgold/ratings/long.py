@@ -18,6 +18,7 @@ rating columns): means and SDs are defined, per-rater statistics are not (:func:
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -275,6 +276,33 @@ def _check_scale_columns(frame: pd.DataFrame, where, source) -> None:
         if bad.any():
             _fail("need scale_min < scale_max, both given or both empty", frame, bad,
                   "scale_min", source)
+
+
+#: the most points (steps) a rating scale may have: a 0-100 slider in steps of 0.1 has 1,001
+MAX_SCALE_POINTS = 1_001
+
+
+def scale_points(low: float, high: float, step: float, *, source=None) -> int:
+    """The number of points of the scale ``low..high`` in steps of ``step``, at most
+    :data:`MAX_SCALE_POINTS` (a model over the scale holds arrays of that length).
+
+    >>> scale_points(0, 6, 0.5)
+    13
+
+    Raises
+    ------
+    InputError
+        A step that is not a positive finite number, or too many points (naming ``--step``).
+    """
+    if not (math.isfinite(step) and step > 0):
+        raise InputError(f"expected a positive finite number, found {step!r}", path=source,
+                         field="--step")
+    points = (high - low) / step + 1
+    if not points <= MAX_SCALE_POINTS:
+        raise InputError(f"the scale {low:g}-{high:g} in steps of {step:g} has {points:,.0f} "
+                         f"points, more than {MAX_SCALE_POINTS:,}: give a larger --step (or "
+                         f"--scale)", path=source, field="--step")
+    return int(round(points - 1)) + 1
 
 
 def declare_scale(ratings: pd.DataFrame, scale: tuple[float, float]) -> pd.DataFrame:

@@ -7,12 +7,13 @@ SHA-256 of each uncompressed file).
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+
+from lexgold.compression import read_input_bytes
 
 DATA = resources.files("lexgold.resources") / "data"
 
@@ -31,9 +32,9 @@ class ResourceFile:
     expected_sha256: str | None
 
     def read_bytes(self) -> bytes:
-        path = Path(self.location)
-        data = path.read_bytes()
-        return gzip.decompress(data) if path.suffix == ".gz" else data
+        """The file's (decompressed) bytes, read within the limits of a whole read (a gzip
+        bomb in a user's folder is one line: :func:`lexgold.compression.read_input_bytes`)."""
+        return read_input_bytes(self.location)
 
     def sha256(self) -> str:
         return hashlib.sha256(self.read_bytes()).hexdigest()

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from lexgold.compression import read_input_bytes
 from lexgold.errors import InputError
 from lexgold.resources._files import resource_files
 
@@ -73,7 +74,7 @@ def read_brysbaert(path: str | Path | None = None) -> pd.DataFrame:
         plain or ``.gz``). Default: the copy vendored in the package.
     """
     if path is not None and Path(path).is_file():
-        data = Path(path).read_bytes()
+        data = read_input_bytes(path)
         source = str(path)
     else:
         (file,) = resource_files("brysbaert_concreteness", path)

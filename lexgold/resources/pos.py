@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from lexgold.compression import open_input, read_input_text
 from lexgold.errors import InputError
 
 COARSE = ("N", "V", "A", "other")
@@ -75,7 +76,7 @@ def penn_tag_counts(path: str | Path = LINGUA_WORDS) -> pd.DataFrame:
     """Per-word Penn tag counts from Lingua::EN::Tagger's ``words.yml`` (summed over case)."""
     counts: dict[str, Counter] = defaultdict(Counter)
     try:
-        lines = Path(path).read_text(encoding="utf-8", errors="strict").splitlines()
+        lines = read_input_text(path, encoding="utf-8").splitlines()
     except FileNotFoundError:
         raise InputError("not found; install Debian's liblingua-en-tagger-perl", path=path) from None
     for number, line in enumerate(lines, start=1):
@@ -108,7 +109,7 @@ def semcor_tag_counts(path: str | Path) -> pd.DataFrame:
     """
     counts: dict[str, Counter] = defaultdict(Counter)
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        lines = read_input_text(path, encoding="utf-8").splitlines()
     except FileNotFoundError:
         raise InputError("not found; install Debian's wordnet-base (it ships cntlist.rev)",
                          path=path) from None
@@ -152,7 +153,7 @@ def tagged_corpus_counts(paths: str | Path | Iterable[str | Path]) -> pd.DataFra
         paths = [paths]
     counts: dict[str, Counter] = defaultdict(Counter)
     for path in paths:
-        with open(path, encoding="utf-8") as lines:
+        with open_input(path, encoding="utf-8") as lines:
             for number, line in enumerate(lines, start=1):
                 for token in line.split():
                     word, slash, tag = token.rpartition("/")

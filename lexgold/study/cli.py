@@ -13,7 +13,16 @@ from pathlib import Path
 
 import click
 
-from lexgold.cliutil import out_file_option, plural, protocol_option, seed_option, study_target
+from lexgold.cliutil import (
+    FiniteRange,
+    beside,
+    out_file_option,
+    plural,
+    protocol_option,
+    replacing,
+    seed_option,
+    study_target,
+)
 
 
 def _shown(study) -> str:
@@ -24,7 +33,33 @@ def _shown(study) -> str:
     return shown(study)
 
 
-@click.group()
+class StudyCommand(click.Command):
+    """A ``lexgold study`` command: a database error met while it runs (``database or disk
+    is full``, a lost connection, a lock held too long) is one line naming the study, not a
+    SQLAlchemy traceback; the transaction under way is rolled back by the database."""
+
+    def invoke(self, ctx: click.Context):
+        from sqlalchemy.exc import DBAPIError
+
+        try:
+            return super().invoke(ctx)
+        except DBAPIError as err:
+            from lexgold.errors import InputError, redact
+
+            study_db = ctx.params.get("study_db") or ctx.params.get("db_option") \
+                or ctx.params.get("study_positional") or "the study database"
+            reason = redact(str(err.orig or err).strip().splitlines()[0])
+            raise InputError(f"the database failed, so the command stopped: {reason}",
+                             path=_shown(study_db)) from None
+
+
+class StudyGroup(click.Group):
+    """The ``lexgold study`` group: its commands are :class:`StudyCommand`."""
+
+    command_class = StudyCommand
+
+
+@click.group(cls=StudyGroup)
 def study():
     """Create and manage rating studies.
 
@@ -307,7 +342,7 @@ def top_up_command(study_db):
 
 @study.command("figures")
 @click.argument("study_db")
-@click.option("--watch", "watch_s", type=click.FloatRange(min=0.5), default=None,
+@click.option("--watch", "watch_s", type=FiniteRange(min=0.5), default=None,
               help="Keep refreshing every SECONDS (at most; stop with Ctrl-C), as `lexgold "
                    "serve` does in the background; for a host that serves with "
                    "--figures-every 0.")
@@ -344,7 +379,7 @@ def figures_command(study_db, watch_s, force):
 
 @study.command("preview-link")
 @click.argument("study_db", metavar="STUDY")
-@click.option("--days", type=click.FloatRange(min=0, min_open=True, max=365), default=7.0,
+@click.option("--days", type=FiniteRange(min=0, min_open=True, max=365), default=7.0,
               show_default=True, help="How long the link works.")
 @click.option("--url", "site", default="<site>", show_default=True,
               help="The address the study is served at (e.g. https://ratings.example.org).")
@@ -414,9 +449,9 @@ def export_command(study_db, out_file, complete_only):
 
     engine = open_study(study_db, read_only=True)     # a study it cannot write: read it
     Path(out_file).parent.mkdir(parents=True, exist_ok=True)
+    sidecar = beside(out_file, Path(out_file).stem + ".study.json")  # description_path
     with session_factory(engine, write=False)() as session, \
-            open(out_file, "w", encoding="utf-8", newline="",
-                 buffering=1 << 20) as handle:
+            replacing(out_file, encoding="utf-8", newline="", buffering=1 << 20) as handle:
         written = write_study_export(session, handle, complete_only=complete_only)
         if written is None:                           # a Best-Worst study: through pandas
             from lexgold.study.export import write_export
@@ -425,11 +460,10 @@ def export_command(study_db, out_file, complete_only):
         answers, raters = written
         description = study_description(session)
     engine.dispose()
-    sidecar = Path(out_file).with_name(Path(out_file).stem + ".study.json")  # description_path
     description["ratings"] = {"file": Path(out_file).name, "answers": answers,
                               "raters": raters, "complete_only": complete_only}
-    sidecar.write_text(json.dumps(description, indent=1, ensure_ascii=False) + "\n",
-                       encoding="utf-8")
+    with replacing(sidecar, encoding="utf-8") as handle:
+        handle.write(json.dumps(description, indent=1, ensure_ascii=False) + "\n")
     click.echo(f"{plural(answers, 'answer')} of {plural(raters, 'rater')} -> {out_file} "
                f"(the study's {len(description['pairs'])} pairs and protocol -> {sidecar.name})")
 

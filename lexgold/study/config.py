@@ -408,16 +408,11 @@ def load_study_config(protocol: dict | str) -> StudyConfig:
 
 def load_consent(path) -> Consent:
     """``lexgold study create --consent FILE``: the keys of ``[study.consent]`` at the top of a
-    small TOML file, checked as in a protocol file (errors name the file and the key)."""
-    import tomllib
-    from pathlib import Path
+    small TOML file, checked as in a protocol file (errors name the file and the key); read
+    through the bounded opener (:func:`lexgold.compression.read_input_toml`)."""
+    from lexgold.compression import read_input_toml
 
-    from lexgold.errors import InputError
-
-    try:
-        table = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
-        raise InputError(f"not a readable TOML file ({err})", path=str(path)) from None
+    table = read_input_toml(path, what="TOML consent file")
     return parse_section(Consent, {"study.consent": table, "_path": str(path)}, "study.consent")
 
 

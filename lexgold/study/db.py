@@ -28,7 +28,7 @@ from urllib.parse import quote, unquote
 
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
 
 from lexgold.study.health import DatabaseHealth
@@ -134,6 +134,11 @@ def make_engine(url: str, busy_timeout_s: float = 30, *, connect_timeout_s: floa
             hint = (" (pip install -e '.[postgres]' in the lexgold clone)"
                     if url.startswith("postgresql") else "")
             raise InputError(f"the database driver {err.name} is not installed{hint}",
+                             path=_shown(make_url(url))) from None
+        except NoSuchModuleError:
+            raise InputError(f"unknown database kind or driver "
+                             f"{make_url(url).drivername!r} (lexgold studies are SQLite files "
+                             f"or postgresql+psycopg://... URLs)",
                              path=_shown(make_url(url))) from None
     database = make_url(url).database
     if database and database != ":memory:" and not database.startswith("file:"):

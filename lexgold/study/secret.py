@@ -39,6 +39,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import make_url
 
+from lexgold.compression import read_input_text
 from lexgold.errors import InputError
 
 #: the shortest key accepted (characters; ``lexgold study secret`` writes 64 hex digits)
@@ -113,7 +114,7 @@ def _key_lines(path: str | Path) -> list[str]:
     path = Path(path)
     try:
         mode = path.stat().st_mode
-        lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+        lines = [line.strip() for line in read_input_text(path, encoding="utf-8").splitlines()]
     except OSError as err:
         raise InputError(f"cannot read the key file {path}: {err.strerror}",
                          field="secret-key-file") from None

@@ -8,7 +8,6 @@ design, so every rater of a tranche sees the same groups. Reading the ratings ba
 
 from __future__ import annotations
 
-import hashlib
 import re
 import secrets
 from pathlib import Path
@@ -18,6 +17,7 @@ import pandas as pd
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from lexgold.compression import read_input_text, sha256_file
 from lexgold.study import models as m
 from lexgold.study.clock import database_now
 from lexgold.study.db import check_connects, make_engine, session_factory, upgrade
@@ -121,9 +121,9 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
         session.add(m.Study(
             name=name or str(spec.get("name", Path(spec["_path"]).stem)),
             protocol_name=str(spec.get("name", "")),
-            protocol_text=Path(spec["_path"]).read_text(encoding="utf-8"),
+            protocol_text=read_input_text(spec["_path"], encoding="utf-8"),
             protocol_sha256=spec["_sha256"],
-            pairs_sha256=hashlib.sha256(Path(pairs).read_bytes()).hexdigest(),
+            pairs_sha256=sha256_file(pairs),
             config=config_to_dict(config), report=design.report, seed=seed,
             completion_code=completion_code, screenout_code=screenout_code,
             completion_url=completion_url, entries=entries, pack=pack_record(spec["_path"])))
