@@ -50,28 +50,28 @@ def test_random_ties_on_an_integer_scale_equal_the_full_sum(seed):
     n = rng.integers(2, 9, size)
     means = rng.integers(0, 7 * 8, size) / n                  # few ratings of a 0-6 scale
     se2 = rng.choice(rng.uniform(0.05, 1.5, 40), size) / n    # few distinct variances
-    for block in (7, 64, 256):                                # many tiles, some partial
+    for block in (7, 64, 256):                                # many strips, some partial
         assert_close(ac.misorderings(means, se2, block), full_sum(means, se2))
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_tiles_beyond_the_band_are_left_out_and_the_sum_still_equals_the_full_one(seed):
+def test_terms_beyond_the_band_are_left_out_and_the_sum_still_equals_the_full_one(seed):
     rng = np.random.default_rng(seed)
     means = np.round(rng.uniform(0, 1000, 2000), 1)          # a wide scale: most pairs far
     se2 = rng.uniform(0.01, 4.0, 2000)
     m_sorted = np.sort(means)
     z = -ac.ndtri(ac.MISORDERING_TOLERANCE / 2 / len(means))
     expected = full_sum(means, se2)
-    for block in (4, 16, 64):            # small tiles: the band's edge, not tiles far away
-        _, skipped = ac._misordering_tiles(m_sorted, np.full(2000, se2.max()), np.ones(2000),
+    for block in (4, 16, 64):
+        _, skipped = ac._misordering_strips(m_sorted, np.full(2000, se2.max()), np.ones(2000),
                                            z, block)
-        assert skipped                                        # the band does leave tiles out
+        assert skipped                                        # the band leaves terms out
         assert_close(ac.misorderings(means, se2, block), expected)
 
 
 def test_isolated_pairs_whose_sum_is_tiny_are_summed_in_full():
-    # ten clusters 50 apart and a lone pair between them: its few misorderings are tiny terms
-    # from the tiles next to it, and all of them count (relative accuracy, not absolute)
+    # ten clusters 50 apart and two lone pairs between them: their few misorderings are tiny
+    # terms from the pairs near them, and all of them count (relative accuracy, not absolute)
     rng = np.random.default_rng(3)
     means = np.concatenate([np.repeat(np.arange(10) * 50.0, 100) + rng.normal(0, 1, 1000),
                             [20.0, 470.0]])
@@ -99,7 +99,7 @@ def test_no_pairs_and_one_pair():
 @pytest.mark.parametrize("rule", ["misordering", "rank+error"])
 def test_simverbs_real_states_through_a_replay_equal_the_full_sum(rule, monkeypatch):
     """The (mean, se2) of every round of a replayed SimVerb-3500 split, as the site's rounds
-    leave them (3,500 pairs: several tiles)."""
+    leave them (3,500 pairs: several strips)."""
     log = rp.log_matrix(read_log(SIMVERB), 8)
     pool, _, _ = rp.split_log(log, 8, np.random.default_rng(0))
     states = []

@@ -73,16 +73,16 @@ def standard_errors(table: pd.DataFrame, prior: float = PRIOR_RATINGS) -> pd.Ser
 MISORDERING_TOLERANCE = 1e-13
 
 
-def misorderings(means, se2, block: int = 256) -> np.ndarray:
+def misorderings(means, se2, block: int = 64) -> np.ndarray:
     """``sum_{j != i} Phi(-|m_i - m_j| / sqrt(se2_i + se2_j))`` per ``i`` (equal means with a
     zero scale count 0.5), within :data:`MISORDERING_TOLERANCE` of the full sum, relatively.
 
     Pairs of the same mean and standard error (few ratings on an integer scale take few
-    distinct values) are counted together; the distinct rows, sorted by mean, are summed in
-    ``block x block`` tiles over the pairs ``i < j`` (a term counts for both), the tiles reusing
-    two buffers. A tile whose every term is below ``Phi(-z)`` is left out: its smallest gap
-    ``m_j - m_i`` is above ``z sqrt(max se2_i + max se2_j)``, ``z`` the normal quantile with
-    ``N Phi(-z) = tolerance / 2`` (``N`` the pairs), so what is left out of a row is below
+    distinct values) are counted together; the distinct rows, sorted by mean, are summed over
+    the pairs ``i < j`` (a term counts for both) in strips of ``block`` rows that reuse two
+    buffers. A strip stops at the band's edge: beyond a gap ``m_j - m_i`` of
+    ``z sqrt(max se2_i + max se2)`` every term is below ``Phi(-z)``, ``z`` the normal quantile
+    with ``N Phi(-z) = tolerance / 2`` (``N`` the pairs), so what is left out of a row is below
     ``tolerance / 2``: relatively below the tolerance where the row's sum is 1/2 or more (any
     pair tied with another or near one); the rare rows below that, if anything was left out,
     are summed again over every pair."""
@@ -98,7 +98,7 @@ def misorderings(means, se2, block: int = 256) -> np.ndarray:
     counts = np.diff(np.append(starts, len(m))).astype(float)
     m, s = m[starts], s[starts]
     z = -ndtri(MISORDERING_TOLERANCE / 2 / len(means))
-    u, skipped = _misordering_tiles(m, s, counts, z, block)
+    u, skipped = _misordering_strips(m, s, counts, z, block)
     if skipped:
         short = np.flatnonzero(u < 0.5)
         if len(short):
@@ -108,37 +108,32 @@ def misorderings(means, se2, block: int = 256) -> np.ndarray:
     return out
 
 
-def _misordering_tiles(m, s, counts, z, block):
-    """The banded sum of :func:`misorderings` over distinct rows sorted by mean; whether a
-    tile was left out."""
+def _misordering_strips(m, s, counts, z, block):
+    """The banded sum of :func:`misorderings` over distinct rows sorted by mean; whether
+    anything was left out."""
     size = len(m)
     u = 0.5 * (counts - 1)                  # the pair's equals count 1/2, itself not
-    gap_buffer, scale_buffer = np.empty(block * block), np.empty(block * block)
-    edges = list(range(0, size, block))
-    highest = [float(s[a:a + block].max()) for a in edges]
+    gap_buffer, scale_buffer = np.empty(block * size), np.empty(block * size)
     below = np.tril(np.ones((block, block), bool))
+    widest = float(s.max())
     skipped = False
     with np.errstate(divide="ignore", invalid="ignore"):
-        for row, a in enumerate(edges):
+        for a in range(0, size, block):
             b = min(a + block, size)
-            for column in range(row, len(edges)):
-                p = edges[column]
-                q = min(p + block, size)
-                if m[p] - m[b - 1] > z * np.sqrt(highest[row] + highest[column]):
-                    skipped = True              # every term below Phi(-z)
-                    continue
-                shape = (b - a, q - p)
-                x = gap_buffer[:shape[0] * shape[1]].reshape(shape)
-                scale = scale_buffer[:shape[0] * shape[1]].reshape(shape)
-                np.subtract(m[a:b, None], m[None, p:q], out=x)        # <= 0: sorted by mean
-                np.add(s[None, p:q], s[a:b, None], out=scale)
-                np.sqrt(scale, out=scale)
-                np.divide(x, scale, out=x)     # 0 / 0 only on the diagonal, dropped below
-                ndtr(x, out=x)
-                if p == a:
-                    np.copyto(x, 0.0, where=below[:shape[0], :shape[1]])
-                u[a:b] += x @ counts[p:q]
-                u[p:q] += counts[a:b] @ x
+            reach = m[b - 1] + z * np.sqrt(float(s[a:b].max()) + widest)
+            q = int(np.searchsorted(m, reach, side="right"))
+            skipped = skipped or q < size   # every term beyond q below Phi(-z)
+            shape = (b - a, q - a)
+            x = gap_buffer[:shape[0] * shape[1]].reshape(shape)
+            scale = scale_buffer[:shape[0] * shape[1]].reshape(shape)
+            np.subtract(m[a:b, None], m[None, a:q], out=x)        # <= 0: sorted by mean
+            np.add(s[None, a:q], s[a:b, None], out=scale)
+            np.sqrt(scale, out=scale)
+            np.divide(x, scale, out=x)      # 0 / 0 only on the diagonal, dropped below
+            ndtr(x, out=x)
+            np.copyto(x[:, :b - a], 0.0, where=below[:b - a, :b - a])
+            u[a:b] += x @ counts[a:q]
+            u[a:q] += counts[a:b] @ x
     return u, skipped
 
 
@@ -157,7 +152,7 @@ def _misordering_rows(m, s, counts, rows, block):
 
 
 def rank_uncertainty(table: pd.DataFrame, prior: float = PRIOR_RATINGS,
-                     block: int = 256) -> pd.Series:
+                     block: int = 64) -> pd.Series:
     """How uncertain each pair's place in the ranking is: the expected number of other pairs
     it is ordered against wrongly,
 
