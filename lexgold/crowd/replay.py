@@ -76,6 +76,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy.special import chdtri
+from scipy.stats import rankdata
 
 from lexgold.crowd.allocation_criteria import PRIOR_RATINGS, RULES, gains, shrunk_variances
 from lexgold.errors import InputError
@@ -286,15 +287,17 @@ def policy_counts(policy: str, pool_ratings: np.ndarray, ks, known_var=None, **o
 
 # -- accuracy and savings ----------------------------------------------------------------------
 
-def accuracy(estimates, n, reference_means, sd_all, sd_used=None) -> dict:
+def accuracy(estimates, n, reference_means, sd_all, sd_used=None, reference_ranks=None) -> dict:
     """``spearman`` (estimates against reference means), ``mae`` and ``halfwidth`` (95th
     percentile of ``1.96 sd_all / sqrt(n)``); with ``sd_used`` (the SD of the ratings each
     pair got) also ``halfwidth_sample``, the 95th percentile of ``1.96 sd_used / sqrt(n)``
     over pairs of two ratings or more: the half-width a release would print, which flatters a
-    rule that stops when a pair's first ratings happen to agree."""
+    rule that stops when a pair's first ratings happen to agree. ``reference_ranks``: the
+    ranks of ``reference_means``, when a split's many measures share them."""
     from scipy.stats import rankdata
 
-    a, b = rankdata(estimates), rankdata(reference_means)
+    a = rankdata(estimates)
+    b = rankdata(reference_means) if reference_ranks is None else reference_ranks
     found = {"spearman": float(np.corrcoef(a, b)[0, 1]),
              "mae": float(np.mean(np.abs(np.asarray(estimates) - reference_means))),
              "halfwidth": float(np.percentile(Z95 * np.asarray(sd_all) / np.sqrt(n), 95))}
@@ -351,20 +354,24 @@ def replay_split(log: LogMatrix, pool: int, ks, rng: np.random.Generator, *,
     estimate = ESTIMATORS[estimator]
     pool_ratings, pool_raters, reference = split_log(log, pool, rng)
     reference_means = np.nanmean(reference, axis=1)
+    reference_ranks = rankdata(reference_means)
     sd_all = np.nanstd(log.ratings, axis=1, ddof=1)
     columns = np.arange(pool)
 
     def measure(counts, keep=None):
         used = columns[None, :] < counts[:, None]
-        values = np.where(used, pool_ratings, np.nan)
-        raters = None if pool_raters is None else np.where(used, pool_raters, -1)
-        deviations = np.nansum((values - np.nanmean(values, axis=1)[:, None]) ** 2, axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore"):     # the pool holds no NaN
+            means = np.where(used, pool_ratings, 0.0).sum(axis=1) / counts
+            deviations = np.where(used, (pool_ratings - means[:, None]) ** 2, 0.0).sum(axis=1)
             sd_used = np.where(counts > 1, np.sqrt(deviations / (counts - 1)), np.nan)
-        estimates = estimate(values, raters)
+        if estimate is mean_estimate:
+            estimates = means
+        else:
+            raters = None if pool_raters is None else np.where(used, pool_raters, -1)
+            estimates = estimate(np.where(used, pool_ratings, np.nan), raters)
         if keep is not None:
             keep.append(estimates)
-        return accuracy(estimates, counts, reference_means, sd_all, sd_used)
+        return accuracy(estimates, counts, reference_means, sd_all, sd_used, reference_ranks)
 
     curve_k = list(range(1, pool + 1))
     golds: list[np.ndarray] = []
