@@ -271,3 +271,22 @@ def test_the_site_default_is_what_a_study_does_unless_told():
     from lexgold.study.config import StudyConfig
 
     assert StudyConfig().allocation == rp.SITE_DEFAULT == "uniform"
+
+
+def test_threads_give_the_records_of_one_split_after_another():
+    """Splits measured by several threads at once are the splits drawn one after another from
+    the one generator: the same records, in the same order, as replay_split in turn."""
+    rng = np.random.default_rng(5)
+    log = rp.log_matrix(long_log([list(rng.integers(0, 7, 10)) for _ in range(40)]), pool=8)
+    done = []
+    frames = {workers: rp.replay(log, pool=8, ks=[4, 6], splits=7, seed=3, workers=workers,
+                                 policies=("misordering", "stopping"),
+                                 progress=lambda: done.append(1))
+              for workers in (1, 3)}
+    pd.testing.assert_frame_equal(frames[1], frames[3])
+    assert len(done) == 14
+    draws = np.random.default_rng(3)
+    by_hand = [pd.DataFrame(rp.replay_split(log, 8, [4, 6], draws,
+                                            policies=("misordering", "stopping"))).assign(split=s)
+               for s in range(7)]
+    pd.testing.assert_frame_equal(frames[3], pd.concat(by_hand, ignore_index=True))

@@ -70,7 +70,10 @@ papers aggregate).
 
 from __future__ import annotations
 
+import os
+from collections import deque
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -351,11 +354,19 @@ def replay_split(log: LogMatrix, pool: int, ks, rng: np.random.Generator, *,
     uniform, ``saving_<figure>`` for each figure. ``machine``: a machine's number for each pair
     of the log (NaN where it has none), for the policies of :data:`MACHINE_POLICIES`
     (machine's policies below), whose records add ``circularity``."""
+    return _replay_drawn(split_log(log, pool, rng), ks, np.nanstd(log.ratings, axis=1, ddof=1),
+                         policies=policies, estimator=estimator, machine=machine, **options)
+
+
+def _replay_drawn(drawn, ks, sd_all, *, policies=POLICIES, estimator: str = "mean",
+                  machine: np.ndarray | None = None, **options) -> list[dict]:
+    """:func:`replay_split` of a split already drawn (:func:`split_log`), ``sd_all`` the SD of
+    each pair's ratings over the log."""
     estimate = ESTIMATORS[estimator]
-    pool_ratings, pool_raters, reference = split_log(log, pool, rng)
+    pool_ratings, pool_raters, reference = drawn
+    pool = pool_ratings.shape[1]
     reference_means = np.nanmean(reference, axis=1)
     reference_ranks = rankdata(reference_means)
-    sd_all = np.nanstd(log.ratings, axis=1, ddof=1)
     columns = np.arange(pool)
 
     def measure(counts, keep=None):
@@ -397,11 +408,13 @@ def replay_split(log: LogMatrix, pool: int, ks, rng: np.random.Generator, *,
 
 def replay(log: LogMatrix, *, pool: int, ks, splits: int, seed: int = 0, policies=POLICIES,
            estimator: str = "mean", progress=None, machine: np.ndarray | None = None,
-           **options) -> pd.DataFrame:
+           workers: int | None = None, **options) -> pd.DataFrame:
     """:func:`replay_split` over ``splits`` random splits (``default_rng(seed)``), one frame
     of records with a ``split`` column. ``progress``: called once per split done.
     ``machine``: the machine's number for each pair of ``log`` (NaN: none), needed by the
-    policies of :data:`MACHINE_POLICIES`."""
+    policies of :data:`MACHINE_POLICIES`. ``workers``: threads measuring splits at once
+    (default: one per CPU the process may use); the splits are drawn one after another from
+    the one generator, so the records are the same whatever the number."""
     if not 1 <= pool:
         raise InputError(f"need a pool of 1 rating or more, found {pool}", field="--pool")
     bad = [k for k in ks if not 1 <= k <= pool]
@@ -414,13 +427,26 @@ def replay(log: LogMatrix, *, pool: int, ks, splits: int, seed: int = 0, policie
     if wanted and machine is None:
         raise InputError(f"policy {wanted[0]} needs a machine's ratings", field="--machine")
     rng = np.random.default_rng(seed)
-    frames = []
-    for split in range(splits):
-        records = replay_split(log, pool, ks, rng, policies=policies, estimator=estimator,
-                               machine=machine, **options)
-        frames.append(pd.DataFrame(records).assign(split=split))
+    sd_all = np.nanstd(log.ratings, axis=1, ddof=1)
+    workers = max(1, min(splits, workers or getattr(os, "process_cpu_count", os.cpu_count)() or 1))
+    frames: list[pd.DataFrame] = []
+    pending: deque = deque()
+
+    def collect():
+        records = pending.popleft().result()
+        frames.append(pd.DataFrame(records).assign(split=len(frames)))
         if progress is not None:
             progress()
+
+    with ThreadPoolExecutor(workers) as threads:     # numpy and scipy let go of the GIL
+        for _ in range(splits):
+            pending.append(threads.submit(_replay_drawn, split_log(log, pool, rng), ks, sd_all,
+                                          policies=policies, estimator=estimator,
+                                          machine=machine, **options))
+            if len(pending) > 2 * workers:           # a few splits drawn ahead, not all
+                collect()
+        while pending:
+            collect()
     return pd.concat(frames, ignore_index=True)
 
 
