@@ -153,6 +153,37 @@ def split_log(log: LogMatrix, pool: int, rng: np.random.Generator):
     return drawn[:, :pool], None if raters is None else raters[:, :pool], drawn[:, pool:]
 
 
+class PoolDraws:
+    """Splits of ``log`` as :func:`split_log` draws them (the same numbers from the generator,
+    the same pool in the same order), keeping of the held-out reference only each pair's mean,
+    ``(total - pool's sum) / (ratings - pool)``: the reference is never put in order, only the
+    ``pool`` first ratings of each pair (a partition, then a sort of ``pool``), ``rows`` pairs
+    at a time; the generator's numbers go into one buffer, reused by every split. So one
+    thread draws."""
+
+    def __init__(self, log: LogMatrix, pool: int, rows: int = 64):
+        self.log, self.pool, self.rows = log, pool, rows
+        self.missing = np.isnan(log.ratings)
+        self.count = (~self.missing).sum(axis=1)
+        self.total = np.nansum(log.ratings, axis=1)
+        self.keys = np.empty(log.ratings.shape)
+
+    def draw(self, rng: np.random.Generator):
+        """``(pool_ratings, pool_raters, reference_means)`` of the next split."""
+        keys = rng.random(out=self.keys)
+        np.copyto(keys, np.inf, where=self.missing)
+        first = np.empty((len(keys), self.pool), dtype=np.intp)
+        for a in range(0, len(keys), self.rows):
+            block = keys[a:a + self.rows]
+            part = np.argpartition(block, self.pool - 1, axis=1)[:, :self.pool]
+            order = np.argsort(np.take_along_axis(block, part, axis=1), axis=1)
+            first[a:a + self.rows] = np.take_along_axis(part, order, axis=1)
+        ratings = np.take_along_axis(self.log.ratings, first, axis=1)
+        raters = (None if self.log.raters is None
+                  else np.take_along_axis(self.log.raters, first, axis=1))
+        return ratings, raters, (self.total - ratings.sum(axis=1)) / (self.count - self.pool)
+
+
 # -- estimators --------------------------------------------------------------------------------
 
 def mean_estimate(values: np.ndarray, raters: np.ndarray | None) -> np.ndarray:
@@ -354,18 +385,18 @@ def replay_split(log: LogMatrix, pool: int, ks, rng: np.random.Generator, *,
     uniform, ``saving_<figure>`` for each figure. ``machine``: a machine's number for each pair
     of the log (NaN where it has none), for the policies of :data:`MACHINE_POLICIES`
     (machine's policies below), whose records add ``circularity``."""
-    return _replay_drawn(split_log(log, pool, rng), ks, np.nanstd(log.ratings, axis=1, ddof=1),
-                         policies=policies, estimator=estimator, machine=machine, **options)
+    return _replay_drawn(PoolDraws(log, pool).draw(rng), ks,
+                         np.nanstd(log.ratings, axis=1, ddof=1), policies=policies,
+                         estimator=estimator, machine=machine, **options)
 
 
 def _replay_drawn(drawn, ks, sd_all, *, policies=POLICIES, estimator: str = "mean",
                   machine: np.ndarray | None = None, **options) -> list[dict]:
-    """:func:`replay_split` of a split already drawn (:func:`split_log`), ``sd_all`` the SD of
-    each pair's ratings over the log."""
+    """:func:`replay_split` of a split already drawn (:meth:`PoolDraws.draw`), ``sd_all`` the
+    SD of each pair's ratings over the log."""
     estimate = ESTIMATORS[estimator]
-    pool_ratings, pool_raters, reference = drawn
+    pool_ratings, pool_raters, reference_means = drawn
     pool = pool_ratings.shape[1]
-    reference_means = np.nanmean(reference, axis=1)
     reference_ranks = rankdata(reference_means)
     columns = np.arange(pool)
 
@@ -428,6 +459,7 @@ def replay(log: LogMatrix, *, pool: int, ks, splits: int, seed: int = 0, policie
         raise InputError(f"policy {wanted[0]} needs a machine's ratings", field="--machine")
     rng = np.random.default_rng(seed)
     sd_all = np.nanstd(log.ratings, axis=1, ddof=1)
+    draws = PoolDraws(log, pool)
     workers = max(1, min(splits, workers or getattr(os, "process_cpu_count", os.cpu_count)() or 1))
     frames: list[pd.DataFrame] = []
     pending: deque = deque()
@@ -440,7 +472,7 @@ def replay(log: LogMatrix, *, pool: int, ks, splits: int, seed: int = 0, policie
 
     with ThreadPoolExecutor(workers) as threads:     # numpy and scipy let go of the GIL
         for _ in range(splits):
-            pending.append(threads.submit(_replay_drawn, split_log(log, pool, rng), ks, sd_all,
+            pending.append(threads.submit(_replay_drawn, draws.draw(rng), ks, sd_all,
                                           policies=policies, estimator=estimator,
                                           machine=machine, **options))
             if len(pending) > 2 * workers:           # a few splits drawn ahead, not all
