@@ -155,11 +155,16 @@ def split_log(log: LogMatrix, pool: int, rng: np.random.Generator):
 
 class PoolDraws:
     """Splits of ``log`` as :func:`split_log` draws them (the same numbers from the generator,
-    the same pool in the same order), keeping of the held-out reference only each pair's mean,
-    ``(total - pool's sum) / (ratings - pool)``: the reference is never put in order, only the
-    ``pool`` first ratings of each pair (a partition, then a sort of ``pool``), ``rows`` pairs
-    at a time; the generator's numbers go into one buffer, reused by every split. So one
-    thread draws."""
+    the same pool in the same order, the same reference means to the last bit), ``rows`` pairs
+    at a time, the generator's numbers in one buffer reused by every split (so one thread
+    draws). Where every sum of a pair's ratings is exact in floating point (ratings on a grid
+    of 1/1024, as integer and half-point scales are), the reference is never put in order: its
+    mean is ``(total - pool's sum) / (ratings - pool)``, and only the pool's ratings are found
+    (a partition, then a sort of ``pool``); otherwise the reference is summed in the order
+    drawn, as :func:`split_log` leaves it."""
+
+    #: ratings on a grid of 2^-GRID sum exactly (below 2^53 in units of the grid)
+    GRID = 10
 
     def __init__(self, log: LogMatrix, pool: int, rows: int = 64):
         self.log, self.pool, self.rows = log, pool, rows
@@ -167,21 +172,33 @@ class PoolDraws:
         self.count = (~self.missing).sum(axis=1)
         self.total = np.nansum(log.ratings, axis=1)
         self.keys = np.empty(log.ratings.shape)
+        finite = log.ratings[~self.missing] * 2.0 ** self.GRID
+        self.exact = bool(np.all(finite == np.round(finite)) and
+                          np.abs(finite).max(initial=0) * log.ratings.shape[1] < 2.0 ** 52)
 
     def draw(self, rng: np.random.Generator):
         """``(pool_ratings, pool_raters, reference_means)`` of the next split."""
         keys = rng.random(out=self.keys)
         np.copyto(keys, np.inf, where=self.missing)
         first = np.empty((len(keys), self.pool), dtype=np.intp)
+        reference = np.empty(len(keys))
         for a in range(0, len(keys), self.rows):
             block = keys[a:a + self.rows]
-            part = np.argpartition(block, self.pool - 1, axis=1)[:, :self.pool]
-            order = np.argsort(np.take_along_axis(block, part, axis=1), axis=1)
-            first[a:a + self.rows] = np.take_along_axis(part, order, axis=1)
+            if self.exact:
+                part = np.argpartition(block, self.pool - 1, axis=1)[:, :self.pool]
+                order = np.argsort(np.take_along_axis(block, part, axis=1), axis=1)
+                first[a:a + self.rows] = np.take_along_axis(part, order, axis=1)
+            else:
+                order = np.argsort(block, axis=1)
+                first[a:a + self.rows] = order[:, :self.pool]
+                drawn = np.take_along_axis(self.log.ratings[a:a + self.rows], order, axis=1)
+                reference[a:a + self.rows] = np.nanmean(drawn[:, self.pool:], axis=1)
         ratings = np.take_along_axis(self.log.ratings, first, axis=1)
         raters = (None if self.log.raters is None
                   else np.take_along_axis(self.log.raters, first, axis=1))
-        return ratings, raters, (self.total - ratings.sum(axis=1)) / (self.count - self.pool)
+        if self.exact:
+            reference = (self.total - ratings.sum(axis=1)) / (self.count - self.pool)
+        return ratings, raters, reference
 
 
 # -- estimators --------------------------------------------------------------------------------
@@ -328,8 +345,6 @@ def accuracy(estimates, n, reference_means, sd_all, sd_used=None, reference_rank
     over pairs of two ratings or more: the half-width a release would print, which flatters a
     rule that stops when a pair's first ratings happen to agree. ``reference_ranks``: the
     ranks of ``reference_means``, when a split's many measures share them."""
-    from scipy.stats import rankdata
-
     a = rankdata(estimates)
     b = rankdata(reference_means) if reference_ranks is None else reference_ranks
     found = {"spearman": float(np.corrcoef(a, b)[0, 1]),
