@@ -75,6 +75,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -477,23 +478,26 @@ def replay(log: LogMatrix, *, pool: int, ks, splits: int, seed: int = 0, policie
     draws = PoolDraws(log, pool)
     workers = max(1, min(splits, workers or getattr(os, "process_cpu_count", os.cpu_count)() or 1))
     frames: list[pd.DataFrame] = []
-    pending: deque = deque()
+    measure = partial(_replay_drawn, ks=ks, sd_all=sd_all, policies=policies,
+                      estimator=estimator, machine=machine, **options)
 
-    def collect():
-        records = pending.popleft().result()
+    def keep(records):
         frames.append(pd.DataFrame(records).assign(split=len(frames)))
         if progress is not None:
             progress()
 
+    if workers == 1:
+        for _ in range(splits):
+            keep(measure(draws.draw(rng)))
+        return pd.concat(frames, ignore_index=True)
+    pending: deque = deque()
     with ThreadPoolExecutor(workers) as threads:     # numpy and scipy let go of the GIL
         for _ in range(splits):
-            pending.append(threads.submit(_replay_drawn, draws.draw(rng), ks, sd_all,
-                                          policies=policies, estimator=estimator,
-                                          machine=machine, **options))
+            pending.append(threads.submit(measure, draws.draw(rng)))
             if len(pending) > 2 * workers:           # a few splits drawn ahead, not all
-                collect()
+                keep(pending.popleft().result())
         while pending:
-            collect()
+            keep(pending.popleft().result())
     return pd.concat(frames, ignore_index=True)
 
 
