@@ -271,3 +271,42 @@ def test_the_site_default_is_what_a_study_does_unless_told():
     from lexgold.study.config import StudyConfig
 
     assert StudyConfig().allocation == rp.SITE_DEFAULT == "uniform"
+
+
+def test_threads_give_the_records_of_one_split_after_another():
+    """Splits measured by several threads at once are the splits drawn one after another from
+    the one generator: the same records, in the same order, as replay_split in turn."""
+    rng = np.random.default_rng(5)
+    log = rp.log_matrix(long_log([list(rng.integers(0, 7, 10)) for _ in range(40)]), pool=8)
+    done = []
+    frames = {workers: rp.replay(log, pool=8, ks=[4, 6], splits=7, seed=3, workers=workers,
+                                 policies=("misordering", "stopping"),
+                                 progress=lambda: done.append(1))
+              for workers in (1, 3)}
+    pd.testing.assert_frame_equal(frames[1], frames[3])
+    assert len(done) == 14
+    draws = np.random.default_rng(3)
+    by_hand = [pd.DataFrame(rp.replay_split(log, 8, [4, 6], draws,
+                                            policies=("misordering", "stopping"))).assign(split=s)
+               for s in range(7)]
+    pd.testing.assert_frame_equal(frames[3], pd.concat(by_hand, ignore_index=True))
+
+
+@pytest.mark.parametrize("step,exact", [(1.0, True), (0.5, True), (1 / 3, False), (0.1, False)])
+def test_pool_draws_are_split_logs_pool_and_its_references_mean_to_the_last_bit(step, exact):
+    """On a grid where sums are exact the reference's mean comes from the pair's total; off it
+    the reference is summed in the order drawn: either way the bits of split_log's (a mean
+    one bit off breaks ties between pairs' reference means, and so moves Spearman)."""
+    rng = np.random.default_rng(2)
+    rows = [list(rng.integers(0, 31, int(rng.integers(9, 40))) * step) for _ in range(70)]
+    log = rp.log_matrix(long_log(rows, anonymous=False), pool=8)
+    draws = rp.PoolDraws(log, 8, rows=16)
+    assert draws.exact is exact
+    a, b = np.random.default_rng(9), np.random.default_rng(9)
+    for _ in range(3):                                   # the buffer reused split after split
+        pool, raters, reference = rp.split_log(log, 8, a)
+        drawn = draws.draw(b)
+        np.testing.assert_array_equal(drawn[0], pool)
+        np.testing.assert_array_equal(drawn[1], raters)
+        np.testing.assert_array_equal(drawn[2], np.nanmean(reference, axis=1))
+    assert a.random() == b.random()                      # the same numbers drawn

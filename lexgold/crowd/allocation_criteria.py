@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.special import chdtri, ndtr
+from scipy.special import chdtri, ndtr, ndtri
 
 from lexgold.stats import PRIOR_RATINGS, shrunk_variances
 
@@ -58,7 +58,8 @@ def upper_variances(n, var, prior: float = PRIOR_RATINGS, level: float = 0.95) -
     """
     n = np.asarray(n, float)
     d = np.clip(n - 1, 0, None) + prior
-    return shrunk_variances(n, var, prior) * d / chdtri(d, level)
+    distinct, inverse = np.unique(d, return_inverse=True)     # few: one per count of ratings
+    return shrunk_variances(n, var, prior) * d / chdtri(distinct, level)[inverse.reshape(d.shape)]
 
 
 def standard_errors(table: pd.DataFrame, prior: float = PRIOR_RATINGS) -> pd.Series:
@@ -68,31 +69,90 @@ def standard_errors(table: pd.DataFrame, prior: float = PRIOR_RATINGS) -> pd.Ser
     return pd.Series(np.sqrt(v / table["n"].astype(float)), index=table.index)
 
 
-def misorderings(means, se2, chunk: int = 512) -> np.ndarray:
+#: relative accuracy of :func:`misorderings` against the full sum over every pair
+MISORDERING_TOLERANCE = 1e-13
+
+
+def misorderings(means, se2, block: int = 64) -> np.ndarray:
     """``sum_{j != i} Phi(-|m_i - m_j| / sqrt(se2_i + se2_j))`` per ``i`` (equal means with a
-    zero scale count 0.5). Pairs of the same mean and standard error (few ratings on an integer
-    scale take few distinct values) are counted together, ``chunk`` distinct rows at a time."""
+    zero scale count 0.5), within :data:`MISORDERING_TOLERANCE` of the full sum, relatively.
+
+    Pairs of the same mean and standard error (few ratings on an integer scale take few
+    distinct values) are counted together; the distinct rows, sorted by mean, are summed over
+    the pairs ``i < j`` (a term counts for both) in strips of ``block`` rows that reuse two
+    buffers. A strip stops at the band's edge: beyond a gap ``m_j - m_i`` of
+    ``z sqrt(max se2_i + max se2)`` every term is below ``Phi(-z)``, ``z`` the normal quantile
+    with ``N Phi(-z) = tolerance / 2`` (``N`` the pairs), so what is left out of a row is below
+    ``tolerance / 2``: relatively below the tolerance where the row's sum is 1/2 or more (any
+    pair tied with another or near one); the rare rows below that, if anything was left out,
+    are summed again over every pair."""
     means, se2 = np.asarray(means, float), np.asarray(se2, float)
     if len(means) == 0:
         return np.empty(0)
-    values, inverse, counts = np.unique(np.column_stack([means, se2]), axis=0,
-                                        return_inverse=True, return_counts=True)
-    m, s = values[:, 0], values[:, 1]
-    out = np.empty(len(values))
-    for start in range(0, len(values), chunk):
-        rows = slice(start, start + chunk)
-        gap = np.abs(m[rows, None] - m[None, :])
-        scale = np.sqrt(s[rows, None] + s[None, :])
-        with np.errstate(divide="ignore", invalid="ignore"):
+    order = np.lexsort((se2, means))
+    m, s = means[order], se2[order]
+    new = np.empty(len(m), bool)
+    new[0] = True
+    np.logical_or(m[1:] != m[:-1], s[1:] != s[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    counts = np.diff(np.append(starts, len(m))).astype(float)
+    m, s = m[starts], s[starts]
+    z = -ndtri(MISORDERING_TOLERANCE / 2 / len(means))
+    u, skipped = _misordering_strips(m, s, counts, z, block)
+    if skipped:
+        short = np.flatnonzero(u < 0.5)
+        if len(short):
+            u[short] = _misordering_rows(m, s, counts, short, block)
+    out = np.empty(len(means))
+    out[order] = u[np.cumsum(new) - 1]
+    return out
+
+
+def _misordering_strips(m, s, counts, z, block):
+    """The banded sum of :func:`misorderings` over distinct rows sorted by mean; whether
+    anything was left out."""
+    size = len(m)
+    u = 0.5 * (counts - 1)                  # the pair's equals count 1/2, itself not
+    gap_buffer, scale_buffer = np.empty(block * size), np.empty(block * size)
+    below = np.tril(np.ones((block, block), bool))
+    widest = float(s.max())
+    skipped = False
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for a in range(0, size, block):
+            b = min(a + block, size)
+            reach = m[b - 1] + z * np.sqrt(float(s[a:b].max()) + widest)
+            q = int(np.searchsorted(m, reach, side="right"))
+            skipped = skipped or q < size   # every term beyond q below Phi(-z)
+            shape = (b - a, q - a)
+            x = gap_buffer[:shape[0] * shape[1]].reshape(shape)
+            scale = scale_buffer[:shape[0] * shape[1]].reshape(shape)
+            np.subtract(m[a:b, None], m[None, a:q], out=x)        # <= 0: sorted by mean
+            np.add(s[None, a:q], s[a:b, None], out=scale)
+            np.sqrt(scale, out=scale)
+            np.divide(x, scale, out=x)      # 0 / 0 only on the diagonal, dropped below
+            ndtr(x, out=x)
+            np.copyto(x[:, :b - a], 0.0, where=below[:b - a, :b - a])
+            u[a:b] += x @ counts[a:q]
+            u[a:q] += counts[a:b] @ x
+    return u, skipped
+
+
+def _misordering_rows(m, s, counts, rows, block):
+    """:func:`misorderings`' sum for the distinct ``rows``, over every pair."""
+    out = 0.5 * (counts[rows] - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for a in range(0, len(rows), block):
+            chosen = rows[a:a + block]
+            gap = np.abs(m[None, :] - m[chosen, None])
+            scale = np.sqrt(s[None, :] + s[chosen, None])
             p = ndtr(-np.where(scale > 0, gap / scale, np.where(gap > 0, np.inf, 0.0)))
-        diagonal = np.arange(start, start + p.shape[0])
-        p[np.arange(p.shape[0]), diagonal] = 0.5 * (counts[diagonal] - 1) / counts[diagonal]
-        out[rows] = p @ counts                # the pair's equals count 1/2, itself not
-    return out[inverse.ravel()]
+            p[np.arange(len(chosen)), chosen] = 0.0
+            out[a:a + block] += p @ counts
+    return out
 
 
 def rank_uncertainty(table: pd.DataFrame, prior: float = PRIOR_RATINGS,
-                     chunk: int = 512) -> pd.Series:
+                     block: int = 64) -> pd.Series:
     """How uncertain each pair's place in the ranking is: the expected number of other pairs
     it is ordered against wrongly,
 
@@ -110,7 +170,7 @@ def rank_uncertainty(table: pd.DataFrame, prior: float = PRIOR_RATINGS,
     [0.5, 0.5, 0.0]
     """
     se2 = standard_errors(table, prior).to_numpy(float) ** 2
-    return pd.Series(misorderings(table["mean"].to_numpy(float), se2, chunk),
+    return pd.Series(misorderings(table["mean"].to_numpy(float), se2, block),
                      index=table.index, name="uncertainty")
 
 

@@ -70,12 +70,17 @@ papers aggregate).
 
 from __future__ import annotations
 
+import os
+from collections import deque
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
 from scipy.special import chdtri
+from scipy.stats import rankdata
 
 from lexgold.crowd.allocation_criteria import PRIOR_RATINGS, RULES, gains, shrunk_variances
 from lexgold.errors import InputError
@@ -147,6 +152,54 @@ def split_log(log: LogMatrix, pool: int, rng: np.random.Generator):
     drawn = np.take_along_axis(log.ratings, order, axis=1)
     raters = None if log.raters is None else np.take_along_axis(log.raters, order, axis=1)
     return drawn[:, :pool], None if raters is None else raters[:, :pool], drawn[:, pool:]
+
+
+class PoolDraws:
+    """Splits of ``log`` as :func:`split_log` draws them (the same numbers from the generator,
+    the same pool in the same order, the same reference means to the last bit), ``rows`` pairs
+    at a time, the generator's numbers in one buffer reused by every split (so one thread
+    draws). Where every sum of a pair's ratings is exact in floating point (ratings on a grid
+    of 1/1024, as integer and half-point scales are), the reference is never put in order: its
+    mean is ``(total - pool's sum) / (ratings - pool)``, and only the pool's ratings are found
+    (a partition, then a sort of ``pool``); otherwise the reference is summed in the order
+    drawn, as :func:`split_log` leaves it."""
+
+    #: ratings on a grid of 2^-GRID sum exactly (below 2^53 in units of the grid)
+    GRID = 10
+
+    def __init__(self, log: LogMatrix, pool: int, rows: int = 64):
+        self.log, self.pool, self.rows = log, pool, rows
+        self.missing = np.isnan(log.ratings)
+        self.count = (~self.missing).sum(axis=1)
+        self.total = np.nansum(log.ratings, axis=1)
+        self.keys = np.empty(log.ratings.shape)
+        finite = log.ratings[~self.missing] * 2.0 ** self.GRID
+        self.exact = bool(np.all(finite == np.round(finite)) and
+                          np.abs(finite).max(initial=0) * log.ratings.shape[1] < 2.0 ** 52)
+
+    def draw(self, rng: np.random.Generator):
+        """``(pool_ratings, pool_raters, reference_means)`` of the next split."""
+        keys = rng.random(out=self.keys)
+        np.copyto(keys, np.inf, where=self.missing)
+        first = np.empty((len(keys), self.pool), dtype=np.intp)
+        reference = np.empty(len(keys))
+        for a in range(0, len(keys), self.rows):
+            block = keys[a:a + self.rows]
+            if self.exact:
+                part = np.argpartition(block, self.pool - 1, axis=1)[:, :self.pool]
+                order = np.argsort(np.take_along_axis(block, part, axis=1), axis=1)
+                first[a:a + self.rows] = np.take_along_axis(part, order, axis=1)
+            else:
+                order = np.argsort(block, axis=1)
+                first[a:a + self.rows] = order[:, :self.pool]
+                drawn = np.take_along_axis(self.log.ratings[a:a + self.rows], order, axis=1)
+                reference[a:a + self.rows] = np.nanmean(drawn[:, self.pool:], axis=1)
+        ratings = np.take_along_axis(self.log.ratings, first, axis=1)
+        raters = (None if self.log.raters is None
+                  else np.take_along_axis(self.log.raters, first, axis=1))
+        if self.exact:
+            reference = (self.total - ratings.sum(axis=1)) / (self.count - self.pool)
+        return ratings, raters, reference
 
 
 # -- estimators --------------------------------------------------------------------------------
@@ -286,15 +339,15 @@ def policy_counts(policy: str, pool_ratings: np.ndarray, ks, known_var=None, **o
 
 # -- accuracy and savings ----------------------------------------------------------------------
 
-def accuracy(estimates, n, reference_means, sd_all, sd_used=None) -> dict:
+def accuracy(estimates, n, reference_means, sd_all, sd_used=None, reference_ranks=None) -> dict:
     """``spearman`` (estimates against reference means), ``mae`` and ``halfwidth`` (95th
     percentile of ``1.96 sd_all / sqrt(n)``); with ``sd_used`` (the SD of the ratings each
     pair got) also ``halfwidth_sample``, the 95th percentile of ``1.96 sd_used / sqrt(n)``
     over pairs of two ratings or more: the half-width a release would print, which flatters a
-    rule that stops when a pair's first ratings happen to agree."""
-    from scipy.stats import rankdata
-
-    a, b = rankdata(estimates), rankdata(reference_means)
+    rule that stops when a pair's first ratings happen to agree. ``reference_ranks``: the
+    ranks of ``reference_means``, when a split's many measures share them."""
+    a = rankdata(estimates)
+    b = rankdata(reference_means) if reference_ranks is None else reference_ranks
     found = {"spearman": float(np.corrcoef(a, b)[0, 1]),
              "mae": float(np.mean(np.abs(np.asarray(estimates) - reference_means))),
              "halfwidth": float(np.percentile(Z95 * np.asarray(sd_all) / np.sqrt(n), 95))}
@@ -348,23 +401,35 @@ def replay_split(log: LogMatrix, pool: int, ks, rng: np.random.Generator, *,
     uniform, ``saving_<figure>`` for each figure. ``machine``: a machine's number for each pair
     of the log (NaN where it has none), for the policies of :data:`MACHINE_POLICIES`
     (machine's policies below), whose records add ``circularity``."""
+    return _replay_drawn(PoolDraws(log, pool).draw(rng), ks,
+                         np.nanstd(log.ratings, axis=1, ddof=1), policies=policies,
+                         estimator=estimator, machine=machine, **options)
+
+
+def _replay_drawn(drawn, ks, sd_all, *, policies=POLICIES, estimator: str = "mean",
+                  machine: np.ndarray | None = None, **options) -> list[dict]:
+    """:func:`replay_split` of a split already drawn (:meth:`PoolDraws.draw`), ``sd_all`` the
+    SD of each pair's ratings over the log."""
     estimate = ESTIMATORS[estimator]
-    pool_ratings, pool_raters, reference = split_log(log, pool, rng)
-    reference_means = np.nanmean(reference, axis=1)
-    sd_all = np.nanstd(log.ratings, axis=1, ddof=1)
+    pool_ratings, pool_raters, reference_means = drawn
+    pool = pool_ratings.shape[1]
+    reference_ranks = rankdata(reference_means)
     columns = np.arange(pool)
 
     def measure(counts, keep=None):
         used = columns[None, :] < counts[:, None]
-        values = np.where(used, pool_ratings, np.nan)
-        raters = None if pool_raters is None else np.where(used, pool_raters, -1)
-        deviations = np.nansum((values - np.nanmean(values, axis=1)[:, None]) ** 2, axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore"):     # the pool holds no NaN
+            means = np.where(used, pool_ratings, 0.0).sum(axis=1) / counts
+            deviations = np.where(used, (pool_ratings - means[:, None]) ** 2, 0.0).sum(axis=1)
             sd_used = np.where(counts > 1, np.sqrt(deviations / (counts - 1)), np.nan)
-        estimates = estimate(values, raters)
+        if estimate is mean_estimate:
+            estimates = means
+        else:
+            raters = None if pool_raters is None else np.where(used, pool_raters, -1)
+            estimates = estimate(np.where(used, pool_ratings, np.nan), raters)
         if keep is not None:
             keep.append(estimates)
-        return accuracy(estimates, counts, reference_means, sd_all, sd_used)
+        return accuracy(estimates, counts, reference_means, sd_all, sd_used, reference_ranks)
 
     curve_k = list(range(1, pool + 1))
     golds: list[np.ndarray] = []
@@ -390,11 +455,13 @@ def replay_split(log: LogMatrix, pool: int, ks, rng: np.random.Generator, *,
 
 def replay(log: LogMatrix, *, pool: int, ks, splits: int, seed: int = 0, policies=POLICIES,
            estimator: str = "mean", progress=None, machine: np.ndarray | None = None,
-           **options) -> pd.DataFrame:
+           workers: int | None = None, **options) -> pd.DataFrame:
     """:func:`replay_split` over ``splits`` random splits (``default_rng(seed)``), one frame
     of records with a ``split`` column. ``progress``: called once per split done.
     ``machine``: the machine's number for each pair of ``log`` (NaN: none), needed by the
-    policies of :data:`MACHINE_POLICIES`."""
+    policies of :data:`MACHINE_POLICIES`. ``workers``: threads measuring splits at once
+    (default: one per CPU the process may use); the splits are drawn one after another from
+    the one generator, so the records are the same whatever the number."""
     if not 1 <= pool:
         raise InputError(f"need a pool of 1 rating or more, found {pool}", field="--pool")
     bad = [k for k in ks if not 1 <= k <= pool]
@@ -407,13 +474,30 @@ def replay(log: LogMatrix, *, pool: int, ks, splits: int, seed: int = 0, policie
     if wanted and machine is None:
         raise InputError(f"policy {wanted[0]} needs a machine's ratings", field="--machine")
     rng = np.random.default_rng(seed)
-    frames = []
-    for split in range(splits):
-        records = replay_split(log, pool, ks, rng, policies=policies, estimator=estimator,
-                               machine=machine, **options)
-        frames.append(pd.DataFrame(records).assign(split=split))
+    sd_all = np.nanstd(log.ratings, axis=1, ddof=1)
+    draws = PoolDraws(log, pool)
+    workers = max(1, min(splits, workers or getattr(os, "process_cpu_count", os.cpu_count)() or 1))
+    frames: list[pd.DataFrame] = []
+    measure = partial(_replay_drawn, ks=ks, sd_all=sd_all, policies=policies,
+                      estimator=estimator, machine=machine, **options)
+
+    def keep(records):
+        frames.append(pd.DataFrame(records).assign(split=len(frames)))
         if progress is not None:
             progress()
+
+    if workers == 1:
+        for _ in range(splits):
+            keep(measure(draws.draw(rng)))
+        return pd.concat(frames, ignore_index=True)
+    pending: deque = deque()
+    with ThreadPoolExecutor(workers) as threads:     # numpy and scipy let go of the GIL
+        for _ in range(splits):
+            pending.append(threads.submit(measure, draws.draw(rng)))
+            if len(pending) > 2 * workers:           # a few splits drawn ahead, not all
+                keep(pending.popleft().result())
+        while pending:
+            keep(pending.popleft().result())
     return pd.concat(frames, ignore_index=True)
 
 
