@@ -100,7 +100,11 @@ def test_create_errors_are_one_line(tmp_path, pairs):
     args = ["study", "create", "--protocol", "simlex", "--pairs", str(pairs), "--db", str(db)]
     assert runner.invoke(cli, args).exit_code == 0
     again = runner.invoke(cli, args)
-    assert again.exit_code == 1 and "already holds a study" in again.output
+    assert again.exit_code == 1
+    assert again.output.strip() == (
+        f"Error: {db} already holds the study 'simlex999' (one study per database): "
+        f"`lexgold serve {db}` serves it, `lexgold study report {db}` shows it; for a new "
+        f"study give a new --db")
 
 
 @pytest.mark.parametrize("command", [["serve", "--check"], ["study", "report"],
@@ -238,3 +242,22 @@ def test_serve_warns_on_a_public_address_without_a_proxy(tmp_path, pairs):
         warned[host, proxies] = "put nginx in front (deploy/README.md)" in result.stderr
     assert warned == {("0.0.0.0", "0"): True, ("0.0.0.0", "1"): False,
                       ("127.0.0.1", "0"): False}
+
+
+def test_serve_on_a_port_in_use_is_one_line_naming_it(tmp_path, pairs):
+    import socket
+    db = tmp_path / "study.sqlite"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["study", "create", "--protocol", "simlex", "--pairs", str(pairs),
+                               "--db", str(db), "--seed", "4"]).exit_code == 0
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        for extra in ([], ["--workers", "2"]):
+            served = runner.invoke(cli, ["serve", str(db), "--port", str(port), *extra],
+                                   env={"LEXGOLD_ADMIN_PASSWORD": "x"})
+            assert served.exit_code == 1
+            assert served.output.strip().splitlines() == [
+                f"Error: port {port} on 127.0.0.1 is already in use (another lexgold serve, or "
+                f"another server): stop it, or choose a free port with --port"]

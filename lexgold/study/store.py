@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from lexgold.study import models as m
 from lexgold.study.clock import database_now
-from lexgold.study.db import check_connects, make_engine, session_factory, upgrade
+from lexgold.study.db import check_connects, make_engine, session_factory, shown, upgrade
 from lexgold.study.bws import design_bws, tuple_columns
 from lexgold.study.design import design_study
 from lexgold.study.machine import read_study_machine, store_machine
@@ -115,8 +115,13 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
     check_connects(engine)
     upgrade(engine)
     with session_factory(engine)() as session, session.begin():
-        if session.scalar(select(func.count()).select_from(m.Study)):
-            raise InputError("this database already holds a study; use a new --db", field="db")
+        existing = session.scalar(select(m.Study.name).limit(1))
+        if existing is not None:
+            where = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") \
+                else shown(url)
+            raise InputError(f"{where} already holds the study {existing!r} (one study per "
+                             f"database): `lexgold serve {where}` serves it, `lexgold study "
+                             f"report {where}` shows it; for a new study give a new --db")
         session.add(m.Study(
             name=name or str(spec.get("name", Path(spec["_path"]).stem)),
             protocol_name=str(spec.get("name", "")),
