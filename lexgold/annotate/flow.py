@@ -23,7 +23,7 @@ from sqlalchemy import and_, bindparam, case, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from lexgold.annotate import bws_site
+from lexgold.annotate import bws_site, throttle
 from lexgold.annotate.forms import Rejected, parse_int
 from lexgold.study import models as m
 from lexgold.study.clock import database_now
@@ -249,13 +249,26 @@ def advance_instructions(session: Session, rater: m.Rater, page: int, config: St
 
 
 def answer_qualification(session: Session, rater: m.Rater, choice: int, config: StudyConfig,
-                         now=None) -> None:
-    """HyperLex section 4.4: a wrong answer ends the study; no rating is collected."""
+                         now=None) -> int:
+    """HyperLex section 4.4: the ``attempts``-th wrong answer ends the study; no rating is
+    collected. Returns the attempts left after a wrong answer that did not end it, else 0.
+
+    Wrong answers are counted in the shared attempt counter (:mod:`lexgold.annotate.throttle`,
+    one key per rater), atomically, so parallel posts cannot earn extra attempts."""
     qual = config.qualification
     if rater.stage != "qualification":
-        return
+        return 0
     if qual is None or not 0 <= choice < len(qual.options):
         raise Rejected("error_invalid", "qualification choice out of range")
+    if choice != qual.answer and qual.attempts > 1:
+        key = f"qualification:{rater.id}"
+        if throttle.hit(session, key, qual.attempts - 1, throttle.FORGET_S, now):
+            wrong = session.scalar(select(m.Throttle.count).where(m.Throttle.key == key))
+            session.execute(update(m.Rater).where(m.Rater.id == rater.id)
+                            .values(qualification_choice=choice))
+            session.commit()
+            session.refresh(rater)
+            return qual.attempts - wrong
     if session.execute(update(m.Rater).where(
             m.Rater.id == rater.id, m.Rater.stage == "qualification")
             .values(qualification_choice=choice, stage="screened_out")).rowcount:
@@ -263,6 +276,7 @@ def answer_qualification(session: Session, rater: m.Rater, choice: int, config: 
             _claim(session, rater.id, config, now or database_now(session))
     session.commit()
     session.refresh(rater)
+    return 0
 
 
 def _claim(session: Session, rater_id: int, config: StudyConfig, now) -> m.Slot | None:
