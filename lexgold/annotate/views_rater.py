@@ -232,8 +232,9 @@ def task():
         return render_template("instructions.html", page=page,
                                paragraphs=texts.instructions[page].split("\n\n"))
     if current.stage == "qualification":
+        left = session.pop("qualification_left", 0)
         return render_template("qualification.html", qualification=study.config.qualification,
-                               left=session.pop("qualification_left", 0))
+                               retry=fill(texts.qualification_retry, left=left) if left else "")
     if current.stage == "screened_out":
         return finished_page(current)
     if current.stage == "full" and request.method == "HEAD":   # HEAD changes nothing
