@@ -156,8 +156,11 @@ def test_completion_page_copy_button_and_reopening(browser, tmp_path, usf):
             page.locator("#copy").evaluate("b => getComputedStyle(b).color")
         assert back.bounding_box()["height"] >= 44
         expect(page.locator("#copied")).to_have_text("")
+        assert page.inner_text("main").count("TR-DONE-37") == 1     # in its box only
+        before = back.bounding_box()
         page.click("#copy")
         expect(page.locator("#copied")).to_have_text("Code copied.")
+        assert back.bounding_box() == before               # the notice moves nothing
         assert page.evaluate("navigator.clipboard.readText()") == "TR-DONE-37"
         assert_accessible(page, "completion")
 

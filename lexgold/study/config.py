@@ -111,7 +111,7 @@ class Texts:
                           "you are now.")
     error_no_consent: str = "Please tick both boxes to take part."
     completion_heading: str = "Thank you!"
-    completion_text: str = "You have finished the study. Your completion code is: {code}"
+    completion_text: str = "You have finished the study. Thank you for your work!"
     completion_link: str = "Return to the study platform"
     #: above the code in its box on the completion and screen-out pages
     code_label: str = "Your code"
@@ -137,7 +137,7 @@ class Texts:
     qualification_retry: str = ("That answer was not correct. Please read the question again; "
                                 "attempts left: {left}.")
     screened_out_text: str = ("Your answer to the qualification question was not correct, so "
-                              "the study ends here and no answers were kept. Your code is: {code}")
+                              "the study ends here and no answers were kept.")
     expired_text: str = ("Your session expired and your place was given to another "
                          "participant. Thank you for your time.")
     full_text: str = "This study has all the participants it needs. Thank you for your interest."
