@@ -30,7 +30,7 @@ def test_create_report_export_serve(tmp_path, pairs):
         in result.output
     assert "not satisfied" not in result.output          # summed up by kind, not listed
 
-    report = runner.invoke(cli, ["study", "report", str(db)])
+    report = runner.invoke(cli, ["study", "report", str(db), "--json"])
     assert report.exit_code == 0
     data = json.loads(report.output)
     assert data["design"]["tranches"] == 10 and len(data["progress"]) == 10
@@ -45,6 +45,17 @@ def test_create_report_export_serve(tmp_path, pairs):
     _, position, ids, checkpoint = page(quitter)
     data = {"choice": 1} if checkpoint else {f"r{i}": 3 for i in ids}
     assert quitter.post("/step", data={"position": position, **data}).status_code == 302
+    summary = runner.invoke(cli, ["study", "report", str(db)])     # for a person
+    assert summary.exit_code == 0 and not summary.output.startswith("{")
+    assert summary.output.splitlines()[:6] == [
+        f"study 'simlex999' ({db})",
+        "1 of 520 places completed; 1 rater rating now, 0 claims expired",
+        "accepted raters: 1 (0 excluded by the protocol's [process.exclusions] rules)",
+        "10 of 10 tranches with places still open: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10",
+        "new raters: open: new raters are taken",
+        "codes: completion CLI-OK, screen-out " + data_codes(runner, db)[1]]
+    assert summary.output.splitlines()[-1] == \
+        f"per tranche and the design report, as JSON: lexgold study report {db} --json"
     out = tmp_path / "ratings.csv"
     result = runner.invoke(cli, ["study", "export", str(db), "--out", str(out)])
     assert result.exit_code == 0 and f"-> {out}" in result.output
@@ -61,6 +72,11 @@ def test_create_report_export_serve(tmp_path, pairs):
     assert served.exit_code == 0, served.output
     assert re.search(r"serving .* at http://127\.0\.0\.1:\d+/", served.output)
     assert "entry page OK (HTTP 200)" in served.output
+
+
+def data_codes(runner, db) -> tuple[str, str]:
+    data = json.loads(runner.invoke(cli, ["study", "report", str(db), "--json"]).output)
+    return data["completion_code"], data["screenout_code"]
 
 
 def test_create_sums_up_what_the_design_could_not_meet(tmp_path):
@@ -82,7 +98,8 @@ def test_create_sums_up_what_the_design_could_not_meet(tmp_path):
     created = json.loads(runner.invoke(cli, [*args, "--db", str(tmp_path / "b.sqlite"),
                                              "--json"]).output)
     assert len(created["unmet"]) == 9 and created["unmet_summary"] == [n[2:] for n in notes]
-    stored = json.loads(runner.invoke(cli, ["study", "report", str(tmp_path / "b.sqlite")])
+    stored = json.loads(runner.invoke(cli, ["study", "report", str(tmp_path / "b.sqlite"),
+                                         "--json"])
                         .output)["design"]
     assert stored["unmet"] == created["unmet"]
 

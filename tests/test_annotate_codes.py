@@ -55,7 +55,7 @@ def test_create_json_and_report_carry_the_random_codes(tmp_path, pairs):
     completion, screenout = stored_codes(db)
     assert re.fullmatch(r"[0-9A-F]{8}", completion) and re.fullmatch(r"[0-9A-F]{8}", screenout)
     assert (created["completion_code"], created["screenout_code"]) == (completion, screenout)
-    report = runner.invoke(cli, ["study", "report", str(db)])
+    report = runner.invoke(cli, ["study", "report", str(db), "--json"])
     assert report.exit_code == 0, report.output
     data = json.loads(report.output)
     assert (data["completion_code"], data["screenout_code"]) == (completion, screenout)

@@ -97,7 +97,7 @@ def test_a_study_it_cannot_write_is_read_by_export_and_report_and_named_by_serve
     exported = pd.read_csv(out / "all.csv", keep_default_na=False, dtype={"rater_id": str})
     assert len(expected) > 10 and len(exported) == len(expected)
     assert exported["rating"].tolist() == expected["rating"].tolist()
-    reported = run_lexgold("study", "report", study)
+    reported = run_lexgold("study", "report", study, "--json")
     assert reported.returncode == 0, reported.stderr
     assert json.loads(reported.stdout)["completion_code"] == "SEC-OK"
     assert sorted(p.name for p in study.parent.iterdir() if p.name.startswith(study.name)) \

@@ -30,6 +30,7 @@ from lexgold.study.clock import database_now
 from lexgold.study.config import StudyConfig
 from lexgold.study.entries import PLATFORMS
 from lexgold.study.secret import keyed_hash
+from lexgold.study.store import expected_minutes  # noqa: F401  (the consent page's)
 
 #: platform IDs: letters, digits, ``_``, ``-`` (matched against the whole value: no newline)
 ID_PATTERN = re.compile(r"[A-Za-z0-9_\-]{1,100}")
@@ -418,33 +419,6 @@ def _read_page(session: Session, tranche_id: int, position: int):
         .where(i.step_id == step.id).order_by(i.position)).all()
     items = tuple((PageItem(*row[:6]), PagePair(*row[6:])) for row in rows)
     return step, items, n_steps
-
-
-def expected_minutes(session: Session, config: StudyConfig) -> str:
-    """The duration a rater is told on the consent page: ``"8–24"`` or ``"10"`` (minutes).
-
-    Items of a tranche = its pairs (Best-Worst Scaling: its tuples) and checkpoints as
-    designed, plus the qualification
-    question; times ``seconds_per_item`` (one average, or a low and a high value). With a range
-    the shortest tranche gives the low end (rounded down), the longest the high end (rounded
-    up); with one value the mean tranche is used.
-    """
-    counts = session.execute(
-        select(m.Tranche.id, func.count(m.Item.id))
-        .join(m.Item, m.Item.tranche_id == m.Tranche.id, isouter=True)
-        .group_by(m.Tranche.id)).all()
-    checks = dict(session.execute(
-        select(m.Step.tranche_id, func.count(m.Step.id)).where(m.Step.kind == "checkpoint")
-        .group_by(m.Step.tranche_id)).all())
-    extra = 1 if config.qualification is not None else 0
-    per = config.bws.tuple_size if config.task == "bws" else 1    # BWS: seconds per tuple
-    items = [n // per + checks.get(tranche, 0) + extra for tranche, n in counts] or [extra]
-    seconds = config.seconds_per_item
-    if len(seconds) == 1:
-        return str(max(1, round(sum(items) / len(items) * seconds[0] / 60)))
-    low = max(1, int(min(items) * seconds[0] // 60))
-    high = max(low, -int(-max(items) * seconds[1] // 60))
-    return f"{low}\u2013{high}"
 
 
 def start_value(config: StudyConfig, study_seed: int, rater_id: int, item_id: int) -> int | None:
