@@ -233,6 +233,9 @@ def agreement(ratings: pd.DataFrame, notes: list[str] | None = None) -> pd.DataF
     rated = ratings[ratings["kind"] != "checkpoint"] if len(ratings) else ratings
     columns = ["tranche", "iaa1", "iaa2", "alpha_interval", "icck"]
     for tranche, frame in rated.groupby("tranche"):
+        if frame["rater_id"].nunique() < 2:    # one rater: nothing to agree with yet (the
+            rows.append({"tranche": tranche})  # table's dash says so; no note per figure)
+            continue
         with collected_warnings() as caveats:
             rows.append({"tranche": tranche, "iaa1": iaa_pairwise(frame),
                          "iaa2": iaa_against_mean(frame),
