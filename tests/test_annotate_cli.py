@@ -278,3 +278,34 @@ def test_serve_on_a_port_in_use_is_one_line_naming_it(tmp_path, pairs):
             assert served.output.strip().splitlines() == [
                 f"Error: port {port} on 127.0.0.1 is already in use (another lexgold serve, or "
                 f"another server): stop it, or choose a free port with --port"]
+
+
+def test_a_database_never_reached_is_the_commands_one_line_not_the_sites_outage_log(
+        tmp_path, pairs, caplog):
+    """A wrong password or an unreachable server at `study create`: the command's own error
+    only, not the serving site's "study database down ... 503" log line first."""
+    pytest.importorskip("psycopg")
+    with socket_closed_port() as port:
+        url = f"postgresql+psycopg://lexgold:wrong@127.0.0.1:{port}/study"
+        with caplog.at_level("WARNING"):
+            result = CliRunner().invoke(cli, ["study", "create", "--protocol", "simlex",
+                                              "--pairs", str(pairs), "--db", url])
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: postgresql+psycopg://lexgold:***@127.0.0.1:{port}"
+                                    f"/study: cannot connect to the study database: ")
+    assert len(result.output.splitlines()) == 1
+    assert not [r for r in caplog.records if "study database down" in r.getMessage()]
+
+
+def socket_closed_port():
+    """A loopback port nothing listens on (bound, then released)."""
+    import contextlib
+    import socket
+
+    @contextlib.contextmanager
+    def closed():
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        yield port
+    return closed()
