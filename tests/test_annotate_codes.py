@@ -117,7 +117,8 @@ def test_screened_out_page_links_back_with_the_screenout_code(tmp_path, usf, com
                  completion_url=completion_url)
     client = make_app(url).test_client()
     enter(client)
-    client.post("/qualification", data={"choice": 0})           # the wrong answer
+    client.post("/qualification", data={"choice": 0})           # two wrong answers
+    client.post("/qualification", data={"choice": 2})
     page = client.get("/task").get_data(as_text=True)
     assert "Thank you for your interest" in page and "SCREEN 7" in page
     link = re.search(r'<a id="return"[^>]* href="([^"]+)">Return to the study platform</a>', page)
