@@ -248,10 +248,9 @@ def report(study_db, as_json):
     from sqlalchemy import select
 
     from lexgold.study import models as m
-    from lexgold.study.db import open_study, session_factory
+    from lexgold.study.db import open_study, session_factory, shown
     from lexgold.live.tally import recruitment
     from lexgold.study.config import config_from_dict
-    from lexgold.study.db import shown
     from lexgold.study.intake import read_intake
     from lexgold.study.store import progress
 
@@ -275,11 +274,11 @@ def report(study_db, as_json):
     if as_json:
         click.echo(json.dumps(data, indent=2, default=int))
         return
-    for line in report_summary(data, name=name, study=shown(study_db), intake=intake):
+    for line in _report_summary(data, name=name, study=shown(study_db), intake=intake):
         click.echo(line)
 
 
-def report_summary(data: dict, *, name: str, study: str, intake) -> list[str]:
+def _report_summary(data: dict, *, name: str, study: str, intake) -> list[str]:
     """``study report``'s lines for a person, from the dictionary ``--json`` prints."""
     from lexgold.study.intake import describe_intake
 
@@ -308,8 +307,7 @@ def report_summary(data: dict, *, name: str, study: str, intake) -> list[str]:
     if minimum:
         lines.append(f"{len(below['pairs']):,} pairs below {minimum:,} accepted raters"
                      if below["pairs"] else f"every pair has {minimum:,} accepted raters")
-    lines += [
-              f"new raters: {taking}",
+    lines += [f"new raters: {taking}",
               f"codes: completion {data['completion_code']}, screen-out "
               f"{data['screenout_code']}"]
     if below.get("note"):
