@@ -37,6 +37,9 @@ def test_create_report_export_serve(tmp_path, pairs):
     assert {row["target"] for row in data["progress"]} == {52}
 
     app = make_app(f"sqlite:///{db}")
+    # one figure for the platform's time field and the consent page (expected_minutes)
+    minutes = re.search(r"estimated completion time\): (\S+) minutes\n", result.output).group(1)
+    assert f"takes about {minutes} minutes" in app.test_client().get("/").get_data(as_text=True)
     client = app.test_client()
     enter(client)
     posted, _, _ = rate_all(client)
