@@ -250,6 +250,7 @@ def test_admin_page_is_a_page_of_sections_without_traps(tmp_path, usf):
     assert all(f'id="{target}"' in html for target in targets), targets
     assert 'id="bar-screened"' not in html and "screened out of the raters" not in html
     assert 'class="note">tranche 1:' not in html and "undefined" not in html
+    assert html.count("tranche 1 has one rater so far") == 1
     assert "New raters: open" in html
     for k in range(1, 4):
         _answer_slider(app, k)
