@@ -241,7 +241,7 @@ def report(study_db, as_json):
     min_accepted_raters; "below_minimum" lists the tranches and pairs still short.
 
     \b
-    Examples:
+    Example:
         lexgold study report study.sqlite
         lexgold study report study.sqlite --json
     """
