@@ -234,7 +234,7 @@ async def simulate_rater(base: str, run: RaterRun, rec: Recorder, rng: np.random
                 return
             form = answer_form(page.text, rng)
             if form is None:
-                code = re.search(r"completion code is: (\S+?)<", page.text)
+                code = re.search(r'<code id="code">([^<]+)</code>', page.text)
                 run.outcome, run.code = ("done", code.group(1)) if code else ("full", None)
                 return
             await asyncio.sleep(float(rng.exponential(think_s)) if think_s else 0)

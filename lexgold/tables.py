@@ -8,6 +8,7 @@ one-line errors naming the file.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterator
 from contextlib import nullcontext
@@ -74,8 +75,33 @@ def read_text_chunks(path: str | Path, *, rows: int | None, sep: str = ",",
         except pd.errors.EmptyDataError:
             raise InputError("empty file: expected a header line", path=path) from None
         except pd.errors.ParserError as err:
-            raise InputError(f"not a valid CSV file: {str(err).strip().splitlines()[0]}",
-                             path=path) from None
+            raise parser_error(err, path, sep=sep) from None
+
+
+_SEPARATORS = {",": "comma", "\t": "tab", ";": "semicolon", "|": "bar", " ": "space"}
+_FIELD_COUNT = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+
+
+def parser_error(err: Exception, path: str | Path, *, sep: str = ",") -> InputError:
+    """pandas' ``ParserError`` said in lexgold's words, naming the file and line.
+
+    >>> str(parser_error(ValueError("Error tokenizing data. C error: Expected 1 fields in "
+    ...                             "line 3, saw 2\\n"), "ratings.csv"))
+    'ratings.csv:3: expected 1 comma-separated field (as the header has), found 2 (another delimiter, or a value with an unquoted comma?)'
+    """
+    text = str(err).strip()
+    found = _FIELD_COUNT.search(text)
+    name = _SEPARATORS.get(sep, repr(sep))
+    if found:
+        expected, line, saw = (int(group) for group in found.groups())
+        return InputError(f"expected {expected} {name}-separated field{'s' * (expected != 1)} "
+                          f"(as the header has), found {saw} (another delimiter, or a value "
+                          f"with an unquoted {name}?)", path=path, line=line)
+    if "EOF inside string" in text or "EOF while" in text:
+        row = re.search(r"starting at row (\d+)", text)
+        return InputError("a quoted value is never closed (a stray double quote?)", path=path,
+                          line=int(row.group(1)) + 1 if row else None)
+    return InputError(f"not a valid {name}-separated file ({text.splitlines()[0]})", path=path)
 
 
 def _header(path: Path, sep: str) -> list:

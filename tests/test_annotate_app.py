@@ -321,7 +321,14 @@ def test_hyperlex_qualification(tmp_path, usf):
     wrong = app.test_client()
     enter(wrong)
     assert "Qualification question" in wrong.get("/task").get_data(as_text=True)
-    wrong.post("/qualification", data={"choice": 0})
+    assert "attempts left" not in wrong.get("/task").get_data(as_text=True)
+    wrong.post("/qualification", data={"choice": 0})      # attempts = 2: asked again, once
+    html = wrong.get("/task").get_data(as_text=True)
+    assert "Qualification question" in html and "SCREEN-7" not in html
+    assert "That answer was not correct. Please read the question again; attempts left: 1." \
+        in html
+    assert "attempts left" not in wrong.get("/task").get_data(as_text=True)   # said once
+    wrong.post("/qualification", data={"choice": 3})      # the second wrong answer ends it
     html = wrong.get("/task").get_data(as_text=True)
     assert "SCREEN-7" in html and "OK-1" not in html
     assert wrong.post("/step", data={"position": 0, "r1": 3}).status_code == 302
@@ -336,6 +343,32 @@ def test_hyperlex_qualification(tmp_path, usf):
     frame = answers(app)
     assert len(frame) == len(posted) + (frame["kind"] == "duplicate").sum() * 0
     assert frame["rater_id"].nunique() == 1 and (frame["kind"] == "duplicate").sum() == 9
+
+
+def test_qualification_attempts_is_the_number_of_answers_a_rater_has(tmp_path, usf):
+    pairs = usf_pair_file(usf, tmp_path / "h.csv", (("N", "N", 60), ("V", "V", 20)))
+    protocol = protocol_variant(tmp_path, "hyperlex", tranches=1, raters_per_tranche=2,
+                                attempts=1)
+    url = database_url(tmp_path / "h.sqlite")
+    create_study(protocol, pairs, url, screenout_code="SCREEN-7", completion_code="OK-1")
+    app = make_app(url)
+    wrong = app.test_client()
+    enter(wrong)
+    wrong.post("/qualification", data={"choice": 0})
+    assert "SCREEN-7" in wrong.get("/task").get_data(as_text=True)
+    protocol3 = protocol_variant(tmp_path, "hyperlex", tranches=1, raters_per_tranche=2,
+                                 attempts=3)
+    url3 = database_url(tmp_path / "h3.sqlite")
+    create_study(protocol3, pairs, url3)
+    app3 = make_app(url3)
+    third = app3.test_client()
+    enter(third)
+    for left in (2, 1):
+        third.post("/qualification", data={"choice": 0})
+        assert f"attempts left: {left}." in third.get("/task").get_data(as_text=True)
+    third.post("/qualification", data={"choice": 1})
+    _html, position, _ids, _ = page(third)
+    assert position == 0                      # right on the third attempt: rating
 
 
 def test_tr9856_binary_answers(tmp_path, usf):
@@ -438,7 +471,7 @@ def test_admin_is_disabled_without_a_password(tmp_path, simlex_pairs):
 def test_second_study_in_one_database_is_refused(tmp_path, simlex_pairs):
     url = database_url(tmp_path / "d.sqlite")
     create_study("simlex", simlex_pairs, url)
-    with pytest.raises(ValueError, match="already holds a study"):
+    with pytest.raises(ValueError, match="already holds the study"):
         create_study("simlex", simlex_pairs, url)
 
 

@@ -571,7 +571,12 @@ def test_every_rater_page_type_passes_axe(browser, tmp_path, usf):
         start(page, site.base + "?PROLIFIC_PID=axe2&STUDY_ID=s1&SESSION_ID=x1")
         assert_accessible(page, "qualification")
         page.locator("input[name=choice]").first.check()
+        submit_and_wait(page)                              # wrong: asked again, once
+        expect(page.locator("p.error[role=alert]")).to_contain_text("attempts left: 1")
+        assert_accessible(page, "qualification asked again")
+        page.locator("input[name=choice]").first.check()
         submit_and_wait(page)
+        expect(page.locator("#code")).to_be_visible()
         assert_accessible(page, "screened out")
     finally:
         site.close()

@@ -30,13 +30,16 @@ def test_create_report_export_serve(tmp_path, pairs):
         in result.output
     assert "not satisfied" not in result.output          # summed up by kind, not listed
 
-    report = runner.invoke(cli, ["study", "report", str(db)])
+    report = runner.invoke(cli, ["study", "report", str(db), "--json"])
     assert report.exit_code == 0
     data = json.loads(report.output)
     assert data["design"]["tranches"] == 10 and len(data["progress"]) == 10
     assert {row["target"] for row in data["progress"]} == {52}
 
     app = make_app(f"sqlite:///{db}")
+    # one figure for the platform's time field and the consent page (expected_minutes)
+    minutes = re.search(r"estimated completion time\): (\S+) minutes\n", result.output).group(1)
+    assert f"takes about {minutes} minutes" in app.test_client().get("/").get_data(as_text=True)
     client = app.test_client()
     enter(client)
     posted, _, _ = rate_all(client)
@@ -45,6 +48,17 @@ def test_create_report_export_serve(tmp_path, pairs):
     _, position, ids, checkpoint = page(quitter)
     data = {"choice": 1} if checkpoint else {f"r{i}": 3 for i in ids}
     assert quitter.post("/step", data={"position": position, **data}).status_code == 302
+    summary = runner.invoke(cli, ["study", "report", str(db)])     # for a person
+    assert summary.exit_code == 0 and not summary.output.startswith("{")
+    assert summary.output.splitlines()[:6] == [
+        f"study 'simlex999' ({db})",
+        "1 of 520 places completed; 1 rater rating now, 0 claims expired",
+        "accepted raters: 1 (0 excluded by the protocol's [process.exclusions] rules)",
+        "10 of 10 tranches with places still open: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10",
+        "new raters: open: new raters are taken",
+        "codes: completion CLI-OK, screen-out " + data_codes(runner, db)[1]]
+    assert summary.output.splitlines()[-1] == \
+        f"per tranche and the design report, as JSON: lexgold study report {db} --json"
     out = tmp_path / "ratings.csv"
     result = runner.invoke(cli, ["study", "export", str(db), "--out", str(out)])
     assert result.exit_code == 0 and f"-> {out}" in result.output
@@ -61,6 +75,11 @@ def test_create_report_export_serve(tmp_path, pairs):
     assert served.exit_code == 0, served.output
     assert re.search(r"serving .* at http://127\.0\.0\.1:\d+/", served.output)
     assert "entry page OK (HTTP 200)" in served.output
+
+
+def data_codes(runner, db) -> tuple[str, str]:
+    data = json.loads(runner.invoke(cli, ["study", "report", str(db), "--json"]).output)
+    return data["completion_code"], data["screenout_code"]
 
 
 def test_create_sums_up_what_the_design_could_not_meet(tmp_path):
@@ -82,7 +101,8 @@ def test_create_sums_up_what_the_design_could_not_meet(tmp_path):
     created = json.loads(runner.invoke(cli, [*args, "--db", str(tmp_path / "b.sqlite"),
                                              "--json"]).output)
     assert len(created["unmet"]) == 9 and created["unmet_summary"] == [n[2:] for n in notes]
-    stored = json.loads(runner.invoke(cli, ["study", "report", str(tmp_path / "b.sqlite")])
+    stored = json.loads(runner.invoke(cli, ["study", "report", str(tmp_path / "b.sqlite"),
+                                         "--json"])
                         .output)["design"]
     assert stored["unmet"] == created["unmet"]
 
@@ -100,7 +120,11 @@ def test_create_errors_are_one_line(tmp_path, pairs):
     args = ["study", "create", "--protocol", "simlex", "--pairs", str(pairs), "--db", str(db)]
     assert runner.invoke(cli, args).exit_code == 0
     again = runner.invoke(cli, args)
-    assert again.exit_code == 1 and "already holds a study" in again.output
+    assert again.exit_code == 1
+    assert again.output.strip() == (
+        f"Error: {db} already holds the study 'simlex999' (one study per database): "
+        f"`lexgold serve {db}` serves it, `lexgold study report {db}` shows it; for a new "
+        f"study give a new --db")
 
 
 @pytest.mark.parametrize("command", [["serve", "--check"], ["study", "report"],
@@ -238,3 +262,53 @@ def test_serve_warns_on_a_public_address_without_a_proxy(tmp_path, pairs):
         warned[host, proxies] = "put nginx in front (deploy/README.md)" in result.stderr
     assert warned == {("0.0.0.0", "0"): True, ("0.0.0.0", "1"): False,
                       ("127.0.0.1", "0"): False}
+
+
+def test_serve_on_a_port_in_use_is_one_line_naming_it(tmp_path, pairs):
+    import socket
+    db = tmp_path / "study.sqlite"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["study", "create", "--protocol", "simlex", "--pairs", str(pairs),
+                               "--db", str(db), "--seed", "4"]).exit_code == 0
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        for extra in ([], ["--workers", "2"]):
+            served = runner.invoke(cli, ["serve", str(db), "--port", str(port), *extra],
+                                   env={"LEXGOLD_ADMIN_PASSWORD": "x"})
+            assert served.exit_code == 1
+            assert served.output.strip().splitlines() == [
+                f"Error: port {port} on 127.0.0.1 is already in use (another lexgold serve, or "
+                f"another server): stop it, or choose a free port with --port"]
+
+
+def test_a_database_never_reached_is_the_commands_one_line_not_the_sites_outage_log(
+        tmp_path, pairs, caplog):
+    """A wrong password or an unreachable server at `study create`: the command's own error
+    only, not the serving site's "study database down ... 503" log line first."""
+    pytest.importorskip("psycopg")
+    with socket_closed_port() as port:
+        url = f"postgresql+psycopg://lexgold:wrong@127.0.0.1:{port}/study"
+        with caplog.at_level("WARNING"):
+            result = CliRunner().invoke(cli, ["study", "create", "--protocol", "simlex",
+                                              "--pairs", str(pairs), "--db", url])
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: postgresql+psycopg://lexgold:***@127.0.0.1:{port}"
+                                    f"/study: cannot connect to the study database: ")
+    assert len(result.output.splitlines()) == 1
+    assert not [r for r in caplog.records if "study database down" in r.getMessage()]
+
+
+def socket_closed_port():
+    """A loopback port nothing listens on (bound, then released)."""
+    import contextlib
+    import socket
+
+    @contextlib.contextmanager
+    def closed():
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        yield port
+    return closed()

@@ -55,7 +55,7 @@ def test_create_json_and_report_carry_the_random_codes(tmp_path, pairs):
     completion, screenout = stored_codes(db)
     assert re.fullmatch(r"[0-9A-F]{8}", completion) and re.fullmatch(r"[0-9A-F]{8}", screenout)
     assert (created["completion_code"], created["screenout_code"]) == (completion, screenout)
-    report = runner.invoke(cli, ["study", "report", str(db)])
+    report = runner.invoke(cli, ["study", "report", str(db), "--json"])
     assert report.exit_code == 0, report.output
     data = json.loads(report.output)
     assert (data["completion_code"], data["screenout_code"]) == (completion, screenout)
@@ -117,7 +117,8 @@ def test_screened_out_page_links_back_with_the_screenout_code(tmp_path, usf, com
                  completion_url=completion_url)
     client = make_app(url).test_client()
     enter(client)
-    client.post("/qualification", data={"choice": 0})           # the wrong answer
+    client.post("/qualification", data={"choice": 0})           # two wrong answers
+    client.post("/qualification", data={"choice": 2})
     page = client.get("/task").get_data(as_text=True)
     assert "Thank you for your interest" in page and "SCREEN 7" in page
     link = re.search(r'<a id="return"[^>]* href="([^"]+)">Return to the study platform</a>', page)

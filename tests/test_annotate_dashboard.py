@@ -232,3 +232,39 @@ def test_admin_page_prints_the_stored_charts_with_bars_and_tables(tmp_path, usf)
         assert f'id="chart-{chart}"' in html and f'id="chart-{chart}-title"' in html
     assert html.count('<tr><td>1</td><td>') >= 7             # tranche 1, every value 0..6
     assert re.search(r'<table id="growth">.*?<td>3</td>', html, re.S)
+
+
+def test_admin_page_is_a_page_of_sections_without_traps(tmp_path, usf):
+    """Section links whose targets exist; no screened-out bar without a qualification; no
+    "undefined" note for a tranche of one rater; no "New raters: open" once every place is
+    completed; long tables folded."""
+    app = _slider_study(tmp_path, usf, "simlex")           # 1 tranche of 4 places
+    admin = app.test_client()
+    admin.post("/admin/login", data={"password": "s3cret"})
+    _answer_slider(app, 0)
+    refresh_figures(app)
+    html = admin.get("/admin/").get_data(as_text=True)
+    contents = re.search(r'<nav id="contents".*?</nav>', html, re.S).group(0)
+    targets = re.findall(r'href="#([\w-]+)"', contents)
+    assert len(targets) >= 9
+    assert all(f'id="{target}"' in html for target in targets), targets
+    assert 'id="bar-screened"' not in html and "screened out of the raters" not in html
+    assert 'class="note">tranche 1:' not in html and "undefined" not in html
+    assert html.count("tranche 1 has one rater so far") == 1
+    assert "New raters: open" in html
+    for k in range(1, 4):
+        _answer_slider(app, k)
+    refresh_figures(app)
+    html = admin.get("/admin/").get_data(as_text=True)
+    assert "4 of 4 places completed" in html
+    assert "New raters: none, every place is completed" in html
+    assert 'id="raters-rows"' not in html                  # 4 rows: shown as they are
+    for k in range(4, 4 + 21):                             # 21 more raters, turned away
+        enter(app.test_client(), f"?PROLIFIC_PID=p{k}&STUDY_ID=s&SESSION_ID=x{k}")
+    html = admin.get("/admin/").get_data(as_text=True)
+    assert re.search(r'<details class="long" id="raters-rows"><summary>Show the table '
+                     r'\(25 rows\)</summary><div class="table-wrap"><table id="raters">', html)
+    hyperlex = _slider_study(tmp_path, usf, "hyperlex")
+    other = hyperlex.test_client()
+    other.post("/admin/login", data={"password": "s3cret"})
+    assert 'id="bar-screened"' in other.get("/admin/").get_data(as_text=True)

@@ -37,8 +37,10 @@ def study(tmp_path, pairs):
     site reads the intake on every request (``INTAKE_CACHE_S`` 0)."""
     protocol = protocol_variant(tmp_path, "simlex", tranches=2, raters_per_tranche=2)
     db = tmp_path / "study.sqlite"
+    consent = tmp_path / "consent.toml"
+    consent.write_text('contact = "Dr Ada Researcher, ada@example.org"\n', encoding="utf-8")
     create_study(protocol, pairs, database_url(db), completion_code="DONE-37",
-                 completion_url=BACK)
+                 completion_url=BACK, consent=consent)
     return db, make_app(database_url(db), INTAKE_CACHE_S=0)
 
 
@@ -96,7 +98,13 @@ def test_close_stop_now_stops_raters_already_in_and_keeps_their_answers(study):
     kept = counts(app)
     stopped = current.get("/task")
     assert stopped.status_code == 410
-    assert "The researcher has closed this study" in stopped.get_data(as_text=True)
+    html = stopped.get_data(as_text=True)
+    assert "The researcher has closed this study" in html
+    # the way out: whom to contact, the screen-out code in its box, the link that hands it back
+    assert "Contact the researcher: Dr Ada Researcher, ada@example.org." in html
+    code = re.search(r'<code id="code">([^<]+)</code>', html).group(1)
+    assert code != "DONE-37" and f'id="return" class="button" href="{BACK.format(code=code)}"' \
+        in html.replace("&amp;", "&")
     _, position, ids, _ = page(current)
     assert position is None                                  # no page of the tranche shown
     refused = current.post("/step", data={"position": 1, **{f"r{i}": 3 for i in range(9)}})
@@ -124,7 +132,17 @@ def test_the_admin_view_pauses_resumes_and_closes(study):
     overview = admin.get("/admin/").get_data(as_text=True)
     assert "New raters: paused" in overview and "may finish" in overview
     assert 'id="resume"' in overview and 'id="pause"' not in overview
-    admin.post("/admin/intake", data={"intake": "closed", "current": "stop"})
+    asked = admin.post("/admin/intake", data={"intake": "closed", "current": "stop"})
+    html = asked.get_data(as_text=True)                     # a page of its own asks first
+    assert asked.status_code == 200 and "Close the study?" in html
+    assert read_state(app) == ("paused", False)
+    assert 'name="confirmed" value="yes"' in html and 'id="cancel"' in html
+    assert "The 0 raters already in (consented, not finished) are stopped now" in html
+    admin.post("/admin/intake", data={"intake": "closed", "current": "stop",
+                                      "confirmed": "yes"})
+    assert read_state(app) == ("closed", True)
+    asked = admin.post("/admin/intake", data={"intake": "paused", "current": "stop"})
+    assert "Pause the study and stop the raters already in?" in asked.get_data(as_text=True)
     assert read_state(app) == ("closed", True)
     assert admin.post("/admin/intake", data={"intake": "halted"}).status_code == 400
     admin.post("/admin/intake", data={"intake": "open", "current": "stop"})
@@ -142,7 +160,10 @@ def test_the_admin_form_needs_its_csrf_token(study):
     assert read_state(app) == ("open", False)
     token = re.search(r'name="csrf_token" value="([^"]+)"',
                       admin.get("/admin/").get_data(as_text=True)).group(1)
-    assert admin.post("/admin/intake", data={"intake": "closed",
+    asked = admin.post("/admin/intake", data={"intake": "closed", "csrf_token": token})
+    assert asked.status_code == 200 and read_state(app) == ("open", False)
+    token = re.search(r'name="csrf_token" value="([^"]+)"', asked.get_data(as_text=True)).group(1)
+    assert admin.post("/admin/intake", data={"intake": "closed", "confirmed": "yes",
                                              "csrf_token": token}).status_code == 302
     assert read_state(app) == ("closed", False)
 

@@ -84,6 +84,10 @@ def admin_login(browser, site):
 def admin_sets(page, button, current="finish"):
     page.check(f"form.intake input[name=current][value={current}]")
     submit_and_wait(page, f"form.intake #{button}")
+    if button == "close" or current == "stop":            # asked again on a page of its own
+        expect(page.locator("#confirm")).to_be_visible()
+        assert_accessible(page, "confirmation of " + button)
+        submit_and_wait(page, "#confirm")
     expect(page.locator("#intake-heading")).to_contain_text(
         {"pause": "paused", "close": "closed", "resume": "open"}[button])
 
@@ -119,7 +123,10 @@ def test_pause_resume_close_as_a_new_and_a_current_rater(browser, tmp_path, usf)
         expect(admin.locator("#intake-state")).to_contain_text("stopped too")
         current.reload()
         expect(current.locator("#message")).to_contain_text("The researcher has closed this study")
-        assert current.locator("#return").count() == 0 and "SIMLEX-DONE" not in current.content()
+        assert "SIMLEX-DONE" not in current.content()     # the screen-out code, not completion's
+        code = current.inner_text("#code")
+        expect(current.locator("#return")).to_have_attribute("href", BACK.format(code=code))
+        assert_accessible(current, "stopped rater's page")
         new.reload()
         expect(new.locator("h2")).to_have_text("The study has closed")
 
@@ -149,8 +156,11 @@ def test_completion_page_copy_button_and_reopening(browser, tmp_path, usf):
             page.locator("#copy").evaluate("b => getComputedStyle(b).color")
         assert back.bounding_box()["height"] >= 44
         expect(page.locator("#copied")).to_have_text("")
+        assert page.inner_text("main").count("TR-DONE-37") == 1     # in its box only
+        before = back.bounding_box()
         page.click("#copy")
         expect(page.locator("#copied")).to_have_text("Code copied.")
+        assert back.bounding_box() == before               # the notice moves nothing
         assert page.evaluate("navigator.clipboard.readText()") == "TR-DONE-37"
         assert_accessible(page, "completion")
 

@@ -72,8 +72,14 @@ def walk(client, path, wrong_qualification=False) -> list[str]:
                 "checkpoint" if 'name="choice"' in html else
                 "group" if 'name="r' in html else "message")
         seen.append(kind)
+        progress = re.search(r'id="progress">Page (\d+) of (\d+)<', html)
+        if progress:                    # the banner counts the tranche's pages as the page does
+            assert f"page {progress.group(1)} of {progress.group(2)}," in html
         if kind == "message":
             assert "PREVIEW" in html and "REAL-" not in html
+            # the real end page, in preview form: the code in its box, copy, the way back
+            assert '<code id="code">PREVIEW</code>' in html and 'id="copy"' in html
+            assert 'id="skip"' not in html
             return seen
         action = re.search(r'<form method="post"[^>]*action="([^"]+)"', html).group(1)
         assert action.startswith("/preview/")
@@ -104,6 +110,36 @@ def test_a_link_walks_every_page_type_and_writes_nothing(name, tmp_path, usf):
         assert "bws" in seen
     else:
         assert "group" in seen
+    assert row_counts(app) == before
+
+
+def test_the_end_pages_carry_the_return_button_and_any_page_can_be_skipped(tmp_path, usf):
+    url = database_url(tmp_path / "h.sqlite")
+    pairs = usf_pair_file(usf, tmp_path / "p.csv", (("N", "N", 60), ("V", "V", 20)))
+    create_study(protocol_variant(tmp_path, "hyperlex", tranches=2, raters_per_tranche=2), pairs,
+                 url, completion_code="REAL-CODE", screenout_code="REAL-OUT",
+                 completion_url="https://app.prolific.com/submissions/complete?cc={code}")
+    key_file = write_key_file(tmp_path / "site.key")
+    app = make_app(url, SECRET_KEY=key_file.read_text().strip())
+    token = re.search(r"/preview/(\S+)", cli_link(url, key_file)).group(1)
+    client = app.test_client()
+    before = row_counts(app)
+    html = client.get(f"/preview/{token}/1/0").get_data(as_text=True)
+    skip = re.search(r'<a id="skip" href="([^"]+)">Skip this page</a>', html).group(1)
+    assert skip == f"/preview/{token}/1/1"          # the consent page, skipped unanswered
+    pages, path = 1, skip
+    while True:                                      # skipping every page reaches the end
+        html = client.get(path).get_data(as_text=True)
+        pages += 1
+        found = re.search(r'<a id="skip" href="([^"]+)">', html)
+        if found is None:
+            break
+        path = found.group(1)
+    assert '<code id="code">PREVIEW</code>' in html
+    assert 'id="return" class="button" href="https://app.prolific.com/submissions/complete?' \
+           'cc=PREVIEW"' in html and "REAL-" not in html
+    out = client.get(f"/preview/{token}/1/screened-out").get_data(as_text=True)
+    assert '<code id="code">PREVIEW</code>' in out and "cc=PREVIEW" in out and "REAL-" not in out
     assert row_counts(app) == before
 
 

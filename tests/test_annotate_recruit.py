@@ -133,7 +133,7 @@ def test_report_and_admin_list_what_is_missing(hyperlex_study):
     app, path = hyperlex_study
     _complete(app, lambda item: 4)                    # one value throughout: excluded
     refresh(app)                                      # slots left open: no top-up
-    out = CliRunner().invoke(cli, ["study", "report", str(path)])
+    out = CliRunner().invoke(cli, ["study", "report", str(path), "--json"])
     assert out.exit_code == 0, out.output
     report = json.loads(out.output)
     assert report["progress"] == [{"tranche": 1, "target": 3, "completed": 1, "active": 0,

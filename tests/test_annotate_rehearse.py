@@ -130,7 +130,8 @@ def test_hyperlex_rehearsal_tops_up_until_every_pair_has_ten_accepted(tmp_path, 
     protocol = protocol_variant(tmp_path, "hyperlex", tranches=2)
     url = database_url(tmp_path / "study.sqlite")
     create_study(protocol, pairs, url, seed=2)
-    # most spammers fail the qualification question (1 chance in 4 to pass it); those who pass
+    # most spammers fail the qualification question (two guesses of four options: 7 chances in
+    # 16 to pass it, [study.qualification] attempts = 2); those who pass
     # take places and are excluded afterwards, so the site tops their tranches up
     result = rehearse(url, rng=np.random.default_rng(5), crowd=Crowd(spammers=0.6))
     assert result["finished"] and result["top_up_places"] > 0

@@ -24,11 +24,14 @@ from lexgold.builder.tr9856 import (
     topic_pairs,
 )
 from lexgold.builder.tr9856_lexicon import (
+    count_sentences,
     drop_fragments,
     hypergeometric_lexicon,
     hypergeometric_log_p,
     hypergeometric_p,
+    proper_names,
 )
+from lexgold.builder.corpus import Article
 from lexgold.cli import cli
 from lexgold.errors import InputError
 from lexgold.protocols import load_protocol
@@ -446,20 +449,22 @@ def test_same_seed_same_bytes_other_seed_other_pairs(wiki_runs):
 def test_name_fragments_leave_the_lexicon_and_the_name_stays(wiki_runs, tmp_path):
     """Issue 34: the default build showed raters "napoleon / ayn". On gensim's sample "ayn" is
     in 13 sentences, 12 of them inside "ayn rand" (12/13 >= 0.9): with the fragment rule it
-    leaves the lexicon and the pairs, "ayn rand" stays; "rand" (147 sentences, 12 inside the
-    name: the article calls her "Rand") and "napoleon" stay terms of their own. With
-    fragment_share = 0 (the paper) "ayn" passes the test on the name's sentences."""
+    leaves the lexicon and the pairs, "ayn rand" stays. Issue 47: raters still saw "state /
+    rand": "rand" (147 sentences, 12 inside the name: the article calls her "Rand") passes the
+    share rule, but it is the surname of a kept name whose given name is a fragment, so it
+    goes with its name; "napoleon", "schopenhauer" (no such name kept) stay terms of their
+    own. With fragment_share = 0 (the paper) "ayn" passes the test on the name's sentences."""
     base, reports = wiki_runs
     lexicon = pd.read_csv(base / "a" / "lexicon.csv", keep_default_na=False)
     pairs = pd.read_csv(base / "a" / "pairs.csv", keep_default_na=False)
     anarchism = set(lexicon.loc[lexicon["topic"] == "anarchism", "term"])
-    assert {"ayn rand", "atlas shrugged", "rand", "napoleon"} <= anarchism
-    assert not {"ayn", "shrugged"} & anarchism
+    assert {"ayn rand", "atlas shrugged", "napoleon", "schopenhauer"} <= anarchism
+    assert not {"ayn", "shrugged", "rand"} & anarchism
     shown = set(pairs["term1"]) | set(pairs["term2"])
-    assert "ayn rand" in shown and "ayn" not in shown
+    assert "ayn rand" in shown and not {"ayn", "rand"} & shown
     fragments = reports["a"]["topics"]["anarchism"]["fragments"]
     assert fragments["ayn"] == "ayn rand" and fragments["shrugged"] == "atlas shrugged"
-    assert "rand" not in fragments
+    assert fragments["rand"] == "ayn rand"
     assert reports["a"]["config"]["fragment_share"] == 0.9
 
     report = build_tr9856(None, None, tmp_path / "paper", seed=1,
@@ -473,6 +478,40 @@ def test_name_fragments_leave_the_lexicon_and_the_name_stays(wiki_runs, tmp_path
     assert report["topics"]["anarchism"]["fragments"] == {}
     assert report["lexicon_terms"] - reports["a"]["lexicon_terms"] == sum(
         len(t["fragments"]) for t in reports["a"]["topics"].values())
+
+
+def test_a_surname_goes_with_its_name_by_hand():
+    """"ayn" (4 sentences, all inside "ayn rand") is a fragment; "rand" (20 sentences, 4 inside)
+    passes the share rule, but as the last word of a kept name whose given name is a fragment
+    it goes too: raters see "ayn rand", never "rand". Not for words that are no names
+    ("amateur astronomy": "astronomy" stays) nor for a name whose first word stands alone
+    ("nation of islam": "islam" stays), nor without the rule (share 0, the paper)."""
+    tested = pd.DataFrame({
+        "topic": "t",
+        "term": ["ayn", "rand", "ayn rand", "amateur", "astronomy", "amateur astronomy",
+                 "nation", "islam", "nation of islam"],
+        "n": [1, 1, 2, 1, 1, 2, 1, 1, 3],
+        "term_sentences": [4, 20, 4, 5, 30, 5, 40, 50, 3], "in_lexicon": True})
+    names = {"ayn", "rand", "nation", "islam"}
+    out = drop_fragments(tested, 0.9, names).set_index("term")
+    dropped = out.loc[~out["in_lexicon"], "part_of"].to_dict()
+    assert dropped == {"ayn": "ayn rand", "rand": "ayn rand", "amateur": "amateur astronomy"}
+    assert out.loc["ayn rand", "in_lexicon"] and out.loc["islam", "in_lexicon"]
+    assert out.loc["astronomy", "in_lexicon"]
+    assert drop_fragments(tested, 0.9).set_index("term").loc["rand", "in_lexicon"]
+    assert drop_fragments(tested, 0, names)["in_lexicon"].all()
+
+
+def test_names_are_the_words_written_with_a_capital_inside_sentences():
+    text = ("Ayn Rand wrote novels. Later Rand wrote essays, and Ayn Rand spoke. Critics read "
+            "Rand closely. Rand is read. The state, said Rand, is force. States differ.\n"
+            "Amateur astronomy is a hobby. An amateur sees the Moon. The moon rose.")
+    counts = count_sentences([Article("A", text)], {"A": ["t"]},
+                             SentenceSplitter("punkt-untrained"), TermOptions())
+    assert counts.inside["rand"] == 5 and counts.capitalised["rand"] == 5   # "Rand is": first
+    assert counts.inside["state"] == 1 and counts.capitalised["state"] == 0
+    assert proper_names(counts) == {"rand"}               # "ayn": once; "moon": 1 of 2
+    assert proper_names(counts, least=1) == {"rand", "ayn"}
 
 
 def test_fragment_rule_by_hand():

@@ -71,3 +71,48 @@ def test_the_images_command_serves_a_study_from_an_environment_file(tmp_path, us
     assert served.returncode == 0, served.stdout + served.stderr
     assert "entry page OK (HTTP 200)" in served.stdout + served.stderr
     assert "choose-a-long-one" not in served.stdout + served.stderr
+
+
+def _ignored(pattern_lines: list[str], path: str) -> bool:
+    """Whether Docker's build context leaves ``path`` out: its patterns are Go's filepath.Match
+    from the context's root, ``**`` any number of folders, a folder's pattern covering its
+    contents; close enough here with fnmatch on each leading part of the path."""
+    import fnmatch
+    parts = path.split("/")
+    prefixes = ["/".join(parts[:n]) for n in range(1, len(parts) + 1)]
+    for pattern in pattern_lines:
+        options = {pattern, pattern.replace("**/", "")} if pattern.startswith("**/") else {pattern}
+        for option in options:
+            if pattern.startswith("**/"):
+                if any(fnmatch.fnmatch(part, option) for part in parts):
+                    return True
+            elif any(fnmatch.fnmatchcase(prefix, option) for prefix in prefixes):
+                return True
+    return False
+
+
+def test_the_build_context_leaves_out_environments_studies_and_keys():
+    ignore = ROOT / ".dockerignore"
+    assert ignore.is_file(), "no .dockerignore: the build context would take .venv and keys"
+    patterns = [line.strip() for line in ignore.read_text(encoding="utf-8").splitlines()
+                if line.strip() and not line.startswith("#")]
+    for path in (".venv/bin/python", ".git/HEAD", "quickstart-out/secret.key",
+                 "quickstart-out/study.sqlite", "study.sqlite", "studies/pilot.sqlite",
+                 "secret.key", "deploy/secret.key", "lexgold/__pycache__/cli.cpython-311.pyc",
+                 ".pytest_cache/v/cache", "lexgold.env"):
+        assert _ignored(patterns, path), path
+    for path in ("pyproject.toml", "lexgold/cli.py", "lexgold/builder/simlex.py",
+                 "lexgold/protocols/simlex999.toml", "deploy/Dockerfile", "README.md"):
+        assert not _ignored(patterns, path), path
+
+
+def test_the_container_reads_the_hosts_key_and_reaches_the_hosts_database():
+    """The host's key is root:lexgold 0640 with the host's group number, which the image's own
+    lexgold user lacks; 127.0.0.1 in a bridged container is the container."""
+    readme = (ROOT / "deploy" / "README.md").read_text(encoding="utf-8")
+    run = readme.split("docker run -d --name lexgold", 1)[1].split("```", 1)[0]
+    assert '--group-add "$(getent group lexgold | cut -d: -f3)"' in run
+    assert "--add-host host.docker.internal:host-gateway" in run
+    assert "@host.docker.internal/study" in readme and "--network host" in readme
+    header = DOCKERFILE.read_text(encoding="utf-8")
+    assert "--group-add" in header and "host.docker.internal" in header

@@ -102,7 +102,7 @@ class HttpRater:
             form = load_test.answer_form(response.text, self.rng)
             if form is None or stop_after is not None and done >= stop_after:
                 if form is None:
-                    code = re.search(r"completion code is: (\S+?)<", response.text)
+                    code = re.search(r'<code id="code">([^<]+)</code>', response.text)
                     self.run.outcome = "done" if code else "full"
                     self.run.code = code.group(1) if code else None
                 return response

@@ -97,7 +97,7 @@ def test_a_study_it_cannot_write_is_read_by_export_and_report_and_named_by_serve
     exported = pd.read_csv(out / "all.csv", keep_default_na=False, dtype={"rater_id": str})
     assert len(expected) > 10 and len(exported) == len(expected)
     assert exported["rating"].tolist() == expected["rating"].tolist()
-    reported = run_lexgold("study", "report", study)
+    reported = run_lexgold("study", "report", study, "--json")
     assert reported.returncode == 0, reported.stderr
     assert json.loads(reported.stdout)["completion_code"] == "SEC-OK"
     assert sorted(p.name for p in study.parent.iterdir() if p.name.startswith(study.name)) \
@@ -313,7 +313,8 @@ def test_admin_reloads_log_no_agreement_warning_and_show_the_caveat(tmp_path, pa
     server's log (1-3 times in 30 reloads from 6 threads; none when reloads came one at a
     time), and the page never said why IAA-1 and IAA-2 were blank.
 
-    One rater with constant ratings per tranche: both figures are undefined."""
+    Two raters with constant ratings per tranche: both figures are undefined (a tranche of
+    one rater computes none: issue 47)."""
     import concurrent.futures
 
     from test_annotate_app import enter, make_app, rate_all, refresh_figures
@@ -322,7 +323,7 @@ def test_admin_reloads_log_no_agreement_warning_and_show_the_caveat(tmp_path, pa
 
     url = small_study(tmp_path, pairs)
     app = make_app(url)
-    for _ in range(2):
+    for _ in range(4):
         client = app.test_client()
         enter(client)
         rate_all(client, rating=lambda _item: 3)

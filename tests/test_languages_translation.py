@@ -176,6 +176,14 @@ def test_round_trip_on_real_usf_pairs_with_simulated_translators(usf_pairs, tmp_
     result = run(cli, ["translate", "adjudicate", str(it), "--out", str(it)])
     assert result.exit_code == 0, result.output
     aligned, dropped = read_table(it / "aligned.csv"), read_table(it / "dropped.csv")
+    lines = result.output.splitlines()       # lines to read, never a Python dict
+    assert "{" not in result.output and "'" not in result.output
+    origins = aligned["origin"].value_counts()
+    assert lines[0] == f"aligned pairs: {len(aligned)} (" + ", ".join(
+        f"{count} {origin}" for origin, count in origins.items()) + ")"
+    assert lines[1] == f"dropped: {len(dropped)} (reasons in dropped.csv)"
+    assert lines[2].startswith("flagged: multi-word word1 "
+                               f"{(aligned['multiword1'] == 'True').sum()}, ")
     assert len(aligned) + len(dropped) == 200  # nothing silently lost
     assert set(aligned["pair_id"]) | set(dropped["pair_id"]) == set(source["pair_id"])
     assert (aligned["lang"] == "it").all() and aligned["word1"].ne("").all()

@@ -97,9 +97,27 @@ def test_a_ragged_row_in_a_late_part_is_one_line_naming_the_line(tmp_path, monke
     path.write_text("rater_id,tranche,word1,word2,rating\n" + "r1,1,a,b,1\n" * 6
                     + "r1,1,a,b,1,extra\n", encoding="utf-8")
     monkeypatch.setattr(ratings_module, "CHUNK_ROWS", 2)
-    with pytest.raises(InputError, match=r"ratings\.csv: not a valid CSV file: .*line 8, saw "
-                                         r"6$"):
+    with pytest.raises(InputError) as caught:
         read_ratings(path)
+    assert str(caught.value) == (f"{path}:8: expected 5 comma-separated fields (as the header "
+                                 f"has), found 6 (another delimiter, or a value with an "
+                                 f"unquoted comma?)")
+
+
+@pytest.mark.parametrize("text, line, message", [
+    ("word1;word2;rating\nold;new;1\nx;y;2,5\n", 3, "expected 1 comma-separated field (as "
+     "the header has), found 2"),
+    ("rater_id,tranche,word1,word2,rating\nr1,1,a,\"b,1\nr1,1,c,d,2\n", 2,
+     "a quoted value is never closed (a stray double quote?)"),
+])
+def test_pandas_parser_errors_are_said_in_lexgolds_words(tmp_path, text, line, message):
+    path = tmp_path / "ratings.csv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        read_ratings(path)
+    said = str(caught.value)
+    assert said.startswith(f"{path}:{line}: {message}") and "\n" not in said
+    assert "C error" not in said and "tokenizing" not in said
 
 
 def test_no_rows_and_not_utf8_are_still_named(tmp_path, monkeypatch):

@@ -50,6 +50,17 @@ def test_bad_keys_named(table, message):
         parse_section(Schema, {"_path": "p.toml", "build": table}, "build")
 
 
+def test_an_unknown_short_name_lists_every_packaged_protocol_and_the_near_ones():
+    with pytest.raises(InputError) as caught:
+        load_protocol("bws")
+    assert str(caught.value) == (
+        "bws: protocol file not found (did you mean simlex_bws or simlex999_bws? short names: "
+        "simlex, hyperlex, tr9856, plain, simlex_bws; or a shipped pack's <language>/<name>: "
+        "it/hyperlex, he/simlex)")
+    with pytest.raises(InputError, match=r"did you mean hyperlex\?"):
+        load_protocol("hyperlx")
+
+
 def test_missing_and_broken_files(tmp_path):
     with pytest.raises(InputError, match="protocol file not found"):
         load_protocol(tmp_path / "nope.toml")

@@ -23,13 +23,14 @@ from sqlalchemy import and_, bindparam, case, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from lexgold.annotate import bws_site
+from lexgold.annotate import bws_site, throttle
 from lexgold.annotate.forms import Rejected, parse_int
 from lexgold.study import models as m
 from lexgold.study.clock import database_now
 from lexgold.study.config import StudyConfig
 from lexgold.study.entries import PLATFORMS
 from lexgold.study.secret import keyed_hash
+from lexgold.study.store import expected_minutes  # noqa: F401  (the consent page's)
 
 #: platform IDs: letters, digits, ``_``, ``-`` (matched against the whole value: no newline)
 ID_PATTERN = re.compile(r"[A-Za-z0-9_\-]{1,100}")
@@ -249,13 +250,26 @@ def advance_instructions(session: Session, rater: m.Rater, page: int, config: St
 
 
 def answer_qualification(session: Session, rater: m.Rater, choice: int, config: StudyConfig,
-                         now=None) -> None:
-    """HyperLex section 4.4: a wrong answer ends the study; no rating is collected."""
+                         now=None) -> int:
+    """HyperLex section 4.4: the ``attempts``-th wrong answer ends the study; no rating is
+    collected. Returns the attempts left after a wrong answer that did not end it, else 0.
+
+    Wrong answers are counted in the shared attempt counter (:mod:`lexgold.annotate.throttle`,
+    one key per rater), atomically, so parallel posts cannot earn extra attempts."""
     qual = config.qualification
     if rater.stage != "qualification":
-        return
+        return 0
     if qual is None or not 0 <= choice < len(qual.options):
         raise Rejected("error_invalid", "qualification choice out of range")
+    if choice != qual.answer and qual.attempts > 1:
+        key = f"qualification:{rater.id}"
+        if throttle.hit(session, key, qual.attempts - 1, throttle.FORGET_S, now):
+            wrong = session.scalar(select(m.Throttle.count).where(m.Throttle.key == key))
+            session.execute(update(m.Rater).where(m.Rater.id == rater.id)
+                            .values(qualification_choice=choice))
+            session.commit()
+            session.refresh(rater)
+            return qual.attempts - wrong
     if session.execute(update(m.Rater).where(
             m.Rater.id == rater.id, m.Rater.stage == "qualification")
             .values(qualification_choice=choice, stage="screened_out")).rowcount:
@@ -263,6 +277,7 @@ def answer_qualification(session: Session, rater: m.Rater, choice: int, config: 
             _claim(session, rater.id, config, now or database_now(session))
     session.commit()
     session.refresh(rater)
+    return 0
 
 
 def _claim(session: Session, rater_id: int, config: StudyConfig, now) -> m.Slot | None:
@@ -466,33 +481,6 @@ def _read_page(session: Session, tranche_id: int, position: int):
         .where(i.step_id == step.id).order_by(i.position)).all()
     items = tuple((PageItem(*row[:6]), PagePair(*row[6:])) for row in rows)
     return step, items, n_steps
-
-
-def expected_minutes(session: Session, config: StudyConfig) -> str:
-    """The duration a rater is told on the consent page: ``"8–24"`` or ``"10"`` (minutes).
-
-    Items of a tranche = its pairs (Best-Worst Scaling: its tuples) and checkpoints as
-    designed, plus the qualification
-    question; times ``seconds_per_item`` (one average, or a low and a high value). With a range
-    the shortest tranche gives the low end (rounded down), the longest the high end (rounded
-    up); with one value the mean tranche is used.
-    """
-    counts = session.execute(
-        select(m.Tranche.id, func.count(m.Item.id))
-        .join(m.Item, m.Item.tranche_id == m.Tranche.id, isouter=True)
-        .group_by(m.Tranche.id)).all()
-    checks = dict(session.execute(
-        select(m.Step.tranche_id, func.count(m.Step.id)).where(m.Step.kind == "checkpoint")
-        .group_by(m.Step.tranche_id)).all())
-    extra = 1 if config.qualification is not None else 0
-    per = config.bws.tuple_size if config.task == "bws" else 1    # BWS: seconds per tuple
-    items = [n // per + checks.get(tranche, 0) + extra for tranche, n in counts] or [extra]
-    seconds = config.seconds_per_item
-    if len(seconds) == 1:
-        return str(max(1, round(sum(items) / len(items) * seconds[0] / 60)))
-    low = max(1, int(min(items) * seconds[0] // 60))
-    high = max(low, -int(-max(items) * seconds[1] // 60))
-    return f"{low}\u2013{high}"
 
 
 def start_value(config: StudyConfig, study_seed: int, rater_id: int, item_id: int) -> int | None:

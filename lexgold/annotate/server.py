@@ -8,11 +8,13 @@ starts, not when the command line starts (tests/test_startup.py).
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import ipaddress
 import os
 import secrets
 import signal
+import socket
 import threading
 import urllib.request
 from pathlib import Path
@@ -51,6 +53,7 @@ def serve_study(study_db: str | None, *, host: str = "127.0.0.1", port: int = 80
     finally:
         engine.dispose()
     hook_secret = read_secret(prolific_webhook_secret_file)      # before anything starts
+    ensure_port_free(host, port)            # one line naming the port, not waitress' traceback
     db_url = database_url(study_db)
     _warn_if_readable(db_url)
     loopback = host in ("127.0.0.1", "localhost", "::1")
@@ -97,13 +100,18 @@ def serve_study(study_db: str | None, *, host: str = "127.0.0.1", port: int = 80
     app = create_app(settings)
     # waitress drops X-Forwarded-* headers unless told otherwise; with trusted proxies the
     # app's ProxyFix reads them (only the last ``trusted_proxies`` hops are believed)
-    server = create_server(app, host=host, port=port, threads=threads,
-                           connection_limit=connection_limit, channel_timeout=channel_timeout,
-                           cleanup_interval=min(30, max(1, channel_timeout // 2)),
-                           clear_untrusted_proxy_headers=trusted_proxies == 0,
-                           # a longer body is answered 413 as its Content-Length (or its
-                           # chunks) arrive, never spooled to a temporary file first
-                           max_request_body_size=MAX_REQUEST_BYTES)
+    try:
+        server = create_server(app, host=host, port=port, threads=threads,
+                               connection_limit=connection_limit,
+                               channel_timeout=channel_timeout,
+                               cleanup_interval=min(30, max(1, channel_timeout // 2)),
+                               clear_untrusted_proxy_headers=trusted_proxies == 0,
+                               # a longer body is answered 413 as its Content-Length (or its
+                               # chunks) arrive, never spooled to a temporary file first
+                               max_request_body_size=MAX_REQUEST_BYTES)
+    except OSError as err:                  # taken between the check above and now
+        _stop_refresher(refresher)
+        raise click.ClickException(_bind_failed(host, port, err)) from None
     url = f"http://{'localhost' if host in ('0.0.0.0', '::') else host}:{server.effective_port}/"
     click.echo(f"serving {shown(study_db)} at {url} (admin: {url}admin/)")
     if secure:
@@ -125,6 +133,36 @@ def serve_study(study_db: str | None, *, host: str = "127.0.0.1", port: int = 80
         _checkpoint(db_url, study_db)
         for number, handler in previous.items():
             signal.signal(number, handler)
+
+
+def ensure_port_free(host: str, port: int) -> None:
+    """Bind ``host``:``port`` once as waitress and gunicorn do (SO_REUSEADDR) and let it go, so
+    that a port in use (another ``lexgold serve``, any server) is a one-line error naming it
+    rather than the server's ``OSError`` traceback."""
+    if port == 0:
+        return
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as err:
+        raise click.ClickException(f"--host {host}: cannot be resolved ({err.strerror or err})") \
+            from None
+    family, kind, proto, _name, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as err:
+            raise click.ClickException(_bind_failed(host, port, err)) from None
+
+
+def _bind_failed(host: str, port: int, err: OSError) -> str:
+    """The one line for a listening socket that cannot be had."""
+    if err.errno == errno.EADDRINUSE:
+        return (f"port {port} on {host} is already in use (another lexgold serve, or another "
+                f"server): stop it, or choose a free port with --port")
+    if err.errno == errno.EACCES:
+        return f"port {port} on {host}: permission denied (ports below 1024 need root): use --port"
+    return f"cannot listen on {host}:{port}: {err.strerror or err}"
 
 
 PUBLIC_WITHOUT_PROXY = ("warning: listening on {host}, a public address, with no reverse proxy "

@@ -188,7 +188,7 @@ def overview():
         agreement_notes=shown.get("agreement_notes", []), adaptive=shown.get("adaptive"),
         bars=_bars(table, dict(stages), shown), dashboard=shown.get("dashboard"),
         preview_links=_preview_links(), preview_days=preview_links.DAYS,
-        machine=_machine())
+        machine=_machine(), long_table=LONG_TABLE)
 
 
 def _machine() -> dict | None:
@@ -212,16 +212,21 @@ def _bars(table: pd.DataFrame, stages: dict, shown: dict) -> list[dict]:
     far of the completed: live counts, the exclusions from the stored figures)."""
     target, completed = int(table["target"].sum()), int(table["completed"].sum())
     entered = sum(stages.values())
+    screened = [{"id": "screened", "label": "screened out of the raters who entered",
+                 "value": int(stages.get("screened_out", 0)), "max": entered}] \
+        if state().config.qualification is not None else []     # none without a question
     return [
         {"id": "places", "label": "places completed", "value": completed, "max": target},
         {"id": "active", "label": "raters active in the open places",
          "value": int(table["active"].sum()), "max": max(target - completed, 0)},
-        {"id": "screened", "label": "screened out of the raters who entered",
-         "value": int(stages.get("screened_out", 0)), "max": entered},
+        *screened,
         {"id": "excluded", "label": "excluded so far of the raters who completed (forecast)",
          "value": int(shown.get("n_excluded", 0)), "max": completed}]
 
 
+#: a table of more rows than this is folded (a ``<details>`` the admin opens): the page of a
+#: 520-rater study stays a page of sections, not 29,000 pixels of rows
+LONG_TABLE = 20
 #: rows of the raters table per page (``?raters=N`` pages back)
 RATERS_PER_PAGE = 100
 QUALITY_COLUMNS = ["rater_id", "platform", "platform_id", "tranche", "median_s_per_pair",

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 from flask import (Blueprint, current_app, redirect, render_template, request, session,
                    url_for)
 from lexgold.annotate import flow
-from lexgold.annotate.context import db, message_page, now, state
+from lexgold.annotate.context import db, fill, message_page, now, state
 from lexgold.annotate.views_admin import admin_required
 from lexgold.annotate.views_rater import _current_rater, rater
 from lexgold.study.intake import INTAKE, Intake, describe_intake, read_intake, set_intake
@@ -53,14 +53,26 @@ def _platform_home() -> str:
 
 
 def closed_page(found: Intake, current: bool):
-    """The page of a paused or closed study: for a new rater, or one already in (stopped)."""
-    texts = state().config.texts
+    """The page of a paused or closed study: for a new rater, or one already in (stopped).
+
+    A rater stopped by the researcher also gets the study's contact (``[study.consent]
+    contact``, in ``texts.consent_contact``) and a way back to the platform: from a closed
+    study, where the platform takes a code (``--completion-url``), the screen-out code in its
+    box with the link that hands it back; else the platform's address (no code)."""
+    study = state()
+    texts = study.config.texts
     heading = texts.paused_heading if found.state == "paused" else texts.closed_heading
     text = ("paused" if found.state == "paused" else "closed") + \
         ("_current_text" if current else "_text")
     status = 503 if found.state == "paused" else 410
+    contact = study.config.consent.contact
+    contact_line = fill(texts.consent_contact, contact=contact) if current and contact else ""
+    if current and found.state == "closed" and study.screenout_url:
+        return render_template("completion.html", heading=heading, body=getattr(texts, text),
+                               contact=contact_line, code=study.screenout_code,
+                               link=study.screenout_url), status
     return render_template("message.html", heading=heading, body=getattr(texts, text),
-                           link=_platform_home() if not current else "",
+                           contact=contact_line, link=_platform_home(),
                            link_text=texts.platform_link), status
 
 
@@ -113,9 +125,27 @@ def change():
     wanted = request.form.get("intake", "")
     if wanted not in INTAKE:
         return message_page("error_invalid"), 400
-    found = set_intake(db(), wanted, stop_current=request.form.get("current") == "stop",
-                       now=now())
+    stop = request.form.get("current") == "stop" and wanted != "open"
+    if needs_confirmation(wanted, stop) and request.form.get("confirmed") != "yes":
+        return render_template("admin_intake_confirm.html", wanted=wanted, stop=stop,
+                               started=_started_raters())
+    found = set_intake(db(), wanted, stop_current=stop, now=now())
     current_app.extensions["lexgold_intake"] = (0.0, found)      # this process: at once
     current_app.logger.info("study intake set from the admin view: %s", describe_intake(found))
     return redirect(url_for("admin.overview") + "#intake")
 
+
+def needs_confirmation(wanted: str, stop: bool) -> bool:
+    """Close (for good) and stopping the raters already in are asked again on a page of their
+    own before they take effect; pause letting raters finish, and resume, are not."""
+    return wanted == "closed" or stop
+
+
+def _started_raters() -> int:
+    """Raters in the study now (consented, not finished, not turned away): those a stop hits."""
+    from sqlalchemy import func, select
+
+    from lexgold.study import models as m
+
+    return int(db().scalar(select(func.count()).select_from(m.Rater).where(
+        m.Rater.stage.in_(("instructions", "qualification", "rating")))) or 0)

@@ -16,7 +16,7 @@ from flask import (Blueprint, abort, current_app, g, redirect, render_template, 
 from sqlalchemy import select
 
 from lexgold.annotate import flow
-from lexgold.annotate.context import db, message_page, now, state
+from lexgold.annotate.context import db, fill, now, state
 from lexgold.annotate.views_rater import _consent_page, render_step
 from lexgold.study import models as m
 from lexgold.study import preview_links
@@ -82,10 +82,32 @@ def page(token: str, tranche: int, number: int):
                                 number=min(number + 1, len(pages) - 1)))
     n_tranches = db().scalar(select(m.Tranche.number).order_by(m.Tranche.number.desc())
                              .limit(1))
-    banner = (f"Preview: page {number + 1} of {len(pages)}, tranche {tranche} of "
-              f"{n_tranches}, as a rater sees it. Nothing is stored and no place is taken.")
+    banner = (f"Preview of tranche {tranche} of {n_tranches}: {_where(kind, index, row)}, as a "
+              f"rater sees it. Nothing is stored and no place is taken.")
     action = url_for("preview.page", token=token, tranche=tranche, number=number)
+    g.preview_skip = url_for("preview.page", token=token, tranche=tranche, number=number + 1) \
+        if kind != "done" else ""
     return _render(kind, index, row, banner, action, token, tranche)
+
+
+def _where(kind: str, index: int, row: m.Tranche) -> str:
+    """Where a page of the walk is, counted as the rater's own progress line counts it (the
+    tranche's pages, ``texts.progress``), so the banner and the page never disagree."""
+    instructions = len(state().config.texts.instructions)
+    return {"consent": f"the consent page, before the tranche's {row.n_steps} pages",
+            "instructions": f"instructions page {index + 1} of {instructions}",
+            "qualification": "the qualification question",
+            "step": f"page {index + 1} of {row.n_steps}",
+            "done": "the completion page"}[kind]
+
+
+def _code_page(heading: str, text: str, link_template: str):
+    """The completion (or screen-out) page as a rater gets it, code box, copy button and the
+    button back to the platform included, with the placeholder code (the link carries it too,
+    never the study's real code)."""
+    link = link_template.replace("{code}", CODE) if link_template else ""
+    return render_template("completion.html", heading=heading, code=CODE,
+                           body=fill(text, code=CODE), link=link)
 
 
 @preview.get("/<token>/<int(max=999999999):tranche>/screened-out")
@@ -94,7 +116,8 @@ def screened_out(token: str, tranche: int):
     texts = state().config.texts
     g.preview = {"banner": "Preview: the page of a rater who answered the qualification "
                            "question wrong (the code is a placeholder).", "action": ""}
-    return message_page("screened_out_text", texts.screened_out_heading, code=CODE)
+    return _code_page(texts.screened_out_heading, texts.screened_out_text,
+                      db().scalar(select(m.Study.completion_url)) or "")
 
 
 def _render(kind, index, row, banner, action, token, tranche):
@@ -114,12 +137,14 @@ def _render(kind, index, row, banner, action, token, tranche):
                            banner=banner)
     g.preview["banner"] = ("Preview: the completion page (the code is a placeholder). End of "
                            "the preview.")
-    return message_page("completion_text", texts.completion_heading, code=CODE)
+    return _code_page(texts.completion_heading, texts.completion_text,
+                      db().scalar(select(m.Study.completion_url)) or "")
 
 
 @preview.context_processor
 def _context():
     """Every template of a preview request: the banner above the page and the form's target
     (``action``: the rater templates post to the rater's routes otherwise)."""
-    return g.get("preview") or {"banner": "Preview: nothing is stored and no place is taken.",
-                                "action": ""}
+    return {**(g.get("preview") or {"banner": "Preview: nothing is stored and no place is "
+                                              "taken.", "action": ""}),
+            "skip": g.get("preview_skip", "")}

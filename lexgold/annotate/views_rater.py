@@ -231,7 +231,9 @@ def task():
         return render_template("instructions.html", page=page,
                                paragraphs=texts.instructions[page].split("\n\n"))
     if current.stage == "qualification":
-        return render_template("qualification.html", qualification=study.config.qualification)
+        left = session.pop("qualification_left", 0)
+        return render_template("qualification.html", qualification=study.config.qualification,
+                               retry=fill(texts.qualification_retry, left=left) if left else "")
     if current.stage == "screened_out":
         return finished_page(current)
     if current.stage == "full" and request.method == "HEAD":   # HEAD changes nothing
@@ -368,7 +370,9 @@ def qualification():
         raise flow.Rejected("error_incomplete")
     if current.stage == "qualification":
         _rate_limit("claim")                     # a right answer claims a place
-    flow.answer_qualification(db(), _loaded(current), choice, state().config, now())
+    left = flow.answer_qualification(db(), _loaded(current), choice, state().config, now())
+    if left:
+        session["qualification_left"] = left     # shown once, on the page asked again
     return redirect(url_for("rater.task"))
 
 

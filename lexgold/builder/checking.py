@@ -135,7 +135,7 @@ def read_verdict_log(path: Path) -> pd.DataFrame:
     """The verdicts recorded by earlier runs (``checks.csv``), or none."""
     if not path.is_file():
         return pd.DataFrame(columns=VERDICT_COLUMNS)
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    frame = read_text_table(path)
     missing = [c for c in VERDICT_COLUMNS if c not in frame.columns]
     if missing:
         raise InputError("not a lexgold verdict log", path=path, line=1, field=missing[0])

@@ -38,6 +38,7 @@ from lexgold.builder.tr9856_lexicon import (
     count_corpus,
     drop_fragments,
     hypergeometric_lexicon,
+    proper_names,
     term_table,
 )
 from lexgold.builder.tr9856_topics import Topic, read_topics
@@ -311,8 +312,11 @@ def build_tr9856(corpus: str | Path | None, topics: str | Path | None, out_dir: 
                                  splitter=config.sentence_splitter,
                                  punkt_train_chars=config.punkt_train_chars, workers=workers)
     check_found(topic_list, topics_of, found, reader, topics_path)
+    names = proper_names(counts) if config.lowercase and config.fragment_share > 0 \
+        else frozenset()
     tested = drop_fragments(hypergeometric_lexicon(term_table(counts), config.alpha,
-                                                   config.ngram_sizes), config.fragment_share)
+                                                   config.ngram_sizes), config.fragment_share,
+                            names)
     if all_terms:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         audit = ["topic_sentences", "sentences", "in_lexicon", "part_of"]

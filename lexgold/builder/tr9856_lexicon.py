@@ -11,7 +11,9 @@ Terms with n = 1, 2, 3 whose Bonferroni-corrected p is <= 0.05 form the topic le
 all the corpus sentences that contain it contain one longer term kept in the same topic's
 lexicon (``fragment_share`` of ``[build]``, default 0.9). Without it, the words of a name
 (``ayn``, ``rand`` of ``ayn rand``) pass the test on the name's sentences and are shown to
-raters as terms of their own.
+raters as terms of their own. A surname that also stands alone ("rand": the article calls her
+"Rand") passes the share; it goes with its name when the name's given name is a fragment and
+both words are names in the corpus (:func:`proper_names`: capitalised inside sentences).
 
 Counting streams over the corpus: memory holds one counter per topic over the terms seen, so it
 is bounded by the vocabulary of n-gram terms, not by the size of the corpus. Articles are read
@@ -37,7 +39,7 @@ from scipy.stats import hypergeom
 from tqdm.auto import tqdm
 
 from lexgold.builder.corpus import Article, TextFolder, WikiDump
-from lexgold.builder.terms import SentenceSplitter, TermOptions, sentence_terms, tokens
+from lexgold.builder.terms import SentenceSplitter, TermOptions, sentence_terms
 
 #: columns of a term table, one row per (topic, term) with x >= 1
 TERM_COLUMNS = ["topic", "term", "n", "x", "term_sentences", "topic_sentences", "sentences"]
@@ -61,6 +63,11 @@ class SentenceCounts:
         Articles counted.
     topic_articles : dict
         Articles counted per topic.
+    inside : Counter
+        Per word (as terms spell it): its occurrences after a sentence's first token.
+    capitalised : Counter
+        Of those, the occurrences written with a capital first letter ("Rand" in "as Rand
+        wrote"): a word nearly always capitalised there is a name (:func:`proper_names`).
     """
 
     sentences: int = 0
@@ -69,6 +76,8 @@ class SentenceCounts:
     topic_term_sentences: dict[str, Counter] = dataclasses.field(default_factory=dict)
     articles: int = 0
     topic_articles: dict[str, int] = dataclasses.field(default_factory=dict)
+    inside: Counter = dataclasses.field(default_factory=Counter)
+    capitalised: Counter = dataclasses.field(default_factory=Counter)
 
 
 def count_sentences(articles: Iterable[Article], topics_of: dict[str, list[str]],
@@ -101,7 +110,11 @@ def count_sentences(articles: Iterable[Article], topics_of: dict[str, list[str]]
         for key in topic_keys:
             counts.topic_articles[key] += 1
         for sentence in splitter.split(article.text):
-            terms = sentence_terms(tokens(sentence, options, tokenizer), options)
+            raw = tokenizer.findall(sentence)
+            words = [t.lower() for t in raw] if options.lowercase else raw
+            terms = sentence_terms(words, options)
+            counts.inside.update(words[1:])
+            counts.capitalised.update(w for w, t in zip(words[1:], raw[1:]) if t[:1].isupper())
             counts.sentences += 1
             counts.term_sentences.update(terms)
             for key in topic_keys:
@@ -121,6 +134,8 @@ def merge_counts(total: SentenceCounts, part: SentenceCounts) -> SentenceCounts:
     total.sentences += part.sentences
     total.articles += part.articles
     total.term_sentences.update(part.term_sentences)
+    total.inside.update(part.inside)
+    total.capitalised.update(part.capitalised)
     for key, value in part.topic_sentences.items():
         total.topic_sentences[key] = total.topic_sentences.get(key, 0) + value
     for key, value in part.topic_articles.items():
@@ -361,7 +376,22 @@ def hypergeometric_lexicon(terms: pd.DataFrame, alpha: float = 0.05,
     return tested.reset_index(drop=True)
 
 
-def drop_fragments(tested: pd.DataFrame, share: float = 0.9) -> pd.DataFrame:
+def proper_names(counts: SentenceCounts, share: float = 0.9, least: int = 3) -> set[str]:
+    """Words written with a capital first letter in at least ``share`` of their ``least`` or
+    more occurrences after a sentence's first token: names ("rand", "schopenhauer"), not the
+    words a sentence merely starts with.
+
+    >>> counts = SentenceCounts(inside=Counter({"rand": 10, "state": 40, "moon": 2}),
+    ...                         capitalised=Counter({"rand": 10, "state": 3, "moon": 2}))
+    >>> sorted(proper_names(counts))
+    ['rand']
+    """
+    return {word for word, n in counts.inside.items()
+            if n >= least and counts.capitalised[word] >= share * n}
+
+
+def drop_fragments(tested: pd.DataFrame, share: float = 0.9,
+                   names: set[str] | frozenset[str] = frozenset()) -> pd.DataFrame:
     """Take out of the lexicon the terms that are, in the corpus, nearly always part of one
     longer lexicon term of the same topic (module docstring, **Decision**).
 
@@ -377,6 +407,12 @@ def drop_fragments(tested: pd.DataFrame, share: float = 0.9) -> pd.DataFrame:
         :func:`hypergeometric_lexicon`'s table (``topic, term, n, term_sentences, in_lexicon``).
     share : float
         0 < share <= 1, or 0 for no rule.
+    names : set of str
+        :func:`proper_names`: with them, a surname goes with its name. When the first word of
+        a kept name of several words is dropped as a fragment of it (a given name seen only in
+        the name: "ayn" of "ayn rand"), the name's last word, itself a name ("rand"), is
+        dropped too, as part of it: alone, lower-cased, "rand" reads as the currency or a
+        typo, and the lexicon keeps "ayn rand".
 
     Returns
     -------
@@ -416,5 +452,23 @@ def drop_fragments(tested: pd.DataFrame, share: float = 0.9) -> pd.DataFrame:
                 for size in range(1, len(words)):
                     for start in range(len(words) - size + 1):
                         longer.setdefault(" ".join(words[start:start + size]), []).append(i)
+    if names:
+        _drop_surnames(out, kept, part_of, names)
     out["in_lexicon"], out["part_of"] = kept, part_of
     return out
+
+
+def _drop_surnames(out: pd.DataFrame, kept, part_of: list[str], names) -> None:
+    """:func:`drop_fragments`' rule for the surname of a kept name whose given name is a
+    fragment of it (in place on ``kept`` and ``part_of``)."""
+    for _, rows in out.groupby("topic", sort=False):
+        row_of = {out.at[i, "term"]: i for i in rows.index}
+        for i in rows.index:
+            name = out.at[i, "term"]
+            words = name.split(" ")
+            if len(words) < 2 or not kept[i] or words[0] not in names \
+                    or words[-1] not in names:
+                continue
+            first, last = row_of.get(words[0]), row_of.get(words[-1])
+            if first is not None and part_of[first] == name and last is not None and kept[last]:
+                kept[last], part_of[last] = False, name

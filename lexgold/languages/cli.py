@@ -102,8 +102,25 @@ def adjudicate(folder, adjudication, out_dir):
     folder = Path(folder)
     report = _sheets().adjudicate(folder / "agreed.csv",
                                     adjudication or folder / "adjudication.csv", out_dir)
-    click.echo(f"aligned pairs: {report['pairs']} ({report['by_origin']}), "
-               f"dropped: {report['dropped']}, flags: {report['flags']}")
+    for line in _adjudication_lines(report, Path(out_dir)):
+        click.echo(line)
+
+
+def _adjudication_lines(report: dict, out_dir: Path) -> list[str]:
+    """``translate adjudicate``'s summary of :func:`~lexgold.languages.translation.aligned_report`
+    as lines to read: the aligned pairs by origin, the dropped ones, each flag with its count."""
+    origins = ", ".join(f"{count:,} {origin}" for origin, count in report["by_origin"].items())
+    flags = ", ".join(f"{_FLAG_WORDS.get(name, name)} {count:,}"
+                      for name, count in report["flags"].items())
+    return [f"aligned pairs: {report['pairs']:,}" + (f" ({origins})" if origins else ""),
+            f"dropped: {report['dropped']:,} (reasons in dropped.csv)",
+            f"flagged: {flags}",
+            f"-> {out_dir / 'aligned.csv'}, {out_dir / 'dropped.csv'}, {out_dir / 'report.json'}"]
+
+
+_FLAG_WORDS = {"multiword1": "multi-word word1", "multiword2": "multi-word word2",
+              "collapsed": "collapsed to one word", "pos_changed": "part of speech changed",
+              "duplicate": "duplicate of another pair"}
 
 
 @translate.command("simulate")

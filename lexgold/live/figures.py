@@ -232,7 +232,12 @@ def agreement(ratings: pd.DataFrame, notes: list[str] | None = None) -> pd.DataF
     rows = []
     rated = ratings[ratings["kind"] != "checkpoint"] if len(ratings) else ratings
     columns = ["tranche", "iaa1", "iaa2", "alpha_interval", "icck"]
+    alone = []
     for tranche, frame in rated.groupby("tranche"):
+        if frame["rater_id"].nunique() < 2:    # one rater: nothing to agree with yet, said
+            rows.append({"tranche": tranche})  # once for all such tranches, not per figure
+            alone.append(str(tranche))
+            continue
         with collected_warnings() as caveats:
             rows.append({"tranche": tranche, "iaa1": iaa_pairwise(frame),
                          "iaa2": iaa_against_mean(frame),
@@ -240,6 +245,10 @@ def agreement(ratings: pd.DataFrame, notes: list[str] | None = None) -> pd.DataF
                          "icck": icc(frame)["icck"]})
         if notes is not None:
             notes.extend(f"tranche {tranche}: {caveat}" for caveat in caveats)
+    if notes is not None and alone:
+        notes.append(f"IAA-1, IAA-2, alpha and ICC compare the raters of a tranche: "
+                     f"{'tranche' if len(alone) == 1 else 'tranches'} {', '.join(alone)} "
+                     f"{'has' if len(alone) == 1 else 'have'} one rater so far")
     return pd.DataFrame(rows, columns=columns)
 
 

@@ -33,6 +33,7 @@ from lexgold.process.simulated_label import banner, simulated_ratings, statement
 from lexgold.process.source import RatingsSource, is_study, read_source
 from lexgold.protocols import ProtocolError
 from lexgold.study.config import load_study_config
+from lexgold.tables import parser_error
 
 
 #: what a simulated BWS row counts (:mod:`lexgold.process.simulated_label`): one answer to a tuple
@@ -148,7 +149,9 @@ def release_bws(ratings_path, protocol: dict, out_dir, *, pairs_path=None, seed:
         try:
             answers = pd.read_csv(ratings_path, dtype={"rater_id": str, "tranche": str,
                                                        "tuple_id": str}, keep_default_na=False)
-        except (OSError, ValueError, pd.errors.ParserError) as err:
+        except pd.errors.ParserError as err:
+            raise parser_error(err, ratings_path) from None
+        except (OSError, ValueError) as err:
             raise InputError(f"cannot read the answers: {err}", path=ratings_path) from None
     if bootstrap is not None:
         protocol.setdefault("process", {}).setdefault("bws", {})["bootstrap"] = bootstrap

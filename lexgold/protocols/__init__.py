@@ -14,6 +14,7 @@ Keys carry their units in their names (``claim_timeout_s``). Tables are checked 
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 from importlib import resources
 from pathlib import Path
@@ -54,6 +55,12 @@ NAMES = {"simlex": "simlex999.toml", "simlex999": "simlex999.toml",
          "simlex_bws": "simlex999_bws.toml", "simlex999_bws": "simlex999_bws.toml"}
 
 
+def short_names() -> list[str]:
+    """The short names of :data:`NAMES`, one per packaged file (the first that names it):
+    ``simlex``, ``hyperlex``, ``tr9856``, ``plain``, ``simlex_bws``."""
+    return list({file: name for name, file in reversed(NAMES.items())}.values())[::-1]
+
+
 def protocol_path(name_or_path: str | Path) -> Path:
     """A packaged protocol by short name (``simlex``, ``hyperlex``, ``tr9856``, ``plain``), a
     shipped language pack's protocol as ``<language>/<name>`` (``it/simlex``, ``he/simlex999``)
@@ -72,9 +79,12 @@ def protocol_path(name_or_path: str | Path) -> Path:
             if (shipped.parent / "pack.toml").is_file() and shipped.suffix == ".toml" \
                     and shipped.is_file():
                 return shipped
-        raise InputError("protocol file not found (or use simlex, hyperlex, tr9856, plain, "
-                         "or a shipped pack's <language>/<name>: it/hyperlex, he/simlex)",
-                         path=path)
+        near = [name for name in NAMES if key.lower() in name] \
+            or difflib.get_close_matches(key.lower(), NAMES, n=2)
+        hint = f"did you mean {' or '.join(near)}? " if near else ""
+        raise InputError(f"protocol file not found ({hint}short names: "
+                         f"{', '.join(short_names())}; or a shipped pack's <language>/<name>: "
+                         "it/hyperlex, he/simlex)", path=path)
     return path
 
 

@@ -153,7 +153,7 @@ def create(protocol, pairs, db, seed, name, completion_code, screenout_code, com
                    + ", ".join(f"{n} {flag} rows" for flag, n in skipped.items()))
     _echo_codes(report, accept or ("prolific", "mturk", "anonymous"))
     click.echo(key_note)
-    _echo_consent(report["consent"])
+    _echo_consent(report["consent"], report["minutes"])
     if "machine" in report:
         _echo_machine(report["machine"])
     if report["unmet"]:
@@ -173,7 +173,7 @@ def _echo_bws(db, report, accept, key_note) -> None:
                f"consistency tuples, {report['slots']} rater slots")
     _echo_codes(report, accept or ("prolific", "mturk", "anonymous"))
     click.echo(key_note)
-    _echo_consent(report["consent"])
+    _echo_consent(report["consent"], report["minutes"])
     if not balance["balanced"]:
         click.echo(f"design note: {balance['pairs_together_more_than_once']} pairs of pairs "
                    f"share more than one tuple (at most {balance['cooccurrence_max']}; the least "
@@ -189,8 +189,11 @@ def _echo_machine(machine: dict) -> None:
                "every released score stays a human mean")
 
 
-def _echo_consent(consent: dict) -> None:
-    """What the consent page names of [study.consent], and what it lacks."""
+def _echo_consent(consent: dict, minutes: str) -> None:
+    """What the consent page names of [study.consent], and what it lacks; the time it states
+    (the figure for the platform's time field too: one computation, ``expected_minutes``)."""
+    click.echo(f"time a rater is told (consent page; the platform's estimated completion "
+               f"time): {minutes} minutes")
     missing = [key for key in ("contact", "ethics_reference") if not consent[key]]
     if missing:
         click.echo(f"consent page: no {' and no '.join(missing)} given ([study.consent] in the "
@@ -260,11 +263,14 @@ def _echo_codes(report: dict, accept) -> None:
 
 @study.command()
 @click.argument("study_db")
-def report(study_db):
-    """Print a study's codes, design report, progress per tranche and recruitment as JSON.
+@click.option("--json", "as_json", is_flag=True,
+              help="Print everything as JSON (the codes, the design report, progress per "
+                   "tranche, below_minimum) instead of the summary.")
+def report(study_db, as_json):
+    """Print a study's progress: places completed, accepted raters, the tranches and pairs still
+    short, intake and codes; with --json, everything as JSON for a script.
 
-    Top-level keys: completion_code, screenout_code, design, progress, below_minimum.
-
+    JSON top-level keys: completion_code, screenout_code, design, progress, below_minimum.
     Progress rows also give the accepted raters (completed, not excluded by the protocol's
     [process.exclusions] rules) and how many are missing against [study]
     min_accepted_raters; "below_minimum" lists the tranches and pairs still short.
@@ -272,13 +278,15 @@ def report(study_db):
     \b
     Example:
         lexgold study report study.sqlite
+        lexgold study report study.sqlite --json
     """
     from sqlalchemy import select
 
     from lexgold.study import models as m
-    from lexgold.study.db import open_study, session_factory
+    from lexgold.study.db import open_study, session_factory, shown
     from lexgold.live.tally import recruitment
     from lexgold.study.config import config_from_dict
+    from lexgold.study.intake import read_intake
     from lexgold.study.store import progress
 
     engine = open_study(study_db, read_only=True)     # a study it cannot write: read it
@@ -286,6 +294,7 @@ def report(study_db):
         stored = session.scalars(select(m.Study)).one()
         design, config = stored.report, config_from_dict(stored.config)
         codes = stored.completion_code, stored.screenout_code
+        name, intake = stored.name, read_intake(session)
         table = progress(session)
         found = recruitment(session, config)
     tranches = found["tranches"]
@@ -295,9 +304,58 @@ def report(study_db):
              "pairs": found["pairs_below"].to_dict("records")}
     if found["note"]:
         below["note"] = found["note"]
-    click.echo(json.dumps({"completion_code": codes[0], "screenout_code": codes[1],
-                           "design": design, "progress": table.to_dict("records"),
-                           "below_minimum": below}, indent=2, default=int))
+    data = {"completion_code": codes[0], "screenout_code": codes[1], "design": design,
+            "progress": table.to_dict("records"), "below_minimum": below}
+    if as_json:
+        click.echo(json.dumps(data, indent=2, default=int))
+        return
+    for line in _report_summary(data, name=name, study=shown(study_db), intake=intake):
+        click.echo(line)
+
+
+def _report_summary(data: dict, *, name: str, study: str, intake) -> list[str]:
+    """``study report``'s lines for a person, from the dictionary ``--json`` prints."""
+    from lexgold.study.intake import describe_intake
+
+    rows, below = data["progress"], data["below_minimum"]
+    total = {key: sum(int(row[key]) for row in rows)
+             for key in ("target", "completed", "active", "expired", "accepted", "excluded")}
+    minimum = below["min_accepted_raters"]
+    if minimum:
+        short = below["tranches"]
+        still, done = f"short of {minimum:,} accepted raters", f"{minimum:,} accepted raters"
+    else:                                  # no minimum: a tranche is short of its places
+        short = [row["tranche"] for row in rows if row["completed"] < row["target"]]
+        still, done = "with places still open", "every place completed"
+    if total["completed"] >= total["target"]:
+        taking = "none: every place is completed"
+    else:
+        taking = describe_intake(intake)
+    lines = [f"study {name!r} ({study})",
+             f"{total['completed']:,} of {total['target']:,} places completed; "
+             f"{plural(total['active'], 'rater')} rating now, "
+             f"{plural(total['expired'], 'claim')} expired",
+             f"accepted raters: {total['accepted']:,} ({total['excluded']:,} excluded by the "
+             f"protocol's [process.exclusions] rules)",
+             (f"{len(short):,} of {len(rows):,} tranches {still}: " + _numbers(short)
+              if short else f"all {len(rows):,} tranches have {done}")]
+    if minimum:
+        lines.append(f"{len(below['pairs']):,} pairs below {minimum:,} accepted raters"
+                     if below["pairs"] else f"every pair has {minimum:,} accepted raters")
+    lines += [f"new raters: {taking}",
+              f"codes: completion {data['completion_code']}, screen-out "
+              f"{data['screenout_code']}"]
+    if below.get("note"):
+        lines.append(f"note: {below['note']}")
+    lines.append(f"per tranche and the design report, as JSON: lexgold study report "
+                 f"{study} --json")
+    return lines
+
+
+def _numbers(numbers: list[int], most: int = 12) -> str:
+    """``1, 2, 3, ... (40 more)``: at most ``most`` numbers of a list."""
+    shown = ", ".join(str(n) for n in numbers[:most])
+    return shown + (f" ... ({len(numbers) - most:,} more)" if len(numbers) > most else "")
 
 
 @study.command("top-up")

@@ -112,7 +112,7 @@ class Texts:
                           "you are now.")
     error_no_consent: str = "Please tick both boxes to take part."
     completion_heading: str = "Thank you!"
-    completion_text: str = "You have finished the study. Your completion code is: {code}"
+    completion_text: str = "You have finished the study. Thank you for your work!"
     completion_link: str = "Return to the study platform"
     #: above the code in its box on the completion and screen-out pages
     code_label: str = "Your code"
@@ -135,8 +135,10 @@ class Texts:
     #: the link to the platform on those pages (no code: it gives no credit)
     platform_link: str = "Back to the study platform"
     screened_out_heading: str = "Thank you for your interest"
+    qualification_retry: str = ("That answer was not correct. Please read the question again; "
+                                "attempts left: {left}.")
     screened_out_text: str = ("Your answer to the qualification question was not correct, so "
-                              "the study ends here and no answers were kept. Your code is: {code}")
+                              "the study ends here and no answers were kept.")
     expired_text: str = ("Your session expired and your place was given to another "
                          "participant. Thank you for your time.")
     full_text: str = "This study has all the participants it needs. Thank you for your interest."
@@ -208,11 +210,15 @@ class Checkpoint:
 
 @dataclass
 class Qualification:
-    """HyperLex section 4.4: one question after the guidelines; a wrong answer ends the study."""
+    """HyperLex section 4.4: one question after the guidelines; a wrong answer ends the study
+    once ``attempts`` answers were wrong. HyperLex allowed one; the default is two, Prolific's
+    guidance for comprehension checks ("give participants at least two attempts", Prolific's
+    researcher help centre, "Prolific's attention and comprehension check policy")."""
 
     prompt: str = ""
     options: list[str] = field(default_factory=list)
     answer: int = 0
+    attempts: Annotated[int, between(1, 10)] = 2
 
 
 @dataclass
@@ -373,8 +379,8 @@ class StudyConfig:
             raise Invalid("qualification", "two or more options and an answer indexing one "
                           "(0-based)", {"options": qual.options, "answer": qual.answer})
         for name in ("question", "completion_text", "screened_out_text", "progress",
-                     "submit_blocked", "error_entry_link", "topic_label", "consent_text",
-                     "consent_contact", "consent_ethics"):
+                     "submit_blocked", "error_entry_link", "qualification_retry",
+                     "topic_label", "consent_text", "consent_contact", "consent_ethics"):
             text = getattr(self.texts, name)
             try:
                 text.format(word1="", word2="", topic="", current=1, total=1, code="", left=1,

@@ -54,6 +54,9 @@ class DatabaseHealth:
         self.failures = 0
         self.last_error, self.last_error_at = "", None
         self.latency_ms: float | None = None
+        #: the database answered once: only then is a failure an outage worth logging (a
+        #: command that never reached it, a wrong password, says so in its own error)
+        self._answered = False
 
     def refused(self) -> str | None:
         """Why a request must not try the database now (it is down and cooling off, or another
@@ -78,10 +81,13 @@ class DatabaseHealth:
             self._retry_at, self._probe_until = now + self.cooldown_s, 0.0
             if self._down_since is None:
                 self._down_since, self._down_since_utc = now, self.last_error_at
-                log.error("study database down: %s; requests that need it get the 503 "
-                          "'try again' page (retried every %.0f s)", reason, self.cooldown_s)
+                if self._answered:
+                    log.error("study database down: %s; requests that need it get the 503 "
+                              "'try again' page (retried every %.0f s)", reason,
+                              self.cooldown_s)
 
     def succeeded(self) -> None:
+        self._answered = True
         if self._down_since is None:
             return
         with self._lock:

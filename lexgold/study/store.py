@@ -20,13 +20,13 @@ from sqlalchemy.orm import Session
 from lexgold.compression import read_input_text, sha256_file
 from lexgold.study import models as m
 from lexgold.study.clock import database_now
-from lexgold.study.db import check_connects, make_engine, session_factory, upgrade
+from lexgold.study.db import check_connects, make_engine, session_factory, shown, upgrade
 from lexgold.study.bws import design_bws, tuple_columns
 from lexgold.study.design import design_study
 from lexgold.study.machine import read_study_machine, store_machine
 from lexgold.study.models import ENTRY_KINDS
 from lexgold.study.pairs import read_study_pairs
-from lexgold.study.config import config_to_dict, load_consent, load_study_config
+from lexgold.study.config import StudyConfig, config_to_dict, load_consent, load_study_config
 from lexgold.errors import InputError
 from lexgold.tables import line_problem
 from lexgold.builder.tr9856 import DEFAULT_TOPICS
@@ -116,8 +116,13 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
     check_connects(engine)
     upgrade(engine)
     with session_factory(engine)() as session, session.begin():
-        if session.scalar(select(func.count()).select_from(m.Study)):
-            raise InputError("this database already holds a study; use a new --db", field="db")
+        existing = session.scalar(select(m.Study.name).limit(1))
+        if existing is not None:
+            where = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") \
+                else shown(url)
+            raise InputError(f"{where} already holds the study {existing!r} (one study per "
+                             f"database): `lexgold serve {where}` serves it, `lexgold study "
+                             f"report {where}` shows it; for a new study give a new --db")
         session.add(m.Study(
             name=name or str(spec.get("name", Path(spec["_path"]).stem)),
             protocol_name=str(spec.get("name", "")),
@@ -139,8 +144,11 @@ def create_study(protocol: str | Path, pairs: str | Path, url: str, *, seed: int
                     "file": stored.provenance["file"],
                     "file_sha256": stored.provenance["file_sha256"], "pairs": len(frame),
                     "pairs_covered": stored.pairs_covered}
+        session.flush()
+        minutes = expected_minutes(session, config)
     engine.dispose()
     return {**design.report, "slots": first_slots(config) * len(design.tranches),
+            "minutes": minutes,
             "completion_code": completion_code, "screenout_code": screenout_code,
             "consent": {"contact": config.consent.contact,
                         "ethics_reference": config.consent.ethics_reference,
@@ -294,3 +302,30 @@ def store_bws_design(session: Session, frame: pd.DataFrame, design, raters_per_t
     for number, pages in enumerate(design.tranches, start=1):
         store_tranche(session, number, pages, lambda label: pair_rows[row_of[label]].id,
                       raters_per_tranche, tuple_items)
+
+
+def expected_minutes(session: Session, config: StudyConfig) -> str:
+    """The duration a rater is told on the consent page: ``"8–24"`` or ``"10"`` (minutes).
+
+    Items of a tranche = its pairs (Best-Worst Scaling: its tuples) and checkpoints as
+    designed, plus the qualification
+    question; times ``seconds_per_item`` (one average, or a low and a high value). With a range
+    the shortest tranche gives the low end (rounded down), the longest the high end (rounded
+    up); with one value the mean tranche is used.
+    """
+    counts = session.execute(
+        select(m.Tranche.id, func.count(m.Item.id))
+        .join(m.Item, m.Item.tranche_id == m.Tranche.id, isouter=True)
+        .group_by(m.Tranche.id)).all()
+    checks = dict(session.execute(
+        select(m.Step.tranche_id, func.count(m.Step.id)).where(m.Step.kind == "checkpoint")
+        .group_by(m.Step.tranche_id)).all())
+    extra = 1 if config.qualification is not None else 0
+    per = config.bws.tuple_size if config.task == "bws" else 1    # BWS: seconds per tuple
+    items = [n // per + checks.get(tranche, 0) + extra for tranche, n in counts] or [extra]
+    seconds = config.seconds_per_item
+    if len(seconds) == 1:
+        return str(max(1, round(sum(items) / len(items) * seconds[0] / 60)))
+    low = max(1, int(min(items) * seconds[0] // 60))
+    high = max(low, -int(-max(items) * seconds[1] // 60))
+    return f"{low}\u2013{high}"
