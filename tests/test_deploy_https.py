@@ -92,7 +92,7 @@ def nginx():
                                     "-c", str(conf), "-g", "daemon off;"],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         processes.append(process)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             if process.poll() is not None:
                 raise RuntimeError(f"nginx did not start: {process.stderr.read().decode()}")
