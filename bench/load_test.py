@@ -104,7 +104,7 @@ class Server:
         self.base = ""
         self.log: Path | None = None
 
-    def start(self, timeout_s: float = 60) -> str:
+    def start(self, timeout_s: float = 300) -> str:
         log = self.log = self.workdir / f"server-{time.monotonic_ns()}.log"
         command = [*self.launcher, "serve", self.url,
                    "--host", "127.0.0.1", "--port", "0", "--threads", str(self.threads),
@@ -115,6 +115,8 @@ class Server:
         with log.open("wb") as out:
             self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
                                             env=env)
+        # a readiness check, not a delay: it returns once the server says where it listens, so
+        # the long deadline costs nothing on a quiet machine and holds on a loaded one
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             found = re.search(r"at (http://127\.0\.0\.1:\d+/)", log.read_text(errors="replace"))

@@ -69,10 +69,18 @@ FAST_TIER = "not slow"
 
 
 @pytest.hookimpl(tryfirst=True)          # before ``-m`` deselects by the marks
-def pytest_collection_modifyitems(items):
+def pytest_addoption(parser):
+    parser.addoption("--reverse", action="store_true",
+                     help="run the collected tests in reverse order: a test that passes only "
+                          "after another one (its side effects) fails (scripts/test-under-load.sh)")
+
+
+def pytest_collection_modifyitems(config, items):
     for item in items:
         if any(item.get_closest_marker(name) for name in SLOW_BY_MARK):
             item.add_marker(pytest.mark.slow)
+    if config.getoption("--reverse"):
+        items.reverse()
 
 
 def package_modules(root: Path) -> set[str]:

@@ -46,8 +46,10 @@ def served(study_url, tmp_path):
 
 def worker_pids(server, expected: int) -> set[int]:
     """Process ids of the server's children (gunicorn's workers), from /proc, once ``expected``
-    of them run (gunicorn announces readiness before it forks them; 60 s at most)."""
-    for _ in range(600):
+    of them run (gunicorn announces readiness before it forks them; 300 s at most, a bound
+    reached only on a loaded machine)."""
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
         found = {pid for pid in children(server) if b"lexgold.live.refresher" not in
                  Path(f"/proc/{pid}/cmdline").read_bytes()}
         if len(found) >= expected:

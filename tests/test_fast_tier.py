@@ -29,10 +29,27 @@ class Item:
         self.marks.add(mark.name)
 
 
+class Options:
+    def __init__(self, reverse=False):
+        self.reverse = reverse
+
+    def getoption(self, name):
+        assert name == "--reverse"
+        return self.reverse
+
+
 def test_browser_postgres_and_docs_tests_are_slow():
     items = [Item(), Item("browser"), Item("postgres", "timeout"), Item("docs"), Item("timeout")]
-    pytest_collection_modifyitems(items)
+    pytest_collection_modifyitems(Options(), items)
     assert ["slow" in item.marks for item in items] == [False, True, True, True, False]
+
+
+def test_reverse_runs_the_tests_last_to_first():
+    """``--reverse`` (scripts/test-under-load.sh): a test leaning on an earlier one's side
+    effects runs before it."""
+    items = [Item(), Item("browser"), Item("docs")]
+    pytest_collection_modifyitems(Options(reverse=True), items)
+    assert [sorted(item.marks) for item in items] == [["docs", "slow"], ["browser", "slow"], []]
 
 
 def session(here, args, markexpr=FAST_TIER, keyword="", stop=False, collectonly=False):

@@ -112,7 +112,7 @@ def test_serve_refuses_to_face_the_public_without_a_key(tmp_path, pairs):
     address beyond loopback, or behind a proxy) needs a key kept outside the database."""
     url = small_study(tmp_path, pairs)
     try:
-        result = serve_once(url, "--host", "127.0.0.1", "--trusted-proxies", "1", timeout=20)
+        result = serve_once(url, "--host", "127.0.0.1", "--trusted-proxies", "1", timeout=120)
     except subprocess.TimeoutExpired:       # before: it served
         pytest.fail("serve started without a session-signing key")
     lines = result.stderr.strip().splitlines()

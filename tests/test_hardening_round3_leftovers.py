@@ -142,7 +142,8 @@ def serve_without_key_setting(url: str, workdir: Path):
     with log.open("wb") as out:
         process = subprocess.Popen([LEXGOLD, "serve", url, "--port", "0", "--rate-limit", "0"],
                                    stdout=out, stderr=subprocess.STDOUT, env=env)
-    for _ in range(600):
+    deadline = time.monotonic() + 300            # returns once served: long only when loaded
+    while time.monotonic() < deadline:
         found = re.search(r"at (http://127\.0\.0\.1:\d+)/", log.read_text())
         if found:
             return process, found.group(1), log

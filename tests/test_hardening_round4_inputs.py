@@ -24,6 +24,9 @@ GOLD = "cat dog 9\ncar bus 8\ncat car 2\ntree sun 1\ndog bus 3\n"
 
 #: the ``lexgold`` command in a subprocess of this Python
 LEXGOLD = "from lexgold.cli import cli; cli(prog_name='lexgold')"
+#: how long a command may take before it counts as waiting on the FIFO: the refusal itself takes
+#: a second or two, far more on a loaded machine, while the old behaviour waited forever
+HANG_S = 120
 
 
 def run(*args, env=None):
@@ -93,7 +96,7 @@ def test_a_fifo_as_gold_or_vectors_is_refused_without_waiting(files, tmp_path):
     os.mkfifo(fifo)
     for args in (("--gold", fifo, "--vectors", vectors), ("--gold", gold, "--vectors", fifo)):
         done = subprocess.run([sys.executable, "-c", LEXGOLD, "evaluate", *map(str, args),
-                               "--bootstrap", "0"], capture_output=True, text=True, timeout=20,
+                               "--bootstrap", "0"], capture_output=True, text=True, timeout=HANG_S,
                               env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})
         assert done.returncode == 1, done.stderr
         assert done.stderr.strip() == (f"Error: {fifo}: a named pipe (FIFO), not a regular "
@@ -157,7 +160,7 @@ def test_a_fifo_is_refused_by_ratings_import_and_process(tmp_path):
     for args in (("ratings", "import", fifo, "--out", tmp_path / "long.csv"),
                  ("process", fifo, "--protocol", "plain", "--out", tmp_path / "out")):
         done = subprocess.run([sys.executable, "-c", LEXGOLD, *map(str, args)],
-                              capture_output=True, text=True, timeout=20,
+                              capture_output=True, text=True, timeout=HANG_S,
                               env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})
         assert done.returncode == 1 and "a named pipe (FIFO), not a regular file" in \
             done.stderr, done.stderr

@@ -237,23 +237,35 @@ def test_a_refusal_fails_at_once_in_one_line(fake):
 
 
 def test_time_outs_are_retried(fake):
-    import time
+    import threading
 
-    slow = iter([0.5])
+    # The first answer is held until the client has given up on it and is backing off (its
+    # ``sleep``), so the retry alone answers: no race between two timings on a loaded machine.
+    released, first = threading.Event(), threading.Event()
 
     def answer(user):
-        time.sleep(next(slow, 0.0))                     # the first answer comes too late
+        if not first.is_set():
+            first.set()
+            released.wait(60)                           # the first answer comes too late
         return simlex_answer(user)
 
+    def back_off(seconds):
+        waits.append(seconds)
+        released.set()
+
     fake.answer, waits = answer, []
-    with ChatClient(fake.url, "m", timeout_s=0.1, sleep=waits.append) as client:
+    with ChatClient(fake.url, "m", timeout_s=3, sleep=back_off) as client:
         assert client.complete([{"role": "user",
                                  "content": "1. How similar are cat and dog?"}]) == "1: 4"
     assert waits == [1.0]
-    fake.answer = lambda user: time.sleep(0.3) or "1: 1"
-    with ChatClient(fake.url, "m", timeout_s=0.05, retries=1, sleep=waits.append) as client, \
-            pytest.raises(EndpointError, match=r"last: timed out"):
-        client.complete([{"role": "user", "content": "x"}])
+    never = threading.Event()
+    fake.answer = lambda user: never.wait(5) or "1: 1"
+    try:
+        with ChatClient(fake.url, "m", timeout_s=0.05, retries=1, sleep=waits.append) as client, \
+                pytest.raises(EndpointError, match=r"last: timed out"):
+            client.complete([{"role": "user", "content": "x"}])
+    finally:
+        never.set()
 
 
 def test_the_rate_limit_spaces_requests():
