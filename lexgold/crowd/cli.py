@@ -83,6 +83,9 @@ def _ks(ctx, param, value):
 @click.option("--machine-vectors", type=click.Path(exists=True, dir_okay=False),
               help="Word vectors as the machine: the cosine of each pair's words (pairs with a "
                    "word missing are not covered).")
+@click.option("--workers", type=click.IntRange(1, 64), default=None,
+              help="Threads measuring splits at once (default: one per CPU; the figures do not "
+                   "depend on it).")
 @seed_option
 @click.option("--json", "as_json", is_flag=True,
               help='JSON {"policies": [{"policy", "k", "spent", "saving_spearman", '
@@ -92,7 +95,7 @@ def _ks(ctx, param, value):
                    '_spread_low/_spread_high: 95 % of the splits; circularity: machine-* '
                    'policies only.')
 def replay(log, layout, pool, ks, splits, policies, first_round, topup_raters, estimator,
-           machine_file, machine_column, machine_vectors, seed, as_json):
+           machine_file, machine_column, machine_vectors, workers, seed, as_json):
     """Replay a real rating log: the ratings each policy saves against uniform.
 
     Per random split each pair's real ratings are drawn without replacement: --pool of them
@@ -104,8 +107,10 @@ def replay(log, layout, pool, ks, splits, policies, first_round, topup_raters, e
     is the error rule told each pair's variance over the whole log (a bound). Accuracy: Spearman
     and mean absolute error against the reference means, and the 95th percentile of the pairs'
     95 % CI half-widths. Printed: the saving in ratings at equal Spearman, MAE and half-width
-    against uniform's curve of the same split: the median over splits and its 95 % bootstrap
-    interval (JSON: also the spread of 95 % of the splits) (docs/process.md).
+    against uniform's curve of the same split, 1 - B/k (B: the ratings per pair the policy spends
+    to reach uniform's figure at k ratings per pair): the median over splits and its 95 %
+    bootstrap interval (JSON: also the spread of 95 % of the splits) (docs/process.md). Splits
+    run in --workers threads (the figures are the same whatever their number).
 
     \b
     Example:
@@ -131,7 +136,7 @@ def replay(log, layout, pool, ks, splits, policies, first_round, topup_raters, e
         records = run(matrix, pool=pool, ks=list(ks), splits=splits, seed=seed,
                       policies=chosen, estimator=estimator, machine=machine,
                       progress=lambda: bar.update(1), first_round=first_round,
-                      step=topup_raters)
+                      step=topup_raters, workers=workers)
     table = summarise(records, seed=seed)
     if as_json:
         click.echo(json.dumps({"log": Path(log).name, "pairs": len(matrix.pairs),
