@@ -255,8 +255,7 @@ def code_log(ratings: pd.DataFrame, *, scale: tuple | None = None, step: float =
     anonymous = anonymous_ids(frame["rater_id"])
     named = frame["rater_id"].astype(str).to_numpy()
     rater_ids = list(pd.unique(named[~anonymous]))
-    index = {r: k + 1 for k, r in enumerate(rater_ids)}
-    rater = np.array([0 if a else index[r] for r, a in zip(named, anonymous)], dtype=int)
+    rater = np.where(anonymous, 0, pd.Index(rater_ids).get_indexer(named) + 1)
     return CodedLog(pair, rater, code.astype(int), pairs, rater_ids, (low, high, float(step)))
 
 
@@ -275,12 +274,13 @@ _TABLE_Z = np.linspace(-60.0, 60.0, 24001)
 _TABLES: dict = {}
 
 
-def _cdf(z: np.ndarray, df: float | None) -> np.ndarray:
+def _cdf(z: np.ndarray, df: float | None, many: bool | None = None) -> np.ndarray:
     """Normal or Student-t CDF; the t's from a table of scipy's ``stdtr`` (step 0.005,
-    interpolated: error below 1e-6) when many points share one ``df``."""
+    interpolated: error below 1e-6) when many points share one ``df`` (``many``: by default
+    when ``z`` has more points than the table)."""
     if df is None:
         return special.ndtr(z)
-    if z.size < _TABLE_Z.size and df not in _TABLES:
+    if not (z.size >= _TABLE_Z.size if many is None else many) and df not in _TABLES:
         return special.stdtr(df, z)
     if df not in _TABLES:
         if len(_TABLES) > 8:
@@ -341,6 +341,7 @@ class _Fit:
         else:
             self.row, self.mult, self.cells = np.arange(self.n), np.ones(self.n), cells
         self.mult = self.mult.astype(float)
+        self.filled = np.unique(self.cells.indices)       # the (group, code) cells rated
         self.identity = identity and self.g > 1
         self.bias = np.zeros(self.g)
         self.log_scale = np.zeros(self.g)
@@ -384,12 +385,41 @@ class _Fit:
         p = code_probabilities(self.k, self.h, mu[:, :, None], sd[:, None, :], df, lapse)
         return np.tensordot(weight, p, axes=(0, 0))
 
+    def cell_logp(self, lapse, df, cells: np.ndarray) -> np.ndarray:
+        """log P(code | grid point, spread) of the (group, code) ``cells`` (``group * Q +
+        code``): ``[cells, T * M]``, the rows of :meth:`log_probs` (the same numbers) for the
+        cells a log fills only: a rater of one rating fills one of its Q."""
+        if self.mix is not None:
+            return self.log_probs(lapse, df).reshape(self.g * self.q, -1)[cells]
+        groups, codes = cells // self.q, cells % self.q
+        lo, hi, width = _bounds(self.k, self.h)
+        mu = 0.5 + np.exp(self.log_scale[groups])[:, None] * (GRID[None, :] - 0.5) \
+            + self.bias[groups][:, None]                                         # [C, T]
+        sd = self.sigma * np.exp(SPREADS)[None, :] \
+            * np.exp(self.log_noise[groups])[:, None]                            # [C, M]
+        many = self.g * self.q * len(GRID) * len(SPREADS) >= _TABLE_Z.size     # as log_probs
+        mu, sd = mu[:, :, None], sd[:, None, :]
+        p = _cdf((hi[codes][:, None, None] - mu) / sd, df, many) \
+            - _cdf((lo[codes][:, None, None] - mu) / sd, df, many)
+        p = (1 - lapse) * p + lapse * width[codes][:, None, None] / self.k
+        return np.log(np.maximum(p, 1e-300)).reshape(len(cells), -1)
+
+    def cell_blocks(self):
+        """The filled cells (:attr:`filled`) in blocks of at most :data:`CELL_BLOCK`, whose
+        probabilities on the grid are held at once."""
+        return [self.filled[at:at + CELL_BLOCK] for at in range(0, len(self.filled),
+                                                                 CELL_BLOCK)]
+
     def pair_loglik(self, lapse, df) -> np.ndarray:
         """log P(ratings of a row | grid point, spread): ``[rows, T * M]``, a spammer-likely
         rater's ratings weighted down."""
         honest = np.repeat(1 - self.spam, self.q)
-        logp = self.log_probs(lapse, df).reshape(self.g * self.q, -1)
-        return self.cells.multiply(honest[None, :]).tocsr() @ logp
+        weighted = self.cells.multiply(honest[None, :]).tocsc()
+        total = None
+        for cells in self.cell_blocks():
+            part = weighted[:, cells].tocsr() @ self.cell_logp(lapse, df, cells)
+            total = part if total is None else total + part
+        return total
 
     def npmle(self, loglik, iterations: int) -> float:
         """EM steps of the grid weights (closed form: the mean posterior; Laird 1978) with the
@@ -486,12 +516,24 @@ def _fit(log: CodedLog, error: str, progress, raters, max_iterations: int,
     return model
 
 
+#: bounds of a rater's bias, log scale and log noise (relative units)
+RATER_BOUNDS = ((-0.6, 0.6), (-1.5, 1.5), (-2.0, 2.0))
+#: raters fitted one at a time (scipy's L-BFGS-B) up to this many; more at once
+#: (:func:`_raters_at_once`), where one optimiser call per rater would cost minutes a round
+ONE_BY_ONE = 64
+#: (group, code) cells whose probabilities on the grid are held at once (675 floats each)
+CELL_BLOCK = 4096
+#: ratings whose probabilities on the grid are held at once (675 floats each)
+RATING_BLOCK = 8192
+
+
 def _raters_step(state: _Fit, post: np.ndarray, log: CodedLog) -> None:
     """Each rater's bias, scale and noise (expected log-likelihood), then the spammer
     posteriors; biases, log scales and log noises centred on the honest raters."""
-    expected = state.cells.T.tocsr() @ (post * state.mult[:, None])    # [G * Q, T * M]
-    for g in range(1, state.g):
-        counts = expected[g * state.q:(g + 1) * state.q]
+    expected_of = state.cells.T.tocsr()
+    weighted = post * state.mult[:, None]
+    for g in range(1, state.g) if state.g - 1 <= ONE_BY_ONE else ():
+        counts = expected_of[g * state.q:(g + 1) * state.q] @ weighted     # [Q, T * M]
 
         def loss(x, g=g, counts=counts):
             state.bias[g], state.log_scale[g], state.log_noise[g] = x
@@ -499,28 +541,99 @@ def _raters_step(state: _Fit, post: np.ndarray, log: CodedLog) -> None:
             return -float((counts * logp.reshape(state.q, -1)).sum())
 
         start = np.array([state.bias[g], state.log_scale[g], state.log_noise[g]])
-        result = optimize.minimize(loss, start, method="L-BFGS-B",
-                                   bounds=[(-0.6, 0.6), (-1.5, 1.5), (-2.0, 2.0)],
+        result = optimize.minimize(loss, start, method="L-BFGS-B", bounds=RATER_BOUNDS,
                                    options={"maxiter": 10})
         state.bias[g], state.log_scale[g], state.log_noise[g] = result.x
+    if state.g - 1 > ONE_BY_ONE:
+        _raters_at_once(state, expected_of, weighted)
     honest = 1 - state.spam[1:]
     for values in (state.bias, state.log_scale):
         values[1:] -= np.average(values[1:], weights=honest)
     shift = np.average(state.log_noise[1:], weights=honest)
     state.log_noise[1:] -= shift
     state.sigma *= math.exp(shift)
-    # spammer posterior: uniform answers against the leave-one-out predictive probability
-    logp = state.log_probs(state.lapse, state.df)
+    # spammer posterior: uniform answers against the leave-one-out predictive probability,
+    # by blocks of raters and of their ratings (never a [ratings, T * M] array)
     rated = state.rater > 0
-    per_rating = logp[state.rater[rated], log.code[rated]].reshape(rated.sum(), -1)
-    inverse = (post[state.row[log.pair[rated]]] * np.exp(-per_rating)).sum(axis=1)
-    predictive = -np.log(inverse)
+    cell = state.rater[rated] * state.q + log.code[rated]
+    row = state.row[log.pair[rated]]
+    predictive = np.empty(len(cell))
+    order = np.argsort(cell, kind="stable")
+    for cells in state.cell_blocks():
+        logp = state.cell_logp(state.lapse, state.df, cells)
+        start, stop = np.searchsorted(cell[order], [cells[0], cells[-1] + 1])
+        for at in range(start, stop, RATING_BLOCK):
+            some = order[at:min(at + RATING_BLOCK, stop)]
+            per_rating = logp[np.searchsorted(cells, cell[some])]
+            inverse = (post[row[some]] * np.exp(-per_rating)).sum(axis=1)
+            predictive[some] = -np.log(inverse)
     width = _bounds(state.k, state.h)[2][log.code[rated]]
     uniform = np.log(width / state.k)
     share = float(np.clip(np.mean(state.spam[1:]), 1e-3, 0.5))
     odds = np.bincount(state.rater[rated], uniform - predictive, state.g)[1:] \
         + math.log(share / (1 - share))
     state.spam[1:] = special.expit(odds)
+
+
+def _raters_at_once(state: _Fit, expected_of, weighted: np.ndarray, *, steps: int = 6,
+                    eps: float = 1e-4) -> None:
+    """Every rater's bias, log scale and log noise at once: the expected log-likelihood of
+    each rater (a sum over the (code, grid point, spread) cells its ratings reach, cells of
+    expected count below 1e-10 of the rater's ratings dropped) maximised by projected Newton
+    steps on each coordinate (central differences, a step halved until the rater's
+    likelihood improves), the raters' sums taken together (:func:`numpy.bincount`). A
+    generalised EM step, as the one-by-one optimiser's ten L-BFGS-B iterations are."""
+    lo, hi, width = _bounds(state.k, state.h)
+    cell_g, cell_q, cell_c, cell_n = [], [], [], []
+    floor = 1e-10 * state.ratings_of          # a pair's posterior sums to 1
+    for cells in state.cell_blocks():
+        cells = cells[cells >= state.q]        # group 0: anonymous ratings, no parameters
+        counts = expected_of[cells] @ weighted                       # [cells, T * M]
+        where = np.nonzero(counts >= floor[cells // state.q][:, None])
+        cell_g.append(cells[where[0]] // state.q)
+        cell_q.append(cells[where[0]] % state.q)
+        cell_c.append(where[1])
+        cell_n.append(counts[where])
+    g, q, c, n = (np.concatenate(v) for v in (cell_g, cell_q, cell_c, cell_n))
+    t, m = GRID[c // len(SPREADS)] - 0.5, np.exp(SPREADS[c % len(SPREADS)]) * state.sigma
+    lower, upper = np.array(RATER_BOUNDS).T
+    lapse, df, k = state.lapse, state.df, state.k
+
+    def losses(x):
+        mu = 0.5 + np.exp(x[g, 1]) * t + x[g, 0]
+        sd = m * np.exp(x[g, 2])
+        p = _cdf((hi[q] - mu) / sd, df) - _cdf((lo[q] - mu) / sd, df)
+        p = (1 - lapse) * p + lapse * width[q] / k
+        return -np.bincount(g, n * np.log(np.maximum(p, 1e-300)), state.g)
+
+    x = np.stack([state.bias, state.log_scale, state.log_noise], axis=1)
+    now = losses(x)
+    for _ in range(steps):
+        slope, curve = np.zeros_like(x), np.zeros_like(x)
+        for i in range(3):
+            up, down = x.copy(), x.copy()
+            up[:, i] += eps
+            down[:, i] -= eps
+            f_up, f_down = losses(up), losses(down)
+            slope[:, i] = (f_up - f_down) / (2 * eps)
+            curve[:, i] = (f_up - 2 * now + f_down) / eps ** 2
+        step = np.where(curve > 0, -slope / np.where(curve > 0, curve, 1.0),
+                        -0.1 * np.sign(slope))
+        step = np.clip(step, -0.5, 0.5)
+        moving = np.ones(state.g, bool)
+        moving[0] = False
+        for _ in range(6):
+            trial = np.where(moving[:, None], np.clip(x + step, lower, upper), x)
+            found = losses(trial)
+            better = moving & (found < now)
+            x[better], now[better] = trial[better], found[better]
+            moving &= ~better
+            if not moving.any():
+                break
+            step /= 2
+        if moving[1:].all():
+            break
+    state.bias[1:], state.log_scale[1:], state.log_noise[1:] = x[1:].T
 
 
 def _model(state: _Fit, log: CodedLog, total: float, iterations: int) -> CrowdModel:
