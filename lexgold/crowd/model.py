@@ -482,6 +482,12 @@ def fit(ratings: pd.DataFrame, *, scale: tuple | None = None, step: float = 1.0,
     from threadpoolctl import threadpool_limits
 
     log = code_log(ratings, scale=scale, step=step, source=source)
+    if np.bincount(log.pair).max() < 2:
+        raters = len(log.rater_ids)
+        raise InputError(f"every pair has one rating ({len(log.pair)} pairs, "
+                         f"{raters} identified rater{'s' if raters != 1 else ''}): the model's "
+                         "noise is the spread of a pair's ratings, so a crowd is fitted to pairs "
+                         "rated two or more times", path=source, field="rating")
     with threadpool_limits(limits=1):     # small matrices: BLAS threads only cost here
         return _fit(log, error, progress, raters, max_iterations, tolerance)
 
@@ -530,22 +536,7 @@ RATING_BLOCK = 8192
 def _raters_step(state: _Fit, post: np.ndarray, log: CodedLog) -> None:
     """Each rater's bias, scale and noise (expected log-likelihood), then the spammer
     posteriors; biases, log scales and log noises centred on the honest raters."""
-    expected_of = state.cells.T.tocsr()
-    weighted = post * state.mult[:, None]
-    for g in range(1, state.g) if state.g - 1 <= ONE_BY_ONE else ():
-        counts = expected_of[g * state.q:(g + 1) * state.q] @ weighted     # [Q, T * M]
-
-        def loss(x, g=g, counts=counts):
-            state.bias[g], state.log_scale[g], state.log_noise[g] = x
-            logp = state.log_probs(state.lapse, state.df, groups=np.array([g]))[0]
-            return -float((counts * logp.reshape(state.q, -1)).sum())
-
-        start = np.array([state.bias[g], state.log_scale[g], state.log_noise[g]])
-        result = optimize.minimize(loss, start, method="L-BFGS-B", bounds=RATER_BOUNDS,
-                                   options={"maxiter": 10})
-        state.bias[g], state.log_scale[g], state.log_noise[g] = result.x
-    if state.g - 1 > ONE_BY_ONE:
-        _raters_at_once(state, expected_of, weighted)
+    _rater_parameters(state, state.cells.T.tocsr(), post * state.mult[:, None])
     honest = 1 - state.spam[1:]
     for values in (state.bias, state.log_scale):
         values[1:] -= np.average(values[1:], weights=honest)
@@ -575,14 +566,36 @@ def _raters_step(state: _Fit, post: np.ndarray, log: CodedLog) -> None:
     state.spam[1:] = special.expit(odds)
 
 
-def _raters_at_once(state: _Fit, expected_of, weighted: np.ndarray, *, steps: int = 6,
-                    eps: float = 1e-4) -> None:
+def _rater_parameters(state: _Fit, expected_of, weighted: np.ndarray) -> None:
+    """Each rater's bias, log scale and log noise maximising its expected log-likelihood
+    under the pairs' posteriors (``weighted``; ``expected_of`` maps them to the (rater, code)
+    cells): one rater at a time by scipy's L-BFGS-B up to :data:`ONE_BY_ONE` raters, else all
+    at once (:func:`_raters_at_once`)."""
+    if state.g - 1 > ONE_BY_ONE:
+        _raters_at_once(state, expected_of, weighted)
+        return
+    for g in range(1, state.g):
+        counts = expected_of[g * state.q:(g + 1) * state.q] @ weighted     # [Q, T * M]
+
+        def loss(x, g=g, counts=counts):
+            state.bias[g], state.log_scale[g], state.log_noise[g] = x
+            logp = state.log_probs(state.lapse, state.df, groups=np.array([g]))[0]
+            return -float((counts * logp.reshape(state.q, -1)).sum())
+
+        start = np.array([state.bias[g], state.log_scale[g], state.log_noise[g]])
+        result = optimize.minimize(loss, start, method="L-BFGS-B", bounds=RATER_BOUNDS,
+                                   options={"maxiter": 10})
+        state.bias[g], state.log_scale[g], state.log_noise[g] = result.x
+
+
+def _raters_at_once(state: _Fit, expected_of, weighted: np.ndarray, *, steps: int = 10,
+                    eps: float = 1e-3) -> None:
     """Every rater's bias, log scale and log noise at once: the expected log-likelihood of
     each rater (a sum over the (code, grid point, spread) cells its ratings reach, cells of
-    expected count below 1e-10 of the rater's ratings dropped) maximised by projected Newton
-    steps on each coordinate (central differences, a step halved until the rater's
-    likelihood improves), the raters' sums taken together (:func:`numpy.bincount`). A
-    generalised EM step, as the one-by-one optimiser's ten L-BFGS-B iterations are."""
+    expected count below 1e-10 of the rater's ratings dropped) maximised by Newton steps
+    within the bounds (gradient and curvature by finite differences, each rater's step halved
+    until its likelihood improves), the raters' sums taken together (:func:`numpy.bincount`).
+    A generalised EM step, as the one-by-one optimiser's ten L-BFGS-B iterations are."""
     lo, hi, width = _bounds(state.k, state.h)
     cell_g, cell_q, cell_c, cell_n = [], [], [], []
     floor = 1e-10 * state.ratings_of          # a pair's posterior sums to 1
@@ -608,30 +621,39 @@ def _raters_at_once(state: _Fit, expected_of, weighted: np.ndarray, *, steps: in
 
     x = np.stack([state.bias, state.log_scale, state.log_noise], axis=1)
     now = losses(x)
+    unit = np.eye(3) * eps
     for _ in range(steps):
-        slope, curve = np.zeros_like(x), np.zeros_like(x)
+        up = np.stack([losses(x + unit[i]) for i in range(3)], axis=1)
+        down = np.stack([losses(x - unit[i]) for i in range(3)], axis=1)
+        slope = (up - down) / (2 * eps)
+        curve = np.empty((state.g, 3, 3))
         for i in range(3):
-            up, down = x.copy(), x.copy()
-            up[:, i] += eps
-            down[:, i] -= eps
-            f_up, f_down = losses(up), losses(down)
-            slope[:, i] = (f_up - f_down) / (2 * eps)
-            curve[:, i] = (f_up - 2 * now + f_down) / eps ** 2
-        step = np.where(curve > 0, -slope / np.where(curve > 0, curve, 1.0),
-                        -0.1 * np.sign(slope))
-        step = np.clip(step, -0.5, 0.5)
+            curve[:, i, i] = (up[:, i] - 2 * now + down[:, i]) / eps ** 2
+            for j in range(i):
+                both = losses(x + unit[i] + unit[j])
+                curve[:, i, j] = curve[:, j, i] = (both - up[:, i] - up[:, j] + now) / eps ** 2
+        # Newton on the curvature's absolute eigenvalues (a saddle or a flat direction gives
+        # a descent step), shortened to at most 0.5 a coordinate, halved until the rater
+        # improves
+        values, vectors = np.linalg.eigh(curve)
+        floor = 1e-3 * np.maximum(1.0, state.ratings_of)[:, None]
+        values = np.maximum(np.abs(values), floor)[:, None, :]
+        step = -np.einsum("gij,gkj,gk->gi", vectors / values, vectors, slope)
+        step /= np.maximum(1.0, np.abs(step).max(axis=1) / 0.5)[:, None]
         moving = np.ones(state.g, bool)
         moving[0] = False
-        for _ in range(6):
+        gained = np.zeros(state.g)
+        for _ in range(8):
             trial = np.where(moving[:, None], np.clip(x + step, lower, upper), x)
             found = losses(trial)
             better = moving & (found < now)
+            gained[better] = now[better] - found[better]
             x[better], now[better] = trial[better], found[better]
             moving &= ~better
             if not moving.any():
                 break
             step /= 2
-        if moving[1:].all():
+        if gained.max() < 1e-8:
             break
     state.bias[1:], state.log_scale[1:], state.log_noise[1:] = x[1:].T
 
