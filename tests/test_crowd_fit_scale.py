@@ -202,3 +202,13 @@ def test_crowd_fit_with_one_rating_per_pair_is_one_line(tmp_path, rows, found):
     line = result.output.strip()
     assert "\n" not in line and found in line
     assert line.startswith(f"Error: {path}, field 'rating': every pair has one rating")
+
+
+def test_simulated_sds_are_those_of_the_simulated_log_without_its_text():
+    frame = drawn(40, 6, 30, 2)
+    model = cm.default_model()
+    log = cm.code_log(frame, scale=model.scale[:2], step=model.scale[2])
+    lean = cm.simulated_pair_sds(model, log, np.random.default_rng(3), replicates=3)
+    full = cm.pair_sds(cm.simulate_like(model, frame, np.random.default_rng(3), replicates=3))
+    assert len(lean) == 3 * 40
+    assert np.array_equal(np.sort(lean), np.sort(full.to_numpy()))

@@ -770,24 +770,40 @@ def simulate_like(model: CrowdModel, ratings: pd.DataFrame, rng: np.random.Gener
     raters; an anonymous rating gets a fresh rater of its own), ``replicates`` times over
     (pairs suffixed ``#r``)."""
     log = code_log(ratings, scale=model.scale[:2], step=model.scale[2])
-    n = int(log.pair.max()) + 1
     frames = []
-    for r in range(replicates):
-        scores, spreads = draw_pairs(model, n, rng)
-        named = draw_raters(model, len(log.rater_ids) + 1, rng)
-        fresh = draw_raters(model, len(log.pair), rng)
-        who = np.where(log.rater > 0, log.rater, 0)
-        pick = lambda c: np.where(log.rater > 0, named[c].to_numpy()[who],  # noqa: E731
-                                  fresh[c].to_numpy())
-        values = draw_ratings(model, scores[log.pair], spreads[log.pair], rng,
-                              bias=pick("bias"), scale=pick("scale"), noise=pick("noise"),
-                              spammer=pick("spammer"))
+    for r, values in enumerate(_drawn_like(model, log, rng, replicates)):
         frames.append(pd.DataFrame({
             "rater_id": np.where(log.rater > 0, [f"r{k}" for k in log.rater], "?"),
             "word1": log.pairs["word1"].to_numpy()[log.pair],
             "word2": log.pairs["word2"].to_numpy()[log.pair] + f"#{r}",
             "rating": values}))
     return pd.concat(frames, ignore_index=True)
+
+
+def simulated_pair_sds(model: CrowdModel, log: CodedLog, rng: np.random.Generator, *,
+                       replicates: int = 1) -> np.ndarray:
+    """The per-pair SDs (:func:`pair_sds`) of :func:`simulate_like`'s log, the same draws,
+    one replicate at a time and without its text: memory grows with the log's ratings as
+    numbers, not ``replicates`` times its words."""
+    sds = []
+    for values in _drawn_like(model, log, rng, replicates):
+        sds.append(pd.Series(values).groupby(log.pair).std().dropna().to_numpy())
+    return np.concatenate(sds)
+
+
+def _drawn_like(model: CrowdModel, log: CodedLog, rng: np.random.Generator, replicates: int):
+    """The ratings of each replicate of :func:`simulate_like`, in the log's order."""
+    n = int(log.pair.max()) + 1
+    for _ in range(replicates):
+        scores, spreads = draw_pairs(model, n, rng)
+        named = draw_raters(model, len(log.rater_ids) + 1, rng)
+        fresh = draw_raters(model, len(log.pair), rng)
+        who = np.where(log.rater > 0, log.rater, 0)
+        pick = lambda c: np.where(log.rater > 0, named[c].to_numpy()[who],  # noqa: E731
+                                  fresh[c].to_numpy())
+        yield draw_ratings(model, scores[log.pair], spreads[log.pair], rng,
+                           bias=pick("bias"), scale=pick("scale"), noise=pick("noise"),
+                           spammer=pick("spammer"))
 
 
 def simulate_log(model: CrowdModel, n_pairs: int, ratings_per_pair: int,
