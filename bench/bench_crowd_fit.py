@@ -82,8 +82,9 @@ def make_log(name: str, folder: Path) -> Path:
     return drawn_log(folder / "oneeach1800.csv", 180, 10, 1_800, 2)
 
 
-def measure(log: Path, root: Path, timeout: float) -> tuple[float | None, float]:
-    """Wall seconds (None: stopped at ``timeout``) and peak RSS (MB) of one fit."""
+def measure(log: Path, root: Path, timeout: float) -> tuple[float | None, float, float]:
+    """Wall seconds (None: stopped at ``timeout``), peak RSS (MB) and CPU seconds (user +
+    system) of one fit."""
     out = Path(tempfile.mkdtemp()) / "crowd.json"
     argv = [sys.executable, "-c", CLI, "crowd", "fit", str(log), "--scale", "0", "6",
             "--replicates", "1", "--json", "--out", str(out)]
@@ -104,7 +105,8 @@ def measure(log: Path, root: Path, timeout: float) -> tuple[float | None, float]
     child.stderr.close()
     if not stopped and os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(argv)} failed:\n{error}")
-    return (None if stopped else seconds), usage.ru_maxrss / 1024
+    return (None if stopped else seconds), usage.ru_maxrss / 1024, \
+        usage.ru_utime + usage.ru_stime
 
 
 def main():
@@ -118,10 +120,10 @@ def main():
     print(f"load average {os.getloadavg()[0]:.1f}; checkout {args.root}")
     for name in args.logs:
         log = make_log(name, args.data)
-        seconds, mb = measure(log, args.root.resolve(), args.timeout)
+        seconds, mb, cpu = measure(log, args.root.resolve(), args.timeout)
         wall = f"stopped after {args.timeout:.0f} s" if seconds is None else f"{seconds:.1f} s"
-        print(f"{name:<12s} {wall:>22s} wall {mb:7.0f} MB peak   (anchor: {ANCHOR[name]})",
-              flush=True)
+        print(f"{name:<12s} {wall:>22s} wall {cpu:7.1f} s CPU {mb:7.0f} MB peak   (anchor: "
+              f"{ANCHOR[name]}; load average now {os.getloadavg()[0]:.1f})", flush=True)
 
 
 if __name__ == "__main__":

@@ -51,10 +51,9 @@ def read_log(path: str | Path, layout: str | None = None) -> pd.DataFrame:
     (:mod:`lexgold.ratings.layouts`: WordSim-353's one column per rater, SimVerb-3500's
     anonymous ratings, ...), recognised from its first line unless ``layout`` names it; plain or
     compressed. A long CSV is streamed from the file given (compressed or not) in parts of
-    bounded size, its keys coded as categoricals as they are read
-    (:func:`lexgold.ratings.long.read_ratings`): memory grows with the distinct pairs and
-    raters, not with the ratings' text; a published layout is read whole from a decompressed
-    copy (:func:`plain_copy`, bounded).
+    bounded text, its keys made categorical codes as they are read (each distinct rater,
+    tranche and word held once: :func:`lexgold.ratings.long.read_ratings`); a published
+    layout is read whole from a decompressed copy (:func:`plain_copy`, bounded).
 
     Raises
     ------

@@ -40,7 +40,10 @@ carrying the noise's level. A rater's spammer probability is the posterior of th
 component against the honest model's leave-one-out predictive probability of each of its
 ratings; its ratings enter the pairs' posteriors weighted by ``1 - P(spammer)`` (a variational
 approximation of the rater-level mixture). The spreads across raters are the spread of the
-raters' estimates less their approximate sampling variance. A log without identity can be
+raters' estimates less their approximate sampling variance. Beyond :data:`ONE_BY_ONE` raters
+their biases, scales and noises are updated all at once (:func:`_raters_at_once`), and grid
+probabilities are computed only for the (rater, code) cells the log fills, by blocks: memory
+grows with raters and pairs, never with ratings times the grid. A log without identity can be
 fitted with rater spreads held (``fit(..., raters=...)``): each rating is then a fresh rater's
 and its likelihood is averaged over raters (Gauss-Hermite quadrature).
 """
