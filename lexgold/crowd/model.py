@@ -421,14 +421,18 @@ class _Fit:
         total = None
         for cells in self.cell_blocks():
             part = weighted[:, cells].tocsr() @ self.cell_logp(lapse, df, cells)
-            total = part if total is None else total + part
+            if total is None:
+                total = part
+            else:
+                total += part
         return total
 
     def npmle(self, loglik, iterations: int) -> float:
         """EM steps of the grid weights (closed form: the mean posterior; Laird 1978) with the
         likelihoods held; returns the log-likelihood."""
         top = loglik.max(axis=1)
-        like = np.exp(loglik - top[:, None])
+        like = np.subtract(loglik, top[:, None])
+        np.exp(like, out=like)
         total = self.mult.sum()
         for _ in range(iterations):
             fitted = like @ self.weights
@@ -534,12 +538,15 @@ ONE_BY_ONE = 64
 CELL_BLOCK = 4096
 #: ratings whose probabilities on the grid are held at once (675 floats each)
 RATING_BLOCK = 8192
+#: (rater, code, grid point, spread) terms of the rater step computed at once
+ENTRY_BLOCK = 1 << 20
 
 
 def _raters_step(state: _Fit, post: np.ndarray, log: CodedLog) -> None:
     """Each rater's bias, scale and noise (expected log-likelihood), then the spammer
     posteriors; biases, log scales and log noises centred on the honest raters."""
-    _rater_parameters(state, state.cells.T.tocsr(), post * state.mult[:, None])
+    weighted = post if bool((state.mult == 1).all()) else post * state.mult[:, None]
+    _rater_parameters(state, state.cells.T.tocsr(), weighted)
     honest = 1 - state.spam[1:]
     for values in (state.bias, state.log_scale):
         values[1:] -= np.average(values[1:], weights=honest)
@@ -606,21 +613,26 @@ def _raters_at_once(state: _Fit, expected_of, weighted: np.ndarray, *, steps: in
         cells = cells[cells >= state.q]        # group 0: anonymous ratings, no parameters
         counts = expected_of[cells] @ weighted                       # [cells, T * M]
         where = np.nonzero(counts >= floor[cells // state.q][:, None])
-        cell_g.append(cells[where[0]] // state.q)
-        cell_q.append(cells[where[0]] % state.q)
-        cell_c.append(where[1])
+        cell_g.append((cells[where[0]] // state.q).astype(np.int32))
+        cell_q.append((cells[where[0]] % state.q).astype(np.int16))
+        cell_c.append(where[1].astype(np.int16))
         cell_n.append(counts[where])
     g, q, c, n = (np.concatenate(v) for v in (cell_g, cell_q, cell_c, cell_n))
-    t, m = GRID[c // len(SPREADS)] - 0.5, np.exp(SPREADS[c % len(SPREADS)]) * state.sigma
     lower, upper = np.array(RATER_BOUNDS).T
     lapse, df, k = state.lapse, state.df, state.k
+    many = len(g) >= _TABLE_Z.size
 
     def losses(x):
-        mu = 0.5 + np.exp(x[g, 1]) * t + x[g, 0]
-        sd = m * np.exp(x[g, 2])
-        p = _cdf((hi[q] - mu) / sd, df) - _cdf((lo[q] - mu) / sd, df)
-        p = (1 - lapse) * p + lapse * width[q] / k
-        return -np.bincount(g, n * np.log(np.maximum(p, 1e-300)), state.g)
+        total = np.zeros(state.g)
+        for at in range(0, len(g), ENTRY_BLOCK):
+            part = slice(at, at + ENTRY_BLOCK)
+            gs, qs, cs = g[part], q[part], c[part]
+            mu = 0.5 + np.exp(x[gs, 1]) * (GRID[cs // len(SPREADS)] - 0.5) + x[gs, 0]
+            sd = state.sigma * np.exp(SPREADS[cs % len(SPREADS)] + x[gs, 2])
+            p = _cdf((hi[qs] - mu) / sd, df, many) - _cdf((lo[qs] - mu) / sd, df, many)
+            p = (1 - lapse) * p + lapse * width[qs] / k
+            total += np.bincount(gs, n[part] * np.log(np.maximum(p, 1e-300)), state.g)
+        return -total
 
     x = np.stack([state.bias, state.log_scale, state.log_noise], axis=1)
     now = losses(x)
