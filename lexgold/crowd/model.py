@@ -431,8 +431,7 @@ class _Fit:
         """EM steps of the grid weights (closed form: the mean posterior; Laird 1978) with the
         likelihoods held; returns the log-likelihood."""
         top = loglik.max(axis=1)
-        like = np.subtract(loglik, top[:, None])
-        np.exp(like, out=like)
+        like = np.exp(loglik - top[:, None])
         total = self.mult.sum()
         for _ in range(iterations):
             fitted = like @ self.weights
