@@ -36,7 +36,8 @@ LOGS = ("scale10k", "pairs30k", "oneeach1800")
 #: the tree before this change (commit 6a7bb54)
 ANCHOR = {"scale10k": "not fitted: issue 49 (its spammer step alone holds [1.3 M ratings, 675] "
                       "float arrays, 7 GB each)",
-          "pairs30k": "6.5 GB peak, 72 s (issue 48's figure; not remeasured)",
+          "pairs30k": "6.5 GB peak, 72 s (issue 48's log of that size, its raters "
+                      "not given; not remeasured)",
           "oneeach1800": "one EM iteration of up to 40 unfinished after 300 s wall (in "
                          "process, load 8-13); 300 such raters: 85 s wall an iteration"}
 
