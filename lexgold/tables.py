@@ -8,6 +8,7 @@ one-line errors naming the file.
 
 from __future__ import annotations
 
+import io
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -38,13 +39,16 @@ def read_text_table(path: str | Path, *, sep: str = ",") -> pd.DataFrame:
 
 
 def read_text_chunks(path: str | Path, *, rows: int | None, sep: str = ",",
-                     categorical: tuple[str, ...] = ()) -> Iterator[pd.DataFrame]:
+                     categorical: tuple[str, ...] = (),
+                     chars: int | None = None) -> Iterator[pd.DataFrame]:
     """:func:`read_text_table` in parts of at most ``rows`` rows (``None``: the whole file in
     one part), for files too large to hold as strings (a ratings file of 1.4 M rows):
     the same cells, header names and errors; each part keeps its rows' positions in the file as
     its index. A file with a header and no rows gives one empty part. The columns named in
     ``categorical`` (header names, stripped) are made pandas categoricals of the same strings
-    by the parser, each part with its own categories.
+    by the parser, each part with its own categories. With ``chars``, a part also ends after
+    about that many characters (at a line end outside quotes), so that a part's text is
+    bounded whatever the lines' length (a decompression bomb of long lines).
 
     Raises
     ------
@@ -60,6 +64,9 @@ def read_text_chunks(path: str | Path, *, rows: int | None, sep: str = ",",
     if categorical:
         dtype = {raw: "category" if str(raw).strip() in categorical else str
                  for raw in _header(path, sep)}
+    if chars is not None and rows is not None:
+        yield from _bounded_chunks(path, rows, chars, sep, dtype)
+        return
     with open_input(path, "rt", newline="") as handle:
         try:
             found = pd.read_csv(handle, sep=sep, dtype=dtype, keep_default_na=False,
@@ -102,6 +109,57 @@ def parser_error(err: Exception, path: str | Path, *, sep: str = ",") -> InputEr
         return InputError("a quoted value is never closed (a stray double quote?)", path=path,
                           line=int(row.group(1)) + 1 if row else None)
     return InputError(f"not a valid {name}-separated file ({text.splitlines()[0]})", path=path)
+
+
+def _bounded_chunks(path: Path, rows: int, chars: int, sep: str, dtype):
+    """:func:`read_text_chunks` with parts of at most ``rows`` lines and about ``chars``
+    characters: the lines are gathered here, each part parsed on its own under the header
+    (errors name the file's own line)."""
+    with open_input(path, "rt", newline="") as handle:
+        header = handle.readline()
+        done, line, parts = 0, 2, 0
+        for text, lines in _line_blocks(handle, rows, chars):
+            try:
+                part = pd.read_csv(io.StringIO(header + text), sep=sep, dtype=dtype,
+                                   keep_default_na=False)
+            except pd.errors.EmptyDataError:
+                raise InputError("empty file: expected a header line", path=path) from None
+            except pd.errors.ParserError as err:
+                first = str(err).strip().splitlines()[0]
+                first = re.sub(r"line (\d+)", lambda m: f"line {int(m[1]) + line - 2}", first)
+                raise InputError(f"not a valid CSV file: {first}", path=path) from None
+            if not isinstance(part.index, pd.RangeIndex):
+                if line == 2:
+                    raise InputError(f"the first row has {len(part.columns) + 1} fields under "
+                                     f"a header of {len(part.columns)}: a field too many (a "
+                                     f"stray delimiter?)", path=path, line=2)
+                raise InputError(f"not a valid CSV file: Expected {len(part.columns)} fields "
+                                 f"in line {line}, saw {len(part.columns) + 1}", path=path)
+            part.index = pd.RangeIndex(done, done + len(part))
+            part.columns = [str(c).strip() for c in part.columns]
+            done, line, parts = done + len(part), line + lines, parts + 1
+            yield part
+        if not parts:
+            if not header.strip():
+                raise InputError("empty file: expected a header line", path=path)
+            part = pd.read_csv(io.StringIO(header), sep=sep, dtype=dtype, keep_default_na=False)
+            part.columns = [str(c).strip() for c in part.columns]
+            yield part
+
+
+def _line_blocks(handle, rows: int, chars: int) -> Iterator[tuple[str, int]]:
+    """The lines of ``handle`` joined in blocks of at most ``rows`` lines and about ``chars``
+    characters, each cut at a line end outside double quotes: ``(text, lines)``."""
+    block, size, quoted = [], 0, False
+    for text in handle:
+        block.append(text)
+        size += len(text)
+        quoted ^= text.count('"') % 2 == 1
+        if not quoted and (len(block) >= rows or size >= chars):
+            yield "".join(block), len(block)
+            block, size = [], 0
+    if block:
+        yield "".join(block), len(block)
 
 
 def _header(path: Path, sep: str) -> list:

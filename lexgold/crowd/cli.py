@@ -271,8 +271,8 @@ def fit_command(ratings, out_path, scale, layout, step, error, replicates, seed,
     from tqdm import tqdm
 
     from lexgold.crowd.logs import file_sha256, log_record, read_log
-    from lexgold.crowd.model import (anonymous_ids, describe, fit, pair_sds, sd_quantiles,
-                                     simulate_like)
+    from lexgold.crowd.model import (QUANTILES, anonymous_ids, code_log, describe, fit,
+                                     pair_sds, simulated_pair_sds)
     from dataclasses import replace
 
     plot = beside(out_path, Path(out_path).with_suffix(".sd.png").name)
@@ -287,14 +287,18 @@ def fit_command(ratings, out_path, scale, layout, step, error, replicates, seed,
     if not anonymous and bool(anonymous_ids(frame["rater_id"]).any()):
         record["raters"] = f"{record['raters']} identified, the rest anonymous"
     model = replace(model, fitted_to=[record], name=Path(out_path).stem)
-    simulated = simulate_like(model, frame, np.random.default_rng(seed), replicates=replicates)
-    real_q, sim_q = sd_quantiles(frame), sd_quantiles(simulated)
+    simulated = simulated_pair_sds(model, code_log(frame, scale=model.scale[:2],
+                                                   step=model.scale[2]),
+                                   np.random.default_rng(seed), replicates=replicates)
+    real = pair_sds(frame).to_numpy()
+    real_q, sim_q = ([float(v) for v in np.quantile(sds, QUANTILES)] for sds in (real,
+                                                                               simulated))
     record["sd_quantiles"] = {"quantiles": [0.1, 0.5, 0.9], "real": real_q,
                               "simulated": sim_q, "replicates": replicates, "seed": seed}
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(model.to_json(), encoding="utf-8")
-    sd_plot(pair_sds(frame), pair_sds(simulated), plot,
+    sd_plot(real, simulated, plot,
             f"{record['file']}: per-pair SD, real vs simulated ({replicates} copies)")
     figures = describe(model)
     result = {"fitted_to": record, "model": figures, "sd_quantiles": record["sd_quantiles"],

@@ -30,14 +30,15 @@ SHIPPED = {"simverb": ("simverb3500_ratings", "anonymous", (0.0, 6.0)),
 def plain_copy(path: str | Path):
     """``path`` itself, or a decompressed copy of a compressed file (``.gz``, ``.bz2``, ``.xz``:
     :data:`lexgold.compression.OPENERS`) under its own name, whose stem names anonymous raters
-    (errors about the copy name the file given)."""
+    (errors about the copy name the file given). For the published layouts, read whole: the
+    copy stops at the limit of a file read whole (``LEXGOLD_MAX_WHOLE_BYTES``)."""
     path = Path(path)
     if path.suffix.lower() not in OPENERS:
         yield path
         return
     with tempfile.TemporaryDirectory() as folder:
         plain = Path(folder) / path.stem
-        with open_input(path, "rb") as source, open(plain, "wb") as out:
+        with open_input(path, "rb", whole=True) as source, open(plain, "wb") as out:
             shutil.copyfileobj(source, out)
         try:
             yield plain
@@ -50,7 +51,10 @@ def read_log(path: str | Path, layout: str | None = None) -> pd.DataFrame:
     :func:`lexgold.ratings.long.read_ratings`) or a layout that ``lexgold ratings import`` reads
     (:mod:`lexgold.ratings.layouts`: WordSim-353's one column per rater, SimVerb-3500's
     anonymous ratings, ...), recognised from its first line unless ``layout`` names it; plain or
-    compressed (:func:`plain_copy`).
+    compressed. A long CSV is streamed from the file given (compressed or not) in parts of
+    bounded text, its keys made categorical codes as they are read (each distinct rater,
+    tranche and word held once: :func:`lexgold.ratings.long.read_ratings`); a published
+    layout is read whole from a decompressed copy (:func:`plain_copy`, bounded).
 
     Raises
     ------
@@ -64,9 +68,12 @@ def read_log(path: str | Path, layout: str | None = None) -> pd.DataFrame:
     path = Path(path)
     if not path.is_file():
         raise InputError("file not found", path=path)
-    with plain_copy(path) as plain:
-        layout = layout or detect_layout(plain)
-        frame = read_ratings(plain) if layout == "long" else read_layout(plain, layout).frame
+    layout = layout or detect_layout(path)
+    if layout == "long":
+        frame = read_ratings(path)
+    else:
+        with plain_copy(path) as plain:
+            frame = read_layout(plain, layout).frame
     return check_log_ratings(frame, path, lines=layout == "long")
 
 

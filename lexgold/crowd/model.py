@@ -40,7 +40,10 @@ carrying the noise's level. A rater's spammer probability is the posterior of th
 component against the honest model's leave-one-out predictive probability of each of its
 ratings; its ratings enter the pairs' posteriors weighted by ``1 - P(spammer)`` (a variational
 approximation of the rater-level mixture). The spreads across raters are the spread of the
-raters' estimates less their approximate sampling variance. A log without identity can be
+raters' estimates less their approximate sampling variance. Beyond :data:`ONE_BY_ONE` raters
+their biases, scales and noises are updated all at once (:func:`_raters_at_once`), and grid
+probabilities are computed only for the (rater, code) cells the log fills, by blocks: memory
+grows with raters and pairs, never with ratings times the grid. A log without identity can be
 fitted with rater spreads held (``fit(..., raters=...)``): each rating is then a fresh rater's
 and its likelihood is averaged over raters (Gauss-Hermite quadrature).
 """
@@ -257,8 +260,7 @@ def code_log(ratings: pd.DataFrame, *, scale: tuple | None = None, step: float =
     anonymous = anonymous_ids(frame["rater_id"])
     named = frame["rater_id"].astype(str).to_numpy()
     rater_ids = list(pd.unique(named[~anonymous]))
-    index = {r: k + 1 for k, r in enumerate(rater_ids)}
-    rater = np.array([0 if a else index[r] for r, a in zip(named, anonymous)], dtype=int)
+    rater = np.where(anonymous, 0, pd.Index(rater_ids).get_indexer(named) + 1)
     return CodedLog(pair, rater, code.astype(int), pairs, rater_ids, (low, high, float(step)))
 
 
@@ -277,12 +279,13 @@ _TABLE_Z = np.linspace(-60.0, 60.0, 24001)
 _TABLES: dict = {}
 
 
-def _cdf(z: np.ndarray, df: float | None) -> np.ndarray:
+def _cdf(z: np.ndarray, df: float | None, many: bool | None = None) -> np.ndarray:
     """Normal or Student-t CDF; the t's from a table of scipy's ``stdtr`` (step 0.005,
-    interpolated: error below 1e-6) when many points share one ``df``."""
+    interpolated: error below 1e-6) when many points share one ``df`` (``many``: by default
+    when ``z`` has more points than the table)."""
     if df is None:
         return special.ndtr(z)
-    if z.size < _TABLE_Z.size and df not in _TABLES:
+    if not (z.size >= _TABLE_Z.size if many is None else many) and df not in _TABLES:
         return special.stdtr(df, z)
     if df not in _TABLES:
         if len(_TABLES) > 8:
@@ -343,6 +346,7 @@ class _Fit:
         else:
             self.row, self.mult, self.cells = np.arange(self.n), np.ones(self.n), cells
         self.mult = self.mult.astype(float)
+        self.filled = np.unique(self.cells.indices)       # the (group, code) cells rated
         self.identity = identity and self.g > 1
         self.bias = np.zeros(self.g)
         self.log_scale = np.zeros(self.g)
@@ -386,12 +390,44 @@ class _Fit:
         p = code_probabilities(self.k, self.h, mu[:, :, None], sd[:, None, :], df, lapse)
         return np.tensordot(weight, p, axes=(0, 0))
 
+    def cell_logp(self, lapse, df, cells: np.ndarray) -> np.ndarray:
+        """log P(code | grid point, spread) of the (group, code) ``cells`` (``group * Q +
+        code``): ``[cells, T * M]``, the rows of :meth:`log_probs` (the same numbers) for the
+        cells a log fills only: a rater of one rating fills one of its Q."""
+        if self.mix is not None:
+            return self.log_probs(lapse, df).reshape(self.g * self.q, -1)[cells]
+        groups, codes = cells // self.q, cells % self.q
+        lo, hi, width = _bounds(self.k, self.h)
+        mu = 0.5 + np.exp(self.log_scale[groups])[:, None] * (GRID[None, :] - 0.5) \
+            + self.bias[groups][:, None]                                         # [C, T]
+        sd = self.sigma * np.exp(SPREADS)[None, :] \
+            * np.exp(self.log_noise[groups])[:, None]                            # [C, M]
+        many = self.g * self.q * len(GRID) * len(SPREADS) >= _TABLE_Z.size     # as log_probs
+        mu, sd = mu[:, :, None], sd[:, None, :]
+        p = _cdf((hi[codes][:, None, None] - mu) / sd, df, many) \
+            - _cdf((lo[codes][:, None, None] - mu) / sd, df, many)
+        p = (1 - lapse) * p + lapse * width[codes][:, None, None] / self.k
+        return np.log(np.maximum(p, 1e-300)).reshape(len(cells), -1)
+
+    def cell_blocks(self):
+        """The filled cells (:attr:`filled`) in blocks of at most :data:`CELL_BLOCK`, whose
+        probabilities on the grid are held at once."""
+        return [self.filled[at:at + CELL_BLOCK] for at in range(0, len(self.filled),
+                                                                 CELL_BLOCK)]
+
     def pair_loglik(self, lapse, df) -> np.ndarray:
         """log P(ratings of a row | grid point, spread): ``[rows, T * M]``, a spammer-likely
         rater's ratings weighted down."""
         honest = np.repeat(1 - self.spam, self.q)
-        logp = self.log_probs(lapse, df).reshape(self.g * self.q, -1)
-        return self.cells.multiply(honest[None, :]).tocsr() @ logp
+        weighted = self.cells.multiply(honest[None, :]).tocsc()
+        total = None
+        for cells in self.cell_blocks():
+            part = weighted[:, cells].tocsr() @ self.cell_logp(lapse, df, cells)
+            if total is None:
+                total = part
+            else:
+                total += part
+        return total
 
     def npmle(self, loglik, iterations: int) -> float:
         """EM steps of the grid weights (closed form: the mean posterior; Laird 1978) with the
@@ -454,6 +490,12 @@ def fit(ratings: pd.DataFrame, *, scale: tuple | None = None, step: float = 1.0,
     from threadpoolctl import threadpool_limits
 
     log = code_log(ratings, scale=scale, step=step, source=source)
+    if np.bincount(log.pair).max() < 2:
+        raters = len(log.rater_ids)
+        raise InputError(f"every pair has one rating ({len(log.pair)} pairs, "
+                         f"{raters} identified rater{'s' if raters != 1 else ''}): the model's "
+                         "noise is the spread of a pair's ratings, so a crowd is fitted to pairs "
+                         "rated two or more times", path=source, field="rating")
     with threadpool_limits(limits=1):     # small matrices: BLAS threads only cost here
         return _fit(log, error, progress, raters, max_iterations, tolerance)
 
@@ -488,12 +530,63 @@ def _fit(log: CodedLog, error: str, progress, raters, max_iterations: int,
     return model
 
 
+#: bounds of a rater's bias, log scale and log noise (relative units)
+RATER_BOUNDS = ((-0.6, 0.6), (-1.5, 1.5), (-2.0, 2.0))
+#: raters fitted one at a time (scipy's L-BFGS-B) up to this many; more at once
+#: (:func:`_raters_at_once`), where one optimiser call per rater would cost minutes a round
+ONE_BY_ONE = 64
+#: (group, code) cells whose probabilities on the grid are held at once (675 floats each)
+CELL_BLOCK = 4096
+#: ratings whose probabilities on the grid are held at once (675 floats each)
+RATING_BLOCK = 8192
+#: (rater, code, grid point, spread) terms of the rater step computed at once
+ENTRY_BLOCK = 1 << 20
+
+
 def _raters_step(state: _Fit, post: np.ndarray, log: CodedLog) -> None:
     """Each rater's bias, scale and noise (expected log-likelihood), then the spammer
     posteriors; biases, log scales and log noises centred on the honest raters."""
-    expected = state.cells.T.tocsr() @ (post * state.mult[:, None])    # [G * Q, T * M]
+    weighted = post if bool((state.mult == 1).all()) else post * state.mult[:, None]
+    _rater_parameters(state, state.cells.T.tocsr(), weighted)
+    honest = 1 - state.spam[1:]
+    for values in (state.bias, state.log_scale):
+        values[1:] -= np.average(values[1:], weights=honest)
+    shift = np.average(state.log_noise[1:], weights=honest)
+    state.log_noise[1:] -= shift
+    state.sigma *= math.exp(shift)
+    # spammer posterior: uniform answers against the leave-one-out predictive probability,
+    # by blocks of raters and of their ratings (never a [ratings, T * M] array)
+    rated = state.rater > 0
+    cell = state.rater[rated] * state.q + log.code[rated]
+    row = state.row[log.pair[rated]]
+    predictive = np.empty(len(cell))
+    order = np.argsort(cell, kind="stable")
+    for cells in state.cell_blocks():
+        logp = state.cell_logp(state.lapse, state.df, cells)
+        start, stop = np.searchsorted(cell[order], [cells[0], cells[-1] + 1])
+        for at in range(start, stop, RATING_BLOCK):
+            some = order[at:min(at + RATING_BLOCK, stop)]
+            per_rating = logp[np.searchsorted(cells, cell[some])]
+            inverse = (post[row[some]] * np.exp(-per_rating)).sum(axis=1)
+            predictive[some] = -np.log(inverse)
+    width = _bounds(state.k, state.h)[2][log.code[rated]]
+    uniform = np.log(width / state.k)
+    share = float(np.clip(np.mean(state.spam[1:]), 1e-3, 0.5))
+    odds = np.bincount(state.rater[rated], uniform - predictive, state.g)[1:] \
+        + math.log(share / (1 - share))
+    state.spam[1:] = special.expit(odds)
+
+
+def _rater_parameters(state: _Fit, expected_of, weighted: np.ndarray) -> None:
+    """Each rater's bias, log scale and log noise maximising its expected log-likelihood
+    under the pairs' posteriors (``weighted``; ``expected_of`` maps them to the (rater, code)
+    cells): one rater at a time by scipy's L-BFGS-B up to :data:`ONE_BY_ONE` raters, else all
+    at once (:func:`_raters_at_once`)."""
+    if state.g - 1 > ONE_BY_ONE:
+        _raters_at_once(state, expected_of, weighted)
+        return
     for g in range(1, state.g):
-        counts = expected[g * state.q:(g + 1) * state.q]
+        counts = expected_of[g * state.q:(g + 1) * state.q] @ weighted     # [Q, T * M]
 
         def loss(x, g=g, counts=counts):
             state.bias[g], state.log_scale[g], state.log_noise[g] = x
@@ -501,28 +594,84 @@ def _raters_step(state: _Fit, post: np.ndarray, log: CodedLog) -> None:
             return -float((counts * logp.reshape(state.q, -1)).sum())
 
         start = np.array([state.bias[g], state.log_scale[g], state.log_noise[g]])
-        result = optimize.minimize(loss, start, method="L-BFGS-B",
-                                   bounds=[(-0.6, 0.6), (-1.5, 1.5), (-2.0, 2.0)],
+        result = optimize.minimize(loss, start, method="L-BFGS-B", bounds=RATER_BOUNDS,
                                    options={"maxiter": 10})
         state.bias[g], state.log_scale[g], state.log_noise[g] = result.x
-    honest = 1 - state.spam[1:]
-    for values in (state.bias, state.log_scale):
-        values[1:] -= np.average(values[1:], weights=honest)
-    shift = np.average(state.log_noise[1:], weights=honest)
-    state.log_noise[1:] -= shift
-    state.sigma *= math.exp(shift)
-    # spammer posterior: uniform answers against the leave-one-out predictive probability
-    logp = state.log_probs(state.lapse, state.df)
-    rated = state.rater > 0
-    per_rating = logp[state.rater[rated], log.code[rated]].reshape(rated.sum(), -1)
-    inverse = (post[state.row[log.pair[rated]]] * np.exp(-per_rating)).sum(axis=1)
-    predictive = -np.log(inverse)
-    width = _bounds(state.k, state.h)[2][log.code[rated]]
-    uniform = np.log(width / state.k)
-    share = float(np.clip(np.mean(state.spam[1:]), 1e-3, 0.5))
-    odds = np.bincount(state.rater[rated], uniform - predictive, state.g)[1:] \
-        + math.log(share / (1 - share))
-    state.spam[1:] = special.expit(odds)
+
+
+def _raters_at_once(state: _Fit, expected_of, weighted: np.ndarray, *, steps: int = 10,
+                    eps: float = 1e-3) -> None:
+    """Every rater's bias, log scale and log noise at once: the expected log-likelihood of
+    each rater (a sum over the (code, grid point, spread) cells its ratings reach, cells of
+    expected count below 1e-10 of the rater's ratings dropped) maximised by Newton steps
+    within the bounds (gradient and curvature by finite differences, each rater's step halved
+    until its likelihood improves), the raters' sums taken together (:func:`numpy.bincount`).
+    A generalised EM step, as the one-by-one optimiser's ten L-BFGS-B iterations are."""
+    lo, hi, width = _bounds(state.k, state.h)
+    cell_g, cell_q, cell_c, cell_n = [], [], [], []
+    floor = 1e-10 * state.ratings_of          # a pair's posterior sums to 1
+    for cells in state.cell_blocks():
+        cells = cells[cells >= state.q]        # group 0: anonymous ratings, no parameters
+        counts = expected_of[cells] @ weighted                       # [cells, T * M]
+        where = np.nonzero(counts >= floor[cells // state.q][:, None])
+        cell_g.append((cells[where[0]] // state.q).astype(np.int32))
+        cell_q.append((cells[where[0]] % state.q).astype(np.int16))
+        cell_c.append(where[1].astype(np.int16))
+        cell_n.append(counts[where])
+    g, q, c, n = (np.concatenate(v) for v in (cell_g, cell_q, cell_c, cell_n))
+    lower, upper = np.array(RATER_BOUNDS).T
+    lapse, df, k = state.lapse, state.df, state.k
+    many = len(g) >= _TABLE_Z.size
+
+    def losses(x):
+        total = np.zeros(state.g)
+        for at in range(0, len(g), ENTRY_BLOCK):
+            part = slice(at, at + ENTRY_BLOCK)
+            gs, qs, cs = g[part], q[part], c[part]
+            mu = 0.5 + np.exp(x[gs, 1]) * (GRID[cs // len(SPREADS)] - 0.5) + x[gs, 0]
+            sd = state.sigma * np.exp(SPREADS[cs % len(SPREADS)] + x[gs, 2])
+            p = _cdf((hi[qs] - mu) / sd, df, many) - _cdf((lo[qs] - mu) / sd, df, many)
+            p = (1 - lapse) * p + lapse * width[qs] / k
+            total += np.bincount(gs, n[part] * np.log(np.maximum(p, 1e-300)), state.g)
+        return -total
+
+    x = np.stack([state.bias, state.log_scale, state.log_noise], axis=1)
+    now = losses(x)
+    unit = np.eye(3) * eps
+    for _ in range(steps):
+        up = np.stack([losses(x + unit[i]) for i in range(3)], axis=1)
+        down = np.stack([losses(x - unit[i]) for i in range(3)], axis=1)
+        slope = (up - down) / (2 * eps)
+        curve = np.empty((state.g, 3, 3))
+        for i in range(3):
+            curve[:, i, i] = (up[:, i] - 2 * now + down[:, i]) / eps ** 2
+            for j in range(i):
+                both = losses(x + unit[i] + unit[j])
+                curve[:, i, j] = curve[:, j, i] = (both - up[:, i] - up[:, j] + now) / eps ** 2
+        # Newton on the curvature's absolute eigenvalues (a saddle or a flat direction gives
+        # a descent step), shortened to at most 0.5 a coordinate, halved until the rater
+        # improves
+        values, vectors = np.linalg.eigh(curve)
+        floor = 1e-3 * np.maximum(1.0, state.ratings_of)[:, None]
+        values = np.maximum(np.abs(values), floor)[:, None, :]
+        step = -np.einsum("gij,gkj,gk->gi", vectors / values, vectors, slope)
+        step /= np.maximum(1.0, np.abs(step).max(axis=1) / 0.5)[:, None]
+        moving = np.ones(state.g, bool)
+        moving[0] = False
+        gained = np.zeros(state.g)
+        for _ in range(8):
+            trial = np.where(moving[:, None], np.clip(x + step, lower, upper), x)
+            found = losses(trial)
+            better = moving & (found < now)
+            gained[better] = now[better] - found[better]
+            x[better], now[better] = trial[better], found[better]
+            moving &= ~better
+            if not moving.any():
+                break
+            step /= 2
+        if gained.max() < 1e-8:
+            break
+    state.bias[1:], state.log_scale[1:], state.log_noise[1:] = x[1:].T
 
 
 def _model(state: _Fit, log: CodedLog, total: float, iterations: int) -> CrowdModel:
@@ -637,24 +786,40 @@ def simulate_like(model: CrowdModel, ratings: pd.DataFrame, rng: np.random.Gener
     raters; an anonymous rating gets a fresh rater of its own), ``replicates`` times over
     (pairs suffixed ``#r``)."""
     log = code_log(ratings, scale=model.scale[:2], step=model.scale[2])
-    n = int(log.pair.max()) + 1
     frames = []
-    for r in range(replicates):
-        scores, spreads = draw_pairs(model, n, rng)
-        named = draw_raters(model, len(log.rater_ids) + 1, rng)
-        fresh = draw_raters(model, len(log.pair), rng)
-        who = np.where(log.rater > 0, log.rater, 0)
-        pick = lambda c: np.where(log.rater > 0, named[c].to_numpy()[who],  # noqa: E731
-                                  fresh[c].to_numpy())
-        values = draw_ratings(model, scores[log.pair], spreads[log.pair], rng,
-                              bias=pick("bias"), scale=pick("scale"), noise=pick("noise"),
-                              spammer=pick("spammer"))
+    for r, values in enumerate(_drawn_like(model, log, rng, replicates)):
         frames.append(pd.DataFrame({
             "rater_id": np.where(log.rater > 0, [f"r{k}" for k in log.rater], "?"),
             "word1": log.pairs["word1"].to_numpy()[log.pair],
             "word2": log.pairs["word2"].to_numpy()[log.pair] + f"#{r}",
             "rating": values}))
     return pd.concat(frames, ignore_index=True)
+
+
+def simulated_pair_sds(model: CrowdModel, log: CodedLog, rng: np.random.Generator, *,
+                       replicates: int = 1) -> np.ndarray:
+    """The per-pair SDs (:func:`pair_sds`) of :func:`simulate_like`'s log, the same draws,
+    one replicate at a time and without its text: memory grows with the log's ratings as
+    numbers, not ``replicates`` times its words."""
+    sds = []
+    for values in _drawn_like(model, log, rng, replicates):
+        sds.append(pd.Series(values).groupby(log.pair).std().dropna().to_numpy())
+    return np.concatenate(sds)
+
+
+def _drawn_like(model: CrowdModel, log: CodedLog, rng: np.random.Generator, replicates: int):
+    """The ratings of each replicate of :func:`simulate_like`, in the log's order."""
+    n = int(log.pair.max()) + 1
+    for _ in range(replicates):
+        scores, spreads = draw_pairs(model, n, rng)
+        named = draw_raters(model, len(log.rater_ids) + 1, rng)
+        fresh = draw_raters(model, len(log.pair), rng)
+        who = np.where(log.rater > 0, log.rater, 0)
+        pick = lambda c: np.where(log.rater > 0, named[c].to_numpy()[who],  # noqa: E731
+                                  fresh[c].to_numpy())
+        yield draw_ratings(model, scores[log.pair], spreads[log.pair], rng,
+                           bias=pick("bias"), scale=pick("scale"), noise=pick("noise"),
+                           spammer=pick("spammer"))
 
 
 def simulate_log(model: CrowdModel, n_pairs: int, ratings_per_pair: int,

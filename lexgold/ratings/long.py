@@ -29,7 +29,8 @@ from lexgold.errors import InputError
 from lexgold.ratings import ANONYMOUS, ITEM
 from lexgold.ratings.detect import LABELS, detect_layout
 from lexgold.ratings.lines import Imported
-from lexgold.tables import normal_word, read_text_chunks, word_problem
+from lexgold.compression import limit
+from lexgold.tables import MAX_WORD, normal_word, read_text_chunks, word_problem
 
 REQUIRED = ("rater_id", "tranche", "word1", "word2", "rating")
 OPTIONAL = ("pos", "kind", "answered_at", "scale_min", "scale_max")
@@ -87,6 +88,8 @@ def read_long(path: Path) -> Imported:
 
 #: rows read at a time by :func:`read_ratings`
 CHUNK_ROWS = 100_000
+#: characters read at a time by :func:`read_ratings` (fewer rows when lines are long)
+CHUNK_CHARS = 4 << 20
 
 
 def _read_coded(path: Path) -> pd.DataFrame:
@@ -96,7 +99,16 @@ def _read_coded(path: Path) -> pd.DataFrame:
     categories in sorted order, as :class:`pandas.Categorical` gives them for the whole
     column). No column of 1.4 M strings is ever held: reading a 10,000-rater study as strings
     first took 170 MB more at its peak than the coded frame. Other columns stay text."""
-    parts = list(read_text_chunks(path, rows=CHUNK_ROWS, categorical=(*CODED, "rating")))
+    parts, held, most = [], 0, limit("LEXGOLD_MAX_WHOLE_BYTES")
+    for part in read_text_chunks(path, rows=CHUNK_ROWS, categorical=(*CODED, "rating"),
+                                 chars=CHUNK_CHARS):
+        held += _held_text(part, path)
+        if held > most:
+            raise InputError(f"more than {most:,} characters of text to hold (distinct keys "
+                             f"and other cells): over the limit LEXGOLD_MAX_WHOLE_BYTES (a "
+                             f"decompression bomb?)", path=path,
+                             line=int(part.index[-1]) + 2 if len(part) else None)
+        parts.append(part)
     names, columns = list(parts[0].columns), {}
     for at in range(len(names)):          # by position: stripped names may repeat
         pieces = [part.iloc[:, at] for part in parts]
@@ -110,6 +122,27 @@ def _read_coded(path: Path) -> pd.DataFrame:
     frame = pd.DataFrame(columns)
     frame.columns = names
     return frame
+
+
+def _held_text(part: pd.DataFrame, path: Path) -> int:
+    """Characters of text ``part`` holds (each distinct key once, other cells each), after
+    refusing a word longer than :data:`lexgold.tables.MAX_WORD` as soon as its part is read
+    (a decompression bomb of long words ends in one line, not in memory exhausted)."""
+    held = 0
+    for at, column in enumerate(part.columns):
+        values = part.iloc[:, at]
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            names = pd.Index(values.cat.categories).astype(str)
+            lengths = names.str.len().to_numpy()
+            long = [w for w in names[lengths > MAX_WORD] if len(w.strip()) > MAX_WORD]
+            if column in ("word1", "word2") and long:
+                row = int(np.flatnonzero(values.isin(long).to_numpy())[0])
+                raise InputError(word_problem(long[0].strip()) or "word too long", path=path,
+                                 line=int(part.index[row]) + 2, field=column)
+            held += int(lengths.sum())
+        else:
+            held += int(values.astype(str).str.len().sum())
+    return held
 
 
 #: the key columns held as categoricals by :func:`coded`

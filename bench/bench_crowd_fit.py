@@ -1,0 +1,133 @@
+"""`lexgold crowd fit` at research scale (issues 48 and 49): wall time and peak memory on three
+logs made here, deterministically (seeded):
+
+- ``scale10k``: bench/bench_scale.py's 10,000-rater SimLex study (1.39 M rows, 999 pairs,
+  ``build_study(10000, ...)``, cached under ``--data``);
+- ``pairs30k``: 300,000 ratings of 30,000 pairs (10 each) by 3,000 identified raters (100
+  each, the raters of a pair distinct), drawn from the default crowd (seed 1);
+- ``oneeach1800``: 1,800 raters with one rating each, 10 ratings of each of 180 pairs (seed 2).
+
+Each fit is one fresh subprocess (``lexgold crowd fit LOG --json --out ...``, ``--replicates
+1``) of this checkout or the one given by ``--root``: wall seconds and the child's peak
+resident memory (``ru_maxrss`` of ``os.wait4``); a fit still running after ``--timeout`` seconds
+is stopped and reported as such.
+
+Anchor: the tree before this change (commit 6a7bb54), ANCHOR below: measured once by the
+author where the machine allowed, else the figure of issues 48/49 (said so).
+
+Usage: python bench/bench_crowd_fit.py [--logs scale10k pairs30k oneeach1800] [--root DIR]
+       [--data /tmp/lexgold-bench-crowd-fit] [--timeout 600]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parents[1]
+CLI = "from lexgold.cli import main; main()"
+LOGS = ("scale10k", "pairs30k", "oneeach1800")
+#: the tree before this change (commit 6a7bb54)
+ANCHOR = {"scale10k": "not fitted: issue 49 (its spammer step alone holds [1.3 M ratings, 675] "
+                      "float arrays, 7 GB each)",
+          "pairs30k": "6.5 GB peak, 72 s (issue 48's log of that size, its raters "
+                      "not given; not remeasured)",
+          "oneeach1800": "one EM iteration of up to 40 unfinished after 300 s wall (in "
+                         "process, load 8-13); 300 such raters: 85 s wall an iteration"}
+
+
+def drawn_log(path: Path, n_pairs: int, per_pair: int, n_raters: int, seed: int) -> Path:
+    """A long-format log of ``n_pairs`` pairs rated ``per_pair`` times each on 0-6 by
+    ``n_raters`` identified raters (each rater the same number of ratings, a pair's raters
+    distinct), drawn from the default crowd (cached)."""
+    import numpy as np
+    import pandas as pd
+
+    from lexgold.crowd.model import default_model, draw_pairs, draw_raters, draw_ratings
+
+    if path.exists():
+        return path
+    rng = np.random.default_rng(seed)
+    model = default_model()
+    pair = np.repeat(np.arange(n_pairs), per_pair)
+    rater = (np.arange(len(pair)) + pair // max(1, n_raters // per_pair)) % n_raters
+    scores, spreads = draw_pairs(model, n_pairs, rng)
+    people = draw_raters(model, n_raters, rng)
+    values = draw_ratings(model, scores[pair], spreads[pair], rng,
+                          bias=people["bias"].to_numpy()[rater],
+                          scale=people["scale"].to_numpy()[rater],
+                          noise=people["noise"].to_numpy()[rater],
+                          spammer=people["spammer"].to_numpy()[rater])
+    frame = pd.DataFrame({"rater_id": [f"r{r:05d}" for r in rater], "tranche": 1,
+                          "word1": [f"w{p:05d}" for p in pair], "word2": "x",
+                          "rating": values.astype(int)})
+    partial = path.with_suffix(".partial")
+    frame.to_csv(partial, index=False)
+    partial.rename(path)
+    return path
+
+
+def make_log(name: str, folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    if name == "scale10k":
+        sys.path.insert(0, str(HERE / "bench"))
+        from bench_scale import build_study
+
+        return build_study(10_000, folder)[0]
+    if name == "pairs30k":
+        return drawn_log(folder / "pairs30k.csv", 30_000, 10, 3_000, 1)
+    return drawn_log(folder / "oneeach1800.csv", 180, 10, 1_800, 2)
+
+
+def measure(log: Path, root: Path, timeout: float) -> tuple[float | None, float, float]:
+    """Wall seconds (None: stopped at ``timeout``), peak RSS (MB) and CPU seconds (user +
+    system) of one fit."""
+    out = Path(tempfile.mkdtemp()) / "crowd.json"
+    argv = [sys.executable, "-c", CLI, "crowd", "fit", str(log), "--scale", "0", "6",
+            "--replicates", "1", "--json", "--out", str(out)]
+    start = time.perf_counter()
+    child = subprocess.Popen(argv, env={**os.environ, "PYTHONPATH": str(root)}, cwd=root,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    stopped = False
+    while True:
+        pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.perf_counter() - start > timeout:
+            child.send_signal(signal.SIGKILL)
+            stopped = True
+        time.sleep(0.2)
+    seconds = time.perf_counter() - start
+    error = child.stderr.read().decode()
+    child.stderr.close()
+    if not stopped and os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(argv)} failed:\n{error}")
+    return (None if stopped else seconds), usage.ru_maxrss / 1024, \
+        usage.ru_utime + usage.ru_stime
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--logs", nargs="+", choices=LOGS, default=list(LOGS))
+    parser.add_argument("--root", type=Path, default=HERE)
+    parser.add_argument("--data", type=Path,
+                        default=Path(tempfile.gettempdir()) / "lexgold-bench-crowd-fit")
+    parser.add_argument("--timeout", type=float, default=600)
+    args = parser.parse_args()
+    print(f"load average {os.getloadavg()[0]:.1f}; checkout {args.root}")
+    for name in args.logs:
+        log = make_log(name, args.data)
+        seconds, mb, cpu = measure(log, args.root.resolve(), args.timeout)
+        wall = f"stopped after {args.timeout:.0f} s" if seconds is None else f"{seconds:.1f} s"
+        print(f"{name:<12s} {wall:>22s} wall {cpu:7.1f} s CPU {mb:7.0f} MB peak   (anchor: "
+              f"{ANCHOR[name]}; load average now {os.getloadavg()[0]:.1f})", flush=True)
+
+
+if __name__ == "__main__":
+    main()
