@@ -124,17 +124,18 @@ def _bounded_chunks(path: Path, rows: int, chars: int, sep: str, dtype):
                                    keep_default_na=False)
             except pd.errors.EmptyDataError:
                 raise InputError("empty file: expected a header line", path=path) from None
-            except pd.errors.ParserError as err:
-                first = str(err).strip().splitlines()[0]
-                first = re.sub(r"line (\d+)", lambda m: f"line {int(m[1]) + line - 2}", first)
-                raise InputError(f"not a valid CSV file: {first}", path=path) from None
+            except pd.errors.ParserError as err:       # its lines and rows are the part's
+                shifted = re.sub(r"(line|row) (\d+)", lambda m: f"{m[1]} {int(m[2]) + line - 2}",
+                                 str(err).strip())
+                raise parser_error(ValueError(shifted), path, sep=sep) from None
             if not isinstance(part.index, pd.RangeIndex):
                 if line == 2:
                     raise InputError(f"the first row has {len(part.columns) + 1} fields under "
                                      f"a header of {len(part.columns)}: a field too many (a "
                                      f"stray delimiter?)", path=path, line=2)
-                raise InputError(f"not a valid CSV file: Expected {len(part.columns)} fields "
-                                 f"in line {line}, saw {len(part.columns) + 1}", path=path)
+                raise parser_error(ValueError(f"Expected {len(part.columns)} fields in line "
+                                              f"{line}, saw {len(part.columns) + 1}"),
+                                   path, sep=sep)
             part.index = pd.RangeIndex(done, done + len(part))
             part.columns = [str(c).strip() for c in part.columns]
             done, line, parts = done + len(part), line + lines, parts + 1
