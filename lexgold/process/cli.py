@@ -113,10 +113,17 @@ def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed)
                    "has no accepted rating, or a pair has fewer accepted raters than the "
                    "protocol's [process.release] min_raters_per_pair; the problems are printed "
                    "and recorded in report.json and README.md.")
+@click.option("--release-version", default=None, metavar="MAJOR.MINOR.PATCH",
+              help="The release's version (croissant.json, CITATION.cff); default: the "
+                   "protocol's [process.release] version (1.0.0).")
+@click.option("--date-published", default=None, metavar="YYYY-MM-DD",
+              help="The publication date (croissant.json, CITATION.cff); default: the "
+                   "protocol's [process.release] date_published, else the date of the last "
+                   "rating.")
 @quiet_option
 def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, aggregate,
             machine_path, machine_column, machine_mode, no_plots, scale, allow_incomplete,
-            quiet):
+            release_version, date_published, quiet):
     """Turn raw ratings into a released gold standard with its reliability report.
 
     STUDY_OR_RATINGS is a study (its SQLite file or database URL: the ratings of every rater
@@ -153,7 +160,9 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, ag
                          scale=tuple(scale) if scale else None,
                          allow_incomplete=allow_incomplete, aggregate=aggregate,
                          machine=machine_path, machine_column=machine_column,
-                         machine_mode=machine_mode, progress=stages)
+                         machine_mode=machine_mode, progress=stages,
+                         release_keys={"version": release_version,
+                                       "date_published": date_published})
     except InputError:
         raise                    # one line that names the input; nothing was written either
     except Exception:
