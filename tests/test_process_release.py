@@ -25,6 +25,7 @@ from lexgold.process.release import (concreteness_quartile, gold_table, most_ass
 from lexgold.process.scaling import gold_scores
 from lexgold.crowd.simulate import Crowd, simulate_ratings, usf_pairs
 from lexgold.protocols import PACKAGED, load_protocol
+from lexgold.simulated import COMMENT
 
 SIMLEX_HEADER = (b"word1\tword2\tPOS\tSimLex999\tconc(w1)\tconc(w2)\tconcQ\tAssoc(USF)\t"
                  b"SimAssoc333\tSD(SimLex)\r\n")     # SimLex-999.txt has CRLF line ends
@@ -200,7 +201,10 @@ def test_release_folder_files_and_report(simlex_release):
     copy = pd.read_csv(out / "gold.csv")
     assert list(release.columns) == list(copy.columns)
     pd.testing.assert_frame_equal(release, copy)
-    assert (out / "SimLex-999.txt").read_bytes().startswith(SIMLEX_HEADER)
+    # lexgold simulate's ratings: the simulated mark travels as a last column (lexgold.simulated)
+    assert (out / "SimLex-999.txt").read_bytes().startswith(SIMLEX_HEADER[:-2]
+                                                            + b"\tsimulated\r\n")
+    assert release["simulated"].all()
     # Assoc(USF) = 10 x the pairs file's fsg; missing fsg falls back to the USF norms
     assert (release["Assoc(USF)"][::2] == 2.5).all()
     assert release["SimAssoc333"].sum() == (release["Assoc(USF)"] > 0).sum()
@@ -257,7 +261,8 @@ def test_dataset_card_has_yaml_header_and_the_reports_figures(simlex_release):
     assert f"| final | {final['iaa1']:.3f} (95% CI {low:.3f}-{high:.3f}) |" in text
     assert report["protocol_sha256"] in text and "ab" * 32 in text and "seed 11" in text
     assert f"{report['dates']['first']} to {report['dates']['last']}" in text
-    assert "from [0, 6] to [0, 10]" in text and "Licence: TODO" in text
+    assert "from [0, 6] to [0, 10]" in text and "Licence: not stated." in text
+    assert "TODO" not in text
     beyond = report["agreement"]["beyond_iaa"]          # issue 26: alpha and ICC(2,1)/(2,k)
     assert f"interval {beyond['alpha_interval']:.3f}, ordinal {beyond['alpha_ordinal']:.3f}" \
         in text
@@ -285,7 +290,11 @@ def simulated_run(tmp_path, protocol, *, n=100):
 def test_hyperlex_and_tr9856_release_folders_validate(tmp_path, protocol, name, header):
     report = simulated_run(tmp_path, protocol)
     out = tmp_path / "out"
-    assert report.release_file == name and (out / name).read_bytes().startswith(header)
+    # simulated ratings: HyperLex's file opens with a "# simulated" line (no room for a
+    # column), TR9856's ends each row in a simulated column (lexgold.simulated)
+    marked = (COMMENT.encode() + b"\n" + header if protocol == "hyperlex"
+              else header[:-1] + b"\tsimulated\n")
+    assert report.release_file == name and (out / name).read_bytes().startswith(marked)
     result = validate(out / "datapackage.json")
     assert result.valid, result.flatten(["rowNumber", "fieldName", "type", "note"])
     back = read_gold(out / name)
@@ -345,7 +354,9 @@ def test_language_pack_metadata_never_comes_from_english_norms(tmp_path):
     scores = gold_scores(ratings_of({("cat", "dog"): [4, 5, 6], ("old", "new"): [1, 2, 0]}))
     gold = gold_table(scores, "simlex", usf=None, brysbaert=None)
     assert gold["Assoc(USF)"].isna().all() and gold["conc(w1)"].isna().all()
-    assert gold["SimAssoc333"].tolist() == [0, 0]
+    # no association known at all: SimAssoc333 is empty too, not "none associated" (issue 47)
+    assert gold["SimAssoc333"].isna().all()
+    assert release_text(gold, "simlex").splitlines()[1].split("\t")[8] == ""
 
     pack = tmp_path / "xx"
     pack.mkdir()

@@ -120,9 +120,9 @@ def test_a_release_of_a_rehearsal_says_simulated_everywhere(rehearsed, tmp_path)
     package = json.loads((out / "datapackage.json").read_text())
     assert package["description"].startswith("Simulated data: all ")
     # collection times: those of the rehearsal, none after the run's real time
-    first, last = (datetime.fromisoformat(d.rstrip("Z")) for d in meta["rai:dataCollectionTimeframe"])
+    first, last = (datetime.fromisoformat(d.rstrip("Z")) for d in meta["rai:dataCollectionTimeFrame"])
     assert first <= last <= RUN_AT
-    assert [report["dates"]["first"], report["dates"]["last"]] == meta["rai:dataCollectionTimeframe"]
+    assert [report["dates"]["first"], report["dates"]["last"]] == meta["rai:dataCollectionTimeFrame"]
     assert f"- Ratings simulated: {report['dates']['first']}" in card
 
 
@@ -145,7 +145,9 @@ def test_a_release_of_real_ratings_has_no_label(tmp_path):
     for name in RELEASE_FILES:
         assert "imulat" not in (tmp_path / "out" / name).read_text(), name
     meta = json.loads((tmp_path / "out" / "croissant.json").read_text())
-    assert meta["rai:dataCollectionType"] == ["Crowdsourcing"]
+    # how they were collected is the authors' to state ([process.release] collection_type)
+    assert meta["rai:dataCollectionType"] == ["not stated"] and "rai:hasSyntheticData" not in meta
+    assert "simulated" not in pd.read_csv(tmp_path / "out" / "gold.csv").columns
 
 
 def test_simulate_marks_its_rows_and_import_keeps_the_mark(tmp_path):
@@ -182,7 +184,9 @@ def test_a_release_of_mixed_ratings_gives_the_simulated_share(tmp_path):
     assert body((tmp_path / "out" / "README.md").read_text()).startswith(
         f"> **Partly simulated ratings.** {n} of the {len(mixed)} ratings ")
     meta = json.loads((tmp_path / "out" / "croissant.json").read_text())
-    assert meta["rai:dataCollectionType"] == ["Crowdsourcing", "Simulation"]
+    assert meta["rai:dataCollectionType"] == ["not stated", "Simulation"]
+    assert meta["rai:hasSyntheticData"] is True
+    assert pd.read_csv(tmp_path / "out" / "gold.csv")["simulated"].all()
 
 
 def test_simulated_share_counts_ratings_not_checkpoints():
