@@ -294,7 +294,7 @@ def _rai(report: ProcessReport, protocol: dict) -> dict:
     fields["rai:personalSensitiveInformation"] = [
         ("gold.csv holds no rater information; exclusions.csv names each excluded rater by "
          "the rater ID of the study.")]
-    fields["rai:dataReleaseMaintenancePlan"] = [release.stated("maintenance")]
+    fields["rai:dataReleaseMaintenancePlan"] = release.stated("maintenance")
     if report.machine:            # lexgold.process.machine_mode: the machine is named
         fields.update(croissant_fields(report.machine))
         if report.machine["mode"] == "prior":

@@ -133,7 +133,8 @@ class ProcessReport:
     def notice_lines(self) -> list[str]:
         """What ``lexgold process`` says on stderr: simulated ratings, words spelled two ways,
         an incomplete release, the notes and scale warnings."""
-        return [*_simulated_note(self.simulated), *_unstated_note(self.config),
+        return [*_simulated_note(self.simulated),
+                *_unstated_note(self.config, dated=bool((self.dates or {}).get("last"))),
                 *(f"Warning: {message}" for message in self.overlap_warnings),
                 *(f"Warning: incomplete release: {problem}" for problem in self.warnings),
                 *(f"Note: {note}" for note in self.notes),
@@ -235,7 +236,7 @@ class BwsReport:
 
     def notice_lines(self) -> list[str]:
         """What ``lexgold process`` says on stderr: simulated answers, an incomplete release."""
-        return [*_simulated_note(self.simulated), *_unstated_note(self.config),
+        return [*_simulated_note(self.simulated), *_unstated_note(self.config, dated=False),
                 *(f"Warning: incomplete release: {problem}" for problem in self.warnings)]
 
     def summary_lines(self, out_dir) -> list[str]:
@@ -279,10 +280,13 @@ def cites_paper(paper: str) -> bool:
     return bool(paper) and not paper.strip().casefold().startswith("none")
 
 
-def _unstated_note(config: ProcessConfig) -> list[str]:
+def _unstated_note(config: ProcessConfig, dated: bool) -> list[str]:
     """One line naming the statements ``[process.release]`` left empty (docs/protocols.md,
-    "Release metadata"): the release writes each as "not stated"."""
+    "Release metadata"): the release writes each as "not stated"; ``date_published`` too when
+    the ratings have no date to take it from (``dated``)."""
     missing = config.release.unstated()
+    if not dated and not config.release.date_published:
+        missing.append("date_published")
     if not missing:
         return []
     return [f"Warning: not stated in [process.release]: {', '.join(missing)} (the dataset card, "

@@ -26,6 +26,10 @@ STATEMENTS = ("collection_type", "recruitment", "biases", "social_impact", "main
 Statement = Annotated[str, length(0, 2000)]
 
 
+def _semantic_version(value: str) -> bool:
+    return re.fullmatch(r"\d+\.\d+\.\d+", value) is not None
+
+
 def _iso_date(value: str) -> bool:
     try:
         return value == "" or date.fromisoformat(value).isoformat() == value
@@ -93,9 +97,7 @@ class ReleaseConfig:
     #: the dataset's authors, one name each ("Given Family"), for CITATION.cff and the card
     authors: list[Annotated[str, length(1, 200)]] = field(default_factory=list)
     #: the release's version, MAJOR.MINOR.PATCH (Croissant ``version``)
-    version: Annotated[str, Check("a version MAJOR.MINOR.PATCH",
-                                  lambda v: re.fullmatch(r"\d+\.\d+\.\d+", v) is not None)] = \
-        "1.0.0"
+    version: Annotated[str, Check("a version MAJOR.MINOR.PATCH", _semantic_version)] = "1.0.0"
     #: the publication date, YYYY-MM-DD; "" = the date of the last rating (``report.json``
     #: ``dates``), so that the same ratings give the same bytes
     date_published: Annotated[str, Check("a date YYYY-MM-DD, or \"\"", _iso_date)] = ""
