@@ -17,7 +17,12 @@ the rule holds; the words a release writes are :mod:`lexgold.process.simulated_l
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
+
+from lexgold.compression import open_input
+from lexgold.errors import InputError
 
 #: the ``platform`` of a simulated rating, the column that marks a gold file built from them,
 #: and the word a header comment opens with
@@ -43,6 +48,24 @@ def gold_header_marked(fields: list[str]) -> bool:
     first = " ".join(fields).strip().casefold()
     return (any(field.strip().lstrip("#").strip().casefold() == SIMULATED for field in fields)
             or first.startswith("# " + SIMULATED) or first.startswith("#" + SIMULATED + " "))
+
+
+def gold_file_simulated(path) -> bool:
+    """A gold file marks itself simulated on its first non-blank line
+    (:func:`gold_header_marked`: ``gold.csv``, the published layouts, compressed or not). A
+    file that cannot be read is not marked: its reader names the problem."""
+    if not Path(path).is_file():
+        return False
+    try:
+        with open_input(Path(path)) as handle:
+            for line in handle:
+                if line.strip():
+                    fields = [field for part in line.rstrip("\r\n").split("\t")
+                              for field in part.split(",")]
+                    return gold_header_marked(fields if len(fields) > 1 else line.split())
+    except InputError:
+        return False
+    return False
 
 
 def note(what: str) -> str:

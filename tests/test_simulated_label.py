@@ -279,3 +279,49 @@ def test_prolific_commands_skip_simulated_raters(usf, tmp_path, monkeypatch):
     assert admin.post("/admin/move", data={"rater": pid("E")}).status_code == 404
     assert admin.post("/admin/move", data={"rater": pid("A")}).status_code == 200
     app.extensions["lexgold_engine"].dispose()
+
+
+def test_every_command_reading_simulated_data_says_so(rehearsed, tmp_path):
+    """Issue 47: the label travels past `process`: `agree` on a rehearsal's export, `plan` on
+    the rehearsed study (its cost line), `evaluate --gold` and `crosslingual` on its gold."""
+    from lexgold.simulated import note
+
+    _, db, _ = rehearsed
+    said = note("these ratings are")
+    assert invoke("study", "export", db, "--out", tmp_path / "ratings.csv").exit_code == 0
+    agree = invoke("agree", tmp_path / "ratings.csv", "--json", "--min-overlap", 2)
+    assert agree.exit_code == 0, agree.output
+    assert said in agree.output
+    figures = json.loads(agree.output.strip().splitlines()[-1])
+    assert figures["simulated"]["share"] == 1.0
+    plan = invoke("plan", db, "--pay-per-hour", 12, "--bootstrap", 0, "--max-raters", 6, "--target", 0.6,
+                  "--quiet")
+    assert plan.exit_code == 0, plan.output
+    assert note("the pilot's ratings are") in plan.output
+    cost = next(line for line in plan.output.splitlines() if "cost at 12 per hour" in line)
+    assert "measured on simulated raters, not people" in cost
+    done = invoke("process", db, "--out", tmp_path / "out", "--no-plots", "--bootstrap", "0")
+    assert done.exit_code == 0, done.output
+    gold = tmp_path / "out" / "gold.csv"
+    assert pd.read_csv(gold)["simulated"].all()
+    table = pd.read_csv(gold)
+    table[["word1", "word2"]].assign(number=table["SimLex999"] * 0.5 + 1).to_csv(
+        tmp_path / "scores.csv", index=False)
+    evaluate = invoke("evaluate", "--gold", gold, "--scores", tmp_path / "scores.csv")
+    assert evaluate.exit_code == 0, evaluate.output
+    assert note(f"{gold}: this gold standard's ratings are") in evaluate.output
+    # crosslingual: the same gold as two languages, pair ids from its rows
+    for lang in ("it", "es"):
+        table.assign(pair_id=range(len(table)))[["pair_id", "word1", "word2", "SimLex999",
+                                                 "simulated"]].rename(
+            columns={"SimLex999": "score"}).to_csv(tmp_path / f"{lang}.csv", index=False)
+    cross = invoke("crosslingual", "--gold", f"it={tmp_path / 'it.csv'}", "--gold",
+                   f"es={tmp_path / 'es.csv'}", "--out", tmp_path / "xling", "--scale", 0, 10,
+                   "--quiet")
+    assert cross.exit_code == 0, cross.output
+    assert note(f"--gold it={tmp_path / 'it.csv'}: its ratings are") in cross.output
+    # people's gold: no word of it (test_a_release_of_real_ratings_has_no_label for process)
+    table.drop(columns="simulated").to_csv(tmp_path / "people.csv", index=False)
+    people = invoke("evaluate", "--gold", tmp_path / "people.csv", "--scores",
+                    tmp_path / "scores.csv")
+    assert people.exit_code == 0 and "simulated" not in people.output

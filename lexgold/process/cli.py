@@ -19,6 +19,7 @@ from lexgold.cliutil import (
     usf_option,
 )
 from lexgold.errors import InputError
+from lexgold.simulated import note as simulated_note
 
 
 @click.command()
@@ -66,6 +67,8 @@ def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed)
 
     result, anonymous, messages = agree_file(ratings, pool=pool, min_overlap=min_overlap,
                                              splits=splits if split_half else 0, seed=seed)
+    if result.get("simulated"):           # lexgold.simulated: a rehearsal's or simulate's
+        click.echo(simulated_note("these ratings are"), err=True)
     for message in messages:
         click.echo(f"Warning: {message}", err=True)
     lines = [summary_json(result, detail)] if as_json else agree_summary_lines(result, anonymous)
@@ -235,13 +238,19 @@ def plan(ratings, target, max_raters, pay_per_hour, seconds_per_pair, n_pairs, r
     import numpy as np
 
     from lexgold.process.plan import plan_study, plan_summary_lines, plot_curve
+    from lexgold.process.simulated_label import simulated_ratings
     from lexgold.process.source import read_source
 
     source = read_source(ratings)
+    simulated = simulated_ratings(source.ratings)
+    if simulated:                         # a rehearsal's raters: times and costs are a model's
+        click.echo(simulated_note("the pilot's ratings are"), err=True)
     result = plan_study(source.ratings, rng=np.random.default_rng(seed), max_raters=max_raters,
                         target=target, replicates=replicates, level=level, pairs=n_pairs,
                         seconds=seconds_per_pair, pay_per_hour=pay_per_hour,
                         progress=False if quiet else None)
+    if simulated:
+        result["simulated"] = simulated   # the JSON and the cost line say so
     if machine_path:                      # lexgold.process.plan_machine
         from lexgold.machine.ratings import read_machine
         from lexgold.process.plan_machine import machine_curve, machine_lines
