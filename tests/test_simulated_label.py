@@ -325,3 +325,19 @@ def test_every_command_reading_simulated_data_says_so(rehearsed, tmp_path):
     people = invoke("evaluate", "--gold", tmp_path / "people.csv", "--scores",
                     tmp_path / "scores.csv")
     assert people.exit_code == 0 and "simulated" not in people.output
+
+
+def test_a_rehearsed_studys_admin_page_shows_a_banner(rehearsed, usf, tmp_path):
+    _, db, result = rehearsed
+    admin = make_app(database_url(db)).test_client()
+    admin.post("/admin/login", data={"password": "s3cret"})
+    html = admin.get("/admin/").get_data(as_text=True)
+    assert 'id="simulated-banner"' in html
+    assert f"{result['raters']} of its raters are simulated" in html
+    # a study of people has none
+    pairs = usf_pair_file(usf, tmp_path / "pairs.csv", counts=(("N", "N", 30),))
+    protocol = protocol_variant(tmp_path, "simlex", tranches=1, raters_per_tranche=3)
+    create_study(protocol, pairs, database_url(tmp_path / "people.sqlite"), seed=1)
+    people = make_app(database_url(tmp_path / "people.sqlite")).test_client()
+    people.post("/admin/login", data={"password": "s3cret"})
+    assert 'id="simulated-banner"' not in people.get("/admin/").get_data(as_text=True)
