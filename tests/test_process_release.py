@@ -517,3 +517,45 @@ def test_plain_release_number_format_is_a_protocol_key(tmp_path, keys, score):
     assert out.exit_code == 0, out.output
     lines = (tmp_path / "gold" / "gold.csv").read_text(encoding="utf-8").splitlines()
     assert f"cup,mug,{score}" in lines
+
+
+# -- the card's words (issue 47) ----------------------------------------------------------------
+
+def test_the_cards_pairs_line_is_prose_and_a_translation_is_described(tmp_path):
+    from lexgold.manifest import manifest_beside
+    from lexgold.process.publish import pairs_origin
+
+    digest = "0123456789abcdef" * 4
+    manifest = {"lexgold_version": "9.9", "seed": 11,
+                "protocol": {"file": "simlex999.toml", "sha256": "ab" * 32},
+                "resources": {f"norms{i}": [{"file": f"norms{i}.csv", "sha256": digest}]
+                              for i in range(12)}}
+    line = pairs_origin(manifest)
+    assert "{" not in line and "\"" not in line and len(line) < 800
+    assert line.startswith("built by lexgold 9.9 with protocol `simlex999.toml`")
+    assert "norms0: `norms0.csv` (sha256 `0123456789ab`)" in line
+    # a translation's aligned.csv: its report.json counts the pairs (lexgold translate
+    # adjudicate), and the card describes them from it
+    (tmp_path / "it").mkdir()
+    (tmp_path / "it" / "aligned.csv").write_text("pair_id,lang,word1,word2\n", encoding="utf-8")
+    (tmp_path / "it" / "report.json").write_text(json.dumps(
+        {"lang": "it", "pairs": 897, "by_origin": {"agreed": 850, "adjudicated": 47},
+         "flags": {"multiword1": 3, "collapsed": 0}, "dropped": 102}), encoding="utf-8")
+    aligned = manifest_beside(tmp_path / "it" / "aligned.csv")
+    assert pairs_origin(aligned) == (
+        "897 translated pairs (it) from `aligned.csv` (`lexgold translate adjudicate`): agreed "
+        "850, adjudicated 47; 102 source pairs dropped; flagged: multiword1 3.")
+    assert "TODO" not in pairs_origin(None) and "TODO" not in pairs_origin({}, {"name": "p.csv"})
+
+
+def test_citation_lists_the_papers_authors_one_by_one(simlex_release):
+    citation = yaml.safe_load((simlex_release / "gold" / "CITATION.cff").read_text())
+    assert citation["references"][0]["authors"] == [
+        {"family-names": "Hill"}, {"family-names": "Reichart"}, {"family-names": "Korhonen"}]
+    assert "TODO" not in (simlex_release / "gold" / "CITATION.cff").read_text()
+
+
+def test_exclusions_csv_prints_figures_to_four_decimals(simlex_release):
+    text = (simlex_release / "gold" / "exclusions.csv").read_text()
+    decimals = [len(number.split(".")[1]) for number in re.findall(r"-?\d+\.\d+", text)]
+    assert decimals and max(decimals) <= 4

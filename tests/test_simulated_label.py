@@ -105,6 +105,10 @@ def test_a_release_of_a_rehearsal_says_simulated_everywhere(rehearsed, tmp_path)
     out = tmp_path / "out"
     card = (out / "README.md").read_text()
     assert body(card).startswith("> **Simulated ratings, not people's.** All ")
+    # the study's stored protocol is named in words, not as a file name (issue 47)
+    report_md = (out / "report.md").read_text()
+    assert ", as stored in the study (sha256 " in report_md and "Protocol file" not in report_md
+    assert "study`" not in report_md
     assert "not given by people" in card and "- simulated" in card.split("---\n", 2)[1]
     assert (out / "report.md").read_text().startswith("> **Simulated ratings, not people's.**")
     report = json.loads((out / "report.json").read_text())
