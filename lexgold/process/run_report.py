@@ -266,13 +266,13 @@ def following(paper: str, protocol: str) -> str:
     >>> following("Hill et al. 2015, SimLex-999", "simlex999")
     'following the protocol of Hill et al. 2015, SimLex-999'
     >>> following("none: mean rating per pair", "plain")
-    "with lexgold's plain protocol (mean rating per pair)"
+    "under lexgold's plain protocol (mean rating per pair)"
     """
     paper = (paper or "").strip()
     if paper and not paper.casefold().startswith("none"):
         return f"following the protocol of {paper}"
     what = paper.partition(":")[2].strip()
-    return f"with lexgold's {protocol} protocol" + (f" ({what})" if what else "")
+    return f"under lexgold's {protocol} protocol" + (f" ({what})" if what else "")
 
 
 def cites_paper(paper: str) -> bool:
