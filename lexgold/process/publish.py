@@ -186,7 +186,7 @@ def _datasheet(report: ProcessReport, gold: pd.DataFrame) -> list[str]:
     lines += ["### Collection process", "",
               f"- Protocol: {protocol_shown(report.protocol_file)} "
               f"(sha256 {code(report.protocol_sha256)}).",
-              "- Pairs: " + pairs_origin(manifest, report.pairs_file),
+              "- Pairs: " + pairs_origin(manifest, report.pairs_file, report.ratings_source),
               (f"- Ratings {verb}: {text(dates['first'])} to {text(dates['last'])} (first and "
                "last answer)." if dates.get("first") and dates.get("last") else
                f"- Ratings {verb}: dates not recorded in the ratings."),
@@ -267,10 +267,11 @@ def beyond_iaa_lines(figures: dict | None) -> list[str]:
     return [*lines, ""]
 
 
-def pairs_origin(manifest: dict, pairs_file: dict | None = None) -> str:
+def pairs_origin(manifest: dict, pairs_file: dict | None = None, source: str = "study") -> str:
     """Where the pairs came from, in words: the builder's run (lexgold version, protocol,
-    seed, and each input file with its short SHA-256), or the pairs file the study or
-    ``--pairs`` named when no builder manifest stands beside it.
+    seed, and each input file with its short SHA-256), a translation's ``aligned.csv``, or
+    the pairs file ``--pairs`` named, the study's pairs or the ratings file's (``source``,
+    ``report.json`` ``ratings_source``) when no builder manifest stands beside them.
 
     >>> pairs_origin({"lexgold_version": "1.0", "protocol": {"file": "simlex999.toml",
     ...               "sha256": "ab"}, "seed": 1,
@@ -282,7 +283,9 @@ def pairs_origin(manifest: dict, pairs_file: dict | None = None) -> str:
             return (f"from {code(pairs_file.get('name', '?'))}"
                     + (f" (sha256 {code(pairs_file['sha256'][:12])})" if pairs_file.get("sha256")
                        else "") + "; no builder report beside it.")
-        return "the study's pairs; no builder report was stored with them."
+        return ("the study's pairs; no builder report was stored with them."
+                if source in ("study", "export") else
+                "the pairs of the ratings file; no builder report names them.")
     if manifest.get("aligned"):             # a translation's aligned.csv (docs/languages.md)
         aligned = manifest["aligned"]
         origins = ", ".join(f"{text(k)} {v}" for k, v in (aligned.get("by_origin") or {}).items())
