@@ -18,11 +18,13 @@ the rule holds; the words a release writes are :mod:`lexgold.process.simulated_l
 from __future__ import annotations
 
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from lexgold.compression import open_input
 from lexgold.errors import InputError
+
+if TYPE_CHECKING:            # pandas is imported where rows are read, not by the command line
+    import pandas as pd
 
 #: the ``platform`` of a simulated rating, the column that marks a gold file built from them,
 #: and the word a header comment opens with
@@ -34,6 +36,8 @@ COMMENT = "# simulated ratings (lexgold), not people's: see README.md beside thi
 def simulated_rows(frame: pd.DataFrame) -> pd.Series:
     """Which rows are simulated: ``platform`` is ``simulated`` (case and spaces ignored), or a
     ``simulated`` column holds true (``True``, ``true``, 1)."""
+    import pandas as pd
+
     mark = pd.Series(False, index=frame.index)
     if "platform" in frame.columns:
         mark |= frame["platform"].astype(str).str.strip().str.casefold() == SIMULATED
