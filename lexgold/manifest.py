@@ -99,7 +99,12 @@ def _name(path: str) -> str:
 
 def manifest_beside(pairs_path) -> dict | None:
     """The run manifest of the builder that wrote ``pairs_path`` (its ``report.json`` beside it),
-    or None; read at ``study create`` (kept in the study) and by ``process --pairs``."""
+    or None; read at ``study create`` (kept in the study) and by ``process --pairs``.
+
+    A translation's ``aligned.csv`` (``lexgold translate adjudicate``, docs/languages.md) has
+    no builder run: its ``report.json`` counts the aligned pairs, and the manifest is
+    ``{"aligned": {"file", "lang", "pairs", "by_origin", "flags", "dropped"}}``.
+    """
     if not pairs_path:
         return None
     path = Path(pairs_path).parent / "report.json"
@@ -107,4 +112,10 @@ def manifest_beside(pairs_path) -> dict | None:
         data = read_input_json(path, what="report.json")
     except (OSError, ValueError):          # InputError too: not there, not JSON, a FIFO
         return None
-    return read_manifest(data.get("manifest")) if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return None
+    if "manifest" not in data and {"lang", "pairs", "by_origin"} <= set(data):
+        return {"aligned": {"file": _name(str(pairs_path)),
+                            **{key: data.get(key) for key in ("lang", "pairs", "by_origin",
+                                                              "flags", "dropped")}}}
+    return read_manifest(data.get("manifest"))

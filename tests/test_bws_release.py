@@ -39,7 +39,9 @@ def test_release_folder(bws_run):
     folder, output = bws_run
     assert "60 pairs released from" in output and "split-half r" in output
     gold = pd.read_csv(folder / "gold" / "gold.csv")
-    assert list(gold.columns) == ["word1", "word2", "score"]
+    # lexgold simulate's answers: the simulated mark travels as a last column
+    assert list(gold.columns) == ["word1", "word2", "score", "simulated"]
+    assert gold["simulated"].all()
     assert gold["score"].between(0, 10).all() and len(gold) == 60
     pairs = pd.read_csv(folder / "pairs.csv")
     assert gold[["word1", "word2"]].equals(pairs[["word1", "word2"]])     # pairs file order

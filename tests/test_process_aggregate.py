@@ -347,8 +347,9 @@ def test_mean_release_is_unchanged(ws353_long, ws353_answers, tmp_path):
     gold = pd.read_csv(tmp_path / "default" / "gold.csv").set_index(["word1", "word2"])
     mean = ws353_answers.groupby(["word1", "word2"])["rating"].mean()
     assert np.abs(gold["score"] - mean.loc[gold.index]).max() <= 0.005 + 1e-9
-    assert "- Scale transform: the mean of the accepted ratings of a pair, mapped linearly" \
-        in (tmp_path / "default" / "README.md").read_text()
+    # plain: the ratings' own scale, not rescaled (issue 47: not the protocol's default 0-6)
+    assert "- Score: the mean of the accepted ratings of a pair, on the rating scale 0-10 (not " \
+        "rescaled)." in (tmp_path / "default" / "README.md").read_text()
 
 
 # -- the key ------------------------------------------------------------------------------------

@@ -317,6 +317,8 @@ def test_process_gives_the_figures_of_the_code_before(tmp_path):
 
     base = json.loads(BASE.read_text())
     _seeded_study(tmp_path)
+    ratings = pd.read_csv(tmp_path / "ratings.csv")    # people's, as before the simulated mark
+    ratings.drop(columns="platform").to_csv(tmp_path / "ratings.csv", index=False)
     report = run(tmp_path / "ratings.csv", "simlex", tmp_path / "gold",
                  pairs_path=tmp_path / "pairs.csv", seed=3, plots=False, bootstrap=40,
                  allow_incomplete=True)

@@ -4,19 +4,19 @@ validated offline with mlcroissant and read back record by record."""
 import hashlib
 import json
 import socket
+from importlib.resources import files
 
 import mlcroissant as mlc
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 from lexgold.process.croissant import CONFORMS_TO, croissant
 from lexgold.process.pipeline import run
 from lexgold.crowd.simulate import Crowd, simulate_ratings, usf_pairs
 from lexgold.protocols import load_protocol
 
-#: what mlcroissant recommends that a release cannot know without a clock or the authors
-RECOMMENDED_ONLY = ("datePublished", "version")
 
 
 def release(tmp_path, protocol, n=40):
@@ -39,9 +39,10 @@ def offline(monkeypatch):
 
 
 def load(path):
-    dataset = mlc.Dataset(jsonld=path)           # raises ValidationError on any error
-    warnings = dataset.metadata.ctx.issues.warnings
-    assert all(any(name in w for name in RECOMMENDED_ONLY) for w in warnings), warnings
+    """mlcroissant's reading of a croissant.json: no error (it raises on one), no warning."""
+    dataset = mlc.Dataset(jsonld=path)
+    issues = dataset.metadata.ctx.issues
+    assert not issues.errors and not issues.warnings, (issues.errors, issues.warnings)
     return dataset
 
 
@@ -84,8 +85,9 @@ def test_rai_fields_come_from_the_report_and_the_protocol(tmp_path):
     label = load_protocol("simlex999")["study"]["texts"]["native_speaker_label"]
     assert document["rai:annotatorDemographics"][0] == (f"Raters confirmed on the consent page: "
                                                         f"\"{label}\"")
-    assert document["rai:dataCollectionTimeframe"] == [report.dates["first"],
+    assert document["rai:dataCollectionTimeFrame"] == [report.dates["first"],
                                                        report.dates["last"]]
+    assert document["rai:hasSyntheticData"] is True
     # simulated ratings (lexgold simulate): said first, then what the simulation followed
     assert document["rai:dataCollectionType"] == ["Simulation"]
     assert document["rai:dataCollection"].startswith(
@@ -118,3 +120,132 @@ def test_no_demographics_claimed_where_the_protocol_collected_none(tmp_path):
     document = croissant(out, report, protocol)
     assert document["rai:annotatorDemographics"] == [
         "No demographic information was collected by the protocol."]
+
+
+# -- what a release states (issue 47) -----------------------------------------------------------
+
+STATEMENTS = {"collection_type": "Lab experiment",
+              "recruitment": "Students of the department, paid 10 EUR; written consent",
+              "biases": "Pairs of common nouns only",
+              "social_impact": "Evaluation data; no personal data",
+              "maintenance": "The authors answer errata by e-mail",
+              "license": "CC-BY-4.0"}
+
+
+def plain_release(tmp_path, extra: str = "", *args):
+    """WordSim-353 set 1's real ratings (0-10; vendored, lexgold/resources/data/SOURCES.toml),
+    released with a plain protocol (rating_scale "declared") plus ``extra`` keys."""
+    from test_simulated_label import invoke, real_ratings
+
+    protocol = tmp_path / "ws.toml"
+    plain = (files("lexgold.protocols") / "plain.toml").read_text(encoding="utf-8")
+    protocol.write_text(plain.replace("[process.release]\n", "[process.release]\n" + extra),
+                        encoding="utf-8")
+    done = invoke("process", real_ratings(tmp_path), "--protocol", protocol, "--scale", 0, 10,
+                  "--out", tmp_path / "out", "--no-plots", "--bootstrap", "0", *args)
+    assert done.exit_code == 0, done.output
+    return tmp_path / "out", done
+
+
+def release_text(out) -> str:
+    return "\n".join(path.read_text(encoding="utf-8") for path in sorted(out.iterdir())
+                     if path.suffix != ".png")
+
+
+def test_a_plain_release_states_the_scale_used_and_no_placeholder(tmp_path, offline):
+    out, done = plain_release(tmp_path, "", "--date-published", "2031-05-06")
+    text = release_text(out)
+    assert "TODO" not in text and "protocol of none" not in text
+    assert "0-6" not in text and "[0, 6]" not in text and "0-10" in text
+    document = json.loads((out / "croissant.json").read_text())
+    assert ", on a scale of 0-10." in document["rai:dataCollection"]
+    assert document["rai:dataPreprocessingProtocol"][2].endswith("on the rating scale 0-10.")
+    assert document["rai:dataCollectionType"] == ["not stated"]
+    assert "Recruitment and payment: not stated." in document["rai:dataCollection"]
+    card = (out / "README.md").read_text()
+    assert "on the rating scale 0-10 (not rescaled)" in card and "Scores: 0-10." in card
+    # every missing statement named once, on one line, at process time
+    named = [line for line in done.output.splitlines() if "not stated in [process.release]" in line]
+    assert named == ["Warning: not stated in [process.release]: collection_type, recruitment, "
+                     "biases, social_impact, maintenance, license (the dataset card, "
+                     "CITATION.cff and croissant.json say \"not stated\"; docs/protocols.md, "
+                     "\"Release metadata\")"]
+    load(out / "croissant.json")
+    # ratings without dates (WordSim-353's): no date to publish unless one is given
+    again = tmp_path / "again"
+    again.mkdir()
+    undated, done = plain_release(again)
+    assert "not stated in [process.release]: collection_type, recruitment, biases, " \
+           "social_impact, maintenance, license, date_published (" in done.output
+    assert "datePublished" not in json.loads((undated / "croissant.json").read_text())
+
+
+def test_the_authors_statements_reach_card_citation_and_croissant(tmp_path, offline):
+    extra = "".join(f"{key} = {json.dumps(value)}\n" for key, value in STATEMENTS.items())
+    extra += 'authors = ["Ada Lovelace", "Alan Turing"]\n'
+    out, done = plain_release(tmp_path, extra, "--release-version", "2.1.0",
+                              "--date-published", "2031-05-06")
+    assert "not stated" not in done.output
+    # only the card's sentence that explains the words is left
+    assert release_text(out).count("not stated") == 1
+    document = json.loads((out / "croissant.json").read_text())
+    assert document["rai:dataCollectionType"] == ["Lab experiment"]
+    assert document["rai:dataBiases"] == [STATEMENTS["biases"]]
+    assert document["rai:dataSocialImpact"] == STATEMENTS["social_impact"]
+    assert document["rai:dataReleaseMaintenancePlan"] == STATEMENTS["maintenance"]
+    assert document["rai:dataCollection"].endswith(
+        f"Recruitment and payment: {STATEMENTS['recruitment']}.")
+    assert document["license"] == "CC-BY-4.0"
+    assert (document["version"], document["datePublished"]) == ("2.1.0", "2031-05-06")
+    dataset = load(out / "croissant.json")
+    meta = dataset.metadata               # mlcroissant reads each field lexgold writes
+    assert meta.version == "2.1.0" and meta.date_published.date().isoformat() == "2031-05-06"
+    assert meta.data_biases == [STATEMENTS["biases"]]
+    assert meta.data_social_impact == STATEMENTS["social_impact"]
+    assert meta.data_release_maintenance_plan == STATEMENTS["maintenance"]
+    assert meta.data_collection_type == ["Lab experiment"]
+    assert [c.name for c in meta.creators] == ["Ada Lovelace", "Alan Turing"]
+    citation = yaml.safe_load((out / "CITATION.cff").read_text())
+    assert [a["name"] for a in citation["authors"]] == ["Ada Lovelace", "Alan Turing"]
+    assert (citation["version"], citation["date-released"], citation["license"]) == (
+        "2.1.0", "2031-05-06", "CC-BY-4.0")
+    card = (out / "README.md").read_text()
+    for value in STATEMENTS.values():
+        assert value in card
+
+
+def test_date_published_defaults_to_the_last_rating_never_the_clock(tmp_path, offline):
+    out, report = release(tmp_path, "simlex999")
+    document = json.loads((out / "croissant.json").read_text())
+    assert document["datePublished"] == report.dates["last"][:10]
+    assert document["version"] == "1.0.0"
+    meta = load(out / "croissant.json").metadata       # the collection dates, as mlcroissant
+    assert [d.strftime("%Y-%m-%dT%H:%M:%SZ") for d in meta.data_collection_timeframe] == \
+        [report.dates["first"], report.dates["last"]]
+    assert meta.extra_properties == {"rai:hasSyntheticData": True}
+
+
+def test_a_bad_date_published_is_one_line_naming_the_key(tmp_path):
+    from test_simulated_label import invoke, real_ratings
+
+    done = invoke("process", real_ratings(tmp_path), "--protocol", "plain", "--scale", 0, 10,
+                  "--out", tmp_path / "out", "--date-published", "6 May 2031")
+    assert done.exit_code != 0
+    assert "[process.release] date_published: allowed a date YYYY-MM-DD" in done.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_croissant_is_safe_to_embed_in_a_page(tmp_path, offline):
+    """A word reaches croissant.json in a warning; its text never ends a <script> element."""
+    from dataclasses import replace
+
+    from lexgold.process.croissant import write_croissant
+
+    out, report = release(tmp_path, "simlex999")
+    word = "</script><b>&amp;"
+    write_croissant(out, replace(report, overlap_warnings=[f"{word} spelled two ways"]))
+    raw = (out / "croissant.json").read_text()
+    assert "<" not in raw and ">" not in raw and "&" not in raw
+    assert "\\u003c/script\\u003e\\u003cb\\u003e\\u0026amp;" in raw
+    assert f"{word} spelled two ways" in json.loads(raw)["rai:dataLimitations"]
+    load(out / "croissant.json")

@@ -169,7 +169,9 @@ def test_simulate_agree_process_commands(tmp_path, pairs):
     assert result.exit_code == 0, result.output
     figures = json.loads(result.output.strip().splitlines()[-1])
     assert set(figures) == {"iaa1", "iaa2", "raters", "pairs", "alpha_interval",
-                            "alpha_ordinal", "icc1", "icck", "icc", "aggregate_model"}
+                            "alpha_ordinal", "icc1", "icck", "icc", "aggregate_model",
+                            "simulated"}            # lexgold simulate's rows say so
+    assert figures["simulated"]["share"] == 1.0
     assert figures["raters"] == 120 and figures["pairs"] == 300
     assert figures["aggregate_model"]["k"] == 6       # half of the 12 raters most pairs have
     assert 0 < figures["iaa1"] < figures["iaa2"] < 1

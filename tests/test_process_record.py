@@ -69,6 +69,9 @@ def test_the_command_line_lines_come_from_the_report(tmp_path):
                       overlap_warnings=["colour / color"], warnings=["1 of 2 pairs thin"])
     assert report.notice_lines() == [
         "Note: 10 of 10 ratings are simulated (platform 'simulated'): the release says so",
+        "Warning: not stated in [process.release]: collection_type, recruitment, biases, "
+        "social_impact, maintenance, license, date_published (the dataset card, CITATION.cff "
+        "and croissant.json say \"not stated\"; docs/protocols.md, \"Release metadata\")",
         "Warning: colour / color", "Warning: incomplete release: 1 of 2 pairs thin",
         "Note: a note", "Warning: one warning"]
     assert report.summary_lines("gold") == [

@@ -25,6 +25,7 @@ from lexgold.process.release import (concreteness_quartile, gold_table, most_ass
 from lexgold.process.scaling import gold_scores
 from lexgold.crowd.simulate import Crowd, simulate_ratings, usf_pairs
 from lexgold.protocols import PACKAGED, load_protocol
+from lexgold.simulated import COMMENT
 
 SIMLEX_HEADER = (b"word1\tword2\tPOS\tSimLex999\tconc(w1)\tconc(w2)\tconcQ\tAssoc(USF)\t"
                  b"SimAssoc333\tSD(SimLex)\r\n")     # SimLex-999.txt has CRLF line ends
@@ -200,7 +201,10 @@ def test_release_folder_files_and_report(simlex_release):
     copy = pd.read_csv(out / "gold.csv")
     assert list(release.columns) == list(copy.columns)
     pd.testing.assert_frame_equal(release, copy)
-    assert (out / "SimLex-999.txt").read_bytes().startswith(SIMLEX_HEADER)
+    # lexgold simulate's ratings: the simulated mark travels as a last column (lexgold.simulated)
+    assert (out / "SimLex-999.txt").read_bytes().startswith(SIMLEX_HEADER[:-2]
+                                                            + b"\tsimulated\r\n")
+    assert release["simulated"].all()
     # Assoc(USF) = 10 x the pairs file's fsg; missing fsg falls back to the USF norms
     assert (release["Assoc(USF)"][::2] == 2.5).all()
     assert release["SimAssoc333"].sum() == (release["Assoc(USF)"] > 0).sum()
@@ -257,7 +261,8 @@ def test_dataset_card_has_yaml_header_and_the_reports_figures(simlex_release):
     assert f"| final | {final['iaa1']:.3f} (95% CI {low:.3f}-{high:.3f}) |" in text
     assert report["protocol_sha256"] in text and "ab" * 32 in text and "seed 11" in text
     assert f"{report['dates']['first']} to {report['dates']['last']}" in text
-    assert "from [0, 6] to [0, 10]" in text and "Licence: TODO" in text
+    assert "from [0, 6] to [0, 10]" in text and "Licence: not stated." in text
+    assert "TODO" not in text
     beyond = report["agreement"]["beyond_iaa"]          # issue 26: alpha and ICC(2,1)/(2,k)
     assert f"interval {beyond['alpha_interval']:.3f}, ordinal {beyond['alpha_ordinal']:.3f}" \
         in text
@@ -285,7 +290,11 @@ def simulated_run(tmp_path, protocol, *, n=100):
 def test_hyperlex_and_tr9856_release_folders_validate(tmp_path, protocol, name, header):
     report = simulated_run(tmp_path, protocol)
     out = tmp_path / "out"
-    assert report.release_file == name and (out / name).read_bytes().startswith(header)
+    # simulated ratings: HyperLex's file opens with a "# simulated" line (no room for a
+    # column), TR9856's ends each row in a simulated column (lexgold.simulated)
+    marked = (COMMENT.encode() + b"\n" + header if protocol == "hyperlex"
+              else header[:-1] + b"\tsimulated\n")
+    assert report.release_file == name and (out / name).read_bytes().startswith(marked)
     result = validate(out / "datapackage.json")
     assert result.valid, result.flatten(["rowNumber", "fieldName", "type", "note"])
     back = read_gold(out / name)
@@ -345,7 +354,9 @@ def test_language_pack_metadata_never_comes_from_english_norms(tmp_path):
     scores = gold_scores(ratings_of({("cat", "dog"): [4, 5, 6], ("old", "new"): [1, 2, 0]}))
     gold = gold_table(scores, "simlex", usf=None, brysbaert=None)
     assert gold["Assoc(USF)"].isna().all() and gold["conc(w1)"].isna().all()
-    assert gold["SimAssoc333"].tolist() == [0, 0]
+    # no association known at all: SimAssoc333 is empty too, not "none associated" (issue 47)
+    assert gold["SimAssoc333"].isna().all()
+    assert release_text(gold, "simlex").splitlines()[1].split("\t")[8] == ""
 
     pack = tmp_path / "xx"
     pack.mkdir()
@@ -506,3 +517,45 @@ def test_plain_release_number_format_is_a_protocol_key(tmp_path, keys, score):
     assert out.exit_code == 0, out.output
     lines = (tmp_path / "gold" / "gold.csv").read_text(encoding="utf-8").splitlines()
     assert f"cup,mug,{score}" in lines
+
+
+# -- the card's words (issue 47) ----------------------------------------------------------------
+
+def test_the_cards_pairs_line_is_prose_and_a_translation_is_described(tmp_path):
+    from lexgold.manifest import manifest_beside
+    from lexgold.process.publish import pairs_origin
+
+    digest = "0123456789abcdef" * 4
+    manifest = {"lexgold_version": "9.9", "seed": 11,
+                "protocol": {"file": "simlex999.toml", "sha256": "ab" * 32},
+                "resources": {f"norms{i}": [{"file": f"norms{i}.csv", "sha256": digest}]
+                              for i in range(12)}}
+    line = pairs_origin(manifest)
+    assert "{" not in line and "\"" not in line and len(line) < 800
+    assert line.startswith("built by lexgold 9.9 with protocol `simlex999.toml`")
+    assert "norms0: `norms0.csv` (sha256 `0123456789ab`)" in line
+    # a translation's aligned.csv: its report.json counts the pairs (lexgold translate
+    # adjudicate), and the card describes them from it
+    (tmp_path / "it").mkdir()
+    (tmp_path / "it" / "aligned.csv").write_text("pair_id,lang,word1,word2\n", encoding="utf-8")
+    (tmp_path / "it" / "report.json").write_text(json.dumps(
+        {"lang": "it", "pairs": 897, "by_origin": {"agreed": 850, "adjudicated": 47},
+         "flags": {"multiword1": 3, "collapsed": 0}, "dropped": 102}), encoding="utf-8")
+    aligned = manifest_beside(tmp_path / "it" / "aligned.csv")
+    assert pairs_origin(aligned) == (
+        "897 translated pairs (it) from `aligned.csv` (`lexgold translate adjudicate`): agreed "
+        "850, adjudicated 47; 102 source pairs dropped; flagged: multiword1 3.")
+    assert "TODO" not in pairs_origin(None) and "TODO" not in pairs_origin({}, {"name": "p.csv"})
+
+
+def test_citation_lists_the_papers_authors_one_by_one(simlex_release):
+    citation = yaml.safe_load((simlex_release / "gold" / "CITATION.cff").read_text())
+    assert citation["references"][0]["authors"] == [
+        {"family-names": "Hill"}, {"family-names": "Reichart"}, {"family-names": "Korhonen"}]
+    assert "TODO" not in (simlex_release / "gold" / "CITATION.cff").read_text()
+
+
+def test_exclusions_csv_prints_figures_to_four_decimals(simlex_release):
+    text = (simlex_release / "gold" / "exclusions.csv").read_text()
+    decimals = [len(number.split(".")[1]) for number in re.findall(r"-?\d+\.\d+", text)]
+    assert decimals and max(decimals) <= 4

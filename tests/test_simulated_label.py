@@ -105,6 +105,10 @@ def test_a_release_of_a_rehearsal_says_simulated_everywhere(rehearsed, tmp_path)
     out = tmp_path / "out"
     card = (out / "README.md").read_text()
     assert body(card).startswith("> **Simulated ratings, not people's.** All ")
+    # the study's stored protocol is named in words, not as a file name (issue 47)
+    report_md = (out / "report.md").read_text()
+    assert ", as stored in the study (sha256 " in report_md and "Protocol file" not in report_md
+    assert "study`" not in report_md
     assert "not given by people" in card and "- simulated" in card.split("---\n", 2)[1]
     assert (out / "report.md").read_text().startswith("> **Simulated ratings, not people's.**")
     report = json.loads((out / "report.json").read_text())
@@ -120,9 +124,9 @@ def test_a_release_of_a_rehearsal_says_simulated_everywhere(rehearsed, tmp_path)
     package = json.loads((out / "datapackage.json").read_text())
     assert package["description"].startswith("Simulated data: all ")
     # collection times: those of the rehearsal, none after the run's real time
-    first, last = (datetime.fromisoformat(d.rstrip("Z")) for d in meta["rai:dataCollectionTimeframe"])
+    first, last = (datetime.fromisoformat(d.rstrip("Z")) for d in meta["rai:dataCollectionTimeFrame"])
     assert first <= last <= RUN_AT
-    assert [report["dates"]["first"], report["dates"]["last"]] == meta["rai:dataCollectionTimeframe"]
+    assert [report["dates"]["first"], report["dates"]["last"]] == meta["rai:dataCollectionTimeFrame"]
     assert f"- Ratings simulated: {report['dates']['first']}" in card
 
 
@@ -145,7 +149,9 @@ def test_a_release_of_real_ratings_has_no_label(tmp_path):
     for name in RELEASE_FILES:
         assert "imulat" not in (tmp_path / "out" / name).read_text(), name
     meta = json.loads((tmp_path / "out" / "croissant.json").read_text())
-    assert meta["rai:dataCollectionType"] == ["Crowdsourcing"]
+    # how they were collected is the authors' to state ([process.release] collection_type)
+    assert meta["rai:dataCollectionType"] == ["not stated"] and "rai:hasSyntheticData" not in meta
+    assert "simulated" not in pd.read_csv(tmp_path / "out" / "gold.csv").columns
 
 
 def test_simulate_marks_its_rows_and_import_keeps_the_mark(tmp_path):
@@ -182,7 +188,9 @@ def test_a_release_of_mixed_ratings_gives_the_simulated_share(tmp_path):
     assert body((tmp_path / "out" / "README.md").read_text()).startswith(
         f"> **Partly simulated ratings.** {n} of the {len(mixed)} ratings ")
     meta = json.loads((tmp_path / "out" / "croissant.json").read_text())
-    assert meta["rai:dataCollectionType"] == ["Crowdsourcing", "Simulation"]
+    assert meta["rai:dataCollectionType"] == ["not stated", "Simulation"]
+    assert meta["rai:hasSyntheticData"] is True
+    assert pd.read_csv(tmp_path / "out" / "gold.csv")["simulated"].all()
 
 
 def test_simulated_share_counts_ratings_not_checkpoints():
@@ -275,3 +283,65 @@ def test_prolific_commands_skip_simulated_raters(usf, tmp_path, monkeypatch):
     assert admin.post("/admin/move", data={"rater": pid("E")}).status_code == 404
     assert admin.post("/admin/move", data={"rater": pid("A")}).status_code == 200
     app.extensions["lexgold_engine"].dispose()
+
+
+def test_every_command_reading_simulated_data_says_so(rehearsed, tmp_path):
+    """Issue 47: the label travels past `process`: `agree` on a rehearsal's export, `plan` on
+    the rehearsed study (its cost line), `evaluate --gold` and `crosslingual` on its gold."""
+    from lexgold.simulated import note
+
+    _, db, _ = rehearsed
+    said = note("these ratings are")
+    assert invoke("study", "export", db, "--out", tmp_path / "ratings.csv").exit_code == 0
+    agree = invoke("agree", tmp_path / "ratings.csv", "--json", "--min-overlap", 2)
+    assert agree.exit_code == 0, agree.output
+    assert said in agree.output
+    figures = json.loads(agree.output.strip().splitlines()[-1])
+    assert figures["simulated"]["share"] == 1.0
+    plan = invoke("plan", db, "--pay-per-hour", 12, "--bootstrap", 0, "--max-raters", 6, "--target", 0.6,
+                  "--quiet")
+    assert plan.exit_code == 0, plan.output
+    assert note("the pilot's ratings are") in plan.output
+    cost = next(line for line in plan.output.splitlines() if "cost at 12 per hour" in line)
+    assert "measured on simulated raters, not people" in cost
+    done = invoke("process", db, "--out", tmp_path / "out", "--no-plots", "--bootstrap", "0")
+    assert done.exit_code == 0, done.output
+    gold = tmp_path / "out" / "gold.csv"
+    assert pd.read_csv(gold)["simulated"].all()
+    table = pd.read_csv(gold)
+    table[["word1", "word2"]].assign(number=table["SimLex999"] * 0.5 + 1).to_csv(
+        tmp_path / "scores.csv", index=False)
+    evaluate = invoke("evaluate", "--gold", gold, "--scores", tmp_path / "scores.csv")
+    assert evaluate.exit_code == 0, evaluate.output
+    assert note(f"{gold}: this gold standard's ratings are") in evaluate.output
+    # crosslingual: the same gold as two languages, pair ids from its rows
+    for lang in ("it", "es"):
+        table.assign(pair_id=range(len(table)))[["pair_id", "word1", "word2", "SimLex999",
+                                                 "simulated"]].rename(
+            columns={"SimLex999": "score"}).to_csv(tmp_path / f"{lang}.csv", index=False)
+    cross = invoke("crosslingual", "--gold", f"it={tmp_path / 'it.csv'}", "--gold",
+                   f"es={tmp_path / 'es.csv'}", "--out", tmp_path / "xling", "--scale", 0, 10,
+                   "--quiet")
+    assert cross.exit_code == 0, cross.output
+    assert note(f"--gold it={tmp_path / 'it.csv'}: its ratings are") in cross.output
+    # people's gold: no word of it (test_a_release_of_real_ratings_has_no_label for process)
+    table.drop(columns="simulated").to_csv(tmp_path / "people.csv", index=False)
+    people = invoke("evaluate", "--gold", tmp_path / "people.csv", "--scores",
+                    tmp_path / "scores.csv")
+    assert people.exit_code == 0 and "simulated" not in people.output
+
+
+def test_a_rehearsed_studys_admin_page_shows_a_banner(rehearsed, usf, tmp_path):
+    _, db, result = rehearsed
+    admin = make_app(database_url(db)).test_client()
+    admin.post("/admin/login", data={"password": "s3cret"})
+    html = admin.get("/admin/").get_data(as_text=True)
+    assert 'id="simulated-banner"' in html
+    assert f"{result['raters']} of its raters are simulated" in html
+    # a study of people has none
+    pairs = usf_pair_file(usf, tmp_path / "pairs.csv", counts=(("N", "N", 30),))
+    protocol = protocol_variant(tmp_path, "simlex", tranches=1, raters_per_tranche=3)
+    create_study(protocol, pairs, database_url(tmp_path / "people.sqlite"), seed=1)
+    people = make_app(database_url(tmp_path / "people.sqlite")).test_client()
+    people.post("/admin/login", data={"password": "s3cret"})
+    assert 'id="simulated-banner"' not in people.get("/admin/").get_data(as_text=True)

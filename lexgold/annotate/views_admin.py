@@ -188,7 +188,8 @@ def overview():
         agreement_notes=shown.get("agreement_notes", []), adaptive=shown.get("adaptive"),
         bars=_bars(table, dict(stages), shown), dashboard=shown.get("dashboard"),
         preview_links=_preview_links(), preview_days=preview_links.DAYS,
-        machine=_machine(), long_table=LONG_TABLE)
+        machine=_machine(), long_table=LONG_TABLE, simulated=db().scalar(   # the banner
+            select(func.count()).where(m.Rater.platform == SIMULATED)))
 
 
 def _machine() -> dict | None:

@@ -142,6 +142,11 @@ def evaluate(golds, gold_format, language, alternatives, strip_language_prefix, 
         raise InputError("needs two or more --vectors (or --scores files)",
                          field="--common-vocabulary")
     from lexgold.evaluate.output import evaluate_one_model, evaluate_several, gold_dir_files
+    from lexgold.simulated import gold_file_simulated, note
+
+    for gold in golds:                    # lexgold.simulated: a simulated gold says so
+        if gold_file_simulated(gold):
+            click.echo(note(f"{gold}: this gold standard's ratings are"), err=True)
 
     options = {"gold_format": gold_format, "language": language, "duplicates": duplicates,
                "strip_language_prefix": strip_language_prefix, "alternatives": alternatives,
@@ -149,6 +154,9 @@ def evaluate(golds, gold_format, language, alternatives, strip_language_prefix, 
                "seed": seed, "scores_column": scores_column, "gold_column": gold_column}
     if models > 1 or gold_dir:
         known = gold_dir_files(gold_dir, golds) if gold_dir else []
+        for match in known:
+            if gold_file_simulated(match.path):
+                click.echo(note(f"{match.path}: this gold standard's ratings are"), err=True)
         golds = tuple(str(match.path) for match in known) + tuple(golds)
         evaluate_several(list(golds), list(vectors), known, case=case,
                          common_vocabulary=common_vocabulary, oov=oov, compare=compare,

@@ -223,6 +223,11 @@ def crosslingual(golds, aligned_files, protocol, scale, rescale, max_score_diffe
     unknown = sorted(set(aligned_paths) - set(gold_paths))
     if unknown:
         raise click.BadParameter(f"no --gold for language {unknown[0]!r}", param_hint="--aligned")
+    from lexgold.simulated import gold_file_simulated, note
+
+    for lang, path in gold_paths.items():   # lexgold.simulated: a simulated gold says so
+        if gold_file_simulated(path):
+            click.echo(note(f"--gold {lang}={path}: its ratings are"), err=True)
     with working("crosslingual", quiet=quiet):
         sets, report = crosslingual_from_files(
             gold_paths, aligned_paths, protocol, scale=tuple(scale) if scale else None,

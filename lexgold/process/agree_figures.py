@@ -35,6 +35,7 @@ from lexgold.ratings.long import (
 from lexgold.process.aggregate import model_saving, saving_line
 from lexgold.process.reliability import ICC_FORM, icc, krippendorff_alpha
 from lexgold.process.splithalf import split_half_random
+from lexgold.process.simulated_label import simulated_ratings
 from lexgold.ratings.overlap import overlap_warnings
 
 
@@ -101,7 +102,9 @@ def agree_file(path, *, pool: str = "tranche", min_overlap: int = 10, splits: in
 
     ``anonymous``: the ratings have no rater identity (then IAA is refused unless
     ``splits > 0``); ``warnings``: the agreement warnings (undefined correlations) and the
-    overlap warnings (raters of one tranche sharing few pairs), as lines to show.
+    overlap warnings (raters of one tranche sharing few pairs), as lines to show. Simulated
+    ratings (:mod:`lexgold.simulated`) add ``simulated`` to the figures
+    (:func:`lexgold.process.simulated_label.simulated_ratings`).
     """
     frame = read_ratings(path)         # checked once, here
     anonymous = is_anonymous(frame)
@@ -114,6 +117,9 @@ def agree_file(path, *, pool: str = "tranche", min_overlap: int = 10, splits: in
     messages = [str(w.message) for w in caught if issubclass(w.category, AgreementWarning)]
     if not anonymous:
         messages += overlap_warnings(frame)
+    simulated = simulated_ratings(frame)          # lexgold.simulated: said, and in the JSON
+    if simulated:
+        result["simulated"] = simulated
     return result, anonymous, messages
 
 

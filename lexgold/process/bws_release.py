@@ -29,7 +29,7 @@ from lexgold.process.config import process_config
 from lexgold.process.run_report import BwsCounts, BwsReport
 from lexgold.process.publish import _resource, citation_cff, write_checksums
 from lexgold.process.release import plain_table, read_release_pairs, round_half_up
-from lexgold.process.simulated_label import banner, simulated_ratings, statement
+from lexgold.process.simulated_label import banner, mark_gold, simulated_ratings, statement
 from lexgold.process.source import RatingsSource, is_study, read_source
 from lexgold.protocols import ProtocolError
 from lexgold.study.config import load_study_config
@@ -167,8 +167,9 @@ def release_bws(ratings_path, protocol: dict, out_dir, *, pairs_path=None, seed:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     release = report.config.release
-    gold = plain_table(result["gold"], decimals=release.decimals,
-                       number_format=release.number_format, score_format=release.score_format)
+    gold = mark_gold(plain_table(result["gold"], decimals=release.decimals,
+                                 number_format=release.number_format,
+                                 score_format=release.score_format), report.simulated)
     tables = {"gold.csv": gold, "scores.csv": result["scores"],
               "tuples.csv": result["tuples"],
               "exclusions.csv": result["exclusions"].rename(columns={"rater_id": "rater"})}
@@ -230,5 +231,6 @@ def bws_dataset_card(report: BwsReport) -> str:
              f"# {report.protocol} gold standard (Best-Worst Scaling, built with lexgold)",
              "", *warning, summary, "", reliability, "", "| file | holds |", "| --- | --- |",
              *[f"| `{name}` | {what} |" for name, what in files], "",
-             "Citation: TODO; see `CITATION.cff`, and cite the protocol's paper.", ""]
+             f"Licence: {report.config.release.stated('license')}. Citation: see "
+             "`CITATION.cff`, and cite the protocol's paper.", ""]
     return "\n".join(lines)

@@ -20,6 +20,7 @@ from lexgold.cliutil import (
     usf_option,
 )
 from lexgold.errors import InputError
+from lexgold.simulated import note as simulated_note
 
 
 @click.command()
@@ -67,6 +68,8 @@ def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed)
 
     result, anonymous, messages = agree_file(ratings, pool=pool, min_overlap=min_overlap,
                                              splits=splits if split_half else 0, seed=seed)
+    if result.get("simulated"):           # lexgold.simulated: a rehearsal's or simulate's
+        click.echo(simulated_note("these ratings are"), err=True)
     for message in messages:
         click.echo(f"Warning: {message}", err=True)
     lines = [summary_json(result, detail)] if as_json else agree_summary_lines(result, anonymous)
@@ -114,10 +117,17 @@ def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed)
                    "has no accepted rating, or a pair has fewer accepted raters than the "
                    "protocol's [process.release] min_raters_per_pair; the problems are printed "
                    "and recorded in report.json and README.md.")
+@click.option("--release-version", default=None, metavar="MAJOR.MINOR.PATCH",
+              help="The release's version (croissant.json, CITATION.cff); default: the "
+                   "protocol's [process.release] version (1.0.0).")
+@click.option("--date-published", default=None, metavar="YYYY-MM-DD",
+              help="The publication date (croissant.json, CITATION.cff); default: the "
+                   "protocol's [process.release] date_published, else the date of the last "
+                   "rating.")
 @quiet_option
 def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, aggregate,
             machine_path, machine_column, machine_mode, no_plots, scale, allow_incomplete,
-            quiet):
+            release_version, date_published, quiet):
     """Turn raw ratings into a released gold standard with its reliability report.
 
     STUDY_OR_RATINGS is a study (its SQLite file or database URL: the ratings of every rater
@@ -154,7 +164,9 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, ag
                          scale=tuple(scale) if scale else None,
                          allow_incomplete=allow_incomplete, aggregate=aggregate,
                          machine=machine_path, machine_column=machine_column,
-                         machine_mode=machine_mode, progress=stages)
+                         machine_mode=machine_mode, progress=stages,
+                         release_keys={"version": release_version,
+                                       "date_published": date_published})
     except InputError:
         raise                    # one line that names the input; nothing was written either
     except Exception:
@@ -227,13 +239,19 @@ def plan(ratings, target, max_raters, pay_per_hour, seconds_per_pair, n_pairs, r
     import numpy as np
 
     from lexgold.process.plan import plan_study, plan_summary_lines, plot_curve
+    from lexgold.process.simulated_label import simulated_ratings
     from lexgold.process.source import read_source
 
     source = read_source(ratings)
+    simulated = simulated_ratings(source.ratings)
+    if simulated:                         # a rehearsal's raters: times and costs are a model's
+        click.echo(simulated_note("the pilot's ratings are"), err=True)
     result = plan_study(source.ratings, rng=np.random.default_rng(seed), max_raters=max_raters,
                         target=target, replicates=replicates, level=level, pairs=n_pairs,
                         seconds=seconds_per_pair, pay_per_hour=pay_per_hour,
                         progress=False if quiet else None)
+    if simulated:
+        result["simulated"] = simulated   # the JSON and the cost line say so
     if machine_path:                      # lexgold.process.plan_machine
         from lexgold.machine.ratings import read_machine
         from lexgold.process.plan_machine import machine_curve, machine_lines

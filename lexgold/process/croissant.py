@@ -5,23 +5,31 @@ Croissant (Akhtar et al. 2024, "Croissant: A Metadata Format for ML-Ready Datase
 specification at http://mlcommons.org/croissant/1.1) is JSON-LD on schema.org's Dataset. The
 file written here has:
 
-- the dataset's name, description, language, ``citeAs`` (the protocol's paper; the dataset's
-  own citation is the authors' to add, as in ``CITATION.cff``) and ``license`` (a ``TODO``
-  placeholder, as in the dataset card: only the authors can choose it);
+- the dataset's name, description, language, ``version`` and ``datePublished``
+  (``[process.release]`` ``version`` and ``date_published``, else the last rating's date),
+  ``creator`` and ``citeAs`` (``[process.release] authors``, and the protocol's paper) and
+  ``license`` (``[process.release] license``); a statement the authors did not make is
+  written "not stated" (:data:`lexgold.protocols.release.NOT_STATED`);
 - ``distribution``: one ``cr:FileObject`` per released file, with its size and SHA-256
   (``SHA256SUMS`` and ``croissant.json`` itself are not listed: a file cannot hold its own hash);
 - ``recordSet``: one per comma-separated table (``gold.csv``, ``exclusions.csv``,
   ``splits.csv``), one ``cr:Field`` per column with its type, read by column name;
 - the RAI fields, filled from ``report.json`` and the protocol: ``rai:dataCollection``,
-  ``rai:dataCollectionType``, ``rai:dataCollectionTimeframe``, ``rai:dataCollectionRawData``,
+  ``rai:dataCollectionType`` (``[process.release] collection_type``; "Simulation" for
+  simulated ratings, with ``rai:hasSyntheticData``), ``rai:dataCollectionTimeFrame``,
+  ``rai:dataCollectionRawData``,
   ``rai:annotatorDemographics`` (only what the study asked: the protocol's native-speaker
   confirmation; nothing else is collected), ``rai:dataAnnotationProtocol``,
   ``rai:dataAnnotationPlatform``, ``rai:annotationsPerItem``, ``rai:dataAnnotationAnalysis``
   (agreement), ``rai:dataPreprocessingProtocol`` (calibration, exclusions, scale),
-  ``rai:dataLimitations``, ``rai:dataUseCases``, ``rai:personalSensitiveInformation``.
+  ``rai:dataLimitations``, ``rai:dataUseCases``, ``rai:personalSensitiveInformation``, and the
+  authors' statements ``rai:dataBiases``, ``rai:dataSocialImpact`` and
+  ``rai:dataReleaseMaintenancePlan`` (``[process.release]`` ``biases``, ``social_impact``,
+  ``maintenance``). Scales are the ones used (``report.json`` ``scale``).
 
 Like the other files of the folder it is computed from the report and the files only, never
-from the clock. ``mlcroissant`` validates it offline (the context is inline; every
+from the clock. Its text escapes ``<``, ``>`` and ``&`` (:func:`to_json`), so that it can be
+embedded in a dataset page. ``mlcroissant`` validates it offline (the context is inline; every
 ``contentUrl`` is a relative path).
 """
 
@@ -35,9 +43,10 @@ import pandas as pd
 
 from lexgold import __version__
 from lexgold.compression import sha256_file
-from lexgold.process.run_report import ProcessReport
+from lexgold.process.run_report import ProcessReport, cites_paper, following
 from lexgold.process.machine_mode import croissant_fields
 from lexgold.process.simulated_label import statement
+from lexgold.protocols.release import NOT_STATED
 
 CONFORMS_TO = "http://mlcommons.org/croissant/1.1"
 
@@ -91,11 +100,12 @@ def croissant(out: Path, report: ProcessReport, protocol: dict | None = None) ->
     Returns
     -------
     dict
-        JSON-LD, ready for ``json.dumps``.
+        JSON-LD, ready for :func:`to_json`.
     """
     out, protocol = Path(out), protocol or {}
     name = report.protocol
-    paper = report.paper or name
+    release = report.config.release
+    paper = report.paper if cites_paper(report.paper) else ""
     dataset = {
         "@context": CONTEXT, "@type": "sc:Dataset",
         "name": f"{name} gold standard (built with lexgold)",
@@ -103,26 +113,54 @@ def croissant(out: Path, report: ProcessReport, protocol: dict | None = None) ->
                         else "")
                        + f"{report.counts.released_pairs} word pairs rated by "
                        f"{report.counts.stages['final'].raters} accepted raters, "
-                       f"following the protocol of {paper}. See README.md (dataset card) "
+                       f"{following(report.paper, name)}. See README.md (dataset card) "
                        "and report.json.",
         "conformsTo": CONFORMS_TO,
-        "license": "TODO: the licence of this dataset",
-        "citeAs": f"TODO: how to cite this dataset. Please also cite {paper}.",
+        "license": release.stated("license"),
+        "citeAs": (f"{', '.join(release.authors)}: {name} gold standard, version "
+                   f"{release.version}." if release.authors else "Authors not stated.")
+                  + (f" Please also cite {paper}." if paper else ""),
         "inLanguage": report.language or "en",
         "keywords": ["word pairs", "gold standard", "lexgold",
                      *(["simulated data"] if report.simulated else [])],
-        "url": "TODO: where this dataset is published",
+        "version": release.version,
         "distribution": _distribution(out, report),
         "recordSet": _record_sets(out, report),
     }
+    published = date_published(report)
+    if published:
+        dataset["datePublished"] = published
+    if release.authors:
+        dataset["creator"] = [{"@type": "sc:Person", "name": author}
+                              for author in release.authors]
     dataset.update(_rai(report, protocol))
     return dataset
 
 
+def date_published(report: ProcessReport) -> str:
+    """``[process.release] date_published``, else the date of the last rating (never the
+    clock); "" when neither is known."""
+    return (report.config.release.date_published
+            or ((report.dates or {}).get("last") or "")[:10])
+
+
+def to_json(document: dict) -> str:
+    """JSON text safe to embed in an HTML ``<script type="application/ld+json">``: ``<``,
+    ``>`` and ``&`` written as JSON escapes (a word's ``</script>`` cannot end the element).
+
+    >>> text = to_json({"w": "</script>&"})
+    >>> "<" in text, json.loads(text)["w"]
+    (False, '</script>&')
+    """
+    text = json.dumps(document, indent=2, ensure_ascii=False)
+    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            + "\n")
+
+
 def write_croissant(out: Path, report: ProcessReport, protocol: dict | None = None) -> str:
     """Write ``croissant.json`` into ``out``; return its name."""
-    text = json.dumps(croissant(out, report, protocol), indent=2, ensure_ascii=False) + "\n"
-    (Path(out) / "croissant.json").write_text(text, encoding="utf-8")
+    (Path(out) / "croissant.json").write_text(to_json(croissant(out, report, protocol)),
+                                              encoding="utf-8")
     return "croissant.json"
 
 
@@ -179,27 +217,30 @@ def _rai(report: ProcessReport, protocol: dict) -> dict:
     study = protocol.get("study") or {}
     texts = study.get("texts") or {}
     dates = report.dates or {}
-    paper = report.paper or report.protocol
+    rated, scored = report.scale["ratings"], report.scale["released"]
     raw = report.ratings_file or {}
     simulated = report.simulated
     verb = "simulated" if simulated and simulated["share"] == 1 else "collected"
-    collection = (f"Ratings {verb} following the protocol of {paper}: "
+    collection = (f"Ratings {verb} {following(report.paper, report.protocol)}: "
                   f"{stages['raw'].raters} raters gave {stages['raw'].ratings} ratings "
                   f"on {stages['raw'].pairs} pairs, on a scale of "
-                  f"{release.rating_min:g}-{release.rating_max:g}")
+                  f"{rated[0]:g}-{rated[1]:g}")
     collection += "."
     if study.get("tranches"):
         collection += (f" The protocol plans {study['tranches']} tranches of about "
                        f"{study.get('raters_per_tranche', '?')} raters each.")
-    fields = {"rai:dataCollection": collection + " Recruitment and payment: TODO.",
-              "rai:dataCollectionType": ["Crowdsourcing"]}
+    stated_type = release.collection_type.strip()
+    fields = {"rai:dataCollection": (f"{collection} Recruitment and payment: "
+                                     f"{release.stated('recruitment')}."),
+              "rai:dataCollectionType": [stated_type or NOT_STATED]}
     if simulated:                 # lexgold.process.simulated_label: people gave some or none
         fields["rai:dataCollection"] = (f"{statement(simulated)} {collection} Simulated by "
                                         f"lexgold {__version__}.")
         fields["rai:dataCollectionType"] = (["Simulation"] if simulated["share"] == 1
-                                            else ["Crowdsourcing", "Simulation"])
+                                            else [stated_type or NOT_STATED, "Simulation"])
+        fields["rai:hasSyntheticData"] = True
     if dates.get("first") and dates.get("last"):
-        fields["rai:dataCollectionTimeframe"] = [dates["first"], dates["last"]]
+        fields["rai:dataCollectionTimeFrame"] = [dates["first"], dates["last"]]
     if raw:
         fields["rai:dataCollectionRawData"] = (
             f"The ratings: {raw.get('name', '?')}"
@@ -211,11 +252,10 @@ def _rai(report: ProcessReport, protocol: dict) -> dict:
          "No other demographic information was collected."] if label else
         ["No demographic information was collected by the protocol."])
     fields["rai:dataAnnotationProtocol"] = [
-        (f"Protocol {report.protocol_file} (sha256 {report.protocol_sha256}), following "
-         f"{paper}."),
-        (f"Task: {study.get('task', '?')}; ratings on {release.rating_min:g}-"
-         f"{release.rating_max:g}; {len(study.get('checkpoints') or [])} checkpoint "
-         "questions.")]
+        (f"Protocol {report.protocol_file} (sha256 {report.protocol_sha256}), "
+         f"{following(report.paper, report.protocol)}."),
+        (f"Task: {study.get('task', 'rating')}; ratings on {rated[0]:g}-{rated[1]:g}; "
+         f"{len(study.get('checkpoints') or [])} checkpoint questions.")]
     if report.ratings_source in ("study", "export"):
         fields["rai:dataAnnotationPlatform"] = [f"lexgold's crowd-rating site (lexgold {__version__})"
                                                 + (", answered by simulated raters (`lexgold "
@@ -237,21 +277,24 @@ def _rai(report: ProcessReport, protocol: dict) -> dict:
                                          for rule in rules) if rules else "none")
         + f"; {counts.excluded_raters} raters excluded, {stages['final'].raters} "
           "accepted (exclusions.csv).",
-        (f"Score: the mean of a pair's accepted ratings mapped linearly from "
-         f"[{release.rating_min:g}, {release.rating_max:g}] to "
-         f"[{release.score_min:g}, {release.score_max:g}].")]
+        (f"Score: the mean of a pair's accepted ratings"
+         + (f" mapped linearly from [{rated[0]:g}, {rated[1]:g}] to [{scored[0]:g}, "
+            f"{scored[1]:g}]." if list(rated) != list(scored) else
+            f", on the rating scale {rated[0]:g}-{rated[1]:g}."))]
     limitations = [statement(simulated)] if simulated else []
     limitations += [f"Incomplete release: {warning}." for warning in report.warnings]
     limitations += [str(note) for note in report.overlap_warnings]
-    limitations.append("Ratings come from crowd raters; scores are means over the accepted "
-                       "raters of each pair and carry their sampling error (see the "
-                       "agreement figures). Further limitations: TODO.")
+    limitations.append("Scores are means over the accepted raters of each pair and carry "
+                       "their sampling error (see the agreement figures).")
     fields["rai:dataLimitations"] = limitations
+    fields["rai:dataBiases"] = [release.stated("biases")]
     fields["rai:dataUseCases"] = [USES.get(release.format,
                                            "Evaluating models on rated word pairs.")]
+    fields["rai:dataSocialImpact"] = release.stated("social_impact")
     fields["rai:personalSensitiveInformation"] = [
         ("gold.csv holds no rater information; exclusions.csv names each excluded rater by "
          "the rater ID of the study.")]
+    fields["rai:dataReleaseMaintenancePlan"] = release.stated("maintenance")
     if report.machine:            # lexgold.process.machine_mode: the machine is named
         fields.update(croissant_fields(report.machine))
         if report.machine["mode"] == "prior":

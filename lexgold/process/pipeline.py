@@ -60,7 +60,7 @@ from lexgold.process.report_md import plot_rater_agreement, plot_scores_by_subse
 from lexgold.process.rules import low_agreement_threshold
 from lexgold.process.reliability import reliability_figures
 from lexgold.process.scaling import gold_scores
-from lexgold.process.simulated_label import simulated_ratings
+from lexgold.process.simulated_label import mark_gold, simulated_ratings
 from lexgold.process.source import read_source
 from lexgold.process.splithalf import split_half_all_splits, split_half_random, transitivity
 from lexgold.process.splits import lexical_split, random_split, score_interval
@@ -248,6 +248,10 @@ def release_check(scores: pd.DataFrame, pairs: pd.DataFrame | None, final: pd.Da
                         problems=[text for _, text in problems])
 
 
+#: decimals of the figures of exclusions.csv (values, thresholds, quality flags)
+EXCLUSION_DECIMALS = 4
+
+
 def run(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
         **options) -> ProcessReport | BwsReport:
     """``lexgold process``: read, process and write the release folder ``out_dir`` whole or
@@ -263,7 +267,8 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
             bootstrap: int | None = None, scale: tuple[float, float] | None = None,
             allow_incomplete: bool = False, aggregate: str | None = None,
             machine: str | Path | None = None, machine_column: str | None = None,
-            machine_mode: str | None = None, progress=None) -> ProcessReport | BwsReport:
+            machine_mode: str | None = None, progress=None,
+            release_keys: dict | None = None) -> ProcessReport | BwsReport:
     """Read, process and write the release into the folder ``out_dir`` (module docstring).
 
     ``ratings_path`` is a study (SQLite file or database URL), an export of one (its study
@@ -280,11 +285,16 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
     Raises :class:`IncompleteRelease` (nothing written) when :func:`release_check` finds a
     problem, unless ``allow_incomplete``; then the problems go to ``report.json`` under
     ``warnings`` and to the dataset card. ``progress``: called with the name of each stage
-    (:data:`STAGES`) as it starts. Returns the report, as ``report.json`` holds it.
+    (:data:`STAGES`) as it starts. ``release_keys``: ``[process.release]`` keys from the
+    command line (``version``, ``date_published``; None = the protocol's). Returns the
+    report, as ``report.json`` holds it.
     """
     progress = progress or (lambda stage: None)
     progress("reading the ratings")
     loaded, source, notes = _study_of(ratings_path, protocol)
+    given = {key: value for key, value in (release_keys or {}).items() if value is not None}
+    if given:                             # command-line keys, checked as the protocol's are
+        loaded.setdefault("process", {}).setdefault("release", {}).update(given)
     if (loaded.get("study") or {}).get("task") == "bws":    # its own steps (bws_release)
         _slider_only(aggregate)
         if machine is not None or machine_mode not in (None, "none"):
@@ -334,18 +344,21 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
     progress("writing the release")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    table = (plain_table(result.gold, decimals=release.decimals,
+    simulated = simulated_ratings(ratings) or None
+    gold = mark_gold(result.gold, simulated)      # the simulated label travels with the data
+    table = (plain_table(gold, decimals=release.decimals,
                          number_format=release.number_format,
                          score_format=release.score_format)
-             if release.format == "plain" else result.gold)
+             if release.format == "plain" else gold)
     table.to_csv(out / "gold.csv", index=False, lineterminator="\n")
     files = ["gold.csv", "exclusions.csv", "report.json", "report.md"]
     if name != "gold.csv":                # plain: gold.csv is the release
-        write_release(result.gold, release.format, out / name, decimals=release.decimals,
+        write_release(gold, release.format, out / name, decimals=release.decimals,
                       number_format=release.number_format, score_format=release.score_format)
         files.insert(1, name)
     table = result.exclusions.rename(columns={"rater_id": "rater"})
-    table.to_csv(out / "exclusions.csv", index=False, lineterminator="\n")
+    table.round(EXCLUSION_DECIMALS).to_csv(out / "exclusions.csv", index=False,
+                                           lineterminator="\n")
     if result.splits is not None:
         result.splits.to_csv(out / "splits.csv", index=False, lineterminator="\n")
         files.append("splits.csv")
@@ -359,7 +372,7 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
         language=description.get("language") or loaded.get("language", "en"),
         protocol_file=_protocol_file(loaded), release_file=name,
         ratings_file=_input_named(ratings_path, source.kind), ratings_source=source.kind,
-        simulated=simulated_ratings(ratings) or None,
+        simulated=simulated,
         study=(StudyRef(name=description.get("name"),
                         protocol_sha256=description["protocol"]["sha256"],
                         pairs=len(description["pairs"])) if description else None),
@@ -370,8 +383,8 @@ def release(ratings_path: str | Path, protocol: str | None, out_dir: str | Path,
         notes=notes + result.report.notes, overlap_warnings=overlap_warnings(ratings),
         files=files + images + published)
     report.write_json(out / "report.json")
-    write_markdown(report, result.gold, out / "report.md", images)
-    write_publication(out, report, result.gold, loaded)
+    write_markdown(report, gold, out / "report.md", images)
+    write_publication(out, report, gold, loaded)
     write_checksums(out, report.files)
     return report
 

@@ -1002,6 +1002,8 @@ def plan_summary_lines(result: dict) -> list[str]:
     cost = result["cost"]
     if needed is not None and cost["seconds_per_pair"] is not None:
         source = "measured" if cost["seconds_measured"] else "given"
+        if cost["seconds_measured"] and result.get("simulated"):
+            source = "measured on simulated raters, not people"
         text = (f"time: {cost['pairs']} pairs x {needed} raters x "
                 f"{cost['seconds_per_pair']:.1f} s ({source}) = {cost['hours']:.1f} hours")
         if cost["amount"] is not None:

@@ -3,7 +3,9 @@
 - ``README.md``: a dataset card, with the YAML header of the Hugging Face dataset-card
   convention and a datasheet (Gebru et al. 2021, "Datasheets for Datasets": motivation,
   composition, collection, preprocessing, agreement, uses, distribution, maintenance) filled
-  from the run's report; what only the authors know is left as ``TODO`` placeholders;
+  from the run's report; what only the authors know comes from ``[process.release]``
+  (``recruitment``, ``biases``, ``license``, ...), and one they did not state reads "not
+  stated" (``lexgold process`` names those keys);
 - ``CITATION.cff``: Citation File Format 1.2.0, citing the protocol's paper;
 - ``datapackage.json``: a Frictionless Data Package describing the tables (``frictionless
   validate datapackage.json`` checks them, their sizes and SHA-256 hashes);
@@ -30,9 +32,10 @@ import pandas as pd
 from lexgold import __version__
 from lexgold.compression import sha256_file
 from lexgold.errors import InputError
-from lexgold.process.croissant import write_croissant
+from lexgold.process.croissant import USES, date_published, write_croissant
 from lexgold.process.markdown import code, text
-from lexgold.process.run_report import BwsReport, ProcessReport
+from lexgold.process.run_report import BwsReport, ProcessReport, cites_paper, following
+from lexgold.protocols.release import NOT_STATED
 from lexgold.process.machine_mode import card_lines
 from lexgold.process.simulated_label import banner, statement
 
@@ -100,7 +103,7 @@ def dataset_card(report: ProcessReport, gold: pd.DataFrame) -> str:
     language = report.language or "en"
     header = ["---", f"pretty_name: {_yaml(f'{name} gold standard (built with lexgold)')}",
               "language:", f"- {_yaml(language)}", "license: other",
-              f"license_name: {_yaml('TODO: the licence of this dataset')}",
+              f"license_name: {_yaml(release.stated('license'))}",
               "size_categories:", f"- {_size_category(pairs)}",
               "task_categories:", "- sentence-similarity",
               "tags:", f"- {KINDS.get(fmt, 'word-pairs')}", "- word-pairs", "- lexgold",
@@ -113,8 +116,7 @@ def dataset_card(report: ProcessReport, gold: pd.DataFrame) -> str:
     lines = [*(banner(simulated) if simulated else []), f"# {text(name)} gold standard", "",
              f"{pairs} word pairs rated by {stages['final'].raters} accepted "
              f"{'simulated ' if simulated and simulated['share'] == 1 else ''}raters, built "
-             f"with lexgold {__version__} following the protocol of "
-             f"{text(report.paper or name)}.", ""]
+             f"with lexgold {__version__} {text(following(report.paper, name))}.", ""]
     if report.warnings:
         lines += ["> **Incomplete release.** " + " ".join(
             f"{text(w)}." for w in report.warnings) + " It was written with --allow-incomplete.",
@@ -131,18 +133,20 @@ def dataset_card(report: ProcessReport, gold: pd.DataFrame) -> str:
               "| `croissant.json` | MLCommons Croissant 1.1 with its Responsible-AI fields |",
               "| `CITATION.cff`, `SHA256SUMS` | how to cite; checksums (`sha256sum -c`) |", "",
               "```python", "import pandas as pd",
-              f"gold = pd.read_csv({_loader(fmt, report.release_file)})", "```", ""]
+              f"gold = pd.read_csv({_loader(fmt, report.release_file, bool(simulated))})",
+              "```", ""]
     lines += card_lines(report.machine)      # lexgold.process.machine_mode
     lines += _datasheet(report, gold)
     return "\n".join(header + lines) + "\n"
 
 
-def _loader(fmt: str, name: str) -> str:
+def _loader(fmt: str, name: str, simulated: bool = False) -> str:
     quoted = json.dumps(name)   # a Python string literal, whatever the name holds
     if name == "gold.csv":
         return quoted
     if fmt == "hyperlex":        # the ratings are trailing fields: read the fixed columns
-        return f'{quoted}, sep=" ", index_col=False, usecols=range(7)'
+        return (f'{quoted}, sep=" ", index_col=False, usecols=range(7)'
+                + (', skiprows=1' if simulated else ""))   # the "# simulated" first line
     return f'{quoted}, sep="\\t"'
 
 
@@ -152,6 +156,7 @@ def _datasheet(report: ProcessReport, gold: pd.DataFrame) -> list[str]:
     stages = counts.stages
     manifest = report.builder_manifest or {}
     dates = report.dates or {}
+    rated, scored = report.scale["ratings"], report.scale["released"]
     level = agreement.get("ci_level", 0.95)
     by_rule = counts.excluded_by_rule
     rules = report.config.exclusions.rules
@@ -159,16 +164,16 @@ def _datasheet(report: ProcessReport, gold: pd.DataFrame) -> list[str]:
     verb = "simulated" if simulated and simulated["share"] == 1 else "collected"
     lines = ["## Datasheet", "",
              "Sections of Gebru et al. (2021), *Datasheets for Datasets*. Figures come from "
-             "`report.json`; TODO marks what only the authors can say.", "",
+             "`report.json`; the authors' statements from the protocol's `[process.release]` "
+             f"(\"{NOT_STATED}\" where they made none).", "",
              "### Motivation", "",
-             "- Purpose: TODO. The pairs and ratings follow "
-             f"{text(report.paper or 'the protocol')}.",
-             "- Creators and funding: TODO.", "",
+             f"- Pairs and ratings {text(following(report.paper, report.protocol))}.",
+             "- Creators: " + (text(", ".join(release.authors)) or NOT_STATED) + ".", "",
              "### Composition", "",
              f"- {counts.released_pairs} pairs; columns as in the published "
              f"{text(release.format)} "
              f"file (see `report.md` and lexgold's docs/process.md).",
-             f"- Scores: {release.score_min:g}-{release.score_max:g}.", ""]
+             f"- Scores: {scored[0]:g}-{scored[1]:g}.", ""]
     if (report.norms or {}).get("note"):
         lines.insert(-1, "- Association and concreteness columns: "
                      + text(report.norms['note']))
@@ -179,21 +184,17 @@ def _datasheet(report: ProcessReport, gold: pd.DataFrame) -> list[str]:
                                                          for k, v in table.items())
                          + ".")
     lines += ["### Collection process", "",
-              f"- Protocol: {_protocol_shown(report.protocol_file)} "
+              f"- Protocol: {protocol_shown(report.protocol_file)} "
               f"(sha256 {code(report.protocol_sha256)}).",
-              "- Pairs: " + (f"built by lexgold {manifest.get('lexgold_version', '?')} with "
-                             f"protocol {code(_protocol_name(manifest))} "
-                             f"(sha256 {code((manifest.get('protocol') or {}).get('sha256', '?'))}"
-                             f"), seed {text(manifest.get('seed', '?'))}; resources: "
-                             f"{code(json.dumps(manifest.get('resources', {}), sort_keys=True))}."
-                             if manifest else "TODO (no builder manifest beside pairs.csv)."),
-              f"- Ratings {verb}: {text(dates.get('first', 'TODO'))} to "
-              f"{text(dates.get('last', 'TODO'))}"
-              f" (first and last answer).",
+              "- Pairs: " + pairs_origin(manifest, report.pairs_file, report.ratings_source),
+              (f"- Ratings {verb}: {text(dates['first'])} to {text(dates['last'])} (first and "
+               "last answer)." if dates.get("first") and dates.get("last") else
+               f"- Ratings {verb}: dates not recorded in the ratings."),
               f"- Raters {'simulated' if verb == 'simulated' else 'recruited'}: "
               f"{stages['raw'].raters} ({stages['raw'].ratings} "
-              f"ratings on {stages['raw'].pairs} pairs). Recruitment, payment and consent: "
-              "TODO.", "",
+              f"ratings on {stages['raw'].pairs} pairs); collection: "
+              f"{text(release.stated('collection_type'))}.",
+              f"- Recruitment, payment and consent: {text(release.stated('recruitment'))}.", "",
               "### Preprocessing and cleaning", "",
               f"- Calibration: {counts.calibrated_raters} raters shifted "
               f"(`[process.calibration]`: "
@@ -214,9 +215,10 @@ def _datasheet(report: ProcessReport, gold: pd.DataFrame) -> list[str]:
                  f"; {aggregate['pairs_differing']} pairs differ from the plain mean by more "
                  f"than 0.005, by {aggregate['mean_abs_difference']:.3f} on average on the "
                  f"rating scale)")
-    lines += [f"- Scale transform: {rule}, mapped linearly "
-              f"from [{release.rating_min:g}, {release.rating_max:g}] to "
-              f"[{release.score_min:g}, {release.score_max:g}].",
+    lines += [(f"- Scale transform: {rule}, mapped linearly from [{rated[0]:g}, {rated[1]:g}] "
+               f"to [{scored[0]:g}, {scored[1]:g}]." if list(rated) != list(scored) else
+               f"- Score: {rule}, on the rating scale {rated[0]:g}-{rated[1]:g} (not "
+               "rescaled)."),
               f"- Fewest accepted raters on a pair: {counts.min_raters_per_pair} "
               f"(required: {release.min_raters_per_pair}).", "",
               "### Agreement", "",
@@ -229,11 +231,18 @@ def _datasheet(report: ProcessReport, gold: pd.DataFrame) -> list[str]:
               f"replicates, seed {text(report.seed)}.", ""]
     lines += beyond_iaa_lines(agreement.get("beyond_iaa"))
     lines += [
-              "### Uses", "", "- Intended uses: TODO.", "- Uses to avoid: TODO.", "",
+              "### Uses", "",
+              f"- Intended uses: {USES.get(release.format, 'evaluating models on rated word pairs.')}",
+              f"- Known biases: {text(release.stated('biases'))}.",
+              f"- Social impact: {text(release.stated('social_impact'))}.", "",
               "### Distribution", "",
-              "- Licence: TODO (also `license` in the YAML header and `CITATION.cff`).",
-              "- Citation: TODO; see `CITATION.cff`, and cite the protocol's paper.", "",
-              "### Maintenance", "", "- Maintainer and contact: TODO.", "- Errata: TODO.", ""]
+              f"- Licence: {text(release.stated('license'))}.",
+              f"- Version {text(release.version)}"
+              + (f", published {text(date_published(report))}." if date_published(report)
+                 else ".")
+              + " Citation: see `CITATION.cff`"
+              + (", and cite the protocol's paper." if cites_paper(report.paper) else "."), "",
+              "### Maintenance", "", f"- Maintenance plan: {text(release.stated('maintenance'))}.", ""]
     return lines
 
 
@@ -251,17 +260,78 @@ def beyond_iaa_lines(figures: dict | None) -> list[str]:
         ci = figures["icc"]
         lines.append(f"ICC(2,1) (one rater) {show(figures['icc1'])} "
                      f"[{show(ci['icc1_ci95'][0])}, {show(ci['icc1_ci95'][1])}], ICC(2,k) "
-                     f"(the mean of a tranche's "
-                     f"{'n/a' if ci['raters'] is None else format(ci['raters'], '.3g')} raters) "
+                     f"({_k_raters(ci['raters'])}) "
                      f"{show(figures['icck'])} [{show(ci['icck_ci95'][0])}, "
                      f"{show(ci['icck_ci95'][1])}]: two-way random, absolute agreement, 95 % "
                      f"intervals, on each tranche's complete block of raters and pairs.")
     return [*lines, ""]
 
 
-def _protocol_shown(protocol_file: str) -> str:
-    """A protocol file's name as code; a study's stored protocol (no file) as words."""
-    return text(protocol_file) if " " in protocol_file else code(Path(protocol_file).name)
+def pairs_origin(manifest: dict, pairs_file: dict | None = None, source: str = "study") -> str:
+    """Where the pairs came from, in words: the builder's run (lexgold version, protocol,
+    seed, and each input file with its short SHA-256), a translation's ``aligned.csv``, or
+    the pairs file ``--pairs`` named, the study's pairs or the ratings file's (``source``,
+    ``report.json`` ``ratings_source``) when no builder manifest stands beside them.
+
+    >>> pairs_origin({"lexgold_version": "1.0", "protocol": {"file": "simlex999.toml",
+    ...               "sha256": "ab"}, "seed": 1,
+    ...               "resources": {"usf": [{"file": "usf.csv", "sha256": "0123456789abcdef"}]}})
+    'built by lexgold 1.0 with protocol `simlex999.toml` (sha256 `ab`), seed 1, from usf: `usf.csv` (sha256 `0123456789ab`).'
+    """
+    if not manifest:
+        if pairs_file:
+            return (f"from {code(pairs_file.get('name', '?'))}"
+                    + (f" (sha256 {code(pairs_file['sha256'][:12])})" if pairs_file.get("sha256")
+                       else "") + "; no builder report beside it.")
+        return ("the study's pairs; no builder report was stored with them."
+                if source in ("study", "export") else
+                "the pairs of the ratings file; no builder report names them.")
+    if manifest.get("aligned"):             # a translation's aligned.csv (docs/languages.md)
+        aligned = manifest["aligned"]
+        origins = ", ".join(f"{text(k)} {v}" for k, v in (aligned.get("by_origin") or {}).items())
+        flags = ", ".join(f"{text(k)} {v}" for k, v in (aligned.get("flags") or {}).items() if v)
+        return (f"{aligned.get('pairs', '?')} translated pairs ({text(aligned.get('lang') or '?')}) "
+                f"from {code(aligned.get('file') or 'aligned.csv')} (`lexgold translate "
+                f"adjudicate`): {origins or 'origin not recorded'}; "
+                f"{aligned.get('dropped', '?')} source pairs dropped"
+                + (f"; flagged: {flags}" if flags else "") + ".")
+    inputs = []
+    for name, files in sorted((manifest.get("resources") or {}).items()):
+        listed = ", ".join(f"{code(item.get('file', '?'))}"
+                           + (f" (sha256 {code(str(item['sha256'])[:12])})"
+                              if item.get("sha256") else "")
+                           for item in (files if isinstance(files, list) else [files])
+                           if isinstance(item, dict))
+        inputs.append(f"{text(name)}: {listed or 'none'}")
+    protocol = manifest.get("protocol") or {}
+    return (f"built by lexgold {text(manifest.get('lexgold_version', '?'))} with protocol "
+            f"{code(_protocol_name(manifest))} (sha256 {code(protocol.get('sha256', '?'))}), "
+            f"seed {text(manifest.get('seed', '?'))}"
+            + (f", from {'; '.join(inputs)}" if inputs else "") + ".")
+
+
+def protocol_shown(protocol_file: str) -> str:
+    """A protocol file's name as code ("file `simlex999.toml`"); a study's stored protocol (no
+    file) as words ("simlex999, as stored in the study").
+
+    >>> protocol_shown("/x/simlex999.toml"), protocol_shown("simlex999, as stored in the study")
+    ('file `simlex999.toml`', 'simlex999, as stored in the study')
+    """
+    return (text(protocol_file) if " " in protocol_file
+            else "file " + code(Path(protocol_file).name))
+
+
+def _k_raters(raters) -> str:
+    """What ICC(2,k)'s k is: a tranche's raters, or their mean over tranches of unequal size.
+
+    >>> _k_raters(12), _k_raters(42.33), _k_raters(None)
+    ("the mean of a tranche's 12 raters", 'the mean of k raters, k = 42.3 on average over the tranches', "the mean of a tranche's raters")
+    """
+    if raters is None:
+        return "the mean of a tranche's raters"
+    if float(raters).is_integer():
+        return f"the mean of a tranche's {int(raters)} raters"
+    return f"the mean of k raters, k = {raters:.1f} on average over the tranches"
 
 
 def _protocol_name(manifest: dict) -> str:
@@ -273,21 +343,52 @@ def _protocol_name(manifest: dict) -> str:
 # -- CITATION.cff ------------------------------------------------------------------------------
 
 def citation_cff(report: ProcessReport | BwsReport) -> str:
-    """Citation File Format 1.2.0, with the protocol's paper as a reference."""
+    """Citation File Format 1.2.0: the dataset (``[process.release]`` ``authors``,
+    ``version``, ``date_published``, ``license``), with the protocol's paper as a reference;
+    a simulated release says so in its title, abstract and keywords."""
+    release = report.config.release
+    simulated = report.simulated
+    title = report.protocol + (" gold standard (simulated ratings, built with lexgold)"
+                               if simulated else " gold standard (built with lexgold)")
     lines = ["cff-version: 1.2.0",
-             "message: " + _yaml("TODO: how to cite this dataset. Please also cite the paper "
-                                 "whose protocol it follows."),
-             "type: dataset",
-             f"title: {_yaml(report.protocol + ' gold standard (built with lexgold)')}",
-             "authors:", f"  - name: {_yaml('TODO: the authors of this dataset')}"]
-    lines.append("# date-released: TODO (YYYY-MM-DD)")
+             "message: " + _yaml("If you use this dataset, please cite it as below"
+                                 + (" and the paper whose protocol it follows."
+                                    if cites_paper(report.paper) else ".")),
+             "type: dataset", f"title: {_yaml(title)}", "authors:"]
+    lines += [f"  - name: {_yaml(author)}" for author in release.authors] or \
+        [f"  - name: {_yaml('authors ' + NOT_STATED)}"]
+    lines.append(f"version: {_yaml(release.version)}")
+    published = date_published(report) if isinstance(report, ProcessReport) else \
+        release.date_published
+    if published:
+        lines.append(f"date-released: {_yaml(published)}")
+    if release.license.strip():
+        lines.append(f"license: {_yaml(release.license.strip())}")
+    if simulated:             # lexgold.process.simulated_label: the citation says it too
+        lines += [f"abstract: {_yaml(statement(simulated))}", "keywords:",
+                  "  - simulated data"]
     paper = report.paper or ""
     match = re.match(r"^(.*?) (\d{4}), (.*)$", paper)
     if match:
         lines += ["references:", "  - type: article", f"    title: {_yaml(match.group(3))}",
-                  "    authors:", f"      - name: {_yaml(match.group(1))}",
+                  "    authors:", *(f"      - family-names: {_yaml(name)}"
+                                    for name in paper_authors(match.group(1))),
                   f"    year: {match.group(2)}"]
     return "\n".join(lines) + "\n"
+
+
+def paper_authors(names: str) -> list[str]:
+    """A paper's author list split into names (CITATION.cff lists one author an entry).
+
+    >>> paper_authors("Hill, Reichart & Korhonen")
+    ['Hill', 'Reichart', 'Korhonen']
+    >>> paper_authors("Vulić, Gerz, Kiela, Hill and Korhonen")
+    ['Vulić', 'Gerz', 'Kiela', 'Hill', 'Korhonen']
+    >>> paper_authors("Levy et al.")
+    ['Levy', 'et al.']
+    """
+    names = re.sub(r"\s+et al\.?$", ", et al.", names.strip())
+    return [name.strip() for name in re.split(r",|&|\band\b", names) if name.strip()]
 
 
 # -- datapackage.json --------------------------------------------------------------------------
@@ -329,7 +430,8 @@ def data_package(out: Path, report: ProcessReport) -> dict:
     elif fmt == "simlex":
         resources.append(_resource(out, "release", release, gold, delimiter="\t"))
     elif fmt == "tr9856":
-        resources.append(_resource(out, "release", release, gold[["term1", "term2", "score"]],
+        columns = ["term1", "term2", "score", *(["simulated"] if "simulated" in gold else [])]
+        resources.append(_resource(out, "release", release, gold[columns],
                                    delimiter="\t", header=False, comment="#"))
     else:                        # HyperLex: rows end in as many ratings as the pair has
         resources.append({"name": "release", "path": release, "format": "txt",

@@ -62,7 +62,8 @@ Where the SimLex metadata comes from (Hill et al. 2015, section 3.1 and the rele
   word1 gets 0; a pair whose cue was never normed, or with no norms at all, gets an empty cell.
 - ``SimAssoc333``: 1 for the 333 pairs with the highest Assoc(USF) (section 6.2), else 0.
   Only pairs with a known association above 0 are ranked; ties are broken by word1, then
-  word2 (Unicode code point order), never by the order of the rows.
+  word2 (Unicode code point order), never by the order of the rows. When no pair has a known
+  association (no norms for the language), the column is empty, as Assoc(USF) is.
 - ``SD(SimLex)``: the SD of the accepted ratings of the pair, on the rating scale (0-6).
 
 HyperLex ``TYPE`` is the ``relation`` column of ``pairs.csv`` in the published names
@@ -87,6 +88,7 @@ from lexgold.builder.relations import hyperlex_type
 from lexgold.errors import InputError
 from lexgold.pairfiles import PAIR_COLUMN_ALIASES, read_pair_table
 from lexgold.process.source import numeric_pair_columns
+from lexgold.simulated import COMMENT, SIMULATED
 
 SIMLEX_COLUMNS = ["word1", "word2", "POS", "SimLex999", "conc(w1)", "conc(w2)", "concQ",
                   "Assoc(USF)", "SimAssoc333", "SD(SimLex)"]
@@ -246,7 +248,10 @@ def simlex_gold(scores: pd.DataFrame, *, pairs: pd.DataFrame | None = None,
     if usf is not None:
         fsg = fsg.fillna(association_strength(scores["word1"], scores["word2"], usf))
     out["Assoc(USF)"] = round_half_up(10 * fsg, decimals)
-    out["SimAssoc333"] = most_associated(out["Assoc(USF)"], scores["word1"], scores["word2"])
+    out["SimAssoc333"] = (most_associated(out["Assoc(USF)"], scores["word1"], scores["word2"])
+                          .astype("Int64"))
+    if out["Assoc(USF)"].isna().all():       # no norms: not "none most associated" but unknown
+        out["SimAssoc333"] = pd.array([pd.NA] * len(out), dtype="Int64")
     out["SD(SimLex)"] = round_half_up(scores["sd"], decimals)
     return out[SIMLEX_COLUMNS]
 
@@ -366,7 +371,9 @@ def release_text(gold: pd.DataFrame, format: str, *, decimals: int = 2, number_f
                  score_format: str = "") -> str:
     """The table of :func:`gold_table` in the published file's exact layout (module docstring),
     numbers printed as ``number_format`` and the score column as ``score_format`` (``fixed``,
-    ``trimmed``, ``shortest``; "" = the layout's published form, :data:`NUMBER_FORMATS`).
+    ``trimmed``, ``shortest``; "" = the layout's published form, :data:`NUMBER_FORMATS`). A
+    gold table with a ``simulated`` column (:mod:`lexgold.simulated`) keeps it as the last
+    column (SimLex, TR9856), or opens with :data:`lexgold.simulated.COMMENT` (HyperLex).
 
     Raises :class:`InputError` when a word holds the layout's delimiter (a TAB; for HyperLex
     any white space), which would shift the columns.
@@ -388,13 +395,17 @@ def release_text(gold: pd.DataFrame, format: str, *, decimals: int = 2, number_f
              for column in columns]
     rows = [[_number_text(v, decimals, form) for v, form in zip(row, forms)]
             for row in gold[columns].itertuples(index=False)]
+    marked = SIMULATED in gold.columns            # lexgold.simulated: the mark travels
+    if marked and format != "hyperlex":           # a last column "simulated", True
+        columns = [*columns, SIMULATED]
+        rows = [[*row, "True"] for row in rows]
     if format == "simlex":
-        return _join(["\t".join(SIMLEX_COLUMNS)], rows, "\t", gold, end="\r\n")
+        return _join(["\t".join(columns)], rows, "\t", gold, end="\r\n")
     if format == "tr9856":
-        return _join(["#" + "\t".join(TR9856_COLUMNS[:3])], rows, "\t", gold)
+        return _join(["#" + "\t".join(columns)], rows, "\t", gold)
     rows = [[field or "NA" for field in fields] + str(scores).split()
             for fields, scores in zip(rows, gold["SCORES.."])]
-    return _join([" ".join(HYPERLEX_COLUMNS)], rows, " ", gold)
+    return _join([COMMENT] * marked + [" ".join(HYPERLEX_COLUMNS)], rows, " ", gold)
 
 
 def plain_table(gold: pd.DataFrame, *, decimals: int = 2, number_format: str = "",

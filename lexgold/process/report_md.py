@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from lexgold.process.markdown import code, text
-from lexgold.process.publish import beyond_iaa_lines
+from lexgold.process.publish import beyond_iaa_lines, protocol_shown
 from lexgold.process.run_report import ProcessReport
 from lexgold.process.machine_mode import card_lines
 from lexgold.process.simulated_label import banner
@@ -93,7 +93,7 @@ def write_markdown(report: ProcessReport, gold: pd.DataFrame, path: Path,
     agreement, counts = report.agreement, report.counts
     lines = [*(banner(report.simulated) if report.simulated else []),
              f"# {text(report.protocol)} gold standard: post-processing report", "",
-             f"Protocol file {code(report.protocol_file)} "
+             f"Protocol {protocol_shown(report.protocol_file)} "
              f"(sha256 {text(report.protocol_sha256[:12])}).", ""]
     if report.release_file:
         lines += [f"Release file {code(report.release_file)} (the published layout); `gold.csv` "

@@ -134,6 +134,7 @@ class ProcessReport:
         """What ``lexgold process`` says on stderr: simulated ratings, words spelled two ways,
         an incomplete release, the notes and scale warnings."""
         return [*_simulated_note(self.simulated),
+                *_unstated_note(self.config, dated=bool((self.dates or {}).get("last"))),
                 *(f"Warning: {message}" for message in self.overlap_warnings),
                 *(f"Warning: incomplete release: {problem}" for problem in self.warnings),
                 *(f"Note: {note}" for note in self.notes),
@@ -235,7 +236,7 @@ class BwsReport:
 
     def notice_lines(self) -> list[str]:
         """What ``lexgold process`` says on stderr: simulated answers, an incomplete release."""
-        return [*_simulated_note(self.simulated),
+        return [*_simulated_note(self.simulated), *_unstated_note(self.config, dated=False),
                 *(f"Warning: incomplete release: {problem}" for problem in self.warnings)]
 
     def summary_lines(self, out_dir) -> list[str]:
@@ -255,6 +256,42 @@ def _simulated_note(simulated: dict | None) -> list[str]:
         return []
     return [f"Note: {simulated['ratings']} of {simulated['of']} ratings are simulated "
             f"(platform 'simulated'): the release says so"]
+
+
+def following(paper: str, protocol: str) -> str:
+    """How a release names where its method comes from: "following the protocol of PAPER", or
+    for a protocol of no paper (``plain.toml``'s ``paper = "none: ..."``) lexgold's protocol
+    and what it does.
+
+    >>> following("Hill et al. 2015, SimLex-999", "simlex999")
+    'following the protocol of Hill et al. 2015, SimLex-999'
+    >>> following("none: mean rating per pair", "plain")
+    "under lexgold's plain protocol (mean rating per pair)"
+    """
+    paper = (paper or "").strip()
+    if paper and not paper.casefold().startswith("none"):
+        return f"following the protocol of {paper}"
+    what = paper.partition(":")[2].strip()
+    return f"under lexgold's {protocol} protocol" + (f" ({what})" if what else "")
+
+
+def cites_paper(paper: str) -> bool:
+    """Whether a protocol names a paper to cite (not ``plain.toml``'s "none: ...")."""
+    return bool(paper) and not paper.strip().casefold().startswith("none")
+
+
+def _unstated_note(config: ProcessConfig, dated: bool) -> list[str]:
+    """One line naming the statements ``[process.release]`` left empty (docs/protocols.md,
+    "Release metadata"): the release writes each as "not stated"; ``date_published`` too when
+    the ratings have no date to take it from (``dated``)."""
+    missing = config.release.unstated()
+    if not dated and not config.release.date_published:
+        missing.append("date_published")
+    if not missing:
+        return []
+    return [f"Warning: not stated in [process.release]: {', '.join(missing)} (the dataset card, "
+            f"CITATION.cff and croissant.json say \"not stated\"; docs/protocols.md, \"Release "
+            f"metadata\")"]
 
 
 def _plain(value):

@@ -9,7 +9,10 @@ rater counts and dates of a release built from it describe the model, not people
 with any simulated rating says so where a reader looks first: the dataset card and
 ``report.md`` open with :func:`banner`, ``report.json`` carries ``simulated``
 (:func:`simulated_ratings`), ``croissant.json`` and ``datapackage.json`` state it
-(:func:`statement`). A release of people's ratings alone is written as before, byte for byte.
+(:func:`statement`), and the gold files carry the mark of :mod:`lexgold.simulated`
+(:func:`mark_gold`: a ``simulated`` column; HyperLex's file a ``# simulated`` first line), as
+``CITATION.cff`` does in its title and abstract. A release of people's ratings alone is
+written as before, byte for byte.
 
 >>> import pandas as pd
 >>> frame = pd.DataFrame({"rater_id": ["a", "a", "b", "b"], "kind": ["unique"] * 3 + ["checkpoint"],
@@ -24,7 +27,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lexgold.ratings import SIMULATED
+from lexgold.simulated import SIMULATED, simulated_rows
 
 #: where simulated ratings come from, as the banner names it
 MODEL = "lexgold's simulated rater model (`lexgold study rehearse`, `lexgold simulate`)"
@@ -34,17 +37,27 @@ def simulated_ratings(ratings: pd.DataFrame) -> dict | None:
     """``{"ratings", "of", "share", "raters"}``: the simulated ratings among the ratings
     (checkpoint answers left out), their share (4 decimals) and their raters; ``None`` when no
     rating is simulated (no ``platform`` column, or none ``simulated``)."""
-    if "platform" not in ratings.columns or ratings.empty:
+    if ratings.empty:
         return None
     rated = ratings
     if "kind" in ratings.columns:
         rated = ratings[ratings["kind"].astype(str).to_numpy() != "checkpoint"]
-    mark = rated["platform"].astype(str).str.strip().str.casefold().to_numpy() == SIMULATED
+    mark = simulated_rows(rated).to_numpy()       # lexgold.simulated: the one rule
     if not mark.any():
         return None
     return {"ratings": int(mark.sum()), "of": int(len(rated)),
             "share": round(float(mark.mean()), 4),
             "raters": int(rated.loc[mark, "rater_id"].nunique())}
+
+
+def mark_gold(gold: pd.DataFrame, simulated: dict | None) -> pd.DataFrame:
+    """``gold`` with a last column ``simulated`` (True on every row) when the release holds
+    simulated ratings (:mod:`lexgold.simulated`); ``gold`` itself otherwise.
+
+    >>> mark_gold(pd.DataFrame({"word1": ["a"]}), {"ratings": 1}).columns.tolist()
+    ['word1', 'simulated']
+    """
+    return gold.assign(**{SIMULATED: True}) if simulated else gold
 
 
 def statement(simulated: dict, noun: str = "ratings") -> str:

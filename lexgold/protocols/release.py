@@ -9,10 +9,32 @@ from it when nothing beside the file declares one. Checked by the one path of
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
+from datetime import date
 from typing import Annotated, Literal
 
-from lexgold.protocols.schema import Check, Invalid, between, parse_section
+from lexgold.protocols.schema import Check, Invalid, between, length, parse_section
+
+#: what a release writes for a statement its authors did not make (never a placeholder)
+NOT_STATED = "not stated"
+#: the statements only a release's authors can make, in the order ``lexgold process`` names
+#: the missing ones (docs/protocols.md, "Release metadata")
+STATEMENTS = ("collection_type", "recruitment", "biases", "social_impact", "maintenance",
+              "license")
+#: a statement: free text of at most 2,000 characters ("" = not stated)
+Statement = Annotated[str, length(0, 2000)]
+
+
+def _semantic_version(value: str) -> bool:
+    return re.fullmatch(r"\d+\.\d+\.\d+", value) is not None
+
+
+def _iso_date(value: str) -> bool:
+    try:
+        return value == "" or date.fromisoformat(value).isoformat() == value
+    except ValueError:
+        return False
 
 
 @dataclass
@@ -59,6 +81,34 @@ class ReleaseConfig:
     score_format: Literal["", "fixed", "trimmed", "shortest"] = ""
     #: SimLex conc(w1)/conc(w2): "brysbaert" (1-5, as published) or "pairs" (builder's conc1/2)
     conc_source: Literal["brysbaert", "pairs"] = "brysbaert"
+    #: how the ratings were collected, as Croissant's ``rai:dataCollectionType`` names it
+    #: ("Crowdsourcing", "Lab experiment", "Survey"); simulated ratings add "Simulation"
+    collection_type: Statement = ""
+    #: who the raters were, how they were recruited and paid, and their consent
+    recruitment: Statement = ""
+    #: known biases of the pairs or the raters (``rai:dataBiases``)
+    biases: Statement = ""
+    #: the dataset's social impact (``rai:dataSocialImpact``)
+    social_impact: Statement = ""
+    #: who maintains the dataset, how errata are handled (``rai:dataReleaseMaintenancePlan``)
+    maintenance: Statement = ""
+    #: the dataset's licence (an SPDX identifier such as "CC-BY-4.0", or a URL)
+    license: Statement = ""
+    #: the dataset's authors, one name each ("Given Family"), for CITATION.cff and the card
+    authors: list[Annotated[str, length(1, 200)]] = field(default_factory=list)
+    #: the release's version, MAJOR.MINOR.PATCH (Croissant ``version``)
+    version: Annotated[str, Check("a version MAJOR.MINOR.PATCH", _semantic_version)] = "1.0.0"
+    #: the publication date, YYYY-MM-DD; "" = the date of the last rating (``report.json``
+    #: ``dates``), so that the same ratings give the same bytes
+    date_published: Annotated[str, Check("a date YYYY-MM-DD, or \"\"", _iso_date)] = ""
+
+    def unstated(self) -> list[str]:
+        """The :data:`STATEMENTS` left empty (written as :data:`NOT_STATED`)."""
+        return [key for key in STATEMENTS if not getattr(self, key).strip()]
+
+    def stated(self, key: str) -> str:
+        """A statement as the release writes it: its text, or :data:`NOT_STATED`."""
+        return getattr(self, key).strip() or NOT_STATED
 
     def check(self):
         if not self.rating_min < self.rating_max:

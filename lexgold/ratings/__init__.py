@@ -21,7 +21,7 @@ ITEM = ["word1", "word2"]
 ANONYMOUS = "?"
 #: the ``platform`` of a simulated rater (``lexgold study rehearse``) and the value of the long
 #: format's optional ``platform`` column on a simulated rating (``lexgold simulate``): no
-#: person gave it (``docs/contract.md``)
+#: person gave it (``docs/contract.md``; the rule: :mod:`lexgold.simulated`)
 SIMULATED = "simulated"
 
 #: the layouts ``lexgold ratings import --layout`` reads (here, not in :mod:`.layouts`, so that the
