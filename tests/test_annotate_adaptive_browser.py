@@ -54,7 +54,7 @@ def walk(page, code: str, shift: int = 0) -> dict:
         clicked.update(rate_slider_page(page, lambda item, k: ((item + k + shift * (item % 3)) % 7,
                                                            "keyboard"),
                                         code))
-    assert code in page.inner_text("#message")
+    assert page.inner_text("#code") == code
     return clicked
 
 

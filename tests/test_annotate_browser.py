@@ -167,7 +167,7 @@ def test_full_simlex_tranche(browser, tmp_path, usf):
             calibration_notes += page.locator("fieldset.calibration .note").count()
             clicked.update(rate_slider_page(
                 page, lambda item, k: ((item + k) % 7, ways[k % 3]), "SIMLEX-DONE"))
-        assert "SIMLEX-DONE" in page.inner_text("#message")
+        assert page.inner_text("#code") == "SIMLEX-DONE"
         ratings, checks = site.stored()
         assert ratings == clicked and len(clicked) > 100
         # abstract and concrete after the instructions, then N, A (answered wrong), V
@@ -188,7 +188,10 @@ def test_hyperlex_tranche_with_failed_and_passed_qualification(browser, tmp_path
         start(failed, site.base + "?workerId=W1&assignmentId=A1&hitId=H1")
         failed.get_by_label("FRUIT / APPLE").check()      # the wrong direction
         submit_and_wait(failed)
-        assert "HL-OUT" in failed.inner_text("#message")
+        assert "attempts left: 1" in failed.inner_text("p.error")   # asked again
+        failed.get_by_label("FRUIT / APPLE").check()      # wrong again: the last attempt
+        submit_and_wait(failed)
+        assert failed.inner_text("#code") == "HL-OUT"
         assert "HL-DONE" not in failed.content()
         assert site.stored() == ({}, [])
         passed = browser.new_context().new_page()
@@ -202,7 +205,7 @@ def test_hyperlex_tranche_with_failed_and_passed_qualification(browser, tmp_path
             verbs += passed.get_by_text("a type of TO ").count()
             clicked.update(rate_slider_page(passed, lambda item, k: (item % 7, "keyboard"),
                                             "HL-DONE"))
-        assert "HL-DONE" in passed.inner_text("#message")
+        assert passed.inner_text("#code") == "HL-DONE"
         assert site.stored()[0] == clicked and verbs > 0
     finally:
         site.close()
@@ -227,7 +230,7 @@ def test_tr9856_tranche(browser, tmp_path, usf):
                 box.get_by_label(label, exact=True).check()
                 clicked[item] = int(label == "related")
             submit_and_wait(page, "#submit")
-        assert "TR-DONE" in page.inner_text("#message")
+        assert page.inner_text("#code") == "TR-DONE"
         assert site.stored()[0] == clicked and set(clicked.values()) == {0, 1}
     finally:
         site.close()
@@ -302,7 +305,7 @@ def test_second_participant_in_the_same_browser_is_a_new_rater(browser, tmp_path
         page.goto(site.base + "?PROLIFIC_PID=tab0001&STUDY_ID=s1&SESSION_ID=x1")
         # the browser holds otherperson99; tab0001's own link shows its completion page again,
         # unasked and moving nothing (issue 37)
-        assert "SIMLEX-DONE" in page.inner_text("#message")
+        assert page.inner_text("#code") == "SIMLEX-DONE"
         assert "another browser" not in page.content()
         page.goto(site.base + "?PROLIFIC_PID=otherperson99&STUDY_ID=s1&SESSION_ID=x2")
         assert "SIMLEX-DONE" not in page.content()
@@ -641,7 +644,7 @@ def test_a_tranche_with_the_keyboard_only(browser, tmp_path, usf):
                     keyed[item] = value
                 tab_to(page, "#submit")
                 press_and_wait(page, "Enter")
-        assert "SIMLEX-DONE" in page.inner_text("#message")
+        assert page.inner_text("#code") == "SIMLEX-DONE"
         ratings, checks = site.stored()
         assert ratings == keyed and len(checks) == picks == 5
     finally:

@@ -121,7 +121,7 @@ def test_bws_tranche_in_chromium(browser, tmp_path, usf, device, direction):  # 
                 assert_accessible(page, f"check tuple {device} {direction}")
             answer_page(page, clicked, check_same_pair=pages == 1)
             pages += 1
-        assert "BWS-DONE" in page.inner_text("#message")
+        assert page.inner_text("#code") == "BWS-DONE"
         assert_accessible(page, f"completion {device} {direction}")
         rows, checks = stored(site)
         assert rows == clicked

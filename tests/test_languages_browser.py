@@ -130,8 +130,8 @@ def test_hebrew_pack_renders_right_to_left_with_hebrew_words(browser, tmp_path):
                 expect(box.locator("output")).to_have_text(str(value))
                 clicked[item] = value
             submit_and_wait(page, "#submit")
-        assert "HE-DONE" in page.inner_text("#message")
-        assert "קוד הסיום שלך" in page.inner_text("#message")
+        assert page.inner_text("#code") == "HE-DONE"
+        assert "קוד הסיום שלך" in page.inner_text("#code-label")
         ratings, checks = site.stored()
         assert ratings == clicked and len(clicked) > 100
         assert checkpoints == 5 and all(c.correct for c in checks)   # 2 after the instructions
