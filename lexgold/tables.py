@@ -232,15 +232,21 @@ def word_problem(word: str) -> str | None:
     if word.isprintable() and not any(char in word for char in INVISIBLE_LETTERS):
         return None
     for char in word:
-        category = unicodedata.category(char)
-        if category in ("Cc", "Zl", "Zp", "Cs") or (category == "Cf"
-                                                     and char not in WORD_JOINERS):
+        if _is_control(char):
             return (f"holds U+{ord(char):04X} {_name(char)}: control and invisible "
                     f"formatting characters are refused in words")
-        if category == "Co" or char in INVISIBLE_LETTERS:
+        if unicodedata.category(char) == "Co" or char in INVISIBLE_LETTERS:
             return (f"holds U+{ord(char):04X} {_name(char)}: a blank or private-use "
                     f"character (it shows as nothing, or as another word) is refused in words")
     return None
+
+
+def _is_control(char: str) -> bool:
+    """A control character (Cc, Zl, Zp, Cs) or an invisible formatting one (Cf) other than
+    :data:`WORD_JOINERS`: refused in words and in one-line texts alike."""
+    category = unicodedata.category(char)
+    return category in ("Cc", "Zl", "Zp", "Cs") or (category == "Cf"
+                                                    and char not in WORD_JOINERS)
 
 
 def _name(char: str) -> str:
@@ -292,9 +298,7 @@ def line_problem(text: str) -> str | None:
     if text.isprintable():
         return None
     for char in text:
-        category = unicodedata.category(char)
-        if category in ("Cc", "Zl", "Zp", "Cs") or (category == "Cf"
-                                                     and char not in WORD_JOINERS):
+        if _is_control(char):
             return (f"holds U+{ord(char):04X} {_name(char)}: control and bidi formatting "
                     f"characters are refused")
     return None
