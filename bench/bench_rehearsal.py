@@ -104,7 +104,7 @@ def bench(protocol: str, folder: Path, max_raters: int | None = None) -> dict:
             "raters": result["raters"], "completed": result["completed"],
             "screened_out": result["screened_out"], "pages": result["pages"],
             "requests": result["requests"], "simulated_hours": result["simulated_hours"],
-            "rehearsal_s": round(rehearsal, 1),
+            "rehearsal_s": round(rehearsal, 3),
             "requests_per_s": round(result["requests"] / rehearsal),
             "process_s": round(processing, 1), "released_pairs": counts.released_pairs,
             "every_pair_released": counts.released_pairs == design["pairs"],
