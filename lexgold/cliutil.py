@@ -184,9 +184,16 @@ def protocol_option(use: str, *, default: str | None = None, required: bool = Fa
                         help=f"Protocol: {PROTOCOL_VALUES}. {use}")
 
 
+#: the most resamples ``--bootstrap`` takes: ten times what a 95 % interval's third digit needs,
+#: so that a typing slip cannot hold a machine for hours
+MAX_BOOTSTRAP = 100_000
+
+
 def bootstrap_option(dest: str, default: int | None, help: str):
-    """``--bootstrap N``: resamples for confidence intervals; 0 means none, negative is refused."""
-    return click.option("--bootstrap", dest, type=click.IntRange(min=0), default=default,
+    """``--bootstrap N``: resamples for confidence intervals; 0 means none, negative or above
+    :data:`MAX_BOOTSTRAP` is refused."""
+    return click.option("--bootstrap", dest, type=click.IntRange(min=0, max=MAX_BOOTSTRAP),
+                        default=default,
                         show_default=default is not None, help=help)
 
 

@@ -305,11 +305,13 @@ def line_problem(text: str) -> str | None:
 
 
 def read_stop_words(path: str | Path) -> frozenset[str]:
-    """A stop list file: one word per line; blank lines and lines starting with ``#`` ignored."""
+    """A stop list file: one word per line; blank lines and lines starting with ``#`` ignored;
+    words in NFC (:func:`normal_word`), as every reader of words keeps them."""
     path = Path(path)
     check_regular(path)
     try:
         lines = read_input_text(path, encoding="utf-8").splitlines()
     except InputError as err:
         raise InputError(f"stop list: {str(err).split(': ', 1)[-1]}", path=path) from None
-    return frozenset(w.strip() for w in lines if w.strip() and not w.lstrip().startswith("#"))
+    return frozenset(normal_word(w.strip()) for w in lines
+                     if w.strip() and not w.lstrip().startswith("#"))

@@ -655,3 +655,10 @@ def test_default_corpus_without_gensim_says_what_to_do(tmp_path, monkeypatch):
     assert "install gensim (pip install -e '.[gensim]' in the lexgold clone) or pass " \
         "--corpus" in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_stop_list_keeps_its_words_in_nfc(tmp_path):
+    # a stop list saved decomposed (e + U+0301) stops the composed word the corpus reader keeps
+    stop = tmp_path / "stop.txt"
+    stop.write_text("# comment\ncafe\u0301\n\nthe\n", encoding="utf-8")
+    assert read_stop_words(stop) == {"caf\u00e9", "the"}

@@ -66,6 +66,14 @@ def test_a_negative_bootstrap_is_a_usage_error_everywhere(path):
     assert "Invalid value for '--bootstrap'" in result.output
 
 
+@pytest.mark.parametrize("path", sorted(_with("--bootstrap")), ids=" ".join)
+def test_a_bootstrap_past_its_bound_is_refused_before_any_work(path):
+    # bounded time: a slip of the keyboard (--bootstrap 10000000) is not hours of resampling
+    result = CliRunner().invoke(cli, [*path, "--bootstrap", "100001"])
+    assert result.exit_code == 2
+    assert "Invalid value for '--bootstrap'" in result.output and "100000" in result.output
+
+
 def test_protocol_is_one_option_everywhere():
     found = {path: next(p for p in _options(c) if "--protocol" in p.opts)
              for path, c in _with("--protocol").items()}
