@@ -97,3 +97,31 @@ def test_bad_answers_file_is_one_line(tmp_path):
                                           "--out", str(tmp_path / "gold")])
     assert result.exit_code != 0
     assert "missing column" in result.output and "tuple_id" in result.output
+
+
+def test_a_best_worst_release_has_a_croissant_that_mlcroissant_reads(bws_run, monkeypatch):
+    import mlcroissant as mlc
+    import socket
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"network access during validation: {args}")
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    folder, _ = bws_run
+    gold_dir = folder / "gold"
+    dataset = mlc.Dataset(jsonld=gold_dir / "croissant.json")
+    issues = dataset.metadata.ctx.issues
+    # no datePublished without [process.release] date_published: mlcroissant's one warning
+    assert not issues.errors, issues.errors
+    assert {s.name for s in dataset.metadata.record_sets} == {"gold", "scores", "tuples",
+                                                              "exclusions"}
+    gold = pd.read_csv(gold_dir / "gold.csv", keep_default_na=False)
+    assert [r["gold/word1"].decode() for r in dataset.records("gold")] == gold["word1"].tolist()
+    document = json.loads((gold_dir / "croissant.json").read_text())
+    report = json.loads((gold_dir / "report.json").read_text())
+    assert document["rai:hasSyntheticData"] is True          # lexgold simulate's answers
+    assert document["rai:dataCollectionType"] == ["Simulation"]
+    assert f"{report['split_half']['r']:.3f}" in document["rai:dataAnnotationAnalysis"][0]
+    assert "tuples of 4 pairs" in document["rai:dataCollection"]
+    listed = {f["contentUrl"] for f in document["distribution"]}
+    assert listed == {p.name for p in gold_dir.iterdir()} - {"croissant.json", "SHA256SUMS"}
+    assert "croissant.json" in (gold_dir / "SHA256SUMS").read_text()

@@ -27,6 +27,7 @@ from lexgold.errors import IncompleteRelease, InputError
 from lexgold.process import bws
 from lexgold.process.config import process_config
 from lexgold.process.run_report import BwsCounts, BwsReport
+from lexgold.process.croissant import write_croissant
 from lexgold.process.publish import _resource, citation_cff, write_checksums
 from lexgold.process.release import plain_table, read_release_pairs, round_half_up
 from lexgold.process.simulated_label import banner, mark_gold, simulated_ratings, statement
@@ -178,7 +179,7 @@ def release_bws(ratings_path, protocol: dict, out_dir, *, pairs_path=None, seed:
     report.seed, report.ratings_file = seed, Path(ratings_path).name
     report.pairs_file = Path(pairs_path).name if pairs_path else None
     report.files = [*tables, "report.json", "README.md", "CITATION.cff", "datapackage.json",
-                    "SHA256SUMS"]
+                    "croissant.json", "SHA256SUMS"]
     report.write_json(out / "report.json")
     (out / "README.md").write_text(bws_dataset_card(report), encoding="utf-8")
     (out / "CITATION.cff").write_text(citation_cff(report), encoding="utf-8")
@@ -194,6 +195,7 @@ def release_bws(ratings_path, protocol: dict, out_dir, *, pairs_path=None, seed:
                              for name in tables]}
     (out / "datapackage.json").write_text(json.dumps(package, indent=2, ensure_ascii=False)
                                           + "\n", encoding="utf-8")
+    write_croissant(out, report, protocol)
     write_checksums(out, report.files)
     return report
 

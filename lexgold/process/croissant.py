@@ -43,7 +43,7 @@ import pandas as pd
 
 from lexgold import __version__
 from lexgold.compression import sha256_file
-from lexgold.process.run_report import ProcessReport, cites_paper, following
+from lexgold.process.run_report import BwsReport, ProcessReport, cites_paper, following
 from lexgold.process.machine_mode import croissant_fields
 from lexgold.process.simulated_label import statement
 from lexgold.protocols.release import NOT_STATED
@@ -79,6 +79,14 @@ TABLES = {"gold.csv": ("gold", "The gold standard, one row per pair (comma-separ
           "exclusions.csv": ("exclusions", ("Every excluded rater, the rule and the figures "
                                             "behind it.")),
           "splits.csv": ("splits", "The train/dev/test split of each pair.")}
+#: the tables of a Best-Worst Scaling release (:mod:`lexgold.process.bws_release`)
+BWS_TABLES = {"gold.csv": TABLES["gold.csv"],
+              "scores.csv": ("scores", ("Per pair: answers, times chosen best and worst, the "
+                                        "counting and Bradley-Terry scores, the released score "
+                                        "and its interval.")),
+              "tuples.csv": ("tuples", ("Every accepted answer: the tuple, its pairs as shown, "
+                                        "the best and worst positions (to rescore).")),
+              "exclusions.csv": TABLES["exclusions.csv"]}
 USES = {"simlex": "Evaluating how well models capture genuine similarity between words "
                   "(intrinsic evaluation of word representations).",
         "hyperlex": "Evaluating graded lexical entailment (type-of relations) in models.",
@@ -157,11 +165,49 @@ def to_json(document: dict) -> str:
             + "\n")
 
 
-def write_croissant(out: Path, report: ProcessReport, protocol: dict | None = None) -> str:
-    """Write ``croissant.json`` into ``out``; return its name."""
-    (Path(out) / "croissant.json").write_text(to_json(croissant(out, report, protocol)),
+def write_croissant(out: Path, report: ProcessReport | BwsReport,
+                    protocol: dict | None = None) -> str:
+    """Write ``croissant.json`` into ``out`` (:func:`croissant`, or :func:`bws_croissant` for
+    a Best-Worst Scaling report); return its name."""
+    describe = bws_croissant if isinstance(report, BwsReport) else croissant
+    (Path(out) / "croissant.json").write_text(to_json(describe(out, report, protocol)),
                                               encoding="utf-8")
     return "croissant.json"
+
+
+def bws_croissant(out: Path, report: BwsReport, protocol: dict | None = None) -> dict:
+    """The Croissant 1.1 description of a Best-Worst Scaling release folder: the fields of
+    :func:`croissant`, with the tables of :data:`BWS_TABLES` and RAI fields from the BWS
+    report (answers, tuples, split-half reliability, Kiritchenko and Mohammad 2017)."""
+    out, protocol = Path(out), protocol or {}
+    release, counts, simulated = report.config.release, report.counts, report.simulated
+    paper = report.paper if cites_paper(report.paper) else ""
+    noun = "Best-Worst answers"
+    dataset = {
+        "@context": CONTEXT, "@type": "sc:Dataset",
+        "name": f"{report.protocol} gold standard (Best-Worst Scaling, built with lexgold)",
+        "description": (statement(simulated, noun) + " " if simulated else "")
+                       + f"{counts.pairs} word pairs scored from {counts.answers} Best-Worst "
+                       f"answers by {counts.raters_accepted} accepted raters, "
+                       f"{following(report.paper, report.protocol)}. See README.md (dataset "
+                       "card) and report.json.",
+        "conformsTo": CONFORMS_TO, "license": release.stated("license"),
+        "citeAs": (f"{', '.join(release.authors)}: {report.protocol} gold standard, version "
+                   f"{release.version}." if release.authors else "Authors not stated.")
+                  + (f" Please also cite {paper}." if paper else ""),
+        "inLanguage": "en",
+        "keywords": ["word pairs", "gold standard", "best-worst scaling", "lexgold",
+                     *(["simulated data"] if simulated else [])],
+        "version": release.version,
+        "distribution": _distribution(out, report),
+        "recordSet": _record_sets(out, report, BWS_TABLES),
+    }
+    if release.date_published:
+        dataset["datePublished"] = release.date_published
+    if release.authors:
+        dataset["creator"] = [{"@type": "sc:Person", "name": a} for a in release.authors]
+    dataset.update(_bws_rai(report, protocol))
+    return dataset
 
 
 def _distribution(out: Path, report: ProcessReport) -> list[dict]:
@@ -191,9 +237,9 @@ def _data_type(dtype) -> str:
     return "sc:Text"
 
 
-def _record_sets(out: Path, report: ProcessReport) -> list[dict]:
+def _record_sets(out: Path, report, tables: dict = TABLES) -> list[dict]:
     sets = []
-    for file, (name, description) in TABLES.items():
+    for file, (name, description) in tables.items():
         if file not in report.files or not (out / file).is_file():
             continue
         table = pd.read_csv(out / file, keep_default_na=False, na_values=[""])
@@ -204,6 +250,66 @@ def _record_sets(out: Path, report: ProcessReport) -> list[dict]:
         sets.append({"@type": "cr:RecordSet", "@id": name, "name": name,
                      "description": description, "field": fields})
     return sets
+
+
+def _bws_rai(report: BwsReport, protocol: dict) -> dict:
+    """The RAI fields of a Best-Worst Scaling release, from its report and protocol."""
+    release, counts, half = report.config.release, report.counts, report.split_half
+    design = (protocol.get("study") or {}).get("bws") or {}
+    simulated = report.simulated
+    verb = "simulated" if simulated and simulated["share"] == 1 else "collected"
+    collection = (f"Best-Worst answers {verb} {following(report.paper, report.protocol)}: "
+                  f"{counts.raters} raters answered {counts.tuples} tuples of "
+                  f"{design.get('tuple_size', '?')} pairs covering {counts.pairs} pairs.")
+    stated_type = release.collection_type.strip()
+    fields = {"rai:dataCollection": (f"{collection} Recruitment and payment: "
+                                     f"{release.stated('recruitment')}."),
+              "rai:dataCollectionType": [stated_type or NOT_STATED]}
+    if simulated:
+        fields["rai:dataCollection"] = (f"{statement(simulated, 'Best-Worst answers')} "
+                                        f"{collection} Simulated by lexgold {__version__}.")
+        fields["rai:dataCollectionType"] = (["Simulation"] if simulated["share"] == 1
+                                            else [stated_type or NOT_STATED, "Simulation"])
+        fields["rai:hasSyntheticData"] = True
+    if report.ratings_file:
+        fields["rai:dataCollectionRawData"] = (f"The answers: {report.ratings_file}; not part "
+                                               "of this release (tuples.csv holds the "
+                                               "accepted ones).")
+    fields["rai:annotatorDemographics"] = ["No demographic information was collected by the "
+                                           "protocol."]
+    fields["rai:dataAnnotationProtocol"] = [
+        (f"Protocol {report.protocol} (sha256 {report.protocol_sha256}), "
+         f"{following(report.paper, report.protocol)}."),
+        "Task: Best-Worst Scaling: in each tuple of pairs the rater picks the most and the "
+        "least related pair."]
+    fields["rai:annotationsPerItem"] = (f"At least {counts.answers_per_pair_min} accepted "
+                                        f"answers per pair; {counts.answers} answers to "
+                                        f"{counts.tuples} tuples.")
+    fields["rai:dataAnnotationAnalysis"] = [
+        f"Split-half reliability (Kiritchenko and Mohammad 2017, mean of {half['splits']} "
+        f"splits): {_figure(half.get('r'))}; Spearman-Brown corrected "
+        f"{_figure(half.get('spearman_brown'))}."]
+    low, high = report.score_range
+    reasons = report.exclusion_reasons
+    fields["rai:dataPreprocessingProtocol"] = [
+        "Exclusion rules: " + (", ".join(f"{rule} ({count})" for rule, count in reasons.items())
+                               if reasons else "none")
+        + f"; {counts.raters_excluded} raters excluded, {counts.raters_accepted} accepted "
+          "(exclusions.csv).",
+        f"Score: {report.method}, mapped linearly onto {low:g}-{high:g}."]
+    limitations = [statement(simulated, "Best-Worst answers")] if simulated else []
+    limitations += [f"Incomplete release: {warning}." for warning in report.warnings]
+    limitations.append("Scores are relative positions within the tuples answered and carry "
+                       "their sampling error (see scores.csv's intervals).")
+    fields["rai:dataLimitations"] = limitations
+    fields["rai:dataBiases"] = [release.stated("biases")]
+    fields["rai:dataUseCases"] = ["Evaluating models on scored word pairs."]
+    fields["rai:dataSocialImpact"] = release.stated("social_impact")
+    fields["rai:personalSensitiveInformation"] = [
+        "gold.csv and scores.csv hold no rater information; tuples.csv and exclusions.csv name "
+        "raters by the rater ID of the study."]
+    fields["rai:dataReleaseMaintenancePlan"] = release.stated("maintenance")
+    return fields
 
 
 def _figure(value) -> str:
