@@ -390,3 +390,21 @@ def test_bad_endpoints_and_caches_are_one_line_errors(run, fake, pairs, tmp_path
     assert result.exit_code == 1 and fake.calls == []
     assert result.output.strip().endswith("remove it to start afresh")
     assert "Traceback" not in result.output
+
+
+def test_the_ratings_and_their_sidecar_are_written_both_or_neither(tmp_path):
+    import pandas as pd
+
+    from lexgold.machine.rate import write_ratings
+
+    out = tmp_path / "machine.csv"
+    out.write_text("earlier\n")
+    frame = pd.DataFrame({"word1": ["a"], "word2": ["b"], "rating": [3.0]})
+    with pytest.raises(TypeError):      # the sidecar fails after the table was written
+        write_ratings(out, frame, {"model": object()})
+    assert out.read_text() == "earlier\n"                      # the earlier file kept
+    assert not sidecar_path(out).exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["machine.csv"]     # no temporary left
+    write_ratings(out, frame, {"model": "m"})
+    assert pd.read_csv(out)["rating"].tolist() == [3.0]
+    assert json.loads(sidecar_path(out).read_text()) == {"model": "m"}

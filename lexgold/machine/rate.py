@@ -20,8 +20,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
-import os
-import tempfile
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -30,7 +28,7 @@ from typing import Callable
 
 import pandas as pd
 
-from lexgold.cliutil import beside
+from lexgold.cliutil import beside, replacing
 from lexgold.machine.prompt import (RaterTexts, parse_answers, prompt_sha256, system_message,
                                     user_message)
 from lexgold.machine.ratings import sidecar_path
@@ -212,23 +210,11 @@ def provenance(*, model: str, host: str, prompt: str, prompt_sha256: str, parame
 
 
 def write_ratings(out: str | Path, frame: pd.DataFrame, record: dict) -> None:
-    """Write the ratings CSV and its sidecar whole, or not at all (temporary files renamed)."""
+    """Write the ratings CSV and its sidecar whole, or not at all: both are written to
+    temporary files (:func:`lexgold.cliutil.replacing`) and renamed only when both are."""
     out = Path(out)
     side = beside(out, sidecar_path(out).name)      # a planted link is refused, as --out's
-    temps = []
-    try:
-        for target, write in ((out, lambda f: frame.to_csv(f, index=False,
-                                                           float_format="%.6g")),
-                              (side, lambda f: f.write(json.dumps(record, indent=2,
-                                                                  ensure_ascii=False) + "\n"))):
-            handle, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
-                                            suffix=".tmp")
-            temps.append((name, target))
-            with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-                write(stream)
-        for name, target in temps:
-            os.replace(name, target)
-    finally:
-        for name, _ in temps:
-            if os.path.exists(name):
-                os.unlink(name)
+    with replacing(out, encoding="utf-8", newline="") as table, \
+            replacing(side, encoding="utf-8") as sidecar:
+        frame.to_csv(table, index=False, float_format="%.6g")
+        sidecar.write(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
