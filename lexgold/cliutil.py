@@ -184,6 +184,19 @@ def protocol_option(use: str, *, default: str | None = None, required: bool = Fa
                         help=f"Protocol: {PROTOCOL_VALUES}. {use}")
 
 
+def machine_options(dest: str, help: str):
+    """``--machine FILE`` (a machine's ratings; ``help`` says what the command does with them)
+    and ``--machine-column``, the same in every command that takes a machine."""
+    def decorate(command):
+        command = click.option(
+            "--machine-column", default=None,
+            help="The column of --machine holding the number (default: the one its "
+                 "provenance sidecar names, else the one numeric column).")(command)
+        return click.option("--machine", dest, type=click.Path(exists=True, dir_okay=False),
+                            help=help)(command)
+    return decorate
+
+
 #: the most resamples ``--bootstrap`` takes: ten times what a 95 % interval's third digit needs,
 #: so that a typing slip cannot hold a machine for hours
 MAX_BOOTSTRAP = 100_000

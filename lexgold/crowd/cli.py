@@ -21,6 +21,7 @@ from lexgold.cliutil import (
     FiniteRange,
     beside,
     crowd_options,
+    machine_options,
     out_file_option,
     protocol_option,
     refuse_links,
@@ -74,12 +75,9 @@ def _ks(ctx, param, value):
                    "topup_raters).")
 @click.option("--estimator", default="mean", show_default=True,
               help="Estimator of a pair's score (lexgold.crowd.replay.ESTIMATORS).")
-@click.option("--machine", "machine_file", type=click.Path(exists=True, dir_okay=False),
-              help="A machine's ratings of the pairs (CSV: word1, word2 and a number, any "
-                   "scale, some or all pairs): adds the machine-* policies (docs/process.md).")
-@click.option("--machine-column", default=None,
-              help="The column of --machine holding the number (default: the one numeric "
-                   "column).")
+@machine_options("machine_file",
+                 "A machine's ratings of the pairs (CSV: word1, word2 and a number, any "
+                 "scale, some or all pairs): adds the machine-* policies (docs/process.md).")
 @click.option("--machine-vectors", type=click.Path(exists=True, dir_okay=False),
               help="Word vectors as the machine: the cosine of each pair's words (pairs with a "
                    "word missing are not covered).")

@@ -11,6 +11,7 @@ from lexgold.cliutil import (
     FiniteRange,
     Stages,
     bootstrap_option,
+    machine_options,
     out_option,
     protocol_option,
     quiet_option,
@@ -96,13 +97,10 @@ def agree(ratings, as_json, detail, pool, min_overlap, split_half, splits, seed)
                    "(bias and noise per rater, ITU-T P.913; needs rater identity) or the mean "
                    "within one SD of the mean (Rare Words); default: the protocol's "
                    "[process] aggregate (mean).")
-@click.option("--machine", "machine_path", type=click.Path(exists=True, dir_okay=False),
-              help="A machine's ratings of the pairs (CSV: word1, word2 and a number; `lexgold "
-                   "machine rate` writes one), spent as the declared mode (--machine-mode or "
-                   "the protocol's [process] machine; docs/machine.md).")
-@click.option("--machine-column", default=None,
-              help="The column of --machine holding the number (default: the one numeric "
-                   "column, or the one its provenance names).")
+@machine_options("machine_path",
+                 "A machine's ratings of the pairs (CSV: word1, word2 and a number; `lexgold "
+                 "machine rate` writes one), spent as the declared mode (--machine-mode or "
+                 "the protocol's [process] machine; docs/machine.md).")
 @click.option("--machine-mode", type=click.Choice(["none", "allocate", "prior"]), default=None,
               help="The machine's part: prior (released scores are the empirical-Bayes "
                    "posterior of the human ratings and the calibrated machine; gold.csv keeps "
@@ -200,13 +198,10 @@ def process(ratings, protocol, out_dir, pairs_path, usf_dir, seed, bootstrap, ag
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), callback=refuse_links,
               metavar="FILE.png",
               help="Also draw the curve with its interval to this PNG.")
-@click.option("--machine", "machine_path", type=click.Path(exists=True, dir_okay=False),
-              help="A machine's ratings of the pairs (CSV: word1, word2 and a number): also "
-                   "the curve with the machine as a prior, from its worth on this pilot "
-                   "(approximate; docs/machine.md).")
-@click.option("--machine-column", default=None,
-              help="The column of --machine holding the number (default: the one numeric "
-                   "column).")
+@machine_options("machine_path",
+                 "A machine's ratings of the pairs (CSV: word1, word2 and a number): also "
+                 "the curve with the machine as a prior, from its worth on this pilot "
+                 "(approximate; docs/machine.md).")
 @click.option("--json", "as_json", is_flag=True,
               help='JSON {"curve": [{"raters", "reliability", "low", "high"}, ...], '
                    '"raters_needed", "raters_needed_low", "details", "pilot", "method" (the '

@@ -16,6 +16,7 @@ import click
 from lexgold.cliutil import (
     FiniteRange,
     beside,
+    machine_options,
     out_file_option,
     plural,
     protocol_option,
@@ -95,15 +96,12 @@ def study():
               help="A small TOML file of [study.consent] keys (contact, ethics_reference, "
                    "paragraphs) replacing the protocol's: the consent page's contact and "
                    "ethics approval.")
-@click.option("--machine", type=click.Path(exists=True, dir_okay=False),
-              help="A machine rater's ratings of the pairs (an LLM's, `lexgold machine rate`; "
-                   "any CSV of word1, word2 and a number, with its FILE.json provenance): the "
-                   "adaptive allocator gives top-up raters to the pairs it says more ratings "
-                   "improve and stops the others (machine-allocate: every released score "
-                   "stays a human mean). Needs [study] allocation = \"adaptive\".")
-@click.option("--machine-column", metavar="COLUMN",
-              help="The --machine file's column holding its number (default: the one numeric "
-                   "column).")
+@machine_options("machine",
+                 "A machine rater's ratings of the pairs (an LLM's, `lexgold machine rate`; "
+                 "any CSV of word1, word2 and a number, with its FILE.json provenance): the "
+                 "adaptive allocator gives top-up raters to the pairs it says more ratings "
+                 "improve and stops the others (machine-allocate: every released score "
+                 "stays a human mean). Needs [study] allocation = \"adaptive\".")
 @click.option("--json", "as_json", is_flag=True, help="Print the full design report as JSON.")
 def create(protocol, pairs, db, seed, name, completion_code, screenout_code, completion_url,
            accept, strict_ids, topics, consent, machine, machine_column, as_json):
