@@ -728,7 +728,8 @@ def _decode_word(raw: bytes, path: Path, number: int) -> str:
 
 def _parse_values(values: bytes, path: Path, number: int) -> np.ndarray:
     try:
-        vector = np.asarray(values.decode("ascii").split(" "), dtype=np.float32)
+        with np.errstate(over="ignore"):        # a float32 overflow is refused just below
+            vector = np.asarray(values.decode("ascii").split(" "), dtype=np.float32)
     except (UnicodeDecodeError, ValueError):
         raise InputError("non-numeric vector value", path=path, line=number) from None
     _check_finite(vector, path, number)
