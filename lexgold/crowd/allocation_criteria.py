@@ -58,8 +58,9 @@ def upper_variances(n, var, prior: float = PRIOR_RATINGS, level: float = 0.95) -
     """
     n = np.asarray(n, float)
     d = np.clip(n - 1, 0, None) + prior
-    distinct, inverse = np.unique(d, return_inverse=True)     # few: one per count of ratings
-    return shrunk_variances(n, var, prior) * d / chdtri(distinct, level)[inverse.reshape(d.shape)]
+    distinct = np.unique(d)                 # few: one per count of ratings
+    quantiles = chdtri(distinct, level)[np.searchsorted(distinct, d)]
+    return shrunk_variances(n, var, prior) * d / quantiles
 
 
 def standard_errors(table: pd.DataFrame, prior: float = PRIOR_RATINGS) -> pd.Series:
