@@ -224,8 +224,13 @@ def _moments(pool_ratings: np.ndarray):
     return s1, s2
 
 
-def _mean_var(s1, s2, n):
-    rows = np.arange(len(n))
+def _mean_var(s1, s2, n, rows=None):
+    """Mean and sample variance of each pair's first ``n`` ratings (of ``rows`` only, if
+    given), from the running sums ``s1``, ``s2`` of :func:`_moments`."""
+    if rows is None:
+        rows = np.arange(len(n))
+    else:
+        n = n[rows]
     total, squares = s1[rows, n - 1], s2[rows, n - 1]
     mean = total / n
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -266,7 +271,7 @@ def adaptive_counts(pool_ratings: np.ndarray, ks: Iterable[float], rule: str, *,
             chosen = (np.argpartition(-gain, take - 1)[:take] if take < pairs
                       else np.arange(pairs))
             n[chosen] = np.minimum(n[chosen] + step, pool)
-            mean[chosen], var[chosen] = _mean_var(s1[chosen], s2[chosen], n[chosen])
+            mean[chosen], var[chosen] = _mean_var(s1, s2, n, chosen)
         out[k] = n.copy()
     return out
 
