@@ -80,9 +80,8 @@ def misorderings(means, se2, block: int = 64) -> np.ndarray:
 
     Pairs of the same mean and standard error (few ratings on an integer scale take few
     distinct values) are counted together (found by hashing, not sorting every pair); the
-    distinct rows, sorted by mean, are summed over
-    the pairs ``i < j`` (a term counts for both) in strips of ``block`` rows that reuse two
-    buffers. A strip stops at the band's edge: beyond a gap ``m_j - m_i`` of
+    distinct rows, sorted by mean, are summed over the pairs ``i < j`` (a term counts for
+    both) in strips of ``block`` rows that reuse two buffers. A strip stops at the band's edge: beyond a gap ``m_j - m_i`` of
     ``z sqrt(max se2_i + max se2)`` every term is below ``Phi(-z)``, ``z`` the normal quantile
     with ``N Phi(-z) = tolerance / 2`` (``N`` the pairs), so what is left out of a row is below
     ``tolerance / 2``: relatively below the tolerance where the row's sum is 1/2 or more (any
