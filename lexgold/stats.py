@@ -131,7 +131,10 @@ def average_ranks(values, *, axis: int = -1, omit_nan: bool = False) -> np.ndarr
     >>> average_ranks([3, float("nan"), 1], omit_nan=True).tolist()
     [2.0, nan, 1.0]
     """
-    values = np.moveaxis(np.asarray(values, dtype=float), axis, -1)
+    values = np.asarray(values, dtype=float)
+    if values.ndim == 1 and len(values) and not omit_nan:
+        return _sample_ranks(values)
+    values = np.moveaxis(values, axis, -1)
     shape = values.shape
     flat = values.reshape(-1, shape[-1])
     order = np.argsort(flat, axis=-1)                     # NaN last; ties: any order
@@ -157,6 +160,28 @@ def average_ranks(values, *, axis: int = -1, omit_nan: bool = False) -> np.ndarr
     else:                                                 # SciPy propagates: the slice is NaN
         ranks[missing.any(axis=-1)] = np.nan
     return np.moveaxis(ranks.reshape(shape), -1, axis)
+
+
+def _sample_ranks(values: np.ndarray) -> np.ndarray:
+    """:func:`average_ranks` of one sample (1-D, not empty): a tie's places found from where
+    each run of equal values starts, each run given ``(first + last) / 2``."""
+    size = len(values)
+    order = np.argsort(values)                            # NaN last
+    ordered = values[order]
+    ranks = np.empty(size)
+    if np.isnan(ordered[-1]):
+        ranks.fill(np.nan)
+        return ranks
+    first = np.empty(size, dtype=bool)
+    first[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    if len(starts) == size:
+        ranks[order] = np.arange(1.0, size + 1)
+        return ranks
+    ends = np.append(starts[1:], size)                    # a run's last place, from 1
+    ranks[order] = np.repeat((starts + 1 + ends) / 2, ends - starts)
+    return ranks
 
 
 def pearson(x, y) -> float:

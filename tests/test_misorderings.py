@@ -115,3 +115,13 @@ def test_simverbs_real_states_through_a_replay_equal_the_full_sum(rule, monkeypa
     assert len(states) > 10
     for means, se2 in states[::5] + states[-1:]:
         assert_close(ac.misorderings(means, se2), full_sum(means, se2))
+
+
+def test_rows_equal_as_numbers_are_one_row_whatever_their_sign_of_zero():
+    # -0.0 and 0.0 are the same mean: with zero standard errors they tie (1/2 each), and a
+    # zero scale between two rows kept apart would be 0 / 0
+    means = np.array([0.0, -0.0, 0.0, 1.0])
+    se2 = np.array([0.0, 0.0, -0.0, 0.0])
+    found = ac.misorderings(means, se2)
+    assert found.tolist() == [1.0, 1.0, 1.0, 0.0]
+    assert_close(found, full_sum(means, se2))

@@ -13,6 +13,7 @@ from scipy.stats import spearmanr
 
 from lexgold.cli import cli
 from lexgold.crowd import replay as rp
+from lexgold.crowd.logs import read_log
 from lexgold.errors import InputError
 from lexgold.resources._files import resource_files
 
@@ -310,3 +311,35 @@ def test_pool_draws_are_split_logs_pool_and_its_references_mean_to_the_last_bit(
         np.testing.assert_array_equal(drawn[1], raters)
         np.testing.assert_array_equal(drawn[2], np.nanmean(reference, axis=1))
     assert a.random() == b.random()                      # the same numbers drawn
+
+
+@pytest.mark.parametrize("source", ["random", "simverb"])
+def test_adaptive_rounds_see_every_pairs_moments_as_a_full_recount_gives_them(source,
+                                                                              monkeypatch):
+    """Between rounds only the topped-up pairs' means and variances are computed again: every
+    round's gains must still get, to the last bit, the moments of every pair at its count."""
+    if source == "random":                    # ratings off any grid, pools of several widths
+        rng = np.random.default_rng(4)
+        pools = [rng.integers(0, 61, (300, 8)) / 7, rng.normal(3, 2, (200, 6))]
+    else:                                     # real splits of SimVerb-3500
+        log = rp.log_matrix(read_log(SIMVERB), 8)
+        pools = [rp.split_log(log, 8, np.random.default_rng(s))[0] for s in range(2)]
+    seen = []
+    original = rp.gains
+
+    def keep(rule, n, means, var, extra, *args):
+        seen.append((np.array(n), np.array(means), np.array(var)))
+        return original(rule, n, means, var, extra, *args)
+
+    monkeypatch.setattr(rp, "gains", keep)
+    for pool in pools:
+        s1, s2 = rp._moments(pool)
+        for rule in ("error", "halfwidth", "misordering"):
+            seen.clear()
+            counts = rp.adaptive_counts(pool, [4.0, pool.shape[1] - 1.5], rule)
+            assert len(seen) > 5 and len({tuple(n) for n, _, _ in seen}) == len(seen)
+            for n, means, var in seen:
+                full_mean, full_var = rp._mean_var(s1, s2, n)
+                np.testing.assert_array_equal(means, full_mean)
+                np.testing.assert_array_equal(var, full_var)
+            assert 0 <= counts[4.0].sum() - 4 * len(pool) < rp.STEP    # the budget, spent

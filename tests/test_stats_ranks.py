@@ -102,3 +102,16 @@ def test_pearson_and_spearman_equal_scipy_to_the_last_bit():
                 want = float(theirs(x, y).statistic)
                 got = ours(x, y)
                 assert got == want or (np.isnan(got) and np.isnan(want)), (ours, n, got, want)
+
+
+def test_average_ranks_of_one_sample_equal_scipy_tied_untied_or_with_a_nan():
+    rng = np.random.default_rng(3)
+    for n in (1, 2, 3, 40, 3500):
+        for values in (rng.integers(0, 9, n) / 7, rng.random(n), np.full(n, 2.0)):
+            np.testing.assert_array_equal(average_ranks(values), scipy_stats.rankdata(values))
+            with_nan = values.copy()
+            with_nan[n // 2] = np.nan
+            np.testing.assert_array_equal(average_ranks(with_nan),
+                                          scipy_stats.rankdata(with_nan))
+            np.testing.assert_array_equal(average_ranks(list(values)),
+                                          average_ranks(values[None, :])[0])

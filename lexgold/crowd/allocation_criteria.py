@@ -58,8 +58,9 @@ def upper_variances(n, var, prior: float = PRIOR_RATINGS, level: float = 0.95) -
     """
     n = np.asarray(n, float)
     d = np.clip(n - 1, 0, None) + prior
-    distinct, inverse = np.unique(d, return_inverse=True)     # few: one per count of ratings
-    return shrunk_variances(n, var, prior) * d / chdtri(distinct, level)[inverse.reshape(d.shape)]
+    distinct = np.unique(d)                 # few: one per count of ratings
+    quantiles = chdtri(distinct, level)[np.searchsorted(distinct, d)]
+    return shrunk_variances(n, var, prior) * d / quantiles
 
 
 def standard_errors(table: pd.DataFrame, prior: float = PRIOR_RATINGS) -> pd.Series:
@@ -78,9 +79,9 @@ def misorderings(means, se2, block: int = 64) -> np.ndarray:
     zero scale count 0.5), within :data:`MISORDERING_TOLERANCE` of the full sum, relatively.
 
     Pairs of the same mean and standard error (few ratings on an integer scale take few
-    distinct values) are counted together; the distinct rows, sorted by mean, are summed over
-    the pairs ``i < j`` (a term counts for both) in strips of ``block`` rows that reuse two
-    buffers. A strip stops at the band's edge: beyond a gap ``m_j - m_i`` of
+    distinct values) are counted together (found by hashing, not sorting every pair); the
+    distinct rows, sorted by mean, are summed over the pairs ``i < j`` (a term counts for
+    both) in strips of ``block`` rows that reuse two buffers. A strip stops at the band's edge: beyond a gap ``m_j - m_i`` of
     ``z sqrt(max se2_i + max se2)`` every term is below ``Phi(-z)``, ``z`` the normal quantile
     with ``N Phi(-z) = tolerance / 2`` (``N`` the pairs), so what is left out of a row is below
     ``tolerance / 2``: relatively below the tolerance where the row's sum is 1/2 or more (any
@@ -89,23 +90,21 @@ def misorderings(means, se2, block: int = 64) -> np.ndarray:
     means, se2 = np.asarray(means, float), np.asarray(se2, float)
     if len(means) == 0:
         return np.empty(0)
-    order = np.lexsort((se2, means))
-    m, s = means[order], se2[order]
-    new = np.empty(len(m), bool)
-    new[0] = True
-    np.logical_or(m[1:] != m[:-1], s[1:] != s[:-1], out=new[1:])
-    starts = np.flatnonzero(new)
-    counts = np.diff(np.append(starts, len(m))).astype(float)
-    m, s = m[starts], s[starts]
+    key = np.empty(len(means), complex)     # (mean, se2) as one hashable number
+    key.real, key.imag = means, se2
+    code, distinct = pd.factorize(key, use_na_sentinel=False)
+    order = np.lexsort((distinct.imag, distinct.real))
+    m, s = distinct.real[order], distinct.imag[order]
+    counts = np.bincount(code, minlength=len(distinct))[order].astype(float)
     z = -ndtri(MISORDERING_TOLERANCE / 2 / len(means))
     u, skipped = _misordering_strips(m, s, counts, z, block)
     if skipped:
         short = np.flatnonzero(u < 0.5)
         if len(short):
             u[short] = _misordering_rows(m, s, counts, short, block)
-    out = np.empty(len(means))
-    out[order] = u[np.cumsum(new) - 1]
-    return out
+    by_code = np.empty(len(distinct))
+    by_code[order] = u
+    return by_code[code]
 
 
 def _misordering_strips(m, s, counts, z, block):

@@ -80,12 +80,12 @@ from functools import partial
 import numpy as np
 import pandas as pd
 from scipy.special import chdtri
-from scipy.stats import rankdata
 
 from lexgold.crowd.allocation_criteria import PRIOR_RATINGS, RULES, gains, shrunk_variances
 from lexgold.errors import InputError
 from lexgold.machine.allocate import disagreement, machine_gain
 from lexgold.machine.prior import prior_scores
+from lexgold.stats import average_ranks
 
 #: the site's defaults (lexgold.study.config: first_round_raters, topup_raters)
 FIRST_ROUND = 3
@@ -224,8 +224,13 @@ def _moments(pool_ratings: np.ndarray):
     return s1, s2
 
 
-def _mean_var(s1, s2, n):
-    rows = np.arange(len(n))
+def _mean_var(s1, s2, n, rows=None):
+    """Mean and sample variance of each pair's first ``n`` ratings (of ``rows`` only, if
+    given), from the running sums ``s1``, ``s2`` of :func:`_moments`."""
+    if rows is None:
+        rows = np.arange(len(n))
+    else:
+        n = n[rows]
     total, squares = s1[rows, n - 1], s2[rows, n - 1]
     mean = total / n
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -244,12 +249,14 @@ def adaptive_counts(pool_ratings: np.ndarray, ks: Iterable[float], rule: str, *,
                     known_var: np.ndarray | None = None) -> dict[float, np.ndarray]:
     """Ratings per pair of the site's adaptive allocation with criterion ``rule`` at budgets
     of ``k`` ratings per pair (ascending; the state at a budget is the prefix of one run: a
-    greedy rule's run with a smaller budget stops earlier on the same path). ``known_var``
-    replaces the shrunk sample variances in the error gain (the oracle; ``rule`` unused)."""
+    greedy rule's run with a smaller budget stops earlier on the same path; between rounds only
+    the topped-up pairs' means and variances are computed again). ``known_var`` replaces the
+    shrunk sample variances in the error gain (the oracle; ``rule`` unused)."""
     pairs, pool = pool_ratings.shape
     s1, s2 = _moments(pool_ratings)
     n = np.full(pairs, min(first_round, pool))
     per_round = max(1, int(round(round_share * pairs)))
+    mean, var = _mean_var(s1, s2, n)
     out = {}
     for k in sorted(ks):
         budget = int(round(k * pairs))
@@ -257,7 +264,6 @@ def adaptive_counts(pool_ratings: np.ndarray, ks: Iterable[float], rule: str, *,
             open_ = n < pool
             if not open_.any():
                 break
-            mean, var = _mean_var(s1, s2, n)
             gain = (gains(rule, n, mean, var, step) if known_var is None else
                     known_var * step / (n * (n + step)))      # the oracle: error gain, told v
             gain[~open_] = -np.inf
@@ -265,6 +271,7 @@ def adaptive_counts(pool_ratings: np.ndarray, ks: Iterable[float], rule: str, *,
             chosen = (np.argpartition(-gain, take - 1)[:take] if take < pairs
                       else np.arange(pairs))
             n[chosen] = np.minimum(n[chosen] + step, pool)
+            mean[chosen], var[chosen] = _mean_var(s1, s2, n, chosen)
         out[k] = n.copy()
     return out
 
@@ -346,8 +353,8 @@ def accuracy(estimates, n, reference_means, sd_all, sd_used=None, reference_rank
     over pairs of two ratings or more: the half-width a release would print, which flatters a
     rule that stops when a pair's first ratings happen to agree. ``reference_ranks``: the
     ranks of ``reference_means``, when a split's many measures share them."""
-    a = rankdata(estimates)
-    b = rankdata(reference_means) if reference_ranks is None else reference_ranks
+    a = average_ranks(estimates)
+    b = average_ranks(reference_means) if reference_ranks is None else reference_ranks
     found = {"spearman": float(np.corrcoef(a, b)[0, 1]),
              "mae": float(np.mean(np.abs(np.asarray(estimates) - reference_means))),
              "halfwidth": float(np.percentile(Z95 * np.asarray(sd_all) / np.sqrt(n), 95))}
@@ -413,7 +420,7 @@ def _replay_drawn(drawn, ks, sd_all, *, policies=POLICIES, estimator: str = "mea
     estimate = ESTIMATORS[estimator]
     pool_ratings, pool_raters, reference_means = drawn
     pool = pool_ratings.shape[1]
-    reference_ranks = rankdata(reference_means)
+    reference_ranks = average_ranks(reference_means)
     columns = np.arange(pool)
 
     def measure(counts, keep=None):
@@ -571,12 +578,10 @@ def machine_spearman(machine: np.ndarray, gold: np.ndarray) -> float:
     >>> machine_spearman(np.array([1.0, 2.0, np.nan, 3.0]), np.array([3.0, 1.0, 9.0, 2.0]))
     -0.5
     """
-    from scipy.stats import rankdata
-
     covered = np.isfinite(machine) & np.isfinite(gold)
     if covered.sum() < 3:
         return float("nan")
-    a, b = rankdata(machine[covered]), rankdata(gold[covered])
+    a, b = average_ranks(machine[covered]), average_ranks(gold[covered])
     return float(np.corrcoef(a, b)[0, 1])
 
 
