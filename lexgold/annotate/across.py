@@ -54,12 +54,16 @@ def release_figures(report) -> dict:
     counts = report.counts
     final = getattr(report, "agreement", {}).get("final", {})
     check = getattr(report, "release_check", None)
-    plain = lambda value: None if value is None or not np.isfinite(value) else float(value)  # noqa: E731,E501
     return {"released_pairs": int(counts.released_pairs),
             "fewest_accepted_raters": getattr(counts, "min_raters_per_pair", None),
             "excluded_raters": getattr(counts, "excluded_raters", None),
             "iaa1": plain(final.get("iaa1")), "iaa2": plain(final.get("iaa2")),
             "complete": not (check.problems if check is not None else report.warnings)}
+
+
+def plain(value) -> float | None:
+    """A figure as JSON holds it: None for a missing or not finite one."""
+    return None if value is None or not np.isfinite(value) else float(value)
 
 
 def crowd_range(rows: list[dict], figures=RANGED) -> dict:
