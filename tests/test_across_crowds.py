@@ -199,3 +199,24 @@ def test_the_docs_table_of_shipped_crowds_is_the_crowds():
         shown = lambda values: " / ".join(f"{v:.2f}" for v in values)  # noqa: E731
         assert cells[5] == shown(record["sd_quantiles"]["real"])
         assert cells[6] == shown(record["sd_quantiles"]["simulated"])
+
+
+def test_release_figures_of_a_slider_and_a_best_worst_release():
+    from types import SimpleNamespace
+
+    from lexgold.annotate.across import release_figures
+    from lexgold.process.run_report import BwsReport
+
+    slider = SimpleNamespace(
+        counts=SimpleNamespace(released_pairs=40, min_raters_per_pair=3, excluded_raters=2),
+        agreement={"final": {"iaa1": 0.5, "iaa2": float("nan")}},
+        release_check=SimpleNamespace(problems=["12 pairs below 4 raters"]))
+    assert release_figures(slider) == {"released_pairs": 40, "fewest_accepted_raters": 3,
+                                       "excluded_raters": 2, "iaa1": 0.5, "iaa2": None,
+                                       "complete": False}
+    bws = BwsReport.__new__(BwsReport)
+    bws.counts = SimpleNamespace(pairs=30, raters_excluded=1)
+    bws.warnings = []
+    assert release_figures(bws) == {"released_pairs": 30, "fewest_accepted_raters": None,
+                                    "excluded_raters": 1, "iaa1": None, "iaa2": None,
+                                    "complete": True}

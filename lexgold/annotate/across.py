@@ -26,6 +26,7 @@ from lexgold.annotate.rehearse import rehearse
 from lexgold.crowd.crowds import ACROSS
 from lexgold.crowd.simulate import Crowd
 from lexgold.errors import InputError
+from lexgold.process.run_report import BwsReport
 from lexgold.study.db import backup_study, database_url
 
 #: the rehearsal's figures kept per crowd (from :func:`lexgold.annotate.rehearse.rehearse`)
@@ -48,17 +49,21 @@ def sqlite_file(study) -> Path:
 
 
 def release_figures(report) -> dict:
-    """What ``lexgold process`` released (``report``: its :class:`ProcessReport` or
-    :class:`BwsReport`): pairs released, fewest accepted raters of a pair, raters excluded,
-    IAA-1 and IAA-2 of the accepted raters (None where the report has none), complete."""
+    """What ``lexgold process`` released (``report``: its :class:`ProcessReport`, or a
+    Best-Worst study's :class:`BwsReport`): pairs released, fewest accepted raters of a pair,
+    raters excluded, IAA-1 and IAA-2 of the accepted raters, complete. A Best-Worst release
+    counts answers per pair, not raters, and has no IAA: those are None."""
     counts = report.counts
-    final = getattr(report, "agreement", {}).get("final", {})
-    check = getattr(report, "release_check", None)
+    if isinstance(report, BwsReport):
+        return {"released_pairs": int(counts.pairs), "fewest_accepted_raters": None,
+                "excluded_raters": int(counts.raters_excluded), "iaa1": None, "iaa2": None,
+                "complete": not report.warnings}
+    final = report.agreement["final"]
     return {"released_pairs": int(counts.released_pairs),
-            "fewest_accepted_raters": getattr(counts, "min_raters_per_pair", None),
-            "excluded_raters": getattr(counts, "excluded_raters", None),
+            "fewest_accepted_raters": int(counts.min_raters_per_pair),
+            "excluded_raters": int(counts.excluded_raters),
             "iaa1": plain(final.get("iaa1")), "iaa2": plain(final.get("iaa2")),
-            "complete": not (check.problems if check is not None else report.warnings)}
+            "complete": not report.release_check.problems}
 
 
 def plain(value) -> float | None:
