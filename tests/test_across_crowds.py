@@ -220,3 +220,20 @@ def test_release_figures_of_a_slider_and_a_best_worst_release():
     assert release_figures(bws) == {"released_pairs": 30, "fewest_accepted_raters": None,
                                     "excluded_raters": 1, "iaa1": None, "iaa2": None,
                                     "complete": True}
+
+
+@pytest.mark.slow                     # fits a log
+def test_the_script_rebuilds_a_shipped_crowd_byte_for_byte(tmp_path):
+    """scripts/fit_shipped_crowds.py is how the shipped crowds are made: run on Card-660 (the
+    quickest fit), it writes the shipped JSON again, byte for byte (a change of the model
+    fails here until the script is rerun)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, str(root / "scripts" / "fit_shipped_crowds.py"),
+                           "--only", "card660", "--out", str(tmp_path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "card660.json").read_bytes() == crowd_file("card660").read_bytes()
