@@ -270,13 +270,16 @@ def crowd_options(function):
         click.option("--crowd", "model", default="default", show_default=True,
                      metavar="CROWD",
                      help="The rater model: default (fitted to SimVerb-3500's and "
-                          "WordSim-353's raw ratings), invented (lexgold's earlier crowd: "
-                          "uniform true scores, normal bias and noise), or a crowd JSON "
-                          "written by `lexgold crowd fit`."),
+                          "WordSim-353's raw ratings); simverb, wordsim353, danish or card660 "
+                          "(each fitted to that shipped log alone: SimVerb-3500, WordSim-353 "
+                          "set 1, the Danish similarity set, Card-660); invented (lexgold's "
+                          "earlier crowd: uniform true scores, normal bias and noise); or a "
+                          "crowd JSON written by `lexgold crowd fit`."),
         click.option("--spammers", type=FiniteRange(0, 1), default=None,
                      help="Share of spamming raters (random, one value, or two alternating); "
-                          "default: a crowd JSON's own (the share its fit found: none for a "
-                          "log that shows none), 0.1 for the default and the invented crowd."),
+                          "default: a fitted crowd's own (a shipped log's or a crowd JSON's: "
+                          "the share its fit found, none for a log that shows none), 0.1 for "
+                          "the default and the invented crowd."),
         click.option("--noise-sd", type=FiniteRange(min=0), default=None,
                      help="With --crowd invented: SD of an honest rater's noise around the "
                           "true score (default 1.0)."),

@@ -35,11 +35,17 @@ from lexgold.cliutil import (
 @click.option("--truth", "truth_path", type=click.Path(dir_okay=False), callback=refuse_links,
               help="Also write each pair's true score to this CSV (and who was who to "
                    ".raters.csv beside it).")
+@click.option("--across-crowds", is_flag=True,
+              help="Rehearse temporary copies of the study (SQLite) once per shipped crowd "
+                   "(default, simverb, wordsim353, danish, card660), release each as `lexgold "
+                   "process` would, and print each crowd's figures and their range; the "
+                   "study itself is left as it was.")
 @seed_option
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @quiet_option
-def rehearse_command(study_db, arrivals_per_hour, max_raters, truth_path, seed, as_json, quiet,
-                     **crowd):
+@click.pass_context
+def rehearse_command(ctx, study_db, arrivals_per_hour, max_raters, truth_path, across_crowds,
+                     seed, as_json, quiet, **crowd):
     """Rehearse a study: simulated raters answer it through its own site.
 
     The raters (honest ones drawn from the crowd model, --crowd, fitted to real rating
@@ -56,10 +62,17 @@ def rehearse_command(study_db, arrivals_per_hour, max_raters, truth_path, seed, 
     who entered and the time left (--quiet: none). A whole SimLex study takes minutes;
     --max-raters N stops early for a quick look (its release needs --allow-incomplete).
 
+    --across-crowds answers with the range across real crowds instead of one crowd's point:
+    the study is copied and rehearsed once per shipped crowd (same seed), each copy processed
+    with --allow-incomplete; printed per crowd and as the range (lowest - highest): raters,
+    screened out, top-up places, pages, simulated hours, pairs released, fewest accepted
+    raters of a pair, raters excluded, IAA-1 and IAA-2. The study is not changed.
+
     \b
     Example:
         lexgold study rehearse study.sqlite --seed 1
         lexgold process study.sqlite --out gold
+        lexgold study rehearse study.sqlite --across-crowds --max-raters 60 --seed 1
     """
     import numpy as np
 
@@ -67,7 +80,14 @@ def rehearse_command(study_db, arrivals_per_hour, max_raters, truth_path, seed, 
     from lexgold.annotate.rehearse import rehearse
     from lexgold.crowd.simulate import Crowd
 
+    if across_crowds:                        # a PostgreSQL study: refused before connecting
+        from lexgold.annotate.across import sqlite_file
+        sqlite_file(study_db)
     open_study(study_db).dispose()           # one-line error for a missing / foreign database
+    if across_crowds:
+        _across(ctx, study_db, arrivals_per_hour, max_raters, truth_path, seed, as_json,
+                quiet, crowd)
+        return
     bar = progress_bar(quiet or as_json, desc="rehearsal",
                        bar_format="{desc}: {n_fmt}/{total_fmt} "
                                   + ("raters done" if max_raters else "places completed")
@@ -106,6 +126,87 @@ def rehearse_command(study_db, arrivals_per_hour, max_raters, truth_path, seed, 
         click.echo(f"stopped at --max-raters {result['raters']}: the study still has places "
                    "to fill; `lexgold process` releases the pairs rated so far only with "
                    "--allow-incomplete")
+
+
+def _across(ctx, study_db, arrivals_per_hour, max_raters, truth_path, seed, as_json, quiet,
+            crowd) -> None:
+    """``study rehearse --across-crowds`` (:mod:`lexgold.annotate.across`)."""
+    from click.core import ParameterSource
+
+    from lexgold.annotate.across import rehearse_across
+    from lexgold.errors import InputError
+
+    if ctx.get_parameter_source("model") is ParameterSource.COMMANDLINE:
+        raise InputError("--across-crowds rehearses every shipped crowd; --crowd chooses one: "
+                         "give one of them", field="--crowd")
+    if truth_path:
+        raise InputError("--truth writes one rehearsal's true scores; --across-crowds makes "
+                         "one per crowd: give one of them", field="--truth")
+    crowd.pop("model")
+    bars = []
+
+    def progress_for(name):
+        bar = progress_bar(quiet or as_json, desc=f"rehearsal, crowd {name}",
+                           bar_format="{desc}: {n_fmt}/{total_fmt} "
+                                      + ("raters done" if max_raters else "places completed")
+                                      + " [{elapsed}<{remaining}{postfix}]")
+        bars.append(bar)
+        return rehearsal_progress(bar, max_raters)
+
+    try:
+        result = rehearse_across(study_db, seed=seed, crowd_keys=crowd,
+                                 arrivals_per_hour=arrivals_per_hour, max_raters=max_raters,
+                                 progress_for=progress_for)
+    finally:
+        for bar in bars:
+            bar.close()
+    result = {"study": shown(study_db), "seed": seed, "max_raters": max_raters,
+              "arrivals_per_hour": arrivals_per_hour, "simulated": True, **result}
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+        return
+    for line in across_lines(result):
+        click.echo(line)
+
+
+#: the columns of ``--across-crowds``' table: figure, heading, format
+ACROSS_COLUMNS = (("raters", "raters", "d"), ("screened_out", "screened", "d"),
+                  ("top_up_places", "top-ups", "d"), ("pages", "pages", "d"),
+                  ("simulated_hours", "hours", ".1f"), ("released_pairs", "released", "d"),
+                  ("fewest_accepted_raters", "fewest", "d"),
+                  ("excluded_raters", "excluded", "d"), ("iaa1", "IAA-1", ".3f"),
+                  ("iaa2", "IAA-2", ".3f"))
+
+
+def across_lines(result: dict) -> list[str]:
+    """What ``study rehearse --across-crowds`` prints: a row per crowd, then the range."""
+    def cell(value, form):
+        return "n/a" if value is None else format(value, form)
+
+    def span(entry, form):
+        if entry is None:
+            return "n/a"
+        low, high = format(entry["min"], form), format(entry["max"], form)
+        return low if low == high else f"{low}-{high}"
+
+    table = [["crowd", *(head for _, head, _ in ACROSS_COLUMNS), "complete"]]
+    table += [[row["crowd"], *(cell(row[key], form) for key, _, form in ACROSS_COLUMNS),
+               "yes" if row["complete"] else "no"] for row in result["crowds"]]
+    table.append(["range", *(span(result["range"][key], form)
+                             for key, _, form in ACROSS_COLUMNS), ""])
+    widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
+    head = (f"rehearsal of {result['study']} across {len(result['crowds'])} crowds (seed "
+            f"{result['seed']}"
+            + (f", --max-raters {result['max_raters']}" if result["max_raters"] else "")
+            + "): simulated raters, not measured on people; the study is unchanged")
+    rows = [(line[0].ljust(widths[0]) + "".join(f"  {text:>{w}}" for text, w
+                                                in zip(line[1:], widths[1:]))).rstrip()
+            for line in table]
+    return [head, *rows,
+            "screened: raters screened out by the qualification; top-ups: places added by "
+            "recruitment; released, fewest, excluded, IAA: `lexgold process "
+            "--allow-incomplete` on each rehearsal (fewest: accepted raters of the "
+            "least-rated released pair)"]
 
 
 def rehearsal_progress(bar, max_raters: int | None = None):

@@ -4,7 +4,9 @@ allocation and stopping save.
 
 :mod:`lexgold.crowd.model` holds the model, its fit and its draws; ``data/default.json`` is the
 crowd fitted to the shipped logs (SimVerb-3500's raw ratings and WordSim-353 set 1), built by
-``scripts/fit_default_crowd.py``; :mod:`lexgold.crowd.logs` reads rating logs.
+``scripts/fit_default_crowd.py``; ``data/<log>.json`` is the crowd fitted to each shipped log
+alone (:mod:`lexgold.crowd.crowds`, the crowds by name, built by
+``scripts/fit_shipped_crowds.py``); :mod:`lexgold.crowd.logs` reads rating logs.
 :mod:`lexgold.crowd.simulate` and :mod:`lexgold.crowd.bws_simulate` are the simulated crowd (a
 study laid out and answered, sliders and Best-Worst). :mod:`lexgold.crowd.replay` replays a
 real log; :mod:`lexgold.crowd.allocation_criteria` holds the adaptive criteria the site uses.

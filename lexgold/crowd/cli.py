@@ -265,34 +265,22 @@ def fit_command(ratings, out_path, scale, layout, step, error, replicates, seed,
         lexgold crowd fit SimVerb-3500-ratings.txt --scale 0 6 --out simverb.json
         lexgold simulate --crowd simverb.json --protocol simlex --out ratings.csv
     """
-    import numpy as np
     from tqdm import tqdm
 
-    from lexgold.crowd.logs import file_sha256, log_record, read_log
-    from lexgold.crowd.model import (QUANTILES, anonymous_ids, code_log, describe, fit,
-                                     pair_sds, simulated_pair_sds)
-    from dataclasses import replace
+    from lexgold.crowd.crowds import fit_crowd
+    from lexgold.crowd.logs import file_sha256, read_log
+    from lexgold.crowd.model import describe
 
     plot = beside(out_path, Path(out_path).with_suffix(".sd.png").name)
     frame = read_log(ratings, layout)
     with tqdm(desc="EM", unit="it", delay=2, disable=True if as_json else None,
               leave=False) as bar:
-        model = fit(frame, scale=tuple(scale) if scale else None, step=step, error=error,
-                    source=ratings, progress=lambda i: bar.update(1))
-    anonymous = model.raters is None
-    record = log_record(frame, file=Path(ratings).name, sha256=file_sha256(ratings),
-                        scale=model.scale[:2], anonymous=anonymous)
-    if not anonymous and bool(anonymous_ids(frame["rater_id"]).any()):
-        record["raters"] = f"{record['raters']} identified, the rest anonymous"
-    model = replace(model, fitted_to=[record], name=Path(out_path).stem)
-    simulated = simulated_pair_sds(model, code_log(frame, scale=model.scale[:2],
-                                                   step=model.scale[2]),
-                                   np.random.default_rng(seed), replicates=replicates)
-    real = pair_sds(frame).to_numpy()
-    real_q, sim_q = ([float(v) for v in np.quantile(sds, QUANTILES)] for sds in (real,
-                                                                               simulated))
-    record["sd_quantiles"] = {"quantiles": [0.1, 0.5, 0.9], "real": real_q,
-                              "simulated": sim_q, "replicates": replicates, "seed": seed}
+        model, record, real, simulated = fit_crowd(
+            frame, file=Path(ratings).name, sha256=file_sha256(ratings),
+            name=Path(out_path).stem, scale=scale, step=step, error=error,
+            replicates=replicates, seed=seed, source=ratings,
+            progress=lambda i: bar.update(1))
+    real_q, sim_q = record["sd_quantiles"]["real"], record["sd_quantiles"]["simulated"]
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(model.to_json(), encoding="utf-8")

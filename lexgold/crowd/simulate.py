@@ -44,6 +44,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from lexgold.crowd.crowds import NAMES, crowd_source
 from lexgold.crowd.model import (CrowdModel, default_model, draw_pairs, draw_ratings, draw_raters,
                                  draw_spreads, perceive, read_model, rescale_crowd)
 from lexgold.errors import InputError
@@ -63,9 +64,10 @@ SPAMMERS = 0.1
 @dataclass(frozen=True)
 class Crowd:
     """The simulated crowd (module docstring). ``model`` is ``"default"`` (the fitted default
-    crowd), ``"invented"``, a path to a crowd JSON (``lexgold crowd fit``) or a
-    :class:`lexgold.crowd.model.CrowdModel`; ``noise_sd`` and ``bias_sd`` shape the invented
-    crowd only (default 1.0 and 0.7)."""
+    crowd), ``"invented"``, a shipped log's crowd by name (``"danish"``:
+    :data:`lexgold.crowd.crowds.SHIPPED_CROWDS`), a path to a crowd JSON (``lexgold crowd
+    fit``) or a :class:`lexgold.crowd.model.CrowdModel`; ``noise_sd`` and ``bias_sd`` shape the
+    invented crowd only (default 1.0 and 0.7)."""
     model: object = "default"
     noise_sd: float | None = None
     bias_sd: float | None = None
@@ -79,17 +81,23 @@ class Crowd:
         if self.model != "invented" and (self.noise_sd is not None or self.bias_sd is not None):
             raise InputError("noise_sd and bias_sd shape the invented crowd only: give "
                              "model='invented' (--crowd invented)", field="noise_sd")
+        if isinstance(self.model, (str, Path)) and str(self.model) not in NAMES \
+                and not Path(self.model).is_file():
+            raise InputError(f"expected a crowd's name ({', '.join(NAMES)}) or a crowd JSON "
+                             f"written by `lexgold crowd fit`, found {str(self.model)!r}",
+                             field="--crowd")
 
     @property
     def spam_share(self) -> float:
         """The share of spamming raters: ``spammers`` when given; else a crowd JSON's own
-        (the share its fit found: none for a log that shows none, such as an anonymous one)
-        and :data:`SPAMMERS` for the default and the invented crowd."""
+        or a shipped log's crowd's (the share its fit found: none for a log that shows none,
+        such as an anonymous one) and :data:`SPAMMERS` for the default and the invented
+        crowd."""
         if self.spammers is not None:
             return self.spammers
         if isinstance(self.model, (str, Path)) and str(self.model) not in ("default",
                                                                             "invented"):
-            return _fitted_spammers(str(self.model))
+            return _fitted_spammers(str(crowd_source(str(self.model))))
         return SPAMMERS
 
     def rater_model(self, low: float, high: float):
@@ -98,15 +106,16 @@ class Crowd:
 
 
 def crowd_model(model, low: float, high: float):
-    """A crowd's rater model (``"default"``, ``"invented"`` = None, a JSON path or a model)
-    rescaled to ``low..high`` in whole steps."""
+    """A crowd's rater model (``"default"``, ``"invented"`` = None, a shipped crowd's name, a
+    JSON path or a model) rescaled to ``low..high`` in whole steps."""
     if isinstance(model, str) and model == "invented":
         return None
     if isinstance(model, CrowdModel):
         return rescale_crowd(model, low, high, 1.0)
     key = (str(model), low, high)
     if key not in _LOADED:                  # one read per crowd and scale, not per rater
-        loaded = default_model() if str(model) == "default" else read_model(model)
+        loaded = (default_model() if str(model) == "default"
+                  else read_model(crowd_source(str(model))))
         _LOADED.clear()
         _LOADED[key] = rescale_crowd(loaded, low, high, 1.0)
     return _LOADED[key]
