@@ -7,7 +7,7 @@ A rating ``x`` of pair ``i`` by rater ``j`` on a scale ``low..high`` with step `
 
 with probability ``1 - lapse``, else a value drawn uniformly from the scale's steps (a lapse: the
 rater clicked anywhere). All quantities are relative to the scale (``0`` = ``low``, ``1`` =
-``high``; ``c = 0.5`` its middle), so a crowd fitted on 0-10 simulates a 0-6 study unchanged
+``high``), so a crowd fitted on 0-10 simulates a 0-6 study unchanged
 (:func:`rescale_crowd`):
 
 - ``t_i``, the pair's latent score, and ``m_i``, the pair's own spread (some pairs divide a
@@ -24,8 +24,8 @@ rater clicked anywhere). All quantities are relative to the scale (``0`` = ``low
   inconsistency per subject), with a per-subject scale as in Janowski & Pinson (2015). Bias and
   scale act on the logit of the pair's score, so raters part most in the scale's middle and
   agree at its ends, the anchors they share, and a pair beyond an end is unanimous but for
-  noise (issue 46: raters that part as much at the ends as in the middle left too few
-  near-unanimous pairs in every rater-identified log); and a share
+  noise (raters who part as much at the ends as in the middle leave too few near-unanimous
+  pairs in every rater-identified log: docs/process.md, "The lower tail"); and a share
   ``spammers`` of raters who answer uniformly at random (a rater-level mixture, Raykar et al.
   2010). Without rater identity (SimVerb's ``r1..r10`` are slots, not people) these are not
   identifiable: the fit has none and ``sigma`` holds the raters' differences too.
@@ -329,9 +329,9 @@ def rater_means(t, bias, scale):
     labelled anchors every rater shares; beyond the ends (``t <= 0``, ``t >= 1``) ``t`` itself,
     so a pair beyond an end is that end for every rater. Continuous and increasing in ``t``;
     ``bias = 0, scale = 1`` gives ``t``. Bounded scores in logit space: Smithson & Verkuilen
-    (2006), *Psychological Methods* 11(1); rater effects shrinking toward a scale's ends:
-    issue 46 (real raters' deviations at the ends are a third to a half of what their
-    middle-range bias and scale predict). Arguments broadcast."""
+    (2006), *Psychological Methods* 11(1). Real raters' deviations near a scale's ends are a
+    third to a half of what their mid-scale bias and scale predict (docs/process.md, "The
+    lower tail"). Arguments broadcast."""
     t = np.asarray(t, float)
     inside = (t > 0) & (t < 1)
     z = np.asarray(scale, float) * special.logit(np.clip(t, 1e-12, 1 - 1e-12)) \
