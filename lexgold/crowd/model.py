@@ -2,11 +2,12 @@
 
 A rating ``x`` of pair ``i`` by rater ``j`` on a scale ``low..high`` with step ``h`` is
 
-    x = clip(round_h(c + s_j (t_i - c) + b_j + sigma * m_i * v_j * e), low, high)
+    x = clip(round_h(r_j(t_i) + sigma * m_i * v_j * e), low, high),
+    r_j(t) = expit(s_j logit(t) + 4 b_j) for 0 < t < 1, else t     (:func:`rater_means`)
 
 with probability ``1 - lapse``, else a value drawn uniformly from the scale's steps (a lapse: the
 rater clicked anywhere). All quantities are relative to the scale (``0`` = ``low``, ``1`` =
-``high``; ``c = 0.5`` its middle), so a crowd fitted on 0-10 simulates a 0-6 study unchanged
+``high``), so a crowd fitted on 0-10 simulates a 0-6 study unchanged
 (:func:`rescale_crowd`):
 
 - ``t_i``, the pair's latent score, and ``m_i``, the pair's own spread (some pairs divide a
@@ -16,10 +17,15 @@ rater clicked anywhere). All quantities are relative to the scale (``0`` = ``low
   weights by EM); ``tau`` reports the SD of ``log m``;
 - ``e``, the latent error, Student-t with ``df`` degrees of freedom (heavier tails than normal;
   ``df = None`` is normal); ``sigma`` its scale;
-- where rater identity is known, each rater's bias ``b_j ~ N(0, bias_sd)``, scale
-  ``s_j = exp(N(0, scale_sd))`` and noise ``v_j = exp(N(0, noise_sd))``: the subject model of
-  ITU-T P.913 (2021) section 12.4 and Netflix SUREAL (Li & Bampis 2017; bias and inconsistency
-  per subject), with a per-subject scale as in Janowski & Pinson (2015); and a share
+- where rater identity is known, each rater's bias ``b_j`` (its shift at the scale's middle),
+  scale ``s_j = exp(.)`` and noise ``v_j = exp(.)``, ``(b_j, log s_j, log v_j)`` jointly
+  normal (SDs ``bias_sd``, ``scale_sd``, ``noise_sd`` and their ``correlation``): the subject
+  model of ITU-T P.913 (2021) section 12.4 and Netflix SUREAL (Li & Bampis 2017; bias and
+  inconsistency per subject), with a per-subject scale as in Janowski & Pinson (2015). Bias and
+  scale act on the logit of the pair's score, so raters part most in the scale's middle and
+  agree at its ends, the anchors they share, and a pair beyond an end is unanimous but for
+  noise (raters who part as much at the ends as in the middle leave too few near-unanimous
+  pairs in every rater-identified log: docs/process.md, "The lower tail"); and a share
   ``spammers`` of raters who answer uniformly at random (a rater-level mixture, Raykar et al.
   2010). Without rater identity (SimVerb's ``r1..r10`` are slots, not people) these are not
   identifiable: the fit has none and ``sigma`` holds the raters' differences too.
@@ -40,7 +46,8 @@ carrying the noise's level. A rater's spammer probability is the posterior of th
 component against the honest model's leave-one-out predictive probability of each of its
 ratings; its ratings enter the pairs' posteriors weighted by ``1 - P(spammer)`` (a variational
 approximation of the rater-level mixture). The spreads across raters are the spread of the
-raters' estimates less their approximate sampling variance. Beyond :data:`ONE_BY_ONE` raters
+raters' estimates less their approximate sampling variance, their correlations the estimates'
+covariances over those spreads. Beyond :data:`ONE_BY_ONE` raters
 their biases, scales and noises are updated all at once (:func:`_raters_at_once`), and grid
 probabilities are computed only for the (rater, code) cells the log fills, by blocks: memory
 grows with raters and pairs, never with ratings times the grid. A log without identity can be
@@ -79,6 +86,20 @@ class Raters:
     scale_sd: float = 0.0
     noise_sd: float = 0.0
     spammers: float = 0.0
+    #: correlations of (bias, log scale), (bias, log noise), (log scale, log noise)
+    correlation: tuple = (0.0, 0.0, 0.0)
+
+    def cholesky(self) -> np.ndarray:
+        """``L`` with ``L @ L.T`` the covariance of (bias, log scale, log noise): a rater is
+        ``L @ z``, ``z`` standard normal."""
+        sd = np.array([self.bias_sd, self.scale_sd, self.noise_sd], float)
+        r = np.eye(3)
+        r[0, 1], r[0, 2], r[1, 2] = self.correlation
+        r = np.triu(r) + np.triu(r, 1).T
+        values, vectors = np.linalg.eigh(r)         # nearest valid correlation, if need be
+        r = (vectors * np.maximum(values, 1e-9)) @ vectors.T
+        r /= np.sqrt(np.outer(np.diag(r), np.diag(r)))
+        return sd[:, None] * np.linalg.cholesky(r)
 
 
 @dataclass(frozen=True)
@@ -135,7 +156,9 @@ class CrowdModel:
                            "spreads": tuple(data["spreads"]),
                            "weights": tuple(tuple(row) for row in data["weights"]),
                            "scale": tuple(data["scale"]),
-                           "raters": None if raters is None else Raters(**raters)})
+                           "raters": None if raters is None else Raters(**{
+                               **raters, "correlation": tuple(raters.get(
+                                   "correlation", (0.0, 0.0, 0.0)))})})
         except (KeyError, TypeError) as err:
             raise InputError(f"a crowd's fields are grid, spreads, weights, sigma, df, lapse, "
                              f"raters, scale, fitted_to, notes, name ({err})", path=source,
@@ -298,6 +321,24 @@ def _cdf(z: np.ndarray, df: float | None, many: bool | None = None) -> np.ndarra
     return table[index] * (1 - part) + table[index + 1] * part
 
 
+def rater_means(t, bias, scale):
+    """A rater's mean latent response (relative units) to pairs of latent score ``t``: inside
+    the scale (``0 < t < 1``) its ``bias`` and ``scale`` act on the logit of ``t``,
+    ``expit(scale * logit(t) + 4 * bias)`` (``bias`` is its shift at the middle, where the
+    logit's slope is 4), so raters part most in the middle and agree at the ends, the
+    labelled anchors every rater shares; beyond the ends (``t <= 0``, ``t >= 1``) ``t`` itself,
+    so a pair beyond an end is that end for every rater. Continuous and increasing in ``t``;
+    ``bias = 0, scale = 1`` gives ``t``. Bounded scores in logit space: Smithson & Verkuilen
+    (2006), *Psychological Methods* 11(1). Real raters' deviations near a scale's ends are a
+    third to a half of what their mid-scale bias and scale predict (docs/process.md, "The
+    lower tail"). Arguments broadcast."""
+    t = np.asarray(t, float)
+    inside = (t > 0) & (t < 1)
+    z = np.asarray(scale, float) * special.logit(np.clip(t, 1e-12, 1 - 1e-12)) \
+        + 4 * np.asarray(bias, float)
+    return np.where(inside, special.expit(z), t)
+
+
 def code_probabilities(n_categories: int, step_rel: float, mu, sd, df, lapse) -> np.ndarray:
     """P(code | latent mean ``mu``, scale ``sd``): codes on the last axis; ``mu`` and ``sd``
     broadcast (relative units)."""
@@ -315,7 +356,7 @@ def rating_probabilities(model: CrowdModel, score: float, *, bias: float = 0.0,
     low, high, step = model.scale
     width = high - low
     k = int(round(width / step)) + 1
-    mu = 0.5 + scale * ((score - low) / width - 0.5) + bias / width
+    mu = rater_means((score - low) / width, bias / width, scale)
     p = code_probabilities(k, step / width, mu, model.sigma * spread * noise, model.df,
                            model.lapse)[0::2]
     return {low + i * step: float(v) for i, v in enumerate(p)}
@@ -366,7 +407,7 @@ class _Fit:
         rating (group 0) of a log fitted with given rater spreads averages over raters."""
         groups = np.arange(self.g) if groups is None else groups
         scale, bias = np.exp(self.log_scale[groups]), self.bias[groups]
-        mu = 0.5 + scale[:, None] * (GRID[None, :] - 0.5) + bias[:, None]        # [G, T]
+        mu = rater_means(GRID[None, :], bias[:, None], scale[:, None])           # [G, T]
         sd = self.sigma * np.exp(SPREADS)[None, :] * np.exp(self.log_noise[groups])[:, None]
         p = code_probabilities(self.k, self.h, mu[:, :, None], sd[:, None, :], df, lapse)
         if self.mix is not None and groups[0] == 0:
@@ -378,15 +419,12 @@ class _Fit:
         (Gauss-Hermite quadrature: 5 biases x 3 scales x 3 noises): ``[T, M, Q]``."""
         b, wb = np.polynomial.hermite_e.hermegauss(5)
         c, wc = np.polynomial.hermite_e.hermegauss(3)
-        bias = (b * self.mix.bias_sd)[:, None, None]
-        scale = np.exp(c * self.mix.scale_sd)[None, :, None]
-        noise = np.exp(c * self.mix.noise_sd)[None, None, :]
+        z = np.stack([v.ravel() for v in np.meshgrid(b, c, c, indexing="ij")])   # [3, 45]
         weight = (wb[:, None, None] * wc[None, :, None] * wc[None, None, :]).ravel()
         weight /= weight.sum()
-        mu = (0.5 + scale * 0 + bias + 0 * noise).ravel()[:, None] \
-            + (scale + 0 * bias + 0 * noise).ravel()[:, None] * (GRID[None, :] - 0.5)
-        sd = self.sigma * np.exp(SPREADS)[None, :] * (noise + 0 * bias + 0 * scale).ravel()[
-            :, None]
+        bias, log_scale, log_noise = self.mix.cholesky() @ z      # correlated raters
+        mu = rater_means(GRID[None, :], bias[:, None], np.exp(log_scale)[:, None])
+        sd = self.sigma * np.exp(SPREADS)[None, :] * np.exp(log_noise)[:, None]
         p = code_probabilities(self.k, self.h, mu[:, :, None], sd[:, None, :], df, lapse)
         return np.tensordot(weight, p, axes=(0, 0))
 
@@ -398,8 +436,8 @@ class _Fit:
             return self.log_probs(lapse, df).reshape(self.g * self.q, -1)[cells]
         groups, codes = cells // self.q, cells % self.q
         lo, hi, width = _bounds(self.k, self.h)
-        mu = 0.5 + np.exp(self.log_scale[groups])[:, None] * (GRID[None, :] - 0.5) \
-            + self.bias[groups][:, None]                                         # [C, T]
+        mu = rater_means(GRID[None, :], self.bias[groups][:, None],
+                         np.exp(self.log_scale[groups])[:, None])                # [C, T]
         sd = self.sigma * np.exp(SPREADS)[None, :] \
             * np.exp(self.log_noise[groups])[:, None]                            # [C, M]
         many = self.g * self.q * len(GRID) * len(SPREADS) >= _TABLE_Z.size     # as log_probs
@@ -628,7 +666,7 @@ def _raters_at_once(state: _Fit, expected_of, weighted: np.ndarray, *, steps: in
         for at in range(0, len(g), ENTRY_BLOCK):
             part = slice(at, at + ENTRY_BLOCK)
             gs, qs, cs = g[part], q[part], c[part]
-            mu = 0.5 + np.exp(x[gs, 1]) * (GRID[cs // len(SPREADS)] - 0.5) + x[gs, 0]
+            mu = rater_means(GRID[cs // len(SPREADS)], x[gs, 0], np.exp(x[gs, 1]))
             sd = state.sigma * np.exp(SPREADS[cs % len(SPREADS)] + x[gs, 2])
             p = _cdf((hi[qs] - mu) / sd, df, many) - _cdf((lo[qs] - mu) / sd, df, many)
             p = (1 - lapse) * p + lapse * width[qs] / k
@@ -690,12 +728,23 @@ def _model(state: _Fit, log: CodedLog, total: float, iterations: int) -> CrowdMo
             var = float(np.average(values ** 2, weights=honest)) - float(np.mean(sampling))
             return math.sqrt(max(var, 0.0))
 
-        raters = Raters(bias_sd=spread(state.bias[1:], noise ** 2 / n),
-                        scale_sd=spread(state.log_scale[1:], (noise / spread_t) ** 2 / n),
-                        noise_sd=spread(state.log_noise[1:], 1 / (2 * n)),
-                        spammers=float(np.mean(state.spam[1:])))
+        estimates = (state.bias[1:], state.log_scale[1:], state.log_noise[1:])
+        sds = [spread(estimates[0], noise ** 2 / n),
+               spread(estimates[1], (noise / spread_t) ** 2 / n),
+               spread(estimates[2], 1 / (2 * n))]
+
+        def correlation(i, j):                    # the estimates' covariance over the SDs
+            if sds[i] * sds[j] == 0:
+                return 0.0
+            cov = float(np.average(estimates[i] * estimates[j], weights=honest))
+            return float(np.clip(cov / (sds[i] * sds[j]), -0.99, 0.99))
+
+        raters = Raters(bias_sd=sds[0], scale_sd=sds[1], noise_sd=sds[2],
+                        spammers=float(np.mean(state.spam[1:])),
+                        correlation=(correlation(0, 1), correlation(0, 2), correlation(1, 2)))
         notes.append("rater spreads: the SD of the raters' estimates less their approximate "
-                     "sampling variance (sigma^2/n for biases, 1/(2n) for log noises)")
+                     "sampling variance (sigma^2/n for biases, 1/(2n) for log noises); their "
+                     "correlations: the estimates' covariances over those SDs")
     return CrowdModel(grid=tuple(float(g) for g in GRID), spreads=tuple(float(v) for v in
                                                                         SPREADS),
                       weights=tuple(tuple(float(w) for w in row) for row in weights),
@@ -740,14 +789,18 @@ def draw_spreads(model: CrowdModel, scores, rng: np.random.Generator) -> np.ndar
 def draw_raters(model: CrowdModel, n: int, rng: np.random.Generator, *,
                 spammers: float | None = None) -> pd.DataFrame:
     """``n`` raters: ``bias`` (scale units), ``scale``, ``noise`` multipliers and ``spammer``
-    (share: the model's unless ``spammers`` is given)."""
+    (share: the model's unless ``spammers`` is given); bias, log scale and log noise jointly
+    normal with the model's correlations (:meth:`Raters.cholesky`)."""
     raters = model.raters or Raters()
     low, high, _ = model.scale
     share = raters.spammers if spammers is None else spammers
+    if any(raters.correlation):
+        bias, log_scale, log_noise = raters.cholesky() @ rng.standard_normal((3, n))
+    else:
+        bias, log_scale, log_noise = (rng.normal(0, sd, n) for sd in (
+            raters.bias_sd, raters.scale_sd, raters.noise_sd))
     return pd.DataFrame({
-        "bias": rng.normal(0, raters.bias_sd, n) * (high - low),
-        "scale": np.exp(rng.normal(0, raters.scale_sd, n)),
-        "noise": np.exp(rng.normal(0, raters.noise_sd, n)),
+        "bias": bias * (high - low), "scale": np.exp(log_scale), "noise": np.exp(log_noise),
         "spammer": rng.random(n) < share})
 
 
@@ -760,8 +813,8 @@ def perceive(model: CrowdModel, scores, spreads, rng: np.random.Generator, *, bi
     scores = np.asarray(scores, float)
     errors = rng.standard_normal(scores.shape) if model.df is None \
         else rng.standard_t(model.df, scores.shape)
-    relative = 0.5 + np.asarray(scale) * ((scores - low) / width - 0.5) \
-        + np.asarray(bias) / width + model.sigma * np.asarray(spreads) * np.asarray(noise) * errors
+    relative = rater_means((scores - low) / width, np.asarray(bias) / width, scale) \
+        + model.sigma * np.asarray(spreads) * np.asarray(noise) * errors
     return low + relative * width
 
 
