@@ -228,13 +228,13 @@ def _register(app: Flask) -> None:
 
     @app.teardown_appcontext
     def _close(_exc):
-        for name in ("db", "db_write"):
-            session = g.pop(name, None)
-            if session is not None:
+        for name in ("db", "db_write", "connection"):    # the sessions before their connection
+            opened = g.pop(name, None)
+            if opened is not None:
                 try:
-                    session.close()
+                    opened.close()
                 except (OperationalError, InterfaceError):   # connection died: no rollback
-                    session.invalidate()
+                    opened.invalidate()
 
     @app.after_request
     def _headers(response):

@@ -22,7 +22,7 @@ from lexgold.annotate import flow, throttle
 from lexgold.study import models as m
 from lexgold.study.config import consent_paragraphs
 from lexgold.study.design import option_order
-from lexgold.annotate.context import db, fill, message_page, now, state, write_db
+from lexgold.annotate.context import connection, db, fill, message_page, now, state, write_db
 from lexgold.annotate.bws_site import page_tuples
 from lexgold.ratings import SIMULATED
 
@@ -34,10 +34,10 @@ def _current_rater() -> flow.CurrentRater | None:
     public_id, secret = session.get("rater"), session.get("browser")
     if not public_id:
         known = legacy_rater()
-        return flow.as_current(db(), known) if known is not None else None
+        return flow.as_current(connection(), known) if known is not None else None
     if not isinstance(secret, str):
         return None
-    return flow.current_rater(db(), public_id, flow.browser_hash(secret))
+    return flow.current_rater(connection(), public_id, flow.browser_hash(secret))
 
 
 def _loaded(current: flow.CurrentRater) -> m.Rater:
@@ -243,7 +243,7 @@ def task():
         flow.retry_claim(write_db(), retried, study.config, now())
         if retried.stage == "full":
             return message_page("full_text")
-        db().rollback()                              # a fresh read that sees the claim
+        connection().rollback()                      # a fresh read that sees the claim
         current = db().get(m.Rater, current.id, populate_existing=True)
     if current.stage == "done":
         return finished_page(current)
@@ -265,8 +265,8 @@ def finished_page(current: flow.CurrentRater | m.Rater) -> str:
 
 
 def _step_page(current: flow.CurrentRater | m.Rater):
-    slot = flow.current_slot(db(), current)
-    step, items, n_steps = flow.step_content(db(), slot)
+    slot = flow.current_slot(connection(), current)
+    step, items, n_steps = flow.step_content(connection(), slot)
     return render_step(step, items, n_steps, slot.step, current.id)
 
 
@@ -386,7 +386,7 @@ def step():
     position = flow.parse_int(request.form.get("position", ""))
     if position is None:
         raise flow.Rejected("error_invalid", "bad position")
-    if flow.submit_step(db(), current, position, request.form, state().config,
+    if flow.submit_step(connection(), current, position, request.form, state().config,
                         state().seed, now()) == "repeat":      # another tab, the back button, a retry
         flash(state().config.texts.repeat_notice)
     return redirect(url_for("rater.task"))

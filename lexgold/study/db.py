@@ -158,8 +158,14 @@ def make_engine(url: str, busy_timeout_s: float = 30, *, connect_timeout_s: floa
 
     @event.listens_for(engine, "begin")
     def _begin(connection):
+        # on the driver's connection: a BEGIN needs none of a statement's execution round
+        # (events, compiled cache, result set-up) that exec_driver_sql would give it
         read_only = connection.get_execution_options().get("lexgold_read_only", False)
-        connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
+        statement = "BEGIN" if read_only else "BEGIN IMMEDIATE"
+        try:
+            connection.connection.driver_connection.execute(statement)
+        except sqlite3.Error as err:     # SQLAlchemy's error, as from any statement
+            raise DBAPIError.instance(statement, (), err, sqlite3.Error) from None
 
     return engine
 
