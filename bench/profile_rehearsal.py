@@ -2,9 +2,9 @@
 
 Creates the packaged SimLex study (``lexgold build simlex --seed 1``), rehearses it with
 ``--max-raters`` simulated raters (default 50, seed 3) under cProfile, and prints the
-milliseconds per request, SQL statements per request (counted by an engine event), the self time
-by package (sqlalchemy, werkzeug, flask, jinja2, sqlite3, lexgold, ...) and the functions with
-the most cumulative time inside lexgold. Simulated raters: the figures are the site's own cost
+milliseconds per request, SQL statements per request (every statement SQLite runs, by its
+trace callback), the self time by package (sqlalchemy, werkzeug, flask, jinja2, sqlite3,
+lexgold, ...) and the functions with the most cumulative time inside lexgold. Simulated raters: the figures are the site's own cost
 per request, not a real crowd's.
 
 Usage: python bench/profile_rehearsal.py [--max-raters 50] [--out DIR]
@@ -65,9 +65,13 @@ def main():
         create_study("simlex", folder / "simlex" / "pairs.csv", database_url(db), seed=1)
         statements = Counter()
 
-        @event.listens_for(Engine, "before_cursor_execute")
-        def _count(conn, cursor, statement, parameters, context, executemany):
-            statements[statement.split(None, 1)[0].upper()] += 1
+        @event.listens_for(Engine, "connect")
+        def _count(dbapi_connection, _record):
+            # every statement SQLite runs, from SQLAlchemy or sent on the driver's connection
+            # (BEGIN, the rater path's prepared statements, COMMIT); an executemany counts once
+            # per row
+            dbapi_connection.set_trace_callback(
+                lambda sql: statements.update([sql.split(None, 1)[0].upper()]))
 
         profile = cProfile.Profile()
         started = time.perf_counter()

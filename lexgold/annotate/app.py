@@ -269,7 +269,8 @@ def _register(app: Flask) -> None:
                 try:
                     opened.close()
                 except (OperationalError, InterfaceError):   # connection died: no rollback
-                    opened.invalidate()
+                    if not getattr(opened, "closed", False):  # (a connection it closed is
+                        opened.invalidate()                  # invalidated already)
 
     @app.after_request
     def _headers(response):

@@ -29,6 +29,7 @@ from lexgold.annotate.forms import Rejected, parse_int
 from lexgold.study import models as m
 from lexgold.study.clock import database_now
 from lexgold.study.config import StudyConfig
+from lexgold.study.db import Prepared
 from lexgold.study.entries import PLATFORMS
 from lexgold.study.secret import keyed_hash
 from lexgold.study.store import expected_minutes  # noqa: F401  (the consent page's)
@@ -369,12 +370,12 @@ class CurrentRater:
 
 
 _r, _s = m.Rater.__table__.c, m.Slot.__table__.c
-#: the rater of a public ID and browser hash, with its slot (built once: every request asks)
-_RATER_AND_SLOT = select(
+#: the rater of a public ID and browser hash, with its slot (prepared once: every request asks)
+_RATER_AND_SLOT = Prepared(select(
     _r.id, _r.public_id, _r.stage, _r.instructions_page, _r.slot_id,
     _s.id, _s.rater_id, _s.tranche_id, _s.status, _s.step, _s.step_at, _s.claimed_at).select_from(
     m.Rater.__table__.outerjoin(m.Slot.__table__, _s.id == _r.slot_id)).where(
-    _r.public_id == bindparam("public_id"), _r.browser_sha256 == bindparam("browser"))
+    _r.public_id == bindparam("public_id"), _r.browser_sha256 == bindparam("browser")))
 _SLOT = select(_s.id, _s.rater_id, _s.tranche_id, _s.status, _s.step, _s.step_at,
                _s.claimed_at).where(_s.id == bindparam("slot"))
 
@@ -389,8 +390,7 @@ def current_rater(session: Session | Connection, public_id: str,
                   browser: str) -> CurrentRater | None:
     """The rater whose public ID and browser hash (:func:`browser_hash`) are these, with its
     slot; None when none matches."""
-    row = _core(session).execute(_RATER_AND_SLOT, {"public_id": public_id,
-                                                         "browser": browser}).first()
+    row = _RATER_AND_SLOT.first(_core(session), {"public_id": public_id, "browser": browser})
     if row is None:
         return None
     return CurrentRater(*row[:5], Place(*row[5:]) if row[5] is not None else None)
@@ -502,22 +502,23 @@ def start_value(config: StudyConfig, study_seed: int, rater_id: int, item_id: in
     return int(config.slider_start)
 
 
-#: a page's answers move the slot on, if it is still the rater's and at that page (built once)
-_NEXT_STEP = update(m.Slot.__table__).where(
+#: a page's answers move the slot on, if it is still the rater's and at that page (prepared
+#: once, as the statements below)
+_NEXT_STEP = Prepared(update(m.Slot.__table__).where(
     _s.id == bindparam("slot"), _s.rater_id == bindparam("rater"),
     _s.step == bindparam("position")).values(
-    step=bindparam("next"), step_at=bindparam("now"), expires_at=bindparam("expires"))
+    step=bindparam("next"), step_at=bindparam("now"), expires_at=bindparam("expires")))
 #: a page answered faster than ``min_seconds_per_pair`` per pair
-_FAST_PAGE = update(m.Rater.__table__).where(_r.id == bindparam("rater")).values(
-    fast_pages=_r.fast_pages + 1)
+_FAST_PAGE = Prepared(update(m.Rater.__table__).where(_r.id == bindparam("rater")).values(
+    fast_pages=_r.fast_pages + 1))
 #: the last page answered: the slot and the rater are done
-_SLOT_DONE = update(m.Slot.__table__).where(_s.id == bindparam("slot")).values(
-    status="completed", completed_at=bindparam("now"))
+_SLOT_DONE = Prepared(update(m.Slot.__table__).where(_s.id == bindparam("slot")).values(
+    status="completed", completed_at=bindparam("now")))
 #: a page's answer rows, inserted in one executemany (no ids read back)
-_INSERTS = {table.name: insert(table) for table in (m.Answer.__table__,
-                                                     m.CheckpointAnswer.__table__)}
-_RATER_DONE = update(m.Rater.__table__).where(_r.id == bindparam("rater")).values(
-    stage="done", completed_at=bindparam("now"))
+_INSERTS = {table.name: Prepared(insert(table)) for table in (m.Answer.__table__,
+                                                               m.CheckpointAnswer.__table__)}
+_RATER_DONE = Prepared(update(m.Rater.__table__).where(_r.id == bindparam("rater")).values(
+    stage="done", completed_at=bindparam("now")))
 
 
 def submit_step(session: Session | Connection, rater: CurrentRater | m.Rater, position: int,
@@ -562,19 +563,19 @@ def submit_step(session: Session | Connection, rater: CurrentRater | m.Rater, po
         row["server_ms"] = server_ms(given, now, shown)
     connection = _core(session)
     try:
-        moved = connection.execute(_NEXT_STEP, {
+        moved = _NEXT_STEP.rowcount(connection, {
             "slot": slot.id, "rater": rater.id, "position": position, "next": position + 1,
-            "now": now, "expires": now + timedelta(seconds=config.claim_timeout_s)}).rowcount
+            "now": now, "expires": now + timedelta(seconds=config.claim_timeout_s)})
         if not moved:
             session.rollback()
             return "repeat"
         # a page's answers in one executemany, in order; no ids are read back
-        connection.execute(inserting, rows)
+        inserting.many(connection, rows)
         if (now - given).total_seconds() < config.min_seconds_per_pair * shown:
-            connection.execute(_FAST_PAGE, {"rater": rater.id})
+            _FAST_PAGE.rowcount(connection, {"rater": rater.id})
         if position + 1 >= n_steps:
-            connection.execute(_SLOT_DONE, {"slot": slot.id, "now": now})
-            connection.execute(_RATER_DONE, {"rater": rater.id, "now": now})
+            _SLOT_DONE.rowcount(connection, {"slot": slot.id, "now": now})
+            _RATER_DONE.rowcount(connection, {"rater": rater.id, "now": now})
         session.commit()
     except IntegrityError:
         session.rollback()
