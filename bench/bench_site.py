@@ -68,7 +68,8 @@ def _line(label: str, result: dict) -> str:
     s = result["summary"]
     text = (f"{s['requests_per_s']:.1f} req/s over {s['seconds']:.0f} s (peak "
             f"{s['peak_requests_per_s']:.1f} in 10 s), p50/p95/p99 {s['p50_ms']:.0f}/"
-            f"{s['p95_ms']:.0f}/{s['p99_ms']:.0f} ms, {s['errors']} errors, "
+            f"{s['p95_ms']:.0f}/{s['p99_ms']:.0f} ms, {s['errors']} errors"
+            f"{' ' + str(s['error_kinds']) if s.get('error_kinds') else ''}, "
             f"outcomes {s['outcomes']}")
     ends = "; ".join(f"{name} p95/p99/max {e['p95_ms']:.0f}/{e['p99_ms']:.0f}/{e['max_ms']:.0f}"
                      for name, e in (s.get("endpoints") or {}).items())

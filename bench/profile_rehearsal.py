@@ -2,10 +2,11 @@
 
 Creates the packaged SimLex study (``lexgold build simlex --seed 1``), rehearses it with
 ``--max-raters`` simulated raters (default 50, seed 3) under cProfile, and prints the
-milliseconds per request, SQL statements per request (counted by an engine event), the self time
-by package (sqlalchemy, werkzeug, flask, jinja2, sqlite3, lexgold, ...) and the functions with
-the most cumulative time inside lexgold. Simulated raters: the figures are the site's own cost
-per request, not a real crowd's.
+milliseconds per request, SQL statements per request (every statement SQLite runs inside the
+app, by its trace callback: an executemany once per row), the self time by package
+(sqlalchemy, werkzeug, flask, jinja2, sqlite3, lexgold, ...) and the functions with the most
+cumulative time inside lexgold. Simulated raters: the figures are the site's own cost per
+request, not a real crowd's.
 
 Usage: python bench/profile_rehearsal.py [--max-raters 50] [--out DIR]
 """
@@ -27,7 +28,8 @@ import numpy as np
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
-from lexgold.annotate.rehearse import rehearse
+import lexgold.annotate.rehearse as rehearsal
+from lexgold.annotate.rehearse import create_app, rehearse
 from lexgold.study.db import database_url
 from lexgold.study.store import create_study
 
@@ -63,11 +65,31 @@ def main():
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db}{suffix}").unlink(missing_ok=True)
         create_study("simlex", folder / "simlex" / "pairs.csv", database_url(db), seed=1)
-        statements = Counter()
+        statements, inside = Counter(), [False]
 
-        @event.listens_for(Engine, "before_cursor_execute")
-        def _count(conn, cursor, statement, parameters, context, executemany):
-            statements[statement.split(None, 1)[0].upper()] += 1
+        @event.listens_for(Engine, "connect")
+        def _count(dbapi_connection, _record):
+            # every statement SQLite runs while a request is inside the app, from SQLAlchemy
+            # or sent on the driver's connection (BEGIN, COMMIT, prepared statements); an
+            # executemany counts once per row
+            dbapi_connection.set_trace_callback(lambda sql: inside[0] and statements.update(
+                [sql.split(None, 1)[0].upper()]))
+
+        def counted(config):
+            app = create_app(config)
+            wsgi = app.wsgi_app
+
+            def inside_app(environ, start_response):
+                inside[0] = True
+                try:
+                    return wsgi(environ, start_response)
+                finally:
+                    inside[0] = False
+
+            app.wsgi_app = inside_app
+            return app
+
+        rehearsal.create_app = counted
 
         profile = cProfile.Profile()
         started = time.perf_counter()

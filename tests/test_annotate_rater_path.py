@@ -5,10 +5,11 @@ import re
 
 import pytest
 from flask import render_template
-from markupsafe import escape
+from flask import request as flask_request
+from markupsafe import Markup, escape
 
 from lexgold.annotate import flow
-from lexgold.annotate.views_rater import ITEM_FIELDS, _item_html
+from lexgold.annotate.views_rater import ITEM_FIELDS, _item_html, filled_page
 from lexgold.study.db import database_url
 from lexgold.study.store import create_study
 from test_annotate_app import YES, enter, make_app, page, protocol_variant, usf_pair_file
@@ -68,3 +69,60 @@ def test_the_current_rater_needs_its_browser_and_comes_with_its_slot(tmp_path, p
     with other.session_transaction() as cookie:
         assert cookie["rater"] != public_id
     assert re.search(r'name="position" value="0"', client.get("/task").get_data(as_text=True))
+
+
+def test_a_filled_page_is_the_template_rendered_for_its_values(tmp_path, pairs):
+    """A group page from its pattern is byte for byte ``group.html`` rendered with the same
+    values, hostile ones included, for pages at and after the first, with and without a
+    topic, under a script root; the pattern is made once and filled for every page."""
+    protocol = protocol_variant(tmp_path, "simlex", tranches=1, raters_per_tranche=1)
+    url = database_url(tmp_path / "study.sqlite")
+    create_study(protocol, pairs, url, seed=1)
+    app = make_app(url)
+    items = [Markup(f'<fieldset data-item="{n}">{escape(HOSTILE)}</fieldset>') for n in (1, 2)]
+    cases = [{"position": 0, "done": 0, "topic": ""}, {"position": 3, "done": 3, "topic": ""},
+             {"position": 4, "done": 4, "topic": HOSTILE}, {"position": 5, "done": 5,
+                                                             "topic": "sport"}]
+    for root in ("", "/under"):
+        with app.test_request_context("/task", base_url=f"http://localhost{root}/"):
+            for case in cases:
+                values = {**case, "progress": f"{HOSTILE} {case['position']}", "total": 25,
+                          "action": f"{root}/step?a=1&b=<x>", "csrf_token": "t<o>k&en"}
+                direct = render_template(
+                    "group.html", items=items, banner="", csrf_token=lambda: "t<o>k&en",
+                    **{k: v for k, v in values.items() if k != "csrf_token"})
+                filled = filled_page("group.html", {**values, "items": Markup("").join(items)},
+                                     banner="")
+                assert filled == direct
+                assert "<script>alert" not in filled and f'href="{root}/static/lexgold.css"' in filled
+    assert len(app.extensions["lexgold_page_html"]) == 2 * 3    # (first page, later, topic) x root
+
+
+def test_a_kept_cookie_is_checked_for_age_and_each_request_gets_its_own_copy(
+        tmp_path, pairs, monkeypatch):
+    """KeptSessionInterface: the same cookie again gives the same contents (a fresh copy each
+    time), a cookie with another signature gives an empty session, and a kept cookie older
+    than the session's lifetime is refused as Flask's own check would."""
+    from lexgold.annotate import app as site
+
+    protocol = protocol_variant(tmp_path, "simlex", tranches=1, raters_per_tranche=1)
+    url = database_url(tmp_path / "study.sqlite")
+    create_study(protocol, pairs, url, seed=1)
+    app = make_app(url)
+    interface = app.session_interface
+    cookie = interface.get_signing_serializer(app).dumps({"rater": "r1", "entry": {"a": 1}})
+    name = app.config["SESSION_COOKIE_NAME"]
+
+    def opened(value):
+        with app.test_request_context("/", headers={"Cookie": f"{name}={value}"}):
+            return interface.open_session(app, flask_request)
+
+    first = opened(cookie)
+    first["entry"]["a"] = 2
+    assert dict(opened(cookie)) == {"rater": "r1", "entry": {"a": 1}}
+    head, signature = cookie.rsplit(".", 1)      # a signature's first character: its top bits
+    assert dict(opened(f"{head}.{'B' if signature[0] == 'A' else 'A'}{signature[1:]}")) == {}
+    lifetime = app.permanent_session_lifetime.total_seconds()
+    later = site.time.time() + lifetime + 5
+    monkeypatch.setattr(site.time, "time", lambda: later)
+    assert dict(opened(cookie)) == {}

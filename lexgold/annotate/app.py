@@ -14,14 +14,16 @@ study database (:mod:`lexgold.annotate.views_admin`); raters are bound to their 
 
 from __future__ import annotations
 
+import copy
 import os
+import time
 from datetime import timedelta
 from urllib.parse import quote
 
 from flask import Flask, g, render_template, request
-from flask.sessions import SecureCookieSessionInterface
+from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 from flask_wtf.csrf import CSRFError, CSRFProtect
-from itsdangerous import TimestampSigner, URLSafeTimedSerializer
+from itsdangerous import BadSignature, TimestampSigner, URLSafeTimedSerializer
 from itsdangerous.encoding import want_bytes
 from sqlalchemy import select
 from sqlalchemy.exc import InterfaceError, OperationalError
@@ -50,6 +52,9 @@ DB_LIMITS = ("DATABASE_CONNECT_TIMEOUT_S", "DATABASE_STATEMENT_TIMEOUT_S",
 #: ``client_max_body_size 256k`` (deploy/nginx-lexgold.conf); a rater's page of 100 pairs is
 #: about 3 KB
 MAX_REQUEST_BYTES = 256 * 1024
+#: signed session cookies kept checked per app (:class:`KeptSessionInterface`): some
+#: a few hundred bytes each, emptied when full
+KEPT_COOKIES = 10_000
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 
@@ -142,17 +147,47 @@ class _KeptKeySigner(TimestampSigner):
 
 class KeptSessionInterface(SecureCookieSessionInterface):
     """Flask's signed-cookie session (same cookie, same signature), its serializer built once
-    per key and its derived signing keys kept: Flask builds both on every request."""
+    per key and its derived signing keys kept: Flask builds both on every request.
+
+    A cookie whose signature was checked is kept with its contents and signing time
+    (:data:`KEPT_COOKIES` of them, per signing key): a browser sends the same cookie on every
+    request until its session changes, and checking it again (an HMAC, a decompression, a
+    tagged-JSON decoding) would give the same answer. Its age is still checked on every
+    request, as Flask's own ``max_age`` check; each request gets its own copy of the
+    contents."""
 
     def __init__(self):
         self._derived: dict = {}
         self._serializer: tuple | None = None
+        self._checked: dict[str, tuple[int, dict]] = {}
+
+    def open_session(self, app: Flask, request) -> SecureCookieSession | None:
+        serializer = self.get_signing_serializer(app)
+        if serializer is None:
+            return None
+        value = request.cookies.get(self.get_cookie_name(app))
+        if not value:
+            return self.session_class()
+        max_age = int(app.permanent_session_lifetime.total_seconds())
+        kept = self._checked.get(value)
+        if kept is None:
+            try:
+                data, signed = serializer.loads(value, max_age=max_age, return_timestamp=True)
+            except BadSignature:
+                return self.session_class()
+            if len(self._checked) >= KEPT_COOKIES:
+                self._checked.clear()
+            kept = self._checked[value] = (int(signed.timestamp()), data)
+        elif not 0 <= int(time.time()) - kept[0] <= max_age:     # itsdangerous' age check
+            return self.session_class()
+        return self.session_class(copy.deepcopy(kept[1]))
 
     def get_signing_serializer(self, app: Flask) -> URLSafeTimedSerializer | None:
         if not app.secret_key:
             return None
         keys = [*(app.config.get("SECRET_KEY_FALLBACKS") or ()), app.secret_key]
         if self._serializer is None or self._serializer[0] != keys:
+            self._checked.clear()                # checked with other keys
             self._serializer = (keys, URLSafeTimedSerializer(
                 keys, salt=self.salt, serializer=self.serializer, signer=_KeptKeySigner,
                 signer_kwargs={"key_derivation": self.key_derivation,
@@ -228,13 +263,14 @@ def _register(app: Flask) -> None:
 
     @app.teardown_appcontext
     def _close(_exc):
-        for name in ("db", "db_write"):
-            session = g.pop(name, None)
-            if session is not None:
+        for name in ("db", "db_write", "connection"):    # the sessions before their connection
+            opened = g.pop(name, None)
+            if opened is not None:
                 try:
-                    session.close()
+                    opened.close()
                 except (OperationalError, InterfaceError):   # connection died: no rollback
-                    session.invalidate()
+                    if not getattr(opened, "closed", False):  # (a connection it closed is
+                        opened.invalidate()                  # invalidated already)
 
     @app.after_request
     def _headers(response):

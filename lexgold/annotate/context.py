@@ -47,12 +47,26 @@ def now():
     return clock()
 
 
+def connection():
+    """The request's database connection (SQLAlchemy Core), taken from the pool at its first
+    statement and given back at the end of the request: a writing one (SQLite: ``BEGIN
+    IMMEDIATE``) for POST, a read-only one (no write lock) for GET and HEAD. Every statement of
+    the request goes through it, the ORM session's of :func:`db` too; the rater's pages use it
+    alone (no ORM session)."""
+    if "connection" not in g:
+        reading = request.method in ("GET", "HEAD", "OPTIONS")
+        g.connection = (state().reads if reading else state().sessions).kw["bind"].connect()
+    return g.connection
+
+
 def db():
-    """The request's database session (closed at the end of the request): a writing one for
-    POST, a read-only one (no write lock) for GET and HEAD."""
+    """The request's ORM session (closed at the end of the request) on its one
+    :func:`connection`, whose transaction it takes over: its ``commit`` commits the
+    connection's."""
     if "db" not in g:
         reading = request.method in ("GET", "HEAD", "OPTIONS")
-        g.db = (state().reads if reading else state().sessions)()
+        g.db = (state().reads if reading else state().sessions)(
+            bind=connection(), join_transaction_mode="control_fully")
     return g.db
 
 

@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 from sqlalchemy import and_, bindparam, case, func, insert, or_, select, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -28,6 +29,7 @@ from lexgold.annotate.forms import Rejected, parse_int
 from lexgold.study import models as m
 from lexgold.study.clock import database_now
 from lexgold.study.config import StudyConfig
+from lexgold.study.db import Prepared
 from lexgold.study.entries import PLATFORMS
 from lexgold.study.secret import keyed_hash
 from lexgold.study.store import expected_minutes  # noqa: F401  (the consent page's)
@@ -368,40 +370,46 @@ class CurrentRater:
 
 
 _r, _s = m.Rater.__table__.c, m.Slot.__table__.c
-#: the rater of a public ID and browser hash, with its slot (built once: every request asks)
-_RATER_AND_SLOT = select(
+#: the rater of a public ID and browser hash, with its slot (prepared once: every request asks)
+_RATER_AND_SLOT = Prepared(select(
     _r.id, _r.public_id, _r.stage, _r.instructions_page, _r.slot_id,
     _s.id, _s.rater_id, _s.tranche_id, _s.status, _s.step, _s.step_at, _s.claimed_at).select_from(
     m.Rater.__table__.outerjoin(m.Slot.__table__, _s.id == _r.slot_id)).where(
-    _r.public_id == bindparam("public_id"), _r.browser_sha256 == bindparam("browser"))
+    _r.public_id == bindparam("public_id"), _r.browser_sha256 == bindparam("browser")))
 _SLOT = select(_s.id, _s.rater_id, _s.tranche_id, _s.status, _s.step, _s.step_at,
                _s.claimed_at).where(_s.id == bindparam("slot"))
 
 
-def current_rater(session: Session, public_id: str, browser: str) -> CurrentRater | None:
+def _core(session: Session | Connection) -> Connection:
+    """The connection of ``session`` (an ORM session), or ``session`` itself (a connection:
+    the site's request connection, :func:`lexgold.annotate.context.connection`)."""
+    return session if isinstance(session, Connection) else session.connection()
+
+
+def current_rater(session: Session | Connection, public_id: str,
+                  browser: str) -> CurrentRater | None:
     """The rater whose public ID and browser hash (:func:`browser_hash`) are these, with its
     slot; None when none matches."""
-    row = session.connection().execute(_RATER_AND_SLOT, {"public_id": public_id,
-                                                         "browser": browser}).first()
+    row = _RATER_AND_SLOT.first(_core(session), {"public_id": public_id, "browser": browser})
     if row is None:
         return None
     return CurrentRater(*row[:5], Place(*row[5:]) if row[5] is not None else None)
 
 
-def as_current(session: Session, rater: m.Rater) -> CurrentRater:
+def as_current(session: Session | Connection, rater: m.Rater) -> CurrentRater:
     """``rater`` (an ORM entity) as :func:`current_rater` gives it, with its slot."""
-    row = session.connection().execute(_SLOT, {"slot": rater.slot_id}).first() \
+    row = _core(session).execute(_SLOT, {"slot": rater.slot_id}).first() \
         if rater.slot_id is not None else None
     return CurrentRater(rater.id, rater.public_id, rater.stage, rater.instructions_page,
                         rater.slot_id, Place(*row) if row is not None else None)
 
 
-def current_slot(session: Session, rater: CurrentRater | m.Rater) -> Place:
+def current_slot(session: Session | Connection, rater: CurrentRater | m.Rater) -> Place:
     """The rater's slot; :class:`Rejected` (``expired_text``) if it went to someone else."""
     if isinstance(rater, CurrentRater):
         slot = rater.slot
     else:
-        row = session.connection().execute(_SLOT, {"slot": rater.slot_id}).first() \
+        row = _core(session).execute(_SLOT, {"slot": rater.slot_id}).first() \
             if rater.slot_id is not None else None
         slot = Place(*row) if row is not None else None
     if slot is None or slot.rater_id != rater.id:
@@ -409,7 +417,7 @@ def current_slot(session: Session, rater: CurrentRater | m.Rater) -> Place:
     return slot
 
 
-def step_content(session: Session, slot: Place):
+def step_content(session: Session | Connection, slot: Place):
     """The step the slot is at, its items with their pairs, and the step count."""
     return page_content(session, slot.tranche_id, slot.step)
 
@@ -455,20 +463,21 @@ class PagePair:
 _PAGES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def page_content(session: Session, tranche_id: int, position: int):
+def page_content(session: Session | Connection, tranche_id: int, position: int):
     """Page ``position`` of a tranche (read only): its step, its items with their pairs, and
     the tranche's step count, as immutable rows (read from the database once per pool:
     :data:`_PAGES`)."""
-    cache = _PAGES.setdefault(session.get_bind().pool, {})
+    bind = session if isinstance(session, Connection) else session.get_bind()
+    cache = _PAGES.setdefault(bind.engine.pool, {})
     key = (tranche_id, position)
     if key not in cache:
         cache[key] = _read_page(session, tranche_id, position)
     return cache[key]
 
 
-def _read_page(session: Session, tranche_id: int, position: int):
+def _read_page(session: Session | Connection, tranche_id: int, position: int):
     s, i, p = m.Step.__table__.c, m.Item.__table__.c, m.Pair.__table__.c
-    connection = session.connection()          # Core statements: no ORM entity is loaded
+    connection = _core(session)                # Core statements: no ORM entity is loaded
     n_steps = connection.execute(select(m.Tranche.__table__.c.n_steps)
                                  .where(m.Tranche.__table__.c.id == tranche_id)).scalar_one()
     step = PageStep(*connection.execute(
@@ -493,32 +502,34 @@ def start_value(config: StudyConfig, study_seed: int, rater_id: int, item_id: in
     return int(config.slider_start)
 
 
-#: a page's answers move the slot on, if it is still the rater's and at that page (built once)
-_NEXT_STEP = update(m.Slot.__table__).where(
+#: a page's answers move the slot on, if it is still the rater's and at that page (prepared
+#: once, as the statements below)
+_NEXT_STEP = Prepared(update(m.Slot.__table__).where(
     _s.id == bindparam("slot"), _s.rater_id == bindparam("rater"),
     _s.step == bindparam("position")).values(
-    step=bindparam("next"), step_at=bindparam("now"), expires_at=bindparam("expires"))
+    step=bindparam("next"), step_at=bindparam("now"), expires_at=bindparam("expires")))
 #: a page answered faster than ``min_seconds_per_pair`` per pair
-_FAST_PAGE = update(m.Rater.__table__).where(_r.id == bindparam("rater")).values(
-    fast_pages=_r.fast_pages + 1)
+_FAST_PAGE = Prepared(update(m.Rater.__table__).where(_r.id == bindparam("rater")).values(
+    fast_pages=_r.fast_pages + 1))
 #: the last page answered: the slot and the rater are done
-_SLOT_DONE = update(m.Slot.__table__).where(_s.id == bindparam("slot")).values(
-    status="completed", completed_at=bindparam("now"))
+_SLOT_DONE = Prepared(update(m.Slot.__table__).where(_s.id == bindparam("slot")).values(
+    status="completed", completed_at=bindparam("now")))
 #: a page's answer rows, inserted in one executemany (no ids read back)
-_INSERTS = {table.name: insert(table) for table in (m.Answer.__table__,
-                                                     m.CheckpointAnswer.__table__)}
-_RATER_DONE = update(m.Rater.__table__).where(_r.id == bindparam("rater")).values(
-    stage="done", completed_at=bindparam("now"))
+_INSERTS = {table.name: Prepared(insert(table)) for table in (m.Answer.__table__,
+                                                               m.CheckpointAnswer.__table__)}
+_RATER_DONE = Prepared(update(m.Rater.__table__).where(_r.id == bindparam("rater")).values(
+    stage="done", completed_at=bindparam("now")))
 
 
-def submit_step(session: Session, rater: CurrentRater | m.Rater, position: int, form,
-                config: StudyConfig, study_seed: int, now=None) -> str:
+def submit_step(session: Session | Connection, rater: CurrentRater | m.Rater, position: int,
+                form, config: StudyConfig, study_seed: int, now=None) -> str:
     """Store the answers of step ``position``; returns ``stored`` or ``repeat``.
 
     A step already submitted (double click, reload, retry) is a ``repeat`` and stores nothing.
     Raises :class:`Rejected` for a step out of order, unknown or foreign item ids, values out
     of range (``error_invalid``) or unanswered items (``error_incomplete``). Every statement
-    is a Core one on the session's connection (no ORM entity is loaded or flushed).
+    is a Core one on ``session``, a connection or an ORM session's connection (no ORM entity
+    is loaded or flushed); the transaction is committed or rolled back on it.
     """
     now = now or database_now(session)
     slot = current_slot(session, rater)
@@ -550,26 +561,27 @@ def submit_step(session: Session, rater: CurrentRater | m.Rater, position: int, 
     given = slot.step_at or slot.claimed_at or now       # when this page was given
     for row in rows:      # timed by the server: a browser's own t<id> fields are not believed
         row["server_ms"] = server_ms(given, now, shown)
-    connection = session.connection()
+    connection = _core(session)
     try:
-        moved = connection.execute(_NEXT_STEP, {
+        moved = _NEXT_STEP.rowcount(connection, {
             "slot": slot.id, "rater": rater.id, "position": position, "next": position + 1,
-            "now": now, "expires": now + timedelta(seconds=config.claim_timeout_s)}).rowcount
+            "now": now, "expires": now + timedelta(seconds=config.claim_timeout_s)})
         if not moved:
             session.rollback()
             return "repeat"
         # a page's answers in one executemany, in order; no ids are read back
-        connection.execute(inserting, rows)
+        inserting.many(connection, rows)
         if (now - given).total_seconds() < config.min_seconds_per_pair * shown:
-            connection.execute(_FAST_PAGE, {"rater": rater.id})
+            _FAST_PAGE.rowcount(connection, {"rater": rater.id})
         if position + 1 >= n_steps:
-            connection.execute(_SLOT_DONE, {"slot": slot.id, "now": now})
-            connection.execute(_RATER_DONE, {"rater": rater.id, "now": now})
+            _SLOT_DONE.rowcount(connection, {"slot": slot.id, "now": now})
+            _RATER_DONE.rowcount(connection, {"rater": rater.id, "now": now})
         session.commit()
     except IntegrityError:
         session.rollback()
         return "repeat"
-    session.expire_all()
+    if isinstance(session, Session):
+        session.expire_all()
     # HyperLex section 4.4 (recruit until enough are accepted) is not run here: the figures
     # refresher of lexgold.live.figures tops up tranches outside raters' requests
     return "stored"

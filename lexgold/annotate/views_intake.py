@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 from flask import (Blueprint, current_app, redirect, render_template, request, session,
                    url_for)
 from lexgold.annotate import flow
-from lexgold.annotate.context import db, fill, message_page, now, state
+from lexgold.annotate.context import connection, db, fill, message_page, now, state
 from lexgold.annotate.views_admin import admin_required
 from lexgold.annotate.views_rater import _current_rater, rater
 from lexgold.study.intake import INTAKE, Intake, describe_intake, read_intake, set_intake
@@ -41,7 +41,7 @@ def current_intake() -> Intake:
     period = float(current_app.config.get("INTAKE_CACHE_S", INTAKE_CACHE_S))
     if cached is not None and time.monotonic() < cached[0]:
         return cached[1]
-    found = read_intake(db())
+    found = read_intake(connection())
     current_app.extensions["lexgold_intake"] = (time.monotonic() + period, found)
     return found
 

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 
 from flask import (Blueprint, current_app, flash, redirect, render_template, request,
                    session, url_for)
+from flask_wtf.csrf import generate_csrf
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 from markupsafe import Markup, escape
 from sqlalchemy import select
@@ -22,7 +23,7 @@ from lexgold.annotate import flow, throttle
 from lexgold.study import models as m
 from lexgold.study.config import consent_paragraphs
 from lexgold.study.design import option_order
-from lexgold.annotate.context import db, fill, message_page, now, state, write_db
+from lexgold.annotate.context import connection, db, fill, message_page, now, state, write_db
 from lexgold.annotate.bws_site import page_tuples
 from lexgold.ratings import SIMULATED
 
@@ -34,10 +35,10 @@ def _current_rater() -> flow.CurrentRater | None:
     public_id, secret = session.get("rater"), session.get("browser")
     if not public_id:
         known = legacy_rater()
-        return flow.as_current(db(), known) if known is not None else None
+        return flow.as_current(connection(), known) if known is not None else None
     if not isinstance(secret, str):
         return None
-    return flow.current_rater(db(), public_id, flow.browser_hash(secret))
+    return flow.current_rater(connection(), public_id, flow.browser_hash(secret))
 
 
 def _loaded(current: flow.CurrentRater) -> m.Rater:
@@ -243,7 +244,7 @@ def task():
         flow.retry_claim(write_db(), retried, study.config, now())
         if retried.stage == "full":
             return message_page("full_text")
-        db().rollback()                              # a fresh read that sees the claim
+        connection().rollback()                      # a fresh read that sees the claim
         current = db().get(m.Rater, current.id, populate_existing=True)
     if current.stage == "done":
         return finished_page(current)
@@ -265,8 +266,8 @@ def finished_page(current: flow.CurrentRater | m.Rater) -> str:
 
 
 def _step_page(current: flow.CurrentRater | m.Rater):
-    slot = flow.current_slot(db(), current)
-    step, items, n_steps = flow.step_content(db(), slot)
+    slot = flow.current_slot(connection(), current)
+    step, items, n_steps = flow.step_content(connection(), slot)
     return render_step(step, items, n_steps, slot.step, current.id)
 
 
@@ -296,8 +297,13 @@ def render_step(step: m.Step, items, n_steps: int, position: int, rater_id: int,
             "id": str(item.id), "question": str(escape(question)),
             "start": str(flow.start_value(config, seed, rater_id, item.id))}))
     topic = items[0][1].topic if items else ""
-    return render_template("group.html", items=shown, **common,
-                           topic=titles.get(topic, topic) if config.group_by == "topic" else "")
+    topic = titles.get(topic, topic) if config.group_by == "topic" else ""
+    if banner or session.get("_flashes"):
+        return render_template("group.html", items=shown, **common, topic=topic)
+    return filled_page("group.html", {
+        "items": Markup("").join(shown), "topic": topic, "csrf_token": generate_csrf(),
+        **{name: common[name] for name in ("position", "progress", "done", "total", "action")}},
+        banner="")
 
 
 def _word_case(case: str):
@@ -325,6 +331,31 @@ def _item_html(kind: str, values: dict[str, str]) -> Markup:
     for at in range(1, len(parts), 2):
         out += (values[parts[at]], parts[at + 1])
     return Markup("".join(out))
+
+
+def filled_page(template: str, values: dict, **context) -> str:
+    """``render_template(template, **values, **context)``, from a pattern: ``template``
+    rendered once per app, script root, ``context`` and truthy ``values`` with markers in
+    place of ``values`` (``csrf_token``: the value of the template's ``csrf_token()``), the
+    markers replaced by ``values`` escaped as Jinja's autoescape would. A page then costs one
+    join instead of a template pass over the study's texts. ``context`` holds what the
+    pattern depends on (hashable); a page with flashed messages is rendered as it is (they
+    are read, once, by ``base.html``)."""
+    truthy = tuple(sorted(name for name, value in values.items() if value))
+    key = (template, request.script_root, truthy, tuple(sorted(context.items())))
+    patterns = current_app.extensions.setdefault("lexgold_page_html", {})
+    if key not in patterns:
+        mark = secrets.token_hex(8)              # never in a study's text: split on it
+        marked = {name: Markup(f"{mark}{name}{mark}") if name in truthy else value
+                  for name, value in values.items()}
+        token = marked.pop("csrf_token")
+        html = render_template(template, **marked, **context, csrf_token=lambda: token)
+        patterns[key] = re.split(f"{mark}({'|'.join(map(re.escape, values))}){mark}", html)
+    parts = patterns[key]
+    out = [parts[0]]
+    for at in range(1, len(parts), 2):
+        out += (str(escape(values[parts[at]])), parts[at + 1])
+    return "".join(out)
 
 
 def _bws_page(step: m.Step, items, rater_id: int, common: dict) -> str:
@@ -386,7 +417,7 @@ def step():
     position = flow.parse_int(request.form.get("position", ""))
     if position is None:
         raise flow.Rejected("error_invalid", "bad position")
-    if flow.submit_step(db(), current, position, request.form, state().config,
+    if flow.submit_step(connection(), current, position, request.form, state().config,
                         state().seed, now()) == "repeat":      # another tab, the back button, a retry
         flash(state().config.texts.repeat_notice)
     return redirect(url_for("rater.task"))

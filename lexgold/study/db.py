@@ -158,10 +158,107 @@ def make_engine(url: str, busy_timeout_s: float = 30, *, connect_timeout_s: floa
 
     @event.listens_for(engine, "begin")
     def _begin(connection):
+        # on the driver's connection: a BEGIN needs none of a statement's execution round
+        # (events, compiled cache, result set-up) that exec_driver_sql would give it
         read_only = connection.get_execution_options().get("lexgold_read_only", False)
-        connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
+        statement = "BEGIN" if read_only else "BEGIN IMMEDIATE"
+        try:
+            connection.connection.driver_connection.execute(statement)
+        except sqlite3.Error as err:     # SQLAlchemy's error, as from any statement
+            raise DBAPIError.instance(statement, (), err, sqlite3.Error) from None
 
     return engine
+
+
+class Prepared:
+    """A Core statement compiled once per dialect and sent on the driver's cursor of a
+    connection: for the statements every rater's request runs (the rater read with its slot,
+    a page's answers stored).
+
+    SQLAlchemy's round of each execution (the compiled-cache lookup, execution events, the
+    execution context and result set-up) is skipped; what decides the values sent and read is
+    kept: parameters go through the column types' bind processors and rows through their
+    result processors for the dialect, as in SQLAlchemy's own execution, and a driver's error
+    is raised as SQLAlchemy's (:meth:`sqlalchemy.exc.DBAPIError.instance`: a locked database
+    is an ``OperationalError``, a unique constraint an ``IntegrityError``; a lost connection
+    is invalidated). The statement runs in the connection's transaction, begun first if none
+    is (SQLite: :func:`make_engine`'s ``BEGIN`` or ``BEGIN IMMEDIATE``). An INSERT is compiled
+    for the keys of its rows: SQLAlchemy fills in no column default.
+    """
+
+    def __init__(self, statement):
+        self.statement = statement
+        self._forms: dict = {}
+
+    def _form(self, dialect, keys: tuple | None):
+        form = self._forms.get((dialect, keys))
+        if form is None:
+            compiled = self.statement.compile(dialect=dialect,
+                                              column_keys=list(keys) if keys else None)
+            names = list(compiled.positiontup) if compiled.positional else list(compiled.binds)
+            binds = [(name, compiled.binds[name],
+                      compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect))
+                     for name in names]
+            results = [column.type.dialect_impl(dialect).result_processor(dialect, None)
+                       for column in getattr(self.statement, "selected_columns", ())]
+            form = self._forms[(dialect, keys)] = (compiled.string, compiled.positional,
+                                                   binds, results)
+        return form
+
+    @staticmethod
+    def _parameters(form, values: dict):
+        _, positional, binds, _ = form
+        sent = [(name, values[name] if name in values else bind.effective_value, process)
+                for name, bind, process in binds]
+        sent = [(name, process(value) if process is not None else value)
+                for name, value, process in sent]
+        return tuple(value for _, value in sent) if positional else dict(sent)
+
+    def _run(self, connection, form, parameters, many: bool = False):
+        """The driver's cursor after running the statement (the caller closes it)."""
+        if not connection.in_transaction():
+            connection.begin()
+        dialect, pooled = connection.dialect, connection.connection
+        cursor = pooled.driver_connection.cursor()
+        try:
+            (cursor.executemany if many else cursor.execute)(form[0], parameters)
+        except dialect.loaded_dbapi.Error as err:
+            lost = dialect.is_disconnect(err, pooled, cursor)
+            cursor.close()
+            if lost:
+                connection.invalidate()
+            raise DBAPIError.instance(form[0], parameters, err, dialect.loaded_dbapi.Error,
+                                      connection_invalidated=lost) from err
+        return cursor
+
+    def first(self, connection, values: dict) -> tuple | None:
+        """The first row of the statement (a SELECT) run with ``values``, or None."""
+        form = self._form(connection.dialect, None)
+        cursor = self._run(connection, form, self._parameters(form, values))
+        try:
+            row = cursor.fetchone()
+        finally:
+            cursor.close()
+        if row is None:
+            return None
+        return tuple(value if process is None else process(value)
+                     for value, process in zip(row, form[3]))
+
+    def rowcount(self, connection, values: dict) -> int:
+        """Run the statement (an UPDATE) with ``values``; the rows it matched."""
+        form = self._form(connection.dialect, None)
+        cursor = self._run(connection, form, self._parameters(form, values))
+        try:
+            return cursor.rowcount
+        finally:
+            cursor.close()
+
+    def many(self, connection, rows: list[dict]) -> None:
+        """Run the statement (an INSERT, compiled for the keys of the rows) once per row, in
+        one executemany."""
+        form = self._form(connection.dialect, tuple(rows[0]))
+        self._run(connection, form, [self._parameters(form, row) for row in rows],
+                  many=True).close()
 
 
 def create_private(path: str | Path) -> None:
