@@ -1037,14 +1037,16 @@ def describe(model: CrowdModel) -> dict:
 LAPSE_BOUNDS, DF_BOUNDS = (1e-5, 0.5), (1.0, 300.0)
 
 
-def _lapse_df_step(state: _Fit, entries: _Entries, *, step: float = 0.02) -> None:
+def _lapse_df_step(state: _Fit, entries: _Entries, *, step: float = 0.02,
+                   steps: int = 10) -> None:
     """The M-step of ``lapse`` and ``df`` on the E-step's expected counts (:class:`_Entries`,
     each weighted by its rater's honesty, as in :meth:`_Fit.pair_loglik`), the raters'
     parameters held: for a given ``df`` the expected log-likelihood is concave in ``lapse``
     (a mixture weight), maximised by Newton steps on the honest model's probabilities computed
-    once; ``df`` by a Newton step on that maximum in ``log df`` (slope and curvature by
-    differences over ``step``), halved until it improves. Generalised EM: the fixed point is
-    that of the marginal likelihood's maximum."""
+    once; ``df`` by Newton steps on that maximum in ``log df`` (slope and curvature by
+    differences over ``step``; each at most 1, halved until it improves; up to ``steps``,
+    until a step moves ``log df`` less than 0.001). Expectation conditional maximisation
+    (Meng & Rubin 1993): its fixed point is the marginal likelihood's maximum."""
     x = np.stack([state.bias, state.log_scale, state.log_noise], axis=1)
     weight = entries.n * (1 - state.spam)[entries.g]
     uniform = (_bounds(state.k, state.h)[2] / state.k)[entries.q]
@@ -1068,20 +1070,22 @@ def _lapse_df_step(state: _Fit, entries: _Entries, *, step: float = 0.02) -> Non
         return
     low, high = (math.log(v) for v in DF_BOUNDS)
     at = math.log(state.df)
-    tried = {at: best_lapse(state.df)}
-    for where in (at - step, at + step):
-        if low <= where <= high:
-            tried[where] = best_lapse(math.exp(where))
-    if len(tried) == 3:
-        down, now, up = (tried[v][0] for v in (at - step, at, at + step))
+    now, lapse = best_lapse(state.df)
+    for _ in range(steps):
+        down, up = (best_lapse(math.exp(min(high, max(low, at + d))))[0]
+                    for d in (-step, step))
         slope, curve = (up - down) / (2 * step), (up - 2 * now + down) / step ** 2
-        move = -slope / curve if curve < 0 else math.copysign(0.5, slope)
-        move = max(-0.5, min(0.5, move))
+        move = max(-1.0, min(1.0, -slope / curve if curve < 0 else math.copysign(1.0, slope)))
         for _ in range(4):
             where = min(high, max(low, at + move))
-            tried[where] = best_lapse(math.exp(where))
-            if tried[where][0] > now:
+            found, found_lapse = best_lapse(math.exp(where))
+            if found > now:
                 break
             move /= 2
-    where = max(tried, key=lambda v: tried[v][0])
-    state.df, state.lapse = float(math.exp(where)), tried[where][1]
+        if found <= now:
+            break
+        done = abs(where - at) < 1e-3
+        at, now, lapse = where, found, found_lapse
+        if done:
+            break
+    state.df, state.lapse = float(math.exp(at)), lapse
