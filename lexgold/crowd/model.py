@@ -41,9 +41,11 @@ component against the honest model's leave-one-out predictive probability of eac
 ratings; its ratings enter the pairs' posteriors weighted by ``1 - P(spammer)`` (a variational
 approximation of the rater-level mixture). The spreads across raters are the spread of the
 raters' estimates less their approximate sampling variance. Beyond :data:`ONE_BY_ONE` raters
-their biases, scales and noises are updated all at once (:func:`_raters_at_once`), and grid
-probabilities are computed only for the (rater, code) cells the log fills, by blocks: memory
-grows with raters and pairs, never with ratings times the grid. A log without identity can be
+their biases, scales and noises are updated all at once (:func:`_raters_at_once`: Newton
+steps, analytic derivatives), ``lapse`` and ``df`` by the M-step on the E-step's expected
+counts (:func:`_lapse_df_step`, expectation conditional maximisation: no recomputation of the
+pairs' likelihoods), and grid probabilities are computed only for the (rater, code) cells the
+log fills, by blocks: memory grows with raters and pairs, never with ratings times the grid. A log without identity can be
 fitted with rater spreads held (``fit(..., raters=...)``): each rating is then a fresh rater's
 and its likelihood is averaged over raters (Gauss-Hermite quadrature).
 """
