@@ -756,7 +756,7 @@ def _raters_at_once(state: _Fit, expected_of, weighted: np.ndarray, *, steps: in
     curvature analytic: :func:`_entry_derivatives`; each rater's step halved until its
     likelihood improves, only the raters still moving recomputed), the raters' sums taken
     together (:func:`numpy.bincount`); steps stop when the raters' summed gain falls below
-    ``tolerance`` of their objective (the fit's own tolerance). A generalised EM step, as the
+    ``tolerance`` of their objective (1e-6: the fit's default). A generalised EM step, as the
     one-by-one optimiser's ten L-BFGS-B iterations are. Returns the E-step's
     expected counts (the lapse and df step uses them: :func:`_lapse_df_step`)."""
     entries = _expected_entries(state, expected_of, weighted)
