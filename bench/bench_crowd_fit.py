@@ -8,12 +8,17 @@ logs made here, deterministically (seeded):
 - ``oneeach1800``: 1,800 raters with one rating each, 10 ratings of each of 180 pairs (seed 2).
 
 Each fit is one fresh subprocess (``lexgold crowd fit LOG --json --out ...``, ``--replicates
-1``) of this checkout or the one given by ``--root``: wall seconds and the child's peak
-resident memory (``ru_maxrss`` of ``os.wait4``); a fit still running after ``--timeout`` seconds
-is stopped and reported as such.
+1``) of this checkout or the one given by ``--root``: wall seconds, CPU seconds (user + system),
+the child's peak resident memory (``ru_maxrss`` of ``os.wait4``), and the EM iterations the
+crowd's notes record (CPU seconds per iteration: the whole command's CPU over them, the read
+and the SD comparison included); a fit still running after ``--timeout`` seconds is stopped and
+reported as such.
 
-Anchor: the tree before this change (commit 6a7bb54), ANCHOR below: measured once by the
-author where the machine allowed, else the figure of issues 48/49 (said so).
+Anchor: the tree before issue 49's fitting changes (commit 6a7bb54), ANCHOR below: measured
+once by the author where the machine allowed, else the figure of issues 48/49 (said so); for
+``scale10k`` also the tree before the lapse/df step on expected counts (commit d2f11cf),
+measured in process at load 10-19: 79-101 s CPU an EM iteration (68 s at load 6-10), 584 MB
+peak, so about an hour of CPU for a fit of up to 40 iterations.
 
 Usage: python bench/bench_crowd_fit.py [--logs scale10k pairs30k oneeach1800] [--root DIR]
        [--data /tmp/lexgold-bench-crowd-fit] [--timeout 600]
@@ -34,8 +39,9 @@ HERE = Path(__file__).resolve().parents[1]
 CLI = "from lexgold.cli import main; main()"
 LOGS = ("scale10k", "pairs30k", "oneeach1800")
 #: the tree before this change (commit 6a7bb54)
-ANCHOR = {"scale10k": "not fitted: issue 49 (its spammer step alone holds [1.3 M ratings, 675] "
-                      "float arrays, 7 GB each)",
+ANCHOR = {"scale10k": "6a7bb54 not fitted: issue 49 (its spammer step alone holds [1.3 M "
+                      "ratings, 675] float arrays, 7 GB each); d2f11cf 68-101 s CPU an EM "
+                      "iteration, 584 MB, about an hour of CPU a fit",
           "pairs30k": "6.5 GB peak, 72 s (issue 48's log of that size, its raters "
                       "not given; not remeasured)",
           "oneeach1800": "one EM iteration of up to 40 unfinished after 300 s wall (in "
@@ -85,9 +91,10 @@ def make_log(name: str, folder: Path) -> Path:
     return drawn_log(folder / "oneeach1800.csv", 180, 10, 1_800, 2)
 
 
-def measure(log: Path, root: Path, timeout: float) -> tuple[float | None, float, float]:
-    """Wall seconds (None: stopped at ``timeout``), peak RSS (MB) and CPU seconds (user +
-    system) of one fit."""
+def measure(log: Path, root: Path, timeout: float) -> tuple[float | None, float, float,
+                                                            int | None]:
+    """Wall seconds (None: stopped at ``timeout``), peak RSS (MB), CPU seconds (user +
+    system) and EM iterations (None: stopped) of one fit."""
     out = Path(tempfile.mkdtemp()) / "crowd.json"
     argv = [sys.executable, "-c", CLI, "crowd", "fit", str(log), "--scale", "0", "6",
             "--replicates", "1", "--json", "--out", str(out)]
@@ -108,8 +115,18 @@ def measure(log: Path, root: Path, timeout: float) -> tuple[float | None, float,
     child.stderr.close()
     if not stopped and os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(argv)} failed:\n{error}")
+    iterations = None if stopped else iterations_of(out)
     return (None if stopped else seconds), usage.ru_maxrss / 1024, \
-        usage.ru_utime + usage.ru_stime
+        usage.ru_utime + usage.ru_stime, iterations
+
+
+def iterations_of(crowd: Path) -> int:
+    """The EM iterations a fitted crowd's notes record ("fitted by EM in N iterations")."""
+    import json
+    import re
+
+    notes = json.loads(crowd.read_text(encoding="utf-8"))["notes"]
+    return int(re.search(r"fitted by EM in (\d+) iterations", notes[0]).group(1))
 
 
 def main():
@@ -123,10 +140,13 @@ def main():
     print(f"load average {os.getloadavg()[0]:.1f}; checkout {args.root}")
     for name in args.logs:
         log = make_log(name, args.data)
-        seconds, mb, cpu = measure(log, args.root.resolve(), args.timeout)
+        seconds, mb, cpu, iterations = measure(log, args.root.resolve(), args.timeout)
         wall = f"stopped after {args.timeout:.0f} s" if seconds is None else f"{seconds:.1f} s"
-        print(f"{name:<12s} {wall:>22s} wall {cpu:7.1f} s CPU {mb:7.0f} MB peak   (anchor: "
-              f"{ANCHOR[name]}; load average now {os.getloadavg()[0]:.1f})", flush=True)
+        per = "" if not iterations else f", {iterations} EM iterations, " \
+            f"{cpu / iterations:.1f} s CPU each"
+        print(f"{name:<12s} {wall:>22s} wall {cpu:7.1f} s CPU {mb:7.0f} MB peak{per}   "
+              f"(anchor: {ANCHOR[name]}; load average now {os.getloadavg()[0]:.1f})",
+              flush=True)
 
 
 if __name__ == "__main__":

@@ -212,3 +212,77 @@ def test_simulated_sds_are_those_of_the_simulated_log_without_its_text():
     full = cm.pair_sds(cm.simulate_like(model, frame, np.random.default_rng(3), replicates=3))
     assert len(lean) == 3 * 40
     assert np.array_equal(np.sort(lean), np.sort(full.to_numpy()))
+
+
+def exact_cdf(z, df, many=None):
+    """The error's CDF without the table of :func:`lexgold.crowd.model._cdf`."""
+    from scipy import special
+
+    return special.ndtr(z) if df is None else special.stdtr(df, z)
+
+
+@pytest.mark.parametrize("df", [7.0, None])
+def test_the_rater_steps_gradient_and_curvature_are_those_of_central_differences(
+        state, monkeypatch, df):
+    _, fitted = state
+    monkeypatch.setattr(cm, "_cdf", exact_cdf)
+    rng = np.random.default_rng(4)
+    x = np.column_stack([rng.normal(0, 0.05, fitted.g), rng.normal(0, 0.2, fitted.g),
+                         rng.normal(0, 0.2, fitted.g)])
+    post = fitted.posterior(fitted.pair_loglik(fitted.lapse, df))
+    entries = cm._expected_entries(fitted, fitted.cells.T.tocsr(), post)
+    loss, grad, curve = cm._entry_derivatives(fitted, x, entries, 0.03, df)
+    assert np.array_equal(loss, cm._entry_losses(fitted, x, entries, 0.03, df))
+    eps = 1e-5
+    for i in range(3):
+        unit = np.eye(3)[i] * eps
+        slope = (cm._entry_losses(fitted, x + unit, entries, 0.03, df)
+                 - cm._entry_losses(fitted, x - unit, entries, 0.03, df)) / (2 * eps)
+        assert np.allclose(grad[:, i], slope, rtol=1e-5, atol=1e-5 * np.abs(slope).max())
+        bend = (cm._entry_derivatives(fitted, x + unit, entries, 0.03, df)[1]
+                - cm._entry_derivatives(fitted, x - unit, entries, 0.03, df)[1]) / (2 * eps)
+        assert np.allclose(curve[:, :, i], bend, rtol=1e-5, atol=1e-5 * np.abs(bend).max())
+
+
+def expected_loglik(fitted, post, lapse, df) -> float:
+    """The expected log-likelihood of the pairs' ratings under ``post``, each rater's ratings
+    weighted by its honesty, from the whole [groups, codes, grid] probabilities."""
+    expected = fitted.cells.T.tocsr() @ (post * fitted.mult[:, None])
+    logp = fitted.log_probs(lapse, df).reshape(fitted.g * fitted.q, -1)
+    honest = np.repeat(1 - fitted.spam, fitted.q)
+    return float((honest[:, None] * expected * logp).sum())
+
+
+def test_the_lapse_and_df_step_finds_the_maximum_of_the_expected_log_likelihood(state):
+    from scipy import optimize
+
+    _, fitted = state
+    fitted = copy_of(fitted)
+    post = fitted.posterior(fitted.pair_loglik(fitted.lapse, fitted.df))
+    entries = cm._expected_entries(fitted, fitted.cells.T.tocsr(), post)
+    start = expected_loglik(fitted, post, fitted.lapse, fitted.df)
+    cm._lapse_df_step(fitted, entries)
+    assert expected_loglik(fitted, post, fitted.lapse, fitted.df) > start
+    cm._lapse_df_step(fitted, entries)            # from near the maximum: stays there
+    best = optimize.minimize(
+        lambda v: -expected_loglik(fitted, post, 1 / (1 + np.exp(-v[0])), float(np.exp(v[1]))),
+        [np.log(0.02 / 0.98), np.log(10.0)], method="Nelder-Mead",
+        options={"xatol": 1e-7, "fatol": 1e-9, "maxiter": 2000})
+    lapse, df = 1 / (1 + np.exp(-best.x[0])), float(np.exp(best.x[1]))
+    assert fitted.lapse == pytest.approx(lapse, rel=1e-3)
+    assert fitted.df == pytest.approx(df, rel=1e-2)
+    assert expected_loglik(fitted, post, fitted.lapse, fitted.df) >= -best.fun - 1e-6
+
+
+def test_posterior_means_over_the_nonzero_terms_are_those_of_the_dense_sum():
+    from scipy import sparse
+
+    rng = np.random.default_rng(5)
+    post = rng.random((6, 9)) * (rng.random((6, 9)) < 0.4)
+    post[2] = 0.0                                   # a row of no nonzero term
+    values = rng.random((4, 9))
+    rows, local = np.array([0, 2, 5, 5, 1, 3]), np.array([3, 0, 1, 2, 2, 0])
+    found = cm._posterior_means(sparse.csr_matrix(post), rows, values, local)
+    expected = [sum(post[r, z] * values[c, z] for z in range(9)) for r, c in zip(rows, local)]
+    assert np.allclose(found, expected, rtol=1e-14, atol=0)
+    assert found[1] == 0.0

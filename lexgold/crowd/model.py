@@ -47,8 +47,10 @@ component against the honest model's leave-one-out predictive probability of eac
 ratings; its ratings enter the pairs' posteriors weighted by ``1 - P(spammer)`` (a variational
 approximation of the rater-level mixture). The spreads across raters are the spread of the
 raters' estimates less their approximate sampling variance, their correlations the estimates'
-covariances over those spreads. Beyond :data:`ONE_BY_ONE` raters
-their biases, scales and noises are updated all at once (:func:`_raters_at_once`), and grid
+covariances over those spreads. Beyond :data:`ONE_BY_ONE` raters their biases, scales and
+noises are updated all at once (:func:`_raters_at_once`: Newton steps, analytic derivatives),
+``lapse`` and ``df`` by the M-step on the E-step's expected counts (:func:`_lapse_df_step`,
+expectation conditional maximisation: no recomputation of the pairs' likelihoods), and grid
 probabilities are computed only for the (rater, code) cells the log fills, by blocks: memory
 grows with raters and pairs, never with ratings times the grid. A log without identity can be
 fitted with rater spreads held (``fit(..., raters=...)``): each rating is then a fresh rater's
@@ -545,17 +547,20 @@ def _fit(log: CodedLog, error: str, progress, raters, max_iterations: int,
     if error == "normal":
         state.df = None
     previous = -np.inf
-    bounds = [(special.logit(1e-5), special.logit(0.5))] + \
-        ([] if state.df is None else [(math.log(1.0), math.log(300.0))])
+    bounds = [tuple(special.logit(v) for v in LAPSE_BOUNDS)] + \
+        ([] if state.df is None else [tuple(math.log(v) for v in DF_BOUNDS)])
     for iteration in range(1, max_iterations + 1):
         loglik = state.pair_loglik(state.lapse, state.df)
-        state.npmle(loglik, 100 if iteration == 1 else 30)
-        if state.identity:
-            _raters_step(state, state.posterior(loglik), log)
-        result = optimize.minimize(state.marginal, state.pack(), method="L-BFGS-B",
-                                   bounds=bounds, options={"maxiter": 5})
-        state.lapse, state.df = state.unpack(result.x)
-        total = -result.fun
+        total = state.npmle(loglik, 100 if iteration == 1 else 30)
+        entries = _raters_step(state, state.posterior(loglik), log) if state.identity \
+            else None
+        if entries is not None:       # raters at once: lapse and df on the expected counts
+            _lapse_df_step(state, entries)
+        else:
+            result = optimize.minimize(state.marginal, state.pack(), method="L-BFGS-B",
+                                       bounds=bounds, options={"maxiter": 5})
+            state.lapse, state.df = state.unpack(result.x)
+            total = -result.fun
         if progress is not None:
             progress(iteration)
         if abs(total - previous) < tolerance * max(1.0, abs(total)) and iteration > 3:
@@ -581,11 +586,13 @@ RATING_BLOCK = 8192
 ENTRY_BLOCK = 1 << 20
 
 
-def _raters_step(state: _Fit, post: np.ndarray, log: CodedLog) -> None:
+def _raters_step(state: _Fit, post: np.ndarray, log: CodedLog) -> _Entries | None:
     """Each rater's bias, scale and noise (expected log-likelihood), then the spammer
-    posteriors; biases, log scales and log noises centred on the honest raters."""
+    posteriors; biases, log scales and log noises centred on the honest raters. Returns the
+    E-step's expected counts where the raters were fitted at once (:func:`_raters_at_once`),
+    else None."""
     weighted = post if bool((state.mult == 1).all()) else post * state.mult[:, None]
-    _rater_parameters(state, state.cells.T.tocsr(), weighted)
+    entries = _rater_parameters(state, state.cells.T.tocsr(), weighted)
     honest = 1 - state.spam[1:]
     for values in (state.bias, state.log_scale):
         values[1:] -= np.average(values[1:], weights=honest)
@@ -593,19 +600,25 @@ def _raters_step(state: _Fit, post: np.ndarray, log: CodedLog) -> None:
     state.log_noise[1:] -= shift
     state.sigma *= math.exp(shift)
     # spammer posterior: uniform answers against the leave-one-out predictive probability,
-    # by blocks of raters and of their ratings (never a [ratings, T * M] array)
+    # by blocks of raters and of their ratings (never a [ratings, T * M] array); with raters
+    # at once, over each pair's posterior's nonzero terms only (a pair of many ratings has
+    # its posterior on a few grid cells, the rest exactly 0)
+    support = None if entries is None else sparse.csr_matrix(post)
     rated = state.rater > 0
     cell = state.rater[rated] * state.q + log.code[rated]
     row = state.row[log.pair[rated]]
     predictive = np.empty(len(cell))
     order = np.argsort(cell, kind="stable")
     for cells in state.cell_blocks():
-        logp = state.cell_logp(state.lapse, state.df, cells)
+        inverse_p = np.exp(-state.cell_logp(state.lapse, state.df, cells))
         start, stop = np.searchsorted(cell[order], [cells[0], cells[-1] + 1])
         for at in range(start, stop, RATING_BLOCK):
             some = order[at:min(at + RATING_BLOCK, stop)]
-            per_rating = logp[np.searchsorted(cells, cell[some])]
-            inverse = (post[row[some]] * np.exp(-per_rating)).sum(axis=1)
+            local = np.searchsorted(cells, cell[some])
+            if support is None:
+                inverse = (post[row[some]] * inverse_p[local]).sum(axis=1)
+            else:
+                inverse = _posterior_means(support, row[some], inverse_p, local)
             predictive[some] = -np.log(inverse)
     width = _bounds(state.k, state.h)[2][log.code[rated]]
     uniform = np.log(width / state.k)
@@ -613,16 +626,29 @@ def _raters_step(state: _Fit, post: np.ndarray, log: CodedLog) -> None:
     odds = np.bincount(state.rater[rated], uniform - predictive, state.g)[1:] \
         + math.log(share / (1 - share))
     state.spam[1:] = special.expit(odds)
+    return entries
 
 
-def _rater_parameters(state: _Fit, expected_of, weighted: np.ndarray) -> None:
+def _posterior_means(support: sparse.csr_matrix, rows: np.ndarray, values: np.ndarray,
+                     local: np.ndarray) -> np.ndarray:
+    """``sum_z support[rows[r], z] * values[local[r], z]`` for each ``r``: row ``rows[r]`` of
+    the sparse posteriors ``support`` against row ``local[r]`` of ``values``, over the
+    posterior's nonzero terms."""
+    counts = np.diff(support.indptr)[rows]
+    ends = np.cumsum(counts)
+    at = np.repeat(support.indptr[rows] - (ends - counts), counts) + np.arange(ends[-1])
+    which = np.repeat(np.arange(len(rows)), counts)
+    terms = support.data[at] * values[local[which], support.indices[at]]
+    return np.bincount(which, terms, len(rows))
+
+
+def _rater_parameters(state: _Fit, expected_of, weighted: np.ndarray) -> _Entries | None:
     """Each rater's bias, log scale and log noise maximising its expected log-likelihood
     under the pairs' posteriors (``weighted``; ``expected_of`` maps them to the (rater, code)
     cells): one rater at a time by scipy's L-BFGS-B up to :data:`ONE_BY_ONE` raters, else all
-    at once (:func:`_raters_at_once`)."""
+    at once (:func:`_raters_at_once`, whose expected counts are returned; else None)."""
     if state.g - 1 > ONE_BY_ONE:
-        _raters_at_once(state, expected_of, weighted)
-        return
+        return _raters_at_once(state, expected_of, weighted)
     for g in range(1, state.g):
         counts = expected_of[g * state.q:(g + 1) * state.q] @ weighted     # [Q, T * M]
 
@@ -635,57 +661,165 @@ def _rater_parameters(state: _Fit, expected_of, weighted: np.ndarray) -> None:
         result = optimize.minimize(loss, start, method="L-BFGS-B", bounds=RATER_BOUNDS,
                                    options={"maxiter": 10})
         state.bias[g], state.log_scale[g], state.log_noise[g] = result.x
+    return None
 
 
-def _raters_at_once(state: _Fit, expected_of, weighted: np.ndarray, *, steps: int = 10,
-                    eps: float = 1e-3) -> None:
-    """Every rater's bias, log scale and log noise at once: the expected log-likelihood of
-    each rater (a sum over the (code, grid point, spread) cells its ratings reach, cells of
-    expected count below 1e-10 of the rater's ratings dropped) maximised by Newton steps
-    within the bounds (gradient and curvature by finite differences, each rater's step halved
-    until its likelihood improves), the raters' sums taken together (:func:`numpy.bincount`).
-    A generalised EM step, as the one-by-one optimiser's ten L-BFGS-B iterations are."""
-    lo, hi, width = _bounds(state.k, state.h)
+def _density(z: np.ndarray, df: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """The error's density ``f`` and its derivative ``f'`` at ``z`` (normal or Student-t);
+    both 0 at an open end (``z`` infinite)."""
+    finite = np.isfinite(z)
+    z = np.where(finite, z, 0.0)
+    if df is None:
+        f = np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi)
+        slope = -z * f
+    else:
+        const = math.exp(special.gammaln((df + 1) / 2) - special.gammaln(df / 2)) \
+            / math.sqrt(df * math.pi)
+        f = const * np.exp(-(df + 1) / 2 * np.log1p(z * z / df))
+        slope = -f * (df + 1) * z / (df + z * z)
+    return np.where(finite, f, 0.0), np.where(finite, slope, 0.0)
+
+
+@dataclass
+class _Entries:
+    """The expected counts of a fit's E-step by (group, code, grid cell): ``n[e]`` expected
+    ratings of group ``g[e]`` with code ``q[e]`` from pairs at (grid point, spread) ``c[e]``
+    (:func:`_expected_entries`). Every term of the expected complete-data log-likelihood the
+    M-step maximises is one entry's ``n log P(q | c, group)``."""
+
+    g: np.ndarray
+    q: np.ndarray
+    c: np.ndarray
+    n: np.ndarray
+    #: the error's CDF from its table (:func:`_cdf`), decided on the whole E-step's entries
+    many: bool = False
+
+    def blocks(self):
+        """Slices of at most :data:`ENTRY_BLOCK` entries."""
+        return [slice(at, at + ENTRY_BLOCK) for at in range(0, len(self.n), ENTRY_BLOCK)]
+
+    def of(self, groups: np.ndarray) -> "_Entries":
+        """The entries of the groups where ``groups`` (a mask) is true."""
+        if groups.all():
+            return self
+        keep = groups[self.g]
+        return _Entries(self.g[keep], self.q[keep], self.c[keep], self.n[keep], self.many)
+
+
+def _expected_entries(state: _Fit, expected_of, weighted: np.ndarray) -> _Entries:
+    """The E-step's expected counts (posteriors ``weighted`` mapped to the filled (group,
+    code) cells by ``expected_of``), the terms below 1e-10 of their group's ratings dropped
+    (a pair's posterior sums to 1). Sparse products: a pair of many ratings has its posterior
+    on a few grid cells, the rest exactly 0."""
     cell_g, cell_q, cell_c, cell_n = [], [], [], []
-    floor = 1e-10 * state.ratings_of          # a pair's posterior sums to 1
+    floor = 1e-10 * state.ratings_of
+    support = sparse.csr_matrix(weighted)
     for cells in state.cell_blocks():
-        cells = cells[cells >= state.q]        # group 0: anonymous ratings, no parameters
-        counts = expected_of[cells] @ weighted                       # [cells, T * M]
-        where = np.nonzero(counts >= floor[cells // state.q][:, None])
+        counts = (expected_of[cells] @ support).tocoo()              # [cells, T * M]
+        keep = counts.data >= floor[cells[counts.row] // state.q]
+        where = counts.row[keep], counts.col[keep]
         cell_g.append((cells[where[0]] // state.q).astype(np.int32))
         cell_q.append((cells[where[0]] % state.q).astype(np.int16))
         cell_c.append(where[1].astype(np.int16))
-        cell_n.append(counts[where])
+        cell_n.append(counts.data[keep])
     g, q, c, n = (np.concatenate(v) for v in (cell_g, cell_q, cell_c, cell_n))
-    lower, upper = np.array(RATER_BOUNDS).T
-    lapse, df, k = state.lapse, state.df, state.k
-    many = len(g) >= _TABLE_Z.size
+    return _Entries(g, q, c, n, many=len(n) >= _TABLE_Z.size)
 
-    def losses(x):
-        total = np.zeros(state.g)
-        for at in range(0, len(g), ENTRY_BLOCK):
-            part = slice(at, at + ENTRY_BLOCK)
-            gs, qs, cs = g[part], q[part], c[part]
-            mu = rater_means(GRID[cs // len(SPREADS)], x[gs, 0], np.exp(x[gs, 1]))
-            sd = state.sigma * np.exp(SPREADS[cs % len(SPREADS)] + x[gs, 2])
-            p = _cdf((hi[qs] - mu) / sd, df, many) - _cdf((lo[qs] - mu) / sd, df, many)
-            p = (1 - lapse) * p + lapse * width[qs] / k
-            total += np.bincount(gs, n[part] * np.log(np.maximum(p, 1e-300)), state.g)
-        return -total
 
-    x = np.stack([state.bias, state.log_scale, state.log_noise], axis=1)
-    now = losses(x)
-    unit = np.eye(3) * eps
-    for _ in range(steps):
-        up = np.stack([losses(x + unit[i]) for i in range(3)], axis=1)
-        down = np.stack([losses(x - unit[i]) for i in range(3)], axis=1)
-        slope = (up - down) / (2 * eps)
-        curve = np.empty((state.g, 3, 3))
+def _entry_terms(state: _Fit, x: np.ndarray, part: slice, entries: _Entries, df):
+    """For the entries ``part`` at rater parameters ``x`` (``[G, 3]``: bias, log scale, log
+    noise): the latent bounds standardised (``zl``, ``zh``), the honest model's probability
+    ``T`` of each entry's code, the rater mean's derivatives (:func:`_mean_derivatives`) and
+    ``sd``."""
+    lo, hi, _ = _bounds(state.k, state.h)
+    gs, qs, cs = entries.g[part], entries.q[part], entries.c[part]
+    t, bias, scale = GRID[cs // len(SPREADS)], x[gs, 0], np.exp(x[gs, 1])
+    mu = rater_means(t, bias, scale)
+    sd = state.sigma * np.exp(SPREADS[cs % len(SPREADS)] + x[gs, 2])
+    zh, zl = (hi[qs] - mu) / sd, (lo[qs] - mu) / sd
+    return (zl, zh, _cdf(zh, df, entries.many) - _cdf(zl, df, entries.many),
+            _mean_derivatives(t, mu, scale), sd)
+
+
+def _mean_derivatives(t, mu, scale):
+    """The first and second derivatives of :func:`rater_means` ``mu`` in (bias, log scale):
+    inside the scale, with ``u = scale logit(t) + 4 bias``, ``a = mu (1 - mu)`` and
+    ``L = scale logit(t)``: ``mu_b = 4a``, ``mu_s = L a``, ``mu_bb = 16 a (1 - 2 mu)``,
+    ``mu_bs = 4 L a (1 - 2 mu)``, ``mu_ss = L a (1 + L (1 - 2 mu))``; beyond the ends all 0
+    (``mu = t``)."""
+    inside = (t > 0) & (t < 1)
+    a = np.where(inside, mu * (1 - mu), 0.0)
+    ell = scale * special.logit(np.clip(t, 1e-12, 1 - 1e-12))
+    bend = 1 - 2 * mu
+    return (4 * a, ell * a, 16 * a * bend, 4 * ell * a * bend, ell * a * (1 + ell * bend))
+
+
+def _entry_losses(state: _Fit, x: np.ndarray, entries: _Entries, lapse, df) -> np.ndarray:
+    """Each group's negative expected log-likelihood (the M-step's objective) at ``x``."""
+    width = _bounds(state.k, state.h)[2]
+    total = np.zeros(state.g)
+    for part in entries.blocks():
+        *_, honest_p, _, _ = _entry_terms(state, x, part, entries, df)
+        p = (1 - lapse) * honest_p + lapse * width[entries.q[part]] / state.k
+        total += np.bincount(entries.g[part], entries.n[part] * np.log(np.maximum(p, 1e-300)),
+                             state.g)
+    return -total
+
+
+def _entry_derivatives(state: _Fit, x: np.ndarray, entries: _Entries, lapse, df):
+    """Each group's objective (:func:`_entry_losses`), its gradient ``[G, 3]`` and curvature
+    ``[G, 3, 3]`` in (bias, log scale, log noise), analytically: with ``z = (bound - mu) /
+    sd``, ``dz = (-mu_b/sd, -mu_s/sd, -z)`` (``mu``'s derivatives: :func:`_mean_derivatives`)
+    and the error's density and its slope at each bound (:func:`_density`)."""
+    width = _bounds(state.k, state.h)[2]
+    loss, grad, curve = np.zeros(state.g), np.zeros((state.g, 3)), np.zeros((state.g, 3, 3))
+    for part in entries.blocks():
+        zl, zh, honest_p, (mu_b, mu_s, mu_bb, mu_bs, mu_ss), sd = _entry_terms(
+            state, x, part, entries, df)
+        gs, n = entries.g[part], entries.n[part]
+        p = np.maximum((1 - lapse) * honest_p + lapse * width[entries.q[part]] / state.k,
+                       1e-300)
+        fh, dfh = _density(zh, df)
+        fl, dfl = _density(zl, df)
+        zh, zl = np.where(np.isfinite(zh), zh, 0.0), np.where(np.isfinite(zl), zl, 0.0)
+        d0, d1 = -mu_b / sd, -mu_s / sd
+        f, df_, zf, zdf = fh - fl, dfh - dfl, fh * zh - fl * zl, dfh * zh - dfl * zl
+        first = [f * d0, f * d1, -zf]                                  # dT / dx
+        second = {(0, 0): df_ * d0 * d0 - f * mu_bb / sd,
+                  (0, 1): df_ * d0 * d1 - f * mu_bs / sd,
+                  (0, 2): -(zdf + f) * d0, (1, 1): df_ * d1 * d1 - f * mu_ss / sd,
+                  (1, 2): -(zdf + f) * d1,
+                  (2, 2): dfh * zh * zh - dfl * zl * zl + zf}          # d2T / dx dx
+        scale = (1 - lapse) / p
+        loss -= np.bincount(gs, n * np.log(p), state.g)
         for i in range(3):
-            curve[:, i, i] = (up[:, i] - 2 * now + down[:, i]) / eps ** 2
-            for j in range(i):
-                both = losses(x + unit[i] + unit[j])
-                curve[:, i, j] = curve[:, j, i] = (both - up[:, i] - up[:, j] + now) / eps ** 2
+            grad[:, i] -= np.bincount(gs, n * scale * first[i], state.g)
+        for (i, j), term in second.items():
+            value = np.bincount(gs, n * (scale * term - scale * scale * first[i] * first[j]),
+                                state.g)
+            curve[:, i, j] -= value
+            if i != j:
+                curve[:, j, i] -= value
+    return loss, grad, curve
+
+
+def _raters_at_once(state: _Fit, expected_of, weighted: np.ndarray, *, steps: int = 10,
+                    tolerance: float = 1e-6) -> _Entries:
+    """Every rater's bias, log scale and log noise at once: the expected log-likelihood of
+    each rater (a sum over the (code, grid point, spread) cells its ratings reach:
+    :func:`_expected_entries`) maximised by Newton steps within the bounds (gradient and
+    curvature analytic: :func:`_entry_derivatives`; each rater's step halved until its
+    likelihood improves, only the raters still moving recomputed), the raters' sums taken
+    together (:func:`numpy.bincount`); steps stop when the raters' summed gain falls below
+    ``tolerance`` of their objective (1e-6: the fit's default). A generalised EM step, as the
+    one-by-one optimiser's ten L-BFGS-B iterations are. Returns the E-step's
+    expected counts (the lapse and df step uses them: :func:`_lapse_df_step`)."""
+    entries = _expected_entries(state, expected_of, weighted)
+    lower, upper = np.array(RATER_BOUNDS).T
+    lapse, df = state.lapse, state.df
+    x = np.stack([state.bias, state.log_scale, state.log_noise], axis=1)
+    for _ in range(steps):
+        now, slope, curve = _entry_derivatives(state, x, entries, lapse, df)
         # Newton on the curvature's absolute eigenvalues (a saddle or a flat direction gives
         # a descent step), shortened to at most 0.5 a coordinate, halved until the rater
         # improves
@@ -694,12 +828,16 @@ def _raters_at_once(state: _Fit, expected_of, weighted: np.ndarray, *, steps: in
         values = np.maximum(np.abs(values), floor)[:, None, :]
         step = -np.einsum("gij,gkj,gk->gi", vectors / values, vectors, slope)
         step /= np.maximum(1.0, np.abs(step).max(axis=1) / 0.5)[:, None]
-        moving = np.ones(state.g, bool)
+        # a rater whose step promises (to first order) under 1e-10 of its objective is at
+        # its maximum: not halved eight times for nothing
+        moving = -(slope * step).sum(axis=1) > 1e-10 * np.maximum(1.0, np.abs(now))
         moving[0] = False
         gained = np.zeros(state.g)
         for _ in range(8):
+            if not moving.any():
+                break
             trial = np.where(moving[:, None], np.clip(x + step, lower, upper), x)
-            found = losses(trial)
+            found = _entry_losses(state, trial, entries.of(moving), lapse, df)
             better = moving & (found < now)
             gained[better] = now[better] - found[better]
             x[better], now[better] = trial[better], found[better]
@@ -707,9 +845,10 @@ def _raters_at_once(state: _Fit, expected_of, weighted: np.ndarray, *, steps: in
             if not moving.any():
                 break
             step /= 2
-        if gained.max() < 1e-8:
+        if gained.sum() < tolerance * max(1.0, float(np.abs(now[1:]).sum())):
             break
     state.bias[1:], state.log_scale[1:], state.log_noise[1:] = x[1:].T
+    return entries
 
 
 def _model(state: _Fit, log: CodedLog, total: float, iterations: int) -> CrowdModel:
@@ -968,3 +1107,61 @@ def describe(model: CrowdModel) -> dict:
         out["raters"] = {"bias_sd": r.bias_sd * width, "scale_sd_log": r.scale_sd,
                          "noise_sd_log": r.noise_sd, "spammers": r.spammers}
     return out
+
+
+#: bounds of the lapse share and of the Student-t's degrees of freedom
+LAPSE_BOUNDS, DF_BOUNDS = (1e-5, 0.5), (1.0, 300.0)
+
+
+def _lapse_df_step(state: _Fit, entries: _Entries, *, step: float = 0.02,
+                   steps: int = 10) -> None:
+    """The M-step of ``lapse`` and ``df`` on the E-step's expected counts (:class:`_Entries`,
+    each weighted by its rater's honesty, as in :meth:`_Fit.pair_loglik`), the raters'
+    parameters held: for a given ``df`` the expected log-likelihood is concave in ``lapse``
+    (a mixture weight), maximised by Newton steps on the honest model's probabilities computed
+    once; ``df`` by Newton steps on that maximum in ``log df`` (slope and curvature by
+    differences over ``step``; each at most 1, halved until it improves; up to ``steps``,
+    until a step moves ``log df`` less than 0.001). Expectation conditional maximisation
+    (Meng & Rubin 1993): its fixed point is the marginal likelihood's maximum."""
+    x = np.stack([state.bias, state.log_scale, state.log_noise], axis=1)
+    weight = entries.n * (1 - state.spam)[entries.g]
+    uniform = (_bounds(state.k, state.h)[2] / state.k)[entries.q]
+
+    def best_lapse(df) -> tuple[float, float]:
+        honest_p = np.concatenate([_entry_terms(state, x, part, entries, df)[2]
+                                   for part in entries.blocks()])
+        gap = uniform - honest_p
+        lapse = state.lapse
+        for _ in range(20):
+            ratio = gap / np.maximum(honest_p + lapse * gap, 1e-300)
+            moved = float(np.clip(lapse + (weight @ ratio) / max(weight @ ratio ** 2, 1e-300),
+                                  *LAPSE_BOUNDS))
+            done, lapse = abs(moved - lapse) < 1e-10, moved
+            if done:
+                break
+        return float(weight @ np.log(np.maximum(honest_p + lapse * gap, 1e-300))), lapse
+
+    if state.df is None:
+        state.lapse = best_lapse(None)[1]
+        return
+    low, high = (math.log(v) for v in DF_BOUNDS)
+    at = math.log(state.df)
+    now, lapse = best_lapse(state.df)
+    for _ in range(steps):
+        down, up = (best_lapse(math.exp(min(high, max(low, at + d))))[0]
+                    for d in (-step, step))
+        slope, curve = (up - down) / (2 * step), (up - 2 * now + down) / step ** 2
+        move = max(-1.0, min(1.0, -slope / curve if curve < 0 else math.copysign(1.0, slope)))
+        for _ in range(4):
+            where = min(high, max(low, at + move))
+            found, found_lapse = best_lapse(math.exp(where))
+            if found > now:
+                break
+            move /= 2
+        if found <= now:
+            break
+        done = abs(where - at) < 1e-3
+        at, now, lapse = where, found, found_lapse
+        if done:
+            break
+    state.df, state.lapse = float(math.exp(at)), lapse
