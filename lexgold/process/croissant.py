@@ -112,35 +112,14 @@ def croissant(out: Path, report: ProcessReport, protocol: dict | None = None) ->
     """
     out, protocol = Path(out), protocol or {}
     name = report.protocol
-    release = report.config.release
-    paper = report.paper if cites_paper(report.paper) else ""
-    dataset = {
-        "@context": CONTEXT, "@type": "sc:Dataset",
-        "name": f"{name} gold standard (built with lexgold)",
-        "description": (statement(report.simulated) + " " if report.simulated
-                        else "")
-                       + f"{report.counts.released_pairs} word pairs rated by "
-                       f"{report.counts.stages['final'].raters} accepted raters, "
-                       f"{following(report.paper, name)}. See README.md (dataset card) "
-                       "and report.json.",
-        "conformsTo": CONFORMS_TO,
-        "license": release.stated("license"),
-        "citeAs": (f"{', '.join(release.authors)}: {name} gold standard, version "
-                   f"{release.version}." if release.authors else "Authors not stated.")
-                  + (f" Please also cite {paper}." if paper else ""),
-        "inLanguage": report.language or "en",
-        "keywords": ["word pairs", "gold standard", "lexgold",
-                     *(["simulated data"] if report.simulated else [])],
-        "version": release.version,
-        "distribution": _distribution(out, report),
-        "recordSet": _record_sets(out, report),
-    }
-    published = date_published(report)
-    if published:
-        dataset["datePublished"] = published
-    if release.authors:
-        dataset["creator"] = [{"@type": "sc:Person", "name": author}
-                              for author in release.authors]
+    dataset = _dataset(
+        out, report, title=f"{name} gold standard (built with lexgold)",
+        description=(statement(report.simulated) + " " if report.simulated else "")
+        + f"{report.counts.released_pairs} word pairs rated by "
+          f"{report.counts.stages['final'].raters} accepted raters, "
+          f"{following(report.paper, name)}. See README.md (dataset card) and report.json.",
+        language=report.language or "en", keywords=["word pairs", "gold standard", "lexgold"],
+        tables=TABLES, published=date_published(report))
     dataset.update(_rai(report, protocol))
     return dataset
 
@@ -180,34 +159,65 @@ def bws_croissant(out: Path, report: BwsReport, protocol: dict | None = None) ->
     :func:`croissant`, with the tables of :data:`BWS_TABLES` and RAI fields from the BWS
     report (answers, tuples, split-half reliability, Kiritchenko and Mohammad 2017)."""
     out, protocol = Path(out), protocol or {}
-    release, counts, simulated = report.config.release, report.counts, report.simulated
+    counts, simulated = report.counts, report.simulated
+    dataset = _dataset(
+        out, report,
+        title=f"{report.protocol} gold standard (Best-Worst Scaling, built with lexgold)",
+        description=(statement(simulated, "Best-Worst answers") + " " if simulated else "")
+        + f"{counts.pairs} word pairs scored from {counts.answers} Best-Worst answers by "
+          f"{counts.raters_accepted} accepted raters, "
+          f"{following(report.paper, report.protocol)}. See README.md (dataset card) and "
+          "report.json.",
+        language="en", keywords=["word pairs", "gold standard", "best-worst scaling", "lexgold"],
+        tables=BWS_TABLES, published=report.config.release.date_published)
+    dataset.update(_bws_rai(report, protocol))
+    return dataset
+
+
+def _dataset(out: Path, report, *, title: str, description: str, language: str,
+             keywords: list[str], tables: dict, published: str) -> dict:
+    """The fields every lexgold release's Croissant has, before its RAI fields: name,
+    description, licence, citation, language, keywords (``simulated data`` added for a
+    simulated release), version, files, tables, date published and creators."""
+    release = report.config.release
     paper = report.paper if cites_paper(report.paper) else ""
-    noun = "Best-Worst answers"
     dataset = {
-        "@context": CONTEXT, "@type": "sc:Dataset",
-        "name": f"{report.protocol} gold standard (Best-Worst Scaling, built with lexgold)",
-        "description": (statement(simulated, noun) + " " if simulated else "")
-                       + f"{counts.pairs} word pairs scored from {counts.answers} Best-Worst "
-                       f"answers by {counts.raters_accepted} accepted raters, "
-                       f"{following(report.paper, report.protocol)}. See README.md (dataset "
-                       "card) and report.json.",
-        "conformsTo": CONFORMS_TO, "license": release.stated("license"),
+        "@context": CONTEXT, "@type": "sc:Dataset", "name": title, "description": description,
+        "conformsTo": CONFORMS_TO,
+        "license": release.stated("license"),
         "citeAs": (f"{', '.join(release.authors)}: {report.protocol} gold standard, version "
                    f"{release.version}." if release.authors else "Authors not stated.")
                   + (f" Please also cite {paper}." if paper else ""),
-        "inLanguage": "en",
-        "keywords": ["word pairs", "gold standard", "best-worst scaling", "lexgold",
-                     *(["simulated data"] if simulated else [])],
+        "inLanguage": language,
+        "keywords": [*keywords, *(["simulated data"] if report.simulated else [])],
         "version": release.version,
         "distribution": _distribution(out, report),
-        "recordSet": _record_sets(out, report, BWS_TABLES),
+        "recordSet": _record_sets(out, report, tables),
     }
-    if release.date_published:
-        dataset["datePublished"] = release.date_published
+    if published:
+        dataset["datePublished"] = published
     if release.authors:
-        dataset["creator"] = [{"@type": "sc:Person", "name": a} for a in release.authors]
-    dataset.update(_bws_rai(report, protocol))
+        dataset["creator"] = [{"@type": "sc:Person", "name": author}
+                              for author in release.authors]
     return dataset
+
+
+def _collection(collection: str, release, simulated: dict | None,
+                noun: str = "ratings") -> dict:
+    """``rai:dataCollection`` and ``rai:dataCollectionType`` (and ``rai:hasSyntheticData``):
+    the authors' recruitment and collection type, or, where ``simulated``
+    (:mod:`lexgold.process.simulated_label`: people gave some or none of the ``noun``), what
+    was simulated by which lexgold."""
+    stated_type = release.collection_type.strip() or NOT_STATED
+    if not simulated:
+        return {"rai:dataCollection": (f"{collection} Recruitment and payment: "
+                                       f"{release.stated('recruitment')}."),
+                "rai:dataCollectionType": [stated_type]}
+    return {"rai:dataCollection": (f"{statement(simulated, noun)} {collection} Simulated by "
+                                   f"lexgold {__version__}."),
+            "rai:dataCollectionType": (["Simulation"] if simulated["share"] == 1
+                                       else [stated_type, "Simulation"]),
+            "rai:hasSyntheticData": True}
 
 
 def _distribution(out: Path, report: ProcessReport) -> list[dict]:
@@ -261,16 +271,7 @@ def _bws_rai(report: BwsReport, protocol: dict) -> dict:
     collection = (f"Best-Worst answers {verb} {following(report.paper, report.protocol)}: "
                   f"{counts.raters} raters answered {counts.tuples} tuples of "
                   f"{design.get('tuple_size', '?')} pairs covering {counts.pairs} pairs.")
-    stated_type = release.collection_type.strip()
-    fields = {"rai:dataCollection": (f"{collection} Recruitment and payment: "
-                                     f"{release.stated('recruitment')}."),
-              "rai:dataCollectionType": [stated_type or NOT_STATED]}
-    if simulated:
-        fields["rai:dataCollection"] = (f"{statement(simulated, 'Best-Worst answers')} "
-                                        f"{collection} Simulated by lexgold {__version__}.")
-        fields["rai:dataCollectionType"] = (["Simulation"] if simulated["share"] == 1
-                                            else [stated_type or NOT_STATED, "Simulation"])
-        fields["rai:hasSyntheticData"] = True
+    fields = _collection(collection, release, simulated, "Best-Worst answers")
     if report.ratings_file:
         fields["rai:dataCollectionRawData"] = (f"The answers: {report.ratings_file}; not part "
                                                "of this release (tuples.csv holds the "
@@ -335,16 +336,7 @@ def _rai(report: ProcessReport, protocol: dict) -> dict:
     if study.get("tranches"):
         collection += (f" The protocol plans {study['tranches']} tranches of about "
                        f"{study.get('raters_per_tranche', '?')} raters each.")
-    stated_type = release.collection_type.strip()
-    fields = {"rai:dataCollection": (f"{collection} Recruitment and payment: "
-                                     f"{release.stated('recruitment')}."),
-              "rai:dataCollectionType": [stated_type or NOT_STATED]}
-    if simulated:                 # lexgold.process.simulated_label: people gave some or none
-        fields["rai:dataCollection"] = (f"{statement(simulated)} {collection} Simulated by "
-                                        f"lexgold {__version__}.")
-        fields["rai:dataCollectionType"] = (["Simulation"] if simulated["share"] == 1
-                                            else [stated_type or NOT_STATED, "Simulation"])
-        fields["rai:hasSyntheticData"] = True
+    fields = _collection(collection, release, simulated)
     if dates.get("first") and dates.get("last"):
         fields["rai:dataCollectionTimeFrame"] = [dates["first"], dates["last"]]
     if raw:
