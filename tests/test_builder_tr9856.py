@@ -15,7 +15,8 @@ from scipy.stats import hypergeom
 
 from lexgold.builder.corpus import (IDENTIFIERS, TextFolder, WikiDump, gensim_wiki_sample,
                                     is_reference_heading, strip_wiki)
-from lexgold.builder.terms import SentenceSplitter, TermOptions, read_stop_words, tokens
+from lexgold.builder.terms import SentenceSplitter, TermOptions, tokens
+from lexgold.tables import read_stop_words
 from lexgold.builder.tr9856 import (
     build_tr9856,
     load_build_config,

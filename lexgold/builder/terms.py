@@ -28,7 +28,6 @@ import regex
 from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer, PunktTrainer
 
 from lexgold.errors import InputError
-from lexgold.tables import read_stop_words  # noqa: F401  (its home before; tr9856 imports it here)
 
 
 @dataclasses.dataclass(frozen=True)

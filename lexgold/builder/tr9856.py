@@ -33,7 +33,8 @@ import pandas as pd
 from lexgold.compression import sha256_file
 from lexgold.builder.corpus import TextFolder, WikiDump, gensim_wiki_sample
 from lexgold.builder.multistream import open_corpus
-from lexgold.builder.terms import TermOptions, normalise_terms, read_stop_words
+from lexgold.builder.terms import TermOptions, normalise_terms
+from lexgold.tables import read_stop_words
 from lexgold.builder.tr9856_lexicon import (
     count_corpus,
     drop_fragments,

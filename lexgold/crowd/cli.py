@@ -309,7 +309,7 @@ def fit_summary_lines(figures: dict, record: dict, real_q, sim_q) -> list[str]:
                  f" (log spread SD {figures['pair_spread_tau']:.2f}); error {tails}")
     lines.append(f"lapses (a rating uniform over the scale): {100 * figures['lapse']:.1f} %")
     s = figures["score_quantiles"]
-    lines.append(f"latent scores 10/25/50/75/90 %: " + " / ".join(f"{v:.2f}" for v in
+    lines.append("latent scores 10/25/50/75/90 %: " + " / ".join(f"{v:.2f}" for v in
                                                                  s.values())
                  + f"; {100 * figures['score_below_end']:.0f} % below {low + step / 2:g}, "
                    f"{100 * figures['score_above_end']:.0f} % above {high - step / 2:g}")

@@ -375,7 +375,7 @@ def _rai(report: ProcessReport, protocol: dict) -> dict:
                                          for rule in rules) if rules else "none")
         + f"; {counts.excluded_raters} raters excluded, {stages['final'].raters} "
           "accepted (exclusions.csv).",
-        (f"Score: the mean of a pair's accepted ratings"
+        ("Score: the mean of a pair's accepted ratings"
          + (f" mapped linearly from [{rated[0]:g}, {rated[1]:g}] to [{scored[0]:g}, "
             f"{scored[1]:g}]." if list(rated) != list(scored) else
             f", on the rating scale {rated[0]:g}-{rated[1]:g}."))]

@@ -18,7 +18,6 @@ anyway), so an export missing a tranche's rows is never released silently.
 
 from __future__ import annotations
 
-import json
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
