@@ -355,6 +355,28 @@ def _bca(samples, statistic, *, rng, n_boot: int, level: float) -> np.ndarray:
 BOUND_SLACK = 1e-9
 
 
+def least_squares_line(x, y) -> tuple[float, float]:
+    """``(slope, intercept)`` of the least-squares line ``y = intercept + slope x``:
+    ``slope = sum(dx dy) / sum(dx^2)``, ``intercept = mean(y) - slope mean(x)``; a constant
+    ``x`` (or a single point) gives the flat line through ``mean(y)``. How every machine rater's
+    scores are mapped to the human scale (docs/machine.md, "its calibration").
+
+    Examples
+    --------
+    >>> least_squares_line([0, 5, 10], [0.0, 3.0, 6.0])
+    (0.6, 0.0)
+    >>> least_squares_line([2, 2, 2], [1.0, 2.0, 6.0])
+    (0.0, 3.0)
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    dx = x - x.mean()
+    spread = float(np.dot(dx, dx))
+    if spread == 0:
+        return 0.0, float(y.mean())
+    slope = float(np.dot(dx, y - y.mean()) / spread)
+    return slope, float(y.mean() - slope * x.mean())
+
+
 def trimmed_1sd(values) -> float:
     """The mean of ``values`` within one population SD (ddof = 0) of their mean, the bound
     included (Luong et al. 2013; rw.txt's published scores).

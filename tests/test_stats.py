@@ -10,6 +10,7 @@ from lexgold.errors import InputError
 from lexgold.manifest import read_manifest, run_manifest
 from lexgold.resources import usf_concreteness
 from lexgold.stats import (
+    least_squares_line,
     bootstrap_ci,
     check_bootstrap,
     percentile_interval,
@@ -41,6 +42,22 @@ def test_rescale_refuses_an_empty_or_reversed_interval(source, target):
 
 
 # -- rowwise_pearson -------------------------------------------------------------------------
+def test_least_squares_line_matches_scipy_linregress():
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 11, size=200).astype(float)          # a machine's 0-10 answers
+    y = 0.56 * x - 0.41 + rng.normal(scale=0.8, size=200)
+    fit = scipy_stats.linregress(x, y)
+    slope, intercept = least_squares_line(x, y)
+    assert slope == pytest.approx(fit.slope, rel=1e-12)
+    assert intercept == pytest.approx(fit.intercept, rel=1e-12)
+    assert least_squares_line([0, 5, 10], [0.0, 3.0, 6.0]) == (0.6, 0.0)
+
+
+def test_least_squares_line_of_a_constant_machine_is_the_flat_mean():
+    assert least_squares_line([4, 4, 4, 4], [1.0, 2.0, 3.0, 6.0]) == (0.0, 3.0)
+    assert least_squares_line([7], [5.0]) == (0.0, 5.0)
+
+
 def test_rowwise_pearson_matches_scipy_by_rows_and_columns():
     rng = np.random.default_rng(0)
     x, y = rng.normal(size=(6, 20)), rng.normal(size=(6, 20))

@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
+from lexgold.stats import least_squares_line
 
 #: the alignments of :func:`alternative_annotator_test`
 ALIGNMENTS = ("rmse", "ae")
@@ -110,9 +111,7 @@ def _alignment(value: np.ndarray, others: np.ndarray, how: str) -> np.ndarray:
 
 def _calibrate(machine: np.ndarray, target: np.ndarray) -> np.ndarray:
     """The least-squares line from ``machine`` to ``target``, applied to ``machine``."""
-    if np.ptp(machine) == 0:
-        return np.full_like(machine, target.mean())
-    slope, intercept = np.polyfit(machine, target, 1)
+    slope, intercept = least_squares_line(machine, target)
     return slope * machine + intercept
 
 

@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
+from lexgold.stats import least_squares_line
 
 Z95 = 1.959963984540054
 
@@ -84,12 +85,11 @@ def calibrate_machine(machine, human) -> tuple[float, float]:
         raise InputError(f"{int(both.sum())} pairs have both a machine score and human "
                          "ratings; calibrating the machine needs 3 or more", field="machine")
     x, m = x[both], m[both]
-    dx = x - x.mean()
-    if not np.any(dx):
+    if np.ptp(x) == 0:
         raise InputError("the machine gives every rated pair the same number "
                          f"({x[0]:g}): it cannot be calibrated", field="machine")
-    b = float(np.dot(dx, m - m.mean()) / np.dot(dx, dx))
-    return float(m.mean() - b * x.mean()), b
+    b, a = least_squares_line(x, m)
+    return a, b
 
 
 def between_variance(residuals, noise) -> float:

@@ -49,7 +49,7 @@ import pandas as pd
 from lexgold.errors import InputError
 from lexgold.machine.alttest import alternative_annotator_test
 from lexgold.machine.prior import machine_for
-from lexgold.stats import spearman
+from lexgold.stats import least_squares_line, spearman
 
 #: the share of splits quoted around the median of ``k*``
 LEVEL = 0.95
@@ -138,10 +138,7 @@ def _calibrated(machine: np.ndarray, target: np.ndarray, rng: np.random.Generato
     half = rng.permutation(len(machine)) % 2 == 0
     out = np.empty_like(machine)
     for fit, apply in ((half, ~half), (~half, half)):
-        if fit.sum() < 2 or np.ptp(machine[fit]) == 0:
-            slope, intercept = 0.0, float(np.mean(target[fit]))
-        else:
-            slope, intercept = np.polyfit(machine[fit], target[fit], 1)
+        slope, intercept = least_squares_line(machine[fit], target[fit])
         out[apply] = slope * machine[apply] + intercept
     return out
 
@@ -258,10 +255,10 @@ def calibration(machine, human) -> dict:
     if len(x) < 3:
         raise InputError(f"{len(x)} pairs have a machine score and human ratings; a "
                          "calibration needs 3 or more", field="--machine")
+    slope, intercept = least_squares_line(x, y)
     if np.ptp(x) == 0:
-        slope, intercept, r2 = 0.0, float(y.mean()), math.nan
+        r2 = math.nan
     else:
-        slope, intercept = (float(v) for v in np.polyfit(x, y, 1))
         residual = y - (slope * x + intercept)
         total = float(np.sum((y - y.mean()) ** 2))
         r2 = 1 - float(np.sum(residual ** 2)) / total if total > 0 else math.nan
