@@ -327,9 +327,9 @@ def test_adaptive_rounds_see_every_pairs_moments_as_a_full_recount_gives_them(so
     seen = []
     original = rp.gains
 
-    def keep(rule, n, means, var, extra, *args):
+    def keep(rule, n, means, var, extra, *args, **kwargs):
         seen.append((np.array(n), np.array(means), np.array(var)))
-        return original(rule, n, means, var, extra, *args)
+        return original(rule, n, means, var, extra, *args, **kwargs)
 
     monkeypatch.setattr(rp, "gains", keep)
     for pool in pools:

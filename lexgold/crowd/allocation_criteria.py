@@ -34,6 +34,8 @@ replayed in docs/process.md ("What lexgold saves, measured on real logs").
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 from scipy.special import chdtri, ndtr, ndtri
@@ -118,7 +120,7 @@ def _misordering_strips(m, s, counts, z, block):
     size = len(m)
     u = 0.5 * (counts - 1)                  # the pair's equals count 1/2, itself not
     gap_buffer, scale_buffer = np.empty(block * size), np.empty(block * size)
-    below = np.tril(np.ones((block, block), bool))
+    below = _lower_triangle(block)
     widest = float(s.max())
     skipped = False
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -139,6 +141,14 @@ def _misordering_strips(m, s, counts, z, block):
             u[a:b] += x @ counts[a:q]
             u[a:q] += counts[a:b] @ x
     return u, skipped
+
+
+@functools.lru_cache(maxsize=8)
+def _lower_triangle(block: int) -> np.ndarray:
+    """The diagonal and the cells below it of a ``block`` square (read-only, shared)."""
+    below = np.tri(block, dtype=bool)
+    below.setflags(write=False)
+    return below
 
 
 def _misordering_rows(m, s, counts, rows, block):

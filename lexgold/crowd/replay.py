@@ -236,7 +236,7 @@ def _mean_var(s1, s2, n, rows=None):
     mean = total / n
     with np.errstate(invalid="ignore", divide="ignore"):
         var = np.where(n > 1, (squares - n * mean ** 2) / (n - 1), np.nan)
-    return mean, np.clip(var, 0, None)
+    return mean, np.maximum(var, 0, out=var)
 
 
 def uniform_counts(pool_ratings: np.ndarray, ks: Iterable[float]) -> dict[float, np.ndarray]:
@@ -602,27 +602,63 @@ def summarise(records: pd.DataFrame, level: float = 0.95, seed: int = 0,
     rng = np.random.default_rng(seed)
     splits = int(others["split"].nunique()) if len(others) else 0
     draws = rng.integers(0, max(splits, 1), size=(resamples, max(splits, 1)))
+    drawn = resample_counts(draws, max(splits, 1))
     for (policy, k), group in others.groupby(["policy", "k"], sort=False):
         row = {"policy": policy, "k": float(k), "spent": float(group["spent"].median())}
+        group = group.sort_values("split")
         for name in BETTER_HIGH:
-            values = group.sort_values("split")[f"saving_{name}"].to_numpy(float)
-            medians = np.median(values[draws], axis=1) if len(values) == splits else values
+            values = group[f"saving_{name}"].to_numpy(float)
+            medians = (resample_medians(values, draws, drawn) if len(values) == splits
+                       else values)
             row[f"saving_{name}"] = float(np.median(values))
-            row[f"saving_{name}_low"] = float(np.percentile(medians, lo))
-            row[f"saving_{name}_high"] = float(np.percentile(medians, hi))
-            row[f"saving_{name}_spread_low"] = float(np.percentile(values, lo))
-            row[f"saving_{name}_spread_high"] = float(np.percentile(values, hi))
+            row[f"saving_{name}_low"] = percentile(medians, lo)
+            row[f"saving_{name}_high"] = percentile(medians, hi)
+            row[f"saving_{name}_spread_low"] = percentile(values, lo)
+            row[f"saving_{name}_spread_high"] = percentile(values, hi)
         for name in BETTER_HIGH:
             row[name] = float(group[name].median())
         for name in ("circularity", "weight"):
             if name in group and group[name].notna().any():
-                values = group.sort_values("split")[name].to_numpy(float)
-                medians = np.median(values[draws], axis=1) if len(values) == splits else values
+                values = group[name].to_numpy(float)
+                medians = (resample_medians(values, draws, drawn) if len(values) == splits
+                           else values)
                 row[name] = float(np.median(values))
-                row[f"{name}_low"] = float(np.percentile(medians, lo))
-                row[f"{name}_high"] = float(np.percentile(medians, hi))
+                row[f"{name}_low"] = percentile(medians, lo)
+                row[f"{name}_high"] = percentile(medians, hi)
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def resample_counts(draws: np.ndarray, size: int) -> np.ndarray:
+    """How often each of ``size`` items is drawn in each resample (a row of ``draws``): one
+    column per resample, one row per item."""
+    flat = (draws + np.arange(len(draws))[:, None] * size).ravel()
+    counts = np.bincount(flat, minlength=len(draws) * size).reshape(len(draws), size)
+    return counts.T.astype(np.int32)
+
+
+def resample_medians(values: np.ndarray, draws: np.ndarray, drawn: np.ndarray) -> np.ndarray:
+    """``np.median(values[draws], axis=1)`` to the last bit, from ``drawn``
+    (:func:`resample_counts` of ``draws``): each resample's middle order statistics read
+    from its counts summed over the values in order, without gathering and partitioning
+    every resample (the bootstrap of :func:`summarise`: 2,000 resamples of each figure).
+
+    >>> draws = np.array([[0, 0, 2], [1, 2, 2]])
+    >>> resample_medians(np.array([3.0, 1.0, 2.0]), draws, resample_counts(draws, 3)).tolist()
+    [3.0, 2.0]
+    """
+    if np.isnan(values).any():
+        return np.median(values[draws], axis=1)
+    order = np.argsort(values, kind="stable")
+    below = drawn[order].cumsum(axis=0, dtype=np.int32)   # drawn at or below each place
+    size = draws.shape[1]
+
+    def smallest(rank):                               # each resample's rank-th smallest, from 1
+        return values[order[(below < rank).sum(axis=0)]]
+
+    if size % 2:
+        return (0.0 + smallest(size // 2 + 1)) / 1
+    return (0.0 + smallest(size // 2) + smallest(size // 2 + 1)) / 2
 
 
 # -- a machine rater's policies ----------------------------------------------------------------
