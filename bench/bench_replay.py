@@ -17,9 +17,9 @@ shared with seven other sessions (load average 8-19: wall times are several time
 machine gives; CPU seconds are the figure to compare, and even they grow with the load).
 Issue 49 measured the defaults on SimVerb at 31.6 s wall on a quiet machine (load about 1).
 
-``--check DIR`` compares each log's JSON with ``DIR/<log>.json`` (written by ``--out DIR`` from
-another checkout) and prints the largest difference of any figure: the banded sum must leave
-the printed figures as they were.
+``--check DIR`` compares each log's JSON (and the scale figure's, ``scale.json``) with
+``DIR/<log>.json`` (written by ``--out DIR`` from another checkout) and prints the largest
+difference of any figure: a faster replay must leave the printed figures as they were.
 
     PYTHONPATH=. python bench/bench_replay.py [--logs simverb ...] [--splits 100] [--runs 1]
         [--data /tmp/lexgold-bench-scale] [--skip-scale] [--out DIR] [--check DIR]
@@ -137,6 +137,8 @@ def main() -> None:
                 "--json"]
         wall, cpu = _median(argv, args.runs, out / "scale.json")
         _print("scale, --policy error", wall, cpu)
+        if args.check:
+            _check("scale", out / "scale.json", args.check / "scale.json")
     print(f"load after: {_load()}")
 
 

@@ -327,9 +327,9 @@ def test_adaptive_rounds_see_every_pairs_moments_as_a_full_recount_gives_them(so
     seen = []
     original = rp.gains
 
-    def keep(rule, n, means, var, extra, *args):
+    def keep(rule, n, means, var, extra, *args, **kwargs):
         seen.append((np.array(n), np.array(means), np.array(var)))
-        return original(rule, n, means, var, extra, *args)
+        return original(rule, n, means, var, extra, *args, **kwargs)
 
     monkeypatch.setattr(rp, "gains", keep)
     for pool in pools:
@@ -343,3 +343,118 @@ def test_adaptive_rounds_see_every_pairs_moments_as_a_full_recount_gives_them(so
                 np.testing.assert_array_equal(means, full_mean)
                 np.testing.assert_array_equal(var, full_var)
             assert 0 <= counts[4.0].sum() - 4 * len(pool) < rp.STEP    # the budget, spent
+
+
+# -- the shortcuts of a split's measures, against what they stand for ---------------------------
+
+def _pools(source: str) -> list[np.ndarray]:
+    """Pools of random ratings off any grid (several widths) or of real SimVerb-3500 splits."""
+    if source == "random":
+        rng = np.random.default_rng(11)
+        return [rng.integers(0, 61, (300, 8)) / 7, rng.normal(3, 2, (200, 6))]
+    log = rp.log_matrix(read_log(SIMVERB), 8)
+    return [rp.split_log(log, 8, np.random.default_rng(s))[0] for s in range(2)]
+
+
+@pytest.mark.parametrize("source", ["random", "simverb"])
+def test_the_rank_rules_sharing_their_first_round_choose_the_pairs_they_choose_alone(source,
+                                                                                     monkeypatch):
+    """The first round's rank uncertainties, computed once for both rank rules, are the ones
+    each rule computes alone, and every round chooses exactly the same pairs."""
+    chosen = []
+    original = np.argpartition
+
+    def keep(values, kth, *args, **kwargs):
+        found = original(values, kth, *args, **kwargs)
+        chosen.append(np.sort(found[:kth + 1]))
+        return found
+
+    for pool in _pools(source):
+        shared: dict = {}
+        for rule in ("misordering", "rank+error"):
+            monkeypatch.setattr(rp.np, "argpartition", keep)
+            chosen.clear()
+            alone = rp.adaptive_counts(pool, [4.0, 6.0], rule)
+            rounds_alone = list(chosen)
+            chosen.clear()
+            together = rp.adaptive_counts(pool, [4.0, 6.0], rule, shared=shared)
+            monkeypatch.undo()
+            assert len(rounds_alone) > 5 and len(chosen) == len(rounds_alone)
+            for a, b in zip(rounds_alone, chosen):
+                np.testing.assert_array_equal(a, b)
+            for k in alone:
+                np.testing.assert_array_equal(alone[k], together[k])
+        start = np.full(len(pool), rp.FIRST_ROUND)
+        mean, var = rp._mean_var(*rp._moments(pool), start)
+        (u,) = shared.values()
+        np.testing.assert_array_equal(u, rp.uncertainties(start, mean, var))
+
+
+@pytest.mark.parametrize("source", ["random", "simverb"])
+def test_measures_read_from_the_table_of_counts_are_the_direct_ones(source, monkeypatch):
+    """A split's measures gather each pair's mean and SD at its count from a table made once a
+    split: every figure must be what the direct computation gives, to the last bit."""
+    direct = []
+    original = rp.accuracy
+
+    def keep(estimates, n, *args, **kwargs):
+        direct.append((np.array(estimates), np.array(n)))
+        return original(estimates, n, *args, **kwargs)
+
+    for pool in _pools(source):
+        reference = pool.mean(axis=1) + 0.1
+        sd_all = pool.std(axis=1, ddof=1) + 0.5
+        monkeypatch.setattr(rp, "accuracy", keep)
+        direct.clear()
+        rp._replay_drawn((pool, None, reference), [3, 4], sd_all)
+        monkeypatch.undo()
+        assert len(direct) > 10
+        for estimates, n in direct:
+            means, _ = rp._used_moments(pool, n)
+            np.testing.assert_array_equal(estimates, means)
+            columns = np.arange(pool.shape[1])[None, :] < n[:, None]
+            np.testing.assert_allclose(estimates, np.where(columns, pool, 0).sum(axis=1) / n,
+                                       rtol=1e-15)
+
+
+def test_percentile_is_numpys_to_the_last_bit():
+    rng = np.random.default_rng(2)
+    for trial in range(400):
+        size = int(rng.integers(1, 3000))
+        values = (rng.normal(size=size) if trial % 2 else
+                  np.round(rng.uniform(0, 6, size), 1))               # many ties
+        for q in (95, 2.5, 97.5, float(rng.uniform(0, 100))):
+            assert rp.percentile(values, q) == float(np.percentile(values, q))
+    assert np.isnan(rp.percentile([1.0, np.nan, 3.0], 95))
+    assert rp.percentile([4.0], 95) == 4.0
+
+
+def test_bootstrap_medians_from_counts_are_numpys_to_the_last_bit():
+    rng = np.random.default_rng(8)
+    for trial in range(300):
+        size, resamples = int(rng.integers(1, 120)), int(rng.integers(1, 400))
+        values = (rng.normal(size=size) if trial % 2 else
+                  np.round(rng.normal(size=size), 1))                  # ties
+        draws = rng.integers(0, size, (resamples, size))
+        found = rp.resample_medians(values, draws, rp.resample_counts(draws, size))
+        np.testing.assert_array_equal(found, np.median(values[draws], axis=1))
+    values = np.array([1.0, np.nan, 2.0])
+    draws = rng.integers(0, 3, (50, 3))
+    np.testing.assert_array_equal(rp.resample_medians(values, draws, rp.resample_counts(draws, 3)),
+                                  np.median(values[draws], axis=1))
+
+
+def test_upper_variances_from_a_table_of_counts_are_the_direct_quantiles():
+    from scipy.special import chdtri
+
+    from lexgold.crowd.allocation_criteria import shrunk_variances, upper_variances
+
+    rng = np.random.default_rng(6)
+    n = rng.integers(1, 12, 500)
+    var = np.where(n > 1, rng.uniform(0, 3, 500), np.nan)
+    d = np.clip(n - 1.0, 0, None) + 2.0
+    expected = shrunk_variances(n, var, 2.0) * d / chdtri(d, 0.95)
+    np.testing.assert_array_equal(upper_variances(n, var, 2.0), expected)
+    np.testing.assert_array_equal(upper_variances(n + 0.5, var, 2.0),       # not counts
+                                  shrunk_variances(n + 0.5, var, 2.0) * (d + 0.5)
+                                  / chdtri(d + 0.5, 0.95))

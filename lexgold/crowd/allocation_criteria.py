@@ -34,6 +34,8 @@ replayed in docs/process.md ("What lexgold saves, measured on real logs").
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 from scipy.special import chdtri, ndtr, ndtri
@@ -58,8 +60,13 @@ def upper_variances(n, var, prior: float = PRIOR_RATINGS, level: float = 0.95) -
     """
     n = np.asarray(n, float)
     d = np.clip(n - 1, 0, None) + prior
-    distinct = np.unique(d)                 # few: one per count of ratings
-    quantiles = chdtri(distinct, level)[np.searchsorted(distinct, d)]
+    counts = n.astype(np.intp) if len(n) and n.min() >= 0 and n.max() < 2 ** 20 else None
+    if counts is not None and np.array_equal(counts, n):    # counts of ratings: a table
+        quantiles = chdtri(np.clip(np.arange(counts.max() + 1.0) - 1, 0, None) + prior,
+                           level)[counts]
+    else:
+        distinct = np.unique(d)             # few: one per count of ratings
+        quantiles = chdtri(distinct, level)[np.searchsorted(distinct, d)]
     return shrunk_variances(n, var, prior) * d / quantiles
 
 
@@ -113,7 +120,7 @@ def _misordering_strips(m, s, counts, z, block):
     size = len(m)
     u = 0.5 * (counts - 1)                  # the pair's equals count 1/2, itself not
     gap_buffer, scale_buffer = np.empty(block * size), np.empty(block * size)
-    below = np.tril(np.ones((block, block), bool))
+    below = _lower_triangle(block)
     widest = float(s.max())
     skipped = False
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -134,6 +141,14 @@ def _misordering_strips(m, s, counts, z, block):
             u[a:b] += x @ counts[a:q]
             u[a:q] += counts[a:b] @ x
     return u, skipped
+
+
+@functools.lru_cache(maxsize=8)
+def _lower_triangle(block: int) -> np.ndarray:
+    """The diagonal and the cells below it of a ``block`` square (read-only, shared)."""
+    below = np.tri(block, dtype=bool)
+    below.setflags(write=False)
+    return below
 
 
 def _misordering_rows(m, s, counts, rows, block):
@@ -173,16 +188,26 @@ def rank_uncertainty(table: pd.DataFrame, prior: float = PRIOR_RATINGS,
                      index=table.index, name="uncertainty")
 
 
-def gains(rule: str, n, means, var, extra: int, prior: float = PRIOR_RATINGS) -> np.ndarray:
+def uncertainties(n, means, var, prior: float = PRIOR_RATINGS) -> np.ndarray:
+    """:func:`rank_uncertainty` from arrays of ratings ``n``, ``means`` and sample variances
+    ``var``: the ``u`` of the rank rules' :func:`gains`."""
+    n = np.asarray(n, float)
+    return misorderings(means, shrunk_variances(n, var, prior) / n)
+
+
+def gains(rule: str, n, means, var, extra: int, prior: float = PRIOR_RATINGS,
+          uncertainty: np.ndarray | None = None) -> np.ndarray:
     """The worth of ``extra`` more ratings of each pair under ``rule`` (:data:`RULES`), from
-    arrays of ratings ``n``, ``means`` and sample variances ``var`` (NaN for one rating)."""
+    arrays of ratings ``n``, ``means`` and sample variances ``var`` (NaN for one rating);
+    ``uncertainty``: the pairs' :func:`uncertainties` when already known (the rank rules
+    start from the same first round)."""
     n = np.asarray(n, float)
     if rule == "halfwidth":
         return np.sqrt(upper_variances(n, var, prior) / n)
     v = shrunk_variances(n, var, prior)
     if rule == "error":
         return v * extra / (n * (n + extra))
-    u = misorderings(means, v / n)
+    u = misorderings(means, v / n) if uncertainty is None else uncertainty
     rank = u ** 2 * extra / (n + extra)
     if rule == "misordering":
         return rank

@@ -81,7 +81,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import chdtri
 
-from lexgold.crowd.allocation_criteria import PRIOR_RATINGS, RULES, gains, shrunk_variances
+from lexgold.crowd.allocation_criteria import (PRIOR_RATINGS, RULES, gains, shrunk_variances,
+                                               uncertainties)
 from lexgold.errors import InputError
 from lexgold.machine.allocate import disagreement, machine_gain
 from lexgold.machine.prior import prior_scores
@@ -235,7 +236,7 @@ def _mean_var(s1, s2, n, rows=None):
     mean = total / n
     with np.errstate(invalid="ignore", divide="ignore"):
         var = np.where(n > 1, (squares - n * mean ** 2) / (n - 1), np.nan)
-    return mean, np.clip(var, 0, None)
+    return mean, np.maximum(var, 0, out=var)
 
 
 def uniform_counts(pool_ratings: np.ndarray, ks: Iterable[float]) -> dict[float, np.ndarray]:
@@ -246,31 +247,48 @@ def uniform_counts(pool_ratings: np.ndarray, ks: Iterable[float]) -> dict[float,
 def adaptive_counts(pool_ratings: np.ndarray, ks: Iterable[float], rule: str, *,
                     first_round: int = FIRST_ROUND, step: int = STEP,
                     round_share: float = ROUND_SHARE,
-                    known_var: np.ndarray | None = None) -> dict[float, np.ndarray]:
+                    known_var: np.ndarray | None = None,
+                    shared: dict | None = None) -> dict[float, np.ndarray]:
     """Ratings per pair of the site's adaptive allocation with criterion ``rule`` at budgets
     of ``k`` ratings per pair (ascending; the state at a budget is the prefix of one run: a
     greedy rule's run with a smaller budget stops earlier on the same path; between rounds only
     the topped-up pairs' means and variances are computed again). ``known_var`` replaces the
-    shrunk sample variances in the error gain (the oracle; ``rule`` unused)."""
+    shrunk sample variances in the error gain (the oracle; ``rule`` unused). ``shared``: a
+    dict kept by the caller for one ``pool_ratings``, where the first round's rank
+    uncertainties (the same for both rank rules) are kept for the next rule."""
     pairs, pool = pool_ratings.shape
     s1, s2 = _moments(pool_ratings)
     n = np.full(pairs, min(first_round, pool))
     per_round = max(1, int(round(round_share * pairs)))
     mean, var = _mean_var(s1, s2, n)
+    spent = int(n.sum())
+    first = rule in ("misordering", "rank+error") and known_var is None
     out = {}
     for k in sorted(ks):
         budget = int(round(k * pairs))
-        while n.sum() < budget:
+        while spent < budget:
             open_ = n < pool
-            if not open_.any():
+            opened = int(np.count_nonzero(open_))
+            if not opened:
                 break
-            gain = (gains(rule, n, mean, var, step) if known_var is None else
+            u = None
+            if first:
+                key = ("uncertainty", int(n[0]))
+                u = shared.get(key) if shared is not None else None
+                if u is None:
+                    u = uncertainties(n, mean, var)
+                    if shared is not None:
+                        shared[key] = u
+                first = False
+            gain = (gains(rule, n, mean, var, step, uncertainty=u) if known_var is None else
                     known_var * step / (n * (n + step)))      # the oracle: error gain, told v
             gain[~open_] = -np.inf
-            take = min(per_round, open_.sum(), -(-(budget - n.sum()) // step))
+            take = min(per_round, opened, -(-(budget - spent) // step))
             chosen = (np.argpartition(-gain, take - 1)[:take] if take < pairs
                       else np.arange(pairs))
-            n[chosen] = np.minimum(n[chosen] + step, pool)
+            before = n[chosen]
+            n[chosen] = np.minimum(before + step, pool)
+            spent += int((n[chosen] - before).sum())
             mean[chosen], var[chosen] = _mean_var(s1, s2, n, chosen)
         out[k] = n.copy()
     return out
@@ -329,8 +347,10 @@ MACHINE_POLICIES = ("machine-prior", "machine-allocate", "machine-disagreement",
                     "machine-allocate+prior")
 
 
-def policy_counts(policy: str, pool_ratings: np.ndarray, ks, known_var=None, **options):
-    """Ratings per pair of ``policy`` at each budget ``k``."""
+def policy_counts(policy: str, pool_ratings: np.ndarray, ks, known_var=None, shared=None,
+                  **options):
+    """Ratings per pair of ``policy`` at each budget ``k``; ``shared``: a dict kept by the
+    caller across the policies of one ``pool_ratings`` (:func:`adaptive_counts`)."""
     if policy == "uniform":
         return uniform_counts(pool_ratings, ks)
     if policy == "stopping":
@@ -339,7 +359,7 @@ def policy_counts(policy: str, pool_ratings: np.ndarray, ks, known_var=None, **o
     if policy == "oracle":
         return adaptive_counts(pool_ratings, ks, "error", known_var=known_var, **options)
     if policy in RULES:
-        return adaptive_counts(pool_ratings, ks, policy, **options)
+        return adaptive_counts(pool_ratings, ks, policy, shared=shared, **options)
     raise InputError(f"unknown policy {policy!r}; expected uniform or one of "
                      f"{', '.join(POLICIES)}", field="policy")
 
@@ -357,12 +377,33 @@ def accuracy(estimates, n, reference_means, sd_all, sd_used=None, reference_rank
     b = average_ranks(reference_means) if reference_ranks is None else reference_ranks
     found = {"spearman": float(np.corrcoef(a, b)[0, 1]),
              "mae": float(np.mean(np.abs(np.asarray(estimates) - reference_means))),
-             "halfwidth": float(np.percentile(Z95 * np.asarray(sd_all) / np.sqrt(n), 95))}
+             "halfwidth": percentile(Z95 * np.asarray(sd_all) / np.sqrt(n), 95)}
     if sd_used is not None:
         widths = Z95 * np.asarray(sd_used) / np.sqrt(n)
         widths = widths[np.asarray(n) > 1]
-        found["halfwidth_sample"] = float(np.percentile(widths, 95)) if len(widths) else np.nan
+        found["halfwidth_sample"] = percentile(widths, 95) if len(widths) else np.nan
     return found
+
+
+def percentile(values, q: float) -> float:
+    """``np.percentile(values, q)`` (its default linear method) to the last bit, for a 1-D
+    sample: the two order statistics around ``(n - 1) q / 100`` found by one partition and
+    interpolated as NumPy interpolates them (``a + (b - a) g``, or ``b - (b - a) (1 - g)`` for
+    ``g >= 1/2``; Hyndman and Fan 1996, "Sample quantiles in statistical packages", Am. Stat.
+    50(4), definition 7), without NumPy's general machinery (a replay takes 52 a split).
+
+    >>> percentile([1.0, 2.0, 3.0, 4.0], 95)
+    3.8499999999999996
+    """
+    x = np.array(values, dtype=float)
+    virtual = (len(x) - 1) * (q / 100)
+    if len(x) < 2 or not 0 <= virtual < len(x) - 1 or np.isnan(x).any():
+        return float(np.percentile(x, q))
+    low = int(virtual)
+    x.partition((low, low + 1))
+    a, b = float(x[low]), float(x[low + 1])
+    gamma = virtual - low
+    return b - (b - a) * (1 - gamma) if gamma >= 0.5 else a + (b - a) * gamma
 
 
 #: whether a larger figure is better
@@ -413,25 +454,41 @@ def replay_split(log: LogMatrix, pool: int, ks, rng: np.random.Generator, *,
                          estimator=estimator, machine=machine, **options)
 
 
+def _used_moments(pool_ratings: np.ndarray, counts: np.ndarray):
+    """Mean and SD of each pair's first ``counts`` ratings of the pool (SD NaN for one)."""
+    used = np.arange(pool_ratings.shape[1])[None, :] < counts[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):         # the pool holds no NaN
+        means = np.where(used, pool_ratings, 0.0).sum(axis=1) / counts
+        deviations = np.where(used, (pool_ratings - means[:, None]) ** 2, 0.0).sum(axis=1)
+        sd_used = np.where(counts > 1, np.sqrt(deviations / (counts - 1)), np.nan)
+    return means, sd_used
+
+
 def _replay_drawn(drawn, ks, sd_all, *, policies=POLICIES, estimator: str = "mean",
                   machine: np.ndarray | None = None, **options) -> list[dict]:
     """:func:`replay_split` of a split already drawn (:meth:`PoolDraws.draw`), ``sd_all`` the
     SD of each pair's ratings over the log."""
     estimate = ESTIMATORS[estimator]
     pool_ratings, pool_raters, reference_means = drawn
-    pool = pool_ratings.shape[1]
+    pairs, pool = pool_ratings.shape
     reference_ranks = average_ranks(reference_means)
     columns = np.arange(pool)
+    rows = np.arange(pairs)
+    # every pair's mean and SD at each count 1 .. pool, as _used_moments gives them for that
+    # count (a pair's figures do not depend on the other rows): the measures gather them
+    at_count = [_used_moments(pool_ratings, np.full(pairs, k)) for k in range(1, pool + 1)]
+    means_at = np.stack([means for means, _ in at_count], axis=1)
+    sd_at = np.stack([sd for _, sd in at_count], axis=1)
 
     def measure(counts, keep=None):
-        used = columns[None, :] < counts[:, None]
-        with np.errstate(invalid="ignore", divide="ignore"):     # the pool holds no NaN
-            means = np.where(used, pool_ratings, 0.0).sum(axis=1) / counts
-            deviations = np.where(used, (pool_ratings - means[:, None]) ** 2, 0.0).sum(axis=1)
-            sd_used = np.where(counts > 1, np.sqrt(deviations / (counts - 1)), np.nan)
+        if counts.dtype.kind in "iu" and counts.min() >= 1:
+            means, sd_used = means_at[rows, counts - 1], sd_at[rows, counts - 1]
+        else:
+            means, sd_used = _used_moments(pool_ratings, counts)
         if estimate is mean_estimate:
             estimates = means
         else:
+            used = columns[None, :] < counts[:, None]
             raters = None if pool_raters is None else np.where(used, pool_raters, -1)
             estimates = estimate(np.where(used, pool_ratings, np.nan), raters)
         if keep is not None:
@@ -447,8 +504,10 @@ def _replay_drawn(drawn, ks, sd_all, *, policies=POLICIES, estimator: str = "mea
         records += machine_records(policies, pool_ratings, ks, machine, curve_k, curve, golds,
                                    measure, reference_means, sd_all, **options)
         policies = [p for p in policies if p not in MACHINE_POLICIES]
+    shared: dict = {}
     for policy in policies:
-        counts = policy_counts(policy, pool_ratings, ks, known_var=sd_all ** 2, **options)
+        counts = policy_counts(policy, pool_ratings, ks, known_var=sd_all ** 2, shared=shared,
+                               **options)
         for k in ks:
             n = counts[k]
             fig = measure(n)
@@ -543,27 +602,63 @@ def summarise(records: pd.DataFrame, level: float = 0.95, seed: int = 0,
     rng = np.random.default_rng(seed)
     splits = int(others["split"].nunique()) if len(others) else 0
     draws = rng.integers(0, max(splits, 1), size=(resamples, max(splits, 1)))
+    drawn = resample_counts(draws, max(splits, 1))
     for (policy, k), group in others.groupby(["policy", "k"], sort=False):
         row = {"policy": policy, "k": float(k), "spent": float(group["spent"].median())}
+        group = group.sort_values("split")
         for name in BETTER_HIGH:
-            values = group.sort_values("split")[f"saving_{name}"].to_numpy(float)
-            medians = np.median(values[draws], axis=1) if len(values) == splits else values
+            values = group[f"saving_{name}"].to_numpy(float)
+            medians = (resample_medians(values, draws, drawn) if len(values) == splits
+                       else values)
             row[f"saving_{name}"] = float(np.median(values))
-            row[f"saving_{name}_low"] = float(np.percentile(medians, lo))
-            row[f"saving_{name}_high"] = float(np.percentile(medians, hi))
-            row[f"saving_{name}_spread_low"] = float(np.percentile(values, lo))
-            row[f"saving_{name}_spread_high"] = float(np.percentile(values, hi))
+            row[f"saving_{name}_low"] = percentile(medians, lo)
+            row[f"saving_{name}_high"] = percentile(medians, hi)
+            row[f"saving_{name}_spread_low"] = percentile(values, lo)
+            row[f"saving_{name}_spread_high"] = percentile(values, hi)
         for name in BETTER_HIGH:
             row[name] = float(group[name].median())
         for name in ("circularity", "weight"):
             if name in group and group[name].notna().any():
-                values = group.sort_values("split")[name].to_numpy(float)
-                medians = np.median(values[draws], axis=1) if len(values) == splits else values
+                values = group[name].to_numpy(float)
+                medians = (resample_medians(values, draws, drawn) if len(values) == splits
+                           else values)
                 row[name] = float(np.median(values))
-                row[f"{name}_low"] = float(np.percentile(medians, lo))
-                row[f"{name}_high"] = float(np.percentile(medians, hi))
+                row[f"{name}_low"] = percentile(medians, lo)
+                row[f"{name}_high"] = percentile(medians, hi)
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def resample_counts(draws: np.ndarray, size: int) -> np.ndarray:
+    """How often each of ``size`` items is drawn in each resample (a row of ``draws``): one
+    column per resample, one row per item."""
+    flat = (draws + np.arange(len(draws))[:, None] * size).ravel()
+    counts = np.bincount(flat, minlength=len(draws) * size).reshape(len(draws), size)
+    return counts.T.astype(np.int32)
+
+
+def resample_medians(values: np.ndarray, draws: np.ndarray, drawn: np.ndarray) -> np.ndarray:
+    """``np.median(values[draws], axis=1)`` to the last bit, from ``drawn``
+    (:func:`resample_counts` of ``draws``): each resample's middle order statistics read
+    from its counts summed over the values in order, without gathering and partitioning
+    every resample (the bootstrap of :func:`summarise`: 2,000 resamples of each figure).
+
+    >>> draws = np.array([[0, 0, 2], [1, 2, 2]])
+    >>> resample_medians(np.array([3.0, 1.0, 2.0]), draws, resample_counts(draws, 3)).tolist()
+    [3.0, 2.0]
+    """
+    if np.isnan(values).any():
+        return np.median(values[draws], axis=1)
+    order = np.argsort(values, kind="stable")
+    below = drawn[order].cumsum(axis=0, dtype=np.int32)   # drawn at or below each place
+    size = draws.shape[1]
+
+    def smallest(rank):                               # each resample's rank-th smallest, from 1
+        return values[order[(below < rank).sum(axis=0)]]
+
+    if size % 2:
+        return (0.0 + smallest(size // 2 + 1)) / 1
+    return (0.0 + smallest(size // 2) + smallest(size // 2 + 1)) / 2
 
 
 # -- a machine rater's policies ----------------------------------------------------------------
