@@ -555,24 +555,17 @@ def _fit(log: CodedLog, error: str, progress, raters, max_iterations: int,
     previous = -np.inf
     bounds = [tuple(special.logit(v) for v in LAPSE_BOUNDS)] + \
         ([] if state.df is None else [tuple(math.log(v) for v in DF_BOUNDS)])
-    at_once = state.identity and state.g - 1 > ONE_BY_ONE
-    post = None
+    if state.identity and state.g - 1 > ONE_BY_ONE:
+        return _fit_at_once(state, log, progress, max_iterations, tolerance)
     for iteration in range(1, max_iterations + 1):
-        if at_once:     # the spammer step of the previous E-step in the same pass
-            loglik = _cells_pass(state, post, log)
-        else:
-            loglik = state.pair_loglik(state.lapse, state.df)
+        loglik = state.pair_loglik(state.lapse, state.df)
         total = state.npmle(loglik, 100 if iteration == 1 else 30)
-        post = state.posterior(loglik) if state.identity else None
-        if at_once:     # lapse and df on the raters' expected counts
-            _lapse_df_step(state, _rater_update(state, post))
-        else:
-            if state.identity:
-                _raters_step(state, post, log)
-            result = optimize.minimize(state.marginal, state.pack(), method="L-BFGS-B",
-                                       bounds=bounds, options={"maxiter": 5})
-            state.lapse, state.df = state.unpack(result.x)
-            total = -result.fun
+        if state.identity:
+            _raters_step(state, state.posterior(loglik), log)
+        result = optimize.minimize(state.marginal, state.pack(), method="L-BFGS-B",
+                                   bounds=bounds, options={"maxiter": 5})
+        state.lapse, state.df = state.unpack(result.x)
+        total = -result.fun
         if progress is not None:
             progress(iteration)
         if abs(total - previous) < tolerance * max(1.0, abs(total)) and iteration > 3:
@@ -583,6 +576,104 @@ def _fit(log: CodedLog, error: str, progress, raters, max_iterations: int,
         model = replace(model, raters=raters, notes=model.notes + [
             "rater spreads held, not fitted: each rating a fresh rater's"])
     return model
+
+
+def _fit_at_once(state: _Fit, log: CodedLog, progress, max_iterations: int,
+                 tolerance: float) -> CrowdModel:
+    """EM beyond :data:`ONE_BY_ONE` raters: each iteration one pass over the filled cells
+    (:func:`_cells_pass`: the spammer step, then the pairs' likelihoods), the grid weights
+    (:meth:`_Fit.npmle`), the raters at once and centred (:func:`_rater_update`), ``lapse``
+    and ``df`` (:func:`_lapse_df_step`). Its objective is the variational bound
+    (:func:`_spammer_terms`: the pairs' log-likelihood, their ratings weighted by honesty,
+    plus the spammers' part), which every step raises; it stops when an iteration gains less
+    than ``tolerance`` of it. Accelerated by SQUAREM (Varadhan & Roland 2008, scheme S3) on
+    the raters' parameters, ``log sigma``, ``logit lapse`` and ``log df``: after three plain
+    iterations the point is extrapolated along their steps, kept only if the bound rises
+    there, else the last plain point is restored; a fixed point of EM is a fixed point of the
+    scheme, so the maximum is EM's."""
+    post, previous, trail, jumped = None, -np.inf, [], None
+    for iteration in range(1, max_iterations + 1):
+        loglik = _cells_pass(state, post, log)
+        total = state.npmle(loglik, 100 if iteration == 1 else 30)
+        bound = total + _spammer_terms(state)
+        if jumped is not None and bound < previous:        # back to the last plain point
+            _set_point(state, jumped)
+            loglik = _cells_pass(state, post, log)
+            total = state.npmle(loglik, 30)
+            bound = total + _spammer_terms(state)
+        plain, jumped = jumped is None, None
+        if progress is not None:
+            progress(iteration)
+        if plain and bound - previous < tolerance * max(1.0, abs(bound)) and iteration > 3:
+            break
+        previous = bound
+        post = state.posterior(loglik)
+        _lapse_df_step(state, _rater_update(state, post))
+        trail = (trail + [_point(state)])[-3:]
+        if len(trail) == 3:
+            jumped = _point(state)
+            _set_point(state, _extrapolated(*trail), keep=True)
+            trail = []
+    model = _model(state, log, total, iteration)
+    return replace(model, notes=[model.notes[0] + f" (variational bound, the spammers' part "
+                                 f"included: {bound:.2f})"] + model.notes[1:])
+
+
+def _spammer_terms(state: _Fit) -> float:
+    """The spammers' part of the fit's variational bound (mean field over each rater's
+    spammer indicator, ``pi_j = P(spammer)``, the pairs' posteriors given the rest: the
+    pairs' log-likelihood with ratings weighted by ``1 - pi_j`` is the other part):
+    ``sum_j pi_j U_j + pi_j log rho + (1 - pi_j) log(1 - rho) + H(pi_j)``, ``U_j`` the
+    log-probability of rater ``j``'s ratings under a spammer, ``rho`` the spammers' share
+    (their mean, as the spammer step's prior)."""
+    if state.rated is None:
+        return 0.0
+    pi = np.clip(state.spam[1:], 1e-300, 1.0)
+    rest = np.clip(1 - state.spam[1:], 1e-300, 1.0)
+    rho = float(np.clip(np.mean(state.spam[1:]), 1e-3, 0.5))
+    uniform = np.bincount(state.rated.rater, state.rated.uniform, state.g)[1:]
+    return float(pi @ uniform + (pi * math.log(rho) + rest * math.log(1 - rho)).sum()
+                 - (pi * np.log(pi) + rest * np.log(rest)).sum())
+
+
+def _point(state: _Fit) -> tuple:
+    """The parameters SQUAREM extrapolates (as a vector: the raters' bias, log scale and
+    log noise, ``log sigma``, ``logit lapse``, ``log df``) and what it does not (the grid
+    weights, the spammer posteriors), to restore."""
+    vector = np.concatenate([state.bias[1:], state.log_scale[1:], state.log_noise[1:],
+                             [math.log(state.sigma), special.logit(state.lapse)]
+                             + ([] if state.df is None else [math.log(state.df)])])
+    return vector, state.weights.copy(), state.spam.copy()
+
+
+def _set_point(state: _Fit, point: tuple, *, keep: bool = False) -> None:
+    """Put ``point`` (:func:`_point`) into ``state``: all of it, or with ``keep`` its vector
+    only, each parameter kept within its bounds or, where the centring moved it beyond them,
+    no further beyond than it is."""
+    vector, weights, spam = point
+    n = state.g - 1
+    for i, (name, (low, high)) in enumerate(zip(("bias", "log_scale", "log_noise"),
+                                                RATER_BOUNDS)):
+        now = getattr(state, name)[1:]
+        now[:] = np.clip(vector[i * n:(i + 1) * n], np.minimum(low, now),
+                         np.maximum(high, now))
+    state.sigma = float(math.exp(vector[3 * n]))
+    state.lapse = float(np.clip(special.expit(vector[3 * n + 1]), *LAPSE_BOUNDS))
+    if state.df is not None:
+        state.df = float(np.clip(math.exp(vector[3 * n + 2]), *DF_BOUNDS))
+    if not keep:
+        state.weights, state.spam = weights.copy(), spam.copy()
+
+
+def _extrapolated(first: tuple, second: tuple, third: tuple) -> tuple:
+    """SQUAREM's S3 point from three successive EM points: ``r = x1 - x0``, ``v = x2 - 2 x1
+    + x0``, ``alpha = -|r| / |v|`` (at most -1), ``x0 - 2 alpha r + alpha^2 v``; the last
+    point's weights and spammer posteriors."""
+    x0, x1, x2 = first[0], second[0], third[0]
+    r, v = x1 - x0, x2 - 2 * x1 + x0
+    norm_v = float(np.sqrt(v @ v))
+    alpha = min(-1.0, -float(np.sqrt(r @ r)) / norm_v) if norm_v > 0 else -1.0
+    return x0 - 2 * alpha * r + alpha ** 2 * v, third[1], third[2]
 
 
 #: bounds of a rater's bias, log scale and log noise (relative units)
