@@ -51,10 +51,13 @@ covariances over those spreads. Beyond :data:`ONE_BY_ONE` raters their biases, s
 noises are updated all at once (:func:`_raters_at_once`: Newton steps, analytic derivatives),
 ``lapse`` and ``df`` by the M-step on the E-step's expected counts (:func:`_lapse_df_step`,
 expectation conditional maximisation: no recomputation of the pairs' likelihoods), and grid
-probabilities are computed only for the (rater, code) cells the log fills, by blocks: memory
-grows with raters and pairs, never with ratings times the grid. A log without identity can be
-fitted with rater spreads held (``fit(..., raters=...)``): each rating is then a fresh rater's
-and its likelihood is averaged over raters (Gauss-Hermite quadrature).
+probabilities are computed only for the (rater, code) cells the log fills, by blocks, once an
+iteration for the spammer step and the pairs' likelihoods (:func:`_cells_pass`): memory grows
+with raters and pairs, never with ratings times the grid; that fit follows, and stops on the gain
+of, its variational bound (the pairs' log-likelihood plus the spammers' part:
+:func:`_spammer_terms`), accelerated by SQUAREM (:func:`_fit_at_once`). A log without
+identity can be fitted with rater spreads held (``fit(..., raters=...)``): each rating is then a
+fresh rater's and its likelihood is averaged over raters (Gauss-Hermite quadrature).
 """
 
 from __future__ import annotations
