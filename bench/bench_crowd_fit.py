@@ -18,7 +18,10 @@ Anchor: the tree before issue 49's fitting changes (commit 6a7bb54), ANCHOR belo
 once by the author where the machine allowed, else the figure of issues 48/49 (said so); for
 ``scale10k`` also the tree before the lapse/df step on expected counts (commit d2f11cf),
 measured in process at load 10-19: 79-101 s CPU an EM iteration (68 s at load 6-10), 584 MB
-peak, so about an hour of CPU for a fit of up to 40 iterations.
+peak, so about an hour of CPU for a fit of up to 40 iterations; and the tree before issue 49's
+third bullet's fitting changes (c0e7765, this command, quiet machine): 231 s CPU, 689 MB peak,
+26 EM iterations of 8.9 s CPU, stopped on a figure that left out the spammers' part of the
+fit's objective (it fell after iteration 21 while the objective rose).
 
 Usage: python bench/bench_crowd_fit.py [--logs scale10k pairs30k oneeach1800] [--root DIR]
        [--data /tmp/lexgold-bench-crowd-fit] [--timeout 600]
@@ -41,7 +44,8 @@ LOGS = ("scale10k", "pairs30k", "oneeach1800")
 #: the tree before this change (commit 6a7bb54)
 ANCHOR = {"scale10k": "6a7bb54 not fitted: issue 49 (its spammer step alone holds [1.3 M "
                       "ratings, 675] float arrays, 7 GB each); d2f11cf 68-101 s CPU an EM "
-                      "iteration, 584 MB, about an hour of CPU a fit",
+                      "iteration, 584 MB, about an hour of CPU a fit; c0e7765 231 s CPU, "
+                      "689 MB, 26 EM iterations of 8.9 s CPU (quiet machine)",
           "pairs30k": "6.5 GB peak, 72 s (issue 48's log of that size, its raters "
                       "not given; not remeasured)",
           "oneeach1800": "one EM iteration of up to 40 unfinished after 300 s wall (in "

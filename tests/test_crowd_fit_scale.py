@@ -286,3 +286,64 @@ def test_posterior_means_over_the_nonzero_terms_are_those_of_the_dense_sum():
     expected = [sum(post[r, z] * values[c, z] for z in range(9)) for r, c in zip(rows, local)]
     assert np.allclose(found, expected, rtol=1e-14, atol=0)
     assert found[1] == 0.0
+
+
+def bounds_of_fit(frame, monkeypatch, **kwargs) -> tuple[list[float], object]:
+    """The variational bound after each iteration of a fit with raters at once (the point
+    an iteration kept: an extrapolation it undid is left out) and the fitted crowd."""
+    monkeypatch.setattr(cm, "ONE_BY_ONE", 0)
+    totals, extras, marks = [], [], []
+    npmle, terms = cm._Fit.npmle, cm._spammer_terms
+
+    def recorded_npmle(self, loglik, iterations):
+        totals.append(npmle(self, loglik, iterations))
+        return totals[-1]
+
+    def recorded_terms(state):
+        extras.append(terms(state))
+        return extras[-1]
+
+    monkeypatch.setattr(cm._Fit, "npmle", recorded_npmle)
+    monkeypatch.setattr(cm, "_spammer_terms", recorded_terms)
+    model = cm.fit(frame, scale=(0, 6), progress=lambda _: marks.append(len(totals)),
+                   **kwargs)
+    assert len(totals) == len(extras)
+    return [totals[m - 1] + extras[m - 1] for m in marks], model
+
+
+@pytest.fixture(scope="module")
+def spammy():
+    """A drawn log of 90 raters of 12 ratings each, 4 of them answering uniformly."""
+    frame = drawn(120, 9, 90, 6)
+    rng = np.random.default_rng(7)
+    spammer = frame["rater_id"].isin([f"r{r}" for r in (3, 17, 40, 77)])
+    frame.loc[spammer, "rating"] = rng.integers(0, 7, int(spammer.sum()))
+    return frame
+
+
+def test_the_fit_at_once_raises_its_bound_every_iteration_and_stops_on_a_small_gain(
+        spammy, monkeypatch):
+    bounds, model = bounds_of_fit(spammy, monkeypatch, max_iterations=60, tolerance=1e-7)
+    gains = np.diff(bounds)
+    # rises but for the centring of biases and log scales (the model's constraint, not a
+    # step of EM): falls of at most 1e-4 nats a rating here (4,320 ratings)
+    assert gains[:5].min() > 0 and gains.sum() > 50
+    assert (gains >= -1e-4 * len(spammy)).all(), gains
+    iterations = int(model.notes[0].split(" iterations")[0].rsplit(" ", 1)[1])
+    assert iterations == len(bounds) < 60            # stopped by the gain, not the count
+    assert gains[-1] < 1e-7 * abs(bounds[-1])
+    assert f"{bounds[-1]:.2f})" in model.notes[0]    # the bound the crowd's notes quote
+
+
+def test_squarem_reaches_the_maximum_of_plain_em(monkeypatch):
+    frame = drawn(150, 8, 12, 6)                      # 100 ratings a rater: a clear maximum
+    fast, model = bounds_of_fit(frame, monkeypatch, max_iterations=400, tolerance=1e-8)
+    monkeypatch.setattr(cm, "_extrapolated", lambda first, second, third: third)  # plain EM
+    plain, slow = bounds_of_fit(frame, monkeypatch, max_iterations=400, tolerance=1e-8)
+    assert len(fast) <= len(plain) < 400
+    assert fast[-1] == pytest.approx(plain[-1], abs=1e-6 * abs(plain[-1]))
+    for name in ("lapse", "df", "sigma"):
+        assert getattr(model, name) == pytest.approx(getattr(slow, name), rel=1e-3), name
+    for name in ("bias_sd", "scale_sd", "noise_sd"):
+        assert getattr(model.raters, name) == pytest.approx(getattr(slow.raters, name),
+                                                            rel=1e-3), name

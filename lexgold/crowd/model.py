@@ -51,10 +51,13 @@ covariances over those spreads. Beyond :data:`ONE_BY_ONE` raters their biases, s
 noises are updated all at once (:func:`_raters_at_once`: Newton steps, analytic derivatives),
 ``lapse`` and ``df`` by the M-step on the E-step's expected counts (:func:`_lapse_df_step`,
 expectation conditional maximisation: no recomputation of the pairs' likelihoods), and grid
-probabilities are computed only for the (rater, code) cells the log fills, by blocks: memory
-grows with raters and pairs, never with ratings times the grid. A log without identity can be
-fitted with rater spreads held (``fit(..., raters=...)``): each rating is then a fresh rater's
-and its likelihood is averaged over raters (Gauss-Hermite quadrature).
+probabilities are computed only for the (rater, code) cells the log fills, by blocks, once an
+iteration for the spammer step and the pairs' likelihoods (:func:`_cells_pass`): memory grows
+with raters and pairs, never with ratings times the grid; that fit follows, and stops on the gain
+of, its variational bound (the pairs' log-likelihood plus the spammers' part:
+:func:`_spammer_terms`), accelerated by SQUAREM (:func:`_fit_at_once`). A log without
+identity can be fitted with rater spreads held (``fit(..., raters=...)``): each rating is then a
+fresh rater's and its likelihood is averaged over raters (Gauss-Hermite quadrature).
 """
 
 from __future__ import annotations
@@ -75,6 +78,10 @@ from lexgold.ratings.long import scale_points
 #: latent grid over the scale, relative units; nodes of the pair spread
 GRID = np.linspace(-0.6, 1.6, 45)
 SPREADS = np.linspace(-1.6, 1.2, 15)
+#: the logit of each grid point (clipped as :func:`rater_means` clips) and which lie inside
+#: the scale: the rater step's entries index them instead of taking a logit each
+_GRID_LOGIT = special.logit(np.clip(GRID, 1e-12, 1 - 1e-12))
+_GRID_INSIDE = (GRID > 0) & (GRID < 1)
 FORMAT = "lexgold-crowd/1"
 QUANTILES = (0.1, 0.5, 0.9)
 
@@ -403,6 +410,8 @@ class _Fit:
             * np.exp(-SPREADS ** 2 / (2 * 0.3 ** 2))[None, :]
         self.weights = (prior / prior.sum()).ravel()
         self.lapse, self.df = 0.02, 10.0
+        self.rated: _Rated | None = None          # made when first needed (_rated)
+        self.columns: sparse.csc_matrix | None = None     # cells by column (_cells_pass)
 
     def log_probs(self, lapse, df, groups=None) -> np.ndarray:
         """log P(code | grid point, spread) per group: ``[G, Q, T, M]``; an anonymous
@@ -549,18 +558,17 @@ def _fit(log: CodedLog, error: str, progress, raters, max_iterations: int,
     previous = -np.inf
     bounds = [tuple(special.logit(v) for v in LAPSE_BOUNDS)] + \
         ([] if state.df is None else [tuple(math.log(v) for v in DF_BOUNDS)])
+    if state.identity and state.g - 1 > ONE_BY_ONE:
+        return _fit_at_once(state, log, progress, max_iterations, tolerance)
     for iteration in range(1, max_iterations + 1):
         loglik = state.pair_loglik(state.lapse, state.df)
         total = state.npmle(loglik, 100 if iteration == 1 else 30)
-        entries = _raters_step(state, state.posterior(loglik), log) if state.identity \
-            else None
-        if entries is not None:       # raters at once: lapse and df on the expected counts
-            _lapse_df_step(state, entries)
-        else:
-            result = optimize.minimize(state.marginal, state.pack(), method="L-BFGS-B",
-                                       bounds=bounds, options={"maxiter": 5})
-            state.lapse, state.df = state.unpack(result.x)
-            total = -result.fun
+        if state.identity:
+            _raters_step(state, state.posterior(loglik), log)
+        result = optimize.minimize(state.marginal, state.pack(), method="L-BFGS-B",
+                                   bounds=bounds, options={"maxiter": 5})
+        state.lapse, state.df = state.unpack(result.x)
+        total = -result.fun
         if progress is not None:
             progress(iteration)
         if abs(total - previous) < tolerance * max(1.0, abs(total)) and iteration > 3:
@@ -573,6 +581,106 @@ def _fit(log: CodedLog, error: str, progress, raters, max_iterations: int,
     return model
 
 
+def _fit_at_once(state: _Fit, log: CodedLog, progress, max_iterations: int,
+                 tolerance: float) -> CrowdModel:
+    """EM beyond :data:`ONE_BY_ONE` raters: each iteration one pass over the filled cells
+    (:func:`_cells_pass`: the spammer step, then the pairs' likelihoods), the grid weights
+    (:meth:`_Fit.npmle`), the raters at once and centred (:func:`_rater_update`), ``lapse``
+    and ``df`` (:func:`_lapse_df_step`). Its objective is the variational bound
+    (:func:`_spammer_terms`: the pairs' log-likelihood, their ratings weighted by honesty,
+    plus the spammers' part), which every step of EM raises (the centring of biases and log
+    scales, the model's constraint, can lower it a little); it stops when a plain iteration
+    gains less than ``tolerance`` of it (or loses: the centring's noise is then above the
+    gain). Accelerated by SQUAREM (Varadhan & Roland 2008, scheme S3) on
+    the raters' parameters, ``log sigma``, ``logit lapse`` and ``log df``: after three plain
+    iterations the point is extrapolated along their steps, kept only if the bound rises
+    there, else the last plain point is restored; a fixed point of EM is a fixed point of the
+    scheme, so the maximum is EM's."""
+    post, previous, trail, jumped = None, -np.inf, [], None
+    for iteration in range(1, max_iterations + 1):
+        loglik = _cells_pass(state, post, log)
+        total = state.npmle(loglik, 100 if iteration == 1 else 30)
+        bound = total + _spammer_terms(state)
+        if jumped is not None and bound < previous:        # back to the last plain point
+            _set_point(state, jumped)
+            loglik = _cells_pass(state, post, log)
+            total = state.npmle(loglik, 30)
+            bound = total + _spammer_terms(state)
+        plain, jumped = jumped is None, None
+        if progress is not None:
+            progress(iteration)
+        if plain and bound - previous < tolerance * max(1.0, abs(bound)) and iteration > 3:
+            break
+        previous = bound
+        post = state.posterior(loglik)
+        _lapse_df_step(state, _rater_update(state, post))
+        trail = (trail + [_point(state)])[-3:]
+        if len(trail) == 3:
+            jumped = _point(state)
+            _set_point(state, _extrapolated(*trail), keep=True)
+            trail = []
+    model = _model(state, log, total, iteration)
+    return replace(model, notes=[model.notes[0] + f" (variational bound, the spammers' part "
+                                 f"included: {bound:.2f})"] + model.notes[1:])
+
+
+def _spammer_terms(state: _Fit) -> float:
+    """The spammers' part of the fit's variational bound (mean field over each rater's
+    spammer indicator, ``pi_j = P(spammer)``, the pairs' posteriors given the rest: the
+    pairs' log-likelihood with ratings weighted by ``1 - pi_j`` is the other part):
+    ``sum_j pi_j U_j + pi_j log rho + (1 - pi_j) log(1 - rho) + H(pi_j)``, ``U_j`` the
+    log-probability of rater ``j``'s ratings under a spammer, ``rho`` the spammers' share
+    (their mean, as the spammer step's prior)."""
+    if state.rated is None:
+        return 0.0
+    pi = np.clip(state.spam[1:], 1e-300, 1.0)
+    rest = np.clip(1 - state.spam[1:], 1e-300, 1.0)
+    rho = float(np.clip(np.mean(state.spam[1:]), 1e-3, 0.5))
+    uniform = np.bincount(state.rated.rater, state.rated.uniform, state.g)[1:]
+    return float(pi @ uniform + (pi * math.log(rho) + rest * math.log(1 - rho)).sum()
+                 - (pi * np.log(pi) + rest * np.log(rest)).sum())
+
+
+def _point(state: _Fit) -> tuple:
+    """The parameters SQUAREM extrapolates (as a vector: the raters' bias, log scale and
+    log noise, ``log sigma``, ``logit lapse``, ``log df``) and what it does not (the grid
+    weights, the spammer posteriors), to restore."""
+    vector = np.concatenate([state.bias[1:], state.log_scale[1:], state.log_noise[1:],
+                             [math.log(state.sigma), special.logit(state.lapse)]
+                             + ([] if state.df is None else [math.log(state.df)])])
+    return vector, state.weights.copy(), state.spam.copy()
+
+
+def _set_point(state: _Fit, point: tuple, *, keep: bool = False) -> None:
+    """Put ``point`` (:func:`_point`) into ``state``: all of it, or with ``keep`` its vector
+    only, each parameter kept within its bounds or, where the centring moved it beyond them,
+    no further beyond than it is."""
+    vector, weights, spam = point
+    n = state.g - 1
+    for i, (name, (low, high)) in enumerate(zip(("bias", "log_scale", "log_noise"),
+                                                RATER_BOUNDS)):
+        now = getattr(state, name)[1:]
+        now[:] = np.clip(vector[i * n:(i + 1) * n], np.minimum(low, now),
+                         np.maximum(high, now))
+    state.sigma = float(math.exp(vector[3 * n]))
+    state.lapse = float(np.clip(special.expit(vector[3 * n + 1]), *LAPSE_BOUNDS))
+    if state.df is not None:
+        state.df = float(np.clip(math.exp(vector[3 * n + 2]), *DF_BOUNDS))
+    if not keep:
+        state.weights, state.spam = weights.copy(), spam.copy()
+
+
+def _extrapolated(first: tuple, second: tuple, third: tuple) -> tuple:
+    """SQUAREM's S3 point from three successive EM points: ``r = x1 - x0``, ``v = x2 - 2 x1
+    + x0``, ``alpha = -|r| / |v|`` (at most -1), ``x0 - 2 alpha r + alpha^2 v``; the last
+    point's weights and spammer posteriors."""
+    x0, x1, x2 = first[0], second[0], third[0]
+    r, v = x1 - x0, x2 - 2 * x1 + x0
+    norm_v = float(np.sqrt(v @ v))
+    alpha = min(-1.0, -float(np.sqrt(r @ r)) / norm_v) if norm_v > 0 else -1.0
+    return x0 - 2 * alpha * r + alpha ** 2 * v, third[1], third[2]
+
+
 #: bounds of a rater's bias, log scale and log noise (relative units)
 RATER_BOUNDS = ((-0.6, 0.6), (-1.5, 1.5), (-2.0, 2.0))
 #: raters fitted one at a time (scipy's L-BFGS-B) up to this many; more at once
@@ -582,8 +690,9 @@ ONE_BY_ONE = 64
 CELL_BLOCK = 4096
 #: ratings whose probabilities on the grid are held at once (675 floats each)
 RATING_BLOCK = 8192
-#: (rater, code, grid point, spread) terms of the rater step computed at once
-ENTRY_BLOCK = 1 << 20
+#: (rater, code, grid point, spread) terms of the rater step computed at once (64 K: each
+#: temporary 512 KB, near the cache; 1 M took 1.5x the CPU on the 1,000-rater log)
+ENTRY_BLOCK = 1 << 16
 
 
 def _raters_step(state: _Fit, post: np.ndarray, log: CodedLog) -> _Entries | None:
@@ -591,6 +700,26 @@ def _raters_step(state: _Fit, post: np.ndarray, log: CodedLog) -> _Entries | Non
     posteriors; biases, log scales and log noises centred on the honest raters. Returns the
     E-step's expected counts where the raters were fitted at once (:func:`_raters_at_once`),
     else None."""
+    entries = _rater_update(state, post)
+    # spammer posterior: uniform answers against the leave-one-out predictive probability,
+    # by blocks of raters and of their ratings (never a [ratings, T * M] array); with raters
+    # at once, over each pair's posterior's nonzero terms only (a pair of many ratings has
+    # its posterior on a few grid cells, the rest exactly 0)
+    support = None if entries is None else sparse.csr_matrix(post)
+    rated = _rated(state, log)
+    predictive = np.empty(len(rated.cell))
+    for cells in state.cell_blocks():
+        _predictive(rated, post, support, cells,
+                    state.cell_logp(state.lapse, state.df, cells), predictive)
+    state.spam[1:] = _spam_posteriors(state, rated, predictive, slice(None),
+                                      float(np.mean(state.spam[1:])))[1:]
+    return entries
+
+
+def _rater_update(state: _Fit, post: np.ndarray) -> _Entries | None:
+    """The raters' M-step (:func:`_rater_parameters`) under the pairs' posteriors ``post``,
+    biases, log scales and log noises then centred on the honest raters (the noises' centre
+    moved into ``sigma``). Returns :func:`_rater_parameters`' expected counts."""
     weighted = post if bool((state.mult == 1).all()) else post * state.mult[:, None]
     entries = _rater_parameters(state, state.cells.T.tocsr(), weighted)
     honest = 1 - state.spam[1:]
@@ -599,34 +728,111 @@ def _raters_step(state: _Fit, post: np.ndarray, log: CodedLog) -> _Entries | Non
     shift = np.average(state.log_noise[1:], weights=honest)
     state.log_noise[1:] -= shift
     state.sigma *= math.exp(shift)
-    # spammer posterior: uniform answers against the leave-one-out predictive probability,
-    # by blocks of raters and of their ratings (never a [ratings, T * M] array); with raters
-    # at once, over each pair's posterior's nonzero terms only (a pair of many ratings has
-    # its posterior on a few grid cells, the rest exactly 0)
-    support = None if entries is None else sparse.csr_matrix(post)
-    rated = state.rater > 0
-    cell = state.rater[rated] * state.q + log.code[rated]
-    row = state.row[log.pair[rated]]
-    predictive = np.empty(len(cell))
-    order = np.argsort(cell, kind="stable")
-    for cells in state.cell_blocks():
-        inverse_p = np.exp(-state.cell_logp(state.lapse, state.df, cells))
-        start, stop = np.searchsorted(cell[order], [cells[0], cells[-1] + 1])
-        for at in range(start, stop, RATING_BLOCK):
-            some = order[at:min(at + RATING_BLOCK, stop)]
-            local = np.searchsorted(cells, cell[some])
-            if support is None:
-                inverse = (post[row[some]] * inverse_p[local]).sum(axis=1)
-            else:
-                inverse = _posterior_means(support, row[some], inverse_p, local)
-            predictive[some] = -np.log(inverse)
-    width = _bounds(state.k, state.h)[2][log.code[rated]]
-    uniform = np.log(width / state.k)
-    share = float(np.clip(np.mean(state.spam[1:]), 1e-3, 0.5))
-    odds = np.bincount(state.rater[rated], uniform - predictive, state.g)[1:] \
-        + math.log(share / (1 - share))
-    state.spam[1:] = special.expit(odds)
     return entries
+
+
+@dataclass
+class _Rated:
+    """The identified ratings of a fit: each one's (rater, code) ``cell``, its pair's
+    ``row``, ``rater`` and log-probability under a spammer (``uniform``); ``order`` sorts
+    them by cell (``sorted_cell``)."""
+
+    cell: np.ndarray
+    row: np.ndarray
+    rater: np.ndarray
+    uniform: np.ndarray
+    order: np.ndarray
+    sorted_cell: np.ndarray
+
+
+def _rated(state: _Fit, log: CodedLog) -> _Rated:
+    """The fit's identified ratings (:class:`_Rated`), made once (the log does not change)."""
+    if state.rated is None:
+        rated = state.rater > 0
+        cell = state.rater[rated] * state.q + log.code[rated]
+        order = np.argsort(cell, kind="stable")
+        width = _bounds(state.k, state.h)[2][log.code[rated]]
+        state.rated = _Rated(cell, state.row[log.pair[rated]], state.rater[rated],
+                             np.log(width / state.k), order, cell[order])
+    return state.rated
+
+
+def _predictive(rated: _Rated, post, support, cells, logp, out) -> slice:
+    """The leave-one-out predictive log-probability of each identified rating in ``cells``
+    (their grid log-probabilities ``logp``) into ``out``: ``-log sum_z post(z) / P(rating |
+    z)`` over its pair's posterior ``post`` (over its nonzero terms ``support`` where given),
+    by blocks of :data:`RATING_BLOCK` ratings (never a ``[ratings, T * M]`` array). Returns
+    the slice of ``rated.order`` these ratings are."""
+    inverse_p = np.exp(-logp)
+    start, stop = np.searchsorted(rated.sorted_cell, [cells[0], cells[-1] + 1])
+    for at in range(start, stop, RATING_BLOCK):
+        some = rated.order[at:min(at + RATING_BLOCK, stop)]
+        local = np.searchsorted(cells, rated.cell[some])
+        if support is None:
+            inverse = (post[rated.row[some]] * inverse_p[local]).sum(axis=1)
+        else:
+            inverse = _posterior_means(support, rated.row[some], inverse_p, local)
+        out[some] = -np.log(inverse)
+    return slice(start, stop)
+
+
+def _spam_posteriors(state: _Fit, rated: _Rated, predictive: np.ndarray, which,
+                     share: float) -> np.ndarray:
+    """Each group's spammer posterior (``[G]``) from the identified ratings ``which`` (an
+    index of them; a rater's ratings all in or all out): their uniform probabilities
+    against their leave-one-out ``predictive`` log-probabilities, the prior odds those of
+    ``share`` (the spammers' current share, clipped to 0.001-0.5)."""
+    share = float(np.clip(share, 1e-3, 0.5))
+    return special.expit(np.bincount(rated.rater[which], rated.uniform[which]
+                                     - predictive[which], state.g)
+                         + math.log(share / (1 - share)))
+
+
+def _rater_blocks(state: _Fit) -> list[np.ndarray]:
+    """The filled cells in blocks of whole raters (a rater's cells never split), each of at
+    most :data:`CELL_BLOCK` cells or else one rater's."""
+    starts = np.flatnonzero(np.r_[True, np.diff(state.filled // state.q) != 0])
+    ends = np.r_[starts[1:], len(state.filled)]
+    blocks, at = [], 0
+    while at < len(state.filled):
+        fits = ends[(ends > at) & (ends <= at + CELL_BLOCK)]
+        end = int(fits[-1]) if len(fits) else int(ends[ends > at][0])
+        blocks.append(state.filled[at:end])
+        at = end
+    return blocks
+
+
+def _cells_pass(state: _Fit, post: np.ndarray | None, log: CodedLog) -> np.ndarray:
+    """One pass over the filled cells' grid probabilities shared by the spammer step and the
+    pairs' likelihoods (raters at once, beyond :data:`ONE_BY_ONE`): for each block of whole
+    raters (:func:`_rater_blocks`), their spammer posteriors from the previous E-step's
+    posteriors ``post`` (None: kept) and these probabilities, at the parameters the previous
+    M-step left (:func:`_predictive`, :func:`_spam_posteriors`), then the block's part of
+    :meth:`_Fit.pair_loglik`, weighted by the new honesty."""
+    if state.columns is None:
+        state.columns = state.cells.tocsc()
+    share = float(np.mean(state.spam[1:]))
+    if post is not None:
+        support = sparse.csr_matrix(post)
+        rated = _rated(state, log)
+        predictive = np.empty(len(rated.cell))
+    total = None
+    for cells in _rater_blocks(state):
+        logp = state.cell_logp(state.lapse, state.df, cells)
+        if post is not None:
+            done = _predictive(rated, post, support, cells, logp, predictive)
+            groups = np.unique(cells // state.q)
+            groups = groups[groups > 0]                 # the anonymous are no spammers
+            state.spam[groups] = _spam_posteriors(state, rated, predictive,
+                                                  rated.order[done], share)[groups]
+        block = state.columns[:, cells]
+        block = block.multiply((1 - state.spam)[cells // state.q][None, :]).tocsr()
+        part = block @ logp
+        if total is None:
+            total = part
+        else:
+            total += part
+    return total
 
 
 def _posterior_means(support: sparse.csr_matrix, rows: np.ndarray, values: np.ndarray,
@@ -726,30 +932,39 @@ def _expected_entries(state: _Fit, expected_of, weighted: np.ndarray) -> _Entrie
     return _Entries(g, q, c, n, many=len(n) >= _TABLE_Z.size)
 
 
-def _entry_terms(state: _Fit, x: np.ndarray, part: slice, entries: _Entries, df):
+def _entry_terms(state: _Fit, x: np.ndarray, part: slice, entries: _Entries, df, *,
+                 derivatives: bool = True):
     """For the entries ``part`` at rater parameters ``x`` (``[G, 3]``: bias, log scale, log
     noise): the latent bounds standardised (``zl``, ``zh``), the honest model's probability
-    ``T`` of each entry's code, the rater mean's derivatives (:func:`_mean_derivatives`) and
-    ``sd``."""
+    ``T`` of each entry's code, the rater mean's derivatives (:func:`_mean_derivatives`; None
+    unless ``derivatives``) and ``sd``. The rater means are :func:`rater_means`' numbers, the
+    logit of each grid point taken once (:data:`_GRID_LOGIT`) and shared with the
+    derivatives."""
+    zl, zh, sd, (ts, ell, mu) = _entry_bounds(state, x, part, entries)
+    return (zl, zh, _cdf(zh, df, entries.many) - _cdf(zl, df, entries.many),
+            _mean_derivatives(ts, mu, ell) if derivatives else None, sd)
+
+
+def _entry_bounds(state: _Fit, x: np.ndarray, part: slice, entries: _Entries):
+    """The standardised latent bounds ``zl``, ``zh`` and ``sd`` of the entries ``part`` at
+    rater parameters ``x``, and ``(grid index, scale * logit(t), mu)`` of each: what does
+    not depend on the error's ``df``."""
     lo, hi, _ = _bounds(state.k, state.h)
     gs, qs, cs = entries.g[part], entries.q[part], entries.c[part]
-    t, bias, scale = GRID[cs // len(SPREADS)], x[gs, 0], np.exp(x[gs, 1])
-    mu = rater_means(t, bias, scale)
+    ts = cs // len(SPREADS)
+    ell = np.exp(x[gs, 1]) * _GRID_LOGIT[ts]
+    mu = np.where(_GRID_INSIDE[ts], special.expit(ell + 4 * x[gs, 0]), GRID[ts])
     sd = state.sigma * np.exp(SPREADS[cs % len(SPREADS)] + x[gs, 2])
-    zh, zl = (hi[qs] - mu) / sd, (lo[qs] - mu) / sd
-    return (zl, zh, _cdf(zh, df, entries.many) - _cdf(zl, df, entries.many),
-            _mean_derivatives(t, mu, scale), sd)
+    return (lo[qs] - mu) / sd, (hi[qs] - mu) / sd, sd, (ts, ell, mu)
 
 
-def _mean_derivatives(t, mu, scale):
-    """The first and second derivatives of :func:`rater_means` ``mu`` in (bias, log scale):
-    inside the scale, with ``u = scale logit(t) + 4 bias``, ``a = mu (1 - mu)`` and
-    ``L = scale logit(t)``: ``mu_b = 4a``, ``mu_s = L a``, ``mu_bb = 16 a (1 - 2 mu)``,
-    ``mu_bs = 4 L a (1 - 2 mu)``, ``mu_ss = L a (1 + L (1 - 2 mu))``; beyond the ends all 0
-    (``mu = t``)."""
-    inside = (t > 0) & (t < 1)
-    a = np.where(inside, mu * (1 - mu), 0.0)
-    ell = scale * special.logit(np.clip(t, 1e-12, 1 - 1e-12))
+def _mean_derivatives(ts, mu, ell):
+    """The first and second derivatives of :func:`rater_means` ``mu`` in (bias, log scale)
+    at grid indices ``ts``: inside the scale, with ``u = scale logit(t) + 4 bias``,
+    ``a = mu (1 - mu)`` and ``L = scale logit(t)`` (``ell``): ``mu_b = 4a``, ``mu_s = L a``,
+    ``mu_bb = 16 a (1 - 2 mu)``, ``mu_bs = 4 L a (1 - 2 mu)``, ``mu_ss = L a (1 + L (1 -
+    2 mu))``; beyond the ends all 0 (``mu = t``)."""
+    a = np.where(_GRID_INSIDE[ts], mu * (1 - mu), 0.0)
     bend = 1 - 2 * mu
     return (4 * a, ell * a, 16 * a * bend, 4 * ell * a * bend, ell * a * (1 + ell * bend))
 
@@ -759,7 +974,7 @@ def _entry_losses(state: _Fit, x: np.ndarray, entries: _Entries, lapse, df) -> n
     width = _bounds(state.k, state.h)[2]
     total = np.zeros(state.g)
     for part in entries.blocks():
-        *_, honest_p, _, _ = _entry_terms(state, x, part, entries, df)
+        *_, honest_p, _, _ = _entry_terms(state, x, part, entries, df, derivatives=False)
         p = (1 - lapse) * honest_p + lapse * width[entries.q[part]] / state.k
         total += np.bincount(entries.g[part], entries.n[part] * np.log(np.maximum(p, 1e-300)),
                              state.g)
@@ -1121,15 +1336,17 @@ def _lapse_df_step(state: _Fit, entries: _Entries, *, step: float = 0.02,
     (a mixture weight), maximised by Newton steps on the honest model's probabilities computed
     once; ``df`` by Newton steps on that maximum in ``log df`` (slope and curvature by
     differences over ``step``; each at most 1, halved until it improves; up to ``steps``,
-    until a step moves ``log df`` less than 0.001). Expectation conditional maximisation
+    until a step moves ``log df`` less than 0.001; the entries' standardised bounds, which do
+    not depend on ``df``, computed once). Expectation conditional maximisation
     (Meng & Rubin 1993): its fixed point is the marginal likelihood's maximum."""
     x = np.stack([state.bias, state.log_scale, state.log_noise], axis=1)
     weight = entries.n * (1 - state.spam)[entries.g]
     uniform = (_bounds(state.k, state.h)[2] / state.k)[entries.q]
+    bounds = [_entry_bounds(state, x, part, entries)[:2] for part in entries.blocks()]
 
     def best_lapse(df) -> tuple[float, float]:
-        honest_p = np.concatenate([_entry_terms(state, x, part, entries, df)[2]
-                                   for part in entries.blocks()])
+        honest_p = np.concatenate([_cdf(zh, df, entries.many) - _cdf(zl, df, entries.many)
+                                   for zl, zh in bounds])
         gap = uniform - honest_p
         lapse = state.lapse
         for _ in range(20):
