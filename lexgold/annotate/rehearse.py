@@ -6,7 +6,8 @@ different accepted annotators"), how long it takes, and whether ``lexgold proces
 releases every pair. A rehearsal answers that with the study itself:
 
 - the site is the real one (:func:`lexgold.annotate.app.create_app` over the study database),
-  driven through its routes by Flask's test client, one client (cookie jar) per rater: entry
+  driven through its routes by one :class:`lexgold.annotate.browser.Browser` per rater (WSGI
+  requests through the whole app, the rater's cookies kept as a browser keeps them): entry
   link, consent, instructions, qualification, checkpoints, groups, completion; CSRF tokens,
   item ids and checkpoint options are read from the pages as a browser would;
 - the raters are :class:`lexgold.crowd.simulate.SimulatedRater` of a crowd (default: the
@@ -59,6 +60,7 @@ from lexgold.study.secret import new_key
 from lexgold.errors import InputError
 from lexgold.crowd.simulate import Crowd, SimulatedRater, pair_truths
 from lexgold.annotate.app import create_app
+from lexgold.annotate.browser import Browser
 from lexgold.study.clock import database_now
 from lexgold.study.machine import study_machine
 from lexgold.live.allocator import allocate
@@ -374,27 +376,31 @@ def _entry_query(site: Site, rng) -> str:
 
 def _visit(site: Site, rater: SimulatedRater, record: dict, rng):
     """One rater's visit, as a generator: it yields the seconds until its next request."""
-    client = site.app.test_client()
+    browser = Browser(site.app)
 
     def get(path):
-        site.requests += 1
-        return client.get(path, follow_redirects=True)
-
-    def post(path, data):
-        site.requests += 1
-        response = client.post(path, data=data, follow_redirects=True)
-        site.requests += len(response.history)
+        response = browser.get(path)
+        site.requests += browser.requests
+        browser.requests = 0
         return response
 
-    response = get(_entry_query(site, rng))
+    def post(path, data):
+        response = browser.post(path, data, referer=page_url[0])
+        site.requests += browser.requests
+        browser.requests = 0
+        page_url[0] = response.url
+        return response
+
+    entry = _entry_query(site, rng)
+    page_url = [entry]
+    response = get(entry)
     yield READING_SECONDS["consent"]
-    page = read_page(response.get_data(as_text=True))
+    page = read_page(response.text())
     response = post("/consent", {**page.fields, "consent": "yes", "native": "yes"})
-    with client.session_transaction() as cookie:
-        record["rater_id"] = cookie.get("rater", "")
+    record["rater_id"] = _session(site.app, browser).get("rater", "")
     answered, stop = 0, None
     while True:
-        page = read_page(response.get_data(as_text=True))
+        page = read_page(response.text())
         if page.action.endswith("/instructions"):
             yield READING_SECONDS["instructions"]
             response = post(page.action, page.fields)
@@ -419,6 +425,13 @@ def _visit(site: Site, rater: SimulatedRater, record: dict, rng):
     record["outcome"] = "quit" if record["quit"] else _stage(site, record["rater_id"])
     if record["outcome"] == "done":
         _recruit(site, record["rater_id"])
+
+
+def _session(app, browser: Browser) -> dict:
+    """The contents of the session cookie ``browser`` holds (signed by ``app``), or {}."""
+    value = browser.cookie(app.config["SESSION_COOKIE_NAME"])
+    serializer = app.session_interface.get_signing_serializer(app)
+    return serializer.loads(value) if value and serializer is not None else {}
 
 
 def _machine(site: Site) -> dict | None:
