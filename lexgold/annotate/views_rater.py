@@ -14,7 +14,6 @@ from datetime import datetime, timedelta
 
 from flask import (Blueprint, current_app, flash, redirect, render_template, request,
                    session, url_for)
-from flask_wtf.csrf import generate_csrf
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 from markupsafe import Markup, escape
 from sqlalchemy import select
@@ -23,7 +22,8 @@ from lexgold.annotate import flow, throttle
 from lexgold.study import models as m
 from lexgold.study.config import consent_paragraphs
 from lexgold.study.design import option_order
-from lexgold.annotate.context import connection, db, fill, message_page, now, state, write_db
+from lexgold.annotate.context import (connection, csrf_token, db, fill, message_page, now,
+                                      state, write_db)
 from lexgold.annotate.bws_site import page_tuples
 from lexgold.ratings import SIMULATED
 
@@ -301,7 +301,7 @@ def render_step(step: m.Step, items, n_steps: int, position: int, rater_id: int,
     if banner or session.get("_flashes"):
         return render_template("group.html", items=shown, **common, topic=topic)
     return filled_page("group.html", {
-        "items": Markup("").join(shown), "topic": topic, "csrf_token": generate_csrf(),
+        "items": Markup("").join(shown), "topic": topic, "csrf_token": csrf_token(),
         **{name: common[name] for name in ("position", "progress", "done", "total", "action")}},
         banner="")
 
