@@ -86,6 +86,8 @@ class Page:
 
 TAG = re.compile(r"<(form|input|progress|span)\b([^>]*)>([^<]*)")
 ATTRIBUTE = re.compile(r'([\w-]+)(?:="([^"]*)")?')
+MOST = re.compile(r"b(c|[0-9]+)")          # a Best-Worst tuple's "most" radio group
+TIME = re.compile(r"t(c|[0-9]+)")          # a question's or tuple's time (the browser's own)
 
 
 def read_page(html: str) -> Page:
@@ -93,7 +95,10 @@ def read_page(html: str) -> Page:
     every attribute value in double quotes)."""
     page = Page()
     for tag, attributes, text in TAG.findall(html):
-        a = {k: unescape(v) for k, v in ATTRIBUTE.findall(attributes)}
+        if tag == "span" and "pairtext" not in attributes or \
+                tag == "input" and "name=" not in attributes:
+            continue                   # a scale's end label, a slider: nothing to submit
+        a = {k: unescape(v) if "&" in v else v for k, v in ATTRIBUTE.findall(attributes)}
         name = a.get("name", "")
         if tag == "form" and not page.action:
             page.action = a.get("action", "")
@@ -108,9 +113,9 @@ def read_page(html: str) -> Page:
                 page.items.append(int(name[1:]))
         elif name == "choice":
             page.choices.append(int(a["value"]))
-        elif re.fullmatch(r"b(c|[0-9]+)", name):          # a Best-Worst tuple's most group
+        elif MOST.fullmatch(name):          # a Best-Worst tuple's most group
             page.tuples.setdefault(name[1:], []).append(int(a["value"]))
-        elif a.get("type") == "hidden" and not re.fullmatch(r"t(c|[0-9]+)", name):
+        elif a.get("type") == "hidden" and not TIME.fullmatch(name):
             page.fields[name] = a.get("value", "")
     return page
 
