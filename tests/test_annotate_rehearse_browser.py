@@ -69,3 +69,13 @@ def test_cookies_are_removed_scoped_to_their_path_and_never_secure_over_http():
     assert browser.cookie("kept") is None and browser.cookie("secure") is None
     assert browser.get("/look").text() == ""
     assert browser.get("/inner/look").text() == "scoped"
+
+
+def test_a_form_body_is_urlencoded():
+    from urllib.parse import urlencode
+
+    from lexgold.annotate.browser import form_body
+
+    for data in ({"csrf_token": "Ij.a-b_c~d", "r12": "3", "t12": ""},
+                 {"consent": "yes", "a b": "x&y=z", "é": "ü+", "n": 7}):
+        assert form_body(data) == urlencode(data).encode("ascii")
