@@ -165,3 +165,30 @@ def test_a_session_keeps_one_csrf_token_and_a_kept_token_passes_only_its_own_ses
     assert client.post("/consent", data={"csrf_token": token, **YES}).status_code == 302
     assert not timed.extensions["csrf"]._checked
     assert not timed.extensions.get("lexgold_csrf_signed")
+
+
+def test_a_filled_checkpoint_page_is_the_template_rendered_for_its_options(tmp_path, pairs):
+    """A checkpoint page from its pattern (one per option order) is byte for byte
+    ``checkpoint.html`` rendered with the same values and hostile option words, at the first
+    page and later, under a script root."""
+    protocol = protocol_variant(tmp_path, "simlex", tranches=1, raters_per_tranche=1)
+    url = database_url(tmp_path / "study.sqlite")
+    create_study(protocol, pairs, url, seed=1)
+    app = make_app(url)
+    first, second = (1, (HOSTILE, "b&b")), (0, ("<i>", "x"))
+    orders = [(first, second), (second, first)]
+    for root in ("", "/under"):
+        with app.test_request_context("/task", base_url=f"http://localhost{root}/"):
+            for options in orders:
+                for position in (0, 4):
+                    values = {"position": position, "done": position, "total": 25,
+                              "progress": f"{HOSTILE} {position}", "action": f"{root}/step",
+                              "csrf_token": "t<o>k&en"}
+                    direct = render_template(
+                        "checkpoint.html", options=options, banner="",
+                        csrf_token=lambda: "t<o>k&en",
+                        **{k: v for k, v in values.items() if k != "csrf_token"})
+                    filled = filled_page("checkpoint.html", values, banner="", options=options)
+                    assert filled == direct
+                    assert "<i>" not in filled and "&lt;i&gt;" in filled
+    assert len(app.extensions["lexgold_page_html"]) == 2 * 2 * 2    # root x order x first

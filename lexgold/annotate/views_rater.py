@@ -284,9 +284,14 @@ def render_step(step: m.Step, items, n_steps: int, position: int, rater_id: int,
         return _bws_page(step, items, rater_id, common)
     if step.kind == "checkpoint":
         check = config.checkpoints[step.checkpoint]
-        options = [(i, [_show_word(w) for w in check.options[i]])
-                   for i in option_order(len(check.options), rater_id, step.id)]
-        return render_template("checkpoint.html", options=options, **common)
+        options = tuple((i, tuple(_show_word(w) for w in check.options[i]))
+                        for i in option_order(len(check.options), rater_id, step.id))
+        if banner or session.get("_flashes"):
+            return render_template("checkpoint.html", options=options, **common)
+        return filled_page("checkpoint.html", {         # a pattern per option order
+            "csrf_token": csrf_token(),
+            **{name: common[name] for name in ("position", "progress", "done", "total",
+                                               "action")}}, banner="", options=options)
     show, titles, seed = _word_case(config.word_case), config.topic_titles, state().seed
     shown = []
     for item, pair in items:
