@@ -336,25 +336,33 @@ def _gap(rng, per_hour: float) -> timedelta:
     return timedelta(seconds=float(rng.exponential(3600 / per_hour)))
 
 
+def _reading(site: Site):
+    """A read-only connection on the study (Core statements: what the rehearsal asks between
+    requests needs no ORM entity)."""
+    return site.app.extensions["lexgold"].reads.kw["bind"].connect()
+
+
 def _claimable(site: Site) -> bool:
     """Has the study a place to give now (free, or claimed and expired)?"""
-    now = site.clock[0]
-    with site.app.extensions["lexgold"].reads() as session:
-        return bool(session.scalar(select(func.count()).select_from(m.Slot).where(or_(
-            m.Slot.status == "free", and_(m.Slot.status == "active", m.Slot.expires_at <= now)))))
+    now, slot = site.clock[0], m.Slot.__table__.c
+    with _reading(site) as connection:
+        return bool(connection.scalar(select(func.count()).select_from(m.Slot.__table__).where(
+            or_(slot.status == "free", and_(slot.status == "active", slot.expires_at <= now)))))
 
 
 def _next_expiry(site: Site) -> datetime:
-    with site.app.extensions["lexgold"].reads() as session:
-        soonest = session.scalar(select(func.min(m.Slot.expires_at))
-                                 .where(m.Slot.status == "active"))
+    slot = m.Slot.__table__.c
+    with _reading(site) as connection:
+        soonest = connection.scalar(select(func.min(slot.expires_at))
+                                    .where(slot.status == "active"))
     return soonest + timedelta(seconds=1) if soonest is not None else site.clock[0]
 
 
 def _completed(site: Site) -> tuple[int, int]:
-    with site.app.extensions["lexgold"].reads() as session:
-        rows = dict(session.execute(select(m.Slot.status, func.count())
-                                    .group_by(m.Slot.status)).all())
+    slot = m.Slot.__table__.c
+    with _reading(site) as connection:
+        rows = dict(connection.execute(select(slot.status, func.count())
+                                       .group_by(slot.status)).all())
     return int(rows.get("completed", 0)), int(sum(rows.values()))
 
 
@@ -536,11 +544,15 @@ def _answers(site: Site, rater: SimulatedRater, page: Page, seconds: float) -> d
 
 def _stage(site: Site, public_id: str) -> str:
     """Where a rater ended: done, screened_out, full, or expired (its place went to another)."""
-    with site.app.extensions["lexgold"].reads() as session:
-        rater = session.scalars(select(m.Rater).where(m.Rater.public_id == public_id)).first()
-        if rater is None:
-            return "refused"
-        if rater.stage == "rating":
-            slot = session.get(m.Slot, rater.slot_id) if rater.slot_id is not None else None
-            return "expired" if slot is None or slot.rater_id != rater.id else "rating"
-        return rater.stage
+    rater, slot = m.Rater.__table__.c, m.Slot.__table__.c
+    with _reading(site) as connection:
+        found = connection.execute(
+            select(rater.id, rater.stage, slot.rater_id, slot.id)
+            .select_from(m.Rater.__table__.outerjoin(m.Slot.__table__, slot.id == rater.slot_id))
+            .where(rater.public_id == public_id)).first()
+    if found is None:
+        return "refused"
+    rater_id, stage, holder, slot_id = found
+    if stage == "rating":
+        return "expired" if slot_id is None or holder != rater_id else "rating"
+    return stage
