@@ -150,7 +150,7 @@ class KeptCSRF(CSRFProtect):
         field = config["WTF_CSRF_FIELD_NAME"]
         sent = request.form.get(field) if request.method in config["WTF_CSRF_METHODS"] else None
         key = (config.get("WTF_CSRF_SECRET_KEY") or current_app.secret_key, sent)
-        raw = session.get(field)
+        raw = session.get(field) if sent else None      # a form without a token: no session read
         if sent and config["WTF_CSRF_TIME_LIMIT"] is None and isinstance(raw, str) and \
                 not (request.is_secure and config["WTF_CSRF_SSL_STRICT"]):
             kept = self._checked.get(key)
