@@ -18,9 +18,10 @@ time, the medians and the load average; the stored answers must be the same.
 
 ``--floor N`` instead times, in turn N times, a rehearsal of the packaged study
 (``--max-raters`` raters, default 40) and its floor: a minimal Flask app over SQLite (sqlite3,
-WAL, synchronous=NORMAL as the rehearsal), driven through its test client by as many raters
-doing the same round-trips (a page of as many pairs read with the rehearsal's own
-:func:`~lexgold.annotate.rehearse.read_page`, its answers posted, the redirect followed), and
+WAL, synchronous=NORMAL as the rehearsal), driven by as many raters doing the same round-trips
+with the rehearsal's own driver (:class:`~lexgold.annotate.browser.Browser`; a page of as many
+pairs read with the rehearsal's own :func:`~lexgold.annotate.rehearse.read_page`, its answers
+posted, the redirect followed), and
 prints the milliseconds per request of each (the whole run, the time inside the app's WSGI
 callable, and the process's CPU time, steadier than wall time on a shared machine), their
 ratios (issue 39: within 1.5x; issue 49: within 2.5x) and the load.
@@ -199,6 +200,7 @@ def floor_app(path: Path, n_pages: int, per_page: int):
 def floor(folder: Path, raters: int, n_pages: int, per_page: int) -> tuple[float, int]:
     """Seconds and requests of ``raters`` raters through the minimal app (one page after
     another, each page read with the rehearsal's own parser)."""
+    from lexgold.annotate.browser import Browser
     from lexgold.annotate.rehearse import read_page
 
     path = folder / "floor.sqlite"
@@ -207,16 +209,15 @@ def floor(folder: Path, raters: int, n_pages: int, per_page: int) -> tuple[float
     in_app = _timed(app)
     started = time.perf_counter()
     for _ in range(raters):
-        client = app.test_client()
-        response = client.post("/start", follow_redirects=True)
-        requests += 1 + len(response.history)
+        browser = Browser(app)
+        response = browser.post("/start", {})
         while True:
-            page = read_page(response.get_data(as_text=True))
+            page = read_page(response.text())
             if not page.action:
                 break
             data = {**page.fields, **{f"r{i}": str(rng.integers(0, 7)) for i in page.items}}
-            response = client.post(page.action, data=data, follow_redirects=True)
-            requests += 1 + len(response.history)
+            response = browser.post(page.action, data, referer=response.url)
+        requests += browser.requests
     return time.perf_counter() - started, requests, in_app[0]
 
 

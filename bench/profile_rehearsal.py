@@ -5,8 +5,8 @@ Creates the packaged SimLex study (``lexgold build simlex --seed 1``), rehearses
 milliseconds per request, SQL statements per request (every statement SQLite runs inside the
 app, by its trace callback: an executemany once per row), the self time by package
 (sqlalchemy, werkzeug, flask, jinja2, sqlite3, lexgold, ...) and the functions with the most
-cumulative time inside lexgold. Simulated raters: the figures are the site's own cost per
-request, not a real crowd's.
+cumulative time inside lexgold (the rehearsal and its browser left out). Simulated raters: the
+figures are the site's own cost per request, not a real crowd's.
 
 Usage: python bench/profile_rehearsal.py [--max-raters 50] [--out DIR]
 """
@@ -118,7 +118,8 @@ def main():
               f"{1000 * seconds / requests:.3f} ms/request")
     print("lexgold functions by cumulative time (ms per request):")
     rows = [(row[3], key) for key, row in stats.stats.items()
-            if "lexgold" in key[0] and "rehearse" not in key[0]]
+            if "lexgold" in key[0] and "rehearse" not in key[0]
+            and not key[0].endswith("browser.py")]
     for cumulative, (filename, line, name) in sorted(rows, reverse=True)[:14]:
         print(f"  {1000 * cumulative / requests:7.3f}  {Path(filename).name}:{line} {name}")
 

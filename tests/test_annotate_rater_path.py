@@ -126,3 +126,69 @@ def test_a_kept_cookie_is_checked_for_age_and_each_request_gets_its_own_copy(
     later = site.time.time() + lifetime + 5
     monkeypatch.setattr(site.time, "time", lambda: later)
     assert dict(opened(cookie)) == {}
+
+
+def test_a_session_keeps_one_csrf_token_and_a_kept_token_passes_only_its_own_session(
+        tmp_path, pairs):
+    """KeptCSRF and context.csrf_token: every page of a session carries one signed token; a
+    token checked once passes again without a new signature check, but only with the session
+    whose raw token it signs; another session, a forged copy and no session are refused as
+    before; with a time limit nothing is kept. (A rater who consented again is sent on to
+    /task, 302, when the CSRF check passes; a refused token gives 400.)"""
+    from test_hardening_input import CSRF, enter_with_csrf
+
+    protocol = protocol_variant(tmp_path, "simlex", tranches=1, raters_per_tranche=3)
+    url = database_url(tmp_path / "study.sqlite")
+    create_study(protocol, pairs, url, seed=1)
+    app = make_app(url, WTF_CSRF_ENABLED=True, TESTING=False)
+    mine, theirs = (enter_with_csrf(app.test_client(), f"?PROLIFIC_PID={n * 12}")
+                    for n in ("a1", "b2"))
+    first = CSRF.search(mine.get("/task").get_data(as_text=True)).group(1)
+    assert CSRF.search(mine.get("/task").get_data(as_text=True)).group(1) == first
+    other = CSRF.search(theirs.get("/task").get_data(as_text=True)).group(1)
+    assert other != first
+    kept = app.extensions["csrf"]._checked
+    kept.clear()                          # the tokens of the consent and instructions pages
+    forged = first[:-2] + ("aa" if first[-2:] != "aa" else "bb")
+    for turn in range(2):                 # checked by flask-wtf, then from what it kept
+        assert mine.post("/consent", data={"csrf_token": first, **YES}).status_code == 302
+        assert [token for _, token in kept] == [first]
+        for token, client in ((first, theirs), (first, app.test_client()), (forged, mine),
+                              ("", mine)):
+            assert client.post("/consent", data={"csrf_token": token, **YES}
+                               ).status_code == 400
+    assert [token for _, token in kept] == [first]
+
+    timed = make_app(url, WTF_CSRF_ENABLED=True, TESTING=False, WTF_CSRF_TIME_LIMIT=3600)
+    client = enter_with_csrf(timed.test_client(), "?PROLIFIC_PID=" + "c3" * 12)
+    token = CSRF.search(client.get("/task").get_data(as_text=True)).group(1)
+    assert client.post("/consent", data={"csrf_token": token, **YES}).status_code == 302
+    assert not timed.extensions["csrf"]._checked
+    assert not timed.extensions.get("lexgold_csrf_signed")
+
+
+def test_a_filled_checkpoint_page_is_the_template_rendered_for_its_options(tmp_path, pairs):
+    """A checkpoint page from its pattern (one per option order) is byte for byte
+    ``checkpoint.html`` rendered with the same values and hostile option words, at the first
+    page and later, under a script root."""
+    protocol = protocol_variant(tmp_path, "simlex", tranches=1, raters_per_tranche=1)
+    url = database_url(tmp_path / "study.sqlite")
+    create_study(protocol, pairs, url, seed=1)
+    app = make_app(url)
+    first, second = (1, (HOSTILE, "b&b")), (0, ("<i>", "x"))
+    orders = [(first, second), (second, first)]
+    for root in ("", "/under"):
+        with app.test_request_context("/task", base_url=f"http://localhost{root}/"):
+            for options in orders:
+                for position in (0, 4):
+                    values = {"position": position, "done": position, "total": 25,
+                              "progress": f"{HOSTILE} {position}", "action": f"{root}/step",
+                              "csrf_token": "t<o>k&en"}
+                    direct = render_template(
+                        "checkpoint.html", options=options, banner="",
+                        csrf_token=lambda: "t<o>k&en",
+                        **{k: v for k, v in values.items() if k != "csrf_token"})
+                    filled = filled_page("checkpoint.html", values, banner="", options=options)
+                    assert filled == direct
+                    assert "<i>" not in filled and "&lt;i&gt;" in filled
+    assert len(app.extensions["lexgold_page_html"]) == 2 * 2 * 2    # root x order x first

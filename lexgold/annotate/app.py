@@ -15,12 +15,13 @@ study database (:mod:`lexgold.annotate.views_admin`); raters are bound to their 
 from __future__ import annotations
 
 import copy
+import hmac
 import os
 import time
 from datetime import timedelta
 from urllib.parse import quote
 
-from flask import Flask, g, render_template, request
+from flask import Flask, current_app, g, render_template, request, session
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from itsdangerous import BadSignature, TimestampSigner, URLSafeTimedSerializer
@@ -33,7 +34,8 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from lexgold.study import models as m
 from lexgold.study.clock import DatabaseClock
 from lexgold.study.db import is_current, make_engine, session_factory
-from lexgold.annotate.context import StudyState, fill, message_page, state
+from lexgold.annotate.context import (KEPT_TOKENS, StudyState, csrf_token, fill, message_page,
+                                      state)
 from lexgold.annotate.flow import BadEntry, Rejected
 from lexgold.annotate.views_admin import admin
 from lexgold.annotate.views_export import export
@@ -122,10 +124,62 @@ def create_app(config: dict | None = None) -> Flask:
     proxies = int(app.config.get("TRUSTED_PROXIES") or 0)
     if proxies > 0:     # only then is a forwarded client address believed
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)
-    CSRFProtect(app)
+    KeptCSRF(app)
     _register(app)
     _redact_logs(app, token_paths(app.url_map))    # the server log: no password, no token
     return app
+
+
+class KeptCSRF(CSRFProtect):
+    """flask-wtf's CSRF protection, the signed tokens it checked kept per app
+    (:data:`lexgold.annotate.context.KEPT_TOKENS`, per signing key): a POST whose form carries a
+    token checked before is valid when that token's raw value is its session's (compared as
+    flask-wtf compares them), without verifying the signature again. Everything else goes
+    through flask-wtf's own check (a token not seen before, a missing or forged one, a token in
+    a header, HTTPS with its strict Referer check, a ``WTF_CSRF_TIME_LIMIT``), and only a token
+    it passed is kept. The pages carry :func:`lexgold.annotate.context.csrf_token`."""
+
+    def init_app(self, app: Flask) -> None:
+        super().init_app(app)
+        self._checked: dict[tuple, str] = {}
+        app.jinja_env.globals["csrf_token"] = csrf_token
+        app.context_processor(lambda: {"csrf_token": csrf_token})    # after flask-wtf's
+
+    def protect(self, apply_exemptions: bool = False) -> None:
+        config = current_app.config
+        field = config["WTF_CSRF_FIELD_NAME"]
+        sent = request.form.get(field) if request.method in config["WTF_CSRF_METHODS"] else None
+        key = (config.get("WTF_CSRF_SECRET_KEY") or current_app.secret_key, sent)
+        raw = session.get(field) if sent else None      # a form without a token: no session read
+        if sent and config["WTF_CSRF_TIME_LIMIT"] is None and isinstance(raw, str) and \
+                not (request.is_secure and config["WTF_CSRF_SSL_STRICT"]):
+            kept = self._checked.get(key)
+            if kept is not None and hmac.compare_digest(raw, kept):
+                g.csrf_valid = True
+                return
+        super().protect(apply_exemptions)
+        if sent and g.get("csrf_valid") and config["WTF_CSRF_TIME_LIMIT"] is None and \
+                isinstance(raw, str):
+            if len(self._checked) >= KEPT_TOKENS:
+                self._checked.clear()
+            self._checked[key] = raw
+
+
+def _copied(value):
+    """A deep copy of a session's contents (what Flask's tagged JSON decodes: dicts, lists and
+    tuples of strings, numbers and other immutable values), as ``copy.deepcopy`` makes it
+    without its memo; any other kind of value through ``copy.deepcopy``."""
+    kind = type(value)
+    if kind is dict:
+        return {key: _copied(item) for key, item in value.items()}
+    if kind is list or kind is tuple:
+        return kind(_copied(item) for item in value)
+    if kind in _IMMUTABLE:
+        return value
+    return copy.deepcopy(value)
+
+
+_IMMUTABLE = (str, int, float, bool, type(None), bytes)
 
 
 class _KeptKeySigner(TimestampSigner):
@@ -180,7 +234,7 @@ class KeptSessionInterface(SecureCookieSessionInterface):
             kept = self._checked[value] = (int(signed.timestamp()), data)
         elif not 0 <= int(time.time()) - kept[0] <= max_age:     # itsdangerous' age check
             return self.session_class()
-        return self.session_class(copy.deepcopy(kept[1]))
+        return self.session_class(_copied(kept[1]))
 
     def get_signing_serializer(self, app: Flask) -> URLSafeTimedSerializer | None:
         if not app.secret_key:

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from string import Formatter
 
-from flask import current_app, g, render_template, request
+from flask import current_app, g, render_template, request, session
+from flask_wtf.csrf import generate_csrf
 from sqlalchemy.orm import sessionmaker
 
 from lexgold.study.config import StudyConfig
@@ -77,6 +78,35 @@ def write_db():
     if "db_write" not in g:
         g.db_write = state().sessions()
     return g.db_write
+
+
+#: signed CSRF tokens kept per app (:func:`csrf_token`, :class:`lexgold.annotate.app.KeptCSRF`),
+#: some a hundred bytes each, emptied when full
+KEPT_TOKENS = 10_000
+
+
+def csrf_token() -> str:
+    """flask-wtf's ``generate_csrf()`` (the token the site's forms carry), signed once per
+    session: the signature of a session's raw token is kept per app and signing key
+    (:data:`KEPT_TOKENS`), so every page of a session carries the same token instead of one
+    signed anew (a key derivation and two HMACs) per page. Only with
+    ``WTF_CSRF_TIME_LIMIT = None`` (the site's setting): the token's signing time is then
+    never checked; with a time limit every page gets a token signed afresh, as flask-wtf's."""
+    config = current_app.config
+    field = config.get("WTF_CSRF_FIELD_NAME", "csrf_token")
+    raw = session.get(field)
+    if field in g or config.get("WTF_CSRF_TIME_LIMIT", 3600) is not None or \
+            not isinstance(raw, str):
+        return generate_csrf()
+    kept = current_app.extensions.setdefault("lexgold_csrf_signed", {})
+    key = (config.get("WTF_CSRF_SECRET_KEY") or current_app.secret_key, raw)
+    token = kept.get(key)
+    if token is None:
+        if len(kept) >= KEPT_TOKENS:
+            kept.clear()
+        token = kept[key] = generate_csrf()
+    setattr(g, field, token)                   # generate_csrf() answers it for this request
+    return token
 
 
 def fill(template: str, **values) -> str:

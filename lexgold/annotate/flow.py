@@ -465,31 +465,36 @@ _PAGES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def page_content(session: Session | Connection, tranche_id: int, position: int):
     """Page ``position`` of a tranche (read only): its step, its items with their pairs, and
-    the tranche's step count, as immutable rows (read from the database once per pool:
-    :data:`_PAGES`)."""
+    the tranche's step count, as immutable rows (read from the database once per pool, a
+    tranche's pages at once: :data:`_PAGES`)."""
     bind = session if isinstance(session, Connection) else session.get_bind()
     cache = _PAGES.setdefault(bind.engine.pool, {})
     key = (tranche_id, position)
     if key not in cache:
-        cache[key] = _read_page(session, tranche_id, position)
+        cache.update(_read_tranche(session, tranche_id))
     return cache[key]
 
 
-def _read_page(session: Session | Connection, tranche_id: int, position: int):
+def _read_tranche(session: Session | Connection, tranche_id: int) -> dict:
+    """Every page of a tranche, ``(tranche id, position) -> (step, items, step count)``, in
+    three statements (the tranche, its steps, their items with their pairs)."""
     s, i, p = m.Step.__table__.c, m.Item.__table__.c, m.Pair.__table__.c
     connection = _core(session)                # Core statements: no ORM entity is loaded
     n_steps = connection.execute(select(m.Tranche.__table__.c.n_steps)
                                  .where(m.Tranche.__table__.c.id == tranche_id)).scalar_one()
-    step = PageStep(*connection.execute(
+    steps = {row[0]: PageStep(*row) for row in connection.execute(
         select(s.id, s.tranche_id, s.position, s.kind, s.batch, s.checkpoint)
-        .where(s.tranche_id == tranche_id, s.position == position)).one())
-    rows = connection.execute(
-        select(i.id, i.step_id, i.position, i.pair_id, i.kind, i.tuple_id,
-               p.id, p.word1, p.word2, p.pos, p.topic)
-        .join_from(m.Item.__table__, m.Pair.__table__, i.pair_id == p.id)
-        .where(i.step_id == step.id).order_by(i.position)).all()
-    items = tuple((PageItem(*row[:6]), PagePair(*row[6:])) for row in rows)
-    return step, items, n_steps
+        .where(s.tranche_id == tranche_id))}
+    items: dict = {step_id: [] for step_id in steps}
+    for row in connection.execute(
+            select(i.id, i.step_id, i.position, i.pair_id, i.kind, i.tuple_id,
+                   p.id, p.word1, p.word2, p.pos, p.topic)
+            .join_from(m.Item.__table__, m.Pair.__table__, i.pair_id == p.id)
+            .join(m.Step.__table__, i.step_id == s.id)
+            .where(s.tranche_id == tranche_id).order_by(i.step_id, i.position)):
+        items[row[1]].append((PageItem(*row[:6]), PagePair(*row[6:])))
+    return {(tranche_id, step.position): (step, tuple(items[step.id]), n_steps)
+            for step in steps.values()}
 
 
 def start_value(config: StudyConfig, study_seed: int, rater_id: int, item_id: int) -> int | None:

@@ -6,7 +6,8 @@ different accepted annotators"), how long it takes, and whether ``lexgold proces
 releases every pair. A rehearsal answers that with the study itself:
 
 - the site is the real one (:func:`lexgold.annotate.app.create_app` over the study database),
-  driven through its routes by Flask's test client, one client (cookie jar) per rater: entry
+  driven through its routes by one :class:`lexgold.annotate.browser.Browser` per rater (WSGI
+  requests through the whole app, the rater's cookies kept as a browser keeps them): entry
   link, consent, instructions, qualification, checkpoints, groups, completion; CSRF tokens,
   item ids and checkpoint options are read from the pages as a browser would;
 - the raters are :class:`lexgold.crowd.simulate.SimulatedRater` of a crowd (default: the
@@ -59,6 +60,7 @@ from lexgold.study.secret import new_key
 from lexgold.errors import InputError
 from lexgold.crowd.simulate import Crowd, SimulatedRater, pair_truths
 from lexgold.annotate.app import create_app
+from lexgold.annotate.browser import Browser
 from lexgold.study.clock import database_now
 from lexgold.study.machine import study_machine
 from lexgold.live.allocator import allocate
@@ -84,6 +86,8 @@ class Page:
 
 TAG = re.compile(r"<(form|input|progress|span)\b([^>]*)>([^<]*)")
 ATTRIBUTE = re.compile(r'([\w-]+)(?:="([^"]*)")?')
+MOST = re.compile(r"b(c|[0-9]+)")          # a Best-Worst tuple's "most" radio group
+TIME = re.compile(r"t(c|[0-9]+)")          # a question's or tuple's time (the browser's own)
 
 
 def read_page(html: str) -> Page:
@@ -91,7 +95,10 @@ def read_page(html: str) -> Page:
     every attribute value in double quotes)."""
     page = Page()
     for tag, attributes, text in TAG.findall(html):
-        a = {k: unescape(v) for k, v in ATTRIBUTE.findall(attributes)}
+        if tag == "span" and "pairtext" not in attributes or \
+                tag == "input" and "name=" not in attributes:
+            continue                   # a scale's end label, a slider: nothing to submit
+        a = {k: unescape(v) if "&" in v else v for k, v in ATTRIBUTE.findall(attributes)}
         name = a.get("name", "")
         if tag == "form" and not page.action:
             page.action = a.get("action", "")
@@ -106,9 +113,9 @@ def read_page(html: str) -> Page:
                 page.items.append(int(name[1:]))
         elif name == "choice":
             page.choices.append(int(a["value"]))
-        elif re.fullmatch(r"b(c|[0-9]+)", name):          # a Best-Worst tuple's most group
+        elif MOST.fullmatch(name):          # a Best-Worst tuple's most group
             page.tuples.setdefault(name[1:], []).append(int(a["value"]))
-        elif a.get("type") == "hidden" and not re.fullmatch(r"t(c|[0-9]+)", name):
+        elif a.get("type") == "hidden" and not TIME.fullmatch(name):
             page.fields[name] = a.get("value", "")
     return page
 
@@ -329,25 +336,33 @@ def _gap(rng, per_hour: float) -> timedelta:
     return timedelta(seconds=float(rng.exponential(3600 / per_hour)))
 
 
+def _reading(site: Site):
+    """A read-only connection on the study (Core statements: what the rehearsal asks between
+    requests needs no ORM entity)."""
+    return site.app.extensions["lexgold"].reads.kw["bind"].connect()
+
+
 def _claimable(site: Site) -> bool:
     """Has the study a place to give now (free, or claimed and expired)?"""
-    now = site.clock[0]
-    with site.app.extensions["lexgold"].reads() as session:
-        return bool(session.scalar(select(func.count()).select_from(m.Slot).where(or_(
-            m.Slot.status == "free", and_(m.Slot.status == "active", m.Slot.expires_at <= now)))))
+    now, slot = site.clock[0], m.Slot.__table__.c
+    with _reading(site) as connection:
+        return bool(connection.scalar(select(func.count()).select_from(m.Slot.__table__).where(
+            or_(slot.status == "free", and_(slot.status == "active", slot.expires_at <= now)))))
 
 
 def _next_expiry(site: Site) -> datetime:
-    with site.app.extensions["lexgold"].reads() as session:
-        soonest = session.scalar(select(func.min(m.Slot.expires_at))
-                                 .where(m.Slot.status == "active"))
+    slot = m.Slot.__table__.c
+    with _reading(site) as connection:
+        soonest = connection.scalar(select(func.min(slot.expires_at))
+                                    .where(slot.status == "active"))
     return soonest + timedelta(seconds=1) if soonest is not None else site.clock[0]
 
 
 def _completed(site: Site) -> tuple[int, int]:
-    with site.app.extensions["lexgold"].reads() as session:
-        rows = dict(session.execute(select(m.Slot.status, func.count())
-                                    .group_by(m.Slot.status)).all())
+    slot = m.Slot.__table__.c
+    with _reading(site) as connection:
+        rows = dict(connection.execute(select(slot.status, func.count())
+                                       .group_by(slot.status)).all())
     return int(rows.get("completed", 0)), int(sum(rows.values()))
 
 
@@ -374,27 +389,31 @@ def _entry_query(site: Site, rng) -> str:
 
 def _visit(site: Site, rater: SimulatedRater, record: dict, rng):
     """One rater's visit, as a generator: it yields the seconds until its next request."""
-    client = site.app.test_client()
+    browser = Browser(site.app)
 
     def get(path):
-        site.requests += 1
-        return client.get(path, follow_redirects=True)
-
-    def post(path, data):
-        site.requests += 1
-        response = client.post(path, data=data, follow_redirects=True)
-        site.requests += len(response.history)
+        response = browser.get(path)
+        site.requests += browser.requests
+        browser.requests = 0
         return response
 
-    response = get(_entry_query(site, rng))
+    def post(path, data):
+        response = browser.post(path, data, referer=page_url[0])
+        site.requests += browser.requests
+        browser.requests = 0
+        page_url[0] = response.url
+        return response
+
+    entry = _entry_query(site, rng)
+    page_url = [entry]
+    response = get(entry)
     yield READING_SECONDS["consent"]
-    page = read_page(response.get_data(as_text=True))
+    page = read_page(response.text())
     response = post("/consent", {**page.fields, "consent": "yes", "native": "yes"})
-    with client.session_transaction() as cookie:
-        record["rater_id"] = cookie.get("rater", "")
+    record["rater_id"] = _session(site.app, browser).get("rater", "")
     answered, stop = 0, None
     while True:
-        page = read_page(response.get_data(as_text=True))
+        page = read_page(response.text())
         if page.action.endswith("/instructions"):
             yield READING_SECONDS["instructions"]
             response = post(page.action, page.fields)
@@ -419,6 +438,13 @@ def _visit(site: Site, rater: SimulatedRater, record: dict, rng):
     record["outcome"] = "quit" if record["quit"] else _stage(site, record["rater_id"])
     if record["outcome"] == "done":
         _recruit(site, record["rater_id"])
+
+
+def _session(app, browser: Browser) -> dict:
+    """The contents of the session cookie ``browser`` holds (signed by ``app``), or {}."""
+    value = browser.cookie(app.config["SESSION_COOKIE_NAME"])
+    serializer = app.session_interface.get_signing_serializer(app)
+    return serializer.loads(value) if value and serializer is not None else {}
 
 
 def _machine(site: Site) -> dict | None:
@@ -518,11 +544,15 @@ def _answers(site: Site, rater: SimulatedRater, page: Page, seconds: float) -> d
 
 def _stage(site: Site, public_id: str) -> str:
     """Where a rater ended: done, screened_out, full, or expired (its place went to another)."""
-    with site.app.extensions["lexgold"].reads() as session:
-        rater = session.scalars(select(m.Rater).where(m.Rater.public_id == public_id)).first()
-        if rater is None:
-            return "refused"
-        if rater.stage == "rating":
-            slot = session.get(m.Slot, rater.slot_id) if rater.slot_id is not None else None
-            return "expired" if slot is None or slot.rater_id != rater.id else "rating"
-        return rater.stage
+    rater, slot = m.Rater.__table__.c, m.Slot.__table__.c
+    with _reading(site) as connection:
+        found = connection.execute(
+            select(rater.id, rater.stage, slot.rater_id, slot.id)
+            .select_from(m.Rater.__table__.outerjoin(m.Slot.__table__, slot.id == rater.slot_id))
+            .where(rater.public_id == public_id)).first()
+    if found is None:
+        return "refused"
+    rater_id, stage, holder, slot_id = found
+    if stage == "rating":
+        return "expired" if slot_id is None or holder != rater_id else "rating"
+    return stage

@@ -14,7 +14,6 @@ from datetime import datetime, timedelta
 
 from flask import (Blueprint, current_app, flash, redirect, render_template, request,
                    session, url_for)
-from flask_wtf.csrf import generate_csrf
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 from markupsafe import Markup, escape
 from sqlalchemy import select
@@ -23,7 +22,8 @@ from lexgold.annotate import flow, throttle
 from lexgold.study import models as m
 from lexgold.study.config import consent_paragraphs
 from lexgold.study.design import option_order
-from lexgold.annotate.context import connection, db, fill, message_page, now, state, write_db
+from lexgold.annotate.context import (connection, csrf_token, db, fill, message_page, now,
+                                      state, write_db)
 from lexgold.annotate.bws_site import page_tuples
 from lexgold.ratings import SIMULATED
 
@@ -284,9 +284,14 @@ def render_step(step: m.Step, items, n_steps: int, position: int, rater_id: int,
         return _bws_page(step, items, rater_id, common)
     if step.kind == "checkpoint":
         check = config.checkpoints[step.checkpoint]
-        options = [(i, [_show_word(w) for w in check.options[i]])
-                   for i in option_order(len(check.options), rater_id, step.id)]
-        return render_template("checkpoint.html", options=options, **common)
+        options = tuple((i, tuple(_show_word(w) for w in check.options[i]))
+                        for i in option_order(len(check.options), rater_id, step.id))
+        if banner or session.get("_flashes"):
+            return render_template("checkpoint.html", options=options, **common)
+        return filled_page("checkpoint.html", {         # a pattern per option order
+            "csrf_token": csrf_token(),
+            **{name: common[name] for name in ("position", "progress", "done", "total",
+                                               "action")}}, banner="", options=options)
     show, titles, seed = _word_case(config.word_case), config.topic_titles, state().seed
     shown = []
     for item, pair in items:
@@ -301,7 +306,7 @@ def render_step(step: m.Step, items, n_steps: int, position: int, rater_id: int,
     if banner or session.get("_flashes"):
         return render_template("group.html", items=shown, **common, topic=topic)
     return filled_page("group.html", {
-        "items": Markup("").join(shown), "topic": topic, "csrf_token": generate_csrf(),
+        "items": Markup("").join(shown), "topic": topic, "csrf_token": csrf_token(),
         **{name: common[name] for name in ("position", "progress", "done", "total", "action")}},
         banner="")
 
