@@ -53,6 +53,8 @@ from lexgold.stats import spearman
 
 #: the share of splits quoted around the median of ``k*``
 LEVEL = 0.95
+#: floats of random keys :func:`worth_curves` draws at a time (bounds its memory)
+DRAW_FLOATS = 2 ** 20
 
 
 def pair_key(word1: pd.Series, word2: pd.Series, *, ordered: bool = True) -> pd.Series:
@@ -74,9 +76,9 @@ def _rater_answers(ratings: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
 
     Keys are made once per distinct ``word1, word2`` and the means grouped by integer codes
     (the ``groupby`` mean of the same ratings), so no string is made per rating."""
-    frame = ratings
-    if "kind" in frame.columns:
-        frame = frame[(frame["kind"] != "checkpoint").to_numpy()]
+    frame = ratings[["rater_id", "word1", "word2", "rating"]]   # the columns used, not a copy
+    if "kind" in ratings.columns:                                 # of every column read
+        frame = frame[(ratings["kind"] != "checkpoint").to_numpy()]
     first_word, words1 = pd.factorize(frame["word1"])
     second_word, words2 = pd.factorize(frame["word2"])
     combo, distinct = pd.factorize(first_word.astype(np.int64) * max(len(words2), 1)
@@ -215,12 +217,19 @@ def worth_curves(matrix: np.ndarray, machine: np.ndarray, *, pool: int, splits: 
     out = {name: np.full((splits, pool), np.nan) for name in ("human_spearman", "human_mae")}
     out.update({name: np.full(splits, np.nan) for name in
                 ("machine_spearman", "machine_mae", "constant_mae", "k_spearman", "k_mae")})
+    missing = np.isnan(ratings)
+    reference, means = np.empty(len(ratings)), np.empty((len(ratings), pool))
+    step = max(1, DRAW_FLOATS // max(ratings.shape[1], 1))
     for s in range(splits):
-        keys = rng.random(ratings.shape)
-        keys[np.isnan(ratings)] = np.inf
-        drawn = np.take_along_axis(ratings, np.argsort(keys, axis=1), axis=1)
-        reference = np.nanmean(drawn[:, pool:], axis=1)
-        means = np.cumsum(drawn[:, :pool], axis=1) / np.arange(1, pool + 1)
+        # a random order of each pair's ratings, a block of pairs at a time (the draws are
+        # those of one matrix of keys, in its row order)
+        for first in range(0, len(ratings), step):
+            rows = slice(first, first + step)
+            keys = rng.random(ratings[rows].shape)
+            keys[missing[rows]] = np.inf
+            drawn = np.take_along_axis(ratings[rows], np.argsort(keys, axis=1), axis=1)
+            reference[rows] = np.nanmean(drawn[:, pool:], axis=1)
+            means[rows] = np.cumsum(drawn[:, :pool], axis=1) / np.arange(1, pool + 1)
         for k in range(pool):
             out["human_spearman"][s, k] = spearman(means[:, k], reference)
             out["human_mae"][s, k] = np.mean(np.abs(means[:, k] - reference))
