@@ -647,14 +647,72 @@ def spearman_brown_curve(answered: pd.DataFrame, max_raters: int, anonymous: boo
     pair's ratings without rater identity) stepped up to k, ``k r / (1 + (k - 1) r)``
     (Spearman 1910, Brown 1910)."""
     column = _rater_order(answered, anonymous, rng) if anonymous else answered["rater_id"]
-    wide = answered.assign(column=column).pivot_table(index=list(ITEM), columns="column",
-                                                       values="rating", aggfunc="mean")
-    r = wide.corr(min_periods=3).to_numpy()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        r1 = float(np.nanmean(r[~np.eye(len(r), dtype=bool)]))
+    r1 = mean_pairwise_pearson(answered, column)
     k = np.arange(1, max_raters + 1)
     return k * r1 / (1 + (k - 1) * r1)
+
+
+#: floats a block of :func:`mean_pairwise_pearson`'s sums may hold per array (bounds memory)
+PEARSON_BLOCK_FLOATS = 2 ** 21
+
+
+def mean_pairwise_pearson(answered: pd.DataFrame, column, min_periods: int = 3) -> float:
+    """The mean Pearson correlation between every two raters over the pairs both rated
+    (``min_periods`` or more; a rater constant there has none): what ``pandas.DataFrame.corr
+    (min_periods=...)`` of the pairs x raters table of mean ratings gives, averaged off its
+    diagonal (NaN when no two raters qualify).
+
+    From sums, never the raters x raters table nor a dense pairs x raters one: for a block of
+    raters (ordered by the pairs they rate, so a block's raters share most of them) and only
+    the pairs the block rated, the shared count and each side's sum and sum of squares and the
+    cross products against every rater are matrix products of the 0/1 and rating tables, so
+    ``r = (Sxy - Sx Sy / n) / sqrt((Sxx - Sx^2 / n)(Syy - Sy^2 / n))``.
+
+    ``column``: each rating's rater (an array or Series aligned with ``answered``).
+    """
+    from scipy import sparse
+
+    pair, _ = pd.MultiIndex.from_frame(answered[list(ITEM)]).factorize()
+    rater, raters = pd.factorize(np.asarray(column))
+    n, m = int(pair.max()) + 1 if len(pair) else 0, len(raters)
+    if m < 2:
+        return math.nan
+    cell, first = pd.factorize(rater.astype(np.int64) * n + pair)   # a rater's mean per pair
+    value = pd.Series(answered["rating"].to_numpy(float)).groupby(cell, sort=False).mean()
+    cells = np.unique(cell, return_index=True)[1]
+    rows, cols, y = pair[cells], rater[cells], value.to_numpy(float)
+    ones = sparse.csr_array((np.ones(len(y)), (rows, cols)), shape=(n, m))
+    values = sparse.csr_array((y, (rows, cols)), shape=(n, m))
+    squares = sparse.csr_array((y * y, (rows, cols)), shape=(n, m))
+    by_rater = sparse.csc_array((np.ones(len(y)), (rows, cols)), shape=(n, m))
+    low = np.full(m, n)
+    np.minimum.at(low, cols, rows)
+    high = np.zeros(m, dtype=int)
+    np.maximum.at(high, cols, rows)
+    order = np.lexsort((high, low))                     # raters of the same pairs together
+    size = max(1, PEARSON_BLOCK_FLOATS // max(m, 1))
+    total, count = 0.0, 0
+    for start in range(0, m, size):
+        block = order[start:start + size]
+        own = np.unique(by_rater[:, block].indices)     # the pairs the block rated
+        o_all, x_all, xx_all = (v[own].toarray() for v in (ones, values, squares))
+        o, x, xx = o_all[:, block], x_all[:, block], xx_all[:, block]
+        shared = o.T @ o_all
+        sx, sy = x.T @ o_all, o.T @ x_all
+        sxx, syy = xx.T @ o_all, o.T @ xx_all
+        sxy = x.T @ x_all
+        with np.errstate(invalid="ignore", divide="ignore"):
+            vx = sxx - sx * sx / shared
+            vy = syy - sy * sy / shared
+            # a rater constant on the shared pairs: no correlation (rounding aside)
+            vx = np.where(vx > 1e-12 * sxx, vx, 0.0)
+            vy = np.where(vy > 1e-12 * syy, vy, 0.0)
+            r = (sxy - sx * sy / shared) / np.sqrt(vx * vy)
+        r[np.arange(len(block)), block] = np.nan       # a rater with itself
+        keep = (shared >= min_periods) & np.isfinite(r)
+        total += float(r[keep].sum())
+        count += int(keep.sum())
+    return total / count if count else math.nan
 
 
 def _raters_per_pair(answered: pd.DataFrame) -> int:
