@@ -451,6 +451,74 @@ def _simulate(score: np.ndarray, spread: np.ndarray, pool: tuple[np.ndarray, ...
     return reliability, width.T, iaa2.T
 
 
+#: floats of simulated ratings :func:`_simulated_reliability` holds at a time
+SIMULATION_FLOATS = 2 ** 22
+
+
+def _simulated_reliability(score: np.ndarray, spread: np.ndarray, pool: tuple[np.ndarray, ...],
+                           member_copy: np.ndarray, member_tranche: np.ndarray,
+                           n_tranches: int, max_raters: int, rng: np.random.Generator,
+                           ks) -> np.ndarray:
+    """:func:`_simulate`'s reliability (studies x K) at the ``ks`` wanted only (NaN at the
+    others), from the same draws in the same order: the raters' ratings are drawn a block of
+    rater slots at a time and each group's running sums kept, so memory is a block of
+    simulated ratings and the wanted ks' pair means, whatever ``max_raters``."""
+    studies, n = score.shape
+    k_max = max_raters
+    size = pool[0].shape[1]
+    if size >= 2 * k_max:
+        drawn = np.argsort(rng.random((studies, n_tranches, size)), axis=2)[..., :2 * k_max]
+    else:
+        drawn = rng.integers(0, size, size=(studies, n_tranches, 2 * k_max))
+    study = np.arange(studies)[:, None, None]
+    offset, scale, noise = (v[study, drawn].reshape(-1, 2 * k_max).T for v in pool)
+    column = member_copy // n * n_tranches + member_tranche
+    value, sd = score.ravel()[member_copy], np.sqrt(spread.ravel()[member_copy])
+    starts = np.flatnonzero(np.r_[True, member_copy[1:] != member_copy[:-1]])
+    per_pair = np.diff(np.r_[starts, len(member_copy)])
+    wanted = np.array(sorted(set(int(k) for k in ks if 1 <= k <= k_max)))
+    means = np.empty((2, len(wanted), studies * n))
+    block = max(1, SIMULATION_FLOATS // max(len(member_copy), 1))
+    for group in (0, 1):
+        running = np.zeros(len(member_copy))
+        for first in range(0, k_max, block):
+            last = min(first + block, k_max)
+            slots = np.arange(first, last) + group * k_max
+            scores = rng.standard_normal((len(slots), len(member_copy)))
+            scores *= np.sqrt(noise)[slots][:, column] * sd
+            scores += offset[slots][:, column] + scale[slots][:, column] * value
+            scores[0] += running
+            sums = np.cumsum(scores, axis=0)
+            running = sums[-1].copy()
+            for i in np.flatnonzero((wanted > first) & (wanted <= last)):
+                k = wanted[i]
+                means[group, i] = np.add.reduceat(sums[k - 1 - first] / k, starts) / per_pair
+    reliability = np.full((k_max, studies), np.nan)         # laid out as _simulate's
+    reliability[wanted - 1] = _spearman(means[0].reshape(len(wanted), studies, n),
+                                        means[1].reshape(len(wanted), studies, n))
+    return reliability.T
+
+
+def _model_reliability(ratings: pd.DataFrame, max_raters: int, *, rng: np.random.Generator,
+                       simulations: int, ks) -> np.ndarray:
+    """:func:`reliability_curve`'s ``reliability`` without an interval (``replicates=0``) at
+    the ``ks`` wanted (NaN at the others): the same figures from the same random numbers,
+    without the width and IAA-2 it does not need (:func:`_simulated_reliability`)."""
+    pilot = _pilot(ratings)
+    model = _fit(pilot)
+    studies = max(simulations, 1)
+    picked = np.broadcast_to(np.arange(pilot.n_pairs), (studies, pilot.n_pairs))
+    member_copy, member_tranche = _memberships(pilot, picked)
+    reliability = _simulated_reliability(
+        np.broadcast_to(model.score, picked.shape), np.broadcast_to(model.spread, picked.shape),
+        tuple(np.broadcast_to(v, (studies, len(v)))
+              for v in (model.offset, model.scale, model.noise)),
+        member_copy, member_tranche, pilot.n_tranches, max_raters, rng, ks)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)     # the ks not wanted: all NaN
+        return np.nanmean(reliability, axis=0)
+
+
 def _spearman(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
     """Spearman rho between ``a`` and ``b`` along ``axis`` (NaN for a constant slice)."""
     a, b = np.moveaxis(a, axis, -1), np.moveaxis(b, axis, -1)
@@ -653,7 +721,7 @@ def spearman_brown_curve(answered: pd.DataFrame, max_raters: int, anonymous: boo
 
 
 #: floats a block of :func:`mean_pairwise_pearson`'s sums may hold per array (bounds memory)
-PEARSON_BLOCK_FLOATS = 2 ** 21
+PEARSON_BLOCK_FLOATS = 2 ** 19
 
 
 def mean_pairwise_pearson(answered: pd.DataFrame, column, min_periods: int = 3) -> float:
@@ -802,9 +870,8 @@ def choose_method(ratings: pd.DataFrame, max_raters: int, *, rng: np.random.Gene
     for fold in range(folds):
         part = _subset(answered, fitted, anonymous, rng)
         try:
-            predicted["model"][fold] = reliability_curve(
-                part, top, rng=rng, replicates=0,
-                simulations=simulations)["reliability"].to_numpy()
+            predicted["model"][fold] = _model_reliability(
+                part, top, rng=rng, simulations=simulations, ks=[*range(1, max_raters + 1), k])
         except InputError:
             continue
         predicted["spearman-brown"][fold] = spearman_brown_curve(part, top, anonymous, rng)
