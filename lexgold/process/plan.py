@@ -721,7 +721,7 @@ def spearman_brown_curve(answered: pd.DataFrame, max_raters: int, anonymous: boo
 
 
 #: floats a block of :func:`mean_pairwise_pearson`'s sums may hold per array (bounds memory)
-PEARSON_BLOCK_FLOATS = 2 ** 19
+PEARSON_BLOCK_FLOATS = 2 ** 20
 
 
 def mean_pairwise_pearson(answered: pd.DataFrame, column, min_periods: int = 3) -> float:
@@ -740,7 +740,9 @@ def mean_pairwise_pearson(answered: pd.DataFrame, column, min_periods: int = 3) 
     """
     from scipy import sparse
 
-    pair, _ = pd.MultiIndex.from_frame(answered[list(ITEM)]).factorize()
+    first_word, _ = pd.factorize(answered["word1"])
+    second_word, seconds = pd.factorize(answered["word2"])
+    pair, _ = pd.factorize(first_word.astype(np.int64) * max(len(seconds), 1) + second_word)
     rater, raters = pd.factorize(np.asarray(column))
     n, m = int(pair.max()) + 1 if len(pair) else 0, len(raters)
     if m < 2:
@@ -749,26 +751,32 @@ def mean_pairwise_pearson(answered: pd.DataFrame, column, min_periods: int = 3) 
     value = pd.Series(answered["rating"].to_numpy(float)).groupby(cell, sort=False).mean()
     cells = np.unique(cell, return_index=True)[1]
     rows, cols, y = pair[cells], rater[cells], value.to_numpy(float)
-    ones = sparse.csr_array((np.ones(len(y)), (rows, cols)), shape=(n, m))
-    values = sparse.csr_array((y, (rows, cols)), shape=(n, m))
-    squares = sparse.csr_array((y * y, (rows, cols)), shape=(n, m))
-    by_rater = sparse.csc_array((np.ones(len(y)), (rows, cols)), shape=(n, m))
     low = np.full(m, n)
     np.minimum.at(low, cols, rows)
     high = np.zeros(m, dtype=int)
     np.maximum.at(high, cols, rows)
-    order = np.lexsort((high, low))                     # raters of the same pairs together
+    place = np.empty(m, dtype=np.int64)                 # raters of the same pairs together
+    place[np.lexsort((high, low))] = np.arange(m)
+    cols = place[cols]
+    ones = sparse.csr_array((np.ones(len(y)), (rows, cols)), shape=(n, m))
+    values = sparse.csr_array((y, (rows, cols)), shape=(n, m))
+    squares = sparse.csr_array((y * y, (rows, cols)), shape=(n, m))
+    by_rater = sparse.csc_array((np.ones(len(y)), (rows, cols)), shape=(n, m))
     size = max(1, PEARSON_BLOCK_FLOATS // max(m, 1))
-    total, count = 0.0, 0
+    total, count, last = 0.0, 0, None
     for start in range(0, m, size):
-        block = order[start:start + size]
+        block = slice(start, min(start + size, m))
         own = np.unique(by_rater[:, block].indices)     # the pairs the block rated
-        o_all, x_all, xx_all = (v[own].toarray() for v in (ones, values, squares))
+        if last is None or not np.array_equal(own, last):   # else the block before's pairs
+            o_all, x_all, xx_all = (v[own].toarray() for v in (ones, values, squares))
+            last = own
+        # each block against itself and the raters after it: every two raters once
         o, x, xx = o_all[:, block], x_all[:, block], xx_all[:, block]
-        shared = o.T @ o_all
-        sx, sy = x.T @ o_all, o.T @ x_all
-        sxx, syy = xx.T @ o_all, o.T @ xx_all
-        sxy = x.T @ x_all
+        o_on, x_on, xx_on = o_all[:, start:], x_all[:, start:], xx_all[:, start:]
+        shared = o.T @ o_on
+        sx, sy = x.T @ o_on, o.T @ x_on
+        sxx, syy = xx.T @ o_on, o.T @ xx_on
+        sxy = x.T @ x_on
         with np.errstate(invalid="ignore", divide="ignore"):
             vx = sxx - sx * sx / shared
             vy = syy - sy * sy / shared
@@ -776,8 +784,8 @@ def mean_pairwise_pearson(answered: pd.DataFrame, column, min_periods: int = 3) 
             vx = np.where(vx > 1e-12 * sxx, vx, 0.0)
             vy = np.where(vy > 1e-12 * syy, vy, 0.0)
             r = (sxy - sx * sy / shared) / np.sqrt(vx * vy)
-        r[np.arange(len(block)), block] = np.nan       # a rater with itself
-        keep = (shared >= min_periods) & np.isfinite(r)
+        after = np.arange(shared.shape[1])[None, :] > np.arange(shared.shape[0])[:, None]
+        keep = after & (shared >= min_periods) & np.isfinite(r)
         total += float(r[keep].sum())
         count += int(keep.sum())
     return total / count if count else math.nan
