@@ -721,7 +721,7 @@ def spearman_brown_curve(answered: pd.DataFrame, max_raters: int, anonymous: boo
 
 
 #: floats a block of :func:`mean_pairwise_pearson`'s sums may hold per array (bounds memory)
-PEARSON_BLOCK_FLOATS = 2 ** 20
+PEARSON_BLOCK_FLOATS = 2 ** 19
 
 
 def mean_pairwise_pearson(answered: pd.DataFrame, column, min_periods: int = 3) -> float:
