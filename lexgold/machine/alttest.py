@@ -34,6 +34,12 @@ Choices made here, where the paper leaves room:
 - when every ``d_i`` is the same (no variance, the t statistic undefined) the p-value is 0
   if ``d < epsilon`` and 1 otherwise (the null is then certainly false or not rejectable);
 - correlation-based alignment is not offered: the test compares annotations pair by pair.
+
+Every figure is computed from sums: each pair's count, sum and sum of squares of its ratings
+give, for each rating, the other raters' count, mean and mean squared deviation (the RMSE of
+``a`` against them is ``sqrt(msd + (a - mean)^2)``), and each rater's sums over its ratings
+give its calibration line and its t-test; memory grows with the ratings read, never with
+raters x pairs.
 """
 
 from __future__ import annotations
@@ -44,7 +50,6 @@ import numpy as np
 import pandas as pd
 
 from lexgold.errors import InputError
-from lexgold.stats import least_squares_line
 
 #: the alignments of :func:`alternative_annotator_test`
 ALIGNMENTS = ("rmse", "ae")
@@ -101,28 +106,52 @@ def benjamini_yekutieli(pvalues, q: float = 0.05) -> tuple[np.ndarray, np.ndarra
     return rejected, adjusted
 
 
-def _alignment(value: np.ndarray, others: np.ndarray, how: str) -> np.ndarray:
-    """``S``: minus the RMSE of ``value`` against each row of ``others`` (NaN-padded), or minus
-    its absolute difference from their mean."""
-    if how == "rmse":
-        return -np.sqrt(np.nanmean((others - value[:, None]) ** 2, axis=1))
-    return -np.abs(np.nanmean(others, axis=1) - value)
+def _per_rater(code: np.ndarray, values: np.ndarray, raters: int) -> np.ndarray:
+    """The sum of ``values`` over each rater's ratings (``code``: the rater of each)."""
+    return np.bincount(code, weights=values, minlength=raters)
 
 
-def _calibrate(machine: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """The least-squares line from ``machine`` to ``target``, applied to ``machine``."""
-    slope, intercept = least_squares_line(machine, target)
-    return slope * machine + intercept
+def _calibrated(code: np.ndarray, machine: np.ndarray, target: np.ndarray,
+                raters: int) -> np.ndarray:
+    """Per rating, the least-squares line from ``machine`` to ``target`` over its rater's
+    ratings applied to its ``machine`` score (a rater whose machine scores do not vary: the
+    mean of its ``target``)."""
+    count = np.maximum(_per_rater(code, np.ones(len(code)), raters), 1)
+    x_mean = _per_rater(code, machine, raters) / count
+    t_mean = _per_rater(code, target, raters) / count
+    dx = machine - x_mean[code]
+    sxx = _per_rater(code, dx * dx, raters)
+    sxt = _per_rater(code, dx * (target - t_mean[code]), raters)
+    low, high = np.full(raters, np.inf), np.full(raters, -np.inf)
+    np.minimum.at(low, code, machine)
+    np.maximum.at(high, code, machine)
+    varies = (high > low) & (sxx > 0)
+    slope = np.where(varies, sxt / np.where(varies, sxx, 1.0), 0.0)
+    return t_mean[code] + slope[code] * dx
 
 
-def _one_sided_p(d: np.ndarray, epsilon: float) -> tuple[float, float]:
-    """t statistic and p-value of ``H0: mean(d) >= epsilon`` against ``mean(d) < epsilon``."""
-    from scipy.stats import ttest_1samp
+def _one_sided_p(d: np.ndarray, code: np.ndarray, raters: int,
+                 epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per rater, the t statistic and p-value of ``H0: mean(d) >= epsilon`` against
+    ``mean(d) < epsilon`` over its ratings' ``d`` (the one-sample t-test, ``scipy.stats.
+    ttest_1samp(..., alternative="less")``); a rater whose ``d`` are all equal gets
+    ``-inf, 0`` when they are below ``epsilon`` and ``inf, 1`` otherwise."""
+    from scipy.special import stdtr
 
-    if np.all(d == d[0]):
-        return (-math.inf if d[0] < epsilon else math.inf), (0.0 if d[0] < epsilon else 1.0)
-    result = ttest_1samp(d, epsilon, alternative="less")
-    return float(result.statistic), float(result.pvalue)
+    n = _per_rater(code, np.ones(len(code)), raters)
+    mean = _per_rater(code, d, raters) / np.maximum(n, 1)
+    squares = _per_rater(code, (d - mean[code]) ** 2, raters)
+    low, high = np.full(raters, np.inf), np.full(raters, -np.inf)
+    np.minimum.at(low, code, d)
+    np.maximum.at(high, code, d)
+    varies = high > low
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = (mean - epsilon) / np.sqrt(squares / np.maximum(n - 1, 1) / np.maximum(n, 1))
+        p = stdtr(np.maximum(n - 1, 1), t)
+    below = mean < epsilon
+    t = np.where(varies, t, np.where(below, -math.inf, math.inf))
+    p = np.where(varies, p, np.where(below, 0.0, 1.0))
+    return t, p
 
 
 def alternative_annotator_test(ratings: pd.DataFrame, machine: pd.Series, *,
@@ -168,29 +197,46 @@ def alternative_annotator_test(ratings: pd.DataFrame, machine: pd.Series, *,
                          field="alignment")
     if not 0 <= epsilon <= 1:
         raise InputError(f"need 0 <= epsilon <= 1, found {epsilon!r}", field="--epsilon")
+    machine = machine[machine.notna()]
     frame = ratings[ratings["key"].isin(machine.index)]
-    wide = frame.pivot(index="key", columns="rater_id", values="rating")
-    wide = wide[pd.unique(frame["rater_id"])]                  # raters in file order
-    scores = machine.reindex(wide.index).to_numpy(float)
-    values = wide.to_numpy(float)
-    records, left_out = [], []
-    for j, rater in enumerate(wide.columns):
-        others = np.delete(values, j, axis=1)
-        use = ~np.isnan(values[:, j]) & (np.sum(~np.isnan(others), axis=1) > 0)
-        if use.sum() < 2:
-            left_out.append(str(rater))
-            continue
-        others, own, raw = others[use], values[use, j], scores[use]
-        calibrated = _calibrate(raw, np.nanmean(others, axis=1)) if calibrate else raw
-        s_machine = _alignment(calibrated, others, alignment)
-        s_human = _alignment(own, others, alignment)
-        tie = np.isclose(s_machine, s_human, rtol=1e-9, atol=1e-12)   # equal but for rounding
-        w_machine = ((s_machine > s_human) | tie).astype(float)
-        w_human = ((s_human > s_machine) | tie).astype(float)
-        t, p = _one_sided_p(w_human - w_machine, epsilon)
-        records.append({"rater": str(rater), "pairs": int(use.sum()),
-                        "rho_machine": float(w_machine.mean()),
-                        "rho_human": float(w_human.mean()), "t": t, "p": p})
+    rater, ids = pd.factorize(frame["rater_id"])                # raters in file order
+    rated = frame["rating"].notna().to_numpy()                  # NaN: not rated
+    frame, rater = frame[rated], rater[rated]
+    pair, keys = pd.factorize(frame["key"])
+    if pd.Series(rater.astype(np.int64) * max(len(keys), 1) + pair).duplicated().any():
+        raise InputError("a rater has two ratings of one pair: average them first",
+                         field="rater_id")
+    y = frame["rating"].to_numpy(float)
+    raw = machine[~machine.index.duplicated()].reindex(keys).to_numpy(float)[pair]
+    # the other raters of each rating's pair, from the pair's sums: count, mean, and the
+    # sum of squared deviations from their mean
+    count = np.bincount(pair, minlength=len(keys))[pair] - 1
+    total = np.bincount(pair, weights=y, minlength=len(keys))[pair] - y
+    squares = np.bincount(pair, weights=y * y, minlength=len(keys))[pair] - y * y
+    pairs_of = np.bincount(rater, weights=(count > 0).astype(float), minlength=len(ids))
+    tested = pairs_of >= 2
+    left_out = [str(r) for r in ids[~tested]]
+    use = (count > 0) & tested[rater]
+    rater, y, raw = rater[use], y[use], raw[use]
+    count, total, squares = count[use], total[use], squares[use]
+    others = total / count
+    spread = np.maximum(squares - total * others, 0.0) / count   # their mean squared deviation
+    calibrated = _calibrated(rater, raw, others, len(ids)) if calibrate else raw
+    if alignment == "rmse":
+        s_machine = -np.sqrt(spread + (calibrated - others) ** 2)
+        s_human = -np.sqrt(spread + (y - others) ** 2)
+    else:
+        s_machine, s_human = -np.abs(others - calibrated), -np.abs(others - y)
+    tie = np.isclose(s_machine, s_human, rtol=1e-9, atol=1e-12)   # equal but for rounding
+    w_machine = ((s_machine > s_human) | tie).astype(float)
+    w_human = ((s_human > s_machine) | tie).astype(float)
+    t, p = _one_sided_p(w_human - w_machine, rater, len(ids), epsilon)
+    n = np.maximum(pairs_of, 1)
+    rho_machine = _per_rater(rater, w_machine, len(ids)) / n
+    rho_human = _per_rater(rater, w_human, len(ids)) / n
+    records = [{"rater": str(ids[j]), "pairs": int(pairs_of[j]),
+                "rho_machine": float(rho_machine[j]), "rho_human": float(rho_human[j]),
+                "t": float(t[j]), "p": float(p[j])} for j in np.flatnonzero(tested)]
     if len(records) < 2:
         raise InputError(f"{len(records)} raters share 2 or more pairs with others and the "
                          "machine; the alternative annotator test needs 2 or more",

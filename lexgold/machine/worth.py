@@ -53,6 +53,8 @@ from lexgold.stats import least_squares_line, spearman
 
 #: the share of splits quoted around the median of ``k*``
 LEVEL = 0.95
+#: floats of random keys :func:`worth_curves` draws at a time (bounds its memory)
+DRAW_FLOATS = 2 ** 20
 
 
 def pair_key(word1: pd.Series, word2: pd.Series, *, ordered: bool = True) -> pd.Series:
@@ -64,6 +66,36 @@ def pair_key(word1: pd.Series, word2: pd.Series, *, ordered: bool = True) -> pd.
     if not ordered:
         a, b = np.where(a <= b, a, b), np.where(a <= b, b, a)
     return pd.Series([f"{x}\t{y}" for x, y in zip(a, b)], index=word1.index, dtype=object)
+
+
+def _rater_answers(ratings: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
+    """Each rater's mean rating of each pair (checkpoints dropped), in the order of their first
+    rating: ``code`` (the pair's index in ``keys``, first-seen order), ``rater_id``,
+    ``word1``, ``word2`` (the words of its first row) and ``rating``; and ``keys``
+    (:func:`pair_key`).
+
+    Keys are made once per distinct ``word1, word2`` and the means grouped by integer codes
+    (the ``groupby`` mean of the same ratings), so no string is made per rating."""
+    frame = ratings[["rater_id", "word1", "word2", "rating"]]   # the columns used, not a copy
+    if "kind" in ratings.columns:                                 # of every column read
+        frame = frame[(ratings["kind"] != "checkpoint").to_numpy()]
+    first_word, words1 = pd.factorize(frame["word1"])
+    second_word, words2 = pd.factorize(frame["word2"])
+    combo, distinct = pd.factorize(first_word.astype(np.int64) * max(len(words2), 1)
+                                   + second_word)
+    combo_key, keys = pd.factorize(pair_key(
+        pd.Series(np.asarray(words1, dtype=object)[distinct // max(len(words2), 1)]),
+        pd.Series(np.asarray(words2, dtype=object)[distinct % max(len(words2), 1)])))
+    code = combo_key[combo]
+    rater, ids = pd.factorize(frame["rater_id"])
+    group, _ = pd.factorize(code.astype(np.int64) * max(len(ids), 1) + rater)
+    first = np.unique(group, return_index=True)[1]             # a group's first row
+    rows = pd.Series(frame["rating"].to_numpy(float)).groupby(group, sort=False).mean()
+    found = pd.DataFrame({"code": code[first], "rater_id": np.asarray(ids)[rater[first]],
+                          "word1": frame["word1"].to_numpy()[first],
+                          "word2": frame["word2"].to_numpy()[first],
+                          "rating": rows.to_numpy(float)})
+    return found, np.asarray(keys, dtype=object)
 
 
 def rating_matrix(ratings: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
@@ -80,23 +112,23 @@ def rating_matrix(ratings: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
     pairs : pandas.DataFrame
         ``word1, word2, key, n`` (the ratings of the pair), first-seen order.
     matrix : numpy.ndarray, shape (pairs, most ratings of a pair)
-        The ratings, NaN-padded.
+        The ratings, NaN-padded (a pair's raters in the order of their first rating of it).
     """
-    frame = ratings
-    if "kind" in frame.columns:
-        frame = frame[frame["kind"].astype(str) != "checkpoint"]
-    frame = frame.assign(key=pair_key(frame["word1"], frame["word2"]))
-    frame = (frame.groupby(["key", "rater_id"], sort=False, observed=True)
-             .agg(word1=("word1", "first"), word2=("word2", "first"), rating=("rating", "mean"))
-             .reset_index())
-    code, keys = pd.factorize(frame["key"])
-    column = frame.groupby(code).cumcount().to_numpy()
-    matrix = np.full((len(keys), int(column.max()) + 1 if len(frame) else 0), np.nan)
-    matrix[code, column] = frame["rating"].to_numpy(float)
-    first = frame.drop_duplicates("key").set_index("key").loc[keys]
-    pairs = pd.DataFrame({"word1": first["word1"].to_numpy(), "word2": first["word2"].to_numpy(),
-                          "key": np.asarray(keys, dtype=object),
-                          "n": np.bincount(code, minlength=len(keys))})
+    return _matrix(*_rater_answers(ratings))
+
+
+def _matrix(found: pd.DataFrame, keys: np.ndarray) -> tuple[pd.DataFrame, np.ndarray]:
+    """:func:`rating_matrix` of :func:`_rater_answers`' frame and keys."""
+    code = found["code"].to_numpy()
+    column = found.groupby(code, sort=False).cumcount().to_numpy()
+    matrix = np.full((len(keys), int(column.max()) + 1 if len(found) else 0), np.nan)
+    matrix[code, column] = found["rating"].to_numpy(float)
+    first = np.zeros(len(keys), dtype=np.int64)
+    seen = np.flatnonzero(column == 0)
+    first[code[seen]] = seen
+    pairs = pd.DataFrame({"word1": found["word1"].to_numpy()[first],
+                          "word2": found["word2"].to_numpy()[first],
+                          "key": keys, "n": np.bincount(code, minlength=len(keys))})
     return pairs, matrix
 
 
@@ -182,12 +214,19 @@ def worth_curves(matrix: np.ndarray, machine: np.ndarray, *, pool: int, splits: 
     out = {name: np.full((splits, pool), np.nan) for name in ("human_spearman", "human_mae")}
     out.update({name: np.full(splits, np.nan) for name in
                 ("machine_spearman", "machine_mae", "constant_mae", "k_spearman", "k_mae")})
+    missing = np.isnan(ratings)
+    reference, means = np.empty(len(ratings)), np.empty((len(ratings), pool))
+    step = max(1, DRAW_FLOATS // max(ratings.shape[1], 1))
     for s in range(splits):
-        keys = rng.random(ratings.shape)
-        keys[np.isnan(ratings)] = np.inf
-        drawn = np.take_along_axis(ratings, np.argsort(keys, axis=1), axis=1)
-        reference = np.nanmean(drawn[:, pool:], axis=1)
-        means = np.cumsum(drawn[:, :pool], axis=1) / np.arange(1, pool + 1)
+        # a random order of each pair's ratings, a block of pairs at a time (the draws are
+        # those of one matrix of keys, in its row order)
+        for first in range(0, len(ratings), step):
+            rows = slice(first, first + step)
+            keys = rng.random(ratings[rows].shape)
+            keys[missing[rows]] = np.inf
+            drawn = np.take_along_axis(ratings[rows], np.argsort(keys, axis=1), axis=1)
+            reference[rows] = np.nanmean(drawn[:, pool:], axis=1)
+            means[rows] = np.cumsum(drawn[:, :pool], axis=1) / np.arange(1, pool + 1)
         for k in range(pool):
             out["human_spearman"][s, k] = spearman(means[:, k], reference)
             out["human_mae"][s, k] = np.mean(np.abs(means[:, k] - reference))
@@ -397,7 +436,8 @@ def machine_worth(ratings: pd.DataFrame, machine: pd.DataFrame, *, pool: int = 5
         raters), ``published`` (:func:`published_overlap`).
     """
 
-    pairs, matrix = rating_matrix(ratings)
+    answered, keys = _rater_answers(ratings)
+    pairs, matrix = _matrix(answered, keys)
     scores = machine_for(pairs, machine)
     covered = ~np.isnan(scores)
     if covered.sum() < 3:
@@ -418,7 +458,9 @@ def machine_worth(ratings: pd.DataFrame, machine: pd.DataFrame, *, pool: int = 5
     errors["band"] = errors_by(frame, "band")
     test = None
     if identified:
-        long = _rater_means(ratings)
+        long = pd.DataFrame({"rater_id": answered["rater_id"].astype(str),
+                             "key": keys[answered["code"].to_numpy()],
+                             "rating": answered["rating"]})
         test = alternative_annotator_test(
             long, pd.Series(frame["machine"].to_numpy(), index=frame["key"].to_numpy()),
             epsilon=epsilon, alignment=alignment)
@@ -428,16 +470,6 @@ def machine_worth(ratings: pd.DataFrame, machine: pd.DataFrame, *, pool: int = 5
             "misjudged": misjudged(frame, top).to_dict("records"),
             "alternative_annotator_test": test,
             "published": published_overlap(frame["key"], known or {})}
-
-
-def _rater_means(ratings: pd.DataFrame) -> pd.DataFrame:
-    """``rater_id, key, rating``: each rater's mean rating of each pair (checkpoints out)."""
-    frame = ratings
-    if "kind" in frame.columns:
-        frame = frame[frame["kind"].astype(str) != "checkpoint"]
-    frame = frame.assign(key=pair_key(frame["word1"], frame["word2"]),
-                         rater_id=frame["rater_id"].astype(str))
-    return frame.groupby(["rater_id", "key"], sort=False)["rating"].mean().reset_index()
 
 
 def _labels(ratings: pd.DataFrame, labels: pd.DataFrame | None) -> dict[str, pd.Series]:
@@ -450,10 +482,12 @@ def _labels(ratings: pd.DataFrame, labels: pd.DataFrame | None) -> dict[str, pd.
     for source, names in sources:
         if source is None:
             continue
-        keys = pair_key(source["word1"], source["word2"]).to_numpy()
         for column, name in names.items():
             if column in source.columns and name not in out:
-                table = pd.Series(source[column].astype("string").str.strip().to_numpy(),
+                # each distinct row once: the first row of a pair with a label stays first
+                rows = source[["word1", "word2", column]].drop_duplicates()
+                keys = pair_key(rows["word1"], rows["word2"]).to_numpy()
+                table = pd.Series(rows[column].astype("string").str.strip().to_numpy(),
                                   index=keys)
                 table = table[table.notna() & (table != "")]
                 out[name] = table[~table.index.duplicated()]

@@ -451,6 +451,74 @@ def _simulate(score: np.ndarray, spread: np.ndarray, pool: tuple[np.ndarray, ...
     return reliability, width.T, iaa2.T
 
 
+#: floats of simulated ratings :func:`_simulated_reliability` holds at a time
+SIMULATION_FLOATS = 2 ** 22
+
+
+def _simulated_reliability(score: np.ndarray, spread: np.ndarray, pool: tuple[np.ndarray, ...],
+                           member_copy: np.ndarray, member_tranche: np.ndarray,
+                           n_tranches: int, max_raters: int, rng: np.random.Generator,
+                           ks) -> np.ndarray:
+    """:func:`_simulate`'s reliability (studies x K) at the ``ks`` wanted only (NaN at the
+    others), from the same draws in the same order: the raters' ratings are drawn a block of
+    rater slots at a time and each group's running sums kept, so memory is a block of
+    simulated ratings and the wanted ks' pair means, whatever ``max_raters``."""
+    studies, n = score.shape
+    k_max = max_raters
+    size = pool[0].shape[1]
+    if size >= 2 * k_max:
+        drawn = np.argsort(rng.random((studies, n_tranches, size)), axis=2)[..., :2 * k_max]
+    else:
+        drawn = rng.integers(0, size, size=(studies, n_tranches, 2 * k_max))
+    study = np.arange(studies)[:, None, None]
+    offset, scale, noise = (v[study, drawn].reshape(-1, 2 * k_max).T for v in pool)
+    column = member_copy // n * n_tranches + member_tranche
+    value, sd = score.ravel()[member_copy], np.sqrt(spread.ravel()[member_copy])
+    starts = np.flatnonzero(np.r_[True, member_copy[1:] != member_copy[:-1]])
+    per_pair = np.diff(np.r_[starts, len(member_copy)])
+    wanted = np.array(sorted(set(int(k) for k in ks if 1 <= k <= k_max)))
+    means = np.empty((2, len(wanted), studies * n))
+    block = max(1, SIMULATION_FLOATS // max(len(member_copy), 1))
+    for group in (0, 1):
+        running = np.zeros(len(member_copy))
+        for first in range(0, k_max, block):
+            last = min(first + block, k_max)
+            slots = np.arange(first, last) + group * k_max
+            scores = rng.standard_normal((len(slots), len(member_copy)))
+            scores *= np.sqrt(noise)[slots][:, column] * sd
+            scores += offset[slots][:, column] + scale[slots][:, column] * value
+            scores[0] += running
+            sums = np.cumsum(scores, axis=0)
+            running = sums[-1].copy()
+            for i in np.flatnonzero((wanted > first) & (wanted <= last)):
+                k = wanted[i]
+                means[group, i] = np.add.reduceat(sums[k - 1 - first] / k, starts) / per_pair
+    reliability = np.full((k_max, studies), np.nan)         # laid out as _simulate's
+    reliability[wanted - 1] = _spearman(means[0].reshape(len(wanted), studies, n),
+                                        means[1].reshape(len(wanted), studies, n))
+    return reliability.T
+
+
+def _model_reliability(ratings: pd.DataFrame, max_raters: int, *, rng: np.random.Generator,
+                       simulations: int, ks) -> np.ndarray:
+    """:func:`reliability_curve`'s ``reliability`` without an interval (``replicates=0``) at
+    the ``ks`` wanted (NaN at the others): the same figures from the same random numbers,
+    without the width and IAA-2 it does not need (:func:`_simulated_reliability`)."""
+    pilot = _pilot(ratings)
+    model = _fit(pilot)
+    studies = max(simulations, 1)
+    picked = np.broadcast_to(np.arange(pilot.n_pairs), (studies, pilot.n_pairs))
+    member_copy, member_tranche = _memberships(pilot, picked)
+    reliability = _simulated_reliability(
+        np.broadcast_to(model.score, picked.shape), np.broadcast_to(model.spread, picked.shape),
+        tuple(np.broadcast_to(v, (studies, len(v)))
+              for v in (model.offset, model.scale, model.noise)),
+        member_copy, member_tranche, pilot.n_tranches, max_raters, rng, ks)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)     # the ks not wanted: all NaN
+        return np.nanmean(reliability, axis=0)
+
+
 def _spearman(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
     """Spearman rho between ``a`` and ``b`` along ``axis`` (NaN for a constant slice)."""
     a, b = np.moveaxis(a, axis, -1), np.moveaxis(b, axis, -1)
@@ -647,14 +715,80 @@ def spearman_brown_curve(answered: pd.DataFrame, max_raters: int, anonymous: boo
     pair's ratings without rater identity) stepped up to k, ``k r / (1 + (k - 1) r)``
     (Spearman 1910, Brown 1910)."""
     column = _rater_order(answered, anonymous, rng) if anonymous else answered["rater_id"]
-    wide = answered.assign(column=column).pivot_table(index=list(ITEM), columns="column",
-                                                       values="rating", aggfunc="mean")
-    r = wide.corr(min_periods=3).to_numpy()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        r1 = float(np.nanmean(r[~np.eye(len(r), dtype=bool)]))
+    r1 = mean_pairwise_pearson(answered, column)
     k = np.arange(1, max_raters + 1)
     return k * r1 / (1 + (k - 1) * r1)
+
+
+#: floats a block of :func:`mean_pairwise_pearson`'s sums may hold per array (bounds memory)
+PEARSON_BLOCK_FLOATS = 2 ** 19
+
+
+def mean_pairwise_pearson(answered: pd.DataFrame, column, min_periods: int = 3) -> float:
+    """The mean Pearson correlation between every two raters over the pairs both rated
+    (``min_periods`` or more; a rater constant there has none): what ``pandas.DataFrame.corr
+    (min_periods=...)`` of the pairs x raters table of mean ratings gives, averaged off its
+    diagonal (NaN when no two raters qualify).
+
+    From sums, never the raters x raters table nor a dense pairs x raters one: for a block of
+    raters (ordered by the pairs they rate, so a block's raters share most of them) and only
+    the pairs the block rated, the shared count and each side's sum and sum of squares and the
+    cross products against every rater are matrix products of the 0/1 and rating tables, so
+    ``r = (Sxy - Sx Sy / n) / sqrt((Sxx - Sx^2 / n)(Syy - Sy^2 / n))``.
+
+    ``column``: each rating's rater (an array or Series aligned with ``answered``).
+    """
+    from scipy import sparse
+
+    first_word, _ = pd.factorize(answered["word1"])
+    second_word, seconds = pd.factorize(answered["word2"])
+    pair, _ = pd.factorize(first_word.astype(np.int64) * max(len(seconds), 1) + second_word)
+    rater, raters = pd.factorize(np.asarray(column))
+    n, m = int(pair.max()) + 1 if len(pair) else 0, len(raters)
+    if m < 2:
+        return math.nan
+    cell, first = pd.factorize(rater.astype(np.int64) * n + pair)   # a rater's mean per pair
+    value = pd.Series(answered["rating"].to_numpy(float)).groupby(cell, sort=False).mean()
+    cells = np.unique(cell, return_index=True)[1]
+    rows, cols, y = pair[cells], rater[cells], value.to_numpy(float)
+    low = np.full(m, n)
+    np.minimum.at(low, cols, rows)
+    high = np.zeros(m, dtype=int)
+    np.maximum.at(high, cols, rows)
+    place = np.empty(m, dtype=np.int64)                 # raters of the same pairs together
+    place[np.lexsort((high, low))] = np.arange(m)
+    cols = place[cols]
+    ones = sparse.csr_array((np.ones(len(y)), (rows, cols)), shape=(n, m))
+    values = sparse.csr_array((y, (rows, cols)), shape=(n, m))
+    squares = sparse.csr_array((y * y, (rows, cols)), shape=(n, m))
+    by_rater = sparse.csc_array((np.ones(len(y)), (rows, cols)), shape=(n, m))
+    size = max(1, PEARSON_BLOCK_FLOATS // max(m, 1))
+    total, count, last = 0.0, 0, None
+    for start in range(0, m, size):
+        block = slice(start, min(start + size, m))
+        own = np.unique(by_rater[:, block].indices)     # the pairs the block rated
+        if last is None or not np.array_equal(own, last):   # else the block before's pairs
+            o_all, x_all, xx_all = (v[own].toarray() for v in (ones, values, squares))
+            last = own
+        # each block against itself and the raters after it: every two raters once
+        o, x, xx = o_all[:, block], x_all[:, block], xx_all[:, block]
+        o_on, x_on, xx_on = o_all[:, start:], x_all[:, start:], xx_all[:, start:]
+        shared = o.T @ o_on
+        sx, sy = x.T @ o_on, o.T @ x_on
+        sxx, syy = xx.T @ o_on, o.T @ xx_on
+        sxy = x.T @ x_on
+        with np.errstate(invalid="ignore", divide="ignore"):
+            vx = sxx - sx * sx / shared
+            vy = syy - sy * sy / shared
+            # a rater constant on the shared pairs: no correlation (rounding aside)
+            vx = np.where(vx > 1e-12 * sxx, vx, 0.0)
+            vy = np.where(vy > 1e-12 * syy, vy, 0.0)
+            r = (sxy - sx * sy / shared) / np.sqrt(vx * vy)
+        after = np.arange(shared.shape[1])[None, :] > np.arange(shared.shape[0])[:, None]
+        keep = after & (shared >= min_periods) & np.isfinite(r)
+        total += float(r[keep].sum())
+        count += int(keep.sum())
+    return total / count if count else math.nan
 
 
 def _raters_per_pair(answered: pd.DataFrame) -> int:
@@ -744,9 +878,8 @@ def choose_method(ratings: pd.DataFrame, max_raters: int, *, rng: np.random.Gene
     for fold in range(folds):
         part = _subset(answered, fitted, anonymous, rng)
         try:
-            predicted["model"][fold] = reliability_curve(
-                part, top, rng=rng, replicates=0,
-                simulations=simulations)["reliability"].to_numpy()
+            predicted["model"][fold] = _model_reliability(
+                part, top, rng=rng, simulations=simulations, ks=[*range(1, max_raters + 1), k])
         except InputError:
             continue
         predicted["spearman-brown"][fold] = spearman_brown_curve(part, top, anonymous, rng)

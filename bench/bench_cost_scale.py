@@ -1,0 +1,131 @@
+"""`lexgold plan` and `lexgold machine worth` at research scale (issue 49): wall time, CPU time
+and peak memory on bench/bench_scale.py's SimLex studies of 2,000 and 10,000 finished raters
+(281,800 and 1.41 M rows, 999 USF pairs; ``build_study``, cached under ``--data``).
+
+- plan: ``lexgold plan LOG --json --quiet`` (defaults: ``--max-raters 20``, seed 0);
+- machine worth: ``lexgold machine worth LOG --vectors KV --json`` (defaults: pool 5, 40
+  splits; the alternative annotator test runs, the raters being identified). The machine is
+  the cosine of word vectors: ``--vectors``, default the wefe wheel's ``test_model.kv``
+  (docs/evaluate.md says how to get it), which covers 429 of the 999 pairs.
+
+Each command is one fresh subprocess of this checkout or the one given by ``--root``: wall
+seconds, CPU seconds (user + system) and the child's peak resident memory (``ru_maxrss`` of
+``os.wait4``). Beside each figure, its anchors:
+
+- **read**: a fresh process that reads the same file with plain pandas (``read_csv`` of the
+  columns used, categorical keys) and takes each pair's mean, measured in the same run: the
+  floor of any tool that reads the log;
+- **before**: the tree before issue 49's changes to these commands (commit c0e7765), measured
+  by the author (:data:`BEFORE`; ``--anchor-root DIR`` measures a checkout of it live instead).
+
+Usage: python bench/bench_cost_scale.py [--raters 2000 10000] [--commands plan worth]
+       [--root DIR] [--anchor-root DIR] [--vectors test_model.kv]
+       [--data /tmp/lexgold-bench-scale] [--timeout 3600]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parents[1]
+CLI = "from lexgold.cli import main; main()"
+COMMANDS = ("plan", "worth")
+#: the plain pandas reading of the same file: the columns used, the pair means
+READ = """
+import sys
+import pandas as pd
+frame = pd.read_csv(sys.argv[1], usecols=["rater_id", "word1", "word2", "rating", "kind"],
+                    dtype={"rater_id": "category", "word1": "category", "word2": "category",
+                           "kind": "category"})
+frame = frame[frame["kind"] != "checkpoint"]
+print(len(frame.groupby(["word1", "word2"], observed=True)["rating"].mean()))
+"""
+#: commit c0e7765 (before), measured by the author at load 6-11 on the shared 2-core machine:
+#: (wall s, CPU s, peak MB); wall None: stopped unfinished after 30 minutes (plan at 10,000
+#: raters was still in its cross-validation folds, each a pivot and raters x raters corr)
+BEFORE = {("plan", 2000): (501.6, 87.4, 390), ("plan", 10000): (None, 335.2, 2813),
+          ("worth", 2000): (26.6, 10.6, 298), ("worth", 10000): (644.9, 125.5, 686)}
+
+
+def measure(argv: list[str], root: Path, timeout: float) -> tuple[float | None, float, float]:
+    """Wall seconds (None: stopped at ``timeout``), CPU seconds (user + system) and peak RSS
+    (MB) of one subprocess."""
+    start = time.perf_counter()
+    child = subprocess.Popen(argv, env={**os.environ, "PYTHONPATH": str(root)}, cwd=root,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    stopped = False
+    while True:
+        pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.perf_counter() - start > timeout and not stopped:
+            child.send_signal(signal.SIGKILL)
+            stopped = True
+        time.sleep(0.2)
+    seconds = time.perf_counter() - start
+    error = child.stderr.read().decode()
+    child.stderr.close()
+    if not stopped and os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(argv)} failed:\n{error}")
+    return (None if stopped else seconds), usage.ru_utime + usage.ru_stime, \
+        usage.ru_maxrss / 1024
+
+
+def command(name: str, log: Path, vectors: Path) -> list[str]:
+    if name == "plan":
+        return [sys.executable, "-c", CLI, "plan", str(log), "--json", "--quiet"]
+    return [sys.executable, "-c", CLI, "machine", "worth", str(log), "--vectors", str(vectors),
+            "--json"]
+
+
+def shown(figures) -> str:
+    if figures is None:
+        return "not run"
+    wall, cpu, mb = figures
+    return (f"{'stopped' if wall is None else f'{wall:.1f} s'} wall, {cpu:.1f} s CPU, "
+            f"{mb:.0f} MB")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--raters", type=int, nargs="+", default=[2000, 10000])
+    parser.add_argument("--commands", nargs="+", choices=COMMANDS, default=list(COMMANDS))
+    parser.add_argument("--root", type=Path, default=HERE)
+    parser.add_argument("--anchor-root", type=Path, default=None)
+    parser.add_argument("--vectors", type=Path, default=Path("test_model.kv"))
+    parser.add_argument("--data", type=Path,
+                        default=Path(tempfile.gettempdir()) / "lexgold-bench-scale")
+    parser.add_argument("--timeout", type=float, default=3600)
+    args = parser.parse_args()
+    if "worth" in args.commands and not args.vectors.is_file():
+        raise SystemExit(f"{args.vectors}: no such file (--vectors; docs/evaluate.md)")
+    sys.path.insert(0, str(HERE / "bench"))
+    from bench_scale import build_study
+
+    print(f"load average {os.getloadavg()[0]:.1f}; checkout {args.root}")
+    for raters in args.raters:
+        log = build_study(raters, args.data)[0]
+        with tempfile.TemporaryDirectory() as folder:
+            script = Path(folder) / "read.py"
+            script.write_text(READ)
+            read = measure([sys.executable, str(script), str(log)], HERE, args.timeout)
+        for name in args.commands:
+            argv = command(name, log.resolve(), args.vectors.resolve())
+            now = measure(argv, args.root.resolve(), args.timeout)
+            before = (measure(argv, args.anchor_root.resolve(), args.timeout)
+                      if args.anchor_root else BEFORE.get((name, raters)))
+            label = "before (measured now)" if args.anchor_root else "before (c0e7765)"
+            print(f"{name:<6} {raters:>6} raters: {shown(now)}   (read: {shown(read)}; "
+                  f"{label}: {shown(before)}; load average now {os.getloadavg()[0]:.1f})",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
