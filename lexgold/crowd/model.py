@@ -583,56 +583,6 @@ def _fit(log: CodedLog, error: str, progress, raters, max_iterations: int,
 
 def _fit_at_once(state: _Fit, log: CodedLog, progress, max_iterations: int,
                  tolerance: float) -> CrowdModel:
-    """The fit beyond :data:`ONE_BY_ONE` raters (:func:`_em_at_once`), beyond
-    :data:`WARM_FROM` raters started from a fit of a subsample of them (:func:`_warm_start`);
-    the crowd's notes say both fits' iterations."""
-    warm = _warm_start(state, log, max_iterations, tolerance) \
-        if state.g - 1 > WARM_FROM else None
-    total, bound, iteration = _em_at_once(state, log, progress, max_iterations, tolerance,
-                                          None if warm is None else warm[2])
-    model = _model(state, log, total, iteration)
-    start = "" if warm is None else (f"; started from a fit of {warm[0]:,} of its "
-                                     f"{state.g - 1:,} raters in {warm[1]} iterations")
-    return replace(model, notes=[model.notes[0] + f" (variational bound, the spammers' part "
-                                 f"included: {bound:.2f}){start}"] + model.notes[1:])
-
-
-def _warm_start(state: _Fit, log: CodedLog, max_iterations: int,
-                tolerance: float) -> tuple[int, int, np.ndarray]:
-    """Start ``state`` from the maximum of the same fit (:func:`_em_at_once`) on
-    :data:`SUBSAMPLE` of its raters, drawn by a fixed seed, with all their ratings (a
-    multiresolution start: EM's slow global directions, ``df``, ``sigma`` against the grid
-    weights, travelled on a tenth of the log or less): its ``sigma``, ``lapse``, ``df``, grid
-    weights and spammer share; every rater's bias, scale and noise from one M-step
-    (:func:`_rater_update`) under the pairs' posteriors at the subsample's maximum (a pair no
-    subsample rater rated: the grid weights), which the full fit's first spammer step then
-    uses. A start only: the full fit then runs to its own maximum. Returns the subsample's
-    raters, its fit's iterations and those posteriors."""
-    rng = np.random.default_rng(0)
-    chosen = np.sort(rng.choice(np.arange(1, state.g), SUBSAMPLE, replace=False))
-    kept = np.isin(state.rater, chosen)
-    used, pair = np.unique(log.pair[kept], return_inverse=True)
-    sub_log = CodedLog(pair.ravel(), np.searchsorted(chosen, state.rater[kept]) + 1,
-                       log.code[kept], log.pairs.iloc[used].reset_index(drop=True),
-                       [log.rater_ids[r - 1] for r in chosen], log.scale)
-    sub = _Fit(sub_log, True)
-    if state.df is None:
-        sub.df = None
-    _, _, iterations = _em_at_once(sub, sub_log, None, max_iterations, tolerance)
-    state.sigma, state.lapse, state.df = sub.sigma, sub.lapse, sub.df
-    state.weights = sub.weights.copy()
-    for name in ("bias", "log_scale", "log_noise"):
-        getattr(state, name)[chosen] = getattr(sub, name)[1:]
-    state.spam[1:] = float(np.mean(sub.spam[1:]))
-    state.spam[chosen] = sub.spam[1:]
-    post = np.tile(sub.weights, (state.n, 1))
-    post[used] = sub.posterior(_cells_pass(sub, None, sub_log))
-    _rater_update(state, post)
-    return SUBSAMPLE, iterations, post
-
-
-def _em_at_once(state: _Fit, log: CodedLog, progress, max_iterations: int,
-                tolerance: float, post: np.ndarray | None = None) -> tuple[float, float, int]:
     """EM beyond :data:`ONE_BY_ONE` raters: each iteration one pass over the filled cells
     (:func:`_cells_pass`: the spammer step, then the pairs' likelihoods), the grid weights
     (:meth:`_Fit.npmle`), the raters at once and centred (:func:`_rater_update`), ``lapse``
@@ -645,10 +595,8 @@ def _em_at_once(state: _Fit, log: CodedLog, progress, max_iterations: int,
     the raters' parameters, ``log sigma``, ``logit lapse`` and ``log df``: after three plain
     iterations the point is extrapolated along their steps, kept only if the bound rises
     there, else the last plain point is restored; a fixed point of EM is a fixed point of the
-    scheme, so the maximum is EM's. Returns the pairs' log-likelihood, the bound and the
-    iterations, the fitted parameters left in ``state``; ``post``, the pairs' posteriors of
-    a start (:func:`_warm_start`), gives the first iteration's spammer step."""
-    previous, trail, jumped = -np.inf, [], None
+    scheme, so the maximum is EM's."""
+    post, previous, trail, jumped = None, -np.inf, [], None
     for iteration in range(1, max_iterations + 1):
         loglik = _cells_pass(state, post, log)
         total = state.npmle(loglik, 100 if iteration == 1 else 30)
@@ -671,7 +619,9 @@ def _em_at_once(state: _Fit, log: CodedLog, progress, max_iterations: int,
             jumped = _point(state)
             _set_point(state, _extrapolated(*trail), keep=True)
             trail = []
-    return total, bound, iteration
+    model = _model(state, log, total, iteration)
+    return replace(model, notes=[model.notes[0] + f" (variational bound, the spammers' part "
+                                 f"included: {bound:.2f})"] + model.notes[1:])
 
 
 def _spammer_terms(state: _Fit) -> float:
@@ -736,10 +686,6 @@ RATER_BOUNDS = ((-0.6, 0.6), (-1.5, 1.5), (-2.0, 2.0))
 #: raters fitted one at a time (scipy's L-BFGS-B) up to this many; more at once
 #: (:func:`_raters_at_once`), where one optimiser call per rater would cost minutes a round
 ONE_BY_ONE = 64
-#: beyond this many raters the fit at once starts from a fit of :data:`SUBSAMPLE` of them
-#: (:func:`_warm_start`)
-WARM_FROM = 2000
-SUBSAMPLE = 1000
 #: (group, code) cells whose probabilities on the grid are held at once (675 floats each)
 CELL_BLOCK = 4096
 #: ratings whose probabilities on the grid are held at once (675 floats each)
