@@ -21,7 +21,14 @@ measured in process at load 10-19: 79-101 s CPU an EM iteration (68 s at load 6-
 peak, so about an hour of CPU for a fit of up to 40 iterations; and the tree before issue 49's
 third bullet's fitting changes (c0e7765, this command, quiet machine): 231 s CPU, 689 MB peak,
 26 EM iterations of 8.9 s CPU, stopped on a figure that left out the spammers' part of the
-fit's objective (it fell after iteration 21 while the objective rose).
+fit's objective (it fell after iteration 21 while the objective rose); the tree after that
+bullet (3083deb, this command, 2026-11-29, load 5.1 falling to 2.6): 219.2 s CPU, 609 MB, 40
+EM iterations (the cap) of 5.5 s CPU, bound -1,957,278.33. A warm start from a seeded
+subsample of 1,000 raters (f6e0817, taken out by the commit after it; ``--root`` an export of
+that tree, load 1.6-2.1): 244.3 s CPU (260.4 s at load 4.2), 607 MB, 36 subsample and 40
+full iterations (the cap), bound -1,956,656.13: the subsample costs about 40 s CPU and the
+full fit gains from its start as a cold one does (docs/performance.md, crowd-fit row). Below
+each fit's timing line, its figures (:func:`figures_of`) to compare two fits of one log by.
 
 Usage: python bench/bench_crowd_fit.py [--logs scale10k pairs30k oneeach1800] [--root DIR]
        [--data /tmp/lexgold-bench-crowd-fit] [--timeout 600]
