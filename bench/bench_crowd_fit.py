@@ -21,7 +21,14 @@ measured in process at load 10-19: 79-101 s CPU an EM iteration (68 s at load 6-
 peak, so about an hour of CPU for a fit of up to 40 iterations; and the tree before issue 49's
 third bullet's fitting changes (c0e7765, this command, quiet machine): 231 s CPU, 689 MB peak,
 26 EM iterations of 8.9 s CPU, stopped on a figure that left out the spammers' part of the
-fit's objective (it fell after iteration 21 while the objective rose).
+fit's objective (it fell after iteration 21 while the objective rose); the tree after that
+bullet (3083deb, this command, 2026-11-29, load 5.1 falling to 2.6): 219.2 s CPU, 609 MB, 40
+EM iterations (the cap) of 5.5 s CPU, bound -1,957,278.33. A warm start from a seeded
+subsample of 1,000 raters (f6e0817, taken out by the commit after it; ``--root`` an export of
+that tree, load 1.6-2.1): 244.3 s CPU (260.4 s at load 4.2), 607 MB, 36 subsample and 40
+full iterations (the cap), bound -1,956,656.13: the subsample costs about 40 s CPU and the
+full fit gains from its start as a cold one does (docs/performance.md, crowd-fit row). Below
+each fit's timing line, its figures (:func:`figures_of`) to compare two fits of one log by.
 
 Usage: python bench/bench_crowd_fit.py [--logs scale10k pairs30k oneeach1800] [--root DIR]
        [--data /tmp/lexgold-bench-crowd-fit] [--timeout 600]
@@ -96,15 +103,18 @@ def make_log(name: str, folder: Path) -> Path:
 
 
 def measure(log: Path, root: Path, timeout: float) -> tuple[float | None, float, float,
-                                                            int | None]:
+                                                            int | None, str]:
     """Wall seconds (None: stopped at ``timeout``), peak RSS (MB), CPU seconds (user +
-    system) and EM iterations (None: stopped) of one fit."""
+    system), EM iterations (None: stopped) and the fitted figures (:func:`figures_of`) of
+    one fit."""
     out = Path(tempfile.mkdtemp()) / "crowd.json"
     argv = [sys.executable, "-c", CLI, "crowd", "fit", str(log), "--scale", "0", "6",
             "--replicates", "1", "--json", "--out", str(out)]
     start = time.perf_counter()
-    child = subprocess.Popen(argv, env={**os.environ, "PYTHONPATH": str(root)}, cwd=root,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    printed = Path(tempfile.mkdtemp()) / "fit.json"
+    with printed.open("wb") as stdout:
+        child = subprocess.Popen(argv, env={**os.environ, "PYTHONPATH": str(root)}, cwd=root,
+                                 stdout=stdout, stderr=subprocess.PIPE)
     stopped = False
     while True:
         pid, status, usage = os.wait4(child.pid, os.WNOHANG)
@@ -121,7 +131,8 @@ def measure(log: Path, root: Path, timeout: float) -> tuple[float | None, float,
         raise SystemExit(f"{' '.join(argv)} failed:\n{error}")
     iterations = None if stopped else iterations_of(out)
     return (None if stopped else seconds), usage.ru_maxrss / 1024, \
-        usage.ru_utime + usage.ru_stime, iterations
+        usage.ru_utime + usage.ru_stime, iterations, \
+        "" if stopped else figures_of(out, printed)
 
 
 def iterations_of(crowd: Path) -> int:
@@ -131,6 +142,30 @@ def iterations_of(crowd: Path) -> int:
 
     notes = json.loads(crowd.read_text(encoding="utf-8"))["notes"]
     return int(re.search(r"fitted by EM in (\d+) iterations", notes[0]).group(1))
+
+
+def figures_of(crowd: Path, printed: Path) -> str:
+    """What to compare two fits of one log by: the variational bound (or log-likelihood) the
+    crowd's notes record, sigma, lapse, df, the pairs' spread tau, the rater SDs and spammer
+    share (scale units, from ``--json``'s ``model``) and the per-pair SD quantiles of the log
+    and of the copy simulated from the fit."""
+    import json
+    import re
+
+    note = json.loads(crowd.read_text(encoding="utf-8"))["notes"][0]
+    bound = re.findall(r"(-?\d+\.\d+)\)?$", note.split(";")[0])
+    result = json.loads(printed.read_text(encoding="utf-8"))
+    model, sds = result["model"], result["sd_quantiles"]
+    raters = model.get("raters") or {}
+    parts = [f"bound {bound[-1] if bound else '?'}", f"sigma {model['sigma']:.4f}",
+             f"lapse {model['lapse']:.4f}", f"df {model['df'] or 0:.1f}",
+             f"tau {model['pair_spread_tau']:.4f}"]
+    parts += [f"{name} {raters[name]:.4f}" for name in ("bias_sd", "scale_sd_log",
+                                                        "noise_sd_log", "spammers")
+              if name in raters]
+    parts.append("pair SD quantiles real " + "/".join(f"{v:.3f}" for v in sds["real"])
+                 + " simulated " + "/".join(f"{v:.3f}" for v in sds["simulated"]))
+    return ", ".join(parts)
 
 
 def main():
@@ -144,13 +179,16 @@ def main():
     print(f"load average {os.getloadavg()[0]:.1f}; checkout {args.root}")
     for name in args.logs:
         log = make_log(name, args.data)
-        seconds, mb, cpu, iterations = measure(log, args.root.resolve(), args.timeout)
+        seconds, mb, cpu, iterations, figures = measure(log, args.root.resolve(),
+                                                        args.timeout)
         wall = f"stopped after {args.timeout:.0f} s" if seconds is None else f"{seconds:.1f} s"
         per = "" if not iterations else f", {iterations} EM iterations, " \
             f"{cpu / iterations:.1f} s CPU each"
         print(f"{name:<12s} {wall:>22s} wall {cpu:7.1f} s CPU {mb:7.0f} MB peak{per}   "
               f"(anchor: {ANCHOR[name]}; load average now {os.getloadavg()[0]:.1f})",
               flush=True)
+        if figures:
+            print(f"{'':<12s} {figures}", flush=True)
 
 
 if __name__ == "__main__":
