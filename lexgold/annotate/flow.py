@@ -298,13 +298,21 @@ def advance_instructions(session: Session | Connection, rater: CurrentRater | m.
         session.refresh(rater)
 
 
-def answer_qualification(session: Session, rater: m.Rater, choice: int, config: StudyConfig,
-                         now=None) -> int:
+#: the qualification answered: screened out, unless a right answer then claims a place
+_ANSWERED = Prepared(update(m.Rater.__table__).where(
+    _r.id == bindparam("rater"), _r.stage == "qualification").values(
+    qualification_choice=bindparam("choice"), stage="screened_out"))
+
+
+def answer_qualification(session: Session, rater: CurrentRater | m.Rater, choice: int,
+                         config: StudyConfig, now=None) -> int:
     """HyperLex section 4.4: the ``attempts``-th wrong answer ends the study; no rating is
     collected. Returns the attempts left after a wrong answer that did not end it, else 0.
 
     Wrong answers are counted in the shared attempt counter (:mod:`lexgold.annotate.throttle`,
-    one key per rater), atomically, so parallel posts cannot earn extra attempts."""
+    one key per rater), atomically, so parallel posts cannot earn extra attempts. The answer
+    and the claim are Core statements on the session's connection; an ORM ``rater`` is
+    refreshed."""
     qual = config.qualification
     if rater.stage != "qualification":
         return 0
@@ -317,15 +325,15 @@ def answer_qualification(session: Session, rater: m.Rater, choice: int, config: 
             session.execute(update(m.Rater).where(m.Rater.id == rater.id)
                             .values(qualification_choice=choice))
             session.commit()
-            session.refresh(rater)
+            if isinstance(rater, m.Rater):
+                session.refresh(rater)
             return qual.attempts - wrong
-    if session.execute(update(m.Rater).where(
-            m.Rater.id == rater.id, m.Rater.stage == "qualification")
-            .values(qualification_choice=choice, stage="screened_out")).rowcount:
+    if _ANSWERED.rowcount(_core(session), {"rater": rater.id, "choice": choice}):
         if choice == qual.answer:
             _claim(session, rater.id, config, now or database_now(session))
     session.commit()
-    session.refresh(rater)
+    if isinstance(rater, m.Rater):
+        session.refresh(rater)
     return 0
 
 

@@ -41,11 +41,6 @@ def _current_rater() -> flow.CurrentRater | None:
     return flow.current_rater(connection(), public_id, flow.browser_hash(secret))
 
 
-def _loaded(current: flow.CurrentRater) -> m.Rater:
-    """The ORM rater of ``current``, for the flow's rarer steps (qualification)."""
-    return db().get(m.Rater, current.id)
-
-
 def legacy_rater() -> m.Rater | None:
     """The rater of a cookie signed with the key the study held before revision 0010 (kept by
     ``lexgold study upgrade`` in the key file until ``LEGACY_SECRET_UNTIL``), now signed anew.
@@ -406,7 +401,7 @@ def qualification():
         raise flow.Rejected("error_incomplete")
     if current.stage == "qualification":
         _rate_limit("claim")                     # a right answer claims a place
-    left = flow.answer_qualification(db(), _loaded(current), choice, state().config, now())
+    left = flow.answer_qualification(db(), current, choice, state().config, now())
     if left:
         session["qualification_left"] = left     # shown once, on the page asked again
     return redirect(url_for("rater.task"))
