@@ -292,7 +292,7 @@ def run_concurrent_claims(url: str, n_raters: int) -> list:
             barrier.wait()
             slot = flow._claim(session, rater.id, config, m.utcnow())
             session.commit()
-            got.append(None if slot is None else slot.id)
+            got.append(slot)
 
     threads = [threading.Thread(target=worker) for _ in range(n_raters)]
     for thread in threads:

@@ -192,3 +192,95 @@ def test_a_filled_checkpoint_page_is_the_template_rendered_for_its_options(tmp_p
                     assert filled == direct
                     assert "<i>" not in filled and "&lt;i&gt;" in filled
     assert len(app.extensions["lexgold_page_html"]) == 2 * 2 * 2    # root x order x first
+
+
+def test_a_rater_enrolled_in_core_has_the_columns_the_orm_gives(tmp_path, pairs):
+    """:func:`flow.enrol` writes the rater in one Core INSERT: every column it does not give
+    is the model's default, as an ORM ``Rater`` added and flushed has it; a platform ID is
+    enrolled once (:func:`flow.enrolled` names it), an anonymous link never matches."""
+    from datetime import datetime
+
+    from sqlalchemy import select
+
+    from lexgold.study import models as m
+
+    protocol = protocol_variant(tmp_path, "simlex", tranches=1, raters_per_tranche=2)
+    url = database_url(tmp_path / "study.sqlite")
+    create_study(protocol, pairs, url, seed=1)
+    state = make_app(url).extensions["lexgold"]
+    at = datetime(2026, 11, 1, 12, 0, 0)
+    entry = flow.RaterEntry("prolific", "a" * 24, "b" * 24, "c" * 24)
+    with state.sessions.kw["bind"].connect() as connection:     # as the site's requests
+        new, secret = flow.enrol(connection, entry, True, at, key="k" * 32)
+        assert (new.stage, new.instructions_page, new.slot_id, new.slot) == \
+            ("instructions", 0, None, None)
+        assert flow.enrol(connection, entry, True, at, key="k" * 32) == (None, "")
+    with state.sessions() as session:
+        assert flow.enrolled(session, entry) == new.id
+        assert flow.enrolled(session, flow.RaterEntry("prolific", "d" * 24)) is None
+        assert flow.enrolled(session, flow.RaterEntry("anonymous", None)) is None
+        session.add(m.Rater(public_id="orm", platform="prolific", external_id="e" * 24,
+                            external_study="b" * 24,
+                            external_session=flow.session_hash("k" * 32, "c" * 24),
+                            native_speaker=True, browser_sha256="", created_at=at))
+        session.commit()
+        rows = {row.public_id: row._asdict() for row in session.execute(
+            select(*m.Rater.__table__.c)).all()}
+    ours, orm = rows[new.public_id], rows["orm"]
+    assert ours["browser_sha256"] == flow.browser_hash(secret) and ours["created_at"] == at
+    differ = {"id", "public_id", "external_id", "browser_sha256"}
+    assert {k: v for k, v in ours.items() if k not in differ} == \
+        {k: v for k, v in orm.items() if k not in differ}
+
+
+def test_the_last_instructions_page_claims_a_place_of_the_least_taken_tranche(tmp_path, pairs):
+    """:func:`flow.advance_instructions` on a :class:`flow.CurrentRater`: pages in order (a
+    repeat moves nothing, a page skipped is refused); the last claims the first free slot of
+    the tranche with the fewest raters, held for ``first_answer_timeout_s``; with no free slot
+    the rater is ``full``, and an expired claim is free again."""
+    from datetime import datetime, timedelta
+
+    from sqlalchemy import select, update
+
+    from lexgold.study import models as m
+
+    protocol = protocol_variant(tmp_path, "simlex", tranches=2, raters_per_tranche=1)
+    url = database_url(tmp_path / "study.sqlite")
+    create_study(protocol, pairs, url, seed=1)
+    state = make_app(url).extensions["lexgold"]
+    config, at = state.config, datetime(2026, 11, 1, 12, 0, 0)
+    pages = len(config.texts.instructions)
+
+    def read_all(session, n):
+        rater, _ = flow.enrol(session, flow.RaterEntry("anonymous", None), True, at,
+                              key="k" * 32)
+        with pytest.raises(flow.Rejected):
+            flow.advance_instructions(session, rater, 1, config, at)
+        for page in range(pages):
+            flow.advance_instructions(session, rater, page, config, at)
+            flow.advance_instructions(session, rater, page, config, at)     # a repeat
+            rater = flow.CurrentRater(rater.id, rater.public_id, *session.execute(
+                select(m.Rater.stage, m.Rater.instructions_page).where(
+                    m.Rater.id == rater.id)).one(), None, None)
+        return session.execute(select(m.Rater.stage, m.Rater.slot_id, m.Rater.instructions_page)
+                               .where(m.Rater.id == rater.id)).one(), rater.id
+
+    with state.sessions() as session:
+        slots = session.execute(select(m.Slot.id, m.Tranche.number).join(m.Tranche)
+                                .order_by(m.Tranche.number, m.Slot.number)).all()
+        first, one = read_all(session, 0)
+        second, _ = read_all(session, 1)
+        third, three = read_all(session, 2)
+        assert first == ("rating", slots[0][0], pages) and second == ("rating", slots[1][0], pages)
+        assert third == ("full", None, pages)
+        held = session.execute(select(m.Slot.rater_id, m.Slot.status, m.Slot.claimed_at,
+                                      m.Slot.expires_at, m.Slot.step)
+                               .where(m.Slot.id == slots[0][0])).one()
+        hold = min(config.claim_timeout_s, config.first_answer_timeout_s)
+        assert tuple(held) == (one, "active", at, at + timedelta(seconds=hold), 0)
+        session.execute(update(m.Slot).where(m.Slot.id == slots[1][0])
+                        .values(expires_at=at))           # the second's claim ran out
+        session.commit()
+        assert flow._claim(session, three, config, at) == slots[1][0]
+        session.commit()
+        assert session.scalar(select(m.Slot.rater_id).where(m.Slot.id == slots[1][0])) == three

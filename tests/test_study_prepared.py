@@ -63,3 +63,21 @@ def test_prepared_statements_on_postgres(postgres_url):
             _same_as_sqlalchemy(engine)
         finally:
             engine.dispose()
+
+
+def test_a_prepared_insert_reads_back_what_it_returns(tmp_path):
+    """An INSERT with RETURNING through :meth:`Prepared.first`: its row, through the columns'
+    result processors (a DateTime comes back a datetime on SQLite too)."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'r.sqlite'}")
+    metadata.create_all(engine)
+    adding = Prepared(insert(thing).values(name=bindparam("v_name"), n=7, at=bindparam("v_at"))
+                      .returning(thing.c.id, thing.c.n, thing.c.at))
+    with engine.connect() as connection:
+        first = adding.first(connection, {"v_name": "x", "v_at": ROWS[1]["at"]})
+        second = adding.first(connection, {"v_name": "y", "v_at": None})
+        connection.commit()
+        stored = connection.execute(select(thing.c.id, thing.c.n, thing.c.at)
+                                    .order_by(thing.c.id)).all()
+    assert [first, second] == [tuple(row) for row in stored]
+    assert first[1:] == (7, ROWS[1]["at"]) and second[1:] == (7, None)
+    engine.dispose()

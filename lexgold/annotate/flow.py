@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import numpy as np
-from sqlalchemy import and_, bindparam, case, func, insert, or_, select, update
+from sqlalchemy import DateTime, and_, bindparam, case, func, insert, or_, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -102,12 +102,35 @@ def browser_hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def find_rater(session: Session, entry: RaterEntry) -> m.Rater | None:
-    """The rater already enrolled with the entry's platform ID, if any."""
+_r, _s = m.Rater.__table__.c, m.Slot.__table__.c
+
+
+def _core(session: Session | Connection) -> Connection:
+    """The connection of ``session`` (an ORM session), or ``session`` itself (a connection:
+    the site's request connection, :func:`lexgold.annotate.context.connection`)."""
+    return session if isinstance(session, Connection) else session.connection()
+
+
+#: the rater of a platform ID (prepared once: every entry link and consent asks)
+_ENROLLED = Prepared(select(_r.id).where(
+    _r.platform == bindparam("platform"), _r.external_id == bindparam("external_id")).limit(1))
+
+
+def enrolled(session: Session | Connection, entry: RaterEntry) -> int | None:
+    """The id of the rater already enrolled with the entry's platform ID, if any (one Core
+    statement: no ORM entity is loaded)."""
     if entry.external_id is None:
         return None
-    return session.scalars(select(m.Rater).where(
-        m.Rater.platform == entry.platform, m.Rater.external_id == entry.external_id)).first()
+    row = _ENROLLED.first(_core(session), {"platform": entry.platform,
+                                           "external_id": entry.external_id})
+    return None if row is None else row[0]
+
+
+def find_rater(session: Session, entry: RaterEntry) -> m.Rater | None:
+    """The rater already enrolled with the entry's platform ID, if any (loaded: the flow's
+    rarer steps, resuming and a finished rater's page, read its other columns)."""
+    rater_id = enrolled(session, entry)
+    return None if rater_id is None else session.get(m.Rater, rater_id)
 
 
 def session_hash(key: str, value: str) -> str:
@@ -117,28 +140,43 @@ def session_hash(key: str, value: str) -> str:
     return keyed_hash(key, value) if value and value != MTURK_PREVIEW else ""
 
 
-def enrol(session: Session, entry: RaterEntry, native_speaker: bool,
-          now=None, *, key: str) -> tuple[m.Rater | None, str]:
-    """A new rater for ``entry`` after consent, and the secret its browser keeps. ``key``: the
-    session-signing key, which keys the stored hash of the link's session ID.
+#: what a new rater is given (:func:`enrol`); the other columns take their defaults
+_ENROL_GIVEN = ("public_id", "platform", "external_id", "external_study", "external_session",
+                "native_speaker", "browser_sha256", "created_at")
+#: a new rater, its id read back (prepared once, with the columns' scalar defaults written in)
+_ENROL = Prepared(insert(m.Rater.__table__).values(
+    **{column.key: column.default.arg for column in m.Rater.__table__.c
+       if column.default is not None and column.default.is_scalar
+       and column.key not in _ENROL_GIVEN},
+    **{key: bindparam(f"new_{key}") for key in _ENROL_GIVEN}).returning(_r.id))
+
+
+def enrol(session: Session | Connection, entry: RaterEntry, native_speaker: bool,
+          now=None, *, key: str) -> tuple[CurrentRater | None, str]:
+    """A new rater for ``entry`` after consent (as :func:`current_rater` gives it, at the
+    first instructions page), and the secret its browser keeps. ``key``: the session-signing
+    key, which keys the stored hash of the link's session ID. Core statements on ``session``,
+    a connection or an ORM session's connection; the transaction is committed on it.
 
     Returns ``(None, "")`` when the platform ID is already enrolled: resuming it from another
     browser needs :func:`move_to_browser` (the rater is asked first)."""
-    if find_rater(session, entry) is not None:
+    if enrolled(session, entry) is not None:
         return None, ""
     secret = secrets.token_urlsafe(24)
-    rater = m.Rater(public_id=secrets.token_urlsafe(12), platform=entry.platform,
-                    external_id=entry.external_id, external_study=entry.external_study,
-                    external_session=session_hash(key, entry.external_session),
-                    native_speaker=native_speaker,
-                    browser_sha256=browser_hash(secret), created_at=now or database_now(session))
-    session.add(rater)
+    given = {"public_id": secrets.token_urlsafe(12), "platform": entry.platform,
+             "external_id": entry.external_id, "external_study": entry.external_study,
+             "external_session": session_hash(key, entry.external_session),
+             "native_speaker": native_speaker, "browser_sha256": browser_hash(secret),
+             "created_at": now or database_now(session)}
     try:
+        (rater_id,) = _ENROL.first(_core(session), {f"new_{k}": v for k, v in given.items()})
         session.commit()
     except IntegrityError:   # the same platform ID enrolled concurrently
         session.rollback()
         return None, ""
-    return rater, secret
+    stage, page = (m.Rater.__table__.c[name].default.arg for name in ("stage",
+                                                                       "instructions_page"))
+    return CurrentRater(rater_id, given["public_id"], stage, page, None, None), secret
 
 
 def own_link(rater: m.Rater, entry: RaterEntry, *, key: str) -> bool:
@@ -231,33 +269,50 @@ def bind_unbound(session: Session, rater: m.Rater) -> str | None:
     return secret
 
 
-def advance_instructions(session: Session, rater: m.Rater, page: int, config: StudyConfig,
-                         now=None) -> None:
-    """Page ``page`` of the instructions was read; a repeated POST is ignored."""
+#: the rater read instructions page ``page`` (conditional: a repeated POST moves nothing)
+_PAGE_READ = Prepared(update(m.Rater.__table__).where(
+    _r.id == bindparam("rater"), _r.instructions_page == bindparam("page"),
+    _r.stage == "instructions").values(instructions_page=bindparam("next")))
+_TO_QUALIFICATION = Prepared(update(m.Rater.__table__).where(_r.id == bindparam("rater"))
+                             .values(stage="qualification"))
+
+
+def advance_instructions(session: Session | Connection, rater: CurrentRater | m.Rater,
+                         page: int, config: StudyConfig, now=None) -> None:
+    """Page ``page`` of the instructions was read; a repeated POST is ignored. Core
+    statements on ``session`` (a connection or an ORM session's), committed on it; an ORM
+    ``rater`` of an ORM session is refreshed."""
     if rater.stage != "instructions" or page < rater.instructions_page:
         return
     if page != rater.instructions_page:
         raise Rejected("error_invalid", "instructions page out of order")
-    done = session.execute(update(m.Rater).where(
-        m.Rater.id == rater.id, m.Rater.instructions_page == page,
-        m.Rater.stage == "instructions").values(instructions_page=page + 1)).rowcount
+    connection = _core(session)
+    done = _PAGE_READ.rowcount(connection, {"rater": rater.id, "page": page, "next": page + 1})
     if done and page + 1 >= len(config.texts.instructions):
         if config.qualification is not None:
-            session.execute(update(m.Rater).where(m.Rater.id == rater.id)
-                            .values(stage="qualification"))
+            _TO_QUALIFICATION.rowcount(connection, {"rater": rater.id})
         else:
             _claim(session, rater.id, config, now or database_now(session))
     session.commit()
-    session.refresh(rater)
+    if isinstance(session, Session) and isinstance(rater, m.Rater):
+        session.refresh(rater)
 
 
-def answer_qualification(session: Session, rater: m.Rater, choice: int, config: StudyConfig,
-                         now=None) -> int:
+#: the qualification answered: screened out, unless a right answer then claims a place
+_ANSWERED = Prepared(update(m.Rater.__table__).where(
+    _r.id == bindparam("rater"), _r.stage == "qualification").values(
+    qualification_choice=bindparam("choice"), stage="screened_out"))
+
+
+def answer_qualification(session: Session, rater: CurrentRater | m.Rater, choice: int,
+                         config: StudyConfig, now=None) -> int:
     """HyperLex section 4.4: the ``attempts``-th wrong answer ends the study; no rating is
     collected. Returns the attempts left after a wrong answer that did not end it, else 0.
 
     Wrong answers are counted in the shared attempt counter (:mod:`lexgold.annotate.throttle`,
-    one key per rater), atomically, so parallel posts cannot earn extra attempts."""
+    one key per rater), atomically, so parallel posts cannot earn extra attempts. The answer
+    and the claim are Core statements on the session's connection; an ORM ``rater`` is
+    refreshed."""
     qual = config.qualification
     if rater.stage != "qualification":
         return 0
@@ -270,49 +325,68 @@ def answer_qualification(session: Session, rater: m.Rater, choice: int, config: 
             session.execute(update(m.Rater).where(m.Rater.id == rater.id)
                             .values(qualification_choice=choice))
             session.commit()
-            session.refresh(rater)
+            if isinstance(rater, m.Rater):
+                session.refresh(rater)
             return qual.attempts - wrong
-    if session.execute(update(m.Rater).where(
-            m.Rater.id == rater.id, m.Rater.stage == "qualification")
-            .values(qualification_choice=choice, stage="screened_out")).rowcount:
+    if _ANSWERED.rowcount(_core(session), {"rater": rater.id, "choice": choice}):
         if choice == qual.answer:
             _claim(session, rater.id, config, now or database_now(session))
     session.commit()
-    session.refresh(rater)
+    if isinstance(rater, m.Rater):
+        session.refresh(rater)
     return 0
 
 
-def _claim(session: Session, rater_id: int, config: StudyConfig, now) -> m.Slot | None:
-    """Give the rater a slot of the tranche with the fewest completed-or-active raters.
+_t, _NOW = m.Tranche.__table__.c, bindparam("now", type_=DateTime)
+#: a slot free to claim at ``now``: free, or active with an expired claim
+_FREE = or_(_s.status == "free", and_(_s.status == "active",
+                                      _s.expires_at <= _NOW))
+#: the tranche with the fewest completed-or-active raters that has a free slot
+_TAKEN = func.sum(case((_FREE, 0), else_=1))
+_LEAST_TAKEN = Prepared(
+    select(_s.tranche_id, _TAKEN.label("taken"), func.min(_s.number))
+    .join(m.Tranche.__table__, _s.tranche_id == _t.id)
+    .group_by(_s.tranche_id, _t.number)
+    .having(func.sum(case((_FREE, 1), else_=0)) > 0)
+    .order_by(_TAKEN, _t.number).limit(1))
+#: its first free slot
+_FIRST_FREE = Prepared(select(_s.id).where(_s.tranche_id == bindparam("tranche"), _FREE)
+                       .order_by(_s.number).limit(1))
+#: the slot taken, if still free (two claims of one slot: one wins)
+_TAKE = Prepared(update(m.Slot.__table__).where(_s.id == bindparam("slot"), _FREE).values(
+    status="active", rater_id=bindparam("rater"), claimed_at=_NOW,
+    expires_at=bindparam("expires"), step=0, step_at=_NOW))
+_RATER_RATING = Prepared(update(m.Rater.__table__).where(_r.id == bindparam("rater"))
+                         .values(stage="rating", slot_id=bindparam("slot")))
+_RATER_FULL = Prepared(update(m.Rater.__table__).where(_r.id == bindparam("rater"))
+                       .values(stage="full"))
+
+
+def _claim(session: Session | Connection, rater_id: int, config: StudyConfig,
+           now) -> int | None:
+    """Give the rater a slot of the tranche with the fewest completed-or-active raters; the
+    slot's id, or None when none is free (the rater's stage is then ``full``).
 
     The slot is taken by a conditional UPDATE (free, or active with an expired claim), so two
     concurrent claims can never take the same slot and no tranche gets more than its target.
+    Core statements on ``session`` (a connection or an ORM session's), in its transaction:
+    the caller commits.
     """
     # until its first page is answered a claim lasts only first_answer_timeout_s
     expires = now + timedelta(seconds=min(config.claim_timeout_s, config.first_answer_timeout_s))
-    free = or_(m.Slot.status == "free", and_(m.Slot.status == "active", m.Slot.expires_at <= now))
+    connection = _core(session)
     for _ in range(50):
-        taken = func.sum(case((free, 0), else_=1))
-        ranked = session.execute(
-            select(m.Slot.tranche_id, taken.label("taken"), func.min(m.Slot.number))
-            .join(m.Tranche, m.Slot.tranche_id == m.Tranche.id)
-            .group_by(m.Slot.tranche_id, m.Tranche.number)
-            .having(func.sum(case((free, 1), else_=0)) > 0)
-            .order_by(taken, m.Tranche.number).limit(1)).first()
+        ranked = _LEAST_TAKEN.first(connection, {"now": now})
         if ranked is None:
-            session.execute(update(m.Rater).where(m.Rater.id == rater_id).values(stage="full"))
+            _RATER_FULL.rowcount(connection, {"rater": rater_id})
             return None
-        slot_id = session.scalar(select(m.Slot.id).where(m.Slot.tranche_id == ranked[0], free)
-                                 .order_by(m.Slot.number).limit(1))
-        if slot_id is None:
+        first = _FIRST_FREE.first(connection, {"tranche": ranked[0], "now": now})
+        if first is None:
             continue
-        won = session.execute(update(m.Slot).where(m.Slot.id == slot_id, free).values(
-            status="active", rater_id=rater_id, claimed_at=now, expires_at=expires,
-            step=0, step_at=now)).rowcount
-        if won:
-            session.execute(update(m.Rater).where(m.Rater.id == rater_id)
-                            .values(stage="rating", slot_id=slot_id))
-            return session.get(m.Slot, slot_id)
+        if _TAKE.rowcount(connection, {"slot": first[0], "rater": rater_id, "now": now,
+                                       "expires": expires}):
+            _RATER_RATING.rowcount(connection, {"rater": rater_id, "slot": first[0]})
+            return first[0]
     raise Rejected("error_invalid", "could not claim a tranche; please reload")
 
 
@@ -369,7 +443,6 @@ class CurrentRater:
     slot: Place | None
 
 
-_r, _s = m.Rater.__table__.c, m.Slot.__table__.c
 #: the rater of a public ID and browser hash, with its slot (prepared once: every request asks)
 _RATER_AND_SLOT = Prepared(select(
     _r.id, _r.public_id, _r.stage, _r.instructions_page, _r.slot_id,
@@ -378,12 +451,6 @@ _RATER_AND_SLOT = Prepared(select(
     _r.public_id == bindparam("public_id"), _r.browser_sha256 == bindparam("browser")))
 _SLOT = select(_s.id, _s.rater_id, _s.tranche_id, _s.status, _s.step, _s.step_at,
                _s.claimed_at).where(_s.id == bindparam("slot"))
-
-
-def _core(session: Session | Connection) -> Connection:
-    """The connection of ``session`` (an ORM session), or ``session`` itself (a connection:
-    the site's request connection, :func:`lexgold.annotate.context.connection`)."""
-    return session if isinstance(session, Connection) else session.connection()
 
 
 def current_rater(session: Session | Connection, public_id: str,

@@ -91,7 +91,7 @@ def _known_entry() -> bool:
             entry = flow.RaterEntry(**kept)
         except TypeError:
             return False
-    return entry.external_id is not None and flow.find_rater(db(), entry) is not None
+    return flow.enrolled(connection(), entry) is not None
 
 
 @rater.before_request

@@ -41,11 +41,6 @@ def _current_rater() -> flow.CurrentRater | None:
     return flow.current_rater(connection(), public_id, flow.browser_hash(secret))
 
 
-def _loaded(current: flow.CurrentRater) -> m.Rater:
-    """The ORM rater of ``current``, for the flow's rarer steps (instructions, qualification)."""
-    return db().get(m.Rater, current.id)
-
-
 def legacy_rater() -> m.Rater | None:
     """The rater of a cookie signed with the key the study held before revision 0010 (kept by
     ``lexgold study upgrade`` in the key file until ``LEGACY_SECRET_UNTIL``), now signed anew.
@@ -96,7 +91,7 @@ def _rate_limit(kind: str) -> None:
         raise flow.Rejected("error_busy", f"{kind} rate limit")
 
 
-def _bind(rater: m.Rater, secret: str) -> None:
+def _bind(rater: flow.CurrentRater | m.Rater, secret: str) -> None:
     session["rater"], session["browser"] = rater.public_id, secret
     session.pop("resume", None)
     session.permanent = True
@@ -117,9 +112,9 @@ def entry():
         # A platform ID names the rater: the browser's own rater resumes; a known rater of
         # another browser is asked before resuming here; another person on a shared computer
         # (a different ID than this browser's rater) starts afresh, never as the first.
-        known = flow.find_rater(db(), entry)
-        if known is not None:
-            current = _current_rater()
+        known_id = flow.enrolled(connection(), entry)
+        if known_id is not None:
+            known, current = db().get(m.Rater, known_id), _current_rater()
             if current is not None and current.id == known.id:
                 return redirect(url_for("rater.task"))
             if known.stage in ("done", "screened_out") and \
@@ -211,9 +206,9 @@ def consent():
     flow.check_entry(entry, state().entries)
     if current_app.config.get("SIMULATED_RATERS"):    # lexgold study rehearse's raters
         entry = flow.RaterEntry(**{**vars(entry), "platform": SIMULATED})
-    if flow.find_rater(db(), entry) is None:
+    if flow.enrolled(connection(), entry) is None:
         _rate_limit("enrol")
-    new, secret = flow.enrol(db(), entry, native_speaker=True, now=now(),
+    new, secret = flow.enrol(connection(), entry, native_speaker=True, now=now(),
                              key=current_app.secret_key)
     if new is None:      # enrolled meanwhile (another browser): ask before resuming it
         return _ask_to_resume(flow.find_rater(db(), entry), entry)
@@ -392,7 +387,7 @@ def instructions():
             page + 1 >= len(state().config.texts.instructions) and \
             state().config.qualification is None:
         _rate_limit("claim")                     # this page's "Next" claims a place
-    flow.advance_instructions(db(), _loaded(current), page, state().config, now())
+    flow.advance_instructions(connection(), current, page, state().config, now())
     return redirect(url_for("rater.task"))
 
 
@@ -406,7 +401,7 @@ def qualification():
         raise flow.Rejected("error_incomplete")
     if current.stage == "qualification":
         _rate_limit("claim")                     # a right answer claims a place
-    left = flow.answer_qualification(db(), _loaded(current), choice, state().config, now())
+    left = flow.answer_qualification(db(), current, choice, state().config, now())
     if left:
         session["qualification_left"] = left     # shown once, on the page asked again
     return redirect(url_for("rater.task"))

@@ -200,7 +200,7 @@ class Prepared:
                       compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect))
                      for name in names]
             results = [column.type.dialect_impl(dialect).result_processor(dialect, None)
-                       for column in getattr(self.statement, "selected_columns", ())]
+                       for column in self.statement.exported_columns]
             form = self._forms[(dialect, keys)] = (compiled.string, compiled.positional,
                                                    binds, results)
         return form
@@ -232,7 +232,8 @@ class Prepared:
         return cursor
 
     def first(self, connection, values: dict) -> tuple | None:
-        """The first row of the statement (a SELECT) run with ``values``, or None."""
+        """The first row of the statement (a SELECT, or an INSERT or UPDATE with RETURNING)
+        run with ``values``, or None."""
         form = self._form(connection.dialect, None)
         cursor = self._run(connection, form, self._parameters(form, values))
         try:
