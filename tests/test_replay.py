@@ -274,9 +274,17 @@ def test_the_site_default_is_what_a_study_does_unless_told():
     assert StudyConfig().allocation == rp.SITE_DEFAULT == "uniform"
 
 
-def test_threads_give_the_records_of_one_split_after_another():
-    """Splits measured by several threads at once are the splits drawn one after another from
-    the one generator: the same records, in the same order, as replay_split in turn."""
+@pytest.mark.parametrize("start_methods", [None, ["spawn"]], ids=["processes", "threads"])
+def test_workers_give_the_records_of_one_split_after_another(start_methods, monkeypatch):
+    """Splits measured by several workers at once (forked processes, or threads where the
+    system cannot fork) are the splits drawn one after another from the one generator: the
+    same records, in the same order, as replay_split in turn."""
+    if start_methods is not None:
+        monkeypatch.setattr(rp.multiprocessing, "get_all_start_methods", lambda: start_methods)
+    executor = rp._executor(2)
+    executor.shutdown()
+    assert isinstance(executor, rp.ThreadPoolExecutor if start_methods else
+                      rp.ProcessPoolExecutor)
     rng = np.random.default_rng(5)
     log = rp.log_matrix(long_log([list(rng.integers(0, 7, 10)) for _ in range(40)]), pool=8)
     done = []

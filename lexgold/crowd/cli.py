@@ -82,7 +82,7 @@ def _ks(ctx, param, value):
               help="Word vectors as the machine: the cosine of each pair's words (pairs with a "
                    "word missing are not covered).")
 @click.option("--workers", type=click.IntRange(1, 64), default=None,
-              help="Threads measuring splits at once (default: one per CPU; the figures do not "
+              help="Processes measuring splits at once (default: one per CPU; the figures do not "
                    "depend on it).")
 @seed_option
 @click.option("--json", "as_json", is_flag=True,
@@ -108,7 +108,7 @@ def replay(log, layout, pool, ks, splits, policies, first_round, topup_raters, e
     against uniform's curve of the same split, 1 - B/k (B: the ratings per pair the policy spends
     to reach uniform's figure at k ratings per pair): the median over splits and its 95 %
     bootstrap interval (JSON: also the spread of 95 % of the splits) (docs/process.md). Splits
-    run in --workers threads (the figures are the same whatever their number).
+    run in --workers processes (the figures are the same whatever their number).
 
     \b
     Example:
