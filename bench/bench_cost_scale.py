@@ -27,11 +27,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[1]
@@ -52,30 +49,6 @@ print(len(frame.groupby(["word1", "word2"], observed=True)["rating"].mean()))
 #: raters was still in its cross-validation folds, each a pivot and raters x raters corr)
 BEFORE = {("plan", 2000): (501.6, 87.4, 390), ("plan", 10000): (None, 335.2, 2813),
           ("worth", 2000): (26.6, 10.6, 298), ("worth", 10000): (644.9, 125.5, 686)}
-
-
-def measure(argv: list[str], root: Path, timeout: float) -> tuple[float | None, float, float]:
-    """Wall seconds (None: stopped at ``timeout``), CPU seconds (user + system) and peak RSS
-    (MB) of one subprocess."""
-    start = time.perf_counter()
-    child = subprocess.Popen(argv, env={**os.environ, "PYTHONPATH": str(root)}, cwd=root,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    stopped = False
-    while True:
-        pid, status, usage = os.wait4(child.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.perf_counter() - start > timeout and not stopped:
-            child.send_signal(signal.SIGKILL)
-            stopped = True
-        time.sleep(0.2)
-    seconds = time.perf_counter() - start
-    error = child.stderr.read().decode()
-    child.stderr.close()
-    if not stopped and os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(argv)} failed:\n{error}")
-    return (None if stopped else seconds), usage.ru_utime + usage.ru_stime, \
-        usage.ru_maxrss / 1024
 
 
 def command(name: str, log: Path, vectors: Path) -> list[str]:
@@ -107,7 +80,7 @@ def main():
     if "worth" in args.commands and not args.vectors.is_file():
         raise SystemExit(f"{args.vectors}: no such file (--vectors; docs/evaluate.md)")
     sys.path.insert(0, str(HERE / "bench"))
-    from bench_scale import build_study
+    from bench_scale import build_study, measure_until
 
     print(f"load average {os.getloadavg()[0]:.1f}; checkout {args.root}")
     for raters in args.raters:
@@ -115,11 +88,11 @@ def main():
         with tempfile.TemporaryDirectory() as folder:
             script = Path(folder) / "read.py"
             script.write_text(READ)
-            read = measure([sys.executable, str(script), str(log)], HERE, args.timeout)
+            read = measure_until([sys.executable, str(script), str(log)], HERE, args.timeout)
         for name in args.commands:
             argv = command(name, log.resolve(), args.vectors.resolve())
-            now = measure(argv, args.root.resolve(), args.timeout)
-            before = (measure(argv, args.anchor_root.resolve(), args.timeout)
+            now = measure_until(argv, args.root.resolve(), args.timeout)
+            before = (measure_until(argv, args.anchor_root.resolve(), args.timeout)
                       if args.anchor_root else BEFORE.get((name, raters)))
             label = "before (measured now)" if args.anchor_root else "before (c0e7765)"
             print(f"{name:<6} {raters:>6} raters: {shown(now)}   (read: {shown(read)}; "

@@ -38,14 +38,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(HERE / "bench"))
+from bench_scale import build_study, measure_until  # noqa: E402
+
 CLI = "from lexgold.cli import main; main()"
 LOGS = ("scale10k", "pairs30k", "oneeach1800")
 #: the tree before this change (commit 6a7bb54)
@@ -93,9 +93,6 @@ def drawn_log(path: Path, n_pairs: int, per_pair: int, n_raters: int, seed: int)
 def make_log(name: str, folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     if name == "scale10k":
-        sys.path.insert(0, str(HERE / "bench"))
-        from bench_scale import build_study
-
         return build_study(10_000, folder)[0]
     if name == "pairs30k":
         return drawn_log(folder / "pairs30k.csv", 30_000, 10, 3_000, 1)
@@ -110,29 +107,12 @@ def measure(log: Path, root: Path, timeout: float) -> tuple[float | None, float,
     out = Path(tempfile.mkdtemp()) / "crowd.json"
     argv = [sys.executable, "-c", CLI, "crowd", "fit", str(log), "--scale", "0", "6",
             "--replicates", "1", "--json", "--out", str(out)]
-    start = time.perf_counter()
     printed = Path(tempfile.mkdtemp()) / "fit.json"
     with printed.open("wb") as stdout:
-        child = subprocess.Popen(argv, env={**os.environ, "PYTHONPATH": str(root)}, cwd=root,
-                                 stdout=stdout, stderr=subprocess.PIPE)
-    stopped = False
-    while True:
-        pid, status, usage = os.wait4(child.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.perf_counter() - start > timeout:
-            child.send_signal(signal.SIGKILL)
-            stopped = True
-        time.sleep(0.2)
-    seconds = time.perf_counter() - start
-    error = child.stderr.read().decode()
-    child.stderr.close()
-    if not stopped and os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(argv)} failed:\n{error}")
-    iterations = None if stopped else iterations_of(out)
-    return (None if stopped else seconds), usage.ru_maxrss / 1024, \
-        usage.ru_utime + usage.ru_stime, iterations, \
-        "" if stopped else figures_of(out, printed)
+        seconds, cpu, mb = measure_until(argv, root, timeout, stdout)
+    if seconds is None:
+        return None, mb, cpu, None, ""
+    return seconds, mb, cpu, iterations_of(out), figures_of(out, printed)
 
 
 def iterations_of(crowd: Path) -> int:

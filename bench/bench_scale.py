@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -215,6 +216,32 @@ def measure(argv: list[str], root: Path) -> tuple[float, float, float]:
     if timed:
         peak_kb = int(error.rsplit("maxrss_kb ", 1)[1].split()[0])
     return seconds, peak_kb / 1024, usage.ru_utime + usage.ru_stime
+
+
+def measure_until(argv: list[str], root: Path, timeout: float, stdout=subprocess.DEVNULL
+                  ) -> tuple[float | None, float, float]:
+    """Wall seconds (None: killed at ``timeout``), CPU seconds (user + system) and peak RSS
+    (MB, ``ru_maxrss`` of ``os.wait4``) of one Python subprocess run from ``root``, its
+    standard output to ``stdout``; a child that fails (not killed) stops the bench."""
+    start = time.perf_counter()
+    child = subprocess.Popen(argv, env={**os.environ, "PYTHONPATH": str(root)}, cwd=root,
+                             stdout=stdout, stderr=subprocess.PIPE)
+    stopped = False
+    while True:
+        pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.perf_counter() - start > timeout and not stopped:
+            child.send_signal(signal.SIGKILL)
+            stopped = True
+        time.sleep(0.2)
+    seconds = time.perf_counter() - start
+    error = child.stderr.read().decode()
+    child.stderr.close()
+    if not stopped and os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(argv)} failed:\n{error}")
+    return (None if stopped else seconds), usage.ru_utime + usage.ru_stime, \
+        usage.ru_maxrss / 1024
 
 
 def median_of(argv, root, runs):
