@@ -392,6 +392,28 @@ def _shrunk_spread(score: np.ndarray, own: np.ndarray, df: np.ndarray,
     return spread[0] if single else spread
 
 
+def _drawn_raters(score, spread, pool, member_copy, member_tranche, n_tranches: int,
+                  k_max: int, rng: np.random.Generator) -> tuple:
+    """The raters of :func:`_simulate`'s two groups (``2 k_max`` per tranche of each study,
+    distinct when the pool has enough: none in both groups), drawn first from ``rng``, as
+    rater slot (rows) by (study, tranche) (columns): ``offset, scale, noise``; then per
+    membership its ``column``, true ``value`` and ``sd``; and where each pair's memberships
+    start (``starts``) and how many it has (``per_pair``)."""
+    studies, n = score.shape
+    size = pool[0].shape[1]
+    if size >= 2 * k_max:
+        drawn = np.argsort(rng.random((studies, n_tranches, size)), axis=2)[..., :2 * k_max]
+    else:
+        drawn = rng.integers(0, size, size=(studies, n_tranches, 2 * k_max))
+    study = np.arange(studies)[:, None, None]
+    offset, scale, noise = (v[study, drawn].reshape(-1, 2 * k_max).T for v in pool)
+    column = member_copy // n * n_tranches + member_tranche
+    value, sd = score.ravel()[member_copy], np.sqrt(spread.ravel()[member_copy])
+    starts = np.flatnonzero(np.r_[True, member_copy[1:] != member_copy[:-1]])
+    per_pair = np.diff(np.r_[starts, len(member_copy)])
+    return offset, scale, noise, column, value, sd, starts, per_pair
+
+
 def _simulate(score: np.ndarray, spread: np.ndarray, pool: tuple[np.ndarray, ...],
               member_copy: np.ndarray, member_tranche: np.ndarray, n_tranches: int,
               max_raters: int, rng: np.random.Generator, *, extras: bool = False):
@@ -407,22 +429,12 @@ def _simulate(score: np.ndarray, spread: np.ndarray, pool: tuple[np.ndarray, ...
     study must then have as many memberships)."""
     studies, n = score.shape
     k_max = max_raters
-    size = pool[0].shape[1]
-    if size >= 2 * k_max:                # distinct raters in a tranche: none in both groups
-        drawn = np.argsort(rng.random((studies, n_tranches, size)), axis=2)[..., :2 * k_max]
-    else:
-        drawn = rng.integers(0, size, size=(studies, n_tranches, 2 * k_max))
-    # per rater slot (rows) and (study, tranche) (columns), then per membership
-    study = np.arange(studies)[:, None, None]
-    offset, scale, noise = (v[study, drawn].reshape(-1, 2 * k_max).T for v in pool)
-    column = member_copy // n * n_tranches + member_tranche
-    value, sd = score.ravel()[member_copy], np.sqrt(spread.ravel()[member_copy])
+    offset, scale, noise, column, value, sd, starts, per_pair = _drawn_raters(
+        score, spread, pool, member_copy, member_tranche, n_tranches, k_max, rng)
     scores = rng.standard_normal((2 * k_max, len(member_copy)))
     scores *= np.sqrt(noise)[:, column] * sd
     scores += offset[:, column] + scale[:, column] * value
     ks = np.arange(1, k_max + 1)[:, None]
-    starts = np.flatnonzero(np.r_[True, member_copy[1:] != member_copy[:-1]])
-    per_pair = np.diff(np.r_[starts, len(member_copy)])
     sum_a = np.cumsum(scores[:k_max], axis=0)
     mean_a = np.add.reduceat(sum_a / ks, starts, axis=1) / per_pair
     mean_b = np.add.reduceat(np.cumsum(scores[k_max:], axis=0) / ks, starts, axis=1) / per_pair
@@ -465,17 +477,8 @@ def _simulated_reliability(score: np.ndarray, spread: np.ndarray, pool: tuple[np
     simulated ratings and the wanted ks' pair means, whatever ``max_raters``."""
     studies, n = score.shape
     k_max = max_raters
-    size = pool[0].shape[1]
-    if size >= 2 * k_max:
-        drawn = np.argsort(rng.random((studies, n_tranches, size)), axis=2)[..., :2 * k_max]
-    else:
-        drawn = rng.integers(0, size, size=(studies, n_tranches, 2 * k_max))
-    study = np.arange(studies)[:, None, None]
-    offset, scale, noise = (v[study, drawn].reshape(-1, 2 * k_max).T for v in pool)
-    column = member_copy // n * n_tranches + member_tranche
-    value, sd = score.ravel()[member_copy], np.sqrt(spread.ravel()[member_copy])
-    starts = np.flatnonzero(np.r_[True, member_copy[1:] != member_copy[:-1]])
-    per_pair = np.diff(np.r_[starts, len(member_copy)])
+    offset, scale, noise, column, value, sd, starts, per_pair = _drawn_raters(
+        score, spread, pool, member_copy, member_tranche, n_tranches, k_max, rng)
     wanted = np.array(sorted(set(int(k) for k in ks if 1 <= k <= k_max)))
     means = np.empty((2, len(wanted), studies * n))
     block = max(1, SIMULATION_FLOATS // max(len(member_copy), 1))
