@@ -425,33 +425,6 @@ def test_measures_read_from_the_table_of_counts_are_the_direct_ones(source, monk
                                        rtol=1e-15)
 
 
-def test_percentile_is_numpys_to_the_last_bit():
-    rng = np.random.default_rng(2)
-    for trial in range(400):
-        size = int(rng.integers(1, 3000))
-        values = (rng.normal(size=size) if trial % 2 else
-                  np.round(rng.uniform(0, 6, size), 1))               # many ties
-        for q in (95, 2.5, 97.5, float(rng.uniform(0, 100))):
-            assert rp.percentile(values, q) == float(np.percentile(values, q))
-    assert np.isnan(rp.percentile([1.0, np.nan, 3.0], 95))
-    assert rp.percentile([4.0], 95) == 4.0
-
-
-def test_bootstrap_medians_from_counts_are_numpys_to_the_last_bit():
-    rng = np.random.default_rng(8)
-    for trial in range(300):
-        size, resamples = int(rng.integers(1, 120)), int(rng.integers(1, 400))
-        values = (rng.normal(size=size) if trial % 2 else
-                  np.round(rng.normal(size=size), 1))                  # ties
-        draws = rng.integers(0, size, (resamples, size))
-        found = rp.resample_medians(values, draws, rp.resample_counts(draws, size))
-        np.testing.assert_array_equal(found, np.median(values[draws], axis=1))
-    values = np.array([1.0, np.nan, 2.0])
-    draws = rng.integers(0, 3, (50, 3))
-    np.testing.assert_array_equal(rp.resample_medians(values, draws, rp.resample_counts(draws, 3)),
-                                  np.median(values[draws], axis=1))
-
-
 def test_upper_variances_from_a_table_of_counts_are_the_direct_quantiles():
     from scipy.special import chdtri
 

@@ -378,33 +378,12 @@ def accuracy(estimates, n, reference_means, sd_all, sd_used=None, reference_rank
     b = average_ranks(reference_means) if reference_ranks is None else reference_ranks
     found = {"spearman": float(np.corrcoef(a, b)[0, 1]),
              "mae": float(np.mean(np.abs(np.asarray(estimates) - reference_means))),
-             "halfwidth": percentile(Z95 * np.asarray(sd_all) / np.sqrt(n), 95)}
+             "halfwidth": float(np.percentile(Z95 * np.asarray(sd_all) / np.sqrt(n), 95))}
     if sd_used is not None:
         widths = Z95 * np.asarray(sd_used) / np.sqrt(n)
         widths = widths[np.asarray(n) > 1]
-        found["halfwidth_sample"] = percentile(widths, 95) if len(widths) else np.nan
+        found["halfwidth_sample"] = float(np.percentile(widths, 95)) if len(widths) else np.nan
     return found
-
-
-def percentile(values, q: float) -> float:
-    """``np.percentile(values, q)`` (its default linear method) to the last bit, for a 1-D
-    sample: the two order statistics around ``(n - 1) q / 100`` found by one partition and
-    interpolated as NumPy interpolates them (``a + (b - a) g``, or ``b - (b - a) (1 - g)`` for
-    ``g >= 1/2``; Hyndman and Fan 1996, "Sample quantiles in statistical packages", Am. Stat.
-    50(4), definition 7), without NumPy's general machinery (a replay takes 52 a split).
-
-    >>> percentile([1.0, 2.0, 3.0, 4.0], 95)
-    3.8499999999999996
-    """
-    x = np.array(values, dtype=float)
-    virtual = (len(x) - 1) * (q / 100)
-    if len(x) < 2 or not 0 <= virtual < len(x) - 1 or np.isnan(x).any():
-        return float(np.percentile(x, q))
-    low = int(virtual)
-    x.partition((low, low + 1))
-    a, b = float(x[low]), float(x[low + 1])
-    gamma = virtual - low
-    return b - (b - a) * (1 - gamma) if gamma >= 0.5 else a + (b - a) * gamma
 
 
 #: whether a larger figure is better
@@ -612,63 +591,30 @@ def summarise(records: pd.DataFrame, level: float = 0.95, seed: int = 0,
     rng = np.random.default_rng(seed)
     splits = int(others["split"].nunique()) if len(others) else 0
     draws = rng.integers(0, max(splits, 1), size=(resamples, max(splits, 1)))
-    drawn = resample_counts(draws, max(splits, 1))
     for (policy, k), group in others.groupby(["policy", "k"], sort=False):
         row = {"policy": policy, "k": float(k), "spent": float(group["spent"].median())}
         group = group.sort_values("split")
         for name in BETTER_HIGH:
             values = group[f"saving_{name}"].to_numpy(float)
-            medians = (resample_medians(values, draws, drawn) if len(values) == splits
+            medians = (np.median(values[draws], axis=1) if len(values) == splits
                        else values)
             row[f"saving_{name}"] = float(np.median(values))
-            row[f"saving_{name}_low"] = percentile(medians, lo)
-            row[f"saving_{name}_high"] = percentile(medians, hi)
-            row[f"saving_{name}_spread_low"] = percentile(values, lo)
-            row[f"saving_{name}_spread_high"] = percentile(values, hi)
+            row[f"saving_{name}_low"] = float(np.percentile(medians, lo))
+            row[f"saving_{name}_high"] = float(np.percentile(medians, hi))
+            row[f"saving_{name}_spread_low"] = float(np.percentile(values, lo))
+            row[f"saving_{name}_spread_high"] = float(np.percentile(values, hi))
         for name in BETTER_HIGH:
             row[name] = float(group[name].median())
         for name in ("circularity", "weight"):
             if name in group and group[name].notna().any():
                 values = group[name].to_numpy(float)
-                medians = (resample_medians(values, draws, drawn) if len(values) == splits
+                medians = (np.median(values[draws], axis=1) if len(values) == splits
                            else values)
                 row[name] = float(np.median(values))
-                row[f"{name}_low"] = percentile(medians, lo)
-                row[f"{name}_high"] = percentile(medians, hi)
+                row[f"{name}_low"] = float(np.percentile(medians, lo))
+                row[f"{name}_high"] = float(np.percentile(medians, hi))
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def resample_counts(draws: np.ndarray, size: int) -> np.ndarray:
-    """How often each of ``size`` items is drawn in each resample (a row of ``draws``): one
-    column per resample, one row per item."""
-    flat = (draws + np.arange(len(draws))[:, None] * size).ravel()
-    counts = np.bincount(flat, minlength=len(draws) * size).reshape(len(draws), size)
-    return counts.T.astype(np.int32)
-
-
-def resample_medians(values: np.ndarray, draws: np.ndarray, drawn: np.ndarray) -> np.ndarray:
-    """``np.median(values[draws], axis=1)`` to the last bit, from ``drawn``
-    (:func:`resample_counts` of ``draws``): each resample's middle order statistics read
-    from its counts summed over the values in order, without gathering and partitioning
-    every resample (the bootstrap of :func:`summarise`: 2,000 resamples of each figure).
-
-    >>> draws = np.array([[0, 0, 2], [1, 2, 2]])
-    >>> resample_medians(np.array([3.0, 1.0, 2.0]), draws, resample_counts(draws, 3)).tolist()
-    [3.0, 2.0]
-    """
-    if np.isnan(values).any():
-        return np.median(values[draws], axis=1)
-    order = np.argsort(values, kind="stable")
-    below = drawn[order].cumsum(axis=0, dtype=np.int32)   # drawn at or below each place
-    size = draws.shape[1]
-
-    def smallest(rank):                               # each resample's rank-th smallest, from 1
-        return values[order[(below < rank).sum(axis=0)]]
-
-    if size % 2:
-        return (0.0 + smallest(size // 2 + 1)) / 1
-    return (0.0 + smallest(size // 2) + smallest(size // 2 + 1)) / 2
 
 
 # -- a machine rater's policies ----------------------------------------------------------------
