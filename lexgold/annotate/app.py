@@ -21,7 +21,7 @@ import time
 from datetime import timedelta
 from urllib.parse import quote
 
-from flask import Flask, current_app, g, render_template, request, session
+from flask import Flask, Request, current_app, g, render_template, request, session
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from itsdangerous import BadSignature, TimestampSigner, URLSafeTimedSerializer
@@ -29,7 +29,9 @@ from itsdangerous.encoding import want_bytes
 from sqlalchemy import select
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
+from werkzeug.http import parse_cookie
 from werkzeug.middleware.proxy_fix import ProxyFix
+from werkzeug.utils import cached_property
 
 from lexgold.study import models as m
 from lexgold.study.clock import DatabaseClock
@@ -92,6 +94,7 @@ def create_app(config: dict | None = None) -> Flask:
     (replay window, default 300; :mod:`lexgold.annotate.views_prolific`).
     """
     app = Flask(__name__)
+    app.request_class = KeptCookiesRequest
     app.session_interface = KeptSessionInterface()
     app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",
                       SESSION_COOKIE_SECURE=True, PERMANENT_SESSION_LIFETIME=timedelta(days=14),
@@ -173,6 +176,35 @@ class KeptCSRF(CSRFProtect):
             if len(self._checked) >= KEPT_TOKENS:
                 self._checked.clear()
             self._checked[key] = raw
+
+
+#: ``Cookie`` headers kept parsed (:class:`KeptCookiesRequest`), emptied when full, and the
+#: longest kept (a browser's cookie is at most 4096 bytes): at most some 4 MB
+KEPT_COOKIE_HEADERS = 1_000
+KEPT_COOKIE_HEADER_BYTES = 4096
+
+
+class KeptCookiesRequest(Request):
+    """Flask's request, the cookies of a ``Cookie`` header parsed once per process
+    (:data:`KEPT_COOKIE_HEADERS` headers of at most :data:`KEPT_COOKIE_HEADER_BYTES`): a
+    browser sends the same header on every request until a cookie changes, and werkzeug
+    parses it again on each. The parsed cookies are werkzeug's own, immutable, so requests
+    can share them."""
+
+    _parsed: dict = {}
+
+    @cached_property
+    def cookies(self):
+        sent = self.environ.get("HTTP_COOKIE")      # the header (WSGI gives it once)
+        parsed = self._parsed.get(sent)
+        if parsed is None:
+            parsed = parse_cookie(";".join(self.headers.getlist("Cookie")),
+                                  cls=self.dict_storage_class)        # as werkzeug parses it
+            if sent is None or len(sent) <= KEPT_COOKIE_HEADER_BYTES:
+                if len(self._parsed) >= KEPT_COOKIE_HEADERS:
+                    self._parsed.clear()
+                self._parsed[sent] = parsed
+        return parsed
 
 
 def _copied(value):
@@ -351,8 +383,9 @@ def _register(app: Flask) -> None:
     def _headers(response):
         headers = response.headers
         present = {name.lower() for name, _ in headers}
-        if present.isdisjoint(SECURITY_NAMES):
-            headers.extend(SECURITY_HEADERS)             # in one step: none was set before
+        if present.isdisjoint(SECURITY_NAMES):       # none set before: appended, no search
+            for name, value in SECURITY_HEADERS:
+                headers.add(name, value)
         else:
             for name, value in SECURITY_HEADERS:         # replaced, as one header each
                 headers[name] = value
