@@ -365,21 +365,17 @@ class _Serving:
                 raise _CellDraws.Unlike("more draws than for one cell")
             learnt, learnt_args, learnt_kwargs = self.calls[self.at]
             drawn = self.draws[self.at]
-            same = name == learnt and len(args) == len(learnt_args) and \
-                kwargs.keys() == learnt_kwargs.keys() and \
-                all(_same(a, b) for a, b in zip(args[:-1], learnt_args[:-1])) and \
-                all(_same(kwargs[k], learnt_kwargs[k]) for k in kwargs) and \
-                isinstance(args[-1], tuple) and args[-1] == drawn.shape
+            try:
+                same = name == learnt and args[:-1] == learnt_args[:-1] and \
+                    kwargs == learnt_kwargs and type(args[-1]) is tuple and \
+                    args[-1] == drawn.shape
+            except (TypeError, ValueError):      # an array among them: not a learnt call
+                same = False
             if not same:
                 raise _CellDraws.Unlike(f"{name} unlike the learnt {learnt}")
             self.at += 1
             return drawn
         return call
-
-
-def _same(a, b) -> bool:
-    """Equal scalars (what ``draw_ratings`` passes a generator besides the shape)."""
-    return type(a) is type(b) and np.ndim(a) == 0 and np.ndim(b) == 0 and bool(a == b)
 
 
 def study_layout(pairs: pd.DataFrame, protocol: dict | str, rng: np.random.Generator,
