@@ -304,8 +304,8 @@ def render_step(step: m.Step, items, n_steps: int, position: int, rater_id: int,
     topic = titles.get(topic, topic) if config.group_by == "topic" else ""
     if banner or session.get("_flashes"):
         return render_template("group.html", items=shown, **common, topic=topic)
-    return filled_page("group.html", {
-        "items": Markup("").join(shown), "topic": topic, "csrf_token": csrf_token(),
+    return filled_page("group.html", {        # the items are Markup: joined as they are
+        "items": Markup("".join(shown)), "topic": topic, "csrf_token": csrf_token(),
         **{name: common[name] for name in ("position", "progress", "done", "total", "action")}},
         banner="")
 
