@@ -317,7 +317,7 @@ class _CellDraws:
     def cell(self, rng: np.random.Generator) -> None:
         """Draw one cell's randomness on ``rng``, as ``draw_ratings`` of that cell would: each
         learnt call without its shape (a scalar draw takes the same bits of the stream as a
-        draw of shape ``(1,)``; tests/test_crowd_simulate.py checks it)."""
+        draw of shape ``(1,)``; tests/test_crowd_simulate_pages.py checks it)."""
         if self._bound is None or self._bound[0] is not rng:
             self._bound = (rng, [(getattr(rng, name), args[:-1], kwargs)
                                  for name, args, kwargs in self.calls])
