@@ -284,3 +284,53 @@ def test_the_last_instructions_page_claims_a_place_of_the_least_taken_tranche(tm
         assert flow._claim(session, three, config, at) == slots[1][0]
         session.commit()
         assert session.scalar(select(m.Slot.rater_id).where(m.Slot.id == slots[1][0])) == three
+
+
+def test_a_kept_cookie_header_parses_as_werkzeugs_and_a_long_one_is_not_kept(tmp_path, pairs):
+    """KeptCookiesRequest: the same Cookie header again gives werkzeug's own parse, shared;
+    no header, several cookies, a quoted value; a header longer than a browser sends is parsed
+    but not kept."""
+    from werkzeug.wrappers import Request
+
+    from lexgold.annotate.app import KEPT_COOKIE_HEADER_BYTES, KeptCookiesRequest
+
+    protocol = protocol_variant(tmp_path, "simlex", tranches=1, raters_per_tranche=1)
+    url = database_url(tmp_path / "study.sqlite")
+    create_study(protocol, pairs, url, seed=1)
+    app = make_app(url)
+    assert app.request_class is KeptCookiesRequest
+    for header in (None, "a=1", 'session=x.y.z; b="q \\"w\\""; a=2; a=3',
+                   "long=" + "v" * KEPT_COOKIE_HEADER_BYTES):
+        headers = {} if header is None else {"Cookie": header}
+        with app.test_request_context("/task", headers=headers):
+            first = flask_request.cookies
+            environ = flask_request.environ
+        with app.test_request_context("/task", headers=headers):
+            again = flask_request.cookies
+        assert first == Request(environ).cookies
+        assert first.to_dict(flat=False) == Request(environ).cookies.to_dict(flat=False)
+        assert (again is first) == (header is None or len(header) <= KEPT_COOKIE_HEADER_BYTES)
+
+
+def test_every_response_gets_the_security_headers_once_in_order(tmp_path, pairs):
+    """The fixed headers appended after the view's own, each once, and ``no-store`` only
+    where the response set no Cache-Control (the static files set theirs)."""
+    from lexgold.annotate.app import CSP, SECURITY_HEADERS
+
+    protocol = protocol_variant(tmp_path, "simlex", tranches=1, raters_per_tranche=1)
+    url = database_url(tmp_path / "study.sqlite")
+    create_study(protocol, pairs, url, seed=1)
+    client = make_app(url).test_client()
+    enter(client, "?PROLIFIC_PID=" + "d4" * 12)
+    for path in ("/task", "/nowhere", "/static/lexgold.css"):
+        response = client.get(path)
+        names = [name.lower() for name, _ in response.headers]
+        fixed = [(name, value) for name, value in response.headers
+                 if name.lower() in {n.lower() for n, _ in SECURITY_HEADERS}]
+        assert fixed == list(SECURITY_HEADERS)
+        assert response.headers["Content-Security-Policy"] == CSP
+        assert names.count("cache-control") == 1
+        assert (response.headers["Cache-Control"] == "no-store") == (path != "/static/lexgold.css")
+    response = client.post("/step", data={"position": "0"})       # a redirect
+    assert response.status_code in (302, 400)
+    assert [n for n, _ in response.headers].count("X-Frame-Options") == 1

@@ -21,7 +21,7 @@ import time
 from datetime import timedelta
 from urllib.parse import quote
 
-from flask import Flask, current_app, g, render_template, request, session
+from flask import Flask, Request, current_app, g, render_template, request, session
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from itsdangerous import BadSignature, TimestampSigner, URLSafeTimedSerializer
@@ -29,7 +29,9 @@ from itsdangerous.encoding import want_bytes
 from sqlalchemy import select
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
+from werkzeug.http import parse_cookie
 from werkzeug.middleware.proxy_fix import ProxyFix
+from werkzeug.utils import cached_property
 
 from lexgold.study import models as m
 from lexgold.study.clock import DatabaseClock
@@ -59,6 +61,13 @@ MAX_REQUEST_BYTES = 256 * 1024
 KEPT_COOKIES = 10_000
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+#: the headers every response gets, in this order (a response without ``Cache-Control`` gets
+#: ``no-store`` after them); same-origin referrers: the site's own form POSTs carry a Referer
+#: (flask-wtf's strict check over HTTPS needs it), other sites get none, so platform IDs stay
+#: out of their logs
+SECURITY_HEADERS = (("Content-Security-Policy", CSP), ("X-Content-Type-Options", "nosniff"),
+                    ("X-Frame-Options", "DENY"), ("Referrer-Policy", "same-origin"))
+SECURITY_NAMES = frozenset(name.lower() for name, _ in SECURITY_HEADERS)
 
 
 def create_app(config: dict | None = None) -> Flask:
@@ -85,6 +94,7 @@ def create_app(config: dict | None = None) -> Flask:
     (replay window, default 300; :mod:`lexgold.annotate.views_prolific`).
     """
     app = Flask(__name__)
+    app.request_class = KeptCookiesRequest
     app.session_interface = KeptSessionInterface()
     app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",
                       SESSION_COOKIE_SECURE=True, PERMANENT_SESSION_LIFETIME=timedelta(days=14),
@@ -146,13 +156,16 @@ class KeptCSRF(CSRFProtect):
         app.context_processor(lambda: {"csrf_token": csrf_token})    # after flask-wtf's
 
     def protect(self, apply_exemptions: bool = False) -> None:
-        config = current_app.config
+        app, asked = current_app._get_current_object(), request._get_current_object()
+        config = app.config
+        if asked.method not in config["WTF_CSRF_METHODS"]:
+            return                   # flask-wtf checks only these methods, exempt view or not
         field = config["WTF_CSRF_FIELD_NAME"]
-        sent = request.form.get(field) if request.method in config["WTF_CSRF_METHODS"] else None
-        key = (config.get("WTF_CSRF_SECRET_KEY") or current_app.secret_key, sent)
+        sent = asked.form.get(field)
+        key = (config.get("WTF_CSRF_SECRET_KEY") or app.secret_key, sent)
         raw = session.get(field) if sent else None      # a form without a token: no session read
         if sent and config["WTF_CSRF_TIME_LIMIT"] is None and isinstance(raw, str) and \
-                not (request.is_secure and config["WTF_CSRF_SSL_STRICT"]):
+                not (asked.is_secure and config["WTF_CSRF_SSL_STRICT"]):
             kept = self._checked.get(key)
             if kept is not None and hmac.compare_digest(raw, kept):
                 g.csrf_valid = True
@@ -163,6 +176,35 @@ class KeptCSRF(CSRFProtect):
             if len(self._checked) >= KEPT_TOKENS:
                 self._checked.clear()
             self._checked[key] = raw
+
+
+#: ``Cookie`` headers kept parsed (:class:`KeptCookiesRequest`), emptied when full, and the
+#: longest kept (a browser's cookie is at most 4096 bytes): at most some 4 MB
+KEPT_COOKIE_HEADERS = 1_000
+KEPT_COOKIE_HEADER_BYTES = 4096
+
+
+class KeptCookiesRequest(Request):
+    """Flask's request, the cookies of a ``Cookie`` header parsed once per process
+    (:data:`KEPT_COOKIE_HEADERS` headers of at most :data:`KEPT_COOKIE_HEADER_BYTES`): a
+    browser sends the same header on every request until a cookie changes, and werkzeug
+    parses it again on each. The parsed cookies are werkzeug's own, immutable, so requests
+    can share them."""
+
+    _parsed: dict = {}
+
+    @cached_property
+    def cookies(self):
+        sent = self.environ.get("HTTP_COOKIE")      # the header (WSGI gives it once)
+        parsed = self._parsed.get(sent)
+        if parsed is None:
+            parsed = parse_cookie(";".join(self.headers.getlist("Cookie")),
+                                  cls=self.dict_storage_class)        # as werkzeug parses it
+            if sent is None or len(sent) <= KEPT_COOKIE_HEADER_BYTES:
+                if len(self._parsed) >= KEPT_COOKIE_HEADERS:
+                    self._parsed.clear()
+                self._parsed[sent] = parsed
+        return parsed
 
 
 def _copied(value):
@@ -235,6 +277,16 @@ class KeptSessionInterface(SecureCookieSessionInterface):
         elif not 0 <= int(time.time()) - kept[0] <= max_age:     # itsdangerous' age check
             return self.session_class()
         return self.session_class(_copied(kept[1]))
+
+    def save_session(self, app: Flask, session, response) -> None:
+        """Flask's own, with its early return taken first: a session neither changed nor
+        refreshed on every request (``SESSION_REFRESH_EACH_REQUEST``, False on the site) sets
+        no cookie, and gets only ``Vary: Cookie`` when it was read."""
+        if not session.modified and not app.config["SESSION_REFRESH_EACH_REQUEST"]:
+            if session.accessed:
+                response.vary.add("Cookie")
+            return
+        super().save_session(app, session, response)
 
     def get_signing_serializer(self, app: Flask) -> URLSafeTimedSerializer | None:
         if not app.secret_key:
@@ -317,8 +369,9 @@ def _register(app: Flask) -> None:
 
     @app.teardown_appcontext
     def _close(_exc):
+        kept = g._get_current_object()
         for name in ("db", "db_write", "connection"):    # the sessions before their connection
-            opened = g.pop(name, None)
+            opened = kept.pop(name, None)
             if opened is not None:
                 try:
                     opened.close()
@@ -328,14 +381,18 @@ def _register(app: Flask) -> None:
 
     @app.after_request
     def _headers(response):
-        response.headers["Content-Security-Policy"] = CSP
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        response.headers["X-Frame-Options"] = "DENY"
-        # same-origin: the site's own form POSTs carry a Referer (flask-wtf's strict check
-        # over HTTPS needs it); other sites get none, so platform IDs stay out of their logs
-        response.headers["Referrer-Policy"] = "same-origin"
-        if not response.headers.get("Cache-Control"):
-            response.headers["Cache-Control"] = "no-store"
+        headers = response.headers
+        present = {name.lower() for name, _ in headers}
+        if present.isdisjoint(SECURITY_NAMES):       # none set before: appended, no search
+            for name, value in SECURITY_HEADERS:
+                headers.add(name, value)
+        else:
+            for name, value in SECURITY_HEADERS:         # replaced, as one header each
+                headers[name] = value
+        if "cache-control" not in present:
+            headers.add("Cache-Control", "no-store")
+        elif not headers.get("Cache-Control"):
+            headers["Cache-Control"] = "no-store"
         return response
 
     @app.errorhandler(Rejected)

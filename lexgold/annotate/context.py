@@ -54,10 +54,14 @@ def connection():
     IMMEDIATE``) for POST, a read-only one (no write lock) for GET and HEAD. Every statement of
     the request goes through it, the ORM session's of :func:`db` too; the rater's pages use it
     alone (no ORM session)."""
-    if "connection" not in g:
+    kept = g._get_current_object()
+    opened = kept.get("connection")
+    if opened is None:
+        study = current_app.extensions["lexgold"]
         reading = request.method in ("GET", "HEAD", "OPTIONS")
-        g.connection = (state().reads if reading else state().sessions).kw["bind"].connect()
-    return g.connection
+        opened = kept.connection = (study.reads if reading else study.sessions).kw[
+            "bind"].connect()
+    return opened
 
 
 def db():
@@ -92,20 +96,21 @@ def csrf_token() -> str:
     signed anew (a key derivation and two HMACs) per page. Only with
     ``WTF_CSRF_TIME_LIMIT = None`` (the site's setting): the token's signing time is then
     never checked; with a time limit every page gets a token signed afresh, as flask-wtf's."""
-    config = current_app.config
+    app, request_globals = current_app._get_current_object(), g._get_current_object()
+    config = app.config
     field = config.get("WTF_CSRF_FIELD_NAME", "csrf_token")
     raw = session.get(field)
-    if field in g or config.get("WTF_CSRF_TIME_LIMIT", 3600) is not None or \
+    if field in request_globals or config.get("WTF_CSRF_TIME_LIMIT", 3600) is not None or \
             not isinstance(raw, str):
         return generate_csrf()
-    kept = current_app.extensions.setdefault("lexgold_csrf_signed", {})
-    key = (config.get("WTF_CSRF_SECRET_KEY") or current_app.secret_key, raw)
+    kept = app.extensions.setdefault("lexgold_csrf_signed", {})
+    key = (config.get("WTF_CSRF_SECRET_KEY") or app.secret_key, raw)
     token = kept.get(key)
     if token is None:
         if len(kept) >= KEPT_TOKENS:
             kept.clear()
         token = kept[key] = generate_csrf()
-    setattr(g, field, token)                   # generate_csrf() answers it for this request
+    setattr(request_globals, field, token)     # generate_csrf() answers it for this request
     return token
 
 

@@ -23,8 +23,9 @@ def parse_int(text) -> int | None:
     would both take, are refused, so nothing a browser does not send is ever stored.
     """
     text = str(text).strip(" \t\r\n")
-    return int(text) if re.fullmatch(CANONICAL_INT, text) else None
+    return int(text) if _CANONICAL.fullmatch(text) else None
 
 
 #: an integer as the site's forms send it (see :func:`parse_int`)
 CANONICAL_INT = r"0|-?[1-9][0-9]{0,8}"
+_CANONICAL = re.compile(CANONICAL_INT)

@@ -37,12 +37,13 @@ FINISHED = ("done", "screened_out")
 
 def current_intake() -> Intake:
     """The study's intake, read at most every ``INTAKE_CACHE_S`` seconds by this process."""
-    cached = current_app.extensions.get("lexgold_intake")
-    period = float(current_app.config.get("INTAKE_CACHE_S", INTAKE_CACHE_S))
+    app = current_app._get_current_object()
+    cached = app.extensions.get("lexgold_intake")
     if cached is not None and time.monotonic() < cached[0]:
         return cached[1]
+    period = float(app.config.get("INTAKE_CACHE_S", INTAKE_CACHE_S))
     found = read_intake(connection())
-    current_app.extensions["lexgold_intake"] = (time.monotonic() + period, found)
+    app.extensions["lexgold_intake"] = (time.monotonic() + period, found)
     return found
 
 

@@ -32,7 +32,8 @@ rater = Blueprint("rater", __name__)
 
 def _current_rater() -> flow.CurrentRater | None:
     """The rater of this browser: its public ID and the browser secret must both match."""
-    public_id, secret = session.get("rater"), session.get("browser")
+    cookie = session._get_current_object()
+    public_id, secret = cookie.get("rater"), cookie.get("browser")
     if not public_id:
         known = legacy_rater()
         return flow.as_current(connection(), known) if known is not None else None
@@ -221,7 +222,8 @@ def task():
     current = _current_rater()
     if current is None:
         return redirect(url_for("rater.entry"))
-    texts, study = state().config.texts, state()
+    study = state()
+    texts = study.config.texts
     if current.stage == "instructions":
         page = min(current.instructions_page, len(texts.instructions) - 1)
         return render_template("instructions.html", page=page,
@@ -271,7 +273,8 @@ def render_step(step: m.Step, items, n_steps: int, position: int, rater_id: int,
     """The page of one step (a group of pairs or a checkpoint) as rater ``rater_id`` sees it
     (slider start values and option order depend on it). ``action``: where the form goes
     (default: the rater's ``/step``); ``banner``: a notice above the page (admin preview)."""
-    config, texts = state().config, state().config.texts
+    study = state()
+    config, texts = study.config, study.config.texts
     progress = fill(texts.progress, current=position + 1, total=n_steps)
     common = {"position": position, "progress": progress, "done": position, "total": n_steps,
               "action": action or url_for("rater.step"), "banner": banner}
@@ -287,7 +290,8 @@ def render_step(step: m.Step, items, n_steps: int, position: int, rater_id: int,
             "csrf_token": csrf_token(),
             **{name: common[name] for name in ("position", "progress", "done", "total",
                                                "action")}}, banner="", options=options)
-    show, titles, seed = _word_case(config.word_case), config.topic_titles, state().seed
+    show, titles, seed = _word_case(config.word_case), config.topic_titles, study.seed
+    patterns = current_app.extensions.setdefault("lexgold_item_html", {})
     shown = []
     for item, pair in items:
         template = texts.question_by_pos.get(pair.pos, texts.question)
@@ -295,13 +299,13 @@ def render_step(step: m.Step, items, n_steps: int, position: int, rater_id: int,
                         topic=titles.get(pair.topic, pair.topic))
         shown.append(_item_html(item.kind, {
             "id": str(item.id), "question": str(escape(question)),
-            "start": str(flow.start_value(config, seed, rater_id, item.id))}))
+            "start": str(flow.start_value(config, seed, rater_id, item.id))}, patterns))
     topic = items[0][1].topic if items else ""
     topic = titles.get(topic, topic) if config.group_by == "topic" else ""
     if banner or session.get("_flashes"):
         return render_template("group.html", items=shown, **common, topic=topic)
-    return filled_page("group.html", {
-        "items": Markup("").join(shown), "topic": topic, "csrf_token": csrf_token(),
+    return filled_page("group.html", {        # the items are Markup: joined as they are
+        "items": Markup("".join(shown)), "topic": topic, "csrf_token": csrf_token(),
         **{name: common[name] for name in ("position", "progress", "done", "total", "action")}},
         banner="")
 
@@ -315,12 +319,14 @@ def _word_case(case: str):
 ITEM_FIELDS = ("id", "question", "start")
 
 
-def _item_html(kind: str, values: dict[str, str]) -> Markup:
+def _item_html(kind: str, values: dict[str, str], patterns: dict | None = None) -> Markup:
     """One pair of a group page: ``group_item.html`` rendered once per study and ``kind`` with
-    markers in place of :data:`ITEM_FIELDS` (kept per app: a study's texts never change), the
-    markers replaced by ``values`` (already escaped). A page of pairs then costs one join per
-    pair instead of a template pass with some 25 escapes."""
-    patterns = current_app.extensions.setdefault("lexgold_item_html", {})
+    markers in place of :data:`ITEM_FIELDS` (kept per app in ``patterns``, default the app's:
+    a study's texts never change), the markers replaced by ``values`` (already escaped). A
+    page of pairs then costs one join per pair instead of a template pass with some 25
+    escapes."""
+    if patterns is None:
+        patterns = current_app.extensions.setdefault("lexgold_item_html", {})
     if kind not in patterns:
         mark = secrets.token_hex(8)              # never in a study's text: split on it
         html = render_template("group_item.html", item={
@@ -414,10 +420,11 @@ def step():
         return redirect(url_for("rater.entry"))
     if current.stage != "rating":
         return redirect(url_for("rater.task"))
-    position = flow.parse_int(request.form.get("position", ""))
+    form, study = request.form, state()
+    position = flow.parse_int(form.get("position", ""))
     if position is None:
         raise flow.Rejected("error_invalid", "bad position")
-    if flow.submit_step(connection(), current, position, request.form, state().config,
-                        state().seed, now()) == "repeat":      # another tab, the back button, a retry
-        flash(state().config.texts.repeat_notice)
+    if flow.submit_step(connection(), current, position, form, study.config, study.seed,
+                        now()) == "repeat":      # another tab, the back button, a retry
+        flash(study.config.texts.repeat_notice)
     return redirect(url_for("rater.task"))
