@@ -1162,13 +1162,23 @@ def perceive(model: CrowdModel, scores, spreads, rng: np.random.Generator, *, bi
              scale=1.0, noise=1.0) -> np.ndarray:
     """Unrounded latent responses (scale units) of raters to pairs of latent ``scores``: what
     a rater compares in a Best-Worst tuple, and what a rating rounds."""
+    errors = latent_errors(model, rng, np.shape(scores))
+    return responses(model, scores, spreads, errors, bias=bias, scale=scale, noise=noise)
+
+
+def latent_errors(model: CrowdModel, rng: np.random.Generator, shape=None):
+    """The standardised errors of :func:`perceive`'s responses: Student's t with the model's
+    ``df`` (normal without one); one float where ``shape`` is None."""
+    return rng.standard_normal(shape) if model.df is None else rng.standard_t(model.df, shape)
+
+
+def responses(model: CrowdModel, scores, spreads, errors, *, bias=0.0, scale=1.0,
+              noise=1.0) -> np.ndarray:
+    """:func:`perceive`'s responses given its ``errors`` (:func:`latent_errors`)."""
     low, high, _ = model.scale
     width = high - low
-    scores = np.asarray(scores, float)
-    errors = rng.standard_normal(scores.shape) if model.df is None \
-        else rng.standard_t(model.df, scores.shape)
-    relative = rater_means((scores - low) / width, np.asarray(bias) / width, scale) \
-        + model.sigma * np.asarray(spreads) * np.asarray(noise) * errors
+    relative = rater_means((np.asarray(scores, float) - low) / width, np.asarray(bias) / width,
+                           scale) + model.sigma * np.asarray(spreads) * np.asarray(noise) * errors
     return low + relative * width
 
 
@@ -1177,13 +1187,25 @@ def draw_ratings(model: CrowdModel, scores, spreads, rng: np.random.Generator, *
     """Ratings of (pair, rater) cells on the model's scale: the latent response rounded to the
     scale's step and clipped; a lapse (share ``lapse``) or a spammer's cell uniform over the
     steps. Arguments broadcast cell by cell."""
-    low, high, step = model.scale
     seen = perceive(model, scores, spreads, rng, bias=bias, scale=scale, noise=noise)
+    return ratings_of(model, seen, *lapse_draws(model, rng, seen.shape), spammer=spammer)
+
+
+def lapse_draws(model: CrowdModel, rng: np.random.Generator, shape=None) -> tuple:
+    """:func:`draw_ratings`' draws for lapses, in its order: a uniform (below ``lapse``: the
+    cell lapses) and the step a lapse gives, uniform over the scale's steps; floats and ints
+    where ``shape`` is None."""
+    low, high, step = model.scale
+    return rng.random(shape), rng.integers(0, int(round((high - low) / step)) + 1, shape)
+
+
+def ratings_of(model: CrowdModel, seen, uniforms, picks, *, spammer=False) -> np.ndarray:
+    """:func:`draw_ratings`' ratings of responses ``seen`` given its :func:`lapse_draws`."""
+    low, high, step = model.scale
     k = int(round((high - low) / step)) + 1
-    steps = np.clip(np.round((seen - low) / step), 0, k - 1)
-    random = (rng.random(seen.shape) < model.lapse) | np.asarray(spammer, bool)
-    steps = np.where(random, rng.integers(0, k, seen.shape), steps)
-    return low + steps * step
+    steps = np.clip(np.round((np.asarray(seen) - low) / step), 0, k - 1)
+    random = (np.asarray(uniforms) < model.lapse) | np.asarray(spammer, bool)
+    return low + np.where(random, picks, steps) * step
 
 
 def simulate_like(model: CrowdModel, ratings: pd.DataFrame, rng: np.random.Generator, *,

@@ -45,8 +45,9 @@ import numpy as np
 import pandas as pd
 
 from lexgold.crowd.crowds import NAMES, crowd_source
-from lexgold.crowd.model import (CrowdModel, default_model, draw_pairs, draw_ratings, draw_raters,
-                                 draw_spreads, perceive, read_model, rescale_crowd)
+from lexgold.crowd.model import (CrowdModel, default_model, draw_pairs, draw_raters, draw_spreads,
+                                 lapse_draws, latent_errors, perceive, ratings_of, read_model,
+                                 rescale_crowd, responses)
 from lexgold.errors import InputError
 from lexgold.process.exclusions import excluded_raters, exclusion_table
 from lexgold.protocols import load_protocol
@@ -175,7 +176,6 @@ class SimulatedRater:
         self.single = int(rng.choice(values))
         self.two = [int(v) for v in rng.choice(values, size=2, replace=False)]
         self.given: dict = {}              # pair key -> first answer (what a rater remembers)
-        self._draws = None                 # _CellDraws of the rater's model, once learnt
 
     @property
     def honest(self) -> bool:
@@ -192,57 +192,48 @@ class SimulatedRater:
         """Answers to one page of pairs (``keys`` identify pairs, for repeats; ``spreads``
         are the pairs' spread multipliers of the rater model, default 1).
 
-        An honest rater of the rater model draws the page's fresh answers with one call of
-        :func:`lexgold.crowd.model.draw_ratings` (:class:`_CellDraws`); the generator's stream
-        advances pair by pair as one call per pair would advance it, so the answers are
-        the same."""
+        An honest rater of the rater model draws each pair's randomness in turn, as
+        :func:`lexgold.crowd.model.draw_ratings` of that pair would, and turns the page's
+        draws into answers at once (:meth:`_rate_page`)."""
         spreads = [1.0] * len(truths) if spreads is None else spreads
-        if self.style == "honest" and self.model is not None and not self.binary:
-            state = self.rng.bit_generator.state
-            try:
-                return self._rate_at_once(keys, truths, spreads)
-            except _CellDraws.Unlike:     # draws unlike one call per pair's: pair by pair
-                self.rng.bit_generator.state = state
+        if self.honest and self.model is not None and not self.binary:
+            return self._rate_page(keys, truths, spreads)
         answers = []
-        for key, truth, spread in zip(keys, truths, spreads):
+        for key, truth in zip(keys, truths):
             if self.honest and key in self.given and self.rng.random() < self.crowd.recall:
                 answers.append(self.given[key])
                 continue
-            value = self._answer(truth, spread)
+            value = self._answer(truth)
             self.given.setdefault(key, value)
             answers.append(value)
         return answers
 
-    def _rate_at_once(self, keys: list, truths: list[float], spreads: list[float]
-                      ) -> list[int]:
-        """:meth:`rate` of an honest rater of the rater model: a recalled answer where
-        :meth:`rate` recalls one, the fresh ones drawn together (:class:`_CellDraws`)."""
-        if not keys:
-            return []
-        draws = self._draws
-        if draws is None:
-            try:
-                draws = _CellDraws(self.model, truths[0], spreads[0], bias=self.bias,
-                                   scale=self.scale, noise=self.noise)
-            except _CellDraws.Unlike:
-                draws = False                   # never at once for this rater
-            self._draws = draws
-        if draws is False:
-            raise _CellDraws.Unlike("draws unlike one call per cell's")
-        draws.kept = []
-        answers, fresh, cells = [], {}, []      # fresh: key -> its cell in ``cells``
+    def _rate_page(self, keys: list, truths: list[float], spreads: list[float]) -> list[int]:
+        """:meth:`rate` of an honest rater of the rater model: a pair seen before (on this
+        page too) recalled with chance ``recall``, the others' draws made pair by pair on the
+        rater's generator (:func:`~lexgold.crowd.model.latent_errors`, then
+        :func:`~lexgold.crowd.model.lapse_draws`: the stream one ``draw_ratings`` call per
+        pair takes) and their answers computed together."""
+        model, rng, recall = self.model, self.rng, self.crowd.recall
+        given = self.given
+        fresh, cells, places = {}, [], []       # places: each answer's cell, or its recalled key
         for key, truth, spread in zip(keys, truths, spreads):
-            if (key in self.given or key in fresh) and self.rng.random() < self.crowd.recall:
-                answers.append(self.given[key] if key in self.given else -1 - fresh[key])
+            if (key in given or key in fresh) and rng.random() < recall:
+                places.append((key,))
                 continue
-            draws.cell(self.rng)
             fresh.setdefault(key, len(cells))
-            answers.append(-1 - len(cells))
-            cells.append((truth, spread))
-        values = [int(v) for v in draws.drawn(*zip(*cells))] if cells else []
-        for key, cell in fresh.items():
-            self.given.setdefault(key, values[cell])
-        return [values[-1 - a] if a < 0 else a for a in answers]
+            places.append(len(cells))
+            cells.append((truth, spread, latent_errors(model, rng), *lapse_draws(model, rng)))
+        values = []
+        if cells:
+            truth, spread, errors, uniforms, picks = (np.array(column) for column in zip(*cells))
+            seen = responses(model, truth, spread, errors, bias=self.bias, scale=self.scale,
+                             noise=self.noise)
+            values = [int(v) for v in ratings_of(model, seen, uniforms, picks)]
+        for key, place in fresh.items():
+            given.setdefault(key, values[place])
+        return [values[place] if isinstance(place, int) else given[place[0]]
+                for place in places]
 
     def perceive(self, truths, spreads=None) -> np.ndarray:
         """An honest rater's unrounded perceived values of items (what a Best-Worst answer
@@ -257,16 +248,11 @@ class SimulatedRater:
         return perceive(self.model, truths, spreads, self.rng, bias=self.bias,
                         scale=self.scale, noise=self.noise)
 
-    def _answer(self, truth: float, spread: float = 1.0) -> int:
+    def _answer(self, truth: float) -> int:
         if self.binary:
             p = min(max(truth, 0.0), 1.0) if self.honest else 0.5
             return int(self.rng.random() < p)
-        if self.style == "honest":
-            if self.model is not None:
-
-                return int(draw_ratings(self.model, np.array([truth]), np.array([spread]),
-                                        self.rng, bias=self.bias, scale=self.scale,
-                                        noise=self.noise)[0])
+        if self.style == "honest":                  # the invented crowd's (no rater model)
             noise_sd = 1.0 if self.crowd.noise_sd is None else self.crowd.noise_sd
             value = truth + self.bias + self.rng.normal(0, noise_sd)
             return int(np.clip(np.round(value), self.low, self.high))
@@ -287,95 +273,6 @@ class SimulatedRater:
     def seconds(self, n_items: int) -> float:
         """Time the rater spends on a page of ``n_items`` questions."""
         return max(1.0, n_items * self.pace * float(np.exp(self.rng.normal(0, 0.2))))
-
-
-class _CellDraws:
-    """One rater's cells of :func:`lexgold.crowd.model.draw_ratings` drawn one at a time and
-    computed at once: the answers of one call per cell, at the cost of about one call.
-
-    ``draw_ratings`` draws a cell's randomness with one generator call per kind of draw over
-    the cells' shape (its arguments broadcast cell by cell). Its calls for a cell are learnt
-    once, on a generator of their own (``calls``: method, arguments, the shape ``(1,)``
-    last); :meth:`cell` makes them for one cell on the rater's generator, where a call of
-    ``draw_ratings`` for that cell would make them, and keeps what they gave;
-    :meth:`drawn` then runs ``draw_ratings`` for the kept cells on a stand-in generator that
-    gives the kept draws back, cell after cell. A call unlike the learnt ones raises
-    :class:`_CellDraws.Unlike` (the caller draws cell by cell instead)."""
-
-    class Unlike(Exception):
-        """``draw_ratings`` asked the generator for something it did not ask for one cell."""
-
-    def __init__(self, model: CrowdModel, truth: float, spread: float, **rater):
-        self.model, self.rater, self.kept = model, rater, []
-        learning = _Recording(np.random.default_rng(0))
-        draw_ratings(model, np.array([truth]), np.array([spread]), learning, **rater)
-        if any(not args or args[-1] != (1,) for _, args, _ in learning.calls):
-            raise _CellDraws.Unlike("a draw without the cells' shape")
-        self.calls = learning.calls
-        self._bound: tuple | None = None        # (rng, its methods of ``calls``)
-
-    def cell(self, rng: np.random.Generator) -> None:
-        """Draw one cell's randomness on ``rng``, as ``draw_ratings`` of that cell would: each
-        learnt call without its shape (a scalar draw takes the same bits of the stream as a
-        draw of shape ``(1,)``; tests/test_crowd_simulate_pages.py checks it)."""
-        if self._bound is None or self._bound[0] is not rng:
-            self._bound = (rng, [(getattr(rng, name), args[:-1], kwargs)
-                                 for name, args, kwargs in self.calls])
-        self.kept.append([method(*args, **kwargs) for method, args, kwargs in self._bound[1]])
-
-    def drawn(self, truths, spreads) -> np.ndarray:
-        """``draw_ratings`` of the cells drawn since the last call (in order), from the kept
-        draws."""
-        kept, self.kept = self.kept, []
-        if len(kept) != len(truths):
-            raise _CellDraws.Unlike("cells drawn and cells asked differ")
-        served = _Serving(self.calls, [np.array(column) for column in zip(*kept)])
-        values = draw_ratings(self.model, np.asarray(truths, float),
-                              np.asarray(spreads, float), served, **self.rater)
-        if served.at != len(self.calls):
-            raise _CellDraws.Unlike("fewer draws than for one cell")
-        return values
-
-
-class _Recording:
-    """A generator whose calls are kept in ``calls`` (method, arguments, keywords)."""
-
-    def __init__(self, rng: np.random.Generator):
-        self.rng, self.calls = rng, []
-
-    def __getattr__(self, name: str):
-        method = getattr(self.rng, name)
-
-        def call(*args, **kwargs):
-            self.calls.append((name, args, kwargs))
-            return method(*args, **kwargs)
-        return call
-
-
-class _Serving:
-    """A stand-in generator giving ``draws[i]`` for the ``i``-th of the learnt ``calls`` (the
-    same method and arguments, the shape aside), :class:`_CellDraws.Unlike` for anything else."""
-
-    def __init__(self, calls: list, draws: list):
-        self.calls, self.draws, self.at = calls, draws, 0
-
-    def __getattr__(self, name: str):
-        def call(*args, **kwargs):
-            if self.at >= len(self.calls):
-                raise _CellDraws.Unlike("more draws than for one cell")
-            learnt, learnt_args, learnt_kwargs = self.calls[self.at]
-            drawn = self.draws[self.at]
-            try:
-                same = name == learnt and args[:-1] == learnt_args[:-1] and \
-                    kwargs == learnt_kwargs and type(args[-1]) is tuple and \
-                    args[-1] == drawn.shape
-            except (TypeError, ValueError):      # an array among them: not a learnt call
-                same = False
-            if not same:
-                raise _CellDraws.Unlike(f"{name} unlike the learnt {learnt}")
-            self.at += 1
-            return drawn
-        return call
 
 
 def study_layout(pairs: pd.DataFrame, protocol: dict | str, rng: np.random.Generator,
