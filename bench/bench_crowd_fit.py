@@ -27,8 +27,13 @@ EM iterations (the cap) of 5.5 s CPU, bound -1,957,278.33. A warm start from a s
 subsample of 1,000 raters (f6e0817, taken out by the commit after it; ``--root`` an export of
 that tree, load 1.6-2.1): 244.3 s CPU (260.4 s at load 4.2), 607 MB, 36 subsample and 40
 full iterations (the cap), bound -1,956,656.13: the subsample costs about 40 s CPU and the
-full fit gains from its start as a cold one does (docs/performance.md, crowd-fit row). Below
-each fit's timing line, its figures (:func:`figures_of`) to compare two fits of one log by.
+full fit gains from its start as a cold one does (docs/performance.md, crowd-fit row). The
+pass over the filled cells at the grid cells of positive weight only (1d34eb9; this command,
+2026-11-29, two runs alternating with two of an export of the tree before it by ``--root``,
+load 5.3-7.7): 139.2 and 141.2 s CPU, 491 and 498 MB, 40 EM iterations of 3.5 s CPU, bound
+-1,957,278.33 and every figure below equal to the tree before's (222.1 and 217.4 s CPU, 600
+and 610 MB, 40 iterations of 5.4-5.6 s CPU, the same bound). Below each fit's timing line, its figures (:func:`figures_of`) to
+compare two fits of one log by.
 
 Usage: python bench/bench_crowd_fit.py [--logs scale10k pairs30k oneeach1800] [--root DIR]
        [--data /tmp/lexgold-bench-crowd-fit] [--timeout 600]

@@ -135,6 +135,41 @@ def test_grid_probabilities_of_the_filled_cells_are_the_rows_of_the_whole(state)
     assert np.allclose(fitted.pair_loglik(0.03, 7.0), expected, rtol=1e-12, atol=1e-9)
 
 
+def test_grid_probabilities_at_some_columns_are_those_columns_of_the_whole(state):
+    _, fitted = state
+    columns = np.array([3, 40, 41, 300, 674])
+    whole = fitted.cell_logp(0.03, 7.0, fitted.filled)
+    part = fitted.cell_logp(0.03, 7.0, fitted.filled, columns)
+    assert np.array_equal(part, whole[:, columns])
+
+
+def test_the_cells_pass_at_the_cells_of_positive_weight_is_the_pass_over_all(state):
+    # grid cells of weight 0 (and posterior 0) contribute nothing: the pass over the others
+    # gives the same spammer posteriors and the same likelihoods at the cells that count
+    log, fitted = state
+    saved = fitted.weights.copy(), fitted.spam.copy()
+    try:
+        live = np.array([100, 101, 250, 251, 400, 401, 402])
+        weights = np.zeros_like(saved[0])
+        weights[live] = np.linspace(1, 2, len(live)) / np.linspace(1, 2, len(live)).sum()
+        fitted.weights = weights
+        post = fitted.posterior(cm._cells_pass(fitted, None, log))   # as the fit's E-step
+        assert (post[:, np.setdiff1d(np.arange(post.shape[1]), live)] == 0).all()
+        fitted.spam = saved[1].copy()
+        some = cm._cells_pass(fitted, post, log)
+        spam = fitted.spam.copy()
+        assert np.isneginf(np.delete(some, live, axis=1)).all()
+        fitted.weights = np.where(weights > 0, weights, 1e-300)       # every cell counted
+        fitted.spam = saved[1].copy()
+        every = cm._cells_pass(fitted, post, log)
+        assert np.isfinite(every).all()
+        assert np.allclose(spam, fitted.spam, rtol=1e-12, atol=1e-12)
+        assert np.allclose(some[:, live], every[:, live], rtol=1e-12, atol=1e-9)
+        assert not np.allclose(spam, saved[1])                       # the step did move them
+    finally:
+        fitted.weights, fitted.spam = saved
+
+
 def test_the_pairs_likelihoods_by_blocks_of_cells_are_those_of_one_block(state, monkeypatch):
     _, fitted = state
     one = fitted.pair_loglik(0.03, 7.0)

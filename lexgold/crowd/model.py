@@ -51,8 +51,9 @@ covariances over those spreads. Beyond :data:`ONE_BY_ONE` raters their biases, s
 noises are updated all at once (:func:`_raters_at_once`: Newton steps, analytic derivatives),
 ``lapse`` and ``df`` by the M-step on the E-step's expected counts (:func:`_lapse_df_step`,
 expectation conditional maximisation: no recomputation of the pairs' likelihoods), and grid
-probabilities are computed only for the (rater, code) cells the log fills, by blocks, once an
-iteration for the spammer step and the pairs' likelihoods (:func:`_cells_pass`): memory grows
+probabilities are computed only for the (rater, code) cells the log fills and the (grid point,
+spread) cells of positive weight, by blocks, once an iteration for the spammer step and the
+pairs' likelihoods (:func:`_cells_pass`): memory grows
 with raters and pairs, never with ratings times the grid; that fit follows, and stops on the gain
 of, its variational bound (the pairs' log-likelihood plus the spammers' part:
 :func:`_spammer_terms`), accelerated by SQUAREM (:func:`_fit_at_once`). A log without
@@ -439,24 +440,38 @@ class _Fit:
         p = code_probabilities(self.k, self.h, mu[:, :, None], sd[:, None, :], df, lapse)
         return np.tensordot(weight, p, axes=(0, 0))
 
-    def cell_logp(self, lapse, df, cells: np.ndarray) -> np.ndarray:
+    def cell_logp(self, lapse, df, cells: np.ndarray, columns: np.ndarray | None = None
+                  ) -> np.ndarray:
         """log P(code | grid point, spread) of the (group, code) ``cells`` (``group * Q +
         code``): ``[cells, T * M]``, the rows of :meth:`log_probs` (the same numbers) for the
-        cells a log fills only: a rater of one rating fills one of its Q."""
+        cells a log fills only: a rater of one rating fills one of its Q; with ``columns``
+        (indices of (grid point, spread) cells), those columns only: ``[cells, columns]``."""
         if self.mix is not None:
-            return self.log_probs(lapse, df).reshape(self.g * self.q, -1)[cells]
+            logp = self.log_probs(lapse, df).reshape(self.g * self.q, -1)[cells]
+            return logp if columns is None else logp[:, columns]
+        zl, zh = self.cell_z(cells, columns)
+        many = self.g * self.q * len(GRID) * len(SPREADS) >= _TABLE_Z.size     # as log_probs
+        p = _cdf(zh, df, many) - _cdf(zl, df, many)
+        width = _bounds(self.k, self.h)[2][cells % self.q]
+        p = (1 - lapse) * p + lapse * width[:, None] / self.k
+        return np.log(np.maximum(p, 1e-300))
+
+    def cell_z(self, cells: np.ndarray, columns: np.ndarray | None = None):
+        """The standardised latent bounds ``(zl, zh)`` of the (group, code) ``cells`` at each
+        (grid point, spread) cell, or at ``columns`` only: ``[cells, T * M]`` (or ``[cells,
+        columns]``) each, at the current raters and ``sigma`` (``sigma`` divides them)."""
         groups, codes = cells // self.q, cells % self.q
-        lo, hi, width = _bounds(self.k, self.h)
+        lo, hi, _ = _bounds(self.k, self.h)
         mu = rater_means(GRID[None, :], self.bias[groups][:, None],
                          np.exp(self.log_scale[groups])[:, None])                # [C, T]
         sd = self.sigma * np.exp(SPREADS)[None, :] \
             * np.exp(self.log_noise[groups])[:, None]                            # [C, M]
-        many = self.g * self.q * len(GRID) * len(SPREADS) >= _TABLE_Z.size     # as log_probs
-        mu, sd = mu[:, :, None], sd[:, None, :]
-        p = _cdf((hi[codes][:, None, None] - mu) / sd, df, many) \
-            - _cdf((lo[codes][:, None, None] - mu) / sd, df, many)
-        p = (1 - lapse) * p + lapse * width[codes][:, None, None] / self.k
-        return np.log(np.maximum(p, 1e-300)).reshape(len(cells), -1)
+        if columns is None:
+            mu, sd = mu[:, :, None], sd[:, None, :]
+            return (((lo[codes][:, None, None] - mu) / sd).reshape(len(cells), -1),
+                    ((hi[codes][:, None, None] - mu) / sd).reshape(len(cells), -1))
+        mu, sd = mu[:, columns // len(SPREADS)], sd[:, columns % len(SPREADS)]
+        return (lo[codes][:, None] - mu) / sd, (hi[codes][:, None] - mu) / sd
 
     def cell_blocks(self):
         """The filled cells (:attr:`filled`) in blocks of at most :data:`CELL_BLOCK`, whose
@@ -808,17 +823,25 @@ def _cells_pass(state: _Fit, post: np.ndarray | None, log: CodedLog) -> np.ndarr
     raters (:func:`_rater_blocks`), their spammer posteriors from the previous E-step's
     posteriors ``post`` (None: kept) and these probabilities, at the parameters the previous
     M-step left (:func:`_predictive`, :func:`_spam_posteriors`), then the block's part of
-    :meth:`_Fit.pair_loglik`, weighted by the new honesty."""
+    :meth:`_Fit.pair_loglik`, weighted by the new honesty. Only at the (grid point, spread)
+    cells of positive weight or posterior (the start gives 315 of the 675 weight, and EM's
+    weights that underflow to 0 stay 0; 0 contributes nothing to the grid weights' step, the
+    likelihood or, through the posteriors, the spammer and rater steps); the others' columns
+    of the returned likelihoods are ``-inf``."""
     if state.columns is None:
         state.columns = state.cells.tocsc()
     share = float(np.mean(state.spam[1:]))
+    active = state.weights > 0
     if post is not None:
-        support = sparse.csr_matrix(post)
+        active |= post.max(axis=0) > 0
+    active = np.flatnonzero(active)
+    if post is not None:
+        support = sparse.csr_matrix(post[:, active])
         rated = _rated(state, log)
         predictive = np.empty(len(rated.cell))
     total = None
     for cells in _rater_blocks(state):
-        logp = state.cell_logp(state.lapse, state.df, cells)
+        logp = state.cell_logp(state.lapse, state.df, cells, active)
         if post is not None:
             done = _predictive(rated, post, support, cells, logp, predictive)
             groups = np.unique(cells // state.q)
@@ -832,7 +855,9 @@ def _cells_pass(state: _Fit, post: np.ndarray | None, log: CodedLog) -> np.ndarr
             total = part
         else:
             total += part
-    return total
+    loglik = np.full((state.cells.shape[0], len(GRID) * len(SPREADS)), -np.inf)
+    loglik[:, active] = total
+    return loglik
 
 
 def _posterior_means(support: sparse.csr_matrix, rows: np.ndarray, values: np.ndarray,
