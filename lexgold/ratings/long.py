@@ -94,9 +94,10 @@ COST_COLUMNS = ("pos", "kind", "relation", "scale_min", "scale_max")
 #: :func:`lexgold.simulated.simulated_rows`
 PLAN_COLUMNS = (*COST_COLUMNS, "answered_at", "response_ms", "server_ms", "platform",
                 "simulated")
-#: text columns held as categoricals when :func:`read_ratings` keeps chosen ``columns``
-#: (a few distinct values in every row)
-CODED_WITH_COLUMNS = ("platform", "relation", "simulated")
+#: text columns held as categoricals when :func:`read_ratings` keeps chosen ``columns``: a
+#: few distinct values in every row, or one time per page of answers (``answered_at``: at
+#: 10,000 raters 103 MB as a string per row)
+CODED_WITH_COLUMNS = ("platform", "relation", "simulated", "answered_at")
 #: rows read at a time by :func:`read_ratings`
 CHUNK_ROWS = 100_000
 #: characters read at a time by :func:`read_ratings` (fewer rows when lines are long)
