@@ -33,7 +33,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[1]
 CLI = "from lexgold.cli import main; main()"
-COMMANDS = ("plan", "worth")
+COMMANDS = ("plan", "worth", "fit", "replay")
 #: the plain pandas reading of the same file: the columns used, the pair means
 READ = """
 import sys
@@ -51,9 +51,14 @@ BEFORE = {("plan", 2000): (501.6, 87.4, 390), ("plan", 10000): (None, 335.2, 281
           ("worth", 2000): (26.6, 10.6, 298), ("worth", 10000): (644.9, 125.5, 686)}
 
 
-def command(name: str, log: Path, vectors: Path) -> list[str]:
+def command(name: str, log: Path, vectors: Path, folder: Path) -> list[str]:
     if name == "plan":
         return [sys.executable, "-c", CLI, "plan", str(log), "--json", "--quiet"]
+    if name == "fit":
+        return [sys.executable, "-c", CLI, "crowd", "fit", str(log), "--out",
+                str(folder / "crowd.json"), "--json"]
+    if name == "replay":
+        return [sys.executable, "-c", CLI, "replay", str(log), "--policy", "error", "--json"]
     return [sys.executable, "-c", CLI, "machine", "worth", str(log), "--vectors", str(vectors),
             "--json"]
 
@@ -90,10 +95,11 @@ def main():
             script.write_text(READ)
             read = measure_until([sys.executable, str(script), str(log)], HERE, args.timeout)
         for name in args.commands:
-            argv = command(name, log.resolve(), args.vectors.resolve())
-            now = measure_until(argv, args.root.resolve(), args.timeout)
-            before = (measure_until(argv, args.anchor_root.resolve(), args.timeout)
-                      if args.anchor_root else BEFORE.get((name, raters)))
+            with tempfile.TemporaryDirectory() as folder:
+                argv = command(name, log.resolve(), args.vectors.resolve(), Path(folder))
+                now = measure_until(argv, args.root.resolve(), args.timeout)
+                before = (measure_until(argv, args.anchor_root.resolve(), args.timeout)
+                          if args.anchor_root else BEFORE.get((name, raters)))
             label = "before (measured now)" if args.anchor_root else "before (c0e7765)"
             print(f"{name:<6} {raters:>6} raters: {shown(now)}   (read: {shown(read)}; "
                   f"{label}: {shown(before)}; load average now {os.getloadavg()[0]:.1f})",
