@@ -81,6 +81,8 @@ def main():
     parser.add_argument("--data", type=Path,
                         default=Path(tempfile.gettempdir()) / "lexgold-bench-scale")
     parser.add_argument("--timeout", type=float, default=3600)
+    parser.add_argument("--outputs", type=Path, default=None,
+                        help="keep each run's output here (NAME_RATERS_now.json, ..._before.json)")
     args = parser.parse_args()
     if "worth" in args.commands and not args.vectors.is_file():
         raise SystemExit(f"{args.vectors}: no such file (--vectors; docs/evaluate.md)")
@@ -97,9 +99,17 @@ def main():
         for name in args.commands:
             with tempfile.TemporaryDirectory() as folder:
                 argv = command(name, log.resolve(), args.vectors.resolve(), Path(folder))
-                now = measure_until(argv, args.root.resolve(), args.timeout)
-                before = (measure_until(argv, args.anchor_root.resolve(), args.timeout)
-                          if args.anchor_root else BEFORE.get((name, raters)))
+
+                def run(root: Path, which: str):
+                    if args.outputs is None:
+                        return measure_until(argv, root.resolve(), args.timeout)
+                    args.outputs.mkdir(parents=True, exist_ok=True)
+                    with open(args.outputs / f"{name}_{raters}_{which}.json", "wb") as out:
+                        return measure_until(argv, root.resolve(), args.timeout, out)
+
+                now = run(args.root, "now")
+                before = (run(args.anchor_root, "before") if args.anchor_root
+                          else BEFORE.get((name, raters)))
             label = "before (measured now)" if args.anchor_root else "before (c0e7765)"
             print(f"{name:<6} {raters:>6} raters: {shown(now)}   (read: {shown(read)}; "
                   f"{label}: {shown(before)}; load average now {os.getloadavg()[0]:.1f})",
