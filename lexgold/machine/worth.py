@@ -93,8 +93,8 @@ def _rater_answers(ratings: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
     first = np.unique(group, return_index=True)[1]             # a group's first row
     rows = pd.Series(frame["rating"].to_numpy(float)).groupby(group, sort=False).mean()
     found = pd.DataFrame({"code": code[first], "rater_id": np.asarray(ids)[rater[first]],
-                          "word1": frame["word1"].to_numpy()[first],
-                          "word2": frame["word2"].to_numpy()[first],
+                          "word1": frame["word1"].array.take(first),    # codes stay codes
+                          "word2": frame["word2"].array.take(first),
                           "rating": rows.to_numpy(float)})
     return found, np.asarray(keys, dtype=object)
 
@@ -136,8 +136,8 @@ def _ragged(found: pd.DataFrame, keys: np.ndarray) -> tuple[pd.DataFrame, PairRa
     first = np.zeros(len(keys), dtype=np.int64)
     seen = np.flatnonzero(column == 0)
     first[code[seen]] = seen
-    pairs = pd.DataFrame({"word1": found["word1"].to_numpy()[first],
-                          "word2": found["word2"].to_numpy()[first],
+    pairs = pd.DataFrame({"word1": np.asarray(found["word1"].take(first), dtype=object),
+                          "word2": np.asarray(found["word2"].take(first), dtype=object),
                           "key": keys, "n": counts})
     return pairs, ratings
 
