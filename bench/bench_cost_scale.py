@@ -1,12 +1,15 @@
-"""`lexgold plan` and `lexgold machine worth` at research scale (issue 49): wall time, CPU time
-and peak memory on bench/bench_scale.py's SimLex studies of 2,000 and 10,000 finished raters
-(281,800 and 1.41 M rows, 999 USF pairs; ``build_study``, cached under ``--data``).
+"""The cost tools at research scale (issue 49): `lexgold plan`, `machine worth`, `crowd fit` and
+`replay`, wall time, CPU time and peak memory on bench/bench_scale.py's SimLex studies of 2,000,
+10,000 and 20,000 finished raters (281,800, 1.41 M and 2.82 M rows, 999 USF pairs;
+``build_study``, cached under ``--data``).
 
 - plan: ``lexgold plan LOG --json --quiet`` (defaults: ``--max-raters 20``, seed 0);
 - machine worth: ``lexgold machine worth LOG --vectors KV --json`` (defaults: pool 5, 40
   splits; the alternative annotator test runs, the raters being identified). The machine is
   the cosine of word vectors: ``--vectors``, default the wefe wheel's ``test_model.kv``
-  (docs/evaluate.md says how to get it), which covers 429 of the 999 pairs.
+  (docs/evaluate.md says how to get it), which covers 429 of the 999 pairs;
+- crowd fit: ``lexgold crowd fit LOG --out crowd.json --json`` (defaults);
+- replay: ``lexgold replay LOG --policy error --json`` (the site's rule; 100 splits, pool 8).
 
 Each command is one fresh subprocess of this checkout or the one given by ``--root``: wall
 seconds, CPU seconds (user + system) and the child's peak resident memory (``ru_maxrss`` of
@@ -15,12 +18,19 @@ seconds, CPU seconds (user + system) and the child's peak resident memory (``ru_
 - **read**: a fresh process that reads the same file with plain pandas (``read_csv`` of the
   columns used, categorical keys) and takes each pair's mean, measured in the same run: the
   floor of any tool that reads the log;
-- **before**: the tree before issue 49's changes to these commands (commit c0e7765), measured
-  by the author (:data:`BEFORE`; ``--anchor-root DIR`` measures a checkout of it live instead).
+- **before**: ``--anchor-root DIR``, a checkout of the tree before (``git archive main``),
+  measured right after each command (paired); without it, :data:`BEFORE`.
 
-Usage: python bench/bench_cost_scale.py [--raters 2000 10000] [--commands plan worth]
-       [--root DIR] [--anchor-root DIR] [--vectors test_model.kv]
-       [--data /tmp/lexgold-bench-scale] [--timeout 3600]
+``--outputs DIR`` keeps every run's output (``NAME_RATERS_now.json``, ``..._before.json``), to
+compare them byte for byte.
+
+Measured on 2026-11-29 (load 5-8 on the shared 2-core machine; CPU seconds and peak RSS are
+the figures, wall was 3-4x CPU), beside main at cff59bb, paired: see docs/performance.md's
+cost-scale row for the figures and what each command still holds per rating.
+
+Usage: python bench/bench_cost_scale.py [--raters 2000 10000] [--commands plan worth fit
+       replay] [--root DIR] [--anchor-root DIR] [--vectors test_model.kv]
+       [--data /tmp/lexgold-bench-scale] [--timeout 3600] [--outputs DIR]
 """
 
 from __future__ import annotations

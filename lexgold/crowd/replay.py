@@ -119,20 +119,28 @@ class LogMatrix:
         """The ratings of each pair."""
         return np.diff(self.starts)
 
-    def rows(self, first: int, last: int):
-        """``(ratings, raters)`` of pairs ``first .. last - 1``: pairs x :attr:`width`, the
-        ratings NaN-padded, the rater codes -1-padded (None: anonymous)."""
-        last = min(last, len(self.pairs))
-        counts = self.counts[first:last]
+    def places(self, first: int, last: int) -> np.ndarray:
+        """Where the ratings of pairs ``first .. last - 1`` go in their rows (flat positions
+        in a pairs x :attr:`width` block), for :meth:`rows`."""
+        counts = self.counts[first:min(last, len(self.pairs))]
         row = np.repeat(np.arange(len(counts)), counts)
         column = np.arange(len(row)) - np.repeat(np.cumsum(counts) - counts, counts)
+        return row * self.width + column
+
+    def rows(self, first: int, last: int, places: np.ndarray | None = None):
+        """``(ratings, raters)`` of pairs ``first .. last - 1``: pairs x :attr:`width`, the
+        ratings NaN-padded, the rater codes -1-padded (None: anonymous); ``places``: their
+        :meth:`places`, when kept."""
+        last = min(last, len(self.pairs))
+        if places is None:
+            places = self.places(first, last)
         where = slice(self.starts[first], self.starts[last])
-        ratings = np.full((len(counts), self.width), np.nan)
-        ratings[row, column] = self.values[where]
+        ratings = np.full((last - first, self.width), np.nan)
+        ratings.ravel()[places] = self.values[where]
         raters = None
         if self.codes is not None:
-            raters = np.full((len(counts), self.width), -1, dtype=self.codes.dtype)
-            raters[row, column] = self.codes[where]
+            raters = np.full((last - first, self.width), -1, dtype=self.codes.dtype)
+            raters.ravel()[places] = self.codes[where]
         return ratings, raters
 
     @property
@@ -222,6 +230,9 @@ class PoolDraws:
         # exact sums: in any order the same (used only when exact)
         self.total = np.bincount(np.repeat(np.arange(len(self.count)), self.count),
                                  weights=log.values, minlength=len(self.count))
+        # each block's places, kept for every split (4 bytes a rating)
+        self.places = [log.places(a, a + rows).astype(np.int32)
+                       for a in range(0, len(self.count), rows)]
 
     def draw(self, rng: np.random.Generator):
         """``(pool_ratings, pool_raters, reference_means)`` of the next split: the keys of a
@@ -234,7 +245,7 @@ class PoolDraws:
         reference = np.empty(pairs)
         for a in range(0, pairs, self.rows):
             rows = slice(a, a + self.rows)
-            values, codes = self.log.rows(a, a + self.rows)
+            values, codes = self.log.rows(a, a + self.rows, self.places[a // self.rows])
             block = rng.random(values.shape)
             np.copyto(block, np.inf, where=np.isnan(values))
             if self.exact:
