@@ -119,28 +119,20 @@ class LogMatrix:
         """The ratings of each pair."""
         return np.diff(self.starts)
 
-    def places(self, first: int, last: int) -> np.ndarray:
-        """Where the ratings of pairs ``first .. last - 1`` go in their rows (flat positions
-        in a pairs x :attr:`width` block), for :meth:`rows`."""
-        counts = self.counts[first:min(last, len(self.pairs))]
+    def rows(self, first: int, last: int):
+        """``(ratings, raters)`` of pairs ``first .. last - 1``: pairs x :attr:`width`, the
+        ratings NaN-padded, the rater codes -1-padded (None: anonymous)."""
+        last = min(last, len(self.pairs))
+        counts = self.counts[first:last]
         row = np.repeat(np.arange(len(counts)), counts)
         column = np.arange(len(row)) - np.repeat(np.cumsum(counts) - counts, counts)
-        return row * self.width + column
-
-    def rows(self, first: int, last: int, places: np.ndarray | None = None):
-        """``(ratings, raters)`` of pairs ``first .. last - 1``: pairs x :attr:`width`, the
-        ratings NaN-padded, the rater codes -1-padded (None: anonymous); ``places``: their
-        :meth:`places`, when kept."""
-        last = min(last, len(self.pairs))
-        if places is None:
-            places = self.places(first, last)
         where = slice(self.starts[first], self.starts[last])
-        ratings = np.full((last - first, self.width), np.nan)
-        ratings.ravel()[places] = self.values[where]
+        ratings = np.full((len(counts), self.width), np.nan)
+        ratings[row, column] = self.values[where]
         raters = None
         if self.codes is not None:
-            raters = np.full((last - first, self.width), -1, dtype=self.codes.dtype)
-            raters.ravel()[places] = self.codes[where]
+            raters = np.full((len(counts), self.width), -1, dtype=self.codes.dtype)
+            raters[row, column] = self.codes[where]
         return ratings, raters
 
     @property
@@ -211,8 +203,10 @@ def split_log(log: LogMatrix, pool: int, rng: np.random.Generator):
 class PoolDraws:
     """Splits of ``log`` as :func:`split_log` draws them (the same numbers from the generator,
     the same pool in the same order, the same reference means to the last bit), ``rows`` pairs
-    at a time, the generator's numbers in one buffer reused by every split (so one thread
-    draws). Where every sum of a pair's ratings is exact in floating point (ratings on a grid
+    at a time (the generator's numbers for a block of pairs, padding included, then the next:
+    the numbers of one matrix in its row order; one thread draws). The pool is taken from the
+    pairs' own ratings (:class:`LogMatrix` holds no padding; a padded block only where the
+    reference must be summed in the order drawn). Where every sum of a pair's ratings is exact in floating point (ratings on a grid
     of 1/1024, as integer and half-point scales are), the reference is never put in order: its
     mean is ``(total - pool's sum) / (ratings - pool)``, and only the pool's ratings are found
     (a partition, then a sort of ``pool``); otherwise the reference is summed in the order
@@ -230,9 +224,7 @@ class PoolDraws:
         # exact sums: in any order the same (used only when exact)
         self.total = np.bincount(np.repeat(np.arange(len(self.count)), self.count),
                                  weights=log.values, minlength=len(self.count))
-        # each block's places, kept for every split (4 bytes a rating)
-        self.places = [log.places(a, a + rows).astype(np.int32)
-                       for a in range(0, len(self.count), rows)]
+        self.columns = np.arange(log.width)[None, :]
 
     def draw(self, rng: np.random.Generator):
         """``(pool_ratings, pool_raters, reference_means)`` of the next split: the keys of a
@@ -245,9 +237,9 @@ class PoolDraws:
         reference = np.empty(pairs)
         for a in range(0, pairs, self.rows):
             rows = slice(a, a + self.rows)
-            values, codes = self.log.rows(a, a + self.rows, self.places[a // self.rows])
-            block = rng.random(values.shape)
-            np.copyto(block, np.inf, where=np.isnan(values))
+            count = self.count[rows]
+            block = rng.random((len(count), self.log.width))
+            np.copyto(block, np.inf, where=self.columns >= count[:, None])   # the padding
             if self.exact:
                 part = np.argpartition(block, self.pool - 1, axis=1)[:, :self.pool]
                 order = np.argsort(np.take_along_axis(block, part, axis=1), axis=1)
@@ -255,11 +247,13 @@ class PoolDraws:
             else:
                 order = np.argsort(block, axis=1)
                 first = order[:, :self.pool]
-                drawn = np.take_along_axis(values, order, axis=1)
+                drawn = np.take_along_axis(self.log.rows(a, a + self.rows)[0], order, axis=1)
                 reference[rows] = np.nanmean(drawn[:, self.pool:], axis=1)
-            ratings[rows] = np.take_along_axis(values, first, axis=1)
+            # the pool's ratings are never padding: their place in the pair's own ratings
+            index = self.log.starts[a:a + len(count)][:, None] + first
+            ratings[rows] = self.log.values[index]
             if raters is not None:
-                raters[rows] = np.take_along_axis(codes, first, axis=1)
+                raters[rows] = self.log.codes[index]
         if self.exact:
             reference = (self.total - ratings.sum(axis=1)) / (self.count - self.pool)
         return ratings, raters, reference
