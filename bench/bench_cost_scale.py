@@ -24,8 +24,8 @@ seconds, CPU seconds (user + system) and the child's peak resident memory (``ru_
 ``--outputs DIR`` keeps every run's output (``NAME_RATERS_now.json``, ``..._before.json``), to
 compare them byte for byte.
 
-Measured on 2026-11-29 (load 5-8 on the shared 2-core machine; CPU seconds and peak RSS are
-the figures, wall was 3-4x CPU), beside main at cff59bb, paired: see docs/performance.md's
+Measured on 2026-11-29 (load 2-8 on the shared 2-core machine; CPU seconds and peak RSS are
+the figures, wall was 1-5x CPU), beside main at cff59bb, paired: see docs/performance.md's
 cost-scale row for the figures and what each command still holds per rating.
 
 Usage: python bench/bench_cost_scale.py [--raters 2000 10000] [--commands plan worth fit
@@ -54,11 +54,13 @@ frame = pd.read_csv(sys.argv[1], usecols=["rater_id", "word1", "word2", "rating"
 frame = frame[frame["kind"] != "checkpoint"]
 print(len(frame.groupby(["word1", "word2"], observed=True)["rating"].mean()))
 """
-#: commit c0e7765 (before), measured by the author at load 6-11 on the shared 2-core machine:
-#: (wall s, CPU s, peak MB); wall None: stopped unfinished after 30 minutes (plan at 10,000
-#: raters was still in its cross-validation folds, each a pivot and raters x raters corr)
-BEFORE = {("plan", 2000): (501.6, 87.4, 390), ("plan", 10000): (None, 335.2, 2813),
-          ("worth", 2000): (26.6, 10.6, 298), ("worth", 10000): (644.9, 125.5, 686)}
+#: main at cff59bb (before), measured paired at load 2-8 on the shared 2-core machine:
+#: (wall s, CPU s, peak MB)
+BEFORE = {("plan", 2000): (111.2, 24.0, 237), ("plan", 10000): (396.5, 109.6, 509),
+          ("worth", 2000): (19.9, 3.2, 266), ("worth", 10000): (45.4, 8.1, 608),
+          ("worth", 20000): (73.7, 14.7, 1037), ("fit", 2000): (297.7, 78.0, 425),
+          ("fit", 10000): (389.9, 226.0, 603), ("replay", 2000): (16.0, 4.2, 183),
+          ("replay", 10000): (48.8, 13.7, 452), ("replay", 20000): (117.8, 26.8, 818)}
 
 
 def command(name: str, log: Path, vectors: Path, folder: Path) -> list[str]:
@@ -120,7 +122,7 @@ def main():
                 now = run(args.root, "now")
                 before = (run(args.anchor_root, "before") if args.anchor_root
                           else BEFORE.get((name, raters)))
-            label = "before (measured now)" if args.anchor_root else "before (c0e7765)"
+            label = "before (measured now)" if args.anchor_root else "before (cff59bb)"
             print(f"{name:<6} {raters:>6} raters: {shown(now)}   (read: {shown(read)}; "
                   f"{label}: {shown(before)}; load average now {os.getloadavg()[0]:.1f})",
                   flush=True)
