@@ -128,3 +128,29 @@ def test_rating_matrix_keeps_the_first_seen_layout():
     assert pairs[["word1", "word2", "key", "n"]].values.tolist() == [
         ["Cat", "dog", "cat\tdog", 3], ["dog", "bone", "dog\tbone", 2]]
     assert np.array_equal(matrix, [[1.5, 2.0, 5.0], [3.0, 4.0, np.nan]], equal_nan=True)
+
+
+def test_pair_ratings_are_the_matrix_rows_and_give_the_same_worth(identified):
+    answered, keys = worth._rater_answers(identified)
+    code = answered["code"].to_numpy()        # the padded matrix, a pair's raters in order
+    column = answered.groupby(code, sort=False).cumcount().to_numpy()
+    matrix = np.full((len(keys), column.max() + 1), np.nan)
+    matrix[code, column] = answered["rating"].to_numpy()
+    _, ragged = worth._ragged(answered, keys)
+    assert ragged.width == matrix.shape[1]
+    assert ragged.counts.tolist() == np.sum(~np.isnan(matrix), axis=1).tolist()
+    order = np.random.default_rng(0).permutation(len(keys))[:7]
+    assert np.array_equal(ragged.rows(order), matrix[order], equal_nan=True)
+    # each pair's mean as np.nanmean of its padded row, to the last bit
+    assert np.array_equal(ragged.means(), np.nanmean(matrix, axis=1))
+    assert np.array_equal(worth.rating_matrix(identified)[1], matrix, equal_nan=True)
+    machine = np.random.default_rng(1).normal(size=len(keys))
+    machine[::5] = np.nan
+    pool = 3
+    found, expected = (worth.worth_curves(m, machine, pool=pool, splits=4,
+                                          rng=np.random.default_rng(2))
+                       for m in (ragged, matrix))
+    assert found["pairs"] == expected["pairs"] == int(
+        ((ragged.counts > pool) & ~np.isnan(machine)).sum())
+    for name, value in expected.items():
+        assert np.array_equal(found[name], value, equal_nan=True), name

@@ -72,6 +72,42 @@ def test_read_in_parts_gives_the_frame_read_at_once_on_a_simulated_study(tmp_pat
     assert_same_frame(read_ratings(path), at_once(path))
 
 
+@pytest.mark.parametrize("rows", [2, 100])
+def test_chosen_columns_are_the_whole_reads_columns_the_rest_dropped(tmp_path, monkeypatch,
+                                                                     rows):
+    path = tmp_path / "ratings.csv"
+    path.write_text(AWKWARD.replace("answered_at\n", "answered_at,platform\n", 1)
+                    .replace("Z\n", "Z,prolific\n"), encoding="utf-8")
+    monkeypatch.setattr(ratings_module, "CHUNK_ROWS", rows)
+    whole = read_ratings(path)
+    some = read_ratings(path, columns=("kind", "answered_at", "platform", "absent"))
+    assert list(some.columns) == ["rater_id", "tranche", "word1", "word2", "rating", "kind",
+                                  "answered_at", "platform"]
+    for column in ("answered_at", "platform"):          # held as codes, the same strings
+        assert isinstance(some[column].dtype, pd.CategoricalDtype)
+        assert some[column].astype(object).tolist() == whole[column].astype(object).tolist()
+    assert_same_frame(some[list(some.columns[:6])], whole[list(some.columns[:6])])
+    # kind is always there after the check (empty: unique)
+    assert list(read_ratings(path, columns=()).columns) == [*ratings_module.REQUIRED, "kind"]
+
+
+@pytest.mark.parametrize(("bad", "message"), [
+    ("r9,1,dog,cat,high,N,x", r":6, field 'rating': expected a number, found 'high'"),
+    ("r9,1,dog,cat,4,N,x,more", r":6: expected 7 comma-separated fields \(as the header has\), "
+                                r"found 8"),
+])
+def test_a_dropped_column_leaves_the_errors_as_they_were(tmp_path, monkeypatch, bad, message):
+    rows = [f"r{i},1,dog{i},cat,{i % 7},N,x" for i in range(2, 8)]
+    rows[4] = bad
+    path = tmp_path / "ratings.csv"
+    path.write_text("rater_id,tranche,word1,word2,rating,pos,platform\n" + "\n".join(rows)
+                    + "\n", encoding="utf-8")
+    monkeypatch.setattr(ratings_module, "CHUNK_ROWS", 2)
+    for columns in (None, ratings_module.COST_COLUMNS):
+        with pytest.raises(InputError, match=r"ratings\.csv" + message):
+            read_ratings(path, columns=columns)
+
+
 @pytest.mark.parametrize(("line", "bad", "message"), [
     (2, "r9,1,dog,cat,high,N,", r":2, field 'rating': expected a number, found 'high'"),
     (9, "r9,1,dog,cat,high,N,", r":9, field 'rating': expected a number, found 'high'"),

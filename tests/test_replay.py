@@ -66,6 +66,28 @@ def test_pairs_without_a_reference_are_left_out_and_raters_are_kept():
         rp.log_matrix(frame, pool=4)
 
 
+def test_the_log_is_held_without_padding_and_gives_the_padded_rows():
+    """Pairs interleaved in the file, raters in their order of first rating: the rows come
+    out as the padded matrix written by hand, by blocks of any size, with each pair's SD."""
+    frame = pd.DataFrame({"rater_id": ["a", "b", "a", "c", "b", "d", "c", "d", "a", "e"],
+                          "tranche": "1", "word2": "x",
+                          "word1": ["p", "p", "q", "p", "q", "p", "q", "r", "r", "r"],
+                          "rating": [1.0, 2.0, 5.0, 4.0, 6.5, 0.5, 3.0, 2.0, 1.0, 6.0]})
+    log = rp.log_matrix(frame, pool=2)
+    ratings = np.array([[1.0, 2.0, 4.0, 0.5], [5.0, 6.5, 3.0, np.nan],
+                        [2.0, 1.0, 6.0, np.nan]])
+    a, b, c, d, e = range(5)                     # codes in the order of first rating
+    raters = np.array([[a, b, c, d], [a, b, c, -1], [d, a, e, -1]])
+    np.testing.assert_array_equal(log.ratings, ratings)
+    np.testing.assert_array_equal(log.raters, raters)
+    assert log.counts.tolist() == [4, 3, 3] and log.width == 4 and len(log.values) == 10
+    for first in range(3):
+        block, codes = log.rows(first, first + 1)
+        np.testing.assert_array_equal(block, ratings[first:first + 1])
+        np.testing.assert_array_equal(codes, raters[first:first + 1])
+    np.testing.assert_array_equal(log.sds(rows=1), np.nanstd(ratings, axis=1, ddof=1))
+
+
 # -- accuracy and savings by hand ----------------------------------------------------------------
 
 def test_accuracy_by_hand():

@@ -53,7 +53,8 @@ def read_log(path: str | Path, layout: str | None = None) -> pd.DataFrame:
     anonymous ratings, ...), recognised from its first line unless ``layout`` names it; plain or
     compressed. A long CSV is streamed from the file given (compressed or not) in parts of
     bounded text, its keys made categorical codes as they are read (each distinct rater,
-    tranche and word held once: :func:`lexgold.ratings.long.read_ratings`); a published
+    tranche and word held once: :func:`lexgold.ratings.long.read_ratings`), only the columns
+    the cost tools use kept (:data:`lexgold.ratings.long.COST_COLUMNS`); a published
     layout is read whole from a decompressed copy (:func:`plain_copy`, bounded).
 
     Raises
@@ -63,14 +64,14 @@ def read_log(path: str | Path, layout: str | None = None) -> pd.DataFrame:
     """
     from lexgold.ratings.detect import detect_layout
     from lexgold.ratings.layouts import read_layout
-    from lexgold.ratings.long import read_ratings
+    from lexgold.ratings.long import COST_COLUMNS, read_ratings
 
     path = Path(path)
     if not path.is_file():
         raise InputError("file not found", path=path)
     layout = layout or detect_layout(path)
     if layout == "long":
-        frame = read_ratings(path)
+        frame = read_ratings(path, columns=COST_COLUMNS)
     else:
         with plain_copy(path) as plain:
             frame = read_layout(plain, layout).frame

@@ -101,11 +101,57 @@ MAX_CELLS = 20_000_000
 
 @dataclass
 class LogMatrix:
-    """A rating log as a matrix: one row per pair, its ratings left-aligned, NaN after."""
+    """A rating log as a matrix: one row per pair, its ratings left-aligned, NaN after. Held
+    without the padding (each pair's ratings one pair after another: memory grows with the
+    ratings, not with pairs x the most ratings of a pair, 80 MB of ratings and 80 MB of rater
+    codes at 10,000 raters where the consistency pairs have 10,000 ratings each); the rows are
+    made a block of pairs at a time (:meth:`rows`), the whole matrix only when asked for
+    (:attr:`ratings`, :attr:`raters`)."""
     pairs: pd.DataFrame               # word1, word2
-    ratings: np.ndarray               # pairs x most ratings, float, NaN padded
-    raters: np.ndarray | None         # same shape, integer rater codes (-1: none); None: anonymous
+    values: np.ndarray                # the ratings, pair by pair (float)
+    codes: np.ndarray | None          # their integer rater codes; None: anonymous
+    starts: np.ndarray                # pair i's ratings: values[starts[i]:starts[i + 1]]
+    width: int                        # the most ratings of a pair
     dropped: int = 0                  # pairs with too few ratings for the pool and a reference
+
+    @property
+    def counts(self) -> np.ndarray:
+        """The ratings of each pair."""
+        return np.diff(self.starts)
+
+    def rows(self, first: int, last: int):
+        """``(ratings, raters)`` of pairs ``first .. last - 1``: pairs x :attr:`width`, the
+        ratings NaN-padded, the rater codes -1-padded (None: anonymous)."""
+        last = min(last, len(self.pairs))
+        counts = self.counts[first:last]
+        row = np.repeat(np.arange(len(counts)), counts)
+        column = np.arange(len(row)) - np.repeat(np.cumsum(counts) - counts, counts)
+        where = slice(self.starts[first], self.starts[last])
+        ratings = np.full((len(counts), self.width), np.nan)
+        ratings[row, column] = self.values[where]
+        raters = None
+        if self.codes is not None:
+            raters = np.full((len(counts), self.width), -1, dtype=self.codes.dtype)
+            raters[row, column] = self.codes[where]
+        return ratings, raters
+
+    @property
+    def ratings(self) -> np.ndarray:
+        """The whole matrix: pairs x most ratings, float, NaN padded."""
+        return self.rows(0, len(self.pairs))[0]
+
+    @property
+    def raters(self) -> np.ndarray | None:
+        """The whole matrix's integer rater codes (-1: none); None: anonymous."""
+        return self.rows(0, len(self.pairs))[1]
+
+    def sds(self, rows: int = 64) -> np.ndarray:
+        """Each pair's SD (``ddof=1``) as ``np.nanstd`` of its row gives it, a block at a time."""
+        out = np.empty(len(self.pairs))
+        for first in range(0, len(out), rows):
+            out[first:first + rows] = np.nanstd(self.rows(first, first + rows)[0], axis=1,
+                                                ddof=1)
+        return out
 
 
 def log_matrix(ratings: pd.DataFrame, pool: int) -> LogMatrix:
@@ -135,13 +181,11 @@ def log_matrix(ratings: pd.DataFrame, pool: int) -> LogMatrix:
     if len(keys) * width > MAX_CELLS:
         raise InputError(f"a pair has {width} ratings: {len(keys)} pairs x {width} is more than "
                          f"the replay holds ({MAX_CELLS:,} ratings)", field="LOG")
-    values = np.full((len(keys), width), np.nan)
-    values[code, column] = frame["rating"].to_numpy(float)
-    raters = None
-    if not anonymous:
-        raters = np.full((len(keys), width), -1, dtype=np.int64)
-        raters[code, column] = pd.factorize(frame["rater_id"])[0]
-    return LogMatrix(keys, values, raters, dropped=len(pairs_all) - len(keys))
+    order = np.lexsort((column, code))             # pair by pair, each in its column order
+    codes = None if anonymous else pd.factorize(frame["rater_id"])[0].astype(np.int64)[order]
+    starts = np.concatenate([[0], np.cumsum(np.bincount(code, minlength=len(keys)))])
+    return LogMatrix(keys, frame["rating"].to_numpy(float)[order], codes, starts, width,
+                     dropped=len(pairs_all) - len(keys))
 
 
 def split_log(log: LogMatrix, pool: int, rng: np.random.Generator):
@@ -159,8 +203,10 @@ def split_log(log: LogMatrix, pool: int, rng: np.random.Generator):
 class PoolDraws:
     """Splits of ``log`` as :func:`split_log` draws them (the same numbers from the generator,
     the same pool in the same order, the same reference means to the last bit), ``rows`` pairs
-    at a time, the generator's numbers in one buffer reused by every split (so one thread
-    draws). Where every sum of a pair's ratings is exact in floating point (ratings on a grid
+    at a time (the generator's numbers for a block of pairs, padding included, then the next:
+    the numbers of one matrix in its row order; one thread draws). The pool is taken from the
+    pairs' own ratings (:class:`LogMatrix` holds no padding; a padded block only where the
+    reference must be summed in the order drawn). Where every sum of a pair's ratings is exact in floating point (ratings on a grid
     of 1/1024, as integer and half-point scales are), the reference is never put in order: its
     mean is ``(total - pool's sum) / (ratings - pool)``, and only the pool's ratings are found
     (a partition, then a sort of ``pool``); otherwise the reference is summed in the order
@@ -171,34 +217,43 @@ class PoolDraws:
 
     def __init__(self, log: LogMatrix, pool: int, rows: int = 64):
         self.log, self.pool, self.rows = log, pool, rows
-        self.missing = np.isnan(log.ratings)
-        self.count = (~self.missing).sum(axis=1)
-        self.total = np.nansum(log.ratings, axis=1)
-        self.keys = np.empty(log.ratings.shape)
-        finite = log.ratings[~self.missing] * 2.0 ** self.GRID
+        self.count = log.counts
+        finite = log.values * 2.0 ** self.GRID
         self.exact = bool(np.all(finite == np.round(finite)) and
-                          np.abs(finite).max(initial=0) * log.ratings.shape[1] < 2.0 ** 52)
+                          np.abs(finite).max(initial=0) * log.width < 2.0 ** 52)
+        # exact sums: in any order the same (used only when exact)
+        self.total = np.bincount(np.repeat(np.arange(len(self.count)), self.count),
+                                 weights=log.values, minlength=len(self.count))
+        self.columns = np.arange(log.width)[None, :]
 
     def draw(self, rng: np.random.Generator):
-        """``(pool_ratings, pool_raters, reference_means)`` of the next split."""
-        keys = rng.random(out=self.keys)
-        np.copyto(keys, np.inf, where=self.missing)
-        first = np.empty((len(keys), self.pool), dtype=np.intp)
-        reference = np.empty(len(keys))
-        for a in range(0, len(keys), self.rows):
-            block = keys[a:a + self.rows]
+        """``(pool_ratings, pool_raters, reference_means)`` of the next split: the keys of a
+        block of pairs drawn after the block before (the numbers of one matrix of keys in its
+        row order)."""
+        pairs = len(self.count)
+        ratings = np.empty((pairs, self.pool))
+        raters = None if self.log.codes is None else np.empty((pairs, self.pool),
+                                                               dtype=self.log.codes.dtype)
+        reference = np.empty(pairs)
+        for a in range(0, pairs, self.rows):
+            rows = slice(a, a + self.rows)
+            count = self.count[rows]
+            block = rng.random((len(count), self.log.width))
+            np.copyto(block, np.inf, where=self.columns >= count[:, None])   # the padding
             if self.exact:
                 part = np.argpartition(block, self.pool - 1, axis=1)[:, :self.pool]
                 order = np.argsort(np.take_along_axis(block, part, axis=1), axis=1)
-                first[a:a + self.rows] = np.take_along_axis(part, order, axis=1)
+                first = np.take_along_axis(part, order, axis=1)
             else:
                 order = np.argsort(block, axis=1)
-                first[a:a + self.rows] = order[:, :self.pool]
-                drawn = np.take_along_axis(self.log.ratings[a:a + self.rows], order, axis=1)
-                reference[a:a + self.rows] = np.nanmean(drawn[:, self.pool:], axis=1)
-        ratings = np.take_along_axis(self.log.ratings, first, axis=1)
-        raters = (None if self.log.raters is None
-                  else np.take_along_axis(self.log.raters, first, axis=1))
+                first = order[:, :self.pool]
+                drawn = np.take_along_axis(self.log.rows(a, a + self.rows)[0], order, axis=1)
+                reference[rows] = np.nanmean(drawn[:, self.pool:], axis=1)
+            # the pool's ratings are never padding: their place in the pair's own ratings
+            index = self.log.starts[a:a + len(count)][:, None] + first
+            ratings[rows] = self.log.values[index]
+            if raters is not None:
+                raters[rows] = self.log.codes[index]
         if self.exact:
             reference = (self.total - ratings.sum(axis=1)) / (self.count - self.pool)
         return ratings, raters, reference
@@ -429,8 +484,7 @@ def replay_split(log: LogMatrix, pool: int, ks, rng: np.random.Generator, *,
     uniform, ``saving_<figure>`` for each figure. ``machine``: a machine's number for each pair
     of the log (NaN where it has none), for the policies of :data:`MACHINE_POLICIES`
     (machine's policies below), whose records add ``circularity``."""
-    return _replay_drawn(PoolDraws(log, pool).draw(rng), ks,
-                         np.nanstd(log.ratings, axis=1, ddof=1), policies=policies,
+    return _replay_drawn(PoolDraws(log, pool).draw(rng), ks, log.sds(), policies=policies,
                          estimator=estimator, machine=machine, **options)
 
 
@@ -521,7 +575,7 @@ def replay(log: LogMatrix, *, pool: int, ks, splits: int, seed: int = 0, policie
     if wanted and machine is None:
         raise InputError(f"policy {wanted[0]} needs a machine's ratings", field="--machine")
     rng = np.random.default_rng(seed)
-    sd_all = np.nanstd(log.ratings, axis=1, ddof=1)
+    sd_all = log.sds()
     draws = PoolDraws(log, pool)
     workers = max(1, min(splits, workers or getattr(os, "process_cpu_count", os.cpu_count)() or 1))
     frames: list[pd.DataFrame] = []

@@ -42,6 +42,7 @@ human ratings measured against held-out human means).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -92,8 +93,8 @@ def _rater_answers(ratings: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
     first = np.unique(group, return_index=True)[1]             # a group's first row
     rows = pd.Series(frame["rating"].to_numpy(float)).groupby(group, sort=False).mean()
     found = pd.DataFrame({"code": code[first], "rater_id": np.asarray(ids)[rater[first]],
-                          "word1": frame["word1"].to_numpy()[first],
-                          "word2": frame["word2"].to_numpy()[first],
+                          "word1": frame["word1"].array.take(first),    # codes stay codes
+                          "word2": frame["word2"].array.take(first),
                           "rating": rows.to_numpy(float)})
     return found, np.asarray(keys, dtype=object)
 
@@ -119,17 +120,62 @@ def rating_matrix(ratings: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
 
 def _matrix(found: pd.DataFrame, keys: np.ndarray) -> tuple[pd.DataFrame, np.ndarray]:
     """:func:`rating_matrix` of :func:`_rater_answers`' frame and keys."""
+    pairs, ragged = _ragged(found, keys)
+    return pairs, ragged.rows(np.arange(len(keys)))
+
+
+def _ragged(found: pd.DataFrame, keys: np.ndarray) -> tuple[pd.DataFrame, PairRatings]:
+    """:func:`rating_matrix`'s pairs, and their ratings as :class:`PairRatings` (no pairs x
+    most-ratings matrix)."""
     code = found["code"].to_numpy()
     column = found.groupby(code, sort=False).cumcount().to_numpy()
-    matrix = np.full((len(keys), int(column.max()) + 1 if len(found) else 0), np.nan)
-    matrix[code, column] = found["rating"].to_numpy(float)
+    counts = np.bincount(code, minlength=len(keys))
+    ratings = PairRatings(found["rating"].to_numpy(float)[np.argsort(code, kind="stable")],
+                          np.concatenate([[0], np.cumsum(counts)]),
+                          int(column.max()) + 1 if len(found) else 0)
     first = np.zeros(len(keys), dtype=np.int64)
     seen = np.flatnonzero(column == 0)
     first[code[seen]] = seen
-    pairs = pd.DataFrame({"word1": found["word1"].to_numpy()[first],
-                          "word2": found["word2"].to_numpy()[first],
-                          "key": keys, "n": np.bincount(code, minlength=len(keys))})
-    return pairs, matrix
+    pairs = pd.DataFrame({"word1": np.asarray(found["word1"].take(first), dtype=object),
+                          "word2": np.asarray(found["word2"].take(first), dtype=object),
+                          "key": keys, "n": counts})
+    return pairs, ratings
+
+
+@dataclass(frozen=True)
+class PairRatings:
+    """Each pair's ratings one pair after another (in :func:`rating_matrix`'s column order):
+    the rows of the NaN-padded matrix made a block of pairs at a time (:meth:`rows`), so that
+    memory grows with the ratings, not with pairs x the most ratings of a pair (at 10,000
+    raters the consistency pairs' 10,000 ratings made the matrix 80 MB, the ratings 11 MB)."""
+
+    values: np.ndarray        # the ratings, pair by pair
+    starts: np.ndarray        # pair i's ratings: values[starts[i]:starts[i + 1]]
+    width: int                # the most ratings of a pair (the matrix's columns)
+
+    @property
+    def counts(self) -> np.ndarray:
+        """The ratings of each pair."""
+        return np.diff(self.starts)
+
+    def rows(self, pairs: np.ndarray) -> np.ndarray:
+        """The matrix's rows of ``pairs``: their ratings, NaN-padded to :attr:`width`."""
+        counts = self.counts[pairs]
+        out = np.full((len(pairs), self.width), np.nan)
+        row = np.repeat(np.arange(len(pairs)), counts)
+        column = np.arange(len(row)) - np.repeat(np.cumsum(counts) - counts, counts)
+        out[row, column] = self.values[np.repeat(self.starts[pairs], counts) + column]
+        return out
+
+    def means(self) -> np.ndarray:
+        """Each pair's mean rating (NaN without ratings), as ``np.nanmean`` of its matrix row
+        gives it, a block of pairs at a time."""
+        out = np.empty(len(self.starts) - 1)
+        step = max(1, DRAW_FLOATS // max(self.width, 1))
+        for first in range(0, len(out), step):
+            block = np.arange(first, min(first + step, len(out)))
+            out[block] = np.nanmean(self.rows(block), axis=1)
+        return out
 
 
 def crossing(curve, value: float, *, start: float, higher_is_better: bool = True) -> float:
@@ -175,15 +221,16 @@ def _calibrated(machine: np.ndarray, target: np.ndarray, rng: np.random.Generato
     return out
 
 
-def worth_curves(matrix: np.ndarray, machine: np.ndarray, *, pool: int, splits: int,
-                 rng: np.random.Generator) -> dict:
+def worth_curves(matrix: np.ndarray | PairRatings, machine: np.ndarray, *, pool: int,
+                 splits: int, rng: np.random.Generator) -> dict:
     """The human curves and the machine's figures against held-out human means, per split.
 
     Parameters
     ----------
-    matrix : numpy.ndarray, shape (pairs, ratings)
-        Each pair's ratings, NaN-padded (:func:`rating_matrix`); only pairs with more than
-        ``pool`` ratings and a machine score are used.
+    matrix : numpy.ndarray, shape (pairs, ratings), or PairRatings
+        Each pair's ratings, NaN-padded (:func:`rating_matrix`), or the same ratings without
+        the padding (:class:`PairRatings`: its rows are made a block of pairs at a time); only
+        pairs with more than ``pool`` ratings and a machine score are used.
     machine : numpy.ndarray, shape (pairs,)
         The machine's scores, NaN where it gives none.
     pool : int
@@ -205,26 +252,30 @@ def worth_curves(matrix: np.ndarray, machine: np.ndarray, *, pool: int, splits: 
     InputError
         Fewer than 3 pairs with a machine score and more than ``pool`` ratings.
     """
-    counts = np.sum(~np.isnan(matrix), axis=1)
+    if isinstance(matrix, PairRatings):
+        counts, width, rows_of = matrix.counts, matrix.width, matrix.rows
+    else:
+        counts, width = np.sum(~np.isnan(matrix), axis=1), matrix.shape[1]
+        rows_of = matrix.__getitem__
     use = (counts > pool) & ~np.isnan(machine)
     if use.sum() < 3:
         raise InputError(f"{int(use.sum())} pairs have a machine score and more than --pool "
                          f"{pool} ratings; the worth needs 3 or more", field="--pool")
-    ratings, scores = matrix[use], machine[use]
+    used, scores = np.flatnonzero(use), machine[use]
     out = {name: np.full((splits, pool), np.nan) for name in ("human_spearman", "human_mae")}
     out.update({name: np.full(splits, np.nan) for name in
                 ("machine_spearman", "machine_mae", "constant_mae", "k_spearman", "k_mae")})
-    missing = np.isnan(ratings)
-    reference, means = np.empty(len(ratings)), np.empty((len(ratings), pool))
-    step = max(1, DRAW_FLOATS // max(ratings.shape[1], 1))
+    reference, means = np.empty(len(used)), np.empty((len(used), pool))
+    step = max(1, DRAW_FLOATS // max(width, 1))
     for s in range(splits):
         # a random order of each pair's ratings, a block of pairs at a time (the draws are
         # those of one matrix of keys, in its row order)
-        for first in range(0, len(ratings), step):
+        for first in range(0, len(used), step):
             rows = slice(first, first + step)
-            keys = rng.random(ratings[rows].shape)
-            keys[missing[rows]] = np.inf
-            drawn = np.take_along_axis(ratings[rows], np.argsort(keys, axis=1), axis=1)
+            block = rows_of(used[rows])
+            keys = rng.random(block.shape)
+            keys[np.isnan(block)] = np.inf
+            drawn = np.take_along_axis(block, np.argsort(keys, axis=1), axis=1)
             reference[rows] = np.nanmean(drawn[:, pool:], axis=1)
             means[rows] = np.cumsum(drawn[:, :pool], axis=1) / np.arange(1, pool + 1)
         for k in range(pool):
@@ -437,14 +488,14 @@ def machine_worth(ratings: pd.DataFrame, machine: pd.DataFrame, *, pool: int = 5
     """
 
     answered, keys = _rater_answers(ratings)
-    pairs, matrix = _matrix(answered, keys)
+    pairs, matrix = _ragged(answered, keys)
     scores = machine_for(pairs, machine)
     covered = ~np.isnan(scores)
     if covered.sum() < 3:
         raise InputError(f"the machine scores {int(covered.sum())} of the pilot's "
                          f"{len(pairs)} pairs; its worth needs 3 or more", field="--machine")
     curves = worth_curves(matrix, scores, pool=pool, splits=splits, rng=rng)
-    frame = pairs.assign(machine=scores, human=np.nanmean(matrix, axis=1))[covered]
+    frame = pairs.assign(machine=scores, human=matrix.means())[covered]
     fit = calibration(frame["machine"], frame["human"])
     frame = residuals(frame, fit)
     frame["band"] = score_bands(frame["human"], bands)

@@ -236,8 +236,9 @@ def plan(ratings, target, max_raters, pay_per_hour, seconds_per_pair, n_pairs, r
     from lexgold.process.plan import plan_study, plan_summary_lines, plot_curve
     from lexgold.process.simulated_label import simulated_ratings
     from lexgold.process.source import read_source
+    from lexgold.ratings.long import PLAN_COLUMNS
 
-    source = read_source(ratings)
+    source = read_source(ratings, columns=PLAN_COLUMNS)
     simulated = simulated_ratings(source.ratings)
     if simulated:                         # a rehearsal's raters: times and costs are a model's
         click.echo(simulated_note("the pilot's ratings are"), err=True)

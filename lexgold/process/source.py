@@ -90,9 +90,10 @@ def is_study(text: str | Path) -> bool:
         return False
 
 
-def read_source(path: str | Path) -> RatingsSource:
+def read_source(path: str | Path, *, columns: tuple[str, ...] | None = None) -> RatingsSource:
     """The ratings of ``path``: a study, an export (with its description when it is there) or
-    a ratings CSV (module docstring)."""
+    a ratings CSV (module docstring); of a file, only ``columns`` besides the required ones
+    when given (:func:`lexgold.ratings.long.read_ratings`)."""
     if is_study(path):
         from lexgold.study.db import open_study, session_factory
         from lexgold.study.export import export_ratings
@@ -112,7 +113,7 @@ def read_source(path: str | Path) -> RatingsSource:
             return RatingsSource(ratings, label, description, "study")
         return RatingsSource(coded(check_ratings(ratings, source=label)), label, description,
                              "study")
-    ratings = read_ratings(path)
+    ratings = read_ratings(path, columns=columns)
     sidecar = description_path(path)
     if not sidecar.is_file():
         return RatingsSource(ratings, str(path))

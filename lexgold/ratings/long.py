@@ -42,19 +42,19 @@ COLUMNS = ["rater_id", "tranche", "word1", "word2", "rating", "kind", "pos", "re
            "topic", "scale_min", "scale_max", "platform"]
 
 
-def read_ratings(path: str | Path) -> pd.DataFrame:
+def read_ratings(path: str | Path, *, columns: tuple[str, ...] | None = None) -> pd.DataFrame:
     """Read a long-format ratings CSV and check it.
 
     Parameters
     ----------
     path : str or Path
         UTF-8 CSV with a header containing at least ``rater_id, tranche, word1, word2, rating``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The checked frame (see :func:`check_ratings`); ``rater_id``, ``tranche``, words,
-        ``pos`` and ``kind`` are categoricals of strings (:func:`coded`), ``rating`` is float.
+    columns : tuple of str, optional
+        The only columns kept besides :data:`REQUIRED` (the cost tools' own:
+        :data:`COST_COLUMNS`, :data:`PLAN_COLUMNS`); each part drops the others as soon as it
+        is parsed and checked for its fields, and holds :data:`CODED_WITH_COLUMNS` as
+        categoricals. A 10,000-rater study's ``answered_at`` and ``platform`` as text are
+        190 MB of the 237 MB read. Default: every column.
 
     Raises
     ------
@@ -63,7 +63,7 @@ def read_ratings(path: str | Path) -> pd.DataFrame:
     """
     path = Path(path)
     try:
-        frame = _read_coded(path)
+        frame = _read_coded(path, columns)
     except InputError:
         if path.is_file():
             _suggest_import(path)
@@ -86,21 +86,37 @@ def read_long(path: Path) -> Imported:
     frame["_field"] = "rating"
     return Imported(path, "long", frame.reset_index(drop=True), [])
 
+#: the columns ``crowd fit``, ``replay`` and ``machine worth`` read besides :data:`REQUIRED`
+#: (:func:`lexgold.crowd.logs.read_log`)
+COST_COLUMNS = ("pos", "kind", "relation", "scale_min", "scale_max")
+#: the columns ``lexgold plan`` reads besides :data:`REQUIRED`: the cost tools' and the times
+#: of :func:`lexgold.process.quality.pair_seconds`, the ``platform`` of
+#: :func:`lexgold.simulated.simulated_rows`
+PLAN_COLUMNS = (*COST_COLUMNS, "answered_at", "response_ms", "server_ms", "platform",
+                "simulated")
+#: text columns held as categoricals when :func:`read_ratings` keeps chosen ``columns``: a
+#: few distinct values in every row, or one time per page of answers (``answered_at``: at
+#: 10,000 raters 103 MB as a string per row)
+CODED_WITH_COLUMNS = ("platform", "relation", "simulated", "answered_at")
 #: rows read at a time by :func:`read_ratings`
 CHUNK_ROWS = 100_000
 #: characters read at a time by :func:`read_ratings` (fewer rows when lines are long)
 CHUNK_CHARS = 4 << 20
 
 
-def _read_coded(path: Path) -> pd.DataFrame:
+def _read_coded(path: Path, columns: tuple[str, ...] | None = None) -> pd.DataFrame:
     """The file as :func:`lexgold.tables.read_text_table` reads it, but read in parts of
     :data:`CHUNK_ROWS` rows whose key columns (:data:`CODED`) and ``rating`` the parser makes
     categoricals as it reads them, then are joined (:func:`pandas.api.types.union_categoricals`,
     categories in sorted order, as :class:`pandas.Categorical` gives them for the whole
     column). No column of 1.4 M strings is ever held: reading a 10,000-rater study as strings
-    first took 170 MB more at its peak than the coded frame. Other columns stay text."""
+    first took 170 MB more at its peak than the coded frame. Other columns stay text. With
+    ``columns`` (:func:`read_ratings`), a part keeps only those and :data:`REQUIRED` (after
+    the checks of its text, so a file is refused for the same cells whatever is kept)."""
     parts, held, most = [], 0, limit("LEXGOLD_MAX_WHOLE_BYTES")
-    for part in read_text_chunks(path, rows=CHUNK_ROWS, categorical=(*CODED, "rating"),
+    categorical = (*CODED, "rating") if columns is None else \
+        (*CODED, *CODED_WITH_COLUMNS, "rating")
+    for part in read_text_chunks(path, rows=CHUNK_ROWS, categorical=categorical,
                                  chars=CHUNK_CHARS):
         held += _held_text(part, path)
         if held > most:
@@ -108,6 +124,9 @@ def _read_coded(path: Path) -> pd.DataFrame:
                              f"and other cells): over the limit LEXGOLD_MAX_WHOLE_BYTES (a "
                              f"decompression bomb?)", path=path,
                              line=int(part.index[-1]) + 2 if len(part) else None)
+        if columns is not None:
+            wanted = {*REQUIRED, *columns}
+            part = part.iloc[:, [at for at, name in enumerate(part.columns) if name in wanted]]
         parts.append(part)
     names, columns = list(parts[0].columns), {}
     for at in range(len(names)):          # by position: stripped names may repeat
