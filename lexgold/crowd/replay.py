@@ -95,7 +95,8 @@ STEP = 2
 #: share of the pairs topped up per round
 ROUND_SHARE = 0.1
 Z95 = 1.959963984540054
-#: most cells of a log's matrix (pairs x most ratings of a pair): memory stays bounded
+#: most cells of a log's matrix (pairs x most ratings of a pair): a split draws a number for
+#: every cell, the padding's too, so a split's time stays bounded
 MAX_CELLS = 20_000_000
 
 
