@@ -87,6 +87,7 @@ from lexgold.crowd.allocation_criteria import (PRIOR_RATINGS, RULES, gains, shru
 from lexgold.errors import InputError
 from lexgold.machine.allocate import disagreement, machine_gain
 from lexgold.machine.prior import prior_scores
+from lexgold.machine.worth import padded_rows
 from lexgold.stats import average_ranks
 
 #: the site's defaults (lexgold.study.config: first_round_raters, topup_raters)
@@ -123,17 +124,10 @@ class LogMatrix:
     def rows(self, first: int, last: int):
         """``(ratings, raters)`` of pairs ``first .. last - 1``: pairs x :attr:`width`, the
         ratings NaN-padded, the rater codes -1-padded (None: anonymous)."""
-        last = min(last, len(self.pairs))
-        counts = self.counts[first:last]
-        row = np.repeat(np.arange(len(counts)), counts)
-        column = np.arange(len(row)) - np.repeat(np.cumsum(counts) - counts, counts)
-        where = slice(self.starts[first], self.starts[last])
-        ratings = np.full((len(counts), self.width), np.nan)
-        ratings[row, column] = self.values[where]
-        raters = None
-        if self.codes is not None:
-            raters = np.full((len(counts), self.width), -1, dtype=self.codes.dtype)
-            raters[row, column] = self.codes[where]
+        pairs = np.arange(first, min(last, len(self.pairs)))
+        ratings = padded_rows(self.values, self.starts, pairs, self.width)
+        raters = (None if self.codes is None
+                  else padded_rows(self.codes, self.starts, pairs, self.width, -1))
         return ratings, raters
 
     @property

@@ -160,12 +160,7 @@ class PairRatings:
 
     def rows(self, pairs: np.ndarray) -> np.ndarray:
         """The matrix's rows of ``pairs``: their ratings, NaN-padded to :attr:`width`."""
-        counts = self.counts[pairs]
-        out = np.full((len(pairs), self.width), np.nan)
-        row = np.repeat(np.arange(len(pairs)), counts)
-        column = np.arange(len(row)) - np.repeat(np.cumsum(counts) - counts, counts)
-        out[row, column] = self.values[np.repeat(self.starts[pairs], counts) + column]
-        return out
+        return padded_rows(self.values, self.starts, pairs, self.width)
 
     def means(self) -> np.ndarray:
         """Each pair's mean rating (NaN without ratings), as ``np.nanmean`` of its matrix row
@@ -176,6 +171,24 @@ class PairRatings:
             block = np.arange(first, min(first + step, len(out)))
             out[block] = np.nanmean(self.rows(block), axis=1)
         return out
+
+
+def padded_rows(values: np.ndarray, starts: np.ndarray, pairs: np.ndarray, width: int,
+                fill=np.nan) -> np.ndarray:
+    """Rows ``pairs`` of a matrix held pair after pair without its padding (pair ``i``:
+    ``values[starts[i]:starts[i + 1]]``): ``len(pairs) x width``, each pair's values
+    left-aligned, ``fill`` after (in ``values``' dtype).
+
+    >>> padded_rows(np.array([1.0, 2.0, 3.0]), np.array([0, 2, 3]), np.array([1, 0]), 2)
+    array([[ 3., nan],
+           [ 1.,  2.]])
+    """
+    counts = starts[pairs + 1] - starts[pairs]
+    out = np.full((len(pairs), width), fill, dtype=values.dtype)
+    row = np.repeat(np.arange(len(pairs)), counts)
+    column = np.arange(len(row)) - np.repeat(np.cumsum(counts) - counts, counts)
+    out[row, column] = values[np.repeat(starts[pairs], counts) + column]
+    return out
 
 
 def crossing(curve, value: float, *, start: float, higher_is_better: bool = True) -> float:
