@@ -324,11 +324,19 @@ def _cdf(z: np.ndarray, df: float | None, many: bool | None = None) -> np.ndarra
         if len(_TABLES) > 8:
             _TABLES.clear()
         _TABLES[df] = special.stdtr(df, _TABLE_Z)
-    table = _TABLES[df]
-    place = (np.clip(z, _TABLE_Z[0], _TABLE_Z[-1]) - _TABLE_Z[0]) / (_TABLE_Z[1] - _TABLE_Z[0])
-    index = np.minimum(place.astype(int), _TABLE_Z.size - 2)
-    part = place - index
-    return table[index] * (1 - part) + table[index + 1] * part
+    table = _TABLES[df]         # the same operations as a plain expression, done in place
+    place = np.clip(z, _TABLE_Z[0], _TABLE_Z[-1])
+    place -= _TABLE_Z[0]
+    place /= _TABLE_Z[1] - _TABLE_Z[0]
+    index = np.minimum(place.astype(np.intp), _TABLE_Z.size - 2)
+    place -= index                                        # the part of the step
+    low = table[index]
+    low *= 1 - place
+    index += 1
+    high = table[index]
+    high *= place
+    low += high
+    return low
 
 
 def rater_means(t, bias, scale):
@@ -1075,10 +1083,10 @@ def _raters_at_once(state: _Fit, expected_of, weighted: np.ndarray, *, steps: in
     :func:`_expected_entries`) maximised by Newton steps within the bounds (gradient and
     curvature analytic: :func:`_entry_derivatives`; each rater's step halved until its
     likelihood improves, only the raters still moving recomputed; after a step, only the
-    raters it moved: another is at its maximum or its step failed, and would fail again from
-    the same point), the raters' sums taken together (:func:`numpy.bincount`); steps stop
-    when the raters' summed gain falls below ``tolerance`` of their objective (1e-6: the
-    fit's default). A generalised EM step, as the one-by-one optimiser's ten L-BFGS-B
+    raters it raised by ``tolerance`` of their objective or more: another is at its maximum
+    to that tolerance, or its step failed and would fail again from the same point), the
+    raters' sums taken together (:func:`numpy.bincount`); steps stop when the raters' summed
+    gain falls below ``tolerance`` of their objective (1e-6: the fit's default). A generalised EM step, as the one-by-one optimiser's ten L-BFGS-B
     iterations are. Returns the E-step's expected counts (the lapse and df step uses them:
     :func:`_lapse_df_step`)."""
     entries = _expected_entries(state, expected_of, weighted)
@@ -1116,7 +1124,7 @@ def _raters_at_once(state: _Fit, expected_of, weighted: np.ndarray, *, steps: in
             if not moving.any():
                 break
             step /= 2
-        active = gained > 0
+        active = gained > tolerance * np.maximum(1.0, np.abs(now))
         if gained.sum() < tolerance * max(1.0, float(np.abs(now[1:]).sum())):
             break
     state.bias[1:], state.log_scale[1:], state.log_noise[1:] = x[1:].T
@@ -1427,15 +1435,22 @@ def _lapse_df_step(state: _Fit, entries: _Entries, *, step: float = 0.02,
         honest_p = np.concatenate([_cdf(zh, df, entries.many) - _cdf(zl, df, entries.many)
                                    for zl, zh in bounds])
         gap = uniform - honest_p
-        lapse = state.lapse
+        lapse, ratio = state.lapse, np.empty_like(gap)
+
+        def mixed(lapse):              # honest_p + lapse * gap, at least 1e-300, in ratio
+            np.multiply(gap, lapse, out=ratio)
+            np.add(ratio, honest_p, out=ratio)
+            return np.maximum(ratio, 1e-300, out=ratio)
+
         for _ in range(20):
-            ratio = gap / np.maximum(honest_p + lapse * gap, 1e-300)
-            moved = float(np.clip(lapse + (weight @ ratio) / max(weight @ ratio ** 2, 1e-300),
-                                  *LAPSE_BOUNDS))
+            np.divide(gap, mixed(lapse), out=ratio)
+            slope = weight @ ratio
+            ratio *= ratio
+            moved = float(np.clip(lapse + slope / max(weight @ ratio, 1e-300), *LAPSE_BOUNDS))
             done, lapse = abs(moved - lapse) < 1e-10, moved
             if done:
                 break
-        return float(weight @ np.log(np.maximum(honest_p + lapse * gap, 1e-300))), lapse
+        return float(weight @ np.log(mixed(lapse), out=ratio)), lapse
 
     if state.df is None:
         state.lapse = best_lapse(None)[1]
