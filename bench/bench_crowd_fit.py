@@ -32,8 +32,12 @@ pass over the filled cells at the grid cells of positive weight only (1d34eb9; t
 2026-11-29, two runs alternating with two of an export of the tree before it by ``--root``,
 load 5.3-7.7): 139.2 and 141.2 s CPU, 491 and 498 MB, 40 EM iterations of 3.5 s CPU, bound
 -1,957,278.33 and every figure below equal to the tree before's (222.1 and 217.4 s CPU, 600
-and 610 MB, 40 iterations of 5.4-5.6 s CPU, the same bound). Below each fit's timing line, its figures (:func:`figures_of`) to
-compare two fits of one log by.
+and 610 MB, 40 iterations of 5.4-5.6 s CPU, the same bound). After the tree before this
+change (b01e8bf: 140.8 s CPU, 452 MB, 40 iterations, quiet machine), the centring within the
+raters' bounds and cheaper iterations (docs/performance.md, crowd-fit row; this command,
+2026-11-29, load 0.9): 55.2 s CPU, 430 MB, 21 EM iterations of 2.6 s CPU, bound
+-1,964,872.18. Below each fit's timing line, its figures (:func:`figures_of`) to compare two
+fits of one log by.
 
 Usage: python bench/bench_crowd_fit.py [--logs scale10k pairs30k oneeach1800] [--root DIR]
        [--data /tmp/lexgold-bench-crowd-fit] [--timeout 600]
@@ -57,7 +61,9 @@ LOGS = ("scale10k", "pairs30k", "oneeach1800")
 ANCHOR = {"scale10k": "6a7bb54 not fitted: issue 49 (its spammer step alone holds [1.3 M "
                       "ratings, 675] float arrays, 7 GB each); d2f11cf 68-101 s CPU an EM "
                       "iteration, 584 MB, about an hour of CPU a fit; c0e7765 231 s CPU, "
-                      "689 MB, 26 EM iterations of 8.9 s CPU (quiet machine)",
+                      "689 MB, 26 EM iterations of 8.9 s CPU (quiet machine); b01e8bf "
+                      "140.8 s CPU, 452 MB, 40 EM iterations (the cap) of 3.5 s CPU, its "
+                      "raters drifting beyond their bounds (quiet machine)",
           "pairs30k": "6.5 GB peak, 72 s (issue 48's log of that size, its raters "
                       "not given; not remeasured)",
           "oneeach1800": "one EM iteration of up to 40 unfinished after 300 s wall (in "

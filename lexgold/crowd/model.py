@@ -608,11 +608,11 @@ def _fit_at_once(state: _Fit, log: CodedLog, progress, max_iterations: int,
                  tolerance: float) -> CrowdModel:
     """EM beyond :data:`ONE_BY_ONE` raters: each iteration one pass over the filled cells
     (:func:`_cells_pass`: the spammer step, then the pairs' likelihoods), the grid weights
-    (:meth:`_Fit.npmle`), the raters at once and centred (:func:`_rater_update`), ``lapse``
-    and ``df`` (:func:`_lapse_df_step`). Its objective is the variational bound
-    (:func:`_spammer_terms`: the pairs' log-likelihood, their ratings weighted by honesty,
-    plus the spammers' part), which every step of EM raises (the centring of biases and log
-    scales, the model's constraint, can lower it a little); it stops when a plain iteration
+    (:meth:`_Fit.npmle`), the raters at once and centred within their bounds
+    (:func:`_rater_update`), ``lapse`` and ``df`` (:func:`_lapse_df_step`). Its objective is
+    the variational bound (:func:`_spammer_terms`: the pairs' log-likelihood, their ratings
+    weighted by honesty, plus the spammers' part), which every step of EM raises (the
+    centring of biases and log scales, the model's constraint, can lower it a little); it stops when a plain iteration
     gains less than ``tolerance`` of it (or loses: the centring's noise is then above the
     gain). Accelerated by SQUAREM (Varadhan & Roland 2008, scheme S3) on
     the raters' parameters, ``log sigma``, ``logit lapse`` and ``log df``: after three plain
@@ -1086,9 +1086,9 @@ def _raters_at_once(state: _Fit, expected_of, weighted: np.ndarray, *, steps: in
     raters it raised by ``tolerance`` of their objective or more: another is at its maximum
     to that tolerance, or its step failed and would fail again from the same point), the
     raters' sums taken together (:func:`numpy.bincount`); steps stop when the raters' summed
-    gain falls below ``tolerance`` of their objective (1e-6: the fit's default). A generalised EM step, as the one-by-one optimiser's ten L-BFGS-B
-    iterations are. Returns the E-step's expected counts (the lapse and df step uses them:
-    :func:`_lapse_df_step`)."""
+    gain falls below ``tolerance`` of their objective (1e-6: the fit's default). A
+    generalised EM step, as the one-by-one optimiser's ten L-BFGS-B iterations are. Returns
+    the E-step's expected counts (the lapse and df step uses them: :func:`_lapse_df_step`)."""
     entries = _expected_entries(state, expected_of, weighted)
     lower, upper = np.array(RATER_BOUNDS).T
     lapse, df = state.lapse, state.df
