@@ -612,10 +612,10 @@ def _fit_at_once(state: _Fit, log: CodedLog, progress, max_iterations: int,
     (:func:`_rater_update`), ``lapse`` and ``df`` (:func:`_lapse_df_step`). Its objective is
     the variational bound (:func:`_spammer_terms`: the pairs' log-likelihood, their ratings
     weighted by honesty, plus the spammers' part), which every step of EM raises (the
-    centring of biases and log scales, the model's constraint, can lower it a little); it stops when a plain iteration
-    gains less than ``tolerance`` of it (or loses: the centring's noise is then above the
-    gain). Accelerated by SQUAREM (Varadhan & Roland 2008, scheme S3) on
-    the raters' parameters, ``log sigma``, ``logit lapse`` and ``log df``: after three plain
+    centring of biases and log scales, the model's constraint, can lower it a little); it
+    stops when a plain iteration gains less than ``tolerance`` of it (or loses: the
+    centring's noise is then above the gain). Accelerated by SQUAREM (Varadhan & Roland
+    2008, scheme S3) on the raters' parameters, ``log sigma``, ``logit lapse`` and ``log df``: after three plain
     iterations the point is extrapolated along their steps, kept only if the bound rises
     there, else the last plain point is restored; a fixed point of EM is a fixed point of the
     scheme, so the maximum is EM's."""
