@@ -615,10 +615,10 @@ def _fit_at_once(state: _Fit, log: CodedLog, progress, max_iterations: int,
     centring of biases and log scales, the model's constraint, can lower it a little); it
     stops when a plain iteration gains less than ``tolerance`` of it (or loses: the
     centring's noise is then above the gain). Accelerated by SQUAREM (Varadhan & Roland
-    2008, scheme S3) on the raters' parameters, ``log sigma``, ``logit lapse`` and ``log df``: after three plain
-    iterations the point is extrapolated along their steps, kept only if the bound rises
-    there, else the last plain point is restored; a fixed point of EM is a fixed point of the
-    scheme, so the maximum is EM's."""
+    2008, scheme S3) on the raters' parameters, ``log sigma``, ``logit lapse`` and ``log
+    df``: after three plain iterations the point is extrapolated along their steps, kept only
+    if the bound rises there, else the last plain point is restored; a fixed point of EM is a
+    fixed point of the scheme, so the maximum is EM's."""
     post, previous, trail, jumped = None, -np.inf, [], None
     for iteration in range(1, max_iterations + 1):
         loglik = _cells_pass(state, post, log)
