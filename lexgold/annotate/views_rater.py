@@ -291,7 +291,7 @@ def render_step(step: m.Step, items, n_steps: int, position: int, rater_id: int,
             **{name: common[name] for name in ("position", "progress", "done", "total",
                                                "action")}}, banner="", options=options)
     show, titles, seed = _word_case(config.word_case), config.topic_titles, study.seed
-    patterns = current_app.extensions.setdefault("lexgold_item_html", {})
+    patterns = _item_patterns()
     shown = []
     for item, pair in items:
         template = texts.question_by_pos.get(pair.pos, texts.question)
@@ -319,14 +319,19 @@ def _word_case(case: str):
 ITEM_FIELDS = ("id", "question", "start")
 
 
+def _item_patterns() -> dict:
+    """The app's kept patterns of :func:`_item_html`, by item kind."""
+    return current_app.extensions.setdefault("lexgold_item_html", {})
+
+
 def _item_html(kind: str, values: dict[str, str], patterns: dict | None = None) -> Markup:
     """One pair of a group page: ``group_item.html`` rendered once per study and ``kind`` with
-    markers in place of :data:`ITEM_FIELDS` (kept per app in ``patterns``, default the app's:
-    a study's texts never change), the markers replaced by ``values`` (already escaped). A
-    page of pairs then costs one join per pair instead of a template pass with some 25
-    escapes."""
+    markers in place of :data:`ITEM_FIELDS` (kept per app in ``patterns``, default
+    :func:`_item_patterns`: a study's texts never change), the markers replaced by ``values``
+    (already escaped). A page of pairs then costs one join per pair instead of a template
+    pass with some 25 escapes."""
     if patterns is None:
-        patterns = current_app.extensions.setdefault("lexgold_item_html", {})
+        patterns = _item_patterns()
     if kind not in patterns:
         mark = secrets.token_hex(8)              # never in a study's text: split on it
         html = render_template("group_item.html", item={
