@@ -963,10 +963,13 @@ class _Entries:
         return [slice(at, at + ENTRY_BLOCK) for at in range(0, len(self.n), ENTRY_BLOCK)]
 
     def of(self, groups: np.ndarray) -> "_Entries":
-        """The entries of the groups where ``groups`` (a mask) is true."""
+        """The entries of the groups where ``groups`` (a mask) is true (these entries
+        themselves where every entry's group is)."""
         if groups.all():
             return self
         keep = groups[self.g]
+        if keep.all():
+            return self
         return _Entries(self.g[keep], self.q[keep], self.c[keep], self.n[keep], self.many)
 
 
